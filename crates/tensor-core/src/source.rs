@@ -1,0 +1,269 @@
+//! Byte sources: where a decoder's bytes come from.
+//!
+//! Three kinds cover every use:
+//! - a byte slice already in memory (`[u8]`, `Vec<u8>`),
+//! - [`MmapSource`], a memory-mapped file: zero-copy, the fastest way to read local files,
+//! - [`FileSource`], positioned reads from an open file, for files that should not be mapped
+//!   (network filesystems, where mapping is many times slower than reading).
+//!
+//! Decoders are written against [`ByteSource`]. When [`ByteSource::as_slice`] returns the
+//! whole input they borrow from it; otherwise they read only the ranges they need.
+
+use crate::checked;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+
+/// Random access to a fixed-length run of bytes.
+pub trait ByteSource {
+    /// Total length in bytes.
+    fn len(&self) -> u64;
+
+    /// Whether the source holds no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole input, when it is resident in memory (a slice or a mapped file).
+    fn as_slice(&self) -> Option<&[u8]>;
+
+    /// Fills `buf` with the bytes at `offset..offset + buf.len()`.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+
+    /// The `len` bytes at `offset`: borrowed when the source is in memory, read into a new
+    /// buffer otherwise. The range is checked against [`len`](Self::len) before anything is
+    /// allocated, so a hostile length cannot allocate more than the source holds.
+    fn bytes_at(&self, offset: u64, len: u64, what: &'static str) -> Result<Cow<'_, [u8]>> {
+        let range = checked::range(offset, len, self.len(), what)?;
+        if let Some(all) = self.as_slice() {
+            return Ok(Cow::Borrowed(&all[range]));
+        }
+        let mut buf = vec![0; range.len()];
+        self.read_exact_at(offset, &mut buf)?;
+        Ok(Cow::Owned(buf))
+    }
+}
+
+impl ByteSource for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let range = checked::range(offset, buf.len() as u64, ByteSource::len(self), "read")?;
+        buf.copy_from_slice(&self[range]);
+        Ok(())
+    }
+}
+
+impl ByteSource for Vec<u8> {
+    fn len(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        <[u8] as ByteSource>::read_exact_at(self, offset, buf)
+    }
+}
+
+impl<T: ByteSource + ?Sized> ByteSource for &T {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        (**self).as_slice()
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        (**self).read_exact_at(offset, buf)
+    }
+}
+
+/// A file mapped read-only into memory.
+#[derive(Debug)]
+pub struct MmapSource {
+    map: memmap2::Mmap,
+}
+
+impl MmapSource {
+    /// Maps the file at `path`.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file =
+            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        Self::map(&file).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io(format!("mapping {}", path.display()), source),
+            other => other,
+        })
+    }
+
+    /// Maps an open file.
+    pub fn map(file: &File) -> Result<Self> {
+        // SAFETY: memmap2 requires that the file is not truncated or modified while mapped,
+        // which no Rust code can guarantee about a file other processes may write. We map
+        // read-only and treat the bytes as untrusted input: every decoder validates what it
+        // reads, so concurrent modification can produce wrong values or decode errors, but
+        // no unsoundness in our code (a truncation by another process may still raise
+        // SIGBUS, as with every memory-mapped reader). This is the workspace's only `unsafe`.
+        #[allow(unsafe_code)]
+        let map =
+            unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping a file", e))?;
+        Ok(MmapSource { map })
+    }
+
+    /// The mapped bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl std::ops::Deref for MmapSource {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+impl ByteSource for MmapSource {
+    fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(&self.map)
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        <[u8] as ByteSource>::read_exact_at(&self.map, offset, buf)
+    }
+}
+
+/// Positioned reads from an open file, without mapping it.
+#[derive(Debug)]
+pub struct FileSource {
+    #[cfg(unix)]
+    file: File,
+    #[cfg(not(unix))]
+    file: std::sync::Mutex<File>,
+    len: u64,
+}
+
+impl FileSource {
+    /// Opens the file at `path` for positioned reads.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file =
+            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        Self::new(file)
+    }
+
+    /// Wraps an open file; its length is read once, now.
+    pub fn new(file: File) -> Result<Self> {
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io("reading file metadata", e))?
+            .len();
+        Ok(FileSource {
+            #[cfg(unix)]
+            file,
+            #[cfg(not(unix))]
+            file: std::sync::Mutex::new(file),
+            len,
+        })
+    }
+}
+
+impl ByteSource for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
+
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        checked::range(offset, buf.len() as u64, self.len, "read")?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file.read_exact_at(buf, offset).map_err(|e| {
+                Error::io(format!("reading {} bytes at offset {offset}", buf.len()), e)
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut file = self
+                .file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            file.seek(SeekFrom::Start(offset))
+                .and_then(|_| file.read_exact(buf))
+                .map_err(|e| {
+                    Error::io(format!("reading {} bytes at offset {offset}", buf.len()), e)
+                })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorKind, Kinded};
+    use std::io::Write;
+
+    fn check_source(src: &dyn ByteSource, expected: &[u8]) {
+        assert_eq!(src.len(), expected.len() as u64);
+        let mut buf = [0u8; 3];
+        src.read_exact_at(2, &mut buf).unwrap();
+        assert_eq!(buf, expected[2..5]);
+        assert_eq!(&*src.bytes_at(1, 4, "x").unwrap(), &expected[1..5]);
+        let e = src.bytes_at(8, 100, "tensor data").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Truncated);
+        assert!(src.bytes_at(u64::MAX, 2, "x").is_err());
+        assert!(src.read_exact_at(9, &mut buf).is_err());
+        assert_eq!(src.bytes_at(10, 0, "x").unwrap().len(), 0);
+    }
+
+    #[test]
+    fn every_source_reads_the_same_bytes() {
+        let data: Vec<u8> = (0..10).collect();
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        tmp.write_all(&data).unwrap();
+        tmp.flush().unwrap();
+
+        check_source(&data, &data);
+        check_source(&data.as_slice(), &data);
+        let mapped = MmapSource::open(tmp.path()).unwrap();
+        assert!(mapped.as_slice().is_some());
+        check_source(&mapped, &data);
+        let file = FileSource::open(tmp.path()).unwrap();
+        assert!(file.as_slice().is_none());
+        assert!(matches!(file.bytes_at(0, 2, "x").unwrap(), Cow::Owned(_)));
+        check_source(&file, &data);
+    }
+
+    #[test]
+    fn empty_files_map_and_missing_files_say_which() {
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        let mapped = MmapSource::open(tmp.path()).unwrap();
+        assert!(mapped.is_empty());
+        let e = MmapSource::open("/nonexistent/file.tgm").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io);
+        assert!(e.to_string().contains("/nonexistent/file.tgm"));
+        assert!(FileSource::open("/nonexistent/file.tgm").is_err());
+    }
+}

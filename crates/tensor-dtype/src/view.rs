@@ -1,0 +1,541 @@
+//! Borrowed tensor views and owned tensors.
+
+use crate::dtype::Dtype;
+use crate::error::{Error, Result};
+use crate::float8;
+use crate::shape::{self, Order};
+use half::slice::HalfFloatSliceExt;
+use half::{bf16, f16};
+use std::borrow::Cow;
+use tensor_core::{ByteOrder, byte_order, checked};
+
+/// A Rust type that is the in-memory form of one [`Dtype`].
+pub trait Element: bytemuck::Pod {
+    /// The dtype this type holds.
+    const DTYPE: Dtype;
+}
+
+macro_rules! elements {
+    ($($t:ty => $d:ident),* $(,)?) => { $(impl Element for $t { const DTYPE: Dtype = Dtype::$d; })* };
+}
+elements!(
+    i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64,
+    u8 => Uint8, u16 => Uint16, u32 => Uint32, u64 => Uint64,
+    f16 => Float16, bf16 => Bfloat16, f32 => Float32, f64 => Float64,
+);
+
+/// A tensor whose bytes belong to someone else: a file mapping, a decode buffer, a slice.
+///
+/// A view records where element `[0, …, 0]` starts, the byte stride of each axis (which may
+/// be negative) and the byte order of the elements. Constructors check that every byte the
+/// view can reach lies inside its buffer, so no access through it can go out of bounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorView<'a> {
+    data: &'a [u8],
+    dtype: Dtype,
+    shape: Vec<u64>,
+    strides: Vec<i64>,
+    offset: usize,
+    byte_order: ByteOrder,
+}
+
+impl<'a> TensorView<'a> {
+    /// A C-contiguous view: `data` must hold exactly the tensor's bytes.
+    pub fn new(data: &'a [u8], dtype: Dtype, shape: &[u64], byte_order: ByteOrder) -> Result<Self> {
+        Self::contiguous(data, dtype, shape, Order::C, byte_order)
+    }
+
+    /// A contiguous view in either order: `data` must hold exactly the tensor's bytes.
+    pub fn contiguous(
+        data: &'a [u8],
+        dtype: Dtype,
+        shape: &[u64],
+        order: Order,
+        byte_order: ByteOrder,
+    ) -> Result<Self> {
+        let expected = shape::byte_len(dtype, shape)?;
+        if expected != data.len() as u64 {
+            return Err(Error::SizeMismatch {
+                dtype,
+                shape: shape.to_vec(),
+                expected,
+                actual: data.len() as u64,
+            });
+        }
+        let strides = if dtype == Dtype::Bitmask {
+            vec![0; shape.len()]
+        } else {
+            shape::byte_strides(shape, dtype.byte_width(), order)?
+        };
+        Ok(TensorView {
+            data,
+            dtype,
+            shape: shape.to_vec(),
+            strides,
+            offset: 0,
+            byte_order,
+        })
+    }
+
+    /// A strided view: element `[i₀, …, iₙ]` starts at `offset + Σ iₖ·strides[k]` bytes into
+    /// `data`. Fails unless every reachable byte lies inside `data`. Bitmasks cannot be strided.
+    pub fn strided(
+        data: &'a [u8],
+        dtype: Dtype,
+        shape: &[u64],
+        strides: &[i64],
+        offset: u64,
+        byte_order: ByteOrder,
+    ) -> Result<Self> {
+        let invalid = |reason: String| Error::InvalidStrides {
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            reason,
+        };
+        if dtype == Dtype::Bitmask {
+            return Err(invalid("a bitmask has no byte strides".into()));
+        }
+        shape::element_count(shape)?;
+        if let Some((lo, hi)) = shape::reachable_span(shape, strides, offset, dtype.byte_width())? {
+            if lo < 0 || hi > data.len() as i128 {
+                return Err(invalid(format!(
+                    "from offset {offset} the view reaches bytes {lo}..{hi} of a {}-byte buffer",
+                    data.len()
+                )));
+            }
+        }
+        Ok(TensorView {
+            data,
+            dtype,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            offset: checked::to_usize(offset, "view offset")?,
+            byte_order,
+        })
+    }
+
+    /// The element type.
+    #[must_use]
+    pub fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+
+    /// The dimensions.
+    #[must_use]
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// The byte stride of each axis.
+    #[must_use]
+    pub fn strides(&self) -> &[i64] {
+        &self.strides
+    }
+
+    /// The byte offset of element `[0, …, 0]` in the buffer.
+    #[must_use]
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The byte order of the elements.
+    #[must_use]
+    pub fn byte_order(&self) -> ByteOrder {
+        self.byte_order
+    }
+
+    /// The number of elements.
+    #[must_use]
+    pub fn element_count(&self) -> u64 {
+        // Checked at construction.
+        self.shape.iter().product()
+    }
+
+    /// Bytes the elements occupy when stored contiguously.
+    #[must_use]
+    pub fn byte_len(&self) -> u64 {
+        shape::byte_len(self.dtype, &self.shape).unwrap_or(u64::MAX)
+    }
+
+    /// The layout, when the elements are contiguous in C or Fortran order.
+    #[must_use]
+    pub fn contiguous_order(&self) -> Option<Order> {
+        if self.dtype == Dtype::Bitmask {
+            return Some(Order::C);
+        }
+        let w = self.dtype.byte_width();
+        [Order::C, Order::Fortran]
+            .into_iter()
+            .find(|&o| shape::is_contiguous(&self.shape, &self.strides, w, o))
+    }
+
+    /// The elements' bytes in storage order, when they are contiguous (in either order).
+    #[must_use]
+    pub fn contiguous_bytes(&self) -> Option<&'a [u8]> {
+        self.contiguous_order()?;
+        let len = self.byte_len() as usize;
+        Some(&self.data[self.offset..self.offset + len])
+    }
+
+    /// The elements in storage order as little-endian bytes, with bool elements normalised to
+    /// 0 or 1. Borrowed when nothing needs to change. A view that is not contiguous is
+    /// gathered in C order first.
+    #[must_use]
+    pub fn to_le_bytes(&self) -> Cow<'a, [u8]> {
+        let mut bytes = match self.contiguous_bytes() {
+            Some(b) => Cow::Borrowed(b),
+            None => Cow::Owned(self.gather()),
+        };
+        if self.byte_order == ByteOrder::Big && self.dtype.swap_width() > 1 {
+            // The width always divides the length: checked at construction.
+            let _ = byte_order::swap_in_place(bytes.to_mut(), self.dtype.swap_width());
+        }
+        if self.dtype == Dtype::Bool && bytes.iter().any(|&b| b > 1) {
+            for b in bytes.to_mut() {
+                *b = u8::from(*b != 0);
+            }
+        }
+        bytes
+    }
+
+    /// Copies the elements into an owned C-contiguous tensor in the machine's byte order.
+    #[must_use]
+    pub fn to_tensor(&self) -> Tensor {
+        let mut data = match (self.contiguous_order(), self.contiguous_bytes()) {
+            (Some(Order::C), Some(b)) => b.to_vec(),
+            _ => self.gather(),
+        };
+        if !self.byte_order.is_native() {
+            let _ = byte_order::swap_in_place(&mut data, self.dtype.swap_width());
+        }
+        Tensor {
+            data,
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            byte_order: ByteOrder::NATIVE,
+        }
+    }
+
+    /// The elements as `T`, in C order and the machine's byte order: borrowed when the view is
+    /// C-contiguous, native-order and aligned for `T`, copied otherwise.
+    pub fn typed<T: Element>(&self) -> Result<Cow<'a, [T]>> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::DtypeMismatch {
+                expected: T::DTYPE.name().to_owned(),
+                found: self.dtype,
+            });
+        }
+        if self.byte_order.is_native() && self.contiguous_order() == Some(Order::C) {
+            if let Some(bytes) = self.contiguous_bytes() {
+                if let Ok(slice) = bytemuck::try_cast_slice::<u8, T>(bytes) {
+                    return Ok(Cow::Borrowed(slice));
+                }
+            }
+        }
+        Ok(Cow::Owned(bytemuck::pod_collect_to_vec(
+            &self.to_tensor().data,
+        )))
+    }
+
+    /// The elements of a float16, bfloat16, float8 or float32 tensor as `f32`, in C order.
+    pub fn to_f32(&self) -> Result<Vec<f32>> {
+        match self.dtype {
+            Dtype::Float32 => Ok(self.typed::<f32>()?.into_owned()),
+            Dtype::Float16 => Ok(self.typed::<f16>()?.to_f32_vec()),
+            Dtype::Bfloat16 => Ok(self.typed::<bf16>()?.to_f32_vec()),
+            Dtype::Float8E4m3 => Ok(self
+                .to_tensor()
+                .data
+                .iter()
+                .map(|&b| float8::e4m3_to_f32(b))
+                .collect()),
+            Dtype::Float8E5m2 => Ok(self
+                .to_tensor()
+                .data
+                .iter()
+                .map(|&b| float8::e5m2_to_f32(b))
+                .collect()),
+            found => Err(Error::DtypeMismatch {
+                expected: "float8, float16, bfloat16 or float32".into(),
+                found,
+            }),
+        }
+    }
+
+    /// Copies the elements in C order into a new contiguous buffer (same byte order).
+    fn gather(&self) -> Vec<u8> {
+        if self.dtype == Dtype::Bitmask {
+            return self.data.to_vec();
+        }
+        let w = self.dtype.byte_width();
+        let count = self.element_count() as usize;
+        let mut out = Vec::with_capacity(count * w);
+        if count == 0 {
+            return out;
+        }
+        let ndim = self.shape.len();
+        let mut index = vec![0u64; ndim];
+        let mut pos = self.offset as i128;
+        loop {
+            let p = pos as usize;
+            out.extend_from_slice(&self.data[p..p + w]);
+            // Odometer step over the index, last axis fastest.
+            let mut axis = ndim;
+            loop {
+                if axis == 0 {
+                    return out;
+                }
+                axis -= 1;
+                index[axis] += 1;
+                pos += i128::from(self.strides[axis]);
+                if index[axis] < self.shape[axis] {
+                    break;
+                }
+                pos -= i128::from(self.strides[axis]) * i128::from(self.shape[axis]);
+                index[axis] = 0;
+            }
+        }
+    }
+}
+
+/// An owned, C-contiguous tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    data: Vec<u8>,
+    dtype: Dtype,
+    shape: Vec<u64>,
+    byte_order: ByteOrder,
+}
+
+impl Tensor {
+    /// A tensor over `data`, which must hold exactly the C-contiguous elements.
+    pub fn new(data: Vec<u8>, dtype: Dtype, shape: &[u64], byte_order: ByteOrder) -> Result<Self> {
+        TensorView::new(&data, dtype, shape, byte_order)?;
+        Ok(Tensor {
+            data,
+            dtype,
+            shape: shape.to_vec(),
+            byte_order,
+        })
+    }
+
+    /// A native-order tensor holding `values` with `shape`.
+    pub fn from_elements<T: Element>(shape: &[u64], values: &[T]) -> Result<Self> {
+        Self::new(
+            bytemuck::cast_slice(values).to_vec(),
+            T::DTYPE,
+            shape,
+            ByteOrder::NATIVE,
+        )
+    }
+
+    /// A view of this tensor.
+    #[must_use]
+    pub fn view(&self) -> TensorView<'_> {
+        TensorView {
+            data: &self.data,
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            strides: if self.dtype == Dtype::Bitmask {
+                vec![0; self.shape.len()]
+            } else {
+                // Cannot fail: checked when the tensor was built.
+                shape::byte_strides(&self.shape, self.dtype.byte_width(), Order::C)
+                    .unwrap_or_default()
+            },
+            offset: 0,
+            byte_order: self.byte_order,
+        }
+    }
+
+    /// The element type.
+    #[must_use]
+    pub fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+
+    /// The dimensions.
+    #[must_use]
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// The byte order of the elements.
+    #[must_use]
+    pub fn byte_order(&self) -> ByteOrder {
+        self.byte_order
+    }
+
+    /// The raw bytes.
+    #[must_use]
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The raw bytes, by value.
+    #[must_use]
+    pub fn into_data(self) -> Vec<u8> {
+        self.data
+    }
+
+    /// This tensor in the byte order `to`, swapping in place if needed.
+    #[must_use]
+    pub fn into_byte_order(mut self, to: ByteOrder) -> Self {
+        if self.byte_order != to {
+            let _ = byte_order::swap_in_place(&mut self.data, self.dtype.swap_width());
+            self.byte_order = to;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensor_core::{ErrorKind, Kinded};
+
+    fn le_f32(vals: &[f32]) -> Vec<u8> {
+        vals.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn contiguous_views_check_their_size() {
+        let bytes = le_f32(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let v = TensorView::new(&bytes, Dtype::Float32, &[2, 3], ByteOrder::Little).unwrap();
+        assert_eq!(v.strides(), &[12, 4]);
+        assert_eq!(v.element_count(), 6);
+        assert_eq!(v.contiguous_order(), Some(Order::C));
+        let e = TensorView::new(&bytes, Dtype::Float32, &[2, 2], ByteOrder::Little).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(
+            e.to_string()
+                .contains("needs 16 bytes, but the buffer holds 24")
+        );
+        let scalar = TensorView::new(&bytes[..4], Dtype::Float32, &[], ByteOrder::Little).unwrap();
+        assert_eq!(scalar.element_count(), 1);
+        let empty = TensorView::new(&[], Dtype::Float64, &[3, 0], ByteOrder::Little).unwrap();
+        assert_eq!(empty.to_tensor().data().len(), 0);
+    }
+
+    #[test]
+    fn typed_borrows_when_it_can_and_copies_when_it_must() {
+        let t = Tensor::from_elements(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+        let v = t.view();
+        assert!(matches!(v.typed::<f32>().unwrap(), Cow::Borrowed(_)));
+        assert!(v.typed::<f64>().is_err());
+        // Misaligned: one byte into a buffer.
+        let mut buf = vec![0u8; 17];
+        buf[1..].copy_from_slice(bytemuck::cast_slice(&[1.0f32, 2.0, 3.0, 4.0]));
+        let mis = TensorView::new(&buf[1..], Dtype::Float32, &[4], ByteOrder::NATIVE).unwrap();
+        let typed = mis.typed::<f32>().unwrap();
+        assert_eq!(&*typed, &[1.0, 2.0, 3.0, 4.0]);
+        // Big-endian: swapped copy.
+        let be: Vec<u8> = [1i32, -2].iter().flat_map(|v| v.to_be_bytes()).collect();
+        let bev = TensorView::new(&be, Dtype::Int32, &[2], ByteOrder::Big).unwrap();
+        assert_eq!(&*bev.typed::<i32>().unwrap(), &[1, -2]);
+        assert_eq!(bev.to_le_bytes().as_ref(), &le_i32(&[1, -2]));
+    }
+
+    fn le_i32(vals: &[i32]) -> Vec<u8> {
+        vals.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn strided_views_stay_inside_the_buffer() {
+        // A 2x3 int32 matrix, viewed transposed (3x2) and reversed along one axis.
+        let bytes = le_i32(&[0, 1, 2, 3, 4, 5]);
+        let t = TensorView::strided(
+            &bytes,
+            Dtype::Int32,
+            &[3, 2],
+            &[4, 12],
+            0,
+            ByteOrder::Little,
+        )
+        .unwrap();
+        assert_eq!(t.contiguous_order(), Some(Order::Fortran));
+        assert_eq!(&*t.typed::<i32>().unwrap(), &[0, 3, 1, 4, 2, 5]);
+        // Storage order is kept by to_le_bytes for a contiguous (Fortran) view.
+        assert_eq!(t.to_le_bytes().as_ref(), bytes.as_slice());
+        let r = TensorView::strided(
+            &bytes,
+            Dtype::Int32,
+            &[2, 3],
+            &[12, -4],
+            8,
+            ByteOrder::Little,
+        )
+        .unwrap();
+        assert_eq!(r.contiguous_order(), None);
+        assert_eq!(&*r.typed::<i32>().unwrap(), &[2, 1, 0, 5, 4, 3]);
+        assert_eq!(
+            r.to_le_bytes().as_ref(),
+            le_i32(&[2, 1, 0, 5, 4, 3]).as_slice()
+        );
+        // Out of bounds in either direction, or a rank mismatch.
+        for (strides, offset) in [(&[12i64, -4][..], 4u64), (&[12, 4], 4), (&[12, 4][..1], 0)] {
+            let e = TensorView::strided(
+                &bytes,
+                Dtype::Int32,
+                &[2, 3],
+                strides,
+                offset,
+                ByteOrder::Little,
+            );
+            assert!(e.is_err(), "{strides:?} {offset}");
+        }
+        assert!(
+            TensorView::strided(&bytes, Dtype::Bitmask, &[8], &[1], 0, ByteOrder::Little).is_err()
+        );
+        // A zero-length dimension reaches nothing, whatever the offset.
+        let z = TensorView::strided(
+            &bytes,
+            Dtype::Int32,
+            &[0, 3],
+            &[12, 4],
+            999,
+            ByteOrder::Little,
+        );
+        assert!(z.is_ok());
+    }
+
+    #[test]
+    fn half_and_float8_widen_to_f32() {
+        let h: Vec<f16> = [1.0f32, -0.5, 65504.0]
+            .iter()
+            .map(|&v| f16::from_f32(v))
+            .collect();
+        let t = Tensor::from_elements(&[3], &h).unwrap();
+        assert_eq!(t.view().to_f32().unwrap(), vec![1.0, -0.5, 65504.0]);
+        let b: Vec<bf16> = [1.5f32, -2.0].iter().map(|&v| bf16::from_f32(v)).collect();
+        let t = Tensor::from_elements(&[2], &b).unwrap();
+        assert_eq!(t.view().to_f32().unwrap(), vec![1.5, -2.0]);
+        let f8 = [0x30u8, 0x31];
+        let v = TensorView::new(&f8, Dtype::Float8E4m3, &[2], ByteOrder::Little).unwrap();
+        assert_eq!(v.to_f32().unwrap(), vec![0.5, 0.5625]);
+        let v = TensorView::new(&f8, Dtype::Float8E5m2, &[2], ByteOrder::Little).unwrap();
+        assert_eq!(v.to_f32().unwrap(), vec![0.125, 0.15625]);
+        let i = Tensor::from_elements(&[1], &[1i32]).unwrap();
+        assert!(i.view().to_f32().is_err());
+    }
+
+    #[test]
+    fn bools_normalise_and_complex_swaps_per_component() {
+        let b = [0u8, 7, 1];
+        let v = TensorView::new(&b, Dtype::Bool, &[3], ByteOrder::Big).unwrap();
+        assert_eq!(v.to_le_bytes().as_ref(), &[0, 1, 1]);
+        let c: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_be_bytes()).collect();
+        let v = TensorView::new(&c, Dtype::Complex64, &[1], ByteOrder::Big).unwrap();
+        assert_eq!(v.to_le_bytes().as_ref(), le_f32(&[1.0, 2.0]).as_slice());
+        let t = v.to_tensor().into_byte_order(ByteOrder::Big);
+        assert_eq!(t.data(), c.as_slice());
+    }
+
+    #[test]
+    fn bitmasks_use_ceil_n_over_8_bytes() {
+        let v = TensorView::new(&[0xFF, 0x80], Dtype::Bitmask, &[9], ByteOrder::Little).unwrap();
+        assert_eq!(v.byte_len(), 2);
+        assert_eq!(v.contiguous_bytes(), Some(&[0xFF, 0x80][..]));
+        assert!(TensorView::new(&[0xFF], Dtype::Bitmask, &[9], ByteOrder::Little).is_err());
+    }
+}

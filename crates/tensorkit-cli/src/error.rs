@@ -1,0 +1,85 @@
+//! The error type of the `tensorkit` command.
+
+use std::path::{Path, PathBuf};
+use tensor_core::{ErrorKind, Kinded};
+
+/// Everything the `tensorkit` command can report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A leaf error from tensor-core.
+    #[error(transparent)]
+    Core(#[from] tensor_core::Error),
+    /// A dtype, shape or view error.
+    #[error(transparent)]
+    Dtype(#[from] tensor_dtype::Error),
+    /// A file whose format could not be recognised.
+    #[error("{path}: not a format tensorkit reads ({reason})")]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+        /// What the first bytes looked like.
+        reason: String,
+        /// Truncated when the file is too short to hold any format's header.
+        too_short: bool,
+    },
+    /// A safetensors file the reader refused.
+    #[error("{path}: {message}")]
+    Safetensors {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong, and where.
+        message: String,
+        /// The category.
+        kind: ErrorKind,
+    },
+    /// A tensor a target format cannot hold.
+    #[error("{format} cannot store {what}")]
+    CannotRepresent {
+        /// The target format.
+        format: &'static str,
+        /// What it cannot store (e.g. "dtype complex128 (tensor \"x\")").
+        what: String,
+    },
+    /// A check of written data against what was read back failed.
+    #[error("round trip through {format} changed tensor {tensor:?}")]
+    RoundTripMismatch {
+        /// The format.
+        format: &'static str,
+        /// The tensor that differs.
+        tensor: String,
+    },
+}
+
+impl Error {
+    /// A safetensors error for `path`.
+    pub(crate) fn safetensors(path: &Path, kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error::Safetensors {
+            path: path.to_path_buf(),
+            message: message.into(),
+            kind,
+        }
+    }
+}
+
+impl Kinded for Error {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Core(e) => e.kind(),
+            Error::Dtype(e) => e.kind(),
+            Error::UnknownFormat { too_short, .. } => {
+                if *too_short {
+                    ErrorKind::Truncated
+                } else {
+                    ErrorKind::Unsupported
+                }
+            }
+            Error::Safetensors { kind, .. } => *kind,
+            Error::CannotRepresent { .. } => ErrorKind::Unsupported,
+            Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
+        }
+    }
+}
+
+/// `Result` with the command's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

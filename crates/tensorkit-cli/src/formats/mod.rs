@@ -1,0 +1,52 @@
+//! Format detection and the read/write entry points for every format.
+//!
+//! The format of a file is decided from its content, never from its name.
+
+mod safetensors;
+
+use crate::error::{Error, Result};
+use crate::model::{FormatId, TensorSet};
+use std::path::Path;
+use tensor_core::Limits;
+
+/// The shortest prefix that any supported format can be recognised from.
+const MIN_DETECT_BYTES: usize = 9;
+
+/// Recognises the format of `bytes` (the whole file, or at least its first bytes).
+pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
+    if safetensors::looks_like(bytes) {
+        return Ok(FormatId::Safetensors);
+    }
+    let shown: String = bytes
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Err(Error::UnknownFormat {
+        path: path.to_path_buf(),
+        reason: if bytes.len() < MIN_DETECT_BYTES {
+            format!(
+                "the file is {} bytes long, shorter than any supported header",
+                bytes.len()
+            )
+        } else {
+            format!("it starts with {shown}")
+        },
+        too_short: bytes.len() < MIN_DETECT_BYTES,
+    })
+}
+
+/// Reads every tensor of `bytes`, a whole file, borrowing from it.
+pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
+    match detect(path, bytes)? {
+        FormatId::Safetensors => safetensors::read(path, bytes, limits),
+    }
+}
+
+/// Writes `set` to `path` in `format`, atomically.
+pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<()> {
+    match format {
+        FormatId::Safetensors => safetensors::write(set, path),
+    }
+}

@@ -1,0 +1,315 @@
+//! safetensors, read and written through the `safetensors` crate.
+//!
+//! Layout: an 8-byte little-endian header length N, N bytes of JSON (tensor name → dtype,
+//! shape, data offsets; optional `__metadata__` string map), then the tensors' bytes,
+//! little-endian, back to back.
+
+use crate::error::{Error, Result};
+use crate::model::{FormatId, NamedTensor, TensorSet};
+use safetensors::tensor::{Dtype as StDtype, SafeTensorError, SafeTensors, View};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+use tensor_core::{ByteOrder, ErrorKind, Limits};
+use tensor_dtype::{Dtype, TensorView};
+
+const FORMAT: &str = "safetensors";
+
+/// A safetensors file starts with a length and then the JSON header's `{`.
+pub(super) fn looks_like(bytes: &[u8]) -> bool {
+    bytes.len() >= 9 && bytes[8] == b'{'
+}
+
+fn dtype_from(d: StDtype) -> Option<Dtype> {
+    Some(match d {
+        StDtype::BOOL => Dtype::Bool,
+        StDtype::U8 => Dtype::Uint8,
+        StDtype::I8 => Dtype::Int8,
+        StDtype::F8_E5M2 => Dtype::Float8E5m2,
+        StDtype::F8_E4M3 => Dtype::Float8E4m3,
+        StDtype::I16 => Dtype::Int16,
+        StDtype::U16 => Dtype::Uint16,
+        StDtype::F16 => Dtype::Float16,
+        StDtype::BF16 => Dtype::Bfloat16,
+        StDtype::I32 => Dtype::Int32,
+        StDtype::U32 => Dtype::Uint32,
+        StDtype::F32 => Dtype::Float32,
+        StDtype::C64 => Dtype::Complex64,
+        StDtype::F64 => Dtype::Float64,
+        StDtype::I64 => Dtype::Int64,
+        StDtype::U64 => Dtype::Uint64,
+        _ => return None,
+    })
+}
+
+fn dtype_to(d: Dtype) -> Option<StDtype> {
+    Some(match d {
+        Dtype::Bool => StDtype::BOOL,
+        Dtype::Uint8 => StDtype::U8,
+        Dtype::Int8 => StDtype::I8,
+        Dtype::Float8E5m2 => StDtype::F8_E5M2,
+        Dtype::Float8E4m3 => StDtype::F8_E4M3,
+        Dtype::Int16 => StDtype::I16,
+        Dtype::Uint16 => StDtype::U16,
+        Dtype::Float16 => StDtype::F16,
+        Dtype::Bfloat16 => StDtype::BF16,
+        Dtype::Int32 => StDtype::I32,
+        Dtype::Uint32 => StDtype::U32,
+        Dtype::Float32 => StDtype::F32,
+        Dtype::Complex64 => StDtype::C64,
+        Dtype::Float64 => StDtype::F64,
+        Dtype::Int64 => StDtype::I64,
+        Dtype::Uint64 => StDtype::U64,
+        _ => return None,
+    })
+}
+
+/// Checks the framing ourselves first, so that errors can say where the file went wrong;
+/// the crate's own errors carry no offsets.
+fn check_framing(path: &Path, bytes: &[u8], limits: &Limits) -> Result<u64> {
+    let len = bytes.len() as u64;
+    let Some(prefix) = bytes.first_chunk::<8>() else {
+        return Err(Error::safetensors(
+            path,
+            ErrorKind::Truncated,
+            format!("the file is {len} bytes long, shorter than the 8-byte header length"),
+        ));
+    };
+    let n = u64::from_le_bytes(*prefix);
+    limits.check_header_bytes(n).map_err(|e| {
+        Error::safetensors(
+            path,
+            ErrorKind::LimitExceeded,
+            format!("header length at offset 0: {e}"),
+        )
+    })?;
+    if n > len - 8 {
+        return Err(Error::safetensors(
+            path,
+            ErrorKind::Truncated,
+            format!(
+                "the header length at offset 0 says {n} bytes of JSON follow, but only {} bytes remain",
+                len - 8
+            ),
+        ));
+    }
+    Ok(n)
+}
+
+/// The data length the header claims, for explaining a buffer mismatch.
+fn claimed_data_len(header: &[u8]) -> Option<u64> {
+    let v: Value = serde_json::from_slice(header).ok()?;
+    v.as_object()?
+        .iter()
+        .filter(|(k, _)| *k != "__metadata__")
+        .filter_map(|(_, t)| t.get("data_offsets")?.get(1)?.as_u64())
+        .max()
+}
+
+fn describe(path: &Path, bytes: &[u8], n: u64, e: &SafeTensorError) -> Error {
+    let header_end = 8 + n;
+    let (kind, message) = match e {
+        SafeTensorError::InvalidHeader(u) => (
+            ErrorKind::Malformed,
+            format!("the JSON header (bytes 8..{header_end}) is not UTF-8: {u}"),
+        ),
+        SafeTensorError::InvalidHeaderDeserialization(j) | SafeTensorError::JsonError(j) => (
+            ErrorKind::Malformed,
+            format!("the JSON header (bytes 8..{header_end}) is invalid: {j}"),
+        ),
+        SafeTensorError::HeaderTooLarge => (
+            ErrorKind::LimitExceeded,
+            "the header is larger than 100 MB".into(),
+        ),
+        SafeTensorError::MetadataIncompleteBuffer => {
+            let have = bytes.len() as u64 - header_end;
+            match claimed_data_len(&bytes[8..header_end as usize]) {
+                Some(claimed) if claimed > have => (
+                    ErrorKind::Truncated,
+                    format!(
+                        "the header places tensor data up to byte {claimed} of the data section (offset {header_end}), but the file holds only {have} bytes of data"
+                    ),
+                ),
+                _ => (
+                    ErrorKind::Malformed,
+                    format!(
+                        "the tensors do not cover the {have}-byte data section at offset {header_end} exactly"
+                    ),
+                ),
+            }
+        }
+        SafeTensorError::InvalidOffset(name) => (
+            ErrorKind::Malformed,
+            format!(
+                "tensor {name:?} has invalid data offsets (they must be contiguous and start at 0)"
+            ),
+        ),
+        SafeTensorError::TensorInvalidInfo => (
+            ErrorKind::Malformed,
+            "a tensor's data offsets do not match its shape and dtype".into(),
+        ),
+        SafeTensorError::ValidationOverflow => (
+            ErrorKind::Malformed,
+            "a tensor's shape overflows 64-bit arithmetic".into(),
+        ),
+        other => (ErrorKind::Malformed, other.to_string()),
+    };
+    Error::safetensors(path, kind, message)
+}
+
+/// Reads a whole safetensors file, borrowing tensor data from `bytes`.
+pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
+    let n = check_framing(path, bytes, limits)?;
+    let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| describe(path, bytes, n, &e))?;
+    let names = meta.offset_keys();
+    limits.check_tensor_count(names.len() as u64)?;
+    let data_start = 8 + n as usize;
+    let mut tensors = Vec::with_capacity(names.len());
+    for name in names {
+        // The name came from this header, and read_metadata checked every offset.
+        let Some(info) = meta.info(&name) else {
+            continue;
+        };
+        let dtype = dtype_from(info.dtype).ok_or_else(|| {
+            Error::safetensors(
+                path,
+                ErrorKind::Unsupported,
+                format!(
+                    "tensor {name:?} has dtype {:?}, which tensorkit does not support",
+                    info.dtype
+                ),
+            )
+        })?;
+        let (begin, end) = info.data_offsets;
+        let data = &bytes[data_start + begin..data_start + end];
+        let shape: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
+        let view = TensorView::new(data, dtype, &shape, ByteOrder::Little)?;
+        tensors.push(NamedTensor {
+            name: Some(name),
+            view,
+            location: Vec::new(),
+        });
+    }
+    let metadata = meta.metadata().as_ref().map(|m| {
+        let mut sorted: Vec<_> = m.iter().collect();
+        sorted.sort();
+        sorted
+            .into_iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect::<Map<_, _>>()
+    });
+    Ok(TensorSet {
+        format: FormatId::Safetensors,
+        metadata,
+        tensors,
+    })
+}
+
+/// A tensor prepared for the safetensors writer: little-endian bytes.
+struct Outgoing<'a> {
+    dtype: StDtype,
+    shape: Vec<usize>,
+    data: Cow<'a, [u8]>,
+}
+
+impl View for &Outgoing<'_> {
+    fn dtype(&self) -> StDtype {
+        self.dtype
+    }
+
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.data)
+    }
+
+    fn data_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// Writes `set` as safetensors. Metadata values must be strings; names are required.
+pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
+    let mut outgoing = Vec::with_capacity(set.tensors.len());
+    for (i, t) in set.tensors.iter().enumerate() {
+        let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
+        let view = &t.view;
+        let dtype = dtype_to(view.dtype()).ok_or_else(|| Error::CannotRepresent {
+            format: FORMAT,
+            what: format!("dtype {} (tensor {name:?})", view.dtype()),
+        })?;
+        let shape = view
+            .shape()
+            .iter()
+            .map(|&d| tensor_core::checked::to_usize(d, "dimension"))
+            .collect::<Result<Vec<_>, _>>()?;
+        outgoing.push((
+            name,
+            Outgoing {
+                dtype,
+                shape,
+                data: view.to_le_bytes(),
+            },
+        ));
+    }
+    let metadata = match &set.metadata {
+        None => None,
+        Some(m) => Some(
+            m.iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), s.clone())),
+                    other => Err(Error::CannotRepresent {
+                        format: FORMAT,
+                        what: format!("metadata value {k:?} = {other} (safetensors metadata holds only strings)"),
+                    }),
+                })
+                .collect::<Result<HashMap<_, _>>>()?,
+        ),
+    };
+    let pairs = outgoing.iter().map(|(n, o)| (n.as_str(), o));
+    // The crate writes to a sibling temporary file and renames it into place.
+    safetensors::serialize_to_file(pairs, metadata, path)
+        .map_err(|e| Error::safetensors(path, ErrorKind::Io, format!("writing failed: {e}")))?;
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| tensor_core::Error::io(format!("syncing {}", path.display()), e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtypes_map_both_ways_where_safetensors_has_them() {
+        for d in Dtype::ALL {
+            match dtype_to(d) {
+                Some(st) => assert_eq!(dtype_from(st), Some(d)),
+                None => assert!(matches!(d, Dtype::Bitmask | Dtype::Complex128)),
+            }
+        }
+        assert_eq!(dtype_from(StDtype::F4), None);
+    }
+
+    #[test]
+    fn framing_errors_say_where() {
+        let p = Path::new("x.safetensors");
+        let l = Limits::default();
+        let e = check_framing(p, &[1, 2, 3], &l).unwrap_err();
+        assert!(e.to_string().contains("3 bytes long"), "{e}");
+        let mut b = 100u64.to_le_bytes().to_vec();
+        b.extend_from_slice(b"{}");
+        let e = check_framing(p, &b, &l).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("says 100 bytes of JSON follow, but only 2 bytes remain"),
+            "{e}"
+        );
+        let b = u64::MAX.to_le_bytes();
+        let e = check_framing(p, &b, &l).unwrap_err();
+        assert_eq!(tensor_core::Kinded::kind(&e), ErrorKind::LimitExceeded);
+    }
+}

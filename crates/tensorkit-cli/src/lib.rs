@@ -1,0 +1,76 @@
+//! The `tensorkit` command, as a library so that its parts can be tested in-process.
+//!
+//! ```no_run
+//! use clap::Parser;
+//! let cli = tensorkit_cli::cli::Cli::parse_from(["tensorkit", "inspect", "model.safetensors"]);
+//! let mut out = Vec::new();
+//! let mut err = Vec::new();
+//! let status = tensorkit_cli::run(&cli, &mut out, &mut err);
+//! assert_eq!(status, 0);
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod demo;
+pub mod demo_data;
+pub mod error;
+pub mod formats;
+pub mod model;
+pub mod report;
+
+use cli::{Cli, Command};
+use error::Result;
+use std::io::Write;
+use std::path::Path;
+use tensor_core::{Kinded, Limits, MmapSource};
+
+/// Exit status for a file that cannot be read or a check that failed.
+pub const EXIT_FAILURE: i32 = 2;
+
+fn inspect(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+    let map = MmapSource::open(file)?;
+    let set = formats::read(file, &map, &Limits::default())?;
+    let text = if json {
+        let mut s = serde_json::to_string_pretty(&report::json(&set))
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        s.push('\n');
+        s
+    } else {
+        report::table(&set)
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| tensor_core::Error::io("writing to standard output", e))?;
+    Ok(())
+}
+
+/// Runs one command, writing its output to `out` and errors to `err`; returns the exit status.
+pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let (result, json) = match &cli.command {
+        Command::Inspect { file, json } => (inspect(file, *json, out), *json),
+        Command::Demo { out: dir, small } => {
+            let size = if *small {
+                demo_data::Size::Small
+            } else {
+                demo_data::Size::Default
+            };
+            let r = demo::run(dir.as_deref(), size).and_then(|text| {
+                out.write_all(text.as_bytes())
+                    .map_err(|e| tensor_core::Error::io("writing to standard output", e).into())
+            });
+            (r, false)
+        }
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let kind = e.kind();
+            let _ = writeln!(err, "error[{kind}]: {e}");
+            if json {
+                let v =
+                    serde_json::json!({"error": {"kind": kind.as_str(), "message": e.to_string()}});
+                let _ = writeln!(out, "{v}");
+            }
+            EXIT_FAILURE
+        }
+    }
+}
