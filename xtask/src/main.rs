@@ -1,1 +1,41 @@
-fn main() {}
+//! `cargo xtask`: repository chores that need more than a shell line.
+//!
+//! - `cargo xtask golden [--check]` — regenerates `testdata/golden/` from our own writers
+//!   (through `tensorkit demo --small`); `--check` fails if that would change anything.
+//! - `cargo xtask layering` — fails when a dependency between our crates points the wrong way.
+#![forbid(unsafe_code)]
+
+mod golden;
+mod layering;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The repository root (the parent of this crate).
+fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+const USAGE: &str = "usage: cargo xtask <golden [--check] | layering>";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["golden"] => golden::run(&root(), false),
+        ["golden", "--check"] => golden::run(&root(), true),
+        ["layering"] => layering::run(&root()),
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(msg) => {
+            println!("{msg}");
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("xtask: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

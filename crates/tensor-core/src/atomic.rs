@@ -41,9 +41,14 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // Temporary files are private (0600) by default; the finished file should get the
+        // usual permissions, 0666 less the process umask, like any file the user creates.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
             .tempfile_in(&dir)
             .map_err(|e| Error::io(format!("creating a temporary file in {}", dir.display()), e))?;
         Ok(AtomicFile {
@@ -133,6 +138,21 @@ mod tests {
         write(&path, b"again").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"again");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn finished_files_are_not_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bin");
+        write(&path, b"x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_ne!(
+            mode & 0o044,
+            0,
+            "mode {mode:o}: group/other read is missing"
+        );
     }
 
     #[test]

@@ -72,7 +72,7 @@ fn check_width(len: usize, width: usize) -> Result<()> {
             "byte swap width must be 1, 2, 4 or 8, not {width}"
         )));
     }
-    if len % width != 0 {
+    if !len.is_multiple_of(width) {
         return Err(Error::InvalidArgument(format!(
             "{len} bytes are not a whole number of {width}-byte elements"
         )));

@@ -11,7 +11,7 @@ use tensor_core::checked;
 /// The order in which a contiguous tensor's elements are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Order {
-    /// Row-major: the last index varies fastest (C, NumPy's default).
+    /// Row-major: the last index varies fastest (C, `NumPy`'s default).
     #[default]
     C,
     /// Column-major: the first index varies fastest (Fortran).

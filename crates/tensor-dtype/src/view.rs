@@ -96,13 +96,13 @@ impl<'a> TensorView<'a> {
             return Err(invalid("a bitmask has no byte strides".into()));
         }
         shape::element_count(shape)?;
-        if let Some((lo, hi)) = shape::reachable_span(shape, strides, offset, dtype.byte_width())? {
-            if lo < 0 || hi > data.len() as i128 {
-                return Err(invalid(format!(
-                    "from offset {offset} the view reaches bytes {lo}..{hi} of a {}-byte buffer",
-                    data.len()
-                )));
-            }
+        if let Some((lo, hi)) = shape::reachable_span(shape, strides, offset, dtype.byte_width())?
+            && (lo < 0 || hi > data.len() as i128)
+        {
+            return Err(invalid(format!(
+                "from offset {offset} the view reaches bytes {lo}..{hi} of a {}-byte buffer",
+                data.len()
+            )));
         }
         Ok(TensorView {
             data,
@@ -225,12 +225,12 @@ impl<'a> TensorView<'a> {
                 found: self.dtype,
             });
         }
-        if self.byte_order.is_native() && self.contiguous_order() == Some(Order::C) {
-            if let Some(bytes) = self.contiguous_bytes() {
-                if let Ok(slice) = bytemuck::try_cast_slice::<u8, T>(bytes) {
-                    return Ok(Cow::Borrowed(slice));
-                }
-            }
+        if self.byte_order.is_native()
+            && self.contiguous_order() == Some(Order::C)
+            && let Some(bytes) = self.contiguous_bytes()
+            && let Ok(slice) = bytemuck::try_cast_slice::<u8, T>(bytes)
+        {
+            return Ok(Cow::Borrowed(slice));
         }
         Ok(Cow::Owned(bytemuck::pod_collect_to_vec(
             &self.to_tensor().data,
@@ -424,7 +424,7 @@ mod tests {
         assert!(matches!(v.typed::<f32>().unwrap(), Cow::Borrowed(_)));
         assert!(v.typed::<f64>().is_err());
         // Misaligned: one byte into a buffer.
-        let mut buf = vec![0u8; 17];
+        let mut buf = [0u8; 17];
         buf[1..].copy_from_slice(bytemuck::cast_slice(&[1.0f32, 2.0, 3.0, 4.0]));
         let mis = TensorView::new(&buf[1..], Dtype::Float32, &[4], ByteOrder::NATIVE).unwrap();
         let typed = mis.typed::<f32>().unwrap();
@@ -501,22 +501,22 @@ mod tests {
 
     #[test]
     fn half_and_float8_widen_to_f32() {
-        let h: Vec<f16> = [1.0f32, -0.5, 65504.0]
+        let halves: Vec<f16> = [1.0f32, -0.5, 65504.0]
             .iter()
-            .map(|&v| f16::from_f32(v))
+            .map(|&x| f16::from_f32(x))
             .collect();
-        let t = Tensor::from_elements(&[3], &h).unwrap();
-        assert_eq!(t.view().to_f32().unwrap(), vec![1.0, -0.5, 65504.0]);
-        let b: Vec<bf16> = [1.5f32, -2.0].iter().map(|&v| bf16::from_f32(v)).collect();
-        let t = Tensor::from_elements(&[2], &b).unwrap();
-        assert_eq!(t.view().to_f32().unwrap(), vec![1.5, -2.0]);
+        let tensor = Tensor::from_elements(&[3], &halves).unwrap();
+        assert_eq!(tensor.view().to_f32().unwrap(), vec![1.0, -0.5, 65504.0]);
+        let brains: Vec<bf16> = [1.5f32, -2.0].iter().map(|&x| bf16::from_f32(x)).collect();
+        let tensor = Tensor::from_elements(&[2], &brains).unwrap();
+        assert_eq!(tensor.view().to_f32().unwrap(), vec![1.5, -2.0]);
         let f8 = [0x30u8, 0x31];
-        let v = TensorView::new(&f8, Dtype::Float8E4m3, &[2], ByteOrder::Little).unwrap();
-        assert_eq!(v.to_f32().unwrap(), vec![0.5, 0.5625]);
-        let v = TensorView::new(&f8, Dtype::Float8E5m2, &[2], ByteOrder::Little).unwrap();
-        assert_eq!(v.to_f32().unwrap(), vec![0.125, 0.15625]);
-        let i = Tensor::from_elements(&[1], &[1i32]).unwrap();
-        assert!(i.view().to_f32().is_err());
+        let e4 = TensorView::new(&f8, Dtype::Float8E4m3, &[2], ByteOrder::Little).unwrap();
+        assert_eq!(e4.to_f32().unwrap(), vec![0.5, 0.5625]);
+        let e5 = TensorView::new(&f8, Dtype::Float8E5m2, &[2], ByteOrder::Little).unwrap();
+        assert_eq!(e5.to_f32().unwrap(), vec![0.125, 0.15625]);
+        let ints = Tensor::from_elements(&[1], &[1i32]).unwrap();
+        assert!(ints.view().to_f32().is_err());
     }
 
     #[test]

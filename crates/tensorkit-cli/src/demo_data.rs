@@ -71,13 +71,16 @@ fn weights(n: u64) -> Vec<i8> {
 #[must_use]
 pub fn tensors(size: Size) -> Vec<(String, Tensor)> {
     let (rows, cols) = grid(size);
-    let side = match size {
+    let matrix_side = match size {
         Size::Default => 1024,
         Size::Small => 16,
     };
     // Shapes and lengths agree by construction, so these cannot fail.
     let field = Tensor::from_elements(&[rows, cols], &temperature(rows, cols));
-    let w = Tensor::from_elements(&[side, side], &weights(side * side));
+    let w = Tensor::from_elements(
+        &[matrix_side, matrix_side],
+        &weights(matrix_side * matrix_side),
+    );
     let mask = Tensor::new(
         land_sea_mask(rows, cols),
         Dtype::Bool,
@@ -117,7 +120,7 @@ mod tests {
             .iter()
             .fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
         assert!(lo > 230.0 && hi < 320.0, "{lo}..{hi}");
-        let land = a[2].1.data().iter().filter(|&&b| b == 1).count();
+        let land: usize = a[2].1.data().iter().map(|&b| usize::from(b)).sum();
         assert!(land > 0 && land < a[2].1.data().len());
         let w = a[1].1.view().typed::<i8>().unwrap();
         assert!(w.iter().any(|&v| v < -10) && w.iter().any(|&v| v > 10));

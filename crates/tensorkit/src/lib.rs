@@ -1,1 +1,41 @@
+//! # tensorkit
+//!
+//! Read, write, validate and convert the binary formats people use to store N-dimensional
+//! tensors — weather fields, model weights, masks — safely and byte-compatibly with the
+//! reference implementations.
+//!
+//! This crate is the front door: it re-exports the workspace's crates as modules, and the
+//! handful of types everyone needs at the root. Each format crate joins behind a feature of
+//! its own; the `full` feature (on by default) enables all of them.
+//!
+//! | module | crate | what it holds |
+//! |---|---|---|
+//! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
+//! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
+//!
+//! ```
+//! use tensorkit::{ByteOrder, Dtype, Tensor, TensorView};
+//!
+//! // A big-endian float32 field as a file might store it, viewed without copying...
+//! let stored: Vec<u8> = [271.5f32, 272.0, 273.25, 274.0]
+//!     .iter()
+//!     .flat_map(|v| v.to_be_bytes())
+//!     .collect();
+//! let view = TensorView::new(&stored, Dtype::Float32, &[2, 2], ByteOrder::Big)?;
+//! assert_eq!(view.strides(), &[8, 4]);
+//!
+//! // ...and brought into the machine's order when the values are needed.
+//! let values = view.typed::<f32>()?;
+//! assert_eq!(&*values, &[271.5, 272.0, 273.25, 274.0]);
+//!
+//! let owned: Tensor = view.to_tensor();
+//! assert!(owned.byte_order().is_native());
+//! # Ok::<(), tensorkit::dtype::Error>(())
+//! ```
+#![forbid(unsafe_code)]
 
+pub use tensor_core as bytes;
+pub use tensor_dtype as dtype;
+
+pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
+pub use tensor_dtype::{Dtype, Tensor, TensorView};

@@ -2,6 +2,7 @@
 //!
 //! The format of a file is decided from its content, never from its name.
 
+#[doc = include_str!("../../../../docs/formats/safetensors.md")]
 mod safetensors;
 
 use crate::error::{Error, Result};

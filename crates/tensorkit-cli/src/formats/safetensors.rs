@@ -1,8 +1,4 @@
-//! safetensors, read and written through the `safetensors` crate.
-//!
-//! Layout: an 8-byte little-endian header length N, N bytes of JSON (tensor name → dtype,
-//! shape, data offsets; optional `__metadata__` string map), then the tensors' bytes,
-//! little-endian, back to back.
+//! safetensors, read and written through the `safetensors` crate (see docs/formats/safetensors.md).
 
 use crate::error::{Error, Result};
 use crate::model::{FormatId, NamedTensor, TensorSet};
@@ -10,7 +6,9 @@ use safetensors::tensor::{Dtype as StDtype, SafeTensorError, SafeTensors, View};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::Path;
+use tensor_core::atomic::AtomicFile;
 use tensor_core::{ByteOrder, ErrorKind, Limits};
 use tensor_dtype::{Dtype, TensorView};
 
@@ -158,13 +156,34 @@ fn describe(path: &Path, bytes: &[u8], n: u64, e: &SafeTensorError) -> Error {
     Error::safetensors(path, kind, message)
 }
 
+/// Tensor names in stored order: by data offsets, and for equal offsets (empty tensors) in
+/// the order the header lists them, so that the order is the file's and never a hash map's.
+fn stored_order(header: &[u8], meta: &safetensors::tensor::Metadata) -> Vec<String> {
+    // read_metadata already parsed this header, so it is valid JSON with an object on top.
+    let listed: Vec<String> = serde_json::from_slice::<Map<String, Value>>(header).map_or_else(
+        |_| meta.offset_keys(),
+        |m| {
+            m.into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| k != "__metadata__")
+                .collect()
+        },
+    );
+    let mut keyed: Vec<((usize, usize), String)> = listed
+        .into_iter()
+        .filter_map(|name| Some((meta.info(&name)?.data_offsets, name)))
+        .collect();
+    keyed.sort_by_key(|(offsets, _)| *offsets);
+    keyed.into_iter().map(|(_, name)| name).collect()
+}
+
 /// Reads a whole safetensors file, borrowing tensor data from `bytes`.
 pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
     let n = check_framing(path, bytes, limits)?;
     let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| describe(path, bytes, n, &e))?;
-    let names = meta.offset_keys();
-    limits.check_tensor_count(names.len() as u64)?;
     let data_start = 8 + n as usize;
+    let names = stored_order(&bytes[8..data_start], &meta);
+    limits.check_tensor_count(names.len() as u64)?;
     let mut tensors = Vec::with_capacity(names.len());
     for name in names {
         // The name came from this header, and read_metadata checked every offset.
@@ -206,33 +225,39 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     })
 }
 
-/// A tensor prepared for the safetensors writer: little-endian bytes.
+/// A tensor prepared for the safetensors writer: its little-endian bytes, and whether the
+/// crate should see them (it only needs their length to lay out the header).
 struct Outgoing<'a> {
+    name: String,
     dtype: StDtype,
     shape: Vec<usize>,
     data: Cow<'a, [u8]>,
 }
 
-impl View for &Outgoing<'_> {
+/// The header-only face of an [`Outgoing`] tensor: the crate computes offsets from
+/// `data_len` and writes `data`, which is empty, so `serialize` returns just the header and
+/// the tensors are streamed to the file afterwards instead of being copied into one buffer.
+struct HeaderOnly<'o, 'a>(&'o Outgoing<'a>);
+
+impl View for HeaderOnly<'_, '_> {
     fn dtype(&self) -> StDtype {
-        self.dtype
+        self.0.dtype
     }
 
     fn shape(&self) -> &[usize] {
-        &self.shape
+        &self.0.shape
     }
 
     fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&self.data)
+        Cow::Borrowed(&[])
     }
 
     fn data_len(&self) -> usize {
-        self.data.len()
+        self.0.data.len()
     }
 }
 
-/// Writes `set` as safetensors. Metadata values must be strings; names are required.
-pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
+fn prepare<'a>(set: &TensorSet<'a>) -> Result<Vec<Outgoing<'a>>> {
     let mut outgoing = Vec::with_capacity(set.tensors.len());
     for (i, t) in set.tensors.iter().enumerate() {
         let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
@@ -246,15 +271,23 @@ pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
             .iter()
             .map(|&d| tensor_core::checked::to_usize(d, "dimension"))
             .collect::<Result<Vec<_>, _>>()?;
-        outgoing.push((
+        outgoing.push(Outgoing {
             name,
-            Outgoing {
-                dtype,
-                shape,
-                data: view.to_le_bytes(),
-            },
-        ));
+            dtype,
+            shape,
+            data: view.to_le_bytes(),
+        });
     }
+    // The crate's own order: falling dtype alignment, then name. Sorting first means the
+    // crate's (stable) sort keeps our order, so we know the order the header describes.
+    outgoing.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(&b.name)));
+    Ok(outgoing)
+}
+
+/// Writes `set` as safetensors, atomically. Metadata values must be strings; unnamed tensors
+/// are called `tensor_<i>`.
+pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
+    let outgoing = prepare(set)?;
     let metadata = match &set.metadata {
         None => None,
         Some(m) => Some(
@@ -269,13 +302,21 @@ pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
                 .collect::<Result<HashMap<_, _>>>()?,
         ),
     };
-    let pairs = outgoing.iter().map(|(n, o)| (n.as_str(), o));
-    // The crate writes to a sibling temporary file and renames it into place.
-    safetensors::serialize_to_file(pairs, metadata, path)
-        .map_err(|e| Error::safetensors(path, ErrorKind::Io, format!("writing failed: {e}")))?;
-    std::fs::File::open(path)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| tensor_core::Error::io(format!("syncing {}", path.display()), e))?;
+    let header = safetensors::serialize(
+        outgoing.iter().map(|o| (o.name.as_str(), HeaderOnly(o))),
+        metadata,
+    )
+    .map_err(|e| Error::CannotRepresent {
+        format: FORMAT,
+        what: format!("this tensor set: {e}"),
+    })?;
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
+    file.write_all(&header).map_err(io)?;
+    for o in &outgoing {
+        file.write_all(&o.data).map_err(io)?;
+    }
+    file.commit()?;
     Ok(())
 }
 

@@ -1,1 +1,16 @@
-fn main() {}
+//! Integration tests of the `tensorkit` binary: one trial per conformance fixture, hostile
+//! inputs derived from them, snapshots of the readable output, and the demo.
+
+mod conformance;
+mod hostile;
+mod output;
+mod support;
+
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials = Vec::new();
+    trials.extend(conformance::trials());
+    trials.extend(hostile::trials());
+    trials.extend(output::trials());
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,163 @@
+//! Damaged files, derived from a good fixture: every one must fail with exit 2 and the error
+//! contract, never a panic.
+
+use crate::support::{expect_error_contract, tensorkit, testdata};
+use libtest_mimic::{Failed, Trial};
+use std::path::Path;
+
+/// A damaged file and the error kind it must produce.
+struct Case {
+    name: String,
+    bytes: Vec<u8>,
+    kind: &'static str,
+}
+
+fn good_file() -> Vec<u8> {
+    std::fs::read(testdata().join("conformance/safetensors/all_dtypes.safetensors"))
+        .expect("fixture all_dtypes.safetensors")
+}
+
+fn with_header(json: &str, data: &[u8]) -> Vec<u8> {
+    let mut b = (json.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(json.as_bytes());
+    b.extend_from_slice(data);
+    b
+}
+
+fn cases() -> Vec<Case> {
+    let good = good_file();
+    let header_len = u64::from_le_bytes(good[..8].try_into().unwrap()) as usize;
+    let mut v = Vec::new();
+    for cut in [
+        0,
+        1,
+        7,
+        8,
+        9,
+        100,
+        8 + header_len - 1,
+        8 + header_len + 1,
+        good.len() - 1,
+    ] {
+        v.push(Case {
+            name: format!("truncated_at_{cut}"),
+            bytes: good[..cut].to_vec(),
+            kind: "truncated",
+        });
+    }
+    let mut past_end = good.clone();
+    past_end[..8].copy_from_slice(&(good.len() as u64).to_le_bytes());
+    v.push(Case {
+        name: "header_length_past_end".into(),
+        bytes: past_end,
+        kind: "truncated",
+    });
+    let mut huge = good.clone();
+    huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    v.push(Case {
+        name: "header_length_u64_max".into(),
+        bytes: huge,
+        kind: "limit_exceeded",
+    });
+    let mut bad_json = good.clone();
+    bad_json[8 + header_len / 2] = b'}';
+    v.push(Case {
+        name: "malformed_header_json".into(),
+        bytes: bad_json,
+        kind: "malformed",
+    });
+    let mut not_utf8 = good.clone();
+    not_utf8[8 + 3] = 0xFF;
+    v.push(Case {
+        name: "header_not_utf8".into(),
+        bytes: not_utf8,
+        kind: "malformed",
+    });
+    v.push(Case {
+        name: "offsets_overlap".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}}"#,
+            &[0; 3],
+        ),
+        kind: "malformed",
+    });
+    v.push(Case {
+        name: "shape_overflow".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"F64","shape":[1099511627776,1099511627776],"data_offsets":[0,8]}}"#,
+            &[0; 8],
+        ),
+        kind: "malformed",
+    });
+    v.push(Case {
+        name: "span_mismatch".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+            &[0; 8],
+        ),
+        kind: "malformed",
+    });
+    v.push(Case {
+        name: "trailing_bytes".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
+            &[0; 5],
+        ),
+        kind: "malformed",
+    });
+    v.push(Case {
+        name: "unsupported_dtype".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}}"#,
+            &[0; 1],
+        ),
+        kind: "unsupported",
+    });
+    v.push(Case {
+        name: "not_a_tensor_file".into(),
+        bytes: b"hello, world\n".to_vec(),
+        kind: "unsupported",
+    });
+    v
+}
+
+fn check(case: &Case, dir: &Path) -> Result<(), Failed> {
+    let path = dir.join(format!("{}.bin", case.name));
+    std::fs::write(&path, &case.bytes)?;
+    let p = path.to_string_lossy();
+    for json in [false, true] {
+        let args: Vec<&str> = if json {
+            vec!["inspect", "--json", &p]
+        } else {
+            vec!["inspect", &p]
+        };
+        let kind = expect_error_contract(&tensorkit(&args), json)?;
+        if kind != case.kind {
+            return Err(format!("kind {kind}, expected {}", case.kind).into());
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    cases()
+        .into_iter()
+        .map(|case| {
+            Trial::test(format!("hostile::safetensors::{}", case.name), move || {
+                let dir = tempfile::tempdir()?;
+                check(&case, dir.path())
+            })
+        })
+        .chain([Trial::test("hostile::missing_file", || {
+            let kind = expect_error_contract(
+                &tensorkit(&["inspect", "--json", "/nonexistent/x.safetensors"]),
+                true,
+            )?;
+            if kind == "io" {
+                Ok(())
+            } else {
+                Err(format!("kind {kind}").into())
+            }
+        })])
+        .collect()
+}

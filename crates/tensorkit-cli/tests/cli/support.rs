@@ -1,0 +1,124 @@
+//! Helpers shared by the test modules.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository's `testdata/` folder.
+pub(crate) fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// Runs the built `tensorkit` binary.
+pub(crate) fn tensorkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tensorkit"))
+        .args(args)
+        .output()
+        .expect("the tensorkit binary runs")
+}
+
+/// `inspect --json FILE`, parsed; fails unless the command succeeded.
+pub(crate) fn inspect_json(file: &Path) -> Result<Value, String> {
+    let out = tensorkit(&["inspect", "--json", &file.to_string_lossy()]);
+    if !out.status.success() {
+        return Err(format!(
+            "exit {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("stdout is not JSON: {e}"))
+}
+
+/// Checks that a failed run followed the error contract: exit 2, exactly one stderr line
+/// `error[<kind>]: ...`, and with `--json` an error object on stdout. Returns the kind.
+pub(crate) fn expect_error_contract(out: &Output, json: bool) -> Result<String, String> {
+    let code = out.status.code();
+    if code != Some(2) {
+        return Err(format!(
+            "expected exit 2, got {code:?}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    if lines.len() != 1 || !lines[0].starts_with("error[") {
+        return Err(format!(
+            "expected one `error[kind]: ...` line, got {stderr:?}"
+        ));
+    }
+    let kind = lines[0]["error[".len()..]
+        .split(']')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    if json {
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("--json error output is not JSON: {e}"))?;
+        if v["error"]["kind"] != kind.as_str() || !v["error"]["message"].is_string() {
+            return Err(format!("bad JSON error object: {v}"));
+        }
+    }
+    Ok(kind)
+}
+
+/// Compares a value from `inspect --json` with one from a fixture sidecar: floats exactly,
+/// with the fixture's `"nan"`, `"inf"` and `"-inf"` spellings mapped to ours.
+pub(crate) fn same_value(ours: &Value, theirs: &Value) -> bool {
+    let norm = |v: &Value| -> Value {
+        match v.as_str() {
+            Some("nan" | "NaN") => Value::from("NaN"),
+            Some("inf" | "Infinity") => Value::from("Infinity"),
+            Some("-inf" | "-Infinity") => Value::from("-Infinity"),
+            _ => v.clone(),
+        }
+    };
+    match (ours, theirs) {
+        (Value::Number(a), Value::Number(b)) => {
+            match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => a.as_f64() == b.as_f64(),
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        _ => norm(ours) == norm(theirs),
+    }
+}
+
+/// The canonical dtype name of a reference (safetensors / bintensors) spelling.
+pub(crate) fn canonical_dtype(reference: &str) -> Option<&'static str> {
+    Some(match reference {
+        "BOOL" => "bool",
+        "U8" => "uint8",
+        "I8" => "int8",
+        "F8_E5M2" => "float8_e5m2",
+        "F8_E4M3" => "float8_e4m3",
+        "I16" => "int16",
+        "U16" => "uint16",
+        "F16" => "float16",
+        "BF16" => "bfloat16",
+        "I32" => "int32",
+        "U32" => "uint32",
+        "F32" => "float32",
+        "F64" => "float64",
+        "I64" => "int64",
+        "U64" => "uint64",
+        _ => return None,
+    })
+}
+
+/// Every file in `dir` with extension `ext`, sorted.
+pub(crate) fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}

@@ -1,0 +1,191 @@
+//! The layering check: dependencies between our crates point down only.
+//!
+//! ```text
+//! tensorkit-cli, tensorkit (facade)          may use every library crate
+//! tensor-frame                               descriptor, pipeline, dtype, core
+//! tensor-ztensor                             pipeline, dtype, core
+//! tensor-bintensors, tensor-stdlib-meta      dtype, core
+//! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
+//! tensor-dtype                               core
+//! tensor-core                                nothing of ours
+//! ```
+//! Nothing depends on the facade, the CLI or xtask, and format crates never depend on each
+//! other. Every dependency kind (normal, dev, build) is checked.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+const CORE: &[&str] = &["tensor-core"];
+const DTYPE: &[&str] = &["tensor-core", "tensor-dtype"];
+const LIBRARIES: &[&str] = &[
+    "tensor-core",
+    "tensor-dtype",
+    "tensor-descriptor",
+    "tensor-pipeline",
+    "tensor-frame",
+    "tensor-ztensor",
+    "tensor-bintensors",
+    "tensor-stdlib-meta",
+];
+
+/// The crates of ours each crate may depend on; a crate missing here fails the check.
+fn allowed(krate: &str) -> Option<&'static [&'static str]> {
+    Some(match krate {
+        "tensor-core" | "xtask" => &[],
+        "tensor-dtype" => CORE,
+        "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta" => {
+            DTYPE
+        }
+        "tensor-ztensor" => &["tensor-core", "tensor-dtype", "tensor-pipeline"],
+        "tensor-frame" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-descriptor",
+            "tensor-pipeline",
+        ],
+        "tensorkit" | "tensorkit-cli" => LIBRARIES,
+        _ => return None,
+    })
+}
+
+/// Each workspace crate and the workspace crates it depends on (any kind), from
+/// `cargo metadata` output.
+pub(crate) fn edges(metadata: &Value) -> BTreeMap<String, Vec<String>> {
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    let ours: Vec<String> = packages
+        .iter()
+        .filter_map(|p| Some(p["name"].as_str()?.to_owned()))
+        .collect();
+    packages
+        .iter()
+        .filter_map(|p| {
+            let name = p["name"].as_str()?.to_owned();
+            let mut deps: Vec<String> = p["dependencies"]
+                .as_array()?
+                .iter()
+                .filter_map(|d| d["name"].as_str())
+                .filter(|d| ours.iter().any(|o| o == d))
+                .map(str::to_owned)
+                .collect();
+            deps.sort();
+            deps.dedup();
+            Some((name, deps))
+        })
+        .collect()
+}
+
+/// Every rule the edges break, one line each.
+pub(crate) fn violations(edges: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (krate, deps) in edges {
+        let Some(ok) = allowed(krate) else {
+            out.push(format!("{krate}: not in the layering table (xtask/src/layering.rs); add it with its allowed dependencies"));
+            continue;
+        };
+        for d in deps {
+            if !ok.contains(&d.as_str()) {
+                out.push(format!(
+                    "{krate} -> {d}: not allowed ({krate} may depend on: {})",
+                    if ok.is_empty() {
+                        "none of our crates".to_owned()
+                    } else {
+                        ok.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn run(root: &Path) -> Result<String, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .output()
+        .map_err(|e| format!("running cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let metadata: Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata output: {e}"))?;
+    let edges = edges(&metadata);
+    let v = violations(&edges);
+    if v.is_empty() {
+        let n: usize = edges.values().map(Vec::len).sum();
+        Ok(format!(
+            "layering: {} crates, {n} internal edges, all pointing down",
+            edges.len()
+        ))
+    } else {
+        Err(format!("layering violations:\n  {}", v.join("\n  ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pkg(name: &str, deps: &[&str]) -> Value {
+        json!({"name": name, "dependencies": deps.iter().map(|d| json!({"name": d})).collect::<Vec<_>>()})
+    }
+
+    #[test]
+    fn downward_edges_pass() {
+        let m = json!({"packages": [
+            pkg("tensor-core", &["thiserror"]),
+            pkg("tensor-dtype", &["tensor-core", "half"]),
+            pkg("tensorkit", &["tensor-core", "tensor-dtype"]),
+            pkg("tensorkit-cli", &["tensor-core", "tensor-dtype", "clap"]),
+            pkg("xtask", &["serde_json"]),
+        ]});
+        let e = edges(&m);
+        assert_eq!(e["tensor-dtype"], vec!["tensor-core"]);
+        assert!(violations(&e).is_empty(), "{:?}", violations(&e));
+    }
+
+    #[test]
+    fn upward_sideways_and_unknown_edges_fail() {
+        let m = json!({"packages": [
+            pkg("tensor-core", &["tensor-dtype"]),
+            pkg("tensor-dtype", &["tensor-core"]),
+            pkg("tensor-ztensor", &["tensor-bintensors"]),
+            pkg("tensor-bintensors", &["tensorkit"]),
+            pkg("tensor-descriptor", &["tensor-pipeline"]),
+            pkg("tensor-pipeline", &[]),
+            pkg("tensorkit", &["tensorkit-cli"]),
+            pkg("tensorkit-cli", &["xtask"]),
+            pkg("xtask", &[]),
+            pkg("tensor-mystery", &[]),
+        ]});
+        let v = violations(&edges(&m));
+        for needle in [
+            "tensor-core -> tensor-dtype",
+            "tensor-ztensor -> tensor-bintensors",
+            "tensor-bintensors -> tensorkit",
+            "tensor-descriptor -> tensor-pipeline",
+            "tensorkit -> tensorkit-cli",
+            "tensorkit-cli -> xtask",
+            "tensor-mystery: not in the layering table",
+        ] {
+            assert!(
+                v.iter().any(|l| l.starts_with(needle)),
+                "{needle} not in {v:?}"
+            );
+        }
+        assert_eq!(v.len(), 7, "{v:?}");
+    }
+}
