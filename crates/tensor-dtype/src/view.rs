@@ -132,6 +132,12 @@ impl<'a> TensorView<'a> {
         &self.strides
     }
 
+    /// The whole buffer the offset and strides index into.
+    #[must_use]
+    pub fn buffer(&self) -> &'a [u8] {
+        self.data
+    }
+
     /// The byte offset of element `[0, …, 0]` in the buffer.
     #[must_use]
     pub fn offset(&self) -> usize {

@@ -24,6 +24,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Read or write stdlib-js ndarray meta data (the record `@stdlib/ndarray` serializes).
+    #[command(subcommand)]
+    StdlibMeta(StdlibMetaCommand),
     /// Write an embedded data set in every supported format, read it back, compare, and print
     /// sizes and throughput.
     Demo {
@@ -33,5 +36,28 @@ pub enum Command {
         /// Use tiny tensors (a 10° grid): the data set behind the golden files.
         #[arg(long)]
         small: bool,
+    },
+}
+
+/// `tensorkit stdlib-meta ...`
+#[derive(Debug, Subcommand)]
+pub enum StdlibMetaCommand {
+    /// Decode and strictly validate a meta data buffer, and print its fields.
+    Decode {
+        /// The buffer to read.
+        file: PathBuf,
+        /// Print JSON with the conformance fixtures' keys instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a meta data buffer from a JSON specification (the keys `decode --json` prints;
+    /// only `dtype` and `shape` are required).
+    Encode {
+        /// The JSON specification.
+        #[arg(long = "from-json", value_name = "SPEC")]
+        from_json: PathBuf,
+        /// Where to write the buffer.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
     },
 }

@@ -33,6 +33,23 @@ pub enum Error {
         /// The category.
         kind: ErrorKind,
     },
+    /// stdlib-js meta data that could not be read or written.
+    #[error("{path}: {source}")]
+    StdlibMeta {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: tensor_stdlib_meta::Error,
+    },
+    /// A JSON specification given on the command line that cannot be used.
+    #[error("{path}: {message}")]
+    Spec {
+        /// The specification file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A tensor a target format cannot hold.
     #[error("{format} cannot store {what}")]
     CannotRepresent {
@@ -75,6 +92,8 @@ impl Kinded for Error {
                 }
             }
             Error::Safetensors { kind, .. } => *kind,
+            Error::StdlibMeta { source, .. } => source.kind(),
+            Error::Spec { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
         }

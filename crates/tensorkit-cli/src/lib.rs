@@ -17,8 +17,9 @@ pub mod error;
 pub mod formats;
 pub mod model;
 pub mod report;
+pub mod stdlib_meta;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
 use std::io::Write;
 use std::path::Path;
@@ -38,25 +39,57 @@ fn inspect(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     } else {
         report::table(&set)
     };
+    write_out(out, &text)
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<()> {
     out.write_all(text.as_bytes())
-        .map_err(|e| tensor_core::Error::io("writing to standard output", e))?;
-    Ok(())
+        .map_err(|e| tensor_core::Error::io("writing to standard output", e).into())
+}
+
+fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<()> {
+    match cmd {
+        StdlibMetaCommand::Decode { file, json } => {
+            let meta = stdlib_meta::decode(file)?;
+            let text = if *json {
+                let mut s =
+                    serde_json::to_string_pretty(&stdlib_meta::to_json(&meta)).unwrap_or_default();
+                s.push('\n');
+                s
+            } else {
+                stdlib_meta::to_table(&meta)
+            };
+            write_out(out, &text)
+        }
+        StdlibMetaCommand::Encode { from_json, output } => {
+            let meta = stdlib_meta::encode(from_json, output)?;
+            write_out(
+                out,
+                &format!(
+                    "wrote {} ({} bytes)\n",
+                    output.display(),
+                    meta.byte_length()
+                ),
+            )
+        }
+    }
 }
 
 /// Runs one command, writing its output to `out` and errors to `err`; returns the exit status.
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out), *json),
+        Command::StdlibMeta(cmd) => (
+            stdlib_meta_command(cmd, out),
+            matches!(cmd, StdlibMetaCommand::Decode { json: true, .. }),
+        ),
         Command::Demo { out: dir, small } => {
             let size = if *small {
                 demo_data::Size::Small
             } else {
                 demo_data::Size::Default
             };
-            let r = demo::run(dir.as_deref(), size).and_then(|text| {
-                out.write_all(text.as_bytes())
-                    .map_err(|e| tensor_core::Error::io("writing to standard output", e).into())
-            });
+            let r = demo::run(dir.as_deref(), size).and_then(|text| write_out(out, &text));
             (r, false)
         }
     };

@@ -12,6 +12,7 @@
 //! |---|---|---|
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
+//! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
 //! use tensorkit::{ByteOrder, Dtype, Tensor, TensorView};
@@ -32,10 +33,29 @@
 //! assert!(owned.byte_order().is_native());
 //! # Ok::<(), tensorkit::dtype::Error>(())
 //! ```
+//!
+//! ## stdlib-js ndarray meta data
+//!
+//! ```
+//! # #[cfg(feature = "stdlib-meta")] {
+//! use tensorkit::stdlib_meta::{MetaData, StridedArray, meta_for_view};
+//! use tensorkit::Tensor;
+//!
+//! // Describe a tensor the way @stdlib/ndarray would, and read it back through the record.
+//! let t = Tensor::from_elements(&[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
+//! let bytes = meta_for_view(&t.view())?.serialize()?;
+//! let meta = MetaData::deserialize(&bytes)?;
+//! let array = StridedArray::new(&meta, t.data())?;
+//! assert_eq!(array.get(&[1, 0])?, tensorkit::dtype::Scalar::Int(4));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 
 pub use tensor_core as bytes;
 pub use tensor_dtype as dtype;
+#[cfg(feature = "stdlib-meta")]
+pub use tensor_stdlib_meta as stdlib_meta;
 
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

@@ -4,6 +4,7 @@
 mod conformance;
 mod hostile;
 mod output;
+mod stdlib;
 mod support;
 
 fn main() {
@@ -12,5 +13,6 @@ fn main() {
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
     trials.extend(output::trials());
+    trials.extend(stdlib::trials());
     libtest_mimic::run(&args, trials).exit();
 }
