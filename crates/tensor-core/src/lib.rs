@@ -10,6 +10,7 @@
 //! - [`checked`] — size arithmetic that reports overflow instead of wrapping.
 //! - [`source`] — byte sources: slices, a memory-mapped file, a positioned file reader.
 //! - [`atomic`] — files written under a temporary name and renamed into place.
+//! - [`hex`] — lower-case hex for digests in messages and reports.
 //!
 //! ```
 //! use tensor_core::{ByteOrder, Limits, byte_order, checked};
@@ -36,6 +37,7 @@ pub mod atomic;
 pub mod byte_order;
 pub mod checked;
 mod error;
+pub mod hex;
 mod limits;
 pub mod source;
 

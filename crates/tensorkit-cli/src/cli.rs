@@ -24,6 +24,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert a tensor file to another format, keeping names, dtypes, shapes, values and
+    /// metadata; anything the target cannot hold is an error that names it.
+    Convert {
+        /// The file to read (any supported format, detected from its content).
+        input: PathBuf,
+        /// The file to write.
+        output: PathBuf,
+        /// The output format, as `inspect --json` names it (safetensors, bintensors,
+        /// bintensors-legacy); by default it follows OUTPUT's extension.
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<String>,
+    },
     /// Read or write stdlib-js ndarray meta data (the record `@stdlib/ndarray` serializes).
     #[command(subcommand)]
     StdlibMeta(StdlibMetaCommand),

@@ -64,7 +64,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
     let set = tensor_set(&tensors, size);
     let mut rows = Vec::new();
     for format in FormatId::ALL {
-        let file_name = format!("demo.{}", format.extension());
+        let file_name = format!("demo-{}.{}", format.id(), format.extension());
         let path = dir.join(&file_name);
         let start = Instant::now();
         formats::write(format, &set, &path)?;
@@ -153,15 +153,27 @@ fn render(tensors: &[(String, Tensor)], rows: &[Row]) -> String {
         let _ = writeln!(out, "  {name:<16} {:<8} {:?}", t.dtype().name(), t.shape());
     }
     let _ = writeln!(out);
+    let fw = rows
+        .iter()
+        .map(|r| r.format.id().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let nw = rows
+        .iter()
+        .map(|r| r.file_name.len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     let _ = writeln!(
         out,
-        "{:<14} {:<20} {:>10} {:>12} {:>12}  round trip",
+        "{:<fw$}  {:<nw$}  {:>9}  {:>11}  {:>11}  round trip",
         "format", "file", "size", "write", "read"
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{:<14} {:<20} {:>10} {:>12} {:>12}  identical",
+            "{:<fw$}  {:<nw$}  {:>9}  {:>11}  {:>11}  identical",
             r.format.id(),
             r.file_name,
             human_bytes(r.file_bytes),
@@ -191,6 +203,7 @@ mod tests {
         }
         let text = render(&demo_data::tensors(Size::Small), &rows);
         assert!(text.contains("safetensors"));
+        assert!(text.contains("bintensors-legacy"));
         assert!(text.contains("identical"));
     }
 

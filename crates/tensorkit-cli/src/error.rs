@@ -33,6 +33,15 @@ pub enum Error {
         /// The category.
         kind: ErrorKind,
     },
+    /// A BinTensors file that could not be read or written.
+    #[error("{path}: {source}")]
+    Bintensors {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: tensor_bintensors::Error,
+    },
     /// stdlib-js meta data that could not be read or written.
     #[error("{path}: {source}")]
     StdlibMeta {
@@ -49,6 +58,12 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         message: String,
+    },
+    /// An output format that cannot be determined or is not supported.
+    #[error("{what}")]
+    UnknownTarget {
+        /// What was asked for.
+        what: String,
     },
     /// A tensor a target format cannot hold.
     #[error("{format} cannot store {what}")]
@@ -93,7 +108,8 @@ impl Kinded for Error {
             }
             Error::Safetensors { kind, .. } => *kind,
             Error::StdlibMeta { source, .. } => source.kind(),
-            Error::Spec { .. } => ErrorKind::InvalidArgument,
+            Error::Bintensors { source, .. } => source.kind(),
+            Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
         }

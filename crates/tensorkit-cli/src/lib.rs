@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod convert;
 pub mod demo;
 pub mod demo_data;
 pub mod error;
@@ -79,6 +80,22 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out), *json),
+        Command::Convert { input, output, to } => (
+            convert::run(input, output, to.as_deref()).and_then(|s| {
+                write_out(
+                    out,
+                    &format!(
+                        "converted {} tensors from {} to {}: {} ({} bytes)\n",
+                        s.tensors,
+                        s.from.id(),
+                        s.to.id(),
+                        output.display(),
+                        s.bytes
+                    ),
+                )
+            }),
+            false,
+        ),
         Command::StdlibMeta(cmd) => (
             stdlib_meta_command(cmd, out),
             matches!(cmd, StdlibMetaCommand::Decode { json: true, .. }),

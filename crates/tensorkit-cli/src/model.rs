@@ -8,17 +8,27 @@ use tensor_dtype::TensorView;
 pub enum FormatId {
     /// Hugging Face safetensors.
     Safetensors,
+    /// BinTensors, the released header layout.
+    Bintensors,
+    /// BinTensors, the pre-release header layout.
+    BintensorsLegacy,
 }
 
 impl FormatId {
     /// Every format, in the order the demo and listings show them.
-    pub const ALL: [FormatId; 1] = [FormatId::Safetensors];
+    pub const ALL: [FormatId; 3] = [
+        FormatId::Safetensors,
+        FormatId::Bintensors,
+        FormatId::BintensorsLegacy,
+    ];
 
     /// The id used in JSON output and by `--to`.
     #[must_use]
     pub const fn id(self) -> &'static str {
         match self {
             FormatId::Safetensors => "safetensors",
+            FormatId::Bintensors => "bintensors",
+            FormatId::BintensorsLegacy => "bintensors-legacy",
         }
     }
 
@@ -27,6 +37,23 @@ impl FormatId {
     pub const fn extension(self) -> &'static str {
         match self {
             FormatId::Safetensors => "safetensors",
+            FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
+        }
+    }
+
+    /// The format called `id` (as `inspect --json` reports it).
+    #[must_use]
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.id() == id)
+    }
+
+    /// The format a file name's extension suggests, for choosing an output format.
+    #[must_use]
+    pub fn from_extension(path: &std::path::Path) -> Option<Self> {
+        match path.extension()?.to_str()? {
+            "safetensors" => Some(FormatId::Safetensors),
+            "bt" | "bintensors" => Some(FormatId::Bintensors),
+            _ => None,
         }
     }
 }

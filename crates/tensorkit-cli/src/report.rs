@@ -49,7 +49,10 @@ pub fn tensor_json(t: &NamedTensor<'_>) -> Value {
     }
     o.insert("dtype".into(), Value::from(t.view.dtype().name()));
     o.insert("shape".into(), Value::from(t.view.shape().to_vec()));
-    o.insert("sha256_le".into(), Value::from(hex(&Sha256::digest(&le))));
+    o.insert(
+        "sha256_le".into(),
+        Value::from(tensor_core::hex::encode(&Sha256::digest(&le))),
+    );
     let first = scalar::decode(t.view.dtype(), &le, ByteOrder::Little, 0, FIRST_VALUES);
     o.insert(
         "first_values".into(),
@@ -66,17 +69,6 @@ pub fn json(set: &TensorSet<'_>) -> Value {
         "metadata": set.metadata.clone().map_or(Value::Null, Value::Object),
         "tensors": set.tensors.iter().map(tensor_json).collect::<Vec<_>>(),
     })
-}
-
-/// Lower-case hex.
-#[must_use]
-pub fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 fn display_name(t: &NamedTensor<'_>) -> String {
@@ -183,6 +175,5 @@ mod tests {
         assert_eq!(scalar_json(Scalar::Uint(u64::MAX)), json!(u64::MAX));
         assert_eq!(scalar_json(Scalar::Int(i64::MIN)), json!(i64::MIN));
         assert_eq!(scalar_json(Scalar::Bool(true)), json!(true));
-        assert_eq!(hex(&[0, 0xab, 0x10]), "00ab10");
     }
 }

@@ -12,6 +12,7 @@
 //! |---|---|---|
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
+//! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
@@ -34,6 +35,26 @@
 //! # Ok::<(), tensorkit::dtype::Error>(())
 //! ```
 //!
+//! ## BinTensors: write, read, convert
+//!
+//! ```
+//! # #[cfg(feature = "bintensors")] {
+//! use tensorkit::bintensors::{BinTensors, Layout, serialize};
+//! use tensorkit::Tensor;
+//!
+//! let w = Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0])?;
+//! let bytes = serialize(&[("w", w.view())], None, Layout::Release)?;
+//! let file = BinTensors::read(&bytes)?; // zero-copy: views borrow `bytes`
+//! let back = file.tensor("w").unwrap();
+//! assert_eq!(&*back.view.typed::<f32>()?, &[1.5, -2.0, 0.25, 8.0]);
+//!
+//! // Converting is re-writing the same views in another layout (or format).
+//! let legacy = serialize(&[("w", back.view)], None, Layout::Legacy)?;
+//! assert_eq!(BinTensors::read(&legacy)?.layout(), Layout::Legacy);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## stdlib-js ndarray meta data
 //!
 //! ```
@@ -52,6 +73,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bintensors")]
+pub use tensor_bintensors as bintensors;
 pub use tensor_core as bytes;
 pub use tensor_dtype as dtype;
 #[cfg(feature = "stdlib-meta")]

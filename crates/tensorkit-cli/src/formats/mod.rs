@@ -2,6 +2,7 @@
 //!
 //! The format of a file is decided from its content, never from its name.
 
+mod bintensors;
 #[doc = include_str!("../../../../docs/formats/safetensors.md")]
 mod safetensors;
 
@@ -17,6 +18,9 @@ const MIN_DETECT_BYTES: usize = 9;
 pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     if safetensors::looks_like(bytes) {
         return Ok(FormatId::Safetensors);
+    }
+    if bintensors::looks_like(bytes) {
+        return Ok(FormatId::Bintensors);
     }
     let shown: String = bytes
         .iter()
@@ -42,6 +46,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
 pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
     match detect(path, bytes)? {
         FormatId::Safetensors => safetensors::read(path, bytes, limits),
+        FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, limits),
     }
 }
 
@@ -49,5 +54,28 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
 pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<()> {
     match format {
         FormatId::Safetensors => safetensors::write(set, path),
+        FormatId::Bintensors => bintensors::write(set, path, tensor_bintensors::Layout::Release),
+        FormatId::BintensorsLegacy => {
+            bintensors::write(set, path, tensor_bintensors::Layout::Legacy)
+        }
     }
+}
+
+/// Metadata for a format that stores only string values: every value must be a string.
+pub(crate) fn string_metadata(
+    metadata: &serde_json::Map<String, serde_json::Value>,
+    format: &'static str,
+) -> Result<Vec<(String, String)>> {
+    metadata
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => Ok((k.clone(), s.clone())),
+            other => Err(Error::CannotRepresent {
+                format,
+                what: format!(
+                    "metadata value {k:?} = {other} ({format} metadata holds only strings)"
+                ),
+            }),
+        })
+        .collect()
 }

@@ -288,20 +288,12 @@ fn prepare<'a>(set: &TensorSet<'a>) -> Result<Vec<Outgoing<'a>>> {
 /// are called `tensor_<i>`.
 pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
     let outgoing = prepare(set)?;
-    let metadata = match &set.metadata {
-        None => None,
-        Some(m) => Some(
-            m.iter()
-                .map(|(k, v)| match v {
-                    Value::String(s) => Ok((k.clone(), s.clone())),
-                    other => Err(Error::CannotRepresent {
-                        format: FORMAT,
-                        what: format!("metadata value {k:?} = {other} (safetensors metadata holds only strings)"),
-                    }),
-                })
-                .collect::<Result<HashMap<_, _>>>()?,
-        ),
-    };
+    let metadata = set
+        .metadata
+        .as_ref()
+        .map(|m| super::string_metadata(m, FORMAT))
+        .transpose()?
+        .map(|m| m.into_iter().collect::<HashMap<_, _>>());
     let header = safetensors::serialize(
         outgoing.iter().map(|o| (o.name.as_str(), HeaderOnly(o))),
         metadata,

@@ -139,7 +139,45 @@ fn check(case: &Case, dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Every malformed BinTensors fixture fails with the error contract, except the one in the
+/// pre-release layout, which reads as `bintensors-legacy`.
+fn bintensors_bad(file: &Path) -> Result<(), Failed> {
+    let p = file.to_string_lossy();
+    let out = tensorkit(&["inspect", "--json", &p]);
+    if file
+        .file_stem()
+        .is_some_and(|s| s.to_string_lossy().contains("legacy"))
+        && out.status.success()
+    {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        return if v["format"] == "bintensors-legacy" {
+            Ok(())
+        } else {
+            Err(format!("read as {}", v["format"]).into())
+        };
+    }
+    expect_error_contract(&out, true)?;
+    expect_error_contract(&tensorkit(&["inspect", &p]), false)?;
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
+    let bad_bt =
+        crate::support::files_with_extension(&testdata().join("conformance/bintensors/bad"), "bt");
+    assert!(!bad_bt.is_empty());
+    let bt_trials: Vec<Trial> = bad_bt
+        .into_iter()
+        .map(|f| {
+            let name = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            Trial::test(format!("hostile::bintensors::{name}"), move || {
+                bintensors_bad(&f)
+            })
+        })
+        .collect();
     cases()
         .into_iter()
         .map(|case| {
@@ -159,5 +197,6 @@ pub(crate) fn trials() -> Vec<Trial> {
                 Err(format!("kind {kind}").into())
             }
         })])
+        .chain(bt_trials)
         .collect()
 }

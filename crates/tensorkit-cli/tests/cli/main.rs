@@ -2,6 +2,7 @@
 //! inputs derived from them, snapshots of the readable output, and the demo.
 
 mod conformance;
+mod convert;
 mod hostile;
 mod output;
 mod stdlib;
@@ -12,6 +13,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
+    trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(stdlib::trials());
     libtest_mimic::run(&args, trials).exit();

@@ -30,8 +30,9 @@ fn inspect_json_snapshot() -> Result<(), Failed> {
 /// The committed golden files read back to the demo data set, tensor for tensor.
 fn golden_files_read_back() -> Result<(), Failed> {
     let dir = testdata().join("golden");
-    let files = files_with_extension(&dir, "safetensors");
-    if files.is_empty() {
+    let mut files = files_with_extension(&dir, "safetensors");
+    files.extend(files_with_extension(&dir, "bt"));
+    if files.len() < tensorkit_cli::model::FormatId::ALL.len() {
         return Err("no golden files; run `cargo xtask golden`".into());
     }
     let expected = tensorkit_cli::demo_data::tensors(tensorkit_cli::demo_data::Size::Small);
@@ -65,7 +66,7 @@ fn demo_runs_and_keeps_files() -> Result<(), Failed> {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
     }
     let text = String::from_utf8(out.stdout)?;
-    if !text.contains("identical") || !dir.path().join("demo.safetensors").exists() {
+    if !text.contains("identical") || !dir.path().join("demo-bintensors.bt").exists() {
         return Err(format!("unexpected demo output:\n{text}").into());
     }
     Ok(())

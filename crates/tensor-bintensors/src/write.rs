@@ -1,0 +1,187 @@
+//! Writing BinTensors files, byte for byte as the reference writer does.
+//!
+//! The header is encoded with bincode 2 (standard configuration) itself, so its encoding is
+//! the reference's by construction. Order is canonical: metadata sorted by key bytes (a
+//! `BTreeMap<String, _>` iterates that way), tensors by dtype id descending then name bytes;
+//! offsets follow that order from 0; the header is padded with 0x20 to a multiple of 8.
+
+use crate::dtype;
+use crate::error::{Error, Result};
+use crate::header::Layout;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use tensor_core::atomic::AtomicFile;
+use tensor_dtype::TensorView;
+
+/// A tensor's header fields as bincode encodes them: dtype id, shape, (begin, end).
+type WireInfo<'a> = (u32, &'a [u64], (u64, u64));
+
+/// One tensor to write, with its little-endian bytes.
+struct Outgoing<'n, 'd> {
+    name: &'n str,
+    id: u32,
+    shape: &'n [u64],
+    data: Cow<'d, [u8]>,
+}
+
+fn prepare<'n, 'd>(tensors: &'n [(&'n str, TensorView<'d>)]) -> Result<Vec<Outgoing<'n, 'd>>> {
+    let mut out = tensors
+        .iter()
+        .map(|(name, view)| {
+            let id = dtype::to_id(view.dtype()).ok_or_else(|| Error::UnsupportedDtype {
+                name: (*name).to_owned(),
+                dtype: view.dtype(),
+            })?;
+            Ok(Outgoing {
+                name,
+                id,
+                shape: view.shape(),
+                data: view.to_le_bytes(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    out.sort_by(|a, b| {
+        b.id.cmp(&a.id)
+            .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
+    });
+    if let Some(w) = out.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(Error::ValidationMismatch {
+            name: w[0].name.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+fn header(
+    tensors: &[Outgoing<'_, '_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+) -> Vec<u8> {
+    let config = bincode::config::standard();
+    let meta: Option<Vec<(&str, &str)>> =
+        metadata.map(|m| m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect());
+    let mut offset = 0u64;
+    let infos: Vec<WireInfo<'_>> = tensors
+        .iter()
+        .map(|t| {
+            let begin = offset;
+            offset += t.data.len() as u64;
+            (t.id, t.shape, (begin, offset))
+        })
+        .collect();
+    // Encoding plain tuples, strings, slices and integers into a Vec cannot fail.
+    let mut bytes = match layout {
+        Layout::Release => {
+            let entries: Vec<(&str, WireInfo<'_>)> = tensors
+                .iter()
+                .zip(&infos)
+                .map(|(t, info)| (t.name, *info))
+                .collect();
+            bincode::encode_to_vec((meta, entries), config)
+        }
+        Layout::Legacy => {
+            let mut index: Vec<(&str, u64)> = tensors
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.name, i as u64))
+                .collect();
+            index.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            bincode::encode_to_vec((meta, infos, index), config)
+        }
+    }
+    .unwrap_or_default();
+    let pad = (8 - bytes.len() % 8) % 8;
+    bytes.resize(bytes.len() + pad, b' ');
+    bytes
+}
+
+/// Writes a file to `out`: the 8-byte header length, the header, then every tensor's bytes.
+/// Returns the number of bytes written.
+///
+/// Fails for a dtype BinTensors cannot store (bitmask, complex) and for duplicate names.
+pub fn write(
+    out: &mut impl Write,
+    tensors: &[(&str, TensorView<'_>)],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+) -> Result<u64> {
+    let outgoing = prepare(tensors)?;
+    let head = header(&outgoing, metadata, layout);
+    let io = |e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e));
+    out.write_all(&(head.len() as u64).to_le_bytes())
+        .map_err(io)?;
+    out.write_all(&head).map_err(io)?;
+    let mut total = 8 + head.len() as u64;
+    for t in &outgoing {
+        out.write_all(&t.data).map_err(io)?;
+        total += t.data.len() as u64;
+    }
+    Ok(total)
+}
+
+/// The whole file as bytes.
+pub fn serialize(
+    tensors: &[(&str, TensorView<'_>)],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(&mut out, tensors, metadata, layout)?;
+    Ok(out)
+}
+
+/// Writes a file at `path` atomically: under a temporary name, synced, then renamed.
+pub fn write_file(
+    path: impl AsRef<Path>,
+    tensors: &[(&str, TensorView<'_>)],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+) -> Result<u64> {
+    let mut file = AtomicFile::create(path)?;
+    let n = write(&mut file, tensors, metadata, layout)?;
+    file.commit()?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BinTensors, LayoutChoice, ReadOptions};
+    use tensor_core::ByteOrder;
+    use tensor_dtype::{Dtype, Tensor};
+
+    #[test]
+    fn the_seed_example_is_the_legacy_layout() {
+        let zeros = Tensor::new(vec![0; 16], Dtype::Int32, &[1, 4], ByteOrder::Little).unwrap();
+        let bytes = serialize(&[("test", zeros.view())], None, Layout::Legacy).unwrap();
+        let seed: &[u8] = b"\x10\x00\x00\x00\x00\x00\x00\x00\x00\x01\x09\x02\x01\x04\x00\x10\x01\x04\x74\x65\x73\x74\x00\x20\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+        assert_eq!(bytes, seed);
+        let f = BinTensors::read(seed).unwrap();
+        assert_eq!(f.layout(), Layout::Legacy);
+        let t = f.tensor("test").unwrap();
+        assert_eq!(
+            (t.view.dtype(), t.view.shape()),
+            (Dtype::Int32, &[1u64, 4][..])
+        );
+        assert!(
+            BinTensors::read_with(seed, &ReadOptions::default().layout(LayoutChoice::Release))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn writers_refuse_what_the_format_cannot_hold() {
+        let c = Tensor::new(vec![0; 8], Dtype::Complex64, &[1], ByteOrder::Little).unwrap();
+        assert!(matches!(
+            serialize(&[("c", c.view())], None, Layout::Release),
+            Err(Error::UnsupportedDtype { .. })
+        ));
+        let a = Tensor::from_elements(&[1], &[1u8]).unwrap();
+        assert!(matches!(
+            serialize(&[("a", a.view()), ("a", a.view())], None, Layout::Release),
+            Err(Error::ValidationMismatch { .. })
+        ));
+    }
+}
