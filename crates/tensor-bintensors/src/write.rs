@@ -38,7 +38,7 @@ fn prepare<'n, 'd>(tensors: &'n [(&'n str, TensorView<'d>)]) -> Result<Vec<Outgo
                 name,
                 id,
                 shape: view.shape(),
-                data: view.to_le_bytes(),
+                data: view.to_canonical_le_bytes(),
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -109,6 +109,16 @@ pub enum Error {
         /// The configured maximum.
         limit: u64,
     },
+    /// Structurally invalid input at a known offset (used by shared decoders such as CBOR).
+    #[error("malformed {what} at offset {offset}: {reason}")]
+    Malformed {
+        /// The structure being decoded, e.g. "CBOR".
+        what: &'static str,
+        /// Where decoding stopped, relative to the decoded buffer.
+        offset: u64,
+        /// What was wrong.
+        reason: String,
+    },
     /// The caller passed inconsistent arguments.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -129,7 +139,7 @@ impl Kinded for Error {
         match self {
             Error::Io { .. } => ErrorKind::Io,
             Error::Truncated { .. } => ErrorKind::Truncated,
-            Error::Overflow { .. } => ErrorKind::Malformed,
+            Error::Overflow { .. } | Error::Malformed { .. } => ErrorKind::Malformed,
             Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
             Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
         }

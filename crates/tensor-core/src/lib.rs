@@ -7,6 +7,8 @@
 //!   [`Error`], the leaf errors every decoder needs (truncation, overflow, limits, I/O).
 //! - [`Limits`] — the resource bounds every decoder takes.
 //! - [`ByteOrder`] and the swap functions in [`byte_order`].
+//! - [`buffer`] — large zeroed output buffers backed by huge pages.
+//! - [`cbor`] — a bounded CBOR decoder (with byte spans) and encoder (canonical or as-is).
 //! - [`checked`] — size arithmetic that reports overflow instead of wrapping.
 //! - [`source`] — byte sources: slices, a memory-mapped file, a positioned file reader.
 //! - [`atomic`] — files written under a temporary name and renamed into place.
@@ -34,7 +36,9 @@
 #![deny(unsafe_code)]
 
 pub mod atomic;
+pub mod buffer;
 pub mod byte_order;
+pub mod cbor;
 pub mod checked;
 mod error;
 pub mod hex;

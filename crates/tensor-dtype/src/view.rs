@@ -183,9 +183,9 @@ impl<'a> TensorView<'a> {
         Some(&self.data[self.offset..self.offset + len])
     }
 
-    /// The elements in storage order as little-endian bytes, with bool elements normalised to
-    /// 0 or 1. Borrowed when nothing needs to change. A view that is not contiguous is
-    /// gathered in C order first.
+    /// The elements in storage order as little-endian bytes, exactly as stored otherwise (a
+    /// bool byte of 7 stays 7). Borrowed when nothing needs to change. A view that is not
+    /// contiguous is gathered in C order first.
     #[must_use]
     pub fn to_le_bytes(&self) -> Cow<'a, [u8]> {
         let mut bytes = match self.contiguous_bytes() {
@@ -196,6 +196,15 @@ impl<'a> TensorView<'a> {
             // The width always divides the length: checked at construction.
             let _ = byte_order::swap_in_place(bytes.to_mut(), self.dtype.swap_width());
         }
+        bytes
+    }
+
+    /// What a writer stores: [`to_le_bytes`](Self::to_le_bytes) with bool elements
+    /// normalised to 0 or 1 (every format defines bools that way; readers accept any
+    /// non-zero byte as true, writers must not produce one).
+    #[must_use]
+    pub fn to_canonical_le_bytes(&self) -> Cow<'a, [u8]> {
+        let mut bytes = self.to_le_bytes();
         if self.dtype == Dtype::Bool && bytes.iter().any(|&b| b > 1) {
             for b in bytes.to_mut() {
                 *b = u8::from(*b != 0);
@@ -529,7 +538,8 @@ mod tests {
     fn bools_normalise_and_complex_swaps_per_component() {
         let b = [0u8, 7, 1];
         let v = TensorView::new(&b, Dtype::Bool, &[3], ByteOrder::Big).unwrap();
-        assert_eq!(v.to_le_bytes().as_ref(), &[0, 1, 1]);
+        assert_eq!(v.to_le_bytes().as_ref(), &[0, 7, 1]);
+        assert_eq!(v.to_canonical_le_bytes().as_ref(), &[0, 1, 1]);
         let c: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_be_bytes()).collect();
         let v = TensorView::new(&c, Dtype::Complex64, &[1], ByteOrder::Big).unwrap();
         assert_eq!(v.to_le_bytes().as_ref(), le_f32(&[1.0, 2.0]).as_slice());

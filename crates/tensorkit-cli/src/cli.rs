@@ -35,6 +35,9 @@ pub enum Command {
         /// bintensors-legacy); by default it follows OUTPUT's extension.
         #[arg(long, value_name = "FORMAT")]
         to: Option<String>,
+        /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Read or write stdlib-js ndarray meta data (the record `@stdlib/ndarray` serializes).
     #[command(subcommand)]

@@ -3,8 +3,12 @@
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::FormatId;
+use std::io::IsTerminal;
 use std::path::Path;
 use tensor_core::{Limits, MmapSource};
+
+/// Conversions of more tensor bytes than this show a progress bar.
+pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
 
 /// What a conversion did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,6 +21,8 @@ pub struct Summary {
     pub tensors: usize,
     /// Bytes written.
     pub bytes: u64,
+    /// What the target could not hold and was left out.
+    pub dropped: Vec<String>,
 }
 
 /// The output format: `--to` if given, otherwise from the output file's extension.
@@ -45,14 +51,33 @@ pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
     }
 }
 
-/// Converts `input` into `output`. The input is memory-mapped and every tensor streams from
-/// the mapping to the output file, so memory stays bounded by the largest tensor that needs
-/// a byte-order change (none, between little-endian formats).
-pub fn run(input: &Path, output: &Path, to: Option<&str>) -> Result<Summary> {
+/// Converts `input` into `output`. The input is memory-mapped: tensors stored as they are
+/// go from the mapping straight to the output file; compressed or sparse ones are decoded
+/// into memory first.
+///
+/// With `progress`, a bar on standard error follows the bytes written when the tensors
+/// total more than [`PROGRESS_THRESHOLD`] and standard error is a terminal.
+pub fn run(input: &Path, output: &Path, to: Option<&str>, progress: bool) -> Result<Summary> {
     let target = target(output, to)?;
     let map = MmapSource::open(input)?;
     let set = formats::read(input, &map, &Limits::default())?;
-    formats::write(target, &set, output)?;
+    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
+    let bar =
+        (progress && total > PROGRESS_THRESHOLD && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_message(format!("writing {}", output.display()));
+            bar
+        });
+    let dropped = formats::write_with_progress(target, &set, output, bar.as_ref())?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let bytes = std::fs::metadata(output)
         .map_err(|e| {
             tensor_core::Error::io(format!("reading the size of {}", output.display()), e)
@@ -63,6 +88,7 @@ pub fn run(input: &Path, output: &Path, to: Option<&str>) -> Result<Summary> {
         to: target,
         tensors: set.tensors.len(),
         bytes,
+        dropped,
     })
 }
 

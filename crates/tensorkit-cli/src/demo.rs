@@ -38,11 +38,7 @@ fn tensor_set(tensors: &[(String, Tensor)], size: Size) -> TensorSet<'_> {
         metadata: Some(metadata),
         tensors: tensors
             .iter()
-            .map(|(name, t)| NamedTensor {
-                name: Some(name.clone()),
-                view: t.view(),
-                location: Vec::new(),
-            })
+            .map(|(name, t)| NamedTensor::borrowed(name.clone(), t.view()))
             .collect(),
     }
 }
@@ -53,7 +49,7 @@ fn read_back(path: &Path) -> Result<Vec<(Option<String>, Tensor)>> {
     Ok(set
         .tensors
         .iter()
-        .map(|t| (t.name.clone(), t.view.to_tensor()))
+        .map(|t| (t.name.clone(), t.view().to_tensor()))
         .collect())
 }
 
@@ -67,7 +63,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
         let file_name = format!("demo-{}.{}", format.id(), format.extension());
         let path = dir.join(&file_name);
         let start = Instant::now();
-        formats::write(format, &set, &path)?;
+        let _ = formats::write(format, &set, &path)?;
         let write = start.elapsed();
         let mut read = Duration::MAX;
         let mut back = Vec::new();

@@ -42,6 +42,15 @@ pub enum Error {
         #[source]
         source: tensor_bintensors::Error,
     },
+    /// A zTensor file that could not be read or written.
+    #[error("{path}: {source}")]
+    Ztensor {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: tensor_ztensor::Error,
+    },
     /// stdlib-js meta data that could not be read or written.
     #[error("{path}: {source}")]
     StdlibMeta {
@@ -109,6 +118,7 @@ impl Kinded for Error {
             Error::Safetensors { kind, .. } => *kind,
             Error::StdlibMeta { source, .. } => source.kind(),
             Error::Bintensors { source, .. } => source.kind(),
+            Error::Ztensor { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,

@@ -80,19 +80,27 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out), *json),
-        Command::Convert { input, output, to } => (
-            convert::run(input, output, to.as_deref()).and_then(|s| {
-                write_out(
-                    out,
-                    &format!(
-                        "converted {} tensors from {} to {}: {} ({} bytes)\n",
-                        s.tensors,
-                        s.from.id(),
-                        s.to.id(),
-                        output.display(),
-                        s.bytes
-                    ),
-                )
+        Command::Convert {
+            input,
+            output,
+            to,
+            quiet,
+        } => (
+            convert::run(input, output, to.as_deref(), !quiet).and_then(|s| {
+                let mut text = format!(
+                    "converted {} tensors from {} to {}: {} ({} bytes)\n",
+                    s.tensors,
+                    s.from.id(),
+                    s.to.id(),
+                    output.display(),
+                    s.bytes
+                );
+                for d in &s.dropped {
+                    text.push_str("left out: ");
+                    text.push_str(d);
+                    text.push('\n');
+                }
+                write_out(out, &text)
             }),
             false,
         ),

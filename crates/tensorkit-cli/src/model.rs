@@ -1,7 +1,7 @@
 //! The format-neutral view of a tensor file that every command works on.
 
 use serde_json::{Map, Value};
-use tensor_dtype::TensorView;
+use tensor_dtype::{Tensor, TensorView};
 
 /// The formats the command reads and writes, by the ids `inspect --json` reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -12,14 +12,17 @@ pub enum FormatId {
     Bintensors,
     /// BinTensors, the pre-release header layout.
     BintensorsLegacy,
+    /// zTensor 0.1 (`ZTEN0001`).
+    Ztensor01,
 }
 
 impl FormatId {
     /// Every format, in the order the demo and listings show them.
-    pub const ALL: [FormatId; 3] = [
+    pub const ALL: [FormatId; 4] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
+        FormatId::Ztensor01,
     ];
 
     /// The id used in JSON output and by `--to`.
@@ -29,6 +32,7 @@ impl FormatId {
             FormatId::Safetensors => "safetensors",
             FormatId::Bintensors => "bintensors",
             FormatId::BintensorsLegacy => "bintensors-legacy",
+            FormatId::Ztensor01 => "ztensor-0.1",
         }
     }
 
@@ -38,6 +42,7 @@ impl FormatId {
         match self {
             FormatId::Safetensors => "safetensors",
             FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
+            FormatId::Ztensor01 => "zt",
         }
     }
 
@@ -53,20 +58,55 @@ impl FormatId {
         match path.extension()?.to_str()? {
             "safetensors" => Some(FormatId::Safetensors),
             "bt" | "bintensors" => Some(FormatId::Bintensors),
+            "zt" | "ztensor" => Some(FormatId::Ztensor01),
             _ => None,
         }
     }
 }
 
-/// One tensor of a file, borrowing its bytes from the file.
+/// A tensor's elements: borrowed from the file when they are stored as they are, owned when
+/// they had to be decoded (decompressed, or expanded from a sparse form).
+#[derive(Clone, Debug)]
+pub enum TensorData<'a> {
+    /// Borrowed from the file.
+    View(TensorView<'a>),
+    /// Decoded into memory.
+    Owned(Tensor),
+}
+
+/// One tensor of a file.
 #[derive(Clone, Debug)]
 pub struct NamedTensor<'a> {
     /// The tensor's name, for formats that name tensors.
     pub name: Option<String>,
     /// The elements.
-    pub view: TensorView<'a>,
+    pub data: TensorData<'a>,
     /// Where it sits in formats with nested structure, e.g. `[("message", 0), ("object", 2)]`.
     pub location: Vec<(&'static str, u64)>,
+    /// Per-tensor metadata, for formats that store it (e.g. zTensor custom keys).
+    pub attributes: Vec<(String, tensor_core::cbor::Value)>,
+}
+
+impl<'a> NamedTensor<'a> {
+    /// A named tensor borrowing `view`, with no location or attributes.
+    #[must_use]
+    pub fn borrowed(name: impl Into<String>, view: TensorView<'a>) -> Self {
+        NamedTensor {
+            name: Some(name.into()),
+            data: TensorData::View(view),
+            location: Vec::new(),
+            attributes: Vec::new(),
+        }
+    }
+
+    /// A view of the elements.
+    #[must_use]
+    pub fn view(&self) -> TensorView<'_> {
+        match &self.data {
+            TensorData::View(v) => v.clone(),
+            TensorData::Owned(t) => t.view(),
+        }
+    }
 }
 
 /// The contents of one file: its format, file-level metadata and tensors in stored order.

@@ -38,7 +38,8 @@ pub fn scalar_json(s: Scalar) -> Value {
 /// stored order, and its first values.
 #[must_use]
 pub fn tensor_json(t: &NamedTensor<'_>) -> Value {
-    let le = t.view.to_le_bytes();
+    let view = t.view();
+    let le = view.to_le_bytes();
     let mut o = Map::new();
     o.insert(
         "name".into(),
@@ -47,13 +48,13 @@ pub fn tensor_json(t: &NamedTensor<'_>) -> Value {
     for (key, index) in &t.location {
         o.insert((*key).into(), Value::from(*index));
     }
-    o.insert("dtype".into(), Value::from(t.view.dtype().name()));
-    o.insert("shape".into(), Value::from(t.view.shape().to_vec()));
+    o.insert("dtype".into(), Value::from(view.dtype().name()));
+    o.insert("shape".into(), Value::from(view.shape().to_vec()));
     o.insert(
         "sha256_le".into(),
         Value::from(tensor_core::hex::encode(&Sha256::digest(&le))),
     );
-    let first = scalar::decode(t.view.dtype(), &le, ByteOrder::Little, 0, FIRST_VALUES);
+    let first = scalar::decode(view.dtype(), &le, ByteOrder::Little, 0, FIRST_VALUES);
     o.insert(
         "first_values".into(),
         Value::Array(first.into_iter().map(scalar_json).collect()),
@@ -92,7 +93,7 @@ fn shape_text(shape: &[u64]) -> String {
 #[must_use]
 pub fn table(set: &TensorSet<'_>) -> String {
     let mut out = String::new();
-    let total: u64 = set.tensors.iter().map(|t| t.view.byte_len()).sum();
+    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
     let _ = writeln!(out, "format    {}", set.format.id());
     match &set.metadata {
         None => out.push_str("metadata  (none)\n"),
@@ -121,11 +122,12 @@ pub fn table(set: &TensorSet<'_>) -> String {
         .tensors
         .iter()
         .map(|t| {
+            let view = t.view();
             [
                 display_name(t),
-                t.view.dtype().name().to_owned(),
-                shape_text(t.view.shape()),
-                t.view.byte_len().to_string(),
+                view.dtype().name().to_owned(),
+                shape_text(view.shape()),
+                view.byte_len().to_string(),
             ]
         })
         .collect();

@@ -13,6 +13,8 @@
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
+//! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages with bounded decoding |
+//! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor 0.1 files |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
@@ -55,6 +57,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## zTensor: write, read, convert
+//!
+//! ```
+//! # #[cfg(all(feature = "ztensor", feature = "bintensors"))] {
+//! use tensorkit::ztensor::{TensorOptions, WriteEncoding, ZTensor, serialize};
+//! use tensorkit::Tensor;
+//!
+//! let mask = Tensor::from_elements(&[4], &[0u8, 1, 1, 0])?;
+//! let zstd = TensorOptions { encoding: WriteEncoding::Zstd(3), ..TensorOptions::default() };
+//! let bytes = serialize(&[("mask", mask.view(), zstd)])?;
+//! let file = ZTensor::open(&bytes)?;
+//! let back = file.read(0)?.into_tensor()?;
+//! assert_eq!(back, mask);
+//!
+//! // Into BinTensors: the same tensor, another container.
+//! let bt = tensorkit::bintensors::serialize(&[("mask", back.view())], None, tensorkit::bintensors::Layout::Release)?;
+//! assert_eq!(tensorkit::bintensors::BinTensors::read(&bt)?.len(), 1);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## stdlib-js ndarray meta data
 //!
 //! ```
@@ -77,8 +100,12 @@
 pub use tensor_bintensors as bintensors;
 pub use tensor_core as bytes;
 pub use tensor_dtype as dtype;
+#[cfg(feature = "pipeline")]
+pub use tensor_pipeline as pipeline;
 #[cfg(feature = "stdlib-meta")]
 pub use tensor_stdlib_meta as stdlib_meta;
+#[cfg(feature = "ztensor")]
+pub use tensor_ztensor as ztensor;
 
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

@@ -33,11 +33,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     });
     let tensors = file
         .tensors()
-        .map(|t| NamedTensor {
-            name: Some(t.name.to_owned()),
-            view: t.view,
-            location: Vec::new(),
-        })
+        .map(|t| NamedTensor::borrowed(t.name, t.view))
         .collect();
     Ok(TensorSet {
         format,
@@ -46,7 +42,12 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     })
 }
 
-pub(super) fn write(set: &TensorSet<'_>, path: &Path, layout: Layout) -> Result<()> {
+pub(super) fn write(
+    set: &TensorSet<'_>,
+    out: &mut dyn std::io::Write,
+    path: &Path,
+    layout: Layout,
+) -> Result<()> {
     let format = if layout == Layout::Legacy {
         "bintensors-legacy"
     } else {
@@ -61,7 +62,7 @@ pub(super) fn write(set: &TensorSet<'_>, path: &Path, layout: Layout) -> Result<
     let tensors: Vec<(&str, TensorView<'_>)> = names
         .iter()
         .zip(&set.tensors)
-        .map(|(n, t)| (n.as_str(), t.view.clone()))
+        .map(|(n, t)| (n.as_str(), t.view()))
         .collect();
     let metadata = set
         .metadata
@@ -69,11 +70,11 @@ pub(super) fn write(set: &TensorSet<'_>, path: &Path, layout: Layout) -> Result<
         .map(|m| super::string_metadata(m, format))
         .transpose()?
         .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
-    tensor_bintensors::write_file(path, &tensors, metadata.as_ref(), layout).map_err(|source| {
-        Error::Bintensors {
+    tensor_bintensors::write(&mut &mut *out, &tensors, metadata.as_ref(), layout).map_err(
+        |source| Error::Bintensors {
             path: path.to_path_buf(),
             source,
-        }
-    })?;
+        },
+    )?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 mod bintensors;
 #[doc = include_str!("../../../../docs/formats/safetensors.md")]
 mod safetensors;
+mod ztensor;
 
 use crate::error::{Error, Result};
 use crate::model::{FormatId, TensorSet};
@@ -16,6 +17,9 @@ const MIN_DETECT_BYTES: usize = 9;
 
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes).
 pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
+    if ztensor::looks_like(bytes) {
+        return Ok(FormatId::Ztensor01);
+    }
     if safetensors::looks_like(bytes) {
         return Ok(FormatId::Safetensors);
     }
@@ -47,18 +51,88 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
     match detect(path, bytes)? {
         FormatId::Safetensors => safetensors::read(path, bytes, limits),
         FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, limits),
+        FormatId::Ztensor01 => ztensor::read(path, bytes, limits),
     }
 }
 
-/// Writes `set` to `path` in `format`, atomically.
-pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<()> {
-    match format {
-        FormatId::Safetensors => safetensors::write(set, path),
-        FormatId::Bintensors => bintensors::write(set, path, tensor_bintensors::Layout::Release),
-        FormatId::BintensorsLegacy => {
-            bintensors::write(set, path, tensor_bintensors::Layout::Legacy)
+/// Writes `set` to `path` in `format`, atomically (a temporary file, synced, renamed into
+/// place), reporting written bytes to `progress` if given. Returns what the target could not
+/// hold and was left out (file metadata, per-tensor attributes), one note each; anything
+/// that would change the tensors themselves is an error instead, and leaves no file.
+pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<Vec<String>> {
+    write_with_progress(format, set, path, None)
+}
+
+/// [`write()`], ticking `progress` by every byte written.
+pub fn write_with_progress(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<Vec<String>> {
+    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
+    let dropped = write_to(
+        format,
+        set,
+        path,
+        &mut Progress {
+            inner: &mut file,
+            bar: progress,
+        },
+    )?;
+    file.commit()?;
+    Ok(dropped)
+}
+
+/// A writer that reports how many bytes went through it.
+struct Progress<'w> {
+    inner: &'w mut dyn std::io::Write,
+    bar: Option<&'w indicatif::ProgressBar>,
+}
+
+impl std::io::Write for Progress<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if let Some(bar) = self.bar {
+            bar.inc(n as u64);
         }
+        Ok(n)
     }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn write_to(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    out: &mut dyn std::io::Write,
+) -> Result<Vec<String>> {
+    let attributes = set
+        .tensors
+        .iter()
+        .filter(|t| !t.attributes.is_empty())
+        .count();
+    let mut dropped = Vec::new();
+    if attributes > 0 && format != FormatId::Ztensor01 {
+        dropped.push(format!(
+            "per-tensor attributes of {attributes} tensors ({} has no place for them)",
+            format.id()
+        ));
+    }
+    match format {
+        FormatId::Safetensors => safetensors::write(set, out)?,
+        FormatId::Bintensors => {
+            bintensors::write(set, out, path, tensor_bintensors::Layout::Release)?;
+        }
+        FormatId::BintensorsLegacy => {
+            bintensors::write(set, out, path, tensor_bintensors::Layout::Legacy)?;
+        }
+        FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
+    }
+    Ok(dropped)
 }
 
 /// Metadata for a format that stores only string values: every value must be a string.

@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use tensor_core::atomic::AtomicFile;
 use tensor_core::{ByteOrder, ErrorKind, Limits};
 use tensor_dtype::{Dtype, TensorView};
 
@@ -204,11 +203,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         let data = &bytes[data_start + begin..data_start + end];
         let shape: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
         let view = TensorView::new(data, dtype, &shape, ByteOrder::Little)?;
-        tensors.push(NamedTensor {
-            name: Some(name),
-            view,
-            location: Vec::new(),
-        });
+        tensors.push(NamedTensor::borrowed(name, view));
     }
     let metadata = meta.metadata().as_ref().map(|m| {
         let mut sorted: Vec<_> = m.iter().collect();
@@ -257,11 +252,11 @@ impl View for HeaderOnly<'_, '_> {
     }
 }
 
-fn prepare<'a>(set: &TensorSet<'a>) -> Result<Vec<Outgoing<'a>>> {
+fn prepare<'s>(set: &'s TensorSet<'_>) -> Result<Vec<Outgoing<'s>>> {
     let mut outgoing = Vec::with_capacity(set.tensors.len());
     for (i, t) in set.tensors.iter().enumerate() {
         let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
-        let view = &t.view;
+        let view = t.view();
         let dtype = dtype_to(view.dtype()).ok_or_else(|| Error::CannotRepresent {
             format: FORMAT,
             what: format!("dtype {} (tensor {name:?})", view.dtype()),
@@ -275,7 +270,7 @@ fn prepare<'a>(set: &TensorSet<'a>) -> Result<Vec<Outgoing<'a>>> {
             name,
             dtype,
             shape,
-            data: view.to_le_bytes(),
+            data: view.to_canonical_le_bytes(),
         });
     }
     // The crate's own order: falling dtype alignment, then name. Sorting first means the
@@ -284,9 +279,9 @@ fn prepare<'a>(set: &TensorSet<'a>) -> Result<Vec<Outgoing<'a>>> {
     Ok(outgoing)
 }
 
-/// Writes `set` as safetensors, atomically. Metadata values must be strings; unnamed tensors
+/// Writes `set` as safetensors to `out`. Metadata values must be strings; unnamed tensors
 /// are called `tensor_<i>`.
-pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
+pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn Write) -> Result<()> {
     let outgoing = prepare(set)?;
     let metadata = set
         .metadata
@@ -302,13 +297,11 @@ pub(super) fn write(set: &TensorSet<'_>, path: &Path) -> Result<()> {
         format: FORMAT,
         what: format!("this tensor set: {e}"),
     })?;
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
-    file.write_all(&header).map_err(io)?;
+    let io = |e| tensor_core::Error::io("writing a safetensors file", e);
+    out.write_all(&header).map_err(io)?;
     for o in &outgoing {
-        file.write_all(&o.data).map_err(io)?;
+        out.write_all(&o.data).map_err(io)?;
     }
-    file.commit()?;
     Ok(())
 }
 

@@ -22,9 +22,18 @@ fn convert(input: &Path, output: &Path, to: Option<&str>) -> Result<(), Failed> 
     Ok(())
 }
 
-/// The parts of `inspect --json` that a lossless conversion keeps, tensors by name.
+/// The parts of `inspect --json` that a lossless conversion keeps, tensors by name. Writers
+/// store bools as 0/1, so a bool tensor holding other non-zero bytes keeps its values but not
+/// its bytes: for bools the values are compared, not the digest.
 fn contents(v: &Value) -> Value {
     let mut tensors: Vec<Value> = v["tensors"].as_array().cloned().unwrap_or_default();
+    for t in &mut tensors {
+        if t["dtype"] == "bool"
+            && let Some(o) = t.as_object_mut()
+        {
+            o.remove("sha256_le");
+        }
+    }
     tensors.sort_by_key(|t| t["name"].to_string());
     serde_json::json!({"metadata": v["metadata"], "tensors": tensors})
 }
@@ -93,8 +102,12 @@ fn refuses_unknown_targets() -> Result<(), Failed> {
 
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
-    for (format, ext) in [("safetensors", "safetensors"), ("bintensors", "bt")] {
-        for file in files_with_extension(&testdata().join("conformance").join(format), ext) {
+    for (format, dir, ext) in [
+        ("safetensors", "safetensors", "safetensors"),
+        ("bintensors", "bintensors", "bt"),
+        ("ztensor", "ztensor/v0.1", "zt"),
+    ] {
+        for file in files_with_extension(&testdata().join("conformance").join(dir), ext) {
             let name = file
                 .file_stem()
                 .unwrap_or_default()

@@ -139,16 +139,13 @@ fn check(case: &Case, dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Every malformed BinTensors fixture fails with the error contract, except the one in the
-/// pre-release layout, which reads as `bintensors-legacy`.
-fn bintensors_bad(file: &Path) -> Result<(), Failed> {
+/// Every malformed fixture fails with the error contract, with and without `--json` —
+/// except a BinTensors file in the pre-release layout, which reads as `bintensors-legacy`.
+fn bad_fixture(file: &Path) -> Result<(), Failed> {
     let p = file.to_string_lossy();
     let out = tensorkit(&["inspect", "--json", &p]);
-    if file
-        .file_stem()
-        .is_some_and(|s| s.to_string_lossy().contains("legacy"))
-        && out.status.success()
-    {
+    let legacy = file.extension().is_some_and(|e| e == "bt") && p.contains("legacy");
+    if legacy && out.status.success() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
         return if v["format"] == "bintensors-legacy" {
             Ok(())
@@ -161,23 +158,31 @@ fn bintensors_bad(file: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-pub(crate) fn trials() -> Vec<Trial> {
-    let bad_bt =
-        crate::support::files_with_extension(&testdata().join("conformance/bintensors/bad"), "bt");
-    assert!(!bad_bt.is_empty());
-    let bt_trials: Vec<Trial> = bad_bt
-        .into_iter()
-        .map(|f| {
+/// One trial per malformed fixture of every format.
+fn bad_fixture_trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for (format, dir, ext) in [
+        ("bintensors", "conformance/bintensors/bad", "bt"),
+        ("ztensor", "conformance/ztensor/bad", "zt"),
+    ] {
+        let files = crate::support::files_with_extension(&testdata().join(dir), ext);
+        assert!(!files.is_empty(), "no fixtures in {dir}");
+        for f in files {
             let name = f
                 .file_stem()
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            Trial::test(format!("hostile::bintensors::{name}"), move || {
-                bintensors_bad(&f)
-            })
-        })
-        .collect();
+            trials.push(Trial::test(
+                format!("hostile::{format}::{name}"),
+                move || bad_fixture(&f),
+            ));
+        }
+    }
+    trials
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
     cases()
         .into_iter()
         .map(|case| {
@@ -197,6 +202,6 @@ pub(crate) fn trials() -> Vec<Trial> {
                 Err(format!("kind {kind}").into())
             }
         })])
-        .chain(bt_trials)
+        .chain(bad_fixture_trials())
         .collect()
 }

@@ -30,8 +30,12 @@ fn inspect_json_snapshot() -> Result<(), Failed> {
 /// The committed golden files read back to the demo data set, tensor for tensor.
 fn golden_files_read_back() -> Result<(), Failed> {
     let dir = testdata().join("golden");
-    let mut files = files_with_extension(&dir, "safetensors");
-    files.extend(files_with_extension(&dir, "bt"));
+    let mut files = Vec::new();
+    for format in tensorkit_cli::model::FormatId::ALL {
+        files.extend(files_with_extension(&dir, format.extension()));
+    }
+    files.sort();
+    files.dedup();
     if files.len() < tensorkit_cli::model::FormatId::ALL.len() {
         return Err("no golden files; run `cargo xtask golden`".into());
     }
@@ -44,11 +48,9 @@ fn golden_files_read_back() -> Result<(), Failed> {
                 .iter()
                 .find(|e| e["name"] == name.as_str())
                 .ok_or_else(|| format!("{}: {name} missing", file.display()))?;
-            let want = tensorkit_cli::report::tensor_json(&tensorkit_cli::model::NamedTensor {
-                name: Some(name.clone()),
-                view: t.view(),
-                location: Vec::new(),
-            });
+            let want = tensorkit_cli::report::tensor_json(
+                &tensorkit_cli::model::NamedTensor::borrowed(name.clone(), t.view()),
+            );
             if entry != &want {
                 return Err(
                     format!("{}: {name} differs: {entry} vs {want}", file.display()).into(),

@@ -106,7 +106,7 @@ pub(crate) fn canonical_dtype(reference: &str) -> Option<&'static str> {
         "F64" => "float64",
         "I64" => "int64",
         "U64" => "uint64",
-        _ => return None,
+        canonical => return tensor_dtype_name(canonical),
     })
 }
 
@@ -121,4 +121,11 @@ pub(crate) fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// A name that is already canonical (zTensor 0.1 uses tensorkit's own spellings).
+fn tensor_dtype_name(name: &str) -> Option<&'static str> {
+    name.parse::<tensor_dtype::Dtype>()
+        .ok()
+        .map(tensor_dtype::Dtype::name)
 }

@@ -1,0 +1,100 @@
+//! Output buffers for large decodes.
+//!
+//! On this kind of machine, writing to freshly allocated 4 KiB pages runs at about 2 GB/s —
+//! the page faults, not the copy, are the cost. [`LargeBuffer`] backs large sizes with an
+//! anonymous mapping advised to use transparent huge pages (Linux), which faults 512 times
+//! less often; decoding into one runs several times faster than into a new `Vec`.
+
+use crate::error::{Error, Result};
+
+/// Sizes from which a mapping with huge pages is used; below, a plain heap vector.
+pub const HUGE_THRESHOLD: usize = 2 << 20;
+
+/// A zero-initialised, writable byte buffer, backed by huge pages when it is large.
+#[derive(Debug)]
+pub struct LargeBuffer {
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    Heap(Vec<u8>),
+    Mapped(memmap2::MmapMut),
+}
+
+impl LargeBuffer {
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(len: usize) -> Result<Self> {
+        if len < HUGE_THRESHOLD {
+            return Ok(LargeBuffer {
+                inner: Inner::Heap(vec![0; len]),
+            });
+        }
+        let map = memmap2::MmapMut::map_anon(len)
+            .map_err(|e| Error::io(format!("allocating {len} bytes"), e))?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only advice: if huge pages are unavailable the buffer still works.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        Ok(LargeBuffer {
+            inner: Inner::Mapped(map),
+        })
+    }
+
+    /// The buffer's length.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.as_ref().len()
+    }
+
+    /// Whether the buffer is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl AsRef<[u8]> for LargeBuffer {
+    fn as_ref(&self) -> &[u8] {
+        match &self.inner {
+            Inner::Heap(v) => v,
+            Inner::Mapped(m) => m,
+        }
+    }
+}
+
+impl std::ops::Deref for LargeBuffer {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_ref()
+    }
+}
+
+impl std::ops::DerefMut for LargeBuffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match &mut self.inner {
+            Inner::Heap(v) => v,
+            Inner::Mapped(m) => m,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_and_large_buffers_are_zeroed_and_writable() {
+        for len in [0, 10, HUGE_THRESHOLD, HUGE_THRESHOLD + 12345] {
+            let mut b = LargeBuffer::zeroed(len).unwrap();
+            assert_eq!(b.len(), len);
+            assert!(b.iter().all(|&x| x == 0));
+            if len > 0 {
+                b[len - 1] = 7;
+                assert_eq!(b[len - 1], 7);
+            }
+        }
+    }
+}

@@ -1,0 +1,716 @@
+//! CBOR (RFC 8949): a decoder that never allocates more than its input justifies, and an
+//! encoder that writes either exactly what it is told (definite or indefinite maps, keys in
+//! the given order) or the deterministic encoding of §4.2.1.
+//!
+//! Several formats keep their metadata in CBOR (zTensor indexes and manifests, Tensogram
+//! descriptors), so the codec lives here, once. Decoding is bounded: every length is checked
+//! against the bytes that remain before anything is reserved, and nesting is limited to
+//! [`MAX_DEPTH`]. [`Decoder::value_with_span`] also returns the bytes an item occupied, so
+//! unknown entries can be written back byte for byte.
+
+use crate::error::{Error, Result};
+use half::f16;
+
+/// The deepest nesting the decoder follows.
+pub const MAX_DEPTH: usize = 64;
+
+/// A decoded CBOR item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// An unsigned integer (major type 0).
+    Uint(u64),
+    /// A negative integer `-1 - n` (major type 1), holding `n`.
+    Nint(u64),
+    /// A byte string.
+    Bytes(Vec<u8>),
+    /// A text string.
+    Text(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// A map, entries in encoded order.
+    Map(Vec<(Value, Value)>),
+    /// A tagged item.
+    Tag(u64, Box<Value>),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// `undefined`.
+    Undefined,
+    /// Another simple value.
+    Simple(u8),
+    /// A float of any width, widened.
+    Float(f64),
+}
+
+impl Value {
+    /// The text, if this is a text string.
+    #[must_use]
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value, if this is an unsigned integer.
+    #[must_use]
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Uint(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The value as `i128`, if this is an integer of either sign.
+    #[must_use]
+    pub fn as_i128(&self) -> Option<i128> {
+        match self {
+            Value::Uint(n) => Some(i128::from(*n)),
+            Value::Nint(n) => Some(-1 - i128::from(*n)),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is a map.
+    #[must_use]
+    pub fn as_map(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is an array.
+    #[must_use]
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The value stored under text key `key`, if this is a map that has one.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_text() == Some(key))
+            .map(|(_, v)| v)
+    }
+}
+
+/// A data item's head: major type and argument (`None` for an indefinite length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// Major type, 0 to 7.
+    pub major: u8,
+    /// The argument; `None` for indefinite-length strings, arrays and maps, and for the
+    /// "break" stop code (major 7).
+    pub arg: Option<u64>,
+    /// The additional-information bits (for floats: 25, 26 or 27).
+    pub info: u8,
+}
+
+/// A bounded CBOR decoder over a byte slice.
+#[derive(Debug)]
+pub struct Decoder<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// Whether every head so far used the shortest argument form and definite lengths.
+    canonical: bool,
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder at the start of `buf`.
+    #[must_use]
+    pub fn new(buf: &'a [u8]) -> Self {
+        Decoder {
+            buf,
+            pos: 0,
+            canonical: true,
+        }
+    }
+
+    /// The offset of the next byte to decode.
+    #[must_use]
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes left.
+    #[must_use]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Whether everything decoded so far used shortest-form heads and definite lengths.
+    #[must_use]
+    pub fn was_canonical(&self) -> bool {
+        self.canonical
+    }
+
+    /// An error at the current position.
+    #[must_use]
+    pub fn error(&self, reason: impl Into<String>) -> Error {
+        Error::Malformed {
+            what: "CBOR",
+            offset: self.pos as u64,
+            reason: reason.into(),
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.remaining() < n {
+            return Err(self.error(format!("{n} bytes needed, {} remain", self.remaining())));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Whether the next byte is the "break" stop code.
+    #[must_use]
+    pub fn at_break(&self) -> bool {
+        self.buf.get(self.pos) == Some(&0xFF)
+    }
+
+    /// Reads one head.
+    pub fn head(&mut self) -> Result<Head> {
+        let b = self.take(1)?[0];
+        let (major, info) = (b >> 5, b & 0x1F);
+        let arg = match info {
+            0..=23 => Some(u64::from(info)),
+            24 => Some(u64::from(self.take(1)?[0])),
+            25 => Some(u64::from(u16::from_be_bytes(self.array()?))),
+            26 => Some(u64::from(u32::from_be_bytes(self.array()?))),
+            27 => Some(u64::from_be_bytes(self.array()?)),
+            31 if matches!(major, 2..=5 | 7) => None,
+            _ => {
+                self.pos -= 1;
+                return Err(self.error(format!(
+                    "reserved additional information {info} in major type {major}"
+                )));
+            }
+        };
+        if major != 7 {
+            let shortest = match (info, arg) {
+                (24, Some(v)) => v >= 24,
+                (25, Some(v)) => v > 0xFF,
+                (26, Some(v)) => v > 0xFFFF,
+                (27, Some(v)) => v > 0xFFFF_FFFF,
+                (31, None) => false,
+                _ => true,
+            };
+            self.canonical &= shortest;
+        }
+        Ok(Head { major, arg, info })
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    /// Consumes a "break" stop code, failing if the next byte is not one.
+    pub fn expect_break(&mut self) -> Result<()> {
+        if self.at_break() {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.error("expected a break stop code"))
+        }
+    }
+
+    /// The length of a definite container, checked against what remains: each of its `per`
+    /// items needs at least one byte.
+    fn count(&mut self, n: u64, per: u64) -> Result<usize> {
+        if n.saturating_mul(per) > self.remaining() as u64 {
+            return Err(self.error(format!(
+                "a container of {n} items cannot fit in the {} bytes that remain",
+                self.remaining()
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    /// A text string, borrowed from the input when it is stored in one piece.
+    pub fn text(&mut self) -> Result<std::borrow::Cow<'a, str>> {
+        let start = self.pos;
+        let h = self.head()?;
+        if h.major != 3 {
+            self.pos = start;
+            return Err(self.error("expected a text string"));
+        }
+        let not_utf8 = || Error::Malformed {
+            what: "CBOR",
+            offset: start as u64,
+            reason: "text string is not UTF-8".into(),
+        };
+        if let Some(n) = h.arg {
+            let n = usize::try_from(n).map_err(|_| self.error("string length overflows"))?;
+            let bytes = self.take(n)?;
+            std::str::from_utf8(bytes)
+                .map(std::borrow::Cow::Borrowed)
+                .map_err(|_| not_utf8())
+        } else {
+            let bytes = self.string(None, 3)?;
+            String::from_utf8(bytes)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|_| not_utf8())
+        }
+    }
+
+    /// An unsigned integer.
+    pub fn uint(&mut self) -> Result<u64> {
+        let start = self.pos;
+        if let Head {
+            major: 0,
+            arg: Some(n),
+            ..
+        } = self.head()?
+        {
+            return Ok(n);
+        }
+        self.pos = start;
+        Err(self.error("expected an unsigned integer"))
+    }
+
+    /// Decodes one complete data item.
+    pub fn value(&mut self) -> Result<Value> {
+        self.value_at(0)
+    }
+
+    /// Decodes one complete data item and returns the bytes it occupied.
+    pub fn value_with_span(&mut self) -> Result<(Value, &'a [u8])> {
+        let start = self.pos;
+        let v = self.value()?;
+        Ok((v, &self.buf[start..self.pos]))
+    }
+
+    fn string(&mut self, arg: Option<u64>, major: u8) -> Result<Vec<u8>> {
+        if let Some(n) = arg {
+            let n = usize::try_from(n).map_err(|_| self.error("string length overflows"))?;
+            return Ok(self.take(n)?.to_vec());
+        }
+        // Indefinite: definite chunks of the same major type until a break.
+        let mut out = Vec::new();
+        loop {
+            if self.at_break() {
+                self.pos += 1;
+                return Ok(out);
+            }
+            let h = self.head()?;
+            if h.major != major || h.arg.is_none() {
+                return Err(self.error(
+                    "an indefinite string chunk must be a definite string of the same type",
+                ));
+            }
+            out.extend_from_slice(&self.string(h.arg, major)?);
+        }
+    }
+
+    fn value_at(&mut self, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(self.error(format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        let h = self.head()?;
+        Ok(match (h.major, h.arg) {
+            (0, Some(n)) => Value::Uint(n),
+            (1, Some(n)) => Value::Nint(n),
+            (2, arg) => Value::Bytes(self.string(arg, 2)?),
+            (3, arg) => {
+                let start = self.pos;
+                let bytes = self.string(arg, 3)?;
+                Value::Text(String::from_utf8(bytes).map_err(|_| Error::Malformed {
+                    what: "CBOR",
+                    offset: start as u64,
+                    reason: "text string is not UTF-8".into(),
+                })?)
+            }
+            (4, Some(n)) => {
+                let n = self.count(n, 1)?;
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.value_at(depth + 1)?);
+                }
+                Value::Array(items)
+            }
+            (4, None) => {
+                let mut items = Vec::new();
+                while !self.at_break() {
+                    items.push(self.value_at(depth + 1)?);
+                }
+                self.pos += 1;
+                Value::Array(items)
+            }
+            (5, Some(n)) => {
+                let n = self.count(n, 2)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = self.value_at(depth + 1)?;
+                    let v = self.value_at(depth + 1)?;
+                    entries.push((k, v));
+                }
+                Value::Map(entries)
+            }
+            (5, None) => {
+                let mut entries = Vec::new();
+                while !self.at_break() {
+                    let k = self.value_at(depth + 1)?;
+                    let v = self.value_at(depth + 1)?;
+                    entries.push((k, v));
+                }
+                self.pos += 1;
+                Value::Map(entries)
+            }
+            (6, Some(t)) => Value::Tag(t, Box::new(self.value_at(depth + 1)?)),
+            (7, Some(v)) => match h.info {
+                20 => Value::Bool(false),
+                21 => Value::Bool(true),
+                22 => Value::Null,
+                23 => Value::Undefined,
+                25 => Value::Float(f64::from(f16::from_bits(v as u16).to_f32())),
+                26 => Value::Float(f64::from(f32::from_bits(v as u32))),
+                27 => Value::Float(f64::from_bits(v)),
+                _ => Value::Simple(v as u8),
+            },
+            (7, None) => return Err(self.error("unexpected break stop code")),
+            _ => return Err(self.error("invalid head")),
+        })
+    }
+}
+
+/// Decodes `bytes`, which must hold exactly one data item.
+pub fn from_slice(bytes: &[u8]) -> Result<Value> {
+    let mut d = Decoder::new(bytes);
+    let v = d.value()?;
+    if d.remaining() != 0 {
+        return Err(d.error(format!("{} bytes follow the data item", d.remaining())));
+    }
+    Ok(v)
+}
+
+/// Appends CBOR to a byte vector.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    /// The bytes written so far.
+    pub out: Vec<u8>,
+}
+
+impl Encoder {
+    /// An empty encoder.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A head with the shortest argument form.
+    pub fn head(&mut self, major: u8, arg: u64) {
+        let m = major << 5;
+        if arg < 24 {
+            self.out.push(m | arg as u8);
+        } else if arg <= 0xFF {
+            self.out.extend_from_slice(&[m | 0x18, arg as u8]);
+        } else if arg <= 0xFFFF {
+            self.out.push(m | 0x19);
+            self.out.extend_from_slice(&(arg as u16).to_be_bytes());
+        } else if arg <= 0xFFFF_FFFF {
+            self.out.push(m | 0x1a);
+            self.out.extend_from_slice(&(arg as u32).to_be_bytes());
+        } else {
+            self.out.push(m | 0x1b);
+            self.out.extend_from_slice(&arg.to_be_bytes());
+        }
+    }
+
+    /// An unsigned integer.
+    pub fn uint(&mut self, v: u64) {
+        self.head(0, v);
+    }
+
+    /// A signed integer.
+    pub fn int(&mut self, v: i64) {
+        if v >= 0 {
+            self.head(0, v as u64);
+        } else {
+            self.head(1, (-1 - v) as u64);
+        }
+    }
+
+    /// A text string.
+    pub fn text(&mut self, s: &str) {
+        self.head(3, s.len() as u64);
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    /// A byte string.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.head(2, b.len() as u64);
+        self.out.extend_from_slice(b);
+    }
+
+    /// The head of a definite array of `n` items.
+    pub fn array(&mut self, n: usize) {
+        self.head(4, n as u64);
+    }
+
+    /// The head of a definite map of `n` entries.
+    pub fn map(&mut self, n: usize) {
+        self.head(5, n as u64);
+    }
+
+    /// The head of an indefinite-length map; end it with [`brk`](Self::brk).
+    pub fn indefinite_map(&mut self) {
+        self.out.push(0xBF);
+    }
+
+    /// The "break" stop code.
+    pub fn brk(&mut self) {
+        self.out.push(0xFF);
+    }
+
+    /// Bytes that already hold encoded CBOR, copied as they are.
+    pub fn raw(&mut self, encoded: &[u8]) {
+        self.out.extend_from_slice(encoded);
+    }
+
+    /// A float in the shortest of half, single or double precision that keeps its value
+    /// (NaN as the half-precision quiet NaN), as deterministic encoding requires.
+    pub fn float(&mut self, v: f64) {
+        if v.is_nan() {
+            self.out.extend_from_slice(&[0xF9, 0x7E, 0x00]);
+            return;
+        }
+        let h = f16::from_f64(v);
+        if f64::from(h) == v {
+            self.out.push(0xF9);
+            self.out.extend_from_slice(&h.to_bits().to_be_bytes());
+        } else if f64::from(v as f32) == v {
+            self.out.push(0xFA);
+            self.out
+                .extend_from_slice(&(v as f32).to_bits().to_be_bytes());
+        } else {
+            self.out.push(0xFB);
+            self.out.extend_from_slice(&v.to_bits().to_be_bytes());
+        }
+    }
+
+    /// A value with definite lengths, map entries in the order given.
+    pub fn value(&mut self, v: &Value) {
+        self.value_with(v, false);
+    }
+
+    /// The deterministic encoding of `v` (RFC 8949 §4.2.1): definite lengths, shortest
+    /// heads and floats, map keys sorted by their encoded bytes.
+    pub fn canonical(&mut self, v: &Value) {
+        self.value_with(v, true);
+    }
+
+    fn value_with(&mut self, v: &Value, sort: bool) {
+        match v {
+            Value::Uint(n) => self.head(0, *n),
+            Value::Nint(n) => self.head(1, *n),
+            Value::Bytes(b) => self.bytes(b),
+            Value::Text(s) => self.text(s),
+            Value::Array(a) => {
+                self.array(a.len());
+                for x in a {
+                    self.value_with(x, sort);
+                }
+            }
+            Value::Map(m) => {
+                self.map(m.len());
+                if sort {
+                    let mut entries: Vec<(Vec<u8>, &Value)> = m
+                        .iter()
+                        .map(|(k, v)| {
+                            let mut e = Encoder::new();
+                            e.canonical(k);
+                            (e.out, v)
+                        })
+                        .collect();
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    for (k, v) in entries {
+                        self.raw(&k);
+                        self.value_with(v, sort);
+                    }
+                } else {
+                    for (k, v) in m {
+                        self.value_with(k, sort);
+                        self.value_with(v, sort);
+                    }
+                }
+            }
+            Value::Tag(t, inner) => {
+                self.head(6, *t);
+                self.value_with(inner, sort);
+            }
+            Value::Bool(b) => self.out.push(if *b { 0xF5 } else { 0xF4 }),
+            Value::Null => self.out.push(0xF6),
+            Value::Undefined => self.out.push(0xF7),
+            Value::Simple(s) => {
+                if *s < 24 {
+                    self.out.push(0xE0 | s);
+                } else {
+                    self.out.extend_from_slice(&[0xF8, *s]);
+                }
+            }
+            Value::Float(f) => self.float(*f),
+        }
+    }
+}
+
+/// The deterministic encoding of `v`.
+#[must_use]
+pub fn to_canonical(v: &Value) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.canonical(v);
+    e.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> Value {
+        Value::Text(s.into())
+    }
+
+    #[test]
+    fn rfc_examples_decode() {
+        let cases: [(&[u8], Value); 12] = [
+            (&[0x00], Value::Uint(0)),
+            (&[0x18, 0x64], Value::Uint(100)),
+            (&[0x3a, 0x7f, 0xff, 0xff, 0xff], Value::Nint(0x7fff_ffff)),
+            (&[0xf9, 0x3c, 0x00], Value::Float(1.0)),
+            (&[0xfa, 0x47, 0xc3, 0x50, 0x00], Value::Float(100_000.0)),
+            (
+                &[0xfb, 0x3f, 0xf1, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a],
+                Value::Float(1.1),
+            ),
+            (&[0x64, 0x49, 0x45, 0x54, 0x46], text("IETF")),
+            (
+                &[0x83, 0x01, 0x02, 0x03],
+                Value::Array(vec![Value::Uint(1), Value::Uint(2), Value::Uint(3)]),
+            ),
+            (
+                &[0xbf, 0x61, 0x61, 0x01, 0xff],
+                Value::Map(vec![(text("a"), Value::Uint(1))]),
+            ),
+            (&[0x7f, 0x62, 0x73, 0x74, 0x61, 0x72, 0xff], text("str")),
+            (
+                &[0xc1, 0x1a, 0x51, 0x4b, 0x67, 0xb0],
+                Value::Tag(1, Box::new(Value::Uint(1_363_896_240))),
+            ),
+            (&[0xf6], Value::Null),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(from_slice(bytes).unwrap(), want, "{bytes:02x?}");
+        }
+        assert_eq!(
+            from_slice(&[0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+                .unwrap()
+                .as_i128(),
+            Some(-(1i128 << 64))
+        );
+    }
+
+    #[test]
+    fn hostile_lengths_fail_before_allocating() {
+        // An array claiming 2^64-1 items, a string claiming 2^40 bytes, a map of a million
+        // entries in a few bytes: all refused without reserving memory.
+        for bytes in [
+            &[0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff][..],
+            &[0x5b, 0, 0, 1, 0, 0, 0, 0, 0],
+            &[0xba, 0x00, 0x0f, 0x42, 0x40, 0x01],
+            &[0x61],
+            &[0xff],
+            &[0x1c],
+            &[0x62, 0xff, 0xfe],
+        ] {
+            assert!(from_slice(bytes).is_err(), "{bytes:02x?}");
+        }
+        let deep = vec![0x81u8; MAX_DEPTH + 2];
+        assert!(
+            from_slice(&deep)
+                .unwrap_err()
+                .to_string()
+                .contains("nesting")
+        );
+        assert!(from_slice(&[0x01, 0x02]).is_err());
+    }
+
+    #[test]
+    fn spans_and_canonical_flags() {
+        let bytes = [0xa2, 0x61, 0x62, 0x18, 0x2a, 0x61, 0x61, 0x82, 0x01, 0x02];
+        let mut d = Decoder::new(&bytes);
+        assert_eq!(
+            d.head().unwrap(),
+            Head {
+                major: 5,
+                arg: Some(2),
+                info: 2
+            }
+        );
+        d.value().unwrap();
+        let (v, span) = d.value_with_span().unwrap();
+        assert_eq!(v, Value::Uint(42));
+        assert_eq!(span, &[0x18, 0x2a]);
+        assert!(d.was_canonical());
+        let mut d = Decoder::new(&[0x18, 0x05]);
+        d.value().unwrap();
+        assert!(!d.was_canonical());
+    }
+
+    #[test]
+    fn canonical_encoding_sorts_keys_and_shortens_numbers() {
+        let v = Value::Map(vec![
+            (
+                text("shape"),
+                Value::Array(vec![Value::Uint(100), Value::Uint(200)]),
+            ),
+            (text("dtype"), text("float32")),
+            (Value::Uint(10), Value::Float(1.5)),
+            (text("a"), Value::Float(0.1)),
+            (text("n"), Value::Nint(0)),
+            (text("x"), Value::Float(f64::NAN)),
+            (text("y"), Value::Float(100_000.0)),
+        ]);
+        let bytes = to_canonical(&v);
+        let back = from_slice(&bytes).unwrap();
+        let keys: Vec<String> = back
+            .as_map()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| format!("{k:?}"))
+            .collect();
+        assert_eq!(keys[0], "Uint(10)");
+        assert_eq!(keys[1], "Text(\"a\")");
+        assert_eq!(back.get("a"), Some(&Value::Float(0.1)));
+        assert!(
+            bytes.windows(3).any(|w| w == [0xf9, 0x3e, 0x00]),
+            "1.5 as half"
+        );
+        assert!(
+            bytes.windows(3).any(|w| w == [0xf9, 0x7e, 0x00]),
+            "NaN as half"
+        );
+        assert!(
+            bytes
+                .windows(5)
+                .any(|w| w == [0xfa, 0x47, 0xc3, 0x50, 0x00]),
+            "1e5 as single"
+        );
+        let mut d = Decoder::new(&bytes);
+        d.value().unwrap();
+        assert!(d.was_canonical());
+        let mut e = Encoder::new();
+        e.indefinite_map();
+        e.text("k");
+        e.int(-7);
+        e.brk();
+        assert_eq!(e.out, [0xbf, 0x61, 0x6b, 0x26, 0xff]);
+    }
+}

@@ -1,0 +1,42 @@
+//! The error type of tensor-pipeline.
+
+use tensor_core::{ErrorKind, Kinded};
+
+/// Everything an encoding stage can report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A leaf error from tensor-core (limits, overflow).
+    #[error(transparent)]
+    Core(#[from] tensor_core::Error),
+    /// Compressed input that does not decode.
+    #[error("{codec}: {reason}")]
+    Corrupt {
+        /// The codec.
+        codec: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Input that decodes to a different size than expected.
+    #[error("{codec}: the data decodes to {actual} bytes, {expected} were expected")]
+    SizeMismatch {
+        /// The codec.
+        codec: &'static str,
+        /// Bytes expected.
+        expected: u64,
+        /// Bytes produced (a lower bound when decoding stopped early at the cap).
+        actual: String,
+    },
+}
+
+impl Kinded for Error {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Core(e) => e.kind(),
+            Error::Corrupt { .. } | Error::SizeMismatch { .. } => ErrorKind::Malformed,
+        }
+    }
+}
+
+/// `Result` with tensor-pipeline's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,27 @@
+//! # tensor-pipeline
+//!
+//! Encoding stages shared by the format crates. Every decoder here is bounded: it is told
+//! how many bytes the output must have and fails — without allocating more — when the
+//! input would produce more, less, or garbage.
+//!
+//! Stages so far: [`zstd`].
+//!
+//! ```
+//! use tensor_pipeline::zstd;
+//!
+//! let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+//! let packed = zstd::compress(&data, 3)?;
+//! assert!(packed.len() < data.len());
+//! let mut out = vec![0u8; data.len()];
+//! zstd::decompress_into(&packed, &mut out)?;
+//! assert_eq!(out, data);
+//! // One byte too few or too many is an error, never a larger allocation.
+//! assert!(zstd::decompress_into(&packed, &mut vec![0u8; data.len() - 1]).is_err());
+//! # Ok::<(), tensor_pipeline::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod zstd;
+
+pub use error::{Error, Result};

@@ -1,0 +1,485 @@
+//! Reading a zTensor 0.1 file.
+
+use crate::checksum::Checksum;
+use crate::error::{Class, Error, Result};
+use crate::index::{self, Encoding, Entry, Layout};
+use crate::sparse::Sparse;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use tensor_core::{ByteOrder, Limits, byte_order, checked};
+use tensor_dtype::{Dtype, Tensor, TensorView, shape};
+
+/// The magic number of zTensor 0.1 files.
+pub const MAGIC_V0_1: &[u8; 8] = b"ZTEN0001";
+
+/// Blob alignment in zTensor 0.1.
+pub const ALIGNMENT: u64 = 64;
+
+/// When checksums are verified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Verify {
+    /// Each tensor's checksum when the tensor is read (the reference's behaviour).
+    #[default]
+    OnRead,
+    /// Every checksum when the file is opened (strict).
+    OnOpen,
+    /// Never.
+    Never,
+}
+
+/// How to open a file.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Resource limits: the index size and tensor count, and the size of decoded zstd data.
+    pub limits: Limits,
+    /// When to verify checksums.
+    pub verify: Verify,
+}
+
+impl ReadOptions {
+    /// These options with another verification policy.
+    #[must_use]
+    pub fn verify(mut self, verify: Verify) -> Self {
+        self.verify = verify;
+        self
+    }
+
+    /// These options with other limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// What checking a tensor's checksum found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChecksumStatus {
+    /// The checksum matched.
+    Verified,
+    /// The tensor has none.
+    Absent,
+    /// The algorithm is unknown, so nothing was checked (the reference warns and reads on).
+    UnknownAlgorithm(String),
+}
+
+/// A tensor's elements: borrowed from the file where they are stored as they are, decoded
+/// into a new buffer otherwise.
+#[derive(Clone, Debug)]
+pub struct Decoded<'a> {
+    /// The element bytes, C order.
+    pub data: Cow<'a, [u8]>,
+    /// The dtype.
+    pub dtype: Dtype,
+    /// The dimensions.
+    pub shape: Vec<u64>,
+    /// The byte order of `data`.
+    pub byte_order: ByteOrder,
+}
+
+impl Decoded<'_> {
+    /// A view of the elements.
+    pub fn view(&self) -> Result<TensorView<'_>> {
+        Ok(TensorView::new(
+            &self.data,
+            self.dtype,
+            &self.shape,
+            self.byte_order,
+        )?)
+    }
+
+    /// The elements as an owned tensor in the machine's byte order.
+    pub fn into_tensor(self) -> Result<Tensor> {
+        Ok(Tensor::new(
+            self.data.into_owned(),
+            self.dtype,
+            &self.shape,
+            self.byte_order,
+        )?
+        .into_byte_order(ByteOrder::NATIVE))
+    }
+}
+
+/// An open zTensor 0.1 file, borrowing from its bytes (usually a memory map).
+#[derive(Debug)]
+pub struct ZTensor<'a> {
+    bytes: &'a [u8],
+    entries: Vec<Entry<'a>>,
+    index_start: u64,
+    options: ReadOptions,
+}
+
+fn check_framing(bytes: &[u8], limits: &Limits) -> Result<(u64, u64)> {
+    let len = bytes.len() as u64;
+    // A file shorter than the magic that starts like it is truncated, not foreign.
+    let magic_ok = if len < 8 {
+        MAGIC_V0_1.starts_with(bytes)
+    } else {
+        &bytes[..8] == MAGIC_V0_1
+    };
+    if !magic_ok {
+        return Err(Error::format(
+            Class::BadMagic,
+            "the file does not start with the zTensor 0.1 magic ZTEN0001",
+        ));
+    }
+    if len < 16 {
+        return Err(Error::format(
+            Class::Truncated,
+            format!(
+                "the file is {len} bytes long; a zTensor 0.1 file holds at least the magic and an 8-byte index length"
+            ),
+        ));
+    }
+    let index_len = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap_or_default());
+    if index_len > len - 16 {
+        // No real index is 256 TiB: eight bytes that large are not a length at all, which is
+        // what the end of a truncated file looks like.
+        return Err(if index_len >= 1 << 48 {
+            Error::format(
+                Class::Truncated,
+                format!(
+                    "the last 8 bytes (value {index_len}) are not an index length: the file ({len} bytes) appears cut short"
+                ),
+            )
+        } else {
+            Error::format(
+                Class::IndexOutOfBounds,
+                format!(
+                    "the index length at offset {} is {index_len} bytes, but only {} bytes precede it",
+                    len - 8,
+                    len - 16
+                ),
+            )
+        });
+    }
+    limits.check_header_bytes(index_len)?;
+    Ok((len - 8 - index_len, index_len))
+}
+
+fn validate(entries: &[Entry<'_>], index_start: u64) -> Result<()> {
+    let mut names = HashSet::with_capacity(entries.len());
+    let mut spans = Vec::with_capacity(entries.len());
+    for e in entries {
+        if !names.insert(&*e.name) {
+            return Err(Error::format(
+                Class::DuplicateName,
+                format!("tensor name {:?} appears more than once", e.name),
+            ));
+        }
+        if e.offset % ALIGNMENT != 0 {
+            return Err(Error::format(
+                Class::MisalignedOffset,
+                format!(
+                    "tensor {:?}: offset {} is not a multiple of {ALIGNMENT}",
+                    e.name, e.offset
+                ),
+            ));
+        }
+        let end = e.offset.checked_add(e.size);
+        if e.offset < ALIGNMENT || end.is_none_or(|end| end > index_start) {
+            return Err(Error::format(
+                Class::BlobOutOfBounds,
+                format!(
+                    "tensor {:?}: blob at offset {} of {} bytes lies outside the data region {ALIGNMENT}..{index_start}",
+                    e.name, e.offset, e.size
+                ),
+            ));
+        }
+        if let Some(dtype) = e.dtype {
+            let bytes = shape::byte_len(dtype, &e.shape).map_err(|_| {
+                Error::format(
+                    Class::ShapeOverflow,
+                    format!(
+                        "tensor {:?}: shape {:?} overflows 64-bit arithmetic",
+                        e.name, e.shape
+                    ),
+                )
+            })?;
+            if e.layout == Layout::Dense && e.encoding == Encoding::Raw && bytes != e.size {
+                return Err(Error::format(
+                    Class::SizeMismatch,
+                    format!(
+                        "tensor {:?}: a {dtype} tensor of shape {:?} needs {bytes} bytes, the blob holds {}",
+                        e.name, e.shape, e.size
+                    ),
+                ));
+            }
+        }
+        if e.size > 0 {
+            spans.push((e.offset, e.offset + e.size, &*e.name));
+        }
+    }
+    spans.sort_unstable();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        return Err(Error::format(
+            Class::OverlappingBlobs,
+            format!(
+                "tensor {:?} (bytes {}..{}) overlaps tensor {:?} (bytes {}..{})",
+                w[1].2, w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl<'a> ZTensor<'a> {
+    /// Opens `bytes` with default options.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &ReadOptions::default())
+    }
+
+    /// Opens `bytes`, a whole zTensor 0.1 file: checks the magic and index bounds, parses the
+    /// index, and checks every blob's alignment, bounds, overlap, size and name before any
+    /// tensor data is touched.
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let (index_start, index_len) = check_framing(bytes, &options.limits)?;
+        let entries = if index_len == 0 {
+            // The 0.1.0 reader accepts a file with no index bytes at all as empty.
+            Vec::new()
+        } else {
+            let index = &bytes[index_start as usize..(index_start + index_len) as usize];
+            index::parse(index, options.limits.max_tensor_count)?
+        };
+        validate(&entries, index_start)?;
+        let file = ZTensor {
+            bytes,
+            entries,
+            index_start,
+            options: *options,
+        };
+        if options.verify == Verify::OnOpen {
+            for i in 0..file.entries.len() {
+                file.verify(i)?;
+            }
+        }
+        Ok(file)
+    }
+
+    /// The index entries, in index order.
+    #[must_use]
+    pub fn entries(&self) -> &[Entry<'a>] {
+        &self.entries
+    }
+
+    /// The position of the tensor called `name`.
+    #[must_use]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.entries.iter().position(|e| e.name == name)
+    }
+
+    /// The file offset where the index starts.
+    #[must_use]
+    pub fn index_start(&self) -> u64 {
+        self.index_start
+    }
+
+    /// The blob of tensor `i` as stored on disk.
+    #[must_use]
+    pub fn stored(&self, i: usize) -> &'a [u8] {
+        let e = &self.entries[i];
+        // Bounds were checked at open.
+        &self.bytes[e.offset as usize..(e.offset + e.size) as usize]
+    }
+
+    /// Checks tensor `i`'s checksum against its stored bytes.
+    pub fn verify(&self, i: usize) -> Result<ChecksumStatus> {
+        let e = &self.entries[i];
+        match &e.checksum {
+            None => Ok(ChecksumStatus::Absent),
+            Some(Checksum::Unknown(s)) => Ok(ChecksumStatus::UnknownAlgorithm(s.clone())),
+            Some(Checksum::Malformed(s)) => Err(Error::format(
+                Class::ChecksumFormat,
+                format!("tensor {:?}: checksum {s:?} cannot be parsed", e.name),
+            )),
+            Some(c) => {
+                if c.matches(self.stored(i)) == Some(true) {
+                    Ok(ChecksumStatus::Verified)
+                } else {
+                    Err(Error::format(
+                        Class::ChecksumMismatch,
+                        format!(
+                            "tensor {:?}: the {} bytes at offset {} do not match {}",
+                            e.name,
+                            e.size,
+                            e.offset,
+                            c.to_stored()
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn known_dtype(&self, i: usize) -> Result<Dtype> {
+        let e = &self.entries[i];
+        e.dtype.ok_or_else(|| {
+            Error::format(
+                Class::UnknownDtype,
+                format!(
+                    "tensor {:?}: dtype {:?} is not a zTensor 0.1 dtype",
+                    e.name, e.dtype_name
+                ),
+            )
+        })
+    }
+
+    /// The blob of tensor `i` after its encoding is undone (checksum verified first, as the
+    /// options say), with the byte order its elements are in.
+    fn blob(&self, i: usize, expected: u64) -> Result<(Cow<'a, [u8]>, ByteOrder)> {
+        let e = &self.entries[i];
+        if self.options.verify == Verify::OnRead {
+            self.verify(i)?;
+        }
+        let stored = self.stored(i);
+        match &e.encoding {
+            Encoding::Raw => Ok((Cow::Borrowed(stored), e.byte_order)),
+            Encoding::Zstd => {
+                let out = tensor_pipeline::zstd::decompress(stored, expected, &self.options.limits)
+                    .map_err(|err| match err {
+                        tensor_pipeline::Error::Core(c) => Error::Core(c),
+                        other => Error::format(
+                            Class::DecompressionError,
+                            format!("tensor {:?}: {other}", e.name),
+                        ),
+                    })?;
+                // zstd payloads hold little-endian elements whatever `data_endianness` says.
+                Ok((Cow::Owned(out), ByteOrder::Little))
+            }
+            Encoding::Other(s) => Err(Error::format(
+                Class::UnknownEncoding,
+                format!(
+                    "tensor {:?}: encoding {s:?} is not a zTensor 0.1 encoding",
+                    e.name
+                ),
+            )),
+        }
+    }
+
+    /// Tensor `i`'s elements, dense: zero-copy for raw dense tensors, decoded for zstd,
+    /// materialised for sparse ones.
+    pub fn read(&self, i: usize) -> Result<Decoded<'a>> {
+        let e = &self.entries[i];
+        let dtype = self.known_dtype(i)?;
+        match &e.layout {
+            Layout::Dense => {
+                let expected = shape::byte_len(dtype, &e.shape)?;
+                let (data, byte_order) = self.blob(i, expected)?;
+                Ok(Decoded {
+                    data,
+                    dtype,
+                    shape: e.shape.clone(),
+                    byte_order,
+                })
+            }
+            Layout::SparseCsr | Layout::SparseCoo => {
+                let dense = self.sparse(i)?.to_dense()?;
+                let shape = dense.shape().to_vec();
+                let byte_order = dense.byte_order();
+                Ok(Decoded {
+                    data: Cow::Owned(dense.into_data()),
+                    dtype,
+                    shape,
+                    byte_order,
+                })
+            }
+            Layout::Other(s) => Err(Error::format(
+                Class::UnknownLayout,
+                format!(
+                    "tensor {:?}: layout {s:?} is not supported (sparse tensors use \"sparsecsr\" or \"sparsecoo\")",
+                    e.name
+                ),
+            )),
+        }
+    }
+
+    /// Decodes tensor `i` (dense) into `dst`, in the machine's byte order. `dst` must be
+    /// exactly the tensor's size.
+    pub fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        let e = &self.entries[i];
+        let dtype = self.known_dtype(i)?;
+        let expected = shape::byte_len(dtype, &e.shape)?;
+        if expected != dst.len() as u64 || e.layout != Layout::Dense {
+            let d = self.read(i)?.into_tensor()?;
+            if d.data().len() != dst.len() {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "tensor {:?} holds {} bytes; the buffer has {}",
+                    e.name,
+                    d.data().len(),
+                    dst.len()
+                ))
+                .into());
+            }
+            dst.copy_from_slice(d.data());
+            return Ok(());
+        }
+        if e.encoding == Encoding::Zstd {
+            if self.options.verify == Verify::OnRead {
+                self.verify(i)?;
+            }
+            tensor_pipeline::zstd::decompress_into(self.stored(i), dst).map_err(|err| {
+                Error::format(
+                    Class::DecompressionError,
+                    format!("tensor {:?}: {err}", e.name),
+                )
+            })?;
+            byte_order::to_native_in_place(ByteOrder::Little, dst, dtype.swap_width())?;
+            return Ok(());
+        }
+        let (data, order) = self.blob(i, expected)?;
+        byte_order::convert_copy(&data, order, dst, ByteOrder::NATIVE, dtype.swap_width())?;
+        Ok(())
+    }
+
+    /// The components of sparse tensor `i`.
+    pub fn sparse(&self, i: usize) -> Result<Sparse> {
+        let e = &self.entries[i];
+        let dtype = self.known_dtype(i)?;
+        // The blob's decoded size follows from its components, not from the shape: cap it
+        // by the limits and the stored size instead.
+        let cap = match e.encoding {
+            Encoding::Zstd => checked::mul(
+                e.size.max(1),
+                self.options.limits.max_decompression_ratio.min(1 << 20),
+                "sparse blob",
+            )
+            .unwrap_or(u64::MAX)
+            .min(self.options.limits.max_total_bytes),
+            _ => e.size,
+        };
+        let blob = match &e.encoding {
+            Encoding::Zstd => {
+                if self.options.verify == Verify::OnRead {
+                    self.verify(i)?;
+                }
+                Cow::Owned(zstd_unsized(self.stored(i), cap).map_err(|m| {
+                    Error::format(
+                        Class::DecompressionError,
+                        format!("tensor {:?}: {m}", e.name),
+                    )
+                })?)
+            }
+            _ => self.blob(i, e.size)?.0,
+        };
+        Sparse::parse(&e.layout, &blob, dtype, &e.shape, e.byte_order, &e.name)
+    }
+}
+
+/// Decodes zstd data whose size is not known in advance, up to `cap` bytes.
+fn zstd_unsized(src: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let dec = zstd_decoder(src)?;
+    let mut out = Vec::new();
+    dec.take(cap.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    if out.len() as u64 > cap {
+        return Err(format!("decodes to more than {cap} bytes"));
+    }
+    Ok(out)
+}
+
+fn zstd_decoder(src: &[u8]) -> Result<impl std::io::Read + '_, String> {
+    tensor_pipeline::zstd::reader(src).map_err(|e| e.to_string())
+}

@@ -1,0 +1,36 @@
+#![doc = include_str!("../../../docs/formats/ztensor.md")]
+//!
+//! ## Using this crate
+//!
+//! ```
+//! use tensor_ztensor::{ChecksumKind, TensorOptions, WriteEncoding, ZTensor, serialize};
+//! use tensor_dtype::Tensor;
+//!
+//! let field = Tensor::from_elements(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+//! let ids = Tensor::from_elements(&[4], &[7i64, 8, 9, 10])?;
+//! let zstd = TensorOptions { encoding: WriteEncoding::Zstd(3), checksum: ChecksumKind::Crc32c, ..TensorOptions::default() };
+//! let bytes = serialize(&[("field", field.view(), TensorOptions::default()), ("ids", ids.view(), zstd)])?;
+//!
+//! let file = ZTensor::open(&bytes)?;
+//! let i = file.position("field").unwrap();
+//! let decoded = file.read(i)?; // raw and little-endian: borrowed from `bytes`
+//! assert_eq!(&*decoded.view()?.typed::<f32>()?, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+//! let ids_back = file.read(file.position("ids").unwrap())?.into_tensor()?; // zstd, checksum verified
+//! assert_eq!(ids_back, ids);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod checksum;
+mod error;
+mod file;
+mod index;
+mod sparse;
+mod write;
+
+pub use checksum::{Checksum, ChecksumKind};
+pub use error::{Class, Error, Result};
+pub use file::{ALIGNMENT, ChecksumStatus, Decoded, MAGIC_V0_1, ReadOptions, Verify, ZTensor};
+pub use index::{CustomField, Encoding, Entry, Layout};
+pub use sparse::Sparse;
+pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write_file};

@@ -1,0 +1,200 @@
+//! Writing zTensor 0.1 files exactly as the reference 0.1 writer does.
+//!
+//! Blobs stream out as they come, each after zero padding to a multiple of 64; the index
+//! follows the last blob directly, then its length as a little-endian u64. Index entries are
+//! indefinite-length CBOR maps with keys in the reference's order — name, offset, size,
+//! dtype, layout, shape, encoding, then `data_endianness` (raw multi-byte tensors only) and
+//! `checksum` if present, then custom keys sorted by their bytes — inside a definite array.
+
+use crate::checksum::ChecksumKind;
+use crate::error::{Error, Result};
+use crate::file::{ALIGNMENT, MAGIC_V0_1};
+use crate::index;
+use std::io::Write;
+use std::path::Path;
+use tensor_core::atomic::AtomicFile;
+use tensor_core::cbor::Encoder;
+use tensor_core::{ByteOrder, byte_order};
+use tensor_dtype::TensorView;
+
+/// How a tensor's blob is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WriteEncoding {
+    /// As it is.
+    #[default]
+    Raw,
+    /// zstd at a level (0 is zstd's default, 3), one frame without a content-size field.
+    Zstd(i32),
+}
+
+/// How one tensor is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorOptions {
+    /// The blob encoding.
+    pub encoding: WriteEncoding,
+    /// The checksum to store (computed over the bytes on disk).
+    pub checksum: ChecksumKind,
+    /// The byte order of raw multi-byte data, stored as `data_endianness`; `None` stores
+    /// little-endian data without the key (as the Rust API could). zstd data is always
+    /// little-endian and never carries the key.
+    pub byte_order: Option<ByteOrder>,
+    /// Extra keys, each with its value already encoded as CBOR.
+    pub custom: Vec<(String, Vec<u8>)>,
+}
+
+impl Default for TensorOptions {
+    /// Raw, no checksum, explicit little-endian — what the reference Python writer produces.
+    fn default() -> Self {
+        TensorOptions {
+            encoding: WriteEncoding::Raw,
+            checksum: ChecksumKind::None,
+            byte_order: Some(ByteOrder::Little),
+            custom: Vec::new(),
+        }
+    }
+}
+
+/// A streaming zTensor 0.1 writer.
+#[derive(Debug)]
+pub struct Writer<W: Write> {
+    out: W,
+    pos: u64,
+    entries: Vec<Vec<u8>>,
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::Core(tensor_core::Error::io("writing a zTensor file", e))
+}
+
+impl<W: Write> Writer<W> {
+    /// Starts a file on `out` (writes the magic).
+    pub fn new(mut out: W) -> Result<Self> {
+        out.write_all(MAGIC_V0_1).map_err(io)?;
+        Ok(Writer {
+            out,
+            pos: 8,
+            entries: Vec::new(),
+        })
+    }
+
+    /// Writes one tensor's blob now and remembers its index entry.
+    pub fn add(
+        &mut self,
+        name: &str,
+        view: &TensorView<'_>,
+        options: &TensorOptions,
+    ) -> Result<()> {
+        let dtype = view.dtype();
+        if index::dtype_from_name(dtype.name()).is_none() {
+            return Err(Error::Unwritable(format!(
+                "dtype {dtype} (tensor {name:?})"
+            )));
+        }
+        let le = view.to_canonical_le_bytes();
+        let multi_byte = dtype.byte_width() > 1;
+        let (blob, endianness) = match options.encoding {
+            WriteEncoding::Zstd(level) => (
+                std::borrow::Cow::Owned(
+                    tensor_pipeline::zstd::compress(&le, level)
+                        .map_err(|e| Error::Unwritable(e.to_string()))?,
+                ),
+                None,
+            ),
+            WriteEncoding::Raw => match options.byte_order {
+                Some(ByteOrder::Big) if multi_byte => {
+                    let mut b = le.into_owned();
+                    byte_order::swap_in_place(&mut b, dtype.swap_width())?;
+                    (std::borrow::Cow::Owned(b), Some(ByteOrder::Big))
+                }
+                Some(order) if multi_byte => (le, Some(order)),
+                _ => (le, None),
+            },
+        };
+        let pad = (ALIGNMENT - self.pos % ALIGNMENT) % ALIGNMENT;
+        self.out
+            .write_all(&[0u8; ALIGNMENT as usize][..pad as usize])
+            .map_err(io)?;
+        let offset = self.pos + pad;
+        self.out.write_all(&blob).map_err(io)?;
+        self.pos = offset + blob.len() as u64;
+
+        let mut e = Encoder::new();
+        e.indefinite_map();
+        e.text("name");
+        e.text(name);
+        e.text("offset");
+        e.uint(offset);
+        e.text("size");
+        e.uint(blob.len() as u64);
+        e.text("dtype");
+        e.text(dtype.name());
+        e.text("layout");
+        e.text("dense");
+        e.text("shape");
+        e.array(view.shape().len());
+        for &d in view.shape() {
+            e.uint(d);
+        }
+        e.text("encoding");
+        e.text(match options.encoding {
+            WriteEncoding::Raw => "raw",
+            WriteEncoding::Zstd(_) => "zstd",
+        });
+        if let Some(order) = endianness {
+            e.text("data_endianness");
+            e.text(order.as_str());
+        }
+        if let Some(c) = options.checksum.compute(&blob) {
+            e.text("checksum");
+            e.text(&c.to_stored());
+        }
+        let mut custom: Vec<&(String, Vec<u8>)> = options.custom.iter().collect();
+        custom.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        for (k, v) in custom {
+            e.text(k);
+            e.raw(v);
+        }
+        e.brk();
+        self.entries.push(e.out);
+        Ok(())
+    }
+
+    /// Writes the index and its length; returns the sink and the file's total length.
+    pub fn finish(mut self) -> Result<(W, u64)> {
+        let mut e = Encoder::new();
+        e.array(self.entries.len());
+        for entry in &self.entries {
+            e.raw(entry);
+        }
+        self.out.write_all(&e.out).map_err(io)?;
+        self.out
+            .write_all(&(e.out.len() as u64).to_le_bytes())
+            .map_err(io)?;
+        self.out.flush().map_err(io)?;
+        Ok((self.out, self.pos + e.out.len() as u64 + 8))
+    }
+}
+
+/// Writes a whole file to `path` atomically (temporary name, sync, rename), one options
+/// value per tensor.
+pub fn write_file(
+    path: impl AsRef<Path>,
+    tensors: &[(&str, TensorView<'_>, TensorOptions)],
+) -> Result<u64> {
+    let mut w = Writer::new(AtomicFile::create(path)?)?;
+    for (name, view, options) in tensors {
+        w.add(name, view, options)?;
+    }
+    let (file, len) = w.finish()?;
+    file.commit()?;
+    Ok(len)
+}
+
+/// A whole file in memory.
+pub fn serialize(tensors: &[(&str, TensorView<'_>, TensorOptions)]) -> Result<Vec<u8>> {
+    let mut w = Writer::new(Vec::new())?;
+    for (name, view, options) in tensors {
+        w.add(name, view, options)?;
+    }
+    Ok(w.finish()?.0)
+}

@@ -1,0 +1,245 @@
+//! One trial per zTensor 0.1 fixture.
+
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tensor_core::ByteOrder;
+use tensor_dtype::{Scalar, scalar};
+use tensor_ztensor::{
+    Checksum, ChecksumKind, Encoding, Sparse, TensorOptions, WriteEncoding, ZTensor, serialize,
+};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/conformance/ztensor")
+}
+
+fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "zt"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn same(s: Scalar, v: &Value) -> bool {
+    match (s, v) {
+        (Scalar::Bool(b), Value::Bool(x)) => b == *x,
+        (Scalar::Int(i), Value::Number(n)) => n.as_i64() == Some(i),
+        (Scalar::Uint(u), Value::Number(n)) => n.as_u64() == Some(u),
+        (Scalar::Float(f), Value::String(s)) => match s.as_str() {
+            "nan" => f.is_nan(),
+            "inf" => f == f64::INFINITY,
+            "-inf" => f == f64::NEG_INFINITY,
+            _ => false,
+        },
+        (Scalar::Float(f), Value::Number(n)) => {
+            n.as_f64().is_some_and(|x| x.to_bits() == f.to_bits())
+        }
+        _ => false,
+    }
+}
+
+fn check_tensor(file: &ZTensor<'_>, i: usize, want: &Value) -> Result<(), Failed> {
+    let e = &file.entries()[i];
+    let name = &want["name"];
+    if *e.name != *name
+        || *e.dtype_name != want["dtype"]
+        || serde_json::to_value(&e.shape)? != want["shape"]
+    {
+        return Err(format!(
+            "{name}: name/dtype/shape {:?} {} {:?}",
+            e.name, e.dtype_name, e.shape
+        )
+        .into());
+    }
+    let decoded = file.read(i)?;
+    let view = decoded.view()?;
+    let le = view.to_le_bytes();
+    if Some(le.len() as u64) != want["nbytes"].as_u64() {
+        return Err(format!("{name}: {} bytes, expected {}", le.len(), want["nbytes"]).into());
+    }
+    let sha = tensor_core::hex::encode(&Sha256::digest(&le));
+    if sha != want["sha256"] {
+        return Err(format!("{name}: sha256 of the decoded little-endian bytes differs").into());
+    }
+    if let Some(Value::Array(values)) = want.get("values").or_else(|| want.get("first_values")) {
+        let got = scalar::decode(view.dtype(), &le, ByteOrder::Little, 0, values.len());
+        if let Some((k, (g, v))) = got
+            .iter()
+            .zip(values)
+            .enumerate()
+            .find(|(_, (g, v))| !same(**g, v))
+        {
+            return Err(format!("{name}: value {k} is {g:?}, expected {v}").into());
+        }
+    }
+    if let Some(index) = want.get("index") {
+        if Some(e.offset) != index["offset"].as_u64()
+            || Some(e.size) != index["size"].as_u64()
+            || e.encoding.name() != index["encoding"]
+        {
+            return Err(
+                format!("{name}: offset/size/encoding differ from the stored index").into(),
+            );
+        }
+        let checksum = e.checksum.as_ref().map(|c| match c {
+            Checksum::Unknown(s) | Checksum::Malformed(s) => s.clone(),
+            other => other.to_stored(),
+        });
+        if let (Some(ours), Some(theirs)) = (checksum, index["checksum"].as_str())
+            && !ours.eq_ignore_ascii_case(theirs)
+        {
+            return Err(format!("{name}: checksum {ours} vs {theirs}").into());
+        }
+        for field in &e.custom {
+            if index.get(&field.key).is_none() {
+                return Err(format!(
+                    "{name}: custom key {:?} is not in the stored index",
+                    field.key
+                )
+                .into());
+            }
+        }
+    }
+    if let Some(sp) = want.get("sparse") {
+        match (file.sparse(i)?, sp["format"].as_str()) {
+            (
+                Sparse::Csr {
+                    indptr, indices, ..
+                },
+                Some("csr"),
+            ) => {
+                if serde_json::to_value(indptr)? != sp["indptr"]
+                    || serde_json::to_value(indices)? != sp["indices"]
+                {
+                    return Err(format!("{name}: CSR components differ").into());
+                }
+            }
+            (Sparse::Coo { coords, shape, .. }, Some("coo")) => {
+                let rows: Vec<Vec<u64>> = coords
+                    .chunks(shape.len().max(1))
+                    .map(<[u64]>::to_vec)
+                    .collect();
+                if serde_json::to_value(rows)? != sp["coords"] {
+                    return Err(format!("{name}: COO coordinates differ").into());
+                }
+            }
+            (s, f) => return Err(format!("{name}: sparse form {s:?} vs {f:?}").into()),
+        }
+    }
+    Ok(())
+}
+
+/// Fixtures that did not come from a reference writer, or that store what no writer emits.
+const NOT_WRITER_OUTPUT: [&str; 9] = [
+    "definite_maps_shuffled", // definite maps in another key order
+    "padding_gaps_order",     // blobs out of index order, gaps, 0xAA padding
+    "empty_size0",            // no index at all
+    "bool_nonzero_bytes",     // bool bytes other than 0/1
+    "crc32c_raw",             // one checksum in lower-case hex
+    "unknown_checksum_algo",  // a checksum no writer computes
+    "sparse_csr_code",        // no 0.1 writer wrote sparse tensors
+    "sparse_coo_code",
+    "zstd_multiframe", // two zstd frames in one blob
+];
+
+/// Writes the tensors back with the settings their index records, and compares the bytes.
+fn rewrite(file: &ZTensor<'_>) -> Result<Vec<u8>, Failed> {
+    let mut decoded = Vec::new();
+    for i in 0..file.entries().len() {
+        decoded.push(file.read(i)?);
+    }
+    let mut items = Vec::new();
+    for (e, d) in file.entries().iter().zip(&decoded) {
+        let options = TensorOptions {
+            encoding: if e.encoding == Encoding::Zstd {
+                WriteEncoding::Zstd(0)
+            } else {
+                WriteEncoding::Raw
+            },
+            checksum: match e.checksum {
+                Some(Checksum::Crc32c(_)) => ChecksumKind::Crc32c,
+                Some(Checksum::Sha256(_)) => ChecksumKind::Sha256,
+                _ => ChecksumKind::None,
+            },
+            byte_order: e.byte_order_stored.then_some(e.byte_order),
+            custom: e
+                .custom
+                .iter()
+                .map(|c| (c.key.clone(), c.raw.to_vec()))
+                .collect(),
+        };
+        items.push((&*e.name, d.view()?, options));
+    }
+    Ok(serialize(&items)?)
+}
+
+fn accept(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let file = ZTensor::open(&bytes)?;
+    let tensors = want["tensors"].as_array().ok_or("no tensors")?;
+    if file.entries().len() != tensors.len() {
+        return Err(format!(
+            "{} tensors, expected {}",
+            file.entries().len(),
+            tensors.len()
+        )
+        .into());
+    }
+    for (i, t) in tensors.iter().enumerate() {
+        check_tensor(&file, i, t)?;
+    }
+    let stem = path
+        .file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    if !NOT_WRITER_OUTPUT.contains(&stem.as_str()) && rewrite(&file)? != bytes {
+        return Err(
+            "writing the tensors back does not reproduce the reference writer's bytes".into(),
+        );
+    }
+    Ok(())
+}
+
+fn reject(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let expected = want["expected_error"].as_str().ok_or("expected_error")?;
+    let result = ZTensor::open(&bytes)
+        .and_then(|f| (0..f.entries().len()).try_for_each(|i| f.read(i).map(drop)));
+    match result {
+        Ok(()) => Err("accepted".into()),
+        Err(e) => match e.class() {
+            Some(c) if c.name() == expected => Ok(()),
+            _ => Err(format!("{:?} ({e}), expected {expected}", e.class()).into()),
+        },
+    }
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let root = fixtures();
+    let mut trials = Vec::new();
+    for (dir, good) in [("v0.1", true), ("bad", false)] {
+        let files = sorted_files(&root.join(dir));
+        assert!(!files.is_empty(), "no fixtures in {dir}");
+        for f in files {
+            let name = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            trials.push(Trial::test(
+                format!("conformance::{dir}::{name}"),
+                move || if good { accept(&f) } else { reject(&f) },
+            ));
+        }
+    }
+    trials
+}
