@@ -19,8 +19,20 @@ pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
     })
 }
 
-/// Decodes `src` into `dst`, which must be exactly the decoded size.
+/// Decodes `src` into `dst`, which must be exactly the decoded size. An empty `src` holds
+/// nothing (writers store an empty tensor's blob with zero bytes).
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
+    if src.is_empty() {
+        return if dst.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::SizeMismatch {
+                codec: CODEC,
+                expected: dst.len() as u64,
+                actual: "0".into(),
+            })
+        };
+    }
     let mut dec = reader(src)?;
     let mut filled = 0;
     while filled < dst.len() {
@@ -116,5 +128,31 @@ mod tests {
             let packed = compress(&data, level).unwrap();
             prop_assert_eq!(decompress(&packed, data.len() as u64, &Limits::default()).unwrap(), data);
         }
+    }
+}
+
+#[cfg(test)]
+mod edge_cases {
+    use super::*;
+
+    #[test]
+    fn empty_payloads_and_content_size_frames() {
+        // A zero-byte blob, and a real frame of nothing, both decode to nothing.
+        assert_eq!(
+            decompress(&[], 0, &Limits::default()).unwrap(),
+            Vec::<u8>::new()
+        );
+        let empty_frame = compress(&[], 3).unwrap();
+        assert_eq!(
+            decompress(&empty_frame, 0, &Limits::default()).unwrap(),
+            Vec::<u8>::new()
+        );
+        assert!(decompress(&empty_frame, 1, &Limits::default()).is_err());
+        // A frame that records its content size (bulk API) decodes like any other.
+        let with_size = zstd::bulk::compress(b"abcdefgh", 3).unwrap();
+        assert_eq!(
+            decompress(&with_size, 8, &Limits::default()).unwrap(),
+            b"abcdefgh"
+        );
     }
 }

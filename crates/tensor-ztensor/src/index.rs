@@ -46,9 +46,12 @@ pub enum Layout {
     /// Compressed sparse rows in one blob: indptr, indices (u64 LE), values.
     SparseCsr,
     /// Coordinates in one blob: per non-zero, its u64 LE indices then its value.
+    ///
+    /// The specification's spelling, `layout: "sparse"` with `sparse_format: "csr"` or
+    /// `"coo"`, reads as these two layouts: the specification names the components but not
+    /// their arrangement, and no implementation ever wrote another.
     SparseCoo,
-    /// Anything else, including the specification's `"sparse"` + `sparse_format`, which no
-    /// reference implementation ever read; reading the tensor fails.
+    /// Anything else; reading the tensor fails.
     Other(String),
 }
 
@@ -148,6 +151,7 @@ struct Fields<'a> {
     size: Option<u64>,
     dtype: Option<Cow<'a, str>>,
     layout: Option<Layout>,
+    sparse_format: Option<String>,
     shape: Option<Vec<u64>>,
     encoding: Option<Encoding>,
     byte_order: Option<ByteOrder>,
@@ -163,6 +167,9 @@ fn read_field<'a>(d: &mut Decoder<'a>, key: &str, f: &mut Fields<'a>, at: usize)
         "size" => f.size = Some(d.uint().map_err(|_| bad("an unsigned integer"))?),
         "dtype" => f.dtype = Some(d.text().map_err(|_| bad("a text string"))?),
         "layout" => f.layout = Some(Layout::parse(&d.text().map_err(|_| bad("a text string"))?)),
+        "sparse_format" => {
+            f.sparse_format = Some(d.text().map_err(|_| bad("a text string"))?.into_owned());
+        }
         "encoding" => {
             f.encoding = Some(Encoding::parse(
                 &d.text().map_err(|_| bad("a text string"))?,
@@ -249,7 +256,14 @@ fn entry<'a>(d: &mut Decoder<'a>, at: usize) -> Result<Entry<'a>> {
         offset: f.offset.ok_or_else(|| missing("offset"))?,
         size: f.size.ok_or_else(|| missing("size"))?,
         encoding: f.encoding.ok_or_else(|| missing("encoding"))?,
-        layout: f.layout.unwrap_or(Layout::Dense),
+        layout: match (f.layout, f.sparse_format.as_deref()) {
+            (Some(Layout::Other(l)), Some("csr")) if l == "sparse" => Layout::SparseCsr,
+            (Some(Layout::Other(l)), Some("coo")) if l == "sparse" => Layout::SparseCoo,
+            (Some(Layout::Other(l)), Some(format)) if l == "sparse" => {
+                Layout::Other(format!("sparse ({format})"))
+            }
+            (layout, _) => layout.unwrap_or(Layout::Dense),
+        },
         byte_order: f.byte_order.unwrap_or(ByteOrder::Little),
         byte_order_stored: f.byte_order.is_some(),
         checksum: f.checksum,

@@ -141,5 +141,83 @@ pub(crate) fn trials() -> Vec<Trial> {
             "corruption::every_bit_flip_is_caught",
             every_bit_flip_is_caught,
         ),
+        Trial::test("sparse::both_spellings", sparse_spellings),
     ]
+}
+
+/// Builds a file with one sparse tensor, given its layout keys and blob.
+fn sparse_file(layout_keys: &[(&str, &str)], blob: &[u8], shape: &[u64]) -> Vec<u8> {
+    let mut out = b"ZTEN0001".to_vec();
+    out.resize(64, 0);
+    out.extend_from_slice(blob);
+    let mut e = tensor_core::cbor::Encoder::new();
+    e.array(1);
+    e.map(6 + layout_keys.len());
+    e.text("name");
+    e.text("s");
+    e.text("offset");
+    e.uint(64);
+    e.text("size");
+    e.uint(blob.len() as u64);
+    e.text("dtype");
+    e.text("float32");
+    e.text("shape");
+    e.array(shape.len());
+    for &d in shape {
+        e.uint(d);
+    }
+    e.text("encoding");
+    e.text("raw");
+    for (k, v) in layout_keys {
+        e.text(k);
+        e.text(v);
+    }
+    out.extend_from_slice(&e.out);
+    out.extend_from_slice(&(e.out.len() as u64).to_le_bytes());
+    out
+}
+
+/// Both spellings of sparse layouts read to the same dense tensor; malformed components fail.
+fn sparse_spellings() -> Result<(), Failed> {
+    // A 2x3 matrix with 5.0 at (0, 2) and 7.0 at (1, 0).
+    let csr: Vec<u8> = [0u64, 1, 2, 2, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .chain([5.0f32, 7.0].iter().flat_map(|v| v.to_le_bytes()))
+        .collect();
+    let coo: Vec<u8> = [(0u64, 2u64, 5.0f32), (1, 0, 7.0)]
+        .iter()
+        .flat_map(|(r, c, v)| {
+            r.to_le_bytes()
+                .into_iter()
+                .chain(c.to_le_bytes())
+                .chain(v.to_le_bytes())
+        })
+        .collect();
+    let want = Tensor::from_elements(&[2, 3], &[0.0f32, 0.0, 5.0, 7.0, 0.0, 0.0])?;
+    for (keys, blob) in [
+        (vec![("layout", "sparsecsr")], &csr),
+        (vec![("layout", "sparse"), ("sparse_format", "csr")], &csr),
+        (vec![("layout", "sparsecoo")], &coo),
+        (vec![("sparse_format", "coo"), ("layout", "sparse")], &coo),
+    ] {
+        let bytes = sparse_file(&keys, blob, &[2, 3]);
+        let f = ZTensor::open(&bytes)?;
+        let got = f.read(0)?.into_tensor()?;
+        if got != want {
+            return Err(format!("{keys:?}: {got:?}").into());
+        }
+    }
+    let mut bad_csr = csr.clone();
+    bad_csr[8] = 9; // indptr[1] = 9 > nnz
+    for (keys, blob) in [
+        (vec![("layout", "sparsecsr")], &bad_csr),
+        (vec![("layout", "sparse"), ("sparse_format", "bsr")], &csr),
+    ] {
+        let bytes = sparse_file(&keys, blob, &[2, 3]);
+        if ZTensor::open(&bytes)?.read(0).is_ok() {
+            return Err(format!("{keys:?}: a malformed sparse tensor was accepted").into());
+        }
+    }
+    Ok(())
 }
