@@ -156,3 +156,176 @@ mod edge_cases {
         );
     }
 }
+
+/// The zstd seekable format: independent frames followed by a seek table (a skippable frame
+/// listing each frame's compressed and decompressed size), so a byte range can be decoded
+/// from only the frames that hold it.
+pub mod seekable {
+    use super::{CODEC, decompress_into};
+    use crate::error::{Error, Result};
+
+    const SKIPPABLE_MAGIC: u32 = 0x184D_2A5E;
+    const SEEKABLE_MAGIC: u32 = 0x8F92_EAB1;
+
+    /// One frame: where it is in the compressed data and in the decoded data.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Frame {
+        /// Offset of the frame in the compressed data.
+        pub compressed_offset: u64,
+        /// Its compressed size.
+        pub compressed_size: u64,
+        /// Offset of its content in the decoded data.
+        pub decoded_offset: u64,
+        /// Its decoded size.
+        pub decoded_size: u64,
+    }
+
+    fn corrupt(reason: impl Into<String>) -> Error {
+        Error::Corrupt {
+            codec: CODEC,
+            reason: reason.into(),
+        }
+    }
+
+    fn u32_at(b: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    }
+
+    /// Reads the seek table at the end of `data` and returns the frames, checking that they
+    /// tile the compressed data before the table exactly.
+    pub fn frames(data: &[u8]) -> Result<Vec<Frame>> {
+        let n = data.len();
+        if n < 17 || u32_at(data, n - 4) != SEEKABLE_MAGIC {
+            return Err(corrupt("no seek table at the end of the data"));
+        }
+        let count = u32_at(data, n - 9) as usize;
+        let descriptor = data[n - 5];
+        if descriptor & 0x7C != 0 {
+            return Err(corrupt(format!(
+                "reserved bits set in the seek table descriptor {descriptor:#04x}"
+            )));
+        }
+        let entry = if descriptor & 0x80 != 0 { 12 } else { 8 };
+        let table_len = count
+            .checked_mul(entry)
+            .and_then(|t| t.checked_add(9))
+            .ok_or_else(|| corrupt("seek table too large"))?;
+        if table_len + 8 > n {
+            return Err(corrupt(format!(
+                "a seek table of {count} frames does not fit in {n} bytes"
+            )));
+        }
+        let start = n - table_len - 8;
+        if u32_at(data, start) != SKIPPABLE_MAGIC || u32_at(data, start + 4) as usize != table_len {
+            return Err(corrupt(
+                "the seek table is not a well-formed skippable frame",
+            ));
+        }
+        let mut frames = Vec::with_capacity(count);
+        let (mut c, mut d) = (0u64, 0u64);
+        for k in 0..count {
+            let at = start + 8 + k * entry;
+            let (cs, ds) = (u64::from(u32_at(data, at)), u64::from(u32_at(data, at + 4)));
+            frames.push(Frame {
+                compressed_offset: c,
+                compressed_size: cs,
+                decoded_offset: d,
+                decoded_size: ds,
+            });
+            c += cs;
+            d += ds;
+        }
+        if c != start as u64 {
+            return Err(corrupt(format!(
+                "the frames cover {c} bytes, but {start} precede the seek table"
+            )));
+        }
+        Ok(frames)
+    }
+
+    /// Decodes bytes `start..start + dst.len()` of the decoded data into `dst`, decoding only
+    /// the frames that hold them.
+    pub fn decode_range(data: &[u8], start: u64, dst: &mut [u8]) -> Result<()> {
+        let frames = frames(data)?;
+        let end = start
+            .checked_add(dst.len() as u64)
+            .ok_or_else(|| corrupt("range overflows"))?;
+        let total = frames
+            .last()
+            .map_or(0, |f| f.decoded_offset + f.decoded_size);
+        if end > total {
+            return Err(corrupt(format!(
+                "range {start}..{end} is past the decoded length {total}"
+            )));
+        }
+        let mut scratch = Vec::new();
+        for f in frames
+            .iter()
+            .filter(|f| f.decoded_offset < end && f.decoded_offset + f.decoded_size > start)
+        {
+            let src = &data
+                [f.compressed_offset as usize..(f.compressed_offset + f.compressed_size) as usize];
+            scratch.resize(f.decoded_size as usize, 0);
+            decompress_into(src, &mut scratch)?;
+            let from = start.max(f.decoded_offset);
+            let to = end.min(f.decoded_offset + f.decoded_size);
+            dst[(from - start) as usize..(to - start) as usize].copy_from_slice(
+                &scratch[(from - f.decoded_offset) as usize..(to - f.decoded_offset) as usize],
+            );
+        }
+        Ok(())
+    }
+
+    /// Compresses `data` as independent frames of at most `frame_size` decoded bytes, followed
+    /// by a seek table without checksums.
+    pub fn compress(data: &[u8], level: i32, frame_size: usize) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut entries = Vec::new();
+        for chunk in data.chunks(frame_size.max(1)) {
+            let frame = zstd::bulk::compress(chunk, level).map_err(|e| corrupt(e.to_string()))?;
+            entries.push((frame.len() as u32, chunk.len() as u32));
+            out.extend_from_slice(&frame);
+        }
+        let table_len = entries.len() * 8 + 9;
+        out.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+        out.extend_from_slice(&(table_len as u32).to_le_bytes());
+        for (c, d) in &entries {
+            out.extend_from_slice(&c.to_le_bytes());
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        out.push(0);
+        out.extend_from_slice(&SEEKABLE_MAGIC.to_le_bytes());
+        Ok(out)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn ranges_decode_from_the_frames_that_hold_them() {
+            let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+            let packed = compress(&data, 3, 16_384).unwrap();
+            let f = frames(&packed).unwrap();
+            assert_eq!(f.len(), 7);
+            let mut all = vec![0u8; data.len()];
+            crate::zstd::decompress_into(&packed, &mut all).unwrap();
+            assert_eq!(all, data);
+            for (start, len) in [
+                (0usize, 10usize),
+                (16_380, 10),
+                (50_000, 40_000),
+                (99_990, 10),
+            ] {
+                let mut out = vec![0u8; len];
+                decode_range(&packed, start as u64, &mut out).unwrap();
+                assert_eq!(out, &data[start..start + len]);
+            }
+            let mut out = vec![0u8; 11];
+            assert!(decode_range(&packed, 99_990, &mut out).is_err());
+            assert!(frames(&packed[..packed.len() - 1]).is_err());
+            assert!(frames(b"short").is_err());
+        }
+    }
+}

@@ -10,6 +10,8 @@ pub enum Checksum {
     Crc32c(u32),
     /// SHA-256.
     Sha256([u8; 32]),
+    /// XXH3-64 (zTensor 2).
+    Xxh3(u64),
     /// An algorithm this reader does not know (reported, not fatal).
     Unknown(String),
     /// A known algorithm whose value is not valid hex of the right length.
@@ -54,6 +56,7 @@ impl Checksum {
         match self {
             Checksum::Crc32c(v) => format!("crc32c:0x{v:08X}"),
             Checksum::Sha256(d) => format!("sha256:{}", tensor_core::hex::encode(d)),
+            Checksum::Xxh3(v) => format!("xxh3:{v:016x}"),
             Checksum::Unknown(s) | Checksum::Malformed(s) => s.clone(),
         }
     }
@@ -64,6 +67,7 @@ impl Checksum {
         match self {
             Checksum::Crc32c(v) => Some(crc32c::crc32c(data) == *v),
             Checksum::Sha256(d) => Some(Sha256::digest(data).as_slice() == d),
+            Checksum::Xxh3(v) => Some(xxhash_rust::xxh3::xxh3_64(data) == *v),
             Checksum::Unknown(_) | Checksum::Malformed(_) => None,
         }
     }
@@ -79,6 +83,8 @@ pub enum ChecksumKind {
     Crc32c,
     /// SHA-256 (about 1.3 GB/s here).
     Sha256,
+    /// XXH3-64 (about 9 GB/s here; zTensor 2 only).
+    Xxh3,
 }
 
 impl ChecksumKind {
@@ -89,6 +95,7 @@ impl ChecksumKind {
             ChecksumKind::None => None,
             ChecksumKind::Crc32c => Some(Checksum::Crc32c(crc32c::crc32c(data))),
             ChecksumKind::Sha256 => Some(Checksum::Sha256(Sha256::digest(data).into())),
+            ChecksumKind::Xxh3 => Some(Checksum::Xxh3(xxhash_rust::xxh3::xxh3_64(data))),
         }
     }
 }

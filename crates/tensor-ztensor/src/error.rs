@@ -37,6 +37,8 @@ pub enum Class {
     DecompressionError,
     /// Two tensors share a name.
     DuplicateName,
+    /// The manifest does not match the hash the footer records (zTensor 2).
+    ManifestHashMismatch,
 }
 
 impl Class {
@@ -60,6 +62,7 @@ impl Class {
             Class::UnknownLayout => "unknown_layout",
             Class::DecompressionError => "decompression_error",
             Class::DuplicateName => "duplicate_name",
+            Class::ManifestHashMismatch => "manifest_hash_mismatch",
         }
     }
 }
@@ -83,7 +86,7 @@ pub enum Error {
         message: String,
     },
     /// A tensor the writer cannot store.
-    #[error("zTensor 0.1 cannot store {0}")]
+    #[error("zTensor cannot store {0}")]
     Unwritable(String),
 }
 
@@ -112,7 +115,9 @@ impl Kinded for Error {
             Error::Dtype(e) => e.kind(),
             Error::Format { class, .. } => match class {
                 Class::Truncated => ErrorKind::Truncated,
-                Class::ChecksumMismatch => ErrorKind::ChecksumMismatch,
+                Class::ChecksumMismatch | Class::ManifestHashMismatch => {
+                    ErrorKind::ChecksumMismatch
+                }
                 Class::UnknownDtype | Class::UnknownEncoding | Class::UnknownLayout => {
                     ErrorKind::Unsupported
                 }

@@ -21,16 +21,25 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod any;
 mod checksum;
+mod container;
 mod error;
 mod file;
 mod index;
 mod sparse;
 mod write;
+mod write_v2;
 
+pub use any::AnyZTensor;
 pub use checksum::{Checksum, ChecksumKind};
+pub use container::{
+    ALIGNMENT_V2, CANONICAL_ALIGNMENT, Container, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2,
+    Object, Part, PartEncoding, detect,
+};
 pub use error::{Class, Error, Result};
 pub use file::{ALIGNMENT, ChecksumStatus, Decoded, MAGIC_V0_1, ReadOptions, Verify, ZTensor};
 pub use index::{CustomField, Encoding, Entry, Layout};
 pub use sparse::Sparse;
 pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write_file};
+pub use write_v2::{write_v2, write_v2_file};

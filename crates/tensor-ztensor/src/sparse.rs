@@ -55,6 +55,94 @@ fn values(bytes: &[u8], dtype: Dtype, nnz: u64, order: ByteOrder) -> Result<Tens
 }
 
 impl Sparse {
+    /// CSR components (1.x/2.x parts), checked: `indptr` has rows + 1 entries, starts at 0,
+    /// never decreases and ends at the number of values; every column index is in range.
+    pub(crate) fn csr(
+        dense: &[u64],
+        indptr: Vec<u64>,
+        indices: Vec<u64>,
+        values_le: &[u8],
+        dtype: Dtype,
+        name: &str,
+    ) -> Result<Self> {
+        let (&rows, rest) = dense
+            .split_first()
+            .ok_or_else(|| bad(name, "a CSR tensor needs at least one dimension"))?;
+        let cols = shape::element_count(rest)?;
+        let w = dtype.byte_width().max(1);
+        let nnz = (values_le.len() / w) as u64;
+        if indptr.len() as u64 != rows.saturating_add(1)
+            || indptr.first() != Some(&0)
+            || indptr.windows(2).any(|p| p[0] > p[1])
+            || indptr.last() != Some(&nnz)
+            || indices.len() as u64 != nnz
+        {
+            return Err(bad(
+                name,
+                format!(
+                    "indptr must hold {} non-decreasing entries from 0 to the {nnz} values, with one index per value",
+                    rows.saturating_add(1)
+                ),
+            ));
+        }
+        if let Some(c) = indices.iter().find(|&&c| c >= cols) {
+            return Err(bad(
+                name,
+                format!("column index {c} is outside {cols} columns"),
+            ));
+        }
+        Ok(Sparse::Csr {
+            shape: dense.to_vec(),
+            indptr,
+            indices,
+            values: values(values_le, dtype, nnz, ByteOrder::Little)?,
+        })
+    }
+
+    /// COO components with coordinates in structure-of-arrays order (all first indices,
+    /// then all second indices, ...), checked against the shape.
+    pub(crate) fn coo_soa(
+        dense: &[u64],
+        coords: &[u64],
+        values_le: &[u8],
+        dtype: Dtype,
+        name: &str,
+    ) -> Result<Self> {
+        let w = dtype.byte_width().max(1);
+        let nnz = values_le.len() / w;
+        let ndim = dense.len();
+        if coords.len() != ndim * nnz {
+            return Err(bad(
+                name,
+                format!(
+                    "{} coordinates for {nnz} values in {ndim} dimensions",
+                    coords.len()
+                ),
+            ));
+        }
+        let mut aos = Vec::with_capacity(coords.len());
+        for k in 0..nnz {
+            for axis in 0..ndim {
+                let c = coords[axis * nnz + k];
+                if c >= dense[axis] {
+                    return Err(bad(
+                        name,
+                        format!(
+                            "coordinate {c} is outside axis {axis} of extent {}",
+                            dense[axis]
+                        ),
+                    ));
+                }
+                aos.push(c);
+            }
+        }
+        Ok(Sparse::Coo {
+            shape: dense.to_vec(),
+            coords: aos,
+            values: values(values_le, dtype, nnz as u64, ByteOrder::Little)?,
+        })
+    }
+
     pub(crate) fn parse(
         layout: &Layout,
         blob: &[u8],

@@ -28,7 +28,7 @@ pub struct Summary {
 /// The output format: `--to` if given, otherwise from the output file's extension.
 pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
     let ids = || {
-        FormatId::ALL
+        FormatId::WRITABLE
             .iter()
             .map(|f| f.id())
             .collect::<Vec<_>>()

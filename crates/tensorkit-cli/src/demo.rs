@@ -59,7 +59,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
     let tensors = demo_data::tensors(size);
     let set = tensor_set(&tensors, size);
     let mut rows = Vec::new();
-    for format in FormatId::ALL {
+    for format in FormatId::WRITABLE {
         let file_name = format!("demo-{}.{}", format.id(), format.extension());
         let path = dir.join(&file_name);
         let start = Instant::now();
@@ -192,7 +192,7 @@ mod tests {
     fn every_format_round_trips_the_small_set() {
         let dir = tempfile::tempdir().unwrap();
         let rows = run_in(dir.path(), Size::Small).unwrap();
-        assert_eq!(rows.len(), FormatId::ALL.len());
+        assert_eq!(rows.len(), FormatId::WRITABLE.len());
         for r in &rows {
             assert!(dir.path().join(&r.file_name).exists());
             assert!(r.file_bytes > 1000);

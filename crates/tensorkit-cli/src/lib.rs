@@ -10,6 +10,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod cbor_json;
 pub mod cli;
 pub mod convert;
 pub mod demo;

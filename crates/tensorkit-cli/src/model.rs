@@ -14,15 +14,30 @@ pub enum FormatId {
     BintensorsLegacy,
     /// zTensor 0.1 (`ZTEN0001`).
     Ztensor01,
+    /// zTensor 1.x (`ZTEN1000`); read only.
+    Ztensor1,
+    /// zTensor 2, the current container.
+    Ztensor2,
 }
 
 impl FormatId {
-    /// Every format, in the order the demo and listings show them.
-    pub const ALL: [FormatId; 4] = [
+    /// Every format the command writes, in the order the demo shows them.
+    pub const WRITABLE: [FormatId; 5] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
         FormatId::Ztensor01,
+        FormatId::Ztensor2,
+    ];
+
+    /// Every format the command reads.
+    pub const ALL: [FormatId; 6] = [
+        FormatId::Safetensors,
+        FormatId::Bintensors,
+        FormatId::BintensorsLegacy,
+        FormatId::Ztensor01,
+        FormatId::Ztensor1,
+        FormatId::Ztensor2,
     ];
 
     /// The id used in JSON output and by `--to`.
@@ -33,6 +48,8 @@ impl FormatId {
             FormatId::Bintensors => "bintensors",
             FormatId::BintensorsLegacy => "bintensors-legacy",
             FormatId::Ztensor01 => "ztensor-0.1",
+            FormatId::Ztensor1 => "ztensor-1",
+            FormatId::Ztensor2 => "ztensor-2",
         }
     }
 
@@ -42,14 +59,14 @@ impl FormatId {
         match self {
             FormatId::Safetensors => "safetensors",
             FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
-            FormatId::Ztensor01 => "zt",
+            FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => "zt",
         }
     }
 
-    /// The format called `id` (as `inspect --json` reports it).
+    /// The writable format called `id` (as `inspect --json` reports it).
     #[must_use]
     pub fn from_id(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.id() == id)
+        Self::WRITABLE.into_iter().find(|f| f.id() == id)
     }
 
     /// The format a file name's extension suggests, for choosing an output format.

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use tensor_core::ByteOrder;
 use tensor_dtype::{Scalar, scalar};
 use tensor_ztensor::{
-    Checksum, ChecksumKind, Encoding, Sparse, TensorOptions, WriteEncoding, ZTensor, serialize,
+    Checksum, ChecksumKind, Container, Encoding, Sparse, TensorOptions, WriteEncoding, ZTensor,
+    serialize,
 };
 
 fn fixtures() -> PathBuf {
@@ -242,4 +243,142 @@ pub(crate) fn trials() -> Vec<Trial> {
         }
     }
     trials
+}
+
+fn sha_hex(b: &[u8]) -> String {
+    tensor_core::hex::encode(&Sha256::digest(b))
+}
+
+/// A 1.x or 2 fixture: every object reads to the recorded dense values, every part to its
+/// recorded digest.
+fn accept_container(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let file = Container::open(&bytes)?;
+    let tensors = want["tensors"].as_array().ok_or("no tensors")?;
+    if file.objects().len() != tensors.len() {
+        return Err(format!(
+            "{} objects, expected {}",
+            file.objects().len(),
+            tensors.len()
+        )
+        .into());
+    }
+    for t in tensors {
+        let name = t["name"].as_str().ok_or("name")?;
+        let i = file
+            .objects()
+            .iter()
+            .position(|o| o.name == name)
+            .ok_or_else(|| format!("{name} missing"))?;
+        let o = &file.objects()[i];
+        if serde_json::to_value(&o.shape)? != t["shape"] {
+            return Err(format!("{name}: shape {:?}", o.shape).into());
+        }
+        let decoded = file.read(i)?;
+        let le = decoded.view()?.to_le_bytes().into_owned();
+        if let Some(sha) = t.get("sha256")
+            && sha_hex(&le) != *sha
+        {
+            return Err(format!("{name}: dense sha256 differs").into());
+        }
+        if let Some(Value::Object(parts)) = t.get("parts") {
+            for (role, p) in parts {
+                let part = o
+                    .part(role)
+                    .ok_or_else(|| format!("{name}: part {role} missing"))?;
+                if sha_hex(&file.part_bytes(o, part)?) != p["sha256"] {
+                    return Err(format!("{name}/{role}: part sha256 differs").into());
+                }
+            }
+        }
+        let values = t
+            .get("values")
+            .or_else(|| t.get("dense_values"))
+            .or_else(|| t.get("first_values"));
+        if let Some(Value::Array(values)) = values {
+            let got = scalar::decode(decoded.dtype, &le, ByteOrder::Little, 0, values.len());
+            if let Some((k, (g, v))) = got
+                .iter()
+                .zip(values)
+                .enumerate()
+                .find(|(_, (g, v))| !same(**g, v))
+            {
+                return Err(format!("{name}: value {k} is {g:?}, expected {v}").into());
+            }
+        }
+        if let (Some(attrs), Some(ours)) = (t.get("attributes"), &o.attributes)
+            && attrs.as_object().map(serde_json::Map::len) != ours.as_map().map(<[_]>::len)
+        {
+            return Err(format!("{name}: attributes differ").into());
+        }
+    }
+    Ok(())
+}
+
+fn reject_container(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let expected = want["expected_error"].as_str().ok_or("expected_error")?;
+    let result = Container::open(&bytes)
+        .and_then(|f| (0..f.objects().len()).try_for_each(|i| f.read(i).map(drop)));
+    match result {
+        Ok(()) => Err("accepted".into()),
+        Err(e) => match e.class() {
+            Some(c) if c.name() == expected => Ok(()),
+            _ => Err(format!("{:?} ({e}), expected {expected}", e.class()).into()),
+        },
+    }
+}
+
+pub(crate) fn container_trials() -> Vec<Trial> {
+    let root = fixtures();
+    let mut trials = Vec::new();
+    for (dir, good) in [("v1", true), ("v2", true), ("v2/bad", false)] {
+        let files = sorted_files(&root.join(dir));
+        assert!(!files.is_empty(), "no fixtures in {dir}");
+        for f in files {
+            let name = f
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            trials.push(Trial::test(
+                format!("conformance::{dir}::{name}"),
+                move || {
+                    if good {
+                        accept_container(&f)
+                    } else {
+                        reject_container(&f)
+                    }
+                },
+            ));
+        }
+    }
+    trials
+}
+
+/// Our canonical zTensor 2 writer reproduces the reference's canonical file byte for byte.
+pub(crate) fn v2_canonical_rewrite() -> Result<(), Failed> {
+    let path = fixtures().join("v2/v2_canonical.zt");
+    let bytes = std::fs::read(&path)?;
+    let file = Container::open(&bytes)?;
+    let decoded: Vec<_> = (0..file.objects().len())
+        .map(|i| file.read(i))
+        .collect::<Result<_, _>>()?;
+    let mut items = Vec::new();
+    for (o, d) in file.objects().iter().zip(&decoded) {
+        items.push((o.name.as_str(), d.view()?, o.attributes.clone()));
+    }
+    let mut out = Vec::new();
+    tensor_ztensor::write_v2(&mut out, &items, file.attributes().cloned())?;
+    if out != bytes {
+        return Err(format!(
+            "{} bytes written, {} in the reference file; they differ",
+            out.len(),
+            bytes.len()
+        )
+        .into());
+    }
+    Ok(())
 }

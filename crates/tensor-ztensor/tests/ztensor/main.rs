@@ -10,6 +10,7 @@ mod roundtrip;
 fn main() {
     let args = Arguments::from_args();
     let mut trials = conformance::trials();
+    trials.extend(conformance::container_trials());
     trials.extend(roundtrip::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -18,7 +18,11 @@ const MIN_DETECT_BYTES: usize = 9;
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes).
 pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     if ztensor::looks_like(bytes) {
-        return Ok(FormatId::Ztensor01);
+        return Ok(match tensor_ztensor::detect(bytes) {
+            Some(tensor_ztensor::Generation::V1) => FormatId::Ztensor1,
+            Some(tensor_ztensor::Generation::V2) => FormatId::Ztensor2,
+            _ => FormatId::Ztensor01,
+        });
     }
     if safetensors::looks_like(bytes) {
         return Ok(FormatId::Safetensors);
@@ -51,7 +55,9 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
     match detect(path, bytes)? {
         FormatId::Safetensors => safetensors::read(path, bytes, limits),
         FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, limits),
-        FormatId::Ztensor01 => ztensor::read(path, bytes, limits),
+        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+            ztensor::read(path, bytes, limits)
+        }
     }
 }
 
@@ -116,7 +122,7 @@ fn write_to(
         .filter(|t| !t.attributes.is_empty())
         .count();
     let mut dropped = Vec::new();
-    if attributes > 0 && format != FormatId::Ztensor01 {
+    if attributes > 0 && !matches!(format, FormatId::Ztensor01 | FormatId::Ztensor2) {
         dropped.push(format!(
             "per-tensor attributes of {attributes} tensors ({} has no place for them)",
             format.id()
@@ -131,6 +137,12 @@ fn write_to(
             bintensors::write(set, out, path, tensor_bintensors::Layout::Legacy)?;
         }
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
+        FormatId::Ztensor2 => ztensor::write_v2(set, out, path)?,
+        FormatId::Ztensor1 => {
+            return Err(Error::UnknownTarget {
+                what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),
+            });
+        }
     }
     Ok(dropped)
 }

@@ -6,14 +6,22 @@ use std::borrow::Cow;
 use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::cbor::Encoder;
+use tensor_core::cbor::Value;
 use tensor_dtype::TensorView;
-use tensor_ztensor::{ChecksumKind, ReadOptions, TensorOptions, ZTensor};
+use tensor_ztensor::{AnyZTensor, ChecksumKind, Container, Generation, ReadOptions, TensorOptions};
 
-/// zTensor 0.1 files start with `ZTEN0001` (a shorter file that starts like it is a
-/// truncated one).
+/// zTensor files start with one of three magic numbers (a shorter file that starts like
+/// one is a truncated zTensor file).
 pub(super) fn looks_like(bytes: &[u8]) -> bool {
     let n = bytes.len().min(8);
-    n >= 4 && bytes[..n] == tensor_ztensor::MAGIC_V0_1[..n]
+    n >= 4
+        && [
+            tensor_ztensor::MAGIC_V0_1,
+            tensor_ztensor::MAGIC_V1,
+            tensor_ztensor::MAGIC_V2,
+        ]
+        .iter()
+        .any(|m| bytes[..n] == m[..n])
 }
 
 fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
@@ -23,29 +31,30 @@ fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
     }
 }
 
+fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
+    Ok(match d.data {
+        Cow::Borrowed(b) => TensorData::View(TensorView::new(b, d.dtype, &d.shape, d.byte_order)?),
+        Cow::Owned(v) => TensorData::Owned(tensor_dtype::Tensor::new(
+            v,
+            d.dtype,
+            &d.shape,
+            d.byte_order,
+        )?),
+    })
+}
+
+/// Reads any zTensor generation.
 pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
-    let file =
-        ZTensor::open_with(bytes, &ReadOptions::default().limits(*limits)).map_err(wrap(path))?;
+    let options = ReadOptions::default().limits(*limits);
+    let file = match AnyZTensor::open_with(bytes, &options).map_err(wrap(path))? {
+        AnyZTensor::V0_1(f) => f,
+        AnyZTensor::Later(c) => return read_container(path, &c),
+    };
     let mut tensors = Vec::with_capacity(file.entries().len());
     for (i, e) in file.entries().iter().enumerate() {
-        let decoded = file.read(i).map_err(wrap(path))?;
-        let data = match decoded.data {
-            Cow::Borrowed(b) => TensorData::View(TensorView::new(
-                b,
-                decoded.dtype,
-                &decoded.shape,
-                decoded.byte_order,
-            )?),
-            Cow::Owned(v) => TensorData::Owned(tensor_dtype::Tensor::new(
-                v,
-                decoded.dtype,
-                &decoded.shape,
-                decoded.byte_order,
-            )?),
-        };
         tensors.push(NamedTensor {
             name: Some(e.name.to_string()),
-            data,
+            data: tensor_data(file.read(i).map_err(wrap(path))?)?,
             location: Vec::new(),
             attributes: e
                 .custom
@@ -59,6 +68,81 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         metadata: None,
         tensors,
     })
+}
+
+/// zTensor 1.x and 2: objects as dense tensors, object attributes per tensor, file
+/// attributes as metadata.
+fn read_container<'a>(path: &Path, c: &Container<'a>) -> Result<TensorSet<'a>> {
+    let format = if c.generation() == Generation::V1 {
+        FormatId::Ztensor1
+    } else {
+        FormatId::Ztensor2
+    };
+    let mut tensors = Vec::with_capacity(c.objects().len());
+    for (i, o) in c.objects().iter().enumerate() {
+        let attributes = match &o.attributes {
+            Some(Value::Map(m)) => m
+                .iter()
+                .filter_map(|(k, v)| Some((k.as_text()?.to_owned(), v.clone())))
+                .collect(),
+            _ => Vec::new(),
+        };
+        tensors.push(NamedTensor {
+            name: Some(o.name.clone()),
+            data: tensor_data(c.read(i).map_err(wrap(path))?)?,
+            location: Vec::new(),
+            attributes,
+        });
+    }
+    let metadata = c.attributes().and_then(Value::as_map).map(|m| {
+        m.iter()
+            .filter_map(|(k, v)| Some((k.as_text()?.to_owned(), crate::cbor_json::to_json(v))))
+            .collect()
+    });
+    Ok(TensorSet {
+        format,
+        metadata,
+        tensors,
+    })
+}
+
+/// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as
+/// object attributes.
+pub(super) fn write_v2(
+    set: &TensorSet<'_>,
+    out: &mut dyn std::io::Write,
+    path: &Path,
+) -> Result<()> {
+    let names: Vec<String> = set
+        .tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
+        .collect();
+    let items: Vec<(&str, TensorView<'_>, Option<Value>)> = names
+        .iter()
+        .zip(&set.tensors)
+        .map(|(n, t)| {
+            let attrs = (!t.attributes.is_empty()).then(|| {
+                Value::Map(
+                    t.attributes
+                        .iter()
+                        .map(|(k, v)| (Value::Text(k.clone()), v.clone()))
+                        .collect(),
+                )
+            });
+            (n.as_str(), t.view(), attrs)
+        })
+        .collect();
+    let attributes = set.metadata.as_ref().map(|m| {
+        Value::Map(
+            m.iter()
+                .map(|(k, v)| (Value::Text(k.clone()), crate::cbor_json::to_cbor(v)))
+                .collect(),
+        )
+    });
+    tensor_ztensor::write_v2(&mut &mut *out, &items, attributes).map_err(wrap(path))?;
+    Ok(())
 }
 
 /// Writes raw tensors with CRC-32C checksums, per-tensor attributes as custom keys.

@@ -5,37 +5,53 @@ use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::path::Path;
 
+/// Every set of readable fixtures: the format `inspect` must report, the folder under
+/// `testdata/conformance`, and the file extension.
+pub(crate) const FIXTURE_SETS: [(&str, &str, &str); 5] = [
+    ("safetensors", "safetensors", "safetensors"),
+    ("bintensors", "bintensors", "bt"),
+    ("ztensor-0.1", "ztensor/v0.1", "zt"),
+    ("ztensor-1", "ztensor/v1", "zt"),
+    ("ztensor-2", "ztensor/v2", "zt"),
+];
+
 pub(crate) fn trials() -> Vec<Trial> {
-    let dir = testdata().join("conformance/safetensors");
-    let files = files_with_extension(&dir, "safetensors");
-    assert!(
-        !files.is_empty(),
-        "no safetensors fixtures in {}",
-        dir.display()
-    );
-    files
-        .into_iter()
-        .map(|file| {
+    let mut trials = Vec::new();
+    for (format, dir, ext) in FIXTURE_SETS {
+        let dir = testdata().join("conformance").join(dir);
+        let files = files_with_extension(&dir, ext);
+        assert!(
+            !files.is_empty(),
+            "no {format} fixtures in {}",
+            dir.display()
+        );
+        for file in files {
             let name = file
                 .file_stem()
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
-            Trial::test(format!("conformance::safetensors::{name}"), move || {
-                check_fixture(&file)
-            })
-        })
-        .collect()
+            trials.push(Trial::test(
+                format!("conformance::{format}::{name}"),
+                move || check_fixture(&file, format),
+            ));
+        }
+    }
+    trials
 }
 
-fn check_fixture(file: &Path) -> Result<(), Failed> {
+fn check_fixture(file: &Path, format: &str) -> Result<(), Failed> {
     let sidecar: Value = serde_json::from_slice(&std::fs::read(file.with_extension("json"))?)?;
     let got = inspect_json(file)?;
-    if got["format"] != "safetensors" {
-        return Err(format!("format {} ", got["format"]).into());
+    if got["format"] != format {
+        return Err(format!("format {}, expected {format}", got["format"]).into());
     }
-    if got["metadata"] != sidecar["metadata"] {
-        return Err(format!("metadata {} != {}", got["metadata"], sidecar["metadata"]).into());
+    // zTensor 1.x/2 sidecars record file attributes inside the manifest.
+    let metadata = sidecar
+        .get("metadata")
+        .unwrap_or(&sidecar["manifest"]["attributes"]);
+    if got["metadata"] != *metadata {
+        return Err(format!("metadata {} != {metadata}", got["metadata"]).into());
     }
     let ours = got["tensors"].as_array().ok_or("no tensors array")?;
     let theirs = sidecar["tensors"]
@@ -44,14 +60,11 @@ fn check_fixture(file: &Path) -> Result<(), Failed> {
     if ours.len() != theirs.len() {
         return Err(format!("{} tensors, expected {}", ours.len(), theirs.len()).into());
     }
-    let order: Vec<&Value> = ours.iter().map(|t| &t["name"]).collect();
-    let expected_order: Vec<&Value> = sidecar["tensor_order"]
-        .as_array()
-        .ok_or("no tensor_order")?
-        .iter()
-        .collect();
-    if order != expected_order {
-        return Err(format!("stored order {order:?}, expected {expected_order:?}").into());
+    if let Some(order) = sidecar["tensor_order"].as_array() {
+        let stored: Vec<&Value> = ours.iter().map(|t| &t["name"]).collect();
+        if stored != order.iter().collect::<Vec<_>>() {
+            return Err(format!("stored order {stored:?}, expected {order:?}").into());
+        }
     }
     for expected in theirs {
         let name = &expected["name"];
@@ -59,31 +72,46 @@ fn check_fixture(file: &Path) -> Result<(), Failed> {
             .iter()
             .find(|t| &t["name"] == name)
             .ok_or_else(|| format!("tensor {name} missing"))?;
-        let dtype = canonical_dtype(expected["dtype"].as_str().unwrap_or_default())
-            .ok_or_else(|| format!("unknown fixture dtype {}", expected["dtype"]))?;
-        if t["dtype"] != dtype {
-            return Err(format!("{name}: dtype {} != {dtype}", t["dtype"]).into());
+        // zTensor 2 sidecars describe parts; a dense object's `data` part is the tensor.
+        let data_part = &expected["parts"]["data"];
+        if let Some(d) = expected["dtype"].as_str() {
+            let dtype = canonical_dtype(d).ok_or_else(|| format!("unknown fixture dtype {d}"))?;
+            if t["dtype"] != dtype {
+                return Err(format!("{name}: dtype {} != {dtype}", t["dtype"]).into());
+            }
         }
         if t["shape"] != expected["shape"] {
             return Err(format!("{name}: shape {} != {}", t["shape"], expected["shape"]).into());
         }
-        if t["sha256_le"] != expected["sha256"] {
-            return Err(format!(
-                "{name}: sha256 {} != {}",
-                t["sha256_le"], expected["sha256"]
-            )
-            .into());
+        let sha = if expected["sha256"].is_null() && expected["layout"] == "dense" {
+            &data_part["sha256"]
+        } else {
+            &expected["sha256"]
+        };
+        if sha.is_null() && expected["dense_values"].is_null() {
+            return Err(
+                format!("{name}: the sidecar records neither a digest nor dense values").into(),
+            );
         }
-        let values = expected
-            .get("values")
-            .or_else(|| expected.get("first_values"));
+        if !sha.is_null() && t["sha256_le"] != *sha {
+            return Err(format!("{name}: sha256 {} != {sha}", t["sha256_le"]).into());
+        }
+        let values = [
+            expected.get("values"),
+            expected.get("dense_values"),
+            expected.get("first_values"),
+            data_part.get("values"),
+            data_part.get("first_values"),
+        ]
+        .into_iter()
+        .flatten()
+        .next();
         if let Some(Value::Array(values)) = values {
             let first = t["first_values"].as_array().ok_or("no first_values")?;
-            let n = first.len().min(values.len());
-            if n == 0 && !values.is_empty() {
+            if first.is_empty() && !values.is_empty() {
                 return Err(format!("{name}: no first_values").into());
             }
-            for (i, (a, b)) in first.iter().zip(values).take(n).enumerate() {
+            for (i, (a, b)) in first.iter().zip(values).enumerate() {
                 if !same_value(a, b) {
                     return Err(format!("{name}: value {i} is {a}, expected {b}").into());
                 }

@@ -1,6 +1,7 @@
 //! `tensorkit convert` round trips between every pair of formats, on the conformance
-//! fixtures: what comes back has the same names, dtypes, shapes, values and metadata, and a
-//! BinTensors file that went through safetensors comes back byte for byte.
+//! fixtures: what comes back has the same names, dtypes, shapes, values and metadata; a
+//! conversion the target cannot hold fails, says why, and leaves no file; a BinTensors file
+//! that went through another format comes back byte for byte.
 
 use crate::support::{
     expect_error_contract, files_with_extension, inspect_json, tensorkit, testdata,
@@ -9,23 +10,26 @@ use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::path::Path;
 
-fn convert(input: &Path, output: &Path, to: Option<&str>) -> Result<(), Failed> {
+fn convert_args(input: &Path, output: &Path, to: Option<&str>) -> std::process::Output {
     let (i, o) = (input.to_string_lossy(), output.to_string_lossy());
     let mut args = vec!["convert", &*i, &*o];
     if let Some(t) = to {
         args.extend(["--to", t]);
     }
-    let out = tensorkit(&args);
+    tensorkit(&args)
+}
+
+fn convert(input: &Path, output: &Path, to: Option<&str>) -> Result<(), Failed> {
+    let out = convert_args(input, output, to);
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
     }
     Ok(())
 }
 
-/// The parts of `inspect --json` that a lossless conversion keeps, tensors by name. Writers
-/// store bools as 0/1, so a bool tensor holding other non-zero bytes keeps its values but not
-/// its bytes: for bools the values are compared, not the digest.
-fn contents(v: &Value) -> Value {
+/// The tensors of `inspect --json`, by name. Writers store bools as 0/1, so for a bool
+/// tensor the values are compared, not the digest.
+fn tensors(v: &Value) -> Value {
     let mut tensors: Vec<Value> = v["tensors"].as_array().cloned().unwrap_or_default();
     for t in &mut tensors {
         if t["dtype"] == "bool"
@@ -35,44 +39,143 @@ fn contents(v: &Value) -> Value {
         }
     }
     tensors.sort_by_key(|t| t["name"].to_string());
-    serde_json::json!({"metadata": v["metadata"], "tensors": tensors})
+    Value::Array(tensors)
 }
+
+/// A target format: its id, the dtypes it cannot store, whether it keeps metadata, and
+/// whether its metadata holds only strings.
+struct Target {
+    id: &'static str,
+    lacks: &'static [&'static str],
+    keeps_metadata: bool,
+    string_metadata: bool,
+    /// Names must be 1 to 1024 bytes without NUL (zTensor 2).
+    strict_names: bool,
+}
+
+const TARGETS: [Target; 5] = [
+    Target {
+        id: "safetensors",
+        lacks: &["complex128", "bitmask"],
+        keeps_metadata: true,
+        string_metadata: true,
+        strict_names: false,
+    },
+    Target {
+        id: "bintensors",
+        lacks: &["complex64", "complex128", "bitmask"],
+        keeps_metadata: true,
+        string_metadata: true,
+        strict_names: false,
+    },
+    Target {
+        id: "bintensors-legacy",
+        lacks: &["complex64", "complex128", "bitmask"],
+        keeps_metadata: true,
+        string_metadata: true,
+        strict_names: false,
+    },
+    Target {
+        id: "ztensor-0.1",
+        lacks: &[
+            "float8_e4m3",
+            "float8_e5m2",
+            "complex64",
+            "complex128",
+            "bitmask",
+        ],
+        keeps_metadata: false,
+        string_metadata: false,
+        strict_names: false,
+    },
+    Target {
+        id: "ztensor-2",
+        lacks: &["complex64", "complex128", "bitmask"],
+        keeps_metadata: true,
+        string_metadata: false,
+        strict_names: true,
+    },
+];
 
 fn round_trip(file: &Path) -> Result<(), Failed> {
     let original = inspect_json(file)?;
+    let dtypes: Vec<&str> = original["tensors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["dtype"].as_str())
+        .collect();
+    let non_string_metadata = original["metadata"]
+        .as_object()
+        .is_some_and(|m| m.values().any(|v| !v.is_string()));
+    let odd_names = original["tensors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .any(|n| n.is_empty() || n.len() > 1024 || n.contains('\0'));
     let dir = tempfile::tempdir()?;
-    for (ext, to) in [
-        ("safetensors", None),
-        ("bt", None),
-        ("legacy", Some("bintensors-legacy")),
-    ] {
-        let out = dir.path().join(format!("converted.{ext}"));
-        convert(file, &out, to)?;
+    for target in &TARGETS {
+        let out = dir.path().join(format!("converted.{}", target.id));
+        let refuse = dtypes.iter().any(|d| target.lacks.contains(d))
+            || (target.string_metadata && non_string_metadata)
+            || (target.strict_names && odd_names);
+        if refuse {
+            let kind = expect_error_contract(&convert_args(file, &out, Some(target.id)), false)?;
+            if kind != "unsupported" || out.exists() {
+                return Err(format!(
+                    "into {}: kind {kind}, file left behind: {}",
+                    target.id,
+                    out.exists()
+                )
+                .into());
+            }
+            continue;
+        }
+        convert(file, &out, Some(target.id))?;
         let got = inspect_json(&out)?;
-        if contents(&got) != contents(&original) {
+        if tensors(&got) != tensors(&original) {
             return Err(format!(
-                "through {ext}: {} != {}",
-                contents(&got),
-                contents(&original)
+                "through {}: {} != {}",
+                target.id,
+                tensors(&got),
+                tensors(&original)
             )
             .into());
         }
-        // And back to the original format.
-        let back = dir.path().join(format!(
-            "back.{}",
-            file.extension().unwrap_or_default().to_string_lossy()
-        ));
-        convert(&out, &back, None)?;
-        if contents(&inspect_json(&back)?) != contents(&original) {
-            return Err(format!("back from {ext}: contents changed").into());
+        if target.keeps_metadata
+            && got["metadata"] != original["metadata"]
+            && !original["metadata"].is_null()
+        {
+            return Err(format!(
+                "through {}: metadata {} != {}",
+                target.id, got["metadata"], original["metadata"]
+            )
+            .into());
         }
-        if file.extension().is_some_and(|e| e == "bt") {
+        // And back to the original format (zTensor 1.x is read only: back to 2).
+        let back_to = match original["format"].as_str() {
+            Some("ztensor-1") => "ztensor-2",
+            Some(f) => f,
+            None => return Err("no format".into()),
+        };
+        let back = dir.path().join(format!("back.{}", target.id));
+        convert(&out, &back, Some(back_to))?;
+        if tensors(&inspect_json(&back)?) != tensors(&original) {
+            return Err(format!("back from {}: tensors changed", target.id).into());
+        }
+        // A BinTensors file comes back byte for byte, unless the target dropped its metadata.
+        if file.extension().is_some_and(|e| e == "bt")
+            && (target.keeps_metadata || original["metadata"].is_null())
+        {
             let sidecar: Value =
                 serde_json::from_slice(&std::fs::read(file.with_extension("json"))?)?;
             if sidecar["writer_reproducible"] == true
                 && std::fs::read(&back)? != std::fs::read(file)?
             {
-                return Err(format!("back from {ext}: the BinTensors bytes changed").into());
+                return Err(
+                    format!("back from {}: the BinTensors bytes changed", target.id).into(),
+                );
             }
         }
     }
@@ -82,16 +185,14 @@ fn round_trip(file: &Path) -> Result<(), Failed> {
 fn refuses_unknown_targets() -> Result<(), Failed> {
     let file = testdata().join("conformance/safetensors/scalar_f32.safetensors");
     let dir = tempfile::tempdir()?;
-    for (out, to) in [("x.unknown", None), ("x.bt", Some("npy"))] {
-        let o = dir.path().join(out);
-        let (f, o) = (file.to_string_lossy(), o.to_string_lossy());
-        let mut args = vec!["convert", &*f, &*o];
-        if let Some(t) = to {
-            args.extend(["--to", t]);
-        }
-        let kind = expect_error_contract(&tensorkit(&args), false)?;
+    for (out, to) in [
+        ("x.unknown", None),
+        ("x.bt", Some("npy")),
+        ("x.zt", Some("ztensor-1")),
+    ] {
+        let kind = expect_error_contract(&convert_args(&file, &dir.path().join(out), to), false)?;
         if kind != "invalid_argument" {
-            return Err(format!("kind {kind}").into());
+            return Err(format!("{out} {to:?}: kind {kind}").into());
         }
     }
     if std::fs::read_dir(dir.path())?.count() != 0 {
@@ -102,11 +203,7 @@ fn refuses_unknown_targets() -> Result<(), Failed> {
 
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
-    for (format, dir, ext) in [
-        ("safetensors", "safetensors", "safetensors"),
-        ("bintensors", "bintensors", "bt"),
-        ("ztensor", "ztensor/v0.1", "zt"),
-    ] {
+    for (format, dir, ext) in crate::conformance::FIXTURE_SETS {
         for file in files_with_extension(&testdata().join("conformance").join(dir), ext) {
             let name = file
                 .file_stem()

@@ -164,6 +164,7 @@ fn bad_fixture_trials() -> Vec<Trial> {
     for (format, dir, ext) in [
         ("bintensors", "conformance/bintensors/bad", "bt"),
         ("ztensor", "conformance/ztensor/bad", "zt"),
+        ("ztensor-2", "conformance/ztensor/v2/bad", "zt"),
     ] {
         let files = crate::support::files_with_extension(&testdata().join(dir), ext);
         assert!(!files.is_empty(), "no fixtures in {dir}");

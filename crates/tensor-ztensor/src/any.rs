@@ -1,0 +1,110 @@
+//! One entry point for every zTensor generation.
+
+use crate::container::{Container, Generation, detect};
+use crate::error::{Class, Error, Result};
+use crate::file::{Decoded, ReadOptions, ZTensor};
+
+/// An open zTensor file of any generation, dispatched on its first 8 bytes.
+#[derive(Debug)]
+pub enum AnyZTensor<'a> {
+    /// zTensor 0.1.
+    V0_1(ZTensor<'a>),
+    /// zTensor 1.x or 2.
+    Later(Container<'a>),
+}
+
+impl<'a> AnyZTensor<'a> {
+    /// Opens `bytes` with default options.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &ReadOptions::default())
+    }
+
+    /// Opens `bytes`, whichever generation they are.
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        match detect(bytes) {
+            Some(Generation::V1 | Generation::V2) => {
+                Ok(AnyZTensor::Later(Container::open_with(bytes, options)?))
+            }
+            // 0.1, or too short to tell: the 0.1 reader says what is wrong (truncated or foreign).
+            _ => Ok(AnyZTensor::V0_1(ZTensor::open_with(bytes, options)?)),
+        }
+    }
+
+    /// The generation.
+    #[must_use]
+    pub fn generation(&self) -> Generation {
+        match self {
+            AnyZTensor::V0_1(_) => Generation::V0_1,
+            AnyZTensor::Later(c) => c.generation(),
+        }
+    }
+
+    /// The number of tensors (objects).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            AnyZTensor::V0_1(f) => f.entries().len(),
+            AnyZTensor::Later(c) => c.objects().len(),
+        }
+    }
+
+    /// Whether the file holds no tensors.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Tensor `i`'s name.
+    #[must_use]
+    pub fn name(&self, i: usize) -> &str {
+        match self {
+            AnyZTensor::V0_1(f) => &f.entries()[i].name,
+            AnyZTensor::Later(c) => &c.objects()[i].name,
+        }
+    }
+
+    /// The position of the tensor called `name`.
+    #[must_use]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        (0..self.len()).find(|&i| self.name(i) == name)
+    }
+
+    /// Tensor `i`, dense (zero-copy where the bytes allow).
+    pub fn read(&self, i: usize) -> Result<Decoded<'a>> {
+        match self {
+            AnyZTensor::V0_1(f) => f.read(i),
+            AnyZTensor::Later(c) => c.read(i),
+        }
+    }
+
+    /// Checks every checksum and digest in the file; returns how many were verified.
+    pub fn verify_all(&self) -> Result<usize> {
+        let mut n = 0;
+        match self {
+            AnyZTensor::V0_1(f) => {
+                for i in 0..f.entries().len() {
+                    if f.verify(i)? == crate::file::ChecksumStatus::Verified {
+                        n += 1;
+                    }
+                }
+            }
+            AnyZTensor::Later(c) => {
+                for o in c.objects() {
+                    for p in &o.parts {
+                        c.part_bytes(o, p)?;
+                        n += usize::from(p.digest.is_some());
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Error {
+    /// Whether this error means the bytes are not a zTensor file at all.
+    #[must_use]
+    pub fn is_bad_magic(&self) -> bool {
+        self.class() == Some(Class::BadMagic)
+    }
+}

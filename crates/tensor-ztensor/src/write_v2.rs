@@ -1,0 +1,173 @@
+//! Writing canonical zTensor 2 files.
+//!
+//! Layout: the magic; zero padding; each distinct blob at the next multiple of 64 KiB (the
+//! canonical alignment; tensors with identical bytes share one blob); the manifest — itself a
+//! blob, in deterministic CBOR — at the next multiple of 64 KiB; then the 40-byte footer
+//! (manifest offset, manifest length, XXH3-64 of the manifest, version 2, reserved 0, magic).
+//! Every part carries an `xxh3:` digest of its decoded bytes.
+
+use crate::container::{CANONICAL_ALIGNMENT, MAGIC_V2};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::io::Write;
+use tensor_core::cbor::{Value, to_canonical};
+use tensor_dtype::{Dtype, TensorView};
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_owned())
+}
+
+/// Storage dtype and logical type for a tensorkit dtype.
+fn storage(dtype: Dtype, name: &str) -> Result<(&'static str, Option<&'static str>)> {
+    Ok(match dtype {
+        Dtype::Float64 => ("f64", None),
+        Dtype::Float32 => ("f32", None),
+        Dtype::Float16 => ("f16", None),
+        Dtype::Bfloat16 => ("bf16", None),
+        Dtype::Int64 => ("i64", None),
+        Dtype::Int32 => ("i32", None),
+        Dtype::Int16 => ("i16", None),
+        Dtype::Int8 => ("i8", None),
+        Dtype::Uint64 => ("u64", None),
+        Dtype::Uint32 => ("u32", None),
+        Dtype::Uint16 => ("u16", None),
+        Dtype::Uint8 => ("u8", None),
+        Dtype::Bool => ("u8", Some("bool")),
+        Dtype::Float8E4m3 => ("u8", Some("float8_e4m3fn")),
+        Dtype::Float8E5m2 => ("u8", Some("float8_e5m2")),
+        other => {
+            return Err(Error::Unwritable(format!(
+                "dtype {other} (tensor {name:?}) in zTensor 2"
+            )));
+        }
+    })
+}
+
+/// A sink that knows how many bytes it has written.
+struct Sink<'w, W: Write> {
+    out: &'w mut W,
+    pos: u64,
+}
+
+impl<W: Write> Sink<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
+        self.pos += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Zero padding up to the next multiple of the canonical alignment.
+    fn align(&mut self) -> Result<()> {
+        const ZEROS: [u8; 4096] = [0; 4096];
+        let target = self.pos.div_ceil(CANONICAL_ALIGNMENT) * CANONICAL_ALIGNMENT;
+        while self.pos < target {
+            let n = ((target - self.pos) as usize).min(ZEROS.len());
+            self.put(&ZEROS[..n])?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a canonical zTensor 2 file to `out`: tensors as dense objects, each with its
+/// attributes; `attributes` for the file. Returns the number of bytes written.
+pub fn write_v2(
+    out: &mut impl Write,
+    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+    attributes: Option<Value>,
+) -> Result<u64> {
+    let mut sink = Sink { out, pos: 0 };
+    sink.put(MAGIC_V2)?;
+    // (digest, length) -> blobs already written with it: (offset, index of the tensor).
+    let mut written: HashMap<(u64, usize), Vec<(u64, usize)>> = HashMap::new();
+    let mut names = std::collections::HashSet::new();
+    let mut objects = Vec::with_capacity(tensors.len());
+    for (i, (name, view, attrs)) in tensors.iter().enumerate() {
+        if name.is_empty() || name.len() > 1024 || name.contains('\0') || !names.insert(*name) {
+            return Err(Error::Unwritable(format!(
+                "the object name {name:?} (names are unique, 1 to 1024 bytes, without NUL)"
+            )));
+        }
+        let (dtype, logical) = storage(view.dtype(), name)?;
+        let bytes = view.to_canonical_le_bytes();
+        let digest = xxhash_rust::xxh3::xxh3_64(&bytes);
+        // Identical bytes share one blob (weight tying): same digest, length and bytes.
+        let key = (digest, bytes.len());
+        let shared = written
+            .get(&key)
+            .and_then(|blobs| {
+                blobs
+                    .iter()
+                    .find(|(_, j)| tensors[*j].1.to_canonical_le_bytes() == bytes)
+            })
+            .map(|(off, _)| *off);
+        let offset = if let Some(off) = shared {
+            off
+        } else {
+            sink.align()?;
+            let off = sink.pos;
+            sink.put(&bytes)?;
+            written.entry(key).or_default().push((off, i));
+            off
+        };
+        let mut part = vec![
+            (text("dtype"), text(dtype)),
+            (
+                text("blob"),
+                Value::Array(vec![Value::Uint(offset), Value::Uint(bytes.len() as u64)]),
+            ),
+            (text("digest"), text(&format!("xxh3:{digest:016x}"))),
+        ];
+        if let Some(l) = logical {
+            part.push((text("type"), text(l)));
+        }
+        let mut object = vec![
+            (
+                text("shape"),
+                Value::Array(view.shape().iter().map(|&d| Value::Uint(d)).collect()),
+            ),
+            (text("layout"), text("dense")),
+            (
+                text("parts"),
+                Value::Map(vec![(text("data"), Value::Map(part))]),
+            ),
+        ];
+        if let Some(a) = attrs {
+            object.push((text("attributes"), a.clone()));
+        }
+        objects.push((text(name), Value::Map(object)));
+    }
+    let mut root = vec![(text("objects"), Value::Map(objects))];
+    if let Some(a) = attributes {
+        root.push((text("attributes"), a));
+    }
+    let manifest = to_canonical(&Value::Map(root));
+    sink.align()?;
+    let m_offset = sink.pos;
+    sink.put(&manifest)?;
+    let mut footer = Vec::with_capacity(40);
+    footer.extend_from_slice(&m_offset.to_le_bytes());
+    footer.extend_from_slice(&(manifest.len() as u64).to_le_bytes());
+    footer.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&manifest).to_le_bytes());
+    footer.extend_from_slice(&2u32.to_le_bytes());
+    footer.extend_from_slice(&0u32.to_le_bytes());
+    footer.extend_from_slice(MAGIC_V2);
+    sink.put(&footer)?;
+    sink.out
+        .flush()
+        .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
+    Ok(sink.pos)
+}
+
+/// Writes a canonical zTensor 2 file at `path` atomically.
+pub fn write_v2_file(
+    path: impl AsRef<std::path::Path>,
+    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+    attributes: Option<Value>,
+) -> Result<u64> {
+    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
+    let n = write_v2(&mut file, tensors, attributes)?;
+    file.commit()?;
+    Ok(n)
+}
