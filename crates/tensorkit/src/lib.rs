@@ -14,7 +14,7 @@
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
 //! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages with bounded decoding |
-//! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor 0.1 files |
+//! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
