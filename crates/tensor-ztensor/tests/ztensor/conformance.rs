@@ -382,3 +382,34 @@ pub(crate) fn v2_canonical_rewrite() -> Result<(), Failed> {
     }
     Ok(())
 }
+
+/// Byte ranges of a `zt.zstd-seekable/1` part decode from the reference's file to the same
+/// bytes as the whole part.
+pub(crate) fn v2_seekable_ranges() -> Result<(), Failed> {
+    let bytes = std::fs::read(fixtures().join("v2/v2_zstd_seekable.zt"))?;
+    let file = Container::open(&bytes)?;
+    for o in file.objects() {
+        let part = o.part("data").ok_or("no data part")?;
+        let whole = file.part_bytes(o, part)?;
+        for (start, len) in [
+            (0usize, 1usize),
+            (7, 100),
+            (whole.len() / 2, whole.len() / 3),
+            (whole.len() - 5, 5),
+        ] {
+            let mut got = vec![0u8; len];
+            file.read_part_range(o, part, start as u64, &mut got)?;
+            if got != whole[start..start + len] {
+                return Err(format!("{}: range {start}+{len} differs", o.name).into());
+            }
+        }
+        let mut beyond = vec![0u8; 2];
+        if file
+            .read_part_range(o, part, whole.len() as u64 - 1, &mut beyond)
+            .is_ok()
+        {
+            return Err("a range past the end was accepted".into());
+        }
+    }
+    Ok(())
+}

@@ -143,6 +143,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         Trial::test("sparse::both_spellings", sparse_spellings),
         Trial::test("v2::write_then_read", v2_write_then_read),
+        Trial::test(
+            "v2::seekable_ranges",
+            crate::conformance::v2_seekable_ranges,
+        ),
         Trial::test("v2::every_bit_flip_is_caught", v2_every_bit_flip_is_caught),
         Trial::test(
             "v2::canonical_rewrite_is_byte_identical",
