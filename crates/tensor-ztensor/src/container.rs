@@ -744,7 +744,15 @@ impl<'a> Container<'a> {
                 let (dtype, values) = self.typed_part(o, "values")?;
                 let indptr = self.index_part(o, "indptr")?;
                 let indices = self.index_part(o, "indices")?;
-                let sparse = Sparse::csr(&o.shape, indptr, indices, &values, dtype, name)?;
+                let sparse = Sparse::csr(
+                    &o.shape,
+                    indptr,
+                    indices,
+                    &values,
+                    dtype,
+                    ByteOrder::Little,
+                    name,
+                )?;
                 self.dense(&sparse, dtype, &o.shape)
             }
             "sparse_coo" | "zt.sparse_coo/1" => {

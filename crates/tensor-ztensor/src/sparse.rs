@@ -55,22 +55,22 @@ fn values(bytes: &[u8], dtype: Dtype, nnz: u64, order: ByteOrder) -> Result<Tens
 }
 
 impl Sparse {
-    /// CSR components (1.x/2.x parts), checked: `indptr` has rows + 1 entries, starts at 0,
-    /// never decreases and ends at the number of values; every column index is in range.
+    /// CSR components, checked: `indptr` has rows + 1 entries, starts at 0, never decreases
+    /// and ends at the number of values; there is one column index per value, each in range.
     pub(crate) fn csr(
         dense: &[u64],
         indptr: Vec<u64>,
         indices: Vec<u64>,
-        values_le: &[u8],
+        values_bytes: &[u8],
         dtype: Dtype,
+        order: ByteOrder,
         name: &str,
     ) -> Result<Self> {
         let (&rows, rest) = dense
             .split_first()
             .ok_or_else(|| bad(name, "a CSR tensor needs at least one dimension"))?;
         let cols = shape::element_count(rest)?;
-        let w = dtype.byte_width().max(1);
-        let nnz = (values_le.len() / w) as u64;
+        let nnz = (values_bytes.len() / dtype.byte_width().max(1)) as u64;
         if indptr.len() as u64 != rows.saturating_add(1)
             || indptr.first() != Some(&0)
             || indptr.windows(2).any(|p| p[0] > p[1])
@@ -95,21 +95,20 @@ impl Sparse {
             shape: dense.to_vec(),
             indptr,
             indices,
-            values: values(values_le, dtype, nnz, ByteOrder::Little)?,
+            values: values(values_bytes, dtype, nnz, order)?,
         })
     }
 
-    /// COO components with coordinates in structure-of-arrays order (all first indices,
-    /// then all second indices, ...), checked against the shape.
-    pub(crate) fn coo_soa(
+    /// COO components, one row of `ndim` indices per value, checked against the shape.
+    fn coo(
         dense: &[u64],
-        coords: &[u64],
-        values_le: &[u8],
+        coords: Vec<u64>,
+        values_bytes: &[u8],
         dtype: Dtype,
+        order: ByteOrder,
         name: &str,
     ) -> Result<Self> {
-        let w = dtype.byte_width().max(1);
-        let nnz = values_le.len() / w;
+        let nnz = values_bytes.len() / dtype.byte_width().max(1);
         let ndim = dense.len();
         if coords.len() != ndim * nnz {
             return Err(bad(
@@ -120,29 +119,52 @@ impl Sparse {
                 ),
             ));
         }
-        let mut aos = Vec::with_capacity(coords.len());
-        for k in 0..nnz {
-            for axis in 0..ndim {
-                let c = coords[axis * nnz + k];
-                if c >= dense[axis] {
-                    return Err(bad(
-                        name,
-                        format!(
-                            "coordinate {c} is outside axis {axis} of extent {}",
-                            dense[axis]
-                        ),
-                    ));
-                }
-                aos.push(c);
+        for (k, c) in coords.iter().enumerate() {
+            let axis = k % ndim.max(1);
+            if *c >= dense[axis] {
+                return Err(bad(
+                    name,
+                    format!(
+                        "coordinate {c} is outside axis {axis} of extent {}",
+                        dense[axis]
+                    ),
+                ));
             }
         }
         Ok(Sparse::Coo {
             shape: dense.to_vec(),
-            coords: aos,
-            values: values(values_le, dtype, nnz as u64, ByteOrder::Little)?,
+            coords,
+            values: values(values_bytes, dtype, nnz as u64, order)?,
         })
     }
 
+    /// COO components with coordinates in structure-of-arrays order (all first indices,
+    /// then all second indices, ...), little-endian values.
+    pub(crate) fn coo_soa(
+        dense: &[u64],
+        coords: &[u64],
+        values_le: &[u8],
+        dtype: Dtype,
+        name: &str,
+    ) -> Result<Self> {
+        let nnz = values_le.len() / dtype.byte_width().max(1);
+        let ndim = dense.len();
+        if coords.len() != ndim * nnz {
+            return Err(bad(
+                name,
+                format!(
+                    "{} coordinates for {nnz} values in {ndim} dimensions",
+                    coords.len()
+                ),
+            ));
+        }
+        let aos = (0..nnz)
+            .flat_map(|k| (0..ndim).map(move |axis| coords[axis * nnz + k]))
+            .collect();
+        Self::coo(dense, aos, values_le, dtype, ByteOrder::Little, name)
+    }
+
+    /// The single-blob forms of zTensor 0.1.
     pub(crate) fn parse(
         layout: &Layout,
         blob: &[u8],
@@ -161,10 +183,9 @@ impl Sparse {
         })?;
         match layout {
             Layout::SparseCsr => {
-                let (&rows, rest) = dense
-                    .split_first()
+                let rows = *dense
+                    .first()
                     .ok_or_else(|| bad(name, "a CSR tensor needs at least one dimension"))?;
-                let cols = shape::element_count(rest)?;
                 let head = checked::mul(checked::add(rows, 1, "indptr")?, 8, "indptr")?;
                 if head > len {
                     return Err(bad(
@@ -173,10 +194,7 @@ impl Sparse {
                     ));
                 }
                 let indptr = u64s(&blob[..head as usize]);
-                if indptr[0] != 0 || indptr.windows(2).any(|p| p[0] > p[1]) {
-                    return Err(bad(name, "indptr must start at 0 and never decrease"));
-                }
-                let nnz = indptr[rows as usize];
+                let nnz = indptr.last().copied().unwrap_or(0);
                 let need =
                     checked::add(head, checked::mul(nnz, 8 + w, "non-zeros")?, "sparse blob")?;
                 if need != len {
@@ -187,22 +205,11 @@ impl Sparse {
                 }
                 let split = (head + 8 * nnz) as usize;
                 let indices = u64s(&blob[head as usize..split]);
-                if let Some(c) = indices.iter().find(|&&c| c >= cols) {
-                    return Err(bad(
-                        name,
-                        format!("column index {c} is outside {cols} columns"),
-                    ));
-                }
-                Ok(Sparse::Csr {
-                    shape: dense.to_vec(),
-                    indptr,
-                    indices,
-                    values: values(&blob[split..], dtype, nnz, order)?,
-                })
+                Self::csr(dense, indptr, indices, &blob[split..], dtype, order, name)
             }
             Layout::SparseCoo => {
-                let record =
-                    checked::add(checked::mul(dense.len() as u64, 8, "record")?, w, "record")?;
+                let ndim = dense.len();
+                let record = checked::add(checked::mul(ndim as u64, 8, "record")?, w, "record")?;
                 if record == 0 || !len.is_multiple_of(record) {
                     return Err(bad(
                         name,
@@ -211,31 +218,13 @@ impl Sparse {
                         ),
                     ));
                 }
-                let nnz = len / record;
-                let ndim = dense.len();
-                let mut coords = Vec::with_capacity((nnz as usize).saturating_mul(ndim));
-                let mut vals = Vec::with_capacity((nnz * w) as usize);
+                let mut coords = Vec::with_capacity((len / record) as usize * ndim);
+                let mut vals = Vec::with_capacity((len / record * w) as usize);
                 for rec in blob.chunks_exact(record as usize) {
-                    for (axis, c) in rec[..ndim * 8].chunks_exact(8).enumerate() {
-                        let c = u64::from_le_bytes(c.try_into().unwrap_or_default());
-                        if c >= dense[axis] {
-                            return Err(bad(
-                                name,
-                                format!(
-                                    "coordinate {c} is outside axis {axis} of extent {}",
-                                    dense[axis]
-                                ),
-                            ));
-                        }
-                        coords.push(c);
-                    }
+                    coords.extend(u64s(&rec[..ndim * 8]));
                     vals.extend_from_slice(&rec[ndim * 8..]);
                 }
-                Ok(Sparse::Coo {
-                    shape: dense.to_vec(),
-                    coords,
-                    values: values(&vals, dtype, nnz, order)?,
-                })
+                Self::coo(dense, coords, &vals, dtype, order, name)
             }
             other => Err(Error::format(
                 Class::UnknownLayout,

@@ -136,3 +136,16 @@ pub struct TensorSet<'a> {
     /// The tensors, in the order the file stores them.
     pub tensors: Vec<NamedTensor<'a>>,
 }
+
+impl TensorSet<'_> {
+    /// Every tensor's name, with `tensor_<i>` for tensors that have none (formats that
+    /// require names get these when writing).
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
+            .collect()
+    }
+}

@@ -53,12 +53,7 @@ pub(super) fn write(
     } else {
         "bintensors"
     };
-    let names: Vec<String> = set
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
-        .collect();
+    let names = set.names();
     let tensors: Vec<(&str, TensorView<'_>)> = names
         .iter()
         .zip(&set.tensors)

@@ -254,8 +254,7 @@ impl View for HeaderOnly<'_, '_> {
 
 fn prepare<'s>(set: &'s TensorSet<'_>) -> Result<Vec<Outgoing<'s>>> {
     let mut outgoing = Vec::with_capacity(set.tensors.len());
-    for (i, t) in set.tensors.iter().enumerate() {
-        let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
+    for (name, t) in set.names().into_iter().zip(&set.tensors) {
         let view = t.view();
         let dtype = dtype_to(view.dtype()).ok_or_else(|| Error::CannotRepresent {
             format: FORMAT,

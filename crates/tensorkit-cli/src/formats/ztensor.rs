@@ -113,12 +113,7 @@ pub(super) fn write_v2(
     out: &mut dyn std::io::Write,
     path: &Path,
 ) -> Result<()> {
-    let names: Vec<String> = set
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
-        .collect();
+    let names = set.names();
     let items: Vec<(&str, TensorView<'_>, Option<Value>)> = names
         .iter()
         .zip(&set.tensors)
@@ -155,12 +150,7 @@ pub(super) fn write(
     if set.metadata.as_ref().is_some_and(|m| !m.is_empty()) {
         dropped.push("file-level metadata (zTensor 0.1 has none)".to_owned());
     }
-    let names: Vec<String> = set
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
-        .collect();
+    let names = set.names();
     let items: Vec<(&str, TensorView<'_>, TensorOptions)> = names
         .iter()
         .zip(&set.tensors)
