@@ -10,7 +10,8 @@
 //! tensor-core                                nothing of ours
 //! ```
 //! Nothing depends on the facade, the CLI or xtask, and format crates never depend on each
-//! other. Every dependency kind (normal, dev, build) is checked.
+//! other. `tensor-testkit` (shared test helpers, on core and dtype) may be a dependency of
+//! the crates' tests, and of nothing the crates ship. Every dependency kind is checked.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -30,22 +31,45 @@ const LIBRARIES: &[&str] = &[
     "tensor-stdlib-meta",
 ];
 
+/// A crate on core and dtype whose tests use the shared test helpers.
+const TESTED: &[&str] = &["tensor-core", "tensor-dtype", "tensor-testkit"];
+/// The CLI uses every library crate, and the test helpers in its tests.
+const CLI: &[&str] = &[
+    "tensor-core",
+    "tensor-dtype",
+    "tensor-descriptor",
+    "tensor-pipeline",
+    "tensor-frame",
+    "tensor-ztensor",
+    "tensor-bintensors",
+    "tensor-stdlib-meta",
+    "tensor-testkit",
+];
+
 /// The crates of ours each crate may depend on; a crate missing here fails the check.
 fn allowed(krate: &str) -> Option<&'static [&'static str]> {
     Some(match krate {
         "tensor-core" | "xtask" => &[],
         "tensor-dtype" => CORE,
+        "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta" => {
-            DTYPE
+            TESTED
         }
-        "tensor-ztensor" => &["tensor-core", "tensor-dtype", "tensor-pipeline"],
+        "tensor-ztensor" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-pipeline",
+            "tensor-testkit",
+        ],
         "tensor-frame" => &[
             "tensor-core",
             "tensor-dtype",
             "tensor-descriptor",
             "tensor-pipeline",
+            "tensor-testkit",
         ],
-        "tensorkit" | "tensorkit-cli" => LIBRARIES,
+        "tensorkit" => LIBRARIES,
+        "tensorkit-cli" => CLI,
         _ => return None,
     })
 }
@@ -100,6 +124,24 @@ pub(crate) fn violations(edges: &BTreeMap<String, Vec<String>>) -> Vec<String> {
     out
 }
 
+/// Non-dev dependencies on the shared test helpers: they must never ship.
+pub(crate) fn testkit_outside_tests(metadata: &Value) -> Vec<String> {
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    packages
+        .iter()
+        .flat_map(|p| {
+            let name = p["name"].as_str().unwrap_or_default().to_owned();
+            p["dependencies"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|d| d["name"] == "tensor-testkit" && d["kind"] != "dev")
+                .map(move |_| format!("{name} -> tensor-testkit: allowed only as a dev-dependency"))
+        })
+        .collect()
+}
+
 pub(crate) fn run(root: &Path) -> Result<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
@@ -122,7 +164,8 @@ pub(crate) fn run(root: &Path) -> Result<String, String> {
     let metadata: Value =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata output: {e}"))?;
     let edges = edges(&metadata);
-    let v = violations(&edges);
+    let mut v = violations(&edges);
+    v.extend(testkit_outside_tests(&metadata));
     if v.is_empty() {
         let n: usize = edges.values().map(Vec::len).sum();
         Ok(format!(
@@ -155,6 +198,19 @@ mod tests {
         let e = edges(&m);
         assert_eq!(e["tensor-dtype"], vec!["tensor-core"]);
         assert!(violations(&e).is_empty(), "{:?}", violations(&e));
+    }
+
+    #[test]
+    fn test_helpers_never_ship() {
+        let m = json!({"packages": [
+            {"name": "tensor-bintensors", "dependencies": [{"name": "tensor-testkit", "kind": "dev"}]},
+            {"name": "tensor-ztensor", "dependencies": [{"name": "tensor-testkit", "kind": null}]},
+        ]});
+        let v = testkit_outside_tests(&m);
+        assert_eq!(
+            v,
+            vec!["tensor-ztensor -> tensor-testkit: allowed only as a dev-dependency"]
+        );
     }
 
     #[test]

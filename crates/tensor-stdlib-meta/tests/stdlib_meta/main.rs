@@ -13,20 +13,10 @@ use tensor_stdlib_meta::{
 mod roundtrip;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/conformance/stdlib")
+    tensor_testkit::conformance("stdlib")
 }
 
-fn sorted_files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
+use tensor_testkit::files_with_extension as sorted_files;
 
 fn i64s(v: &Value) -> Vec<i64> {
     v.as_array()

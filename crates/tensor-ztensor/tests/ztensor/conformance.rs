@@ -2,48 +2,23 @@
 
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use tensor_core::ByteOrder;
-use tensor_dtype::{Scalar, scalar};
+use tensor_dtype::scalar;
 use tensor_ztensor::{
     Checksum, ChecksumKind, Container, Encoding, Sparse, TensorOptions, WriteEncoding, ZTensor,
     serialize,
 };
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/conformance/ztensor")
+    tensor_testkit::conformance("ztensor")
 }
 
 fn sorted_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "zt"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    tensor_testkit::files_with_extension(dir, "zt")
 }
 
-fn same(s: Scalar, v: &Value) -> bool {
-    match (s, v) {
-        (Scalar::Bool(b), Value::Bool(x)) => b == *x,
-        (Scalar::Int(i), Value::Number(n)) => n.as_i64() == Some(i),
-        (Scalar::Uint(u), Value::Number(n)) => n.as_u64() == Some(u),
-        (Scalar::Float(f), Value::String(s)) => match s.as_str() {
-            "nan" => f.is_nan(),
-            "inf" => f == f64::INFINITY,
-            "-inf" => f == f64::NEG_INFINITY,
-            _ => false,
-        },
-        (Scalar::Float(f), Value::Number(n)) => {
-            n.as_f64().is_some_and(|x| x.to_bits() == f.to_bits())
-        }
-        _ => false,
-    }
-}
+use tensor_testkit::scalar_matches as same;
 
 fn check_tensor(file: &ZTensor<'_>, i: usize, want: &Value) -> Result<(), Failed> {
     let e = &file.entries()[i];
@@ -64,7 +39,7 @@ fn check_tensor(file: &ZTensor<'_>, i: usize, want: &Value) -> Result<(), Failed
     if Some(le.len() as u64) != want["nbytes"].as_u64() {
         return Err(format!("{name}: {} bytes, expected {}", le.len(), want["nbytes"]).into());
     }
-    let sha = tensor_core::hex::encode(&Sha256::digest(&le));
+    let sha = sha_hex(&le);
     if sha != want["sha256"] {
         return Err(format!("{name}: sha256 of the decoded little-endian bytes differs").into());
     }
@@ -245,9 +220,7 @@ pub(crate) fn trials() -> Vec<Trial> {
     trials
 }
 
-fn sha_hex(b: &[u8]) -> String {
-    tensor_core::hex::encode(&Sha256::digest(b))
-}
+use tensor_testkit::sha256_hex as sha_hex;
 
 /// A 1.x or 2 fixture: every object reads to the recorded dense values, every part to its
 /// recorded digest.

@@ -1,13 +1,10 @@
 //! Helpers shared by the test modules.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// The repository's `testdata/` folder.
-pub(crate) fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
+pub(crate) use tensor_testkit::{files_with_extension, same_json_value as same_value, testdata};
 
 /// Runs the built `tensorkit` binary.
 pub(crate) fn tensorkit(args: &[&str]) -> Output {
@@ -62,32 +59,6 @@ pub(crate) fn expect_error_contract(out: &Output, json: bool) -> Result<String, 
     Ok(kind)
 }
 
-/// Compares a value from `inspect --json` with one from a fixture sidecar: floats exactly,
-/// with the fixture's `"nan"`, `"inf"` and `"-inf"` spellings mapped to ours.
-pub(crate) fn same_value(ours: &Value, theirs: &Value) -> bool {
-    let norm = |v: &Value| -> Value {
-        match v.as_str() {
-            Some("nan" | "NaN") => Value::from("NaN"),
-            Some("inf" | "Infinity") => Value::from("Infinity"),
-            Some("-inf" | "-Infinity") => Value::from("-Infinity"),
-            _ => v.clone(),
-        }
-    };
-    match (ours, theirs) {
-        (Value::Number(a), Value::Number(b)) => {
-            match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
-                (Some(x), Some(y), _, _) => x == y,
-                (_, _, Some(x), Some(y)) => x == y,
-                _ => a.as_f64() == b.as_f64(),
-            }
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
-        }
-        _ => norm(ours) == norm(theirs),
-    }
-}
-
 /// The canonical dtype name of a reference (safetensors / bintensors) spelling.
 pub(crate) fn canonical_dtype(reference: &str) -> Option<&'static str> {
     Some(match reference {
@@ -108,19 +79,6 @@ pub(crate) fn canonical_dtype(reference: &str) -> Option<&'static str> {
         "U64" => "uint64",
         canonical => return tensor_dtype_name(canonical),
     })
-}
-
-/// Every file in `dir` with extension `ext`, sorted.
-pub(crate) fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 /// A name that is already canonical (zTensor 0.1 uses tensorkit's own spellings).
