@@ -9,6 +9,9 @@ pub enum Error {
     /// A leaf error from tensor-core (limits, overflow).
     #[error(transparent)]
     Core(#[from] tensor_core::Error),
+    /// A dtype, shape or size error.
+    #[error(transparent)]
+    Dtype(#[from] tensor_dtype::Error),
     /// Compressed input that does not decode.
     #[error("{codec}: {reason}")]
     Corrupt {
@@ -33,6 +36,7 @@ impl Kinded for Error {
     fn kind(&self) -> ErrorKind {
         match self {
             Error::Core(e) => e.kind(),
+            Error::Dtype(e) => e.kind(),
             Error::Corrupt { .. } | Error::SizeMismatch { .. } => ErrorKind::Malformed,
         }
     }

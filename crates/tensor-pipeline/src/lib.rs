@@ -4,7 +4,8 @@
 //! how many bytes the output must have and fails — without allocating more — when the
 //! input would produce more, less, or garbage.
 //!
-//! Stages so far: [`zstd`].
+//! Stages: [`simple_packing`] (encoding), [`shuffle`] (filter), [`zstd`], [`lz4`] and the
+//! [`bitmask`] codecs (compression), chained by [`Pipeline`]. (szip comes next.)
 //!
 //! ```
 //! use tensor_pipeline::zstd;
@@ -21,7 +22,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod bitmask;
 mod error;
+pub mod lz4;
+pub mod masks;
+mod pipeline;
+pub mod shuffle;
+pub mod simple_packing;
 pub mod zstd;
 
 pub use error::{Error, Result};
+pub use pipeline::{Compression, Encoding, Filter, Pipeline};
+pub use simple_packing::SimplePacking;

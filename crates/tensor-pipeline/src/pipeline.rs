@@ -1,0 +1,350 @@
+//! Chaining the stages: encoding → filter → compression, and back.
+
+use crate::bitmask::{self, BitmaskCodec};
+use crate::error::{Error, Result};
+use crate::simple_packing::SimplePacking;
+use crate::{lz4, shuffle, zstd};
+use std::borrow::Cow;
+use tensor_core::{ByteOrder, Limits, checked};
+use tensor_dtype::{Dtype, shape};
+
+/// The encoding stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Encoding {
+    /// The elements as they are.
+    None,
+    /// Linear quantisation of float32/float64 values.
+    SimplePacking(SimplePacking),
+}
+
+/// The filter stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// Nothing.
+    None,
+    /// Byte shuffle with this many byte lanes.
+    Shuffle {
+        /// Bytes per element.
+        element_size: usize,
+    },
+}
+
+/// The compression stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Nothing.
+    None,
+    /// zstd at a level.
+    Zstd {
+        /// The level (0: zstd's default).
+        level: i32,
+    },
+    /// LZ4 block with a 4-byte little-endian length prefix.
+    Lz4,
+    /// Run-length bitmask codec (dtype bitmask only).
+    Rle,
+    /// Roaring bitmask codec (dtype bitmask only).
+    Roaring,
+}
+
+/// A whole pipeline for one tensor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pipeline {
+    /// The encoding.
+    pub encoding: Encoding,
+    /// The filter.
+    pub filter: Filter,
+    /// The compression.
+    pub compression: Compression,
+}
+
+fn float_values<'a>(
+    data: &'a [u8],
+    dtype: Dtype,
+    order: ByteOrder,
+) -> Result<Box<dyn ExactSizeIterator<Item = f64> + 'a>> {
+    let swap = !order.is_native();
+    Ok(match dtype {
+        Dtype::Float64 => Box::new(data.as_chunks::<8>().0.iter().map(move |c| {
+            let v = u64::from_ne_bytes(*c);
+            f64::from_bits(if swap { v.swap_bytes() } else { v })
+        })),
+        Dtype::Float32 => Box::new(data.as_chunks::<4>().0.iter().map(move |c| {
+            let v = u32::from_ne_bytes(*c);
+            f64::from(f32::from_bits(if swap { v.swap_bytes() } else { v }))
+        })),
+        other => {
+            return Err(Error::Corrupt {
+                codec: "simple_packing",
+                reason: format!("packs float32 or float64, not {other}"),
+            });
+        }
+    })
+}
+
+impl Pipeline {
+    /// A pipeline that stores the elements as they are.
+    pub const NONE: Pipeline = Pipeline {
+        encoding: Encoding::None,
+        filter: Filter::None,
+        compression: Compression::None,
+    };
+
+    /// Bytes after the encoding stage for `n` elements of `dtype`.
+    pub fn encoded_len(&self, dtype: Dtype, n: u64) -> Result<u64> {
+        match self.encoding {
+            Encoding::None => Ok(dtype.payload_bytes(n)?),
+            Encoding::SimplePacking(p) => p.packed_len(n),
+        }
+    }
+
+    fn check(&self, dtype: Dtype) -> Result<()> {
+        if matches!(self.compression, Compression::Rle | Compression::Roaring)
+            && dtype != Dtype::Bitmask
+        {
+            return Err(Error::Corrupt {
+                codec: "bitmask",
+                reason: format!("rle and roaring compress bitmasks, not {dtype}"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes `n` elements of `dtype` (their bytes in `order`) into a payload.
+    pub fn encode(&self, data: &[u8], dtype: Dtype, order: ByteOrder, n: u64) -> Result<Vec<u8>> {
+        self.check(dtype)?;
+        let raw_len = dtype.payload_bytes(n)?;
+        if data.len() as u64 != raw_len {
+            return Err(Error::SizeMismatch {
+                codec: "pipeline",
+                expected: raw_len,
+                actual: data.len().to_string(),
+            });
+        }
+        let encoded: Cow<'_, [u8]> = match self.encoding {
+            Encoding::None => Cow::Borrowed(data),
+            Encoding::SimplePacking(p) => {
+                let mut out = Vec::new();
+                p.encode(float_values(data, dtype, order)?, &mut out)?;
+                Cow::Owned(out)
+            }
+        };
+        let filtered = match self.filter {
+            Filter::None => encoded,
+            Filter::Shuffle { element_size } => {
+                Cow::Owned(shuffle::shuffle(&encoded, element_size)?)
+            }
+        };
+        Ok(match self.compression {
+            Compression::None => filtered.into_owned(),
+            Compression::Zstd { level } => zstd::compress(&filtered, level)?,
+            Compression::Lz4 => lz4::compress(&filtered)?,
+            Compression::Rle => bitmask::compress(BitmaskCodec::Rle, &filtered)?,
+            Compression::Roaring => bitmask::compress(BitmaskCodec::Roaring, &filtered)?,
+        })
+    }
+
+    /// Decodes a payload into `dst`: `n` elements of `dtype` in byte order `order` (exactly
+    /// their size). The expected size is known before anything is decoded, so no stage can
+    /// produce more than it.
+    pub fn decode_into(
+        &self,
+        payload: &[u8],
+        dtype: Dtype,
+        order: ByteOrder,
+        n: u64,
+        dst: &mut [u8],
+        limits: &Limits,
+    ) -> Result<()> {
+        self.check(dtype)?;
+        let out_len = dtype.payload_bytes(n)?;
+        if dst.len() as u64 != out_len {
+            return Err(Error::SizeMismatch {
+                codec: "pipeline",
+                expected: out_len,
+                actual: dst.len().to_string(),
+            });
+        }
+        let encoded_len = checked::to_usize(self.encoded_len(dtype, n)?, "encoded size")?;
+        if self.compression != Compression::None {
+            limits.check_expansion(payload.len() as u64, encoded_len as u64)?;
+        }
+        // Stages write straight into `dst` when the encoded form is the final form.
+        let direct = matches!(self.encoding, Encoding::None) && matches!(self.filter, Filter::None);
+        let mut scratch = Vec::new();
+        let filtered: &[u8] = match self.compression {
+            Compression::None => payload,
+            codec => {
+                let buf: &mut [u8] = if direct {
+                    dst
+                } else {
+                    scratch.resize(encoded_len, 0);
+                    &mut scratch
+                };
+                match codec {
+                    Compression::Zstd { .. } => zstd::decompress_into(payload, buf)?,
+                    Compression::Lz4 => lz4::decompress_into(payload, buf)?,
+                    Compression::Rle => bitmask::decompress_into(BitmaskCodec::Rle, payload, buf)?,
+                    Compression::Roaring => {
+                        bitmask::decompress_into(BitmaskCodec::Roaring, payload, buf)?;
+                    }
+                    Compression::None => {}
+                }
+                if direct {
+                    return Ok(());
+                }
+                &scratch
+            }
+        };
+        if filtered.len() != encoded_len {
+            return Err(Error::SizeMismatch {
+                codec: "pipeline",
+                expected: encoded_len as u64,
+                actual: filtered.len().to_string(),
+            });
+        }
+        let unfiltered: Cow<'_, [u8]> = match self.filter {
+            Filter::None => Cow::Borrowed(filtered),
+            Filter::Shuffle { element_size } => {
+                Cow::Owned(shuffle::unshuffle(filtered, element_size)?)
+            }
+        };
+        match self.encoding {
+            Encoding::None => dst.copy_from_slice(&unfiltered),
+            Encoding::SimplePacking(p) => {
+                let n = checked::to_usize(n, "element count")?;
+                let big = order == ByteOrder::Big;
+                match dtype {
+                    Dtype::Float64 => p.decode(&unfiltered, n, |i, v| {
+                        let b = if big {
+                            v.to_be_bytes()
+                        } else {
+                            v.to_le_bytes()
+                        };
+                        dst[i * 8..i * 8 + 8].copy_from_slice(&b);
+                    })?,
+                    Dtype::Float32 => p.decode(&unfiltered, n, |i, v| {
+                        let v = v as f32;
+                        let b = if big {
+                            v.to_be_bytes()
+                        } else {
+                            v.to_le_bytes()
+                        };
+                        dst[i * 4..i * 4 + 4].copy_from_slice(&b);
+                    })?,
+                    other => {
+                        return Err(Error::Corrupt {
+                            codec: "simple_packing",
+                            reason: format!("decodes to float32 or float64, not {other}"),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes a payload into a new buffer, after checking its size against `limits`.
+    pub fn decode(
+        &self,
+        payload: &[u8],
+        dtype: Dtype,
+        order: ByteOrder,
+        n: u64,
+        limits: &Limits,
+    ) -> Result<Vec<u8>> {
+        let len = dtype.payload_bytes(n)?;
+        limits.check_total_bytes(len)?;
+        let mut out = vec![0u8; checked::to_usize(len, "decoded size")?];
+        self.decode_into(payload, dtype, order, n, &mut out, limits)?;
+        Ok(out)
+    }
+
+    /// [`decode`](Self::decode) for a shaped tensor.
+    pub fn decode_shaped(
+        &self,
+        payload: &[u8],
+        dtype: Dtype,
+        order: ByteOrder,
+        dims: &[u64],
+        limits: &Limits,
+    ) -> Result<Vec<u8>> {
+        self.decode(payload, dtype, order, shape::element_count(dims)?, limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_chain_and_sizes_are_enforced() {
+        let values: Vec<f64> = (0..1000).map(|i| 280.0 + f64::from(i) * 0.01).collect();
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_be_bytes()).collect();
+        let p = Pipeline {
+            encoding: Encoding::SimplePacking(
+                SimplePacking::compute(values.iter().copied(), 16, 0).unwrap(),
+            ),
+            filter: Filter::Shuffle { element_size: 2 },
+            compression: Compression::Zstd { level: 3 },
+        };
+        let payload = p
+            .encode(&data, Dtype::Float64, ByteOrder::Big, 1000)
+            .unwrap();
+        assert!(payload.len() < 2000);
+        let back = p
+            .decode(
+                &payload,
+                Dtype::Float64,
+                ByteOrder::Big,
+                1000,
+                &Limits::default(),
+            )
+            .unwrap();
+        for (a, b) in values.iter().zip(back.as_chunks::<8>().0) {
+            assert!((a - f64::from_be_bytes(*b)).abs() < 1e-3);
+        }
+        assert!(
+            p.decode(
+                &payload,
+                Dtype::Float64,
+                ByteOrder::Big,
+                999,
+                &Limits::default()
+            )
+            .is_err()
+        );
+        let lz = Pipeline {
+            compression: Compression::Lz4,
+            ..Pipeline::NONE
+        };
+        let raw: Vec<u8> = (0..=255).collect();
+        let c = lz
+            .encode(&raw, Dtype::Uint8, ByteOrder::Little, 256)
+            .unwrap();
+        assert_eq!(
+            lz.decode(&c, Dtype::Uint8, ByteOrder::Little, 256, &Limits::default())
+                .unwrap(),
+            raw
+        );
+        let rle = Pipeline {
+            compression: Compression::Rle,
+            ..Pipeline::NONE
+        };
+        assert!(
+            rle.encode(&raw, Dtype::Uint8, ByteOrder::Little, 256)
+                .is_err()
+        );
+        assert!(
+            Pipeline::NONE
+                .decode(
+                    &raw[..10],
+                    Dtype::Uint8,
+                    ByteOrder::Little,
+                    256,
+                    &Limits::default()
+                )
+                .is_err()
+        );
+    }
+}

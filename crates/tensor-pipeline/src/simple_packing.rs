@@ -1,0 +1,308 @@
+//! GRIB-style simple packing: values become unsigned integers of `B` bits,
+//! `q = round((x − R) · 10^D · 2^−E)`, packed most significant bit first into one
+//! continuous bit stream; decoding gives `x' = R + (2^E · 10^−D) · q`.
+//!
+//! The formulas, and the order of the floating-point operations in them, are Tensogram's, so
+//! decoded values match the reference bit for bit. Unlike GRIB, `R` is stored unscaled.
+
+use crate::error::{Error, Result};
+
+const CODEC: &str = "simple_packing";
+
+/// The packing parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimplePacking {
+    /// Bits per packed value, 0 to 64 (0: a constant field, empty payload).
+    pub bits_per_value: u32,
+    /// The reference value `R` (the minimum), unscaled.
+    pub reference_value: f64,
+    /// The binary scale factor `E`, |E| ≤ 256.
+    pub binary_scale_factor: i32,
+    /// The decimal scale factor `D`.
+    pub decimal_scale_factor: i32,
+}
+
+fn bad(reason: impl Into<String>) -> Error {
+    Error::Corrupt {
+        codec: CODEC,
+        reason: reason.into(),
+    }
+}
+
+/// The largest packed value for `bits` (`u64::MAX` as a float for 64 bits).
+fn max_q(bits: u32) -> f64 {
+    if bits >= 64 {
+        u64::MAX as f64
+    } else {
+        ((1u64 << bits) - 1) as f64
+    }
+}
+
+impl SimplePacking {
+    /// Parameters for `values` at `bits` bits and decimal scale `decimal`: `R` is the
+    /// minimum and `E` the smallest exponent that makes the range fit. NaN or infinite
+    /// values are an error (replace them through masks first).
+    pub fn compute(values: impl IntoIterator<Item = f64>, bits: u32, decimal: i32) -> Result<Self> {
+        if bits > 64 {
+            return Err(bad(format!("bits per value must be 0 to 64, not {bits}")));
+        }
+        let mut it = values.into_iter().peekable();
+        let first = it.peek().copied();
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut n = 0u64;
+        for v in it {
+            if !v.is_finite() {
+                return Err(bad(format!(
+                    "value {v} at index {n} is not finite (NaN and Inf need masks)"
+                )));
+            }
+            lo = lo.min(v);
+            hi = hi.max(v);
+            n += 1;
+        }
+        if n == 0 || bits == 0 {
+            return Ok(SimplePacking {
+                bits_per_value: bits,
+                reference_value: first.unwrap_or(0.0),
+                binary_scale_factor: 0,
+                decimal_scale_factor: decimal,
+            });
+        }
+        let range = (hi - lo) * 10f64.powi(decimal);
+        let e = if range == 0.0 {
+            0
+        } else {
+            (range / max_q(bits)).log2().ceil() as i32
+        };
+        let p = SimplePacking {
+            bits_per_value: bits,
+            reference_value: lo,
+            binary_scale_factor: e,
+            decimal_scale_factor: decimal,
+        };
+        p.check()?;
+        Ok(p)
+    }
+
+    /// Checks the parameters: bits ≤ 64, a finite `R`, |E| ≤ 256.
+    pub fn check(&self) -> Result<()> {
+        if self.bits_per_value > 64 {
+            return Err(bad(format!(
+                "bits per value must be 0 to 64, not {}",
+                self.bits_per_value
+            )));
+        }
+        if !self.reference_value.is_finite() {
+            return Err(bad("the reference value must be finite"));
+        }
+        if self.binary_scale_factor.unsigned_abs() > 256 {
+            return Err(bad(format!(
+                "binary scale factor {} is outside ±256",
+                self.binary_scale_factor
+            )));
+        }
+        Ok(())
+    }
+
+    /// Bytes the packed stream of `n` values takes: `ceil(n·B/8)`.
+    pub fn packed_len(&self, n: u64) -> Result<u64> {
+        Ok(
+            tensor_core::checked::mul(n, u64::from(self.bits_per_value), "packed bits")?
+                .div_ceil(8),
+        )
+    }
+
+    fn quantise(&self, x: f64) -> Result<u64> {
+        if !x.is_finite() {
+            return Err(bad(format!(
+                "value {x} is not finite (NaN and Inf need masks)"
+            )));
+        }
+        let q = ((x - self.reference_value)
+            * 10f64.powi(self.decimal_scale_factor)
+            * 2f64.powi(-self.binary_scale_factor))
+        .round();
+        // Saturating: below R gives 0, above the range gives the largest code.
+        Ok(q.min(max_q(self.bits_per_value)) as u64)
+    }
+
+    /// Packs `values`, appending `ceil(n·B/8)` bytes to `out`.
+    pub fn encode(
+        &self,
+        values: impl ExactSizeIterator<Item = f64>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        self.check()?;
+        let bits = self.bits_per_value;
+        out.reserve(self.packed_len(values.len() as u64)? as usize);
+        if bits == 0 {
+            return values
+                .into_iter()
+                .try_for_each(|x| self.quantise(x).map(drop));
+        }
+        if bits.is_multiple_of(8) {
+            let width = (bits / 8) as usize;
+            for x in values {
+                out.extend_from_slice(&self.quantise(x)?.to_be_bytes()[8 - width..]);
+            }
+            return Ok(());
+        }
+        let mut acc: u128 = 0;
+        let mut pending = 0u32;
+        for x in values {
+            acc = (acc << bits) | u128::from(self.quantise(x)?);
+            pending += bits;
+            while pending >= 8 {
+                pending -= 8;
+                out.push((acc >> pending) as u8);
+            }
+            acc &= (1u128 << pending) - 1;
+        }
+        if pending > 0 {
+            out.push((acc << (8 - pending)) as u8);
+        }
+        Ok(())
+    }
+
+    /// Unpacks `n` values from `packed` (exactly `ceil(n·B/8)` bytes), calling `put` with each
+    /// index and decoded value.
+    pub fn decode(&self, packed: &[u8], n: usize, mut put: impl FnMut(usize, f64)) -> Result<()> {
+        self.check()?;
+        let need = self.packed_len(n as u64)?;
+        if packed.len() as u64 != need {
+            return Err(Error::SizeMismatch {
+                codec: CODEC,
+                expected: need,
+                actual: packed.len().to_string(),
+            });
+        }
+        let r = self.reference_value;
+        let scale = 2f64.powi(self.binary_scale_factor) * 10f64.powi(-self.decimal_scale_factor);
+        let bits = self.bits_per_value;
+        match bits {
+            0 => (0..n).for_each(|i| put(i, r)),
+            8 => packed
+                .iter()
+                .enumerate()
+                .for_each(|(i, &q)| put(i, r + scale * f64::from(q))),
+            16 => packed
+                .as_chunks::<2>()
+                .0
+                .iter()
+                .enumerate()
+                .for_each(|(i, c)| put(i, r + scale * f64::from(u16::from_be_bytes(*c)))),
+            32 => packed
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .enumerate()
+                .for_each(|(i, c)| put(i, r + scale * f64::from(u32::from_be_bytes(*c)))),
+            _ => {
+                let mask = if bits == 64 {
+                    u128::from(u64::MAX)
+                } else {
+                    (1u128 << bits) - 1
+                };
+                let mut acc: u128 = 0;
+                let mut have = 0u32;
+                let mut bytes = packed.iter();
+                for i in 0..n {
+                    while have < bits {
+                        acc = (acc << 8) | u128::from(*bytes.next().unwrap_or(&0));
+                        have += 8;
+                    }
+                    have -= bits;
+                    let q = ((acc >> have) & mask) as u64;
+                    acc &= (1u128 << have) - 1;
+                    put(i, r + scale * q as f64);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Unpacks into `f64` values.
+    pub fn decode_f64(&self, packed: &[u8], out: &mut [f64]) -> Result<()> {
+        let n = out.len();
+        self.decode(packed, n, |i, v| out[i] = v)
+    }
+
+    /// Unpacks into `f32` values (computed in f64, then rounded).
+    pub fn decode_f32(&self, packed: &[u8], out: &mut [f32]) -> Result<()> {
+        let n = out.len();
+        self.decode(packed, n, |i, v| out[i] = v as f32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parameters_follow_the_reference_rules() {
+        let field: Vec<f64> = (0..300)
+            .map(|i| 280.0 + 25.0 * (f64::from(i) * 0.05).sin())
+            .collect();
+        let p = SimplePacking::compute(field.iter().copied(), 16, 0).unwrap();
+        // The range is 50 (±25): 50 / 65535 = 2^-10.35, so E = -10.
+        assert_eq!(p.binary_scale_factor, -10);
+        let c = SimplePacking::compute([5.0; 4], 12, 0).unwrap();
+        assert_eq!((c.reference_value, c.binary_scale_factor), (5.0, 0));
+        let z = SimplePacking::compute([7.5, 9.0], 0, 0).unwrap();
+        assert_eq!(z.reference_value, 7.5);
+        assert!(SimplePacking::compute([1.0, f64::NAN], 8, 0).is_err());
+        assert!(SimplePacking::compute([1.0], 65, 0).is_err());
+        assert_eq!(
+            SimplePacking::compute(std::iter::empty(), 16, 0)
+                .unwrap()
+                .reference_value,
+            0.0
+        );
+    }
+
+    #[test]
+    fn bit_layout_is_msb_first_and_continuous() {
+        let p = SimplePacking {
+            bits_per_value: 4,
+            reference_value: 0.0,
+            binary_scale_factor: 0,
+            decimal_scale_factor: 0,
+        };
+        let mut out = Vec::new();
+        p.encode([1.0, 2.0, 15.0].into_iter(), &mut out).unwrap();
+        assert_eq!(out, [0x12, 0xF0]);
+        let mut back = [0.0; 3];
+        p.decode_f64(&out, &mut back).unwrap();
+        assert_eq!(back, [1.0, 2.0, 15.0]);
+        assert!(p.decode_f64(&[0x12], &mut back).is_err());
+        let p16 = SimplePacking {
+            bits_per_value: 16,
+            ..p
+        };
+        let mut out = Vec::new();
+        p16.encode([258.0].into_iter(), &mut out).unwrap();
+        assert_eq!(out, [0x01, 0x02]);
+        // Below R saturates to 0, above the range to the largest code.
+        let mut out = Vec::new();
+        p.encode([-3.0, 99.0].into_iter(), &mut out).unwrap();
+        assert_eq!(out, [0x0F]);
+    }
+
+    proptest! {
+        #[test]
+        fn every_width_round_trips_within_half_a_step(bits in 1u32..=64, n in 0usize..300, seed in any::<u64>(), decimal in -2i32..3) {
+            let values: Vec<f64> = (0..n).map(|i| 200.0 + ((seed.wrapping_mul(i as u64 + 1) >> 20) % 10_000) as f64 / 97.0).collect();
+            let p = SimplePacking::compute(values.iter().copied(), bits, decimal).unwrap();
+            let mut packed = Vec::new();
+            p.encode(values.iter().copied(), &mut packed).unwrap();
+            prop_assert_eq!(packed.len() as u64, p.packed_len(n as u64).unwrap());
+            let mut back = vec![0.0; n];
+            p.decode_f64(&packed, &mut back).unwrap();
+            let step = 2f64.powi(p.binary_scale_factor) * 10f64.powi(-decimal);
+            for (a, b) in values.iter().zip(&back) {
+                prop_assert!((a - b).abs() <= step / 2.0 + a.abs() * 1e-12, "{a} vs {b}, step {step}");
+            }
+        }
+    }
+}
