@@ -5,7 +5,7 @@
 //! input would produce more, less, or garbage.
 //!
 //! Stages: [`simple_packing`] (encoding), [`shuffle`] (filter), [`zstd`], [`lz4`] and the
-//! [`bitmask`] codecs (compression), chained by [`Pipeline`]. (szip comes next.)
+//! [`szip`] and the [`bitmask`] codecs (compression), chained by [`Pipeline`].
 //!
 //! ```
 //! use tensor_pipeline::zstd;
@@ -29,8 +29,9 @@ pub mod masks;
 mod pipeline;
 pub mod shuffle;
 pub mod simple_packing;
+pub mod szip;
 pub mod zstd;
 
 pub use error::{Error, Result};
-pub use pipeline::{Compression, Encoding, Filter, Pipeline};
+pub use pipeline::{Compression, Encoded, Encoding, Filter, Pipeline};
 pub use simple_packing::SimplePacking;

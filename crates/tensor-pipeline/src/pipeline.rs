@@ -3,7 +3,7 @@
 use crate::bitmask::{self, BitmaskCodec};
 use crate::error::{Error, Result};
 use crate::simple_packing::SimplePacking;
-use crate::{lz4, shuffle, zstd};
+use crate::{lz4, shuffle, szip, zstd};
 use std::borrow::Cow;
 use tensor_core::{ByteOrder, Limits, checked};
 use tensor_dtype::{Dtype, shape};
@@ -45,6 +45,27 @@ pub enum Compression {
     Rle,
     /// Roaring bitmask codec (dtype bitmask only).
     Roaring,
+    /// szip (CCSDS 121.0-B-3). The sample width is not stored: see
+    /// [`Pipeline::szip_params`].
+    Szip {
+        /// Blocks per reference sample interval.
+        rsi: u32,
+        /// Samples per block.
+        block_size: u32,
+        /// libaec flags as stored; the flags actually used add [`szip::MSB`] after
+        /// simple packing and [`szip::THREE_BYTE`] for 17 to 24 bits, as the reference does.
+        flags: u32,
+    },
+}
+
+/// An encoded payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The bytes to store.
+    pub payload: Vec<u8>,
+    /// With szip: the bit offset where each reference sample interval starts, for range
+    /// decoding (Tensogram's `szip_block_offsets`).
+    pub szip_block_offsets: Option<Vec<u64>>,
 }
 
 /// A whole pipeline for one tensor.
@@ -98,6 +119,118 @@ impl Pipeline {
         }
     }
 
+    /// The parameters szip runs with, derived as the reference derives them: the sample
+    /// width is simple packing's bits per value, 8 after a shuffle, or else the dtype's width.
+    /// `None` when the compression is not szip.
+    ///
+    /// Simple-packed widths that are not whole bytes go to szip as byte containers
+    /// (1, 2, 3 or 4 bytes, most significant byte first, as GRIB template 5.42 stores them);
+    /// the reference cannot read such objects (it mis-reads 12-bit values and refuses 4 or
+    /// 20 bits).
+    pub fn szip_params(&self, dtype: Dtype) -> Result<Option<szip::Params>> {
+        match self.compression {
+            Compression::Szip {
+                rsi,
+                block_size,
+                flags,
+            } => self.effective_szip(rsi, block_size, flags, dtype).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    fn effective_szip(
+        &self,
+        rsi: u32,
+        block_size: u32,
+        flags: u32,
+        dtype: Dtype,
+    ) -> Result<szip::Params> {
+        let (bits, packed) = match (self.encoding, self.filter) {
+            (Encoding::SimplePacking(p), _) => (p.bits_per_value, true),
+            (Encoding::None, Filter::Shuffle { .. }) => (8, false),
+            (Encoding::None, Filter::None) => (dtype.bit_width() as u32, false),
+        };
+        let mut flags = flags;
+        if packed {
+            flags |= szip::MSB;
+        }
+        if (17..=24).contains(&bits) {
+            flags |= szip::THREE_BYTE;
+        }
+        let params = szip::Params {
+            bits_per_sample: bits,
+            block_size,
+            rsi,
+            flags,
+        };
+        if bits != 0 {
+            params.check()?;
+        }
+        Ok(params)
+    }
+
+    /// Whether szip gets simple packing's dense bit stream re-laid as byte containers.
+    fn szip_needs_containers(&self) -> Result<bool> {
+        match (self.encoding, self.filter) {
+            (Encoding::SimplePacking(p), filter) if p.bits_per_value % 8 != 0 => {
+                if filter != Filter::None {
+                    return Err(Error::Corrupt {
+                        codec: "szip",
+                        reason: format!(
+                            "a shuffle between simple_packing at {} bits and szip is not \
+                             supported (use whole-byte widths)",
+                            p.bits_per_value
+                        ),
+                    });
+                }
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn szip_encode(&self, p: szip::Params, data: &[u8], n: u64) -> Result<Encoded> {
+        if p.bits_per_sample == 0 {
+            return Ok(Encoded {
+                payload: Vec::new(),
+                szip_block_offsets: Some(Vec::new()),
+            });
+        }
+        let containers;
+        let input = if self.szip_needs_containers()? {
+            containers = szip::to_containers(&p, data, checked::to_usize(n, "element count")?)?;
+            &containers[..]
+        } else {
+            data
+        };
+        let (payload, offsets) = szip::encode(&p, input)?;
+        Ok(Encoded {
+            payload,
+            szip_block_offsets: Some(offsets),
+        })
+    }
+
+    fn szip_decode_into(
+        &self,
+        p: szip::Params,
+        payload: &[u8],
+        n: u64,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        if p.bits_per_sample == 0 {
+            return Ok(());
+        }
+        if self.szip_needs_containers()? {
+            let count = checked::to_usize(n, "element count")?;
+            let len = checked::mul(count as u64, p.sample_bytes() as u64, "szip containers")?;
+            let mut containers = vec![0u8; checked::to_usize(len, "szip containers")?];
+            szip::decode_into(&p, payload, &mut containers)?;
+            szip::from_containers(&p, &containers, dst)
+        } else {
+            szip::decode_into(&p, payload, dst)
+        }
+    }
+
     fn check(&self, dtype: Dtype) -> Result<()> {
         if matches!(self.compression, Compression::Rle | Compression::Roaring)
             && dtype != Dtype::Bitmask
@@ -111,7 +244,7 @@ impl Pipeline {
     }
 
     /// Encodes `n` elements of `dtype` (their bytes in `order`) into a payload.
-    pub fn encode(&self, data: &[u8], dtype: Dtype, order: ByteOrder, n: u64) -> Result<Vec<u8>> {
+    pub fn encode(&self, data: &[u8], dtype: Dtype, order: ByteOrder, n: u64) -> Result<Encoded> {
         self.check(dtype)?;
         let raw_len = dtype.payload_bytes(n)?;
         if data.len() as u64 != raw_len {
@@ -135,12 +268,24 @@ impl Pipeline {
                 Cow::Owned(shuffle::shuffle(&encoded, element_size)?)
             }
         };
-        Ok(match self.compression {
+        let payload = match self.compression {
             Compression::None => filtered.into_owned(),
             Compression::Zstd { level } => zstd::compress(&filtered, level)?,
             Compression::Lz4 => lz4::compress(&filtered)?,
             Compression::Rle => bitmask::compress(BitmaskCodec::Rle, &filtered)?,
             Compression::Roaring => bitmask::compress(BitmaskCodec::Roaring, &filtered)?,
+            Compression::Szip {
+                rsi,
+                block_size,
+                flags,
+            } => {
+                let p = self.effective_szip(rsi, block_size, flags, dtype)?;
+                return self.szip_encode(p, &filtered, n);
+            }
+        };
+        Ok(Encoded {
+            payload,
+            szip_block_offsets: None,
         })
     }
 
@@ -187,6 +332,14 @@ impl Pipeline {
                     Compression::Rle => bitmask::decompress_into(BitmaskCodec::Rle, payload, buf)?,
                     Compression::Roaring => {
                         bitmask::decompress_into(BitmaskCodec::Roaring, payload, buf)?;
+                    }
+                    Compression::Szip {
+                        rsi,
+                        block_size,
+                        flags,
+                    } => {
+                        let p = self.effective_szip(rsi, block_size, flags, dtype)?;
+                        self.szip_decode_into(p, payload, n, buf)?;
                     }
                     Compression::None => {}
                 }
@@ -290,7 +443,8 @@ mod tests {
         };
         let payload = p
             .encode(&data, Dtype::Float64, ByteOrder::Big, 1000)
-            .unwrap();
+            .unwrap()
+            .payload;
         assert!(payload.len() < 2000);
         let back = p
             .decode(
@@ -321,7 +475,8 @@ mod tests {
         let raw: Vec<u8> = (0..=255).collect();
         let c = lz
             .encode(&raw, Dtype::Uint8, ByteOrder::Little, 256)
-            .unwrap();
+            .unwrap()
+            .payload;
         assert_eq!(
             lz.decode(&c, Dtype::Uint8, ByteOrder::Little, 256, &Limits::default())
                 .unwrap(),
@@ -346,5 +501,113 @@ mod tests {
                 )
                 .is_err()
         );
+    }
+
+    fn szip(rsi: u32, block_size: u32) -> Compression {
+        Compression::Szip {
+            rsi,
+            block_size,
+            flags: szip::PREPROCESS,
+        }
+    }
+
+    #[test]
+    fn szip_params_follow_the_reference() {
+        let sp = |bits| Pipeline {
+            encoding: Encoding::SimplePacking(SimplePacking {
+                bits_per_value: bits,
+                reference_value: 0.0,
+                binary_scale_factor: 0,
+                decimal_scale_factor: 0,
+            }),
+            filter: Filter::None,
+            compression: szip(32, 16),
+        };
+        let p16 = sp(16).szip_params(Dtype::Float64).unwrap().unwrap();
+        assert_eq!(
+            (p16.bits_per_sample, p16.flags),
+            (16, szip::PREPROCESS | szip::MSB)
+        );
+        let p20 = sp(20).szip_params(Dtype::Float64).unwrap().unwrap();
+        assert_eq!(p20.flags, szip::PREPROCESS | szip::MSB | szip::THREE_BYTE);
+        let shuffled = Pipeline {
+            filter: Filter::Shuffle { element_size: 4 },
+            compression: szip(32, 16),
+            ..Pipeline::NONE
+        };
+        assert_eq!(
+            shuffled
+                .szip_params(Dtype::Float32)
+                .unwrap()
+                .unwrap()
+                .bits_per_sample,
+            8
+        );
+        let raw = Pipeline {
+            compression: szip(32, 16),
+            ..Pipeline::NONE
+        };
+        assert_eq!(
+            raw.szip_params(Dtype::Uint16)
+                .unwrap()
+                .unwrap()
+                .bits_per_sample,
+            16
+        );
+        assert!(
+            raw.szip_params(Dtype::Float64).is_err(),
+            "64-bit samples are refused"
+        );
+        assert_eq!(Pipeline::NONE.szip_params(Dtype::Uint8).unwrap(), None);
+    }
+
+    #[test]
+    fn simple_packing_and_szip_round_trip_at_every_width_and_count() {
+        for bits in 0..=32u32 {
+            for n in [1usize, 7, 8, 1001] {
+                let values: Vec<f64> = (0..n)
+                    .map(|i| 250.0 + ((i * 37) % 101) as f64 * 0.3)
+                    .collect();
+                let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let packing = SimplePacking::compute(values.iter().copied(), bits, 0).unwrap();
+                let p = Pipeline {
+                    encoding: Encoding::SimplePacking(packing),
+                    filter: Filter::None,
+                    compression: szip(4, 8),
+                };
+                let plain = Pipeline {
+                    compression: Compression::None,
+                    ..p
+                };
+                let n64 = n as u64;
+                let enc = p
+                    .encode(&data, Dtype::Float64, ByteOrder::Little, n64)
+                    .unwrap();
+                let back = p
+                    .decode(
+                        &enc.payload,
+                        Dtype::Float64,
+                        ByteOrder::Little,
+                        n64,
+                        &Limits::default(),
+                    )
+                    .unwrap();
+                let expected = plain
+                    .decode(
+                        &plain
+                            .encode(&data, Dtype::Float64, ByteOrder::Little, n64)
+                            .unwrap()
+                            .payload,
+                        Dtype::Float64,
+                        ByteOrder::Little,
+                        n64,
+                        &Limits::default(),
+                    )
+                    .unwrap();
+                assert_eq!(back, expected, "{bits} bits, {n} values");
+                let offsets = enc.szip_block_offsets.unwrap();
+                assert_eq!(offsets.len(), if bits == 0 { 0 } else { n.div_ceil(32) });
+            }
+        }
     }
 }
