@@ -21,17 +21,12 @@ fn check(len: usize, other: usize, element_size: usize) -> Result<usize> {
 /// Shuffles `src` into `dst` (same length, a multiple of `element_size`).
 pub fn shuffle_into(src: &[u8], dst: &mut [u8], element_size: usize) -> Result<()> {
     let n = check(src.len(), dst.len(), element_size)?;
-    if element_size == 1 {
-        dst.copy_from_slice(src);
-        return Ok(());
-    }
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
-        for (b, lane) in dst.chunks_exact_mut(n).enumerate() {
-            for (i, out) in lane[start..end].iter_mut().enumerate() {
-                *out = src[(start + i) * element_size + b];
-            }
-        }
+    match element_size {
+        1 => dst.copy_from_slice(src),
+        2 => shuffle_fixed::<2>(src, dst, n),
+        4 => shuffle_fixed::<4>(src, dst, n),
+        8 => shuffle_fixed::<8>(src, dst, n),
+        _ => shuffle_range(src, dst, n, element_size, 0),
     }
     Ok(())
 }
@@ -39,19 +34,149 @@ pub fn shuffle_into(src: &[u8], dst: &mut [u8], element_size: usize) -> Result<(
 /// Undoes [`shuffle_into`].
 pub fn unshuffle_into(src: &[u8], dst: &mut [u8], element_size: usize) -> Result<()> {
     let n = check(src.len(), dst.len(), element_size)?;
-    if element_size == 1 {
-        dst.copy_from_slice(src);
-        return Ok(());
+    match element_size {
+        1 => dst.copy_from_slice(src),
+        2 => unshuffle_fixed::<2>(src, dst, n),
+        4 => unshuffle_fixed::<4>(src, dst, n),
+        8 => unshuffle_fixed::<8>(src, dst, n),
+        _ => unshuffle_range(src, dst, n, element_size, 0),
     }
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
-        for (b, lane) in src.chunks_exact(n).enumerate() {
-            for (i, &v) in lane[start..end].iter().enumerate() {
-                dst[(start + i) * element_size + b] = v;
+    Ok(())
+}
+
+/// The even-indexed bytes of a little-endian word, packed into its low half.
+#[inline]
+fn even_bytes(x: u64) -> u64 {
+    let t = x & 0x00FF_00FF_00FF_00FF;
+    let t = (t | (t >> 8)) & 0x0000_FFFF_0000_FFFF;
+    (t | (t >> 16)) & 0x0000_0000_FFFF_FFFF
+}
+
+/// Splits a byte stream (as little-endian words) into its even and odd bytes.
+#[inline]
+fn deinterleave<const N: usize, const H: usize>(w: [u64; N]) -> ([u64; H], [u64; H]) {
+    let even = std::array::from_fn(|k| even_bytes(w[2 * k]) | even_bytes(w[2 * k + 1]) << 32);
+    let odd =
+        std::array::from_fn(|k| even_bytes(w[2 * k] >> 8) | even_bytes(w[2 * k + 1] >> 8) << 32);
+    (even, odd)
+}
+
+/// Fixed element width, in tiles of 8 elements: a width-`W` shuffle is `log2 W` rounds of
+/// splitting even from odd bytes, done in registers; each lane gets one word per tile.
+fn shuffle_fixed<const W: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let tiles = n / 8;
+    let words = |t: usize, k: usize| {
+        let at = t * 8 * W + k * 8;
+        u64::from_le_bytes(src[at..at + 8].try_into().unwrap_or_default())
+    };
+    let mut put = |lane: usize, t: usize, w: u64| {
+        dst[lane * n + t * 8..lane * n + t * 8 + 8].copy_from_slice(&w.to_le_bytes());
+    };
+    for t in 0..tiles {
+        match W {
+            2 => {
+                let ([e], [o]) = deinterleave::<2, 1>([words(t, 0), words(t, 1)]);
+                put(0, t, e);
+                put(1, t, o);
+            }
+            4 => {
+                let (e, o) = deinterleave::<4, 2>(std::array::from_fn(|k| words(t, k)));
+                let ([l0], [l2]) = deinterleave::<2, 1>(e);
+                let ([l1], [l3]) = deinterleave::<2, 1>(o);
+                for (lane, w) in [l0, l1, l2, l3].into_iter().enumerate() {
+                    put(lane, t, w);
+                }
+            }
+            _ => {
+                let (e, o) = deinterleave::<8, 4>(std::array::from_fn(|k| words(t, k)));
+                let (ee, eo) = deinterleave::<4, 2>(e);
+                let (oe, oo) = deinterleave::<4, 2>(o);
+                let ([l0], [l4]) = deinterleave::<2, 1>(ee);
+                let ([l2], [l6]) = deinterleave::<2, 1>(eo);
+                let ([l1], [l5]) = deinterleave::<2, 1>(oe);
+                let ([l3], [l7]) = deinterleave::<2, 1>(oo);
+                for (lane, w) in [l0, l1, l2, l3, l4, l5, l6, l7].into_iter().enumerate() {
+                    put(lane, t, w);
+                }
             }
         }
     }
-    Ok(())
+    shuffle_range(src, dst, n, W, tiles * 8);
+}
+
+/// The low half's bytes of a word spread to its even byte positions.
+#[inline]
+fn spread_bytes(x: u64) -> u64 {
+    let t = x & 0x0000_0000_FFFF_FFFF;
+    let t = (t | (t << 16)) & 0x0000_FFFF_0000_FFFF;
+    (t | (t << 8)) & 0x00FF_00FF_00FF_00FF
+}
+
+/// Merges even and odd byte streams: the inverse of [`deinterleave`].
+#[inline]
+fn interleave<const H: usize, const N: usize>(even: [u64; H], odd: [u64; H]) -> [u64; N] {
+    std::array::from_fn(|i| {
+        let shift = if i % 2 == 0 { 0 } else { 32 };
+        spread_bytes(even[i / 2] >> shift) | spread_bytes(odd[i / 2] >> shift) << 8
+    })
+}
+
+/// The inverse of [`shuffle_fixed`], merging lanes back in the same rounds.
+fn unshuffle_fixed<const W: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    let tiles = n / 8;
+    let lane = |l: usize, t: usize| {
+        let at = l * n + t * 8;
+        u64::from_le_bytes(src[at..at + 8].try_into().unwrap_or_default())
+    };
+    for t in 0..tiles {
+        let out = &mut dst[t * 8 * W..(t + 1) * 8 * W];
+        let mut write = |words: &[u64]| {
+            for (c, w) in out.chunks_exact_mut(8).zip(words) {
+                c.copy_from_slice(&w.to_le_bytes());
+            }
+        };
+        match W {
+            2 => write(&interleave::<1, 2>([lane(0, t)], [lane(1, t)])),
+            4 => {
+                let e = interleave::<1, 2>([lane(0, t)], [lane(2, t)]);
+                let o = interleave::<1, 2>([lane(1, t)], [lane(3, t)]);
+                write(&interleave::<2, 4>(e, o));
+            }
+            _ => {
+                let ee = interleave::<1, 2>([lane(0, t)], [lane(4, t)]);
+                let eo = interleave::<1, 2>([lane(2, t)], [lane(6, t)]);
+                let oe = interleave::<1, 2>([lane(1, t)], [lane(5, t)]);
+                let oo = interleave::<1, 2>([lane(3, t)], [lane(7, t)]);
+                let e = interleave::<2, 4>(ee, eo);
+                let o = interleave::<2, 4>(oe, oo);
+                write(&interleave::<4, 8>(e, o));
+            }
+        }
+    }
+    unshuffle_range(src, dst, n, W, tiles * 8);
+}
+
+/// Any width, elements `from..n`, in cache-sized blocks.
+fn shuffle_range(src: &[u8], dst: &mut [u8], n: usize, width: usize, from: usize) {
+    for start in (from..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        for (b, lane) in dst.chunks_exact_mut(n).enumerate() {
+            for (i, out) in lane[start..end].iter_mut().enumerate() {
+                *out = src[(start + i) * width + b];
+            }
+        }
+    }
+}
+
+fn unshuffle_range(src: &[u8], dst: &mut [u8], n: usize, width: usize, from: usize) {
+    for start in (from..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        for (b, lane) in src.chunks_exact(n).enumerate() {
+            for (i, &v) in lane[start..end].iter().enumerate() {
+                dst[(start + i) * width + b] = v;
+            }
+        }
+    }
 }
 
 /// Shuffles into a new buffer.
@@ -89,6 +214,19 @@ mod tests {
             let len = data.len() / size * size;
             let s = shuffle(&data[..len], size).unwrap();
             prop_assert_eq!(unshuffle(&s, size).unwrap(), &data[..len]);
+        }
+
+        #[test]
+        fn matches_the_definition(data in proptest::collection::vec(any::<u8>(), 0..2_000), size in proptest::sample::select(vec![2usize, 3, 4, 8])) {
+            let n = data.len() / size;
+            let data = &data[..n * size];
+            let mut expected = vec![0u8; data.len()];
+            for i in 0..n {
+                for b in 0..size {
+                    expected[b * n + i] = data[i * size + b];
+                }
+            }
+            prop_assert_eq!(shuffle(data, size).unwrap(), expected);
         }
     }
 }

@@ -38,6 +38,66 @@ fn max_q(bits: u32) -> f64 {
     }
 }
 
+/// `q = round((x − R) · 10^D · 2^−E)`, saturated to `0..=2^B − 1`, with the factors
+/// computed once and the operations in the reference's order.
+struct Quantiser {
+    reference: f64,
+    decimal: f64,
+    binary: f64,
+    bits: u32,
+    max: f64,
+}
+
+impl Quantiser {
+    fn new(p: &SimplePacking) -> Self {
+        Quantiser {
+            reference: p.reference_value,
+            decimal: 10f64.powi(p.decimal_scale_factor),
+            binary: 2f64.powi(-p.binary_scale_factor),
+            bits: p.bits_per_value,
+            max: max_q(p.bits_per_value),
+        }
+    }
+
+    /// The code for a finite `x` (non-finite values give some code; callers reject them).
+    #[inline]
+    fn code(&self, x: f64) -> u64 {
+        if self.bits <= 32 {
+            self.code_narrow(x)
+        } else {
+            // Saturating: below R gives 0, above the range the largest code.
+            self.scaled(x).round().min(self.max) as u64
+        }
+    }
+
+    #[inline]
+    fn scaled(&self, x: f64) -> f64 {
+        (x - self.reference) * self.decimal * self.binary
+    }
+
+    /// [`code`](Self::code) for at most 32 bits: rounds half away from zero as
+    /// `f64::round` does, without a libm call (below 2^52 the truncation and the fraction
+    /// are exact).
+    #[inline]
+    fn code_narrow(&self, x: f64) -> u64 {
+        let v = self.scaled(x).max(-1.0).min(self.max + 1.0);
+        let t = v as i64;
+        let frac = v - t as f64;
+        let r = t + i64::from(frac >= 0.5) - i64::from(frac <= -0.5);
+        r.clamp(0, self.max as i64) as u64
+    }
+
+    /// [`code_narrow`](Self::code_narrow) for at most 30 bits, in 32-bit integers.
+    #[inline]
+    fn code_small(&self, x: f64) -> u32 {
+        let v = self.scaled(x).max(-1.0).min(self.max + 1.0);
+        let t = v as i32;
+        let frac = v - f64::from(t);
+        let r = t + i32::from(frac >= 0.5) - i32::from(frac <= -0.5);
+        r.clamp(0, self.max as i32) as u32
+    }
+}
+
 impl SimplePacking {
     /// Parameters for `values` at `bits` bits and decimal scale `decimal`: `R` is the
     /// minimum and `E` the smallest exponent that makes the range fit. NaN or infinite
@@ -112,21 +172,8 @@ impl SimplePacking {
         )
     }
 
-    fn quantise(&self, x: f64) -> Result<u64> {
-        if !x.is_finite() {
-            return Err(bad(format!(
-                "value {x} is not finite (NaN and Inf need masks)"
-            )));
-        }
-        let q = ((x - self.reference_value)
-            * 10f64.powi(self.decimal_scale_factor)
-            * 2f64.powi(-self.binary_scale_factor))
-        .round();
-        // Saturating: below R gives 0, above the range gives the largest code.
-        Ok(q.min(max_q(self.bits_per_value)) as u64)
-    }
-
-    /// Packs `values`, appending `ceil(n·B/8)` bytes to `out`.
+    /// Packs `values`, appending `ceil(n·B/8)` bytes to `out`. On error (a NaN or infinite
+    /// value) `out` is left as it was.
     pub fn encode(
         &self,
         values: impl ExactSizeIterator<Item = f64>,
@@ -134,32 +181,51 @@ impl SimplePacking {
     ) -> Result<()> {
         self.check()?;
         let bits = self.bits_per_value;
-        out.reserve(self.packed_len(values.len() as u64)? as usize);
-        if bits == 0 {
-            return values
-                .into_iter()
-                .try_for_each(|x| self.quantise(x).map(drop));
-        }
-        if bits.is_multiple_of(8) {
-            let width = (bits / 8) as usize;
-            for x in values {
-                out.extend_from_slice(&self.quantise(x)?.to_be_bytes()[8 - width..]);
+        let start = out.len();
+        let len =
+            tensor_core::checked::to_usize(self.packed_len(values.len() as u64)?, "packed size")?;
+        out.resize(start + len, 0);
+        let q = Quantiser::new(self);
+        let dst = &mut out[start..];
+        let mut finite = true;
+        match bits {
+            0 => values.for_each(|x| finite &= x.is_finite()),
+            16 => {
+                for (c, x) in dst.as_chunks_mut::<2>().0.iter_mut().zip(values) {
+                    finite &= x.is_finite();
+                    *c = (q.code_small(x) as u16).to_be_bytes();
+                }
             }
-            return Ok(());
-        }
-        let mut acc: u128 = 0;
-        let mut pending = 0u32;
-        for x in values {
-            acc = (acc << bits) | u128::from(self.quantise(x)?);
-            pending += bits;
-            while pending >= 8 {
-                pending -= 8;
-                out.push((acc >> pending) as u8);
+            8 | 24 | 32 | 40 | 48 | 56 | 64 => {
+                let width = (bits / 8) as usize;
+                for (c, x) in dst.chunks_exact_mut(width).zip(values) {
+                    finite &= x.is_finite();
+                    c.copy_from_slice(&q.code(x).to_be_bytes()[8 - width..]);
+                }
             }
-            acc &= (1u128 << pending) - 1;
+            _ => {
+                let mut acc: u128 = 0;
+                let mut pending = 0u32;
+                let mut at = 0usize;
+                for x in values {
+                    finite &= x.is_finite();
+                    acc = (acc << bits) | u128::from(q.code(x));
+                    pending += bits;
+                    while pending >= 8 {
+                        pending -= 8;
+                        dst[at] = (acc >> pending) as u8;
+                        at += 1;
+                    }
+                    acc &= (1u128 << pending) - 1;
+                }
+                if pending > 0 {
+                    dst[at] = (acc << (8 - pending)) as u8;
+                }
+            }
         }
-        if pending > 0 {
-            out.push((acc << (8 - pending)) as u8);
+        if !finite {
+            out.truncate(start);
+            return Err(bad("a value is not finite (NaN and Inf need masks)"));
         }
         Ok(())
     }
@@ -302,6 +368,27 @@ mod tests {
             let step = 2f64.powi(p.binary_scale_factor) * 10f64.powi(-decimal);
             for (a, b) in values.iter().zip(&back) {
                 prop_assert!((a - b).abs() <= step / 2.0 + a.abs() * 1e-12, "{a} vs {b}, step {step}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn fast_rounding_matches_f64_round(
+            x in -1e6f64..1e6,
+            half in proptest::bool::ANY,
+            bits in 1u32..=32,
+            e in -20i32..20,
+            d in -3i32..3,
+        ) {
+            let p = SimplePacking { bits_per_value: bits, reference_value: -1000.0, binary_scale_factor: e, decimal_scale_factor: d };
+            let q = Quantiser::new(&p);
+            // Also land exactly on .5 after scaling.
+            let x = if half { (x.trunc() + 0.5) / (q.decimal * q.binary) + p.reference_value } else { x };
+            let expected = q.scaled(x).round().min(q.max) as u64;
+            prop_assert_eq!(q.code_narrow(x), expected);
+            if bits <= 30 {
+                prop_assert_eq!(u64::from(q.code_small(x)), expected);
             }
         }
     }

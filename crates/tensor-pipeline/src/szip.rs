@@ -121,50 +121,86 @@ impl Params {
         }
     }
 
-    fn read_sample(&self, c: &[u8]) -> u32 {
-        let v = match (c.len(), self.flags & MSB != 0) {
-            (1, _) => u32::from(c[0]),
-            (2, true) => u32::from(u16::from_be_bytes([c[0], c[1]])),
-            (2, false) => u32::from(u16::from_le_bytes([c[0], c[1]])),
-            (3, true) => u32::from_be_bytes([0, c[0], c[1], c[2]]),
-            (3, false) => u32::from_le_bytes([c[0], c[1], c[2], 0]),
-            (_, true) => u32::from_be_bytes([c[0], c[1], c[2], c[3]]),
-            (_, false) => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-        };
-        if self.bits_per_sample == 32 {
-            v
-        } else {
-            v & ((1u32 << self.bits_per_sample) - 1)
+    /// Reads sample containers, keeping the low `bits_per_sample` bits of each.
+    fn read_samples(&self, src: &[u8], dst: &mut [u32]) {
+        let mask = u32::MAX >> (32 - self.bits_per_sample);
+        let msb = self.flags & MSB != 0;
+        let sb = self.sample_bytes();
+        let chunks = src.chunks_exact(sb);
+        match (sb, msb) {
+            (1, _) => dst
+                .iter_mut()
+                .zip(src)
+                .for_each(|(d, &c)| *d = u32::from(c) & mask),
+            (2, true) => read_with(chunks, dst, mask, |c| {
+                u32::from(u16::from_be_bytes([c[0], c[1]]))
+            }),
+            (2, false) => read_with(chunks, dst, mask, |c| {
+                u32::from(u16::from_le_bytes([c[0], c[1]]))
+            }),
+            (3, true) => read_with(chunks, dst, mask, |c| {
+                u32::from_be_bytes([0, c[0], c[1], c[2]])
+            }),
+            (3, false) => read_with(chunks, dst, mask, |c| {
+                u32::from_le_bytes([c[0], c[1], c[2], 0])
+            }),
+            (_, true) => read_with(chunks, dst, mask, |c| {
+                u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+            }),
+            (_, false) => read_with(chunks, dst, mask, |c| {
+                u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+            }),
         }
     }
 
-    /// Writes a decoded sample; signed samples are sign-extended to the container, as
-    /// libaec writes them.
-    fn write_sample(&self, v: u32, c: &mut [u8]) {
+    /// Writes decoded samples into their containers; signed samples are sign-extended to
+    /// the container, as libaec writes them.
+    fn write_samples(&self, samples: &[u32], dst: &mut [u8]) {
         let n = self.bits_per_sample;
-        let v = if self.flags & SIGNED != 0 && n < 32 {
-            sign_extend(v, n) as u32
+        let sign = if self.flags & SIGNED != 0 && n < 32 {
+            1u32 << (n - 1)
         } else {
-            v
+            0
         };
+        // (v ^ sign) - sign sign-extends an n-bit value; with sign 0 it is the identity.
+        let extend = |v: u32| (v ^ sign).wrapping_sub(sign);
         let msb = self.flags & MSB != 0;
-        match c.len() {
-            1 => c[0] = v as u8,
-            2 => c.copy_from_slice(&if msb {
-                (v as u16).to_be_bytes()
-            } else {
-                (v as u16).to_le_bytes()
-            }),
-            3 => c.copy_from_slice(&if msb {
-                v.to_be_bytes()[1..].to_vec()
-            } else {
-                v.to_le_bytes()[..3].to_vec()
-            }),
-            _ => c.copy_from_slice(&if msb {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            }),
+        match (self.sample_bytes(), msb) {
+            (1, _) => {
+                for (c, &v) in dst.iter_mut().zip(samples) {
+                    *c = extend(v) as u8;
+                }
+            }
+            (2, true) => {
+                for (c, &v) in dst.chunks_exact_mut(2).zip(samples) {
+                    c.copy_from_slice(&(extend(v) as u16).to_be_bytes());
+                }
+            }
+            (2, false) => {
+                for (c, &v) in dst.chunks_exact_mut(2).zip(samples) {
+                    c.copy_from_slice(&(extend(v) as u16).to_le_bytes());
+                }
+            }
+            (3, true) => {
+                for (c, &v) in dst.chunks_exact_mut(3).zip(samples) {
+                    c.copy_from_slice(&extend(v).to_be_bytes()[1..]);
+                }
+            }
+            (3, false) => {
+                for (c, &v) in dst.chunks_exact_mut(3).zip(samples) {
+                    c.copy_from_slice(&extend(v).to_le_bytes()[..3]);
+                }
+            }
+            (_, true) => {
+                for (c, &v) in dst.chunks_exact_mut(4).zip(samples) {
+                    c.copy_from_slice(&extend(v).to_be_bytes());
+                }
+            }
+            (_, false) => {
+                for (c, &v) in dst.chunks_exact_mut(4).zip(samples) {
+                    c.copy_from_slice(&extend(v).to_le_bytes());
+                }
+            }
         }
     }
 }
@@ -177,18 +213,21 @@ struct BitWriter {
 }
 
 impl BitWriter {
+    /// Appends the low `n` bits (at most 32) of `value`. `acc` keeps fewer than 32
+    /// pending bits at its bottom; whole 32-bit words go out at once.
+    #[inline]
     fn emit(&mut self, value: u64, n: u32) {
         debug_assert!(n <= 32);
         if n == 0 {
             return;
         }
-        self.acc = (self.acc << n) | (value & ((1u64 << n) - 1));
+        self.acc = (self.acc << n) | (value & (u64::MAX >> (64 - n)));
         self.bits += n;
-        while self.bits >= 8 {
-            self.bits -= 8;
-            self.out.push((self.acc >> self.bits) as u8);
+        if self.bits >= 32 {
+            self.bits -= 32;
+            self.out
+                .extend_from_slice(&((self.acc >> self.bits) as u32).to_be_bytes());
         }
-        self.acc &= (1u64 << self.bits) - 1;
     }
 
     /// `n` zeros, then a one.
@@ -205,10 +244,18 @@ impl BitWriter {
     }
 
     fn pad_to_byte(&mut self) {
-        if self.bits > 0 {
-            let pad = 8 - self.bits;
-            self.emit(0, pad);
+        if !self.bits.is_multiple_of(8) {
+            self.emit(0, 8 - self.bits % 8);
         }
+    }
+
+    /// Pads to a byte and returns the bytes.
+    fn finish(mut self) -> Vec<u8> {
+        self.pad_to_byte();
+        for i in (0..self.bits / 8).rev() {
+            self.out.push((self.acc >> (8 * i)) as u8);
+        }
+        self.out
     }
 }
 
@@ -371,27 +418,31 @@ impl Encoder<'_> {
     }
 }
 
-/// libaec's preprocessing of one RSI: the reference sample, then mapped residuals.
+/// The preprocessor for one RSI: the reference sample's slot is 0, then each sample's
+/// unit-delay prediction residual mapped to a non-negative integer (CCSDS 121.0-B-3 §4).
 fn preprocess(p: &Params, x: &[i64], d: &mut [u32]) {
     let (xmin, xmax) = p.range();
     d[0] = 0;
-    for i in 0..x.len() - 1 {
-        let (a, b) = (x[i], x[i + 1]);
-        d[i + 1] = if b < a {
-            let delta = a - b;
-            if delta <= xmax - a {
-                (2 * delta - 1) as u32
-            } else {
-                (xmax - b) as u32
-            }
-        } else {
-            let delta = b - a;
-            if delta <= a - xmin {
-                (2 * delta) as u32
-            } else {
-                (b - xmin) as u32
-            }
-        };
+    for (out, pair) in d[1..].iter_mut().zip(x.windows(2)) {
+        let (prev, cur) = (pair[0], pair[1]);
+        let theta = (prev - xmin).min(xmax - prev);
+        let delta = cur - prev;
+        let size = delta.abs();
+        // Written without branches: residual signs are random.
+        let inside = 2 * size - i64::from(delta < 0);
+        let outside = theta + size;
+        *out = if size <= theta { inside } else { outside } as u32;
+    }
+}
+
+fn read_with(
+    chunks: std::slice::ChunksExact<'_, u8>,
+    dst: &mut [u32],
+    mask: u32,
+    read: impl Fn(&[u8]) -> u32,
+) {
+    for (d, c) in dst.iter_mut().zip(chunks) {
+        *d = read(c) & mask;
     }
 }
 
@@ -411,7 +462,6 @@ pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
             data.len()
         )));
     }
-    let samples: Vec<u32> = data.chunks_exact(sb).map(|c| p.read_sample(c)).collect();
     let id_len = p.id_len();
     let mut enc = Encoder {
         p,
@@ -432,13 +482,14 @@ pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
     let mut raw = vec![0u32; rsi_len];
     let mut mapped = vec![0u32; rsi_len];
     let mut wide = vec![0i64; rsi_len];
-    for chunk in samples.chunks(rsi_len) {
+    for chunk in data.chunks(rsi_len * sb) {
         offsets.push(enc.w.bit_len());
+        let count = chunk.len() / sb;
+        p.read_samples(chunk, &mut raw[..count]);
         // A short last RSI is padded with its last sample; only its blocks are coded.
-        raw[..chunk.len()].copy_from_slice(chunk);
-        let last = chunk[chunk.len() - 1];
-        raw[chunk.len()..].fill(last);
-        let blocks = chunk.len().div_ceil(j);
+        let last = raw[count - 1];
+        raw[count..].fill(last);
+        let blocks = count.div_ceil(j);
         if preprocessing {
             for (w, &r) in wide.iter_mut().zip(&raw) {
                 *w = if signed {
@@ -483,85 +534,123 @@ pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
             enc.w.pad_to_byte();
         }
     }
-    enc.w.pad_to_byte();
-    Ok((enc.w.out, offsets))
+    Ok((enc.w.finish(), offsets))
 }
 
-/// Reads bits most significant first.
+/// Reads bits most significant first through a 64-bit window: `acc` holds `avail` unread
+/// bits at its top (the bits below them are the stream's next bits or zeros).
 struct BitReader<'a> {
     data: &'a [u8],
-    pos: u64,
+    next: usize,
+    acc: u64,
+    avail: u32,
 }
 
-impl BitReader<'_> {
+impl<'a> BitReader<'a> {
+    fn new(data: &'a [u8], start_bit: u64) -> Result<Self> {
+        let byte = usize::try_from(start_bit / 8)
+            .ok()
+            .filter(|&b| b <= data.len())
+            .ok_or_else(|| bad(format!("bit offset {start_bit} is past the stream's end")))?;
+        let mut r = BitReader {
+            data,
+            next: byte,
+            acc: 0,
+            avail: 0,
+        };
+        r.refill();
+        let skip = (start_bit % 8) as u32;
+        if r.avail < skip {
+            return Err(bad(format!(
+                "bit offset {start_bit} is past the stream's end"
+            )));
+        }
+        r.consume(skip);
+        Ok(r)
+    }
+
+    /// Tops the window up to at least 56 bits, or to the end of the stream.
+    #[inline]
+    fn refill(&mut self) {
+        if let Some(word) = self.data.get(self.next..self.next + 8) {
+            let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
+            self.acc |= word >> self.avail;
+            // Whole bytes were taken: avail goes from a..=63 to 56 + a % 8.
+            self.next += ((63 - self.avail) / 8) as usize;
+            self.avail |= 0b11_1000;
+        } else {
+            while self.avail <= 56 {
+                let Some(&byte) = self.data.get(self.next) else {
+                    break;
+                };
+                self.acc |= u64::from(byte) << (56 - self.avail);
+                self.next += 1;
+                self.avail += 8;
+            }
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, n: u32) {
+        self.acc = if n == 64 { 0 } else { self.acc << n };
+        self.avail -= n;
+    }
+
+    /// The next `n` bits (at most 32).
+    #[inline]
     fn bits(&mut self, n: u32) -> Result<u64> {
-        let end = self.pos + u64::from(n);
-        if end > self.data.len() as u64 * 8 {
-            return Err(bad("the stream ends inside a block"));
+        if n == 0 {
+            return Ok(0);
         }
-        let mut v = 0u64;
-        let mut left = n;
-        while left > 0 {
-            let byte = self.data[(self.pos / 8) as usize];
-            let off = (self.pos % 8) as u32;
-            let take = (8 - off).min(left);
-            let chunk = (u64::from(byte) >> (8 - off - take)) & ((1u64 << take) - 1);
-            v = (v << take) | chunk;
-            self.pos += u64::from(take);
-            left -= take;
+        if self.avail < n {
+            self.refill();
+            if self.avail < n {
+                return Err(bad("the stream ends inside a block"));
+            }
         }
+        let v = self.acc >> (64 - n);
+        self.consume(n);
         Ok(v)
     }
 
     /// A fundamental-sequence codeword: zeros up to the next one.
+    #[inline]
     fn fs(&mut self) -> Result<u64> {
-        let mut n = 0u64;
+        let mut zeros = 0u64;
         loop {
-            let idx = (self.pos / 8) as usize;
-            let Some(&byte) = self.data.get(idx) else {
-                return Err(bad("the stream ends inside a codeword"));
-            };
-            let off = (self.pos % 8) as u32;
-            let rest = byte << off;
-            if rest == 0 {
-                n += u64::from(8 - off);
-                self.pos += u64::from(8 - off);
-                continue;
+            if self.avail < 33 {
+                self.refill();
             }
-            let z = rest.leading_zeros();
-            n += u64::from(z);
-            self.pos += u64::from(z) + 1;
-            return Ok(n);
+            let lz = self.acc.leading_zeros();
+            if lz < self.avail {
+                self.consume(lz + 1);
+                return Ok(zeros + u64::from(lz));
+            }
+            if self.avail == 0 {
+                return Err(bad("the stream ends inside a codeword"));
+            }
+            zeros += u64::from(self.avail);
+            self.acc = 0;
+            self.avail = 0;
         }
+    }
+
+    /// Skips to the next byte boundary.
+    fn align(&mut self) {
+        let drop = self.avail % 8;
+        self.consume(drop);
     }
 }
 
-fn unmap(prev: i64, m: u64, xmin: i64, xmax: i64) -> Result<i64> {
-    let lo = prev - xmin;
-    let hi = xmax - prev;
-    let theta = lo.min(hi) as u64;
-    let x = if m <= 2 * theta {
-        if m & 1 == 0 {
-            prev + (m / 2) as i64
-        } else {
-            prev - m.div_ceil(2) as i64
-        }
-    } else if lo < hi {
-        xmin + m as i64
-    } else {
-        xmax - m as i64
-    };
-    if x < xmin || x > xmax {
-        return Err(bad(format!(
-            "a residual maps outside the sample range ({x})"
-        )));
-    }
-    Ok(x)
-}
-
-/// Decodes the RSIs of a stream into samples, from bit `start_bit`, stopping after
-/// `samples.len()` samples.
-fn decode_samples(p: &Params, stream: &[u8], start_bit: u64, samples: &mut [u32]) -> Result<()> {
+/// Decodes `total` samples from bit `start_bit` on, handing each RSI's samples to `put`
+/// with the index of its first sample.
+fn decode_samples(
+    p: &Params,
+    stream: &[u8],
+    start_bit: u64,
+    total: usize,
+    mut put: impl FnMut(usize, &[u32]),
+) -> Result<()> {
     p.check()?;
     let n = p.bits_per_sample;
     let id_len = p.id_len();
@@ -570,13 +659,11 @@ fn decode_samples(p: &Params, stream: &[u8], start_bit: u64, samples: &mut [u32]
     let preprocessing = p.flags & PREPROCESS != 0;
     let signed = p.flags & SIGNED != 0;
     let (xmin, xmax) = p.range();
-    let mut r = BitReader {
-        data: stream,
-        pos: start_bit,
-    };
-    let total = samples.len();
+    let mut r = BitReader::new(stream, start_bit)?;
     let mut out = 0usize;
     let mut mapped = vec![0u64; j * rsi];
+    let mut samples = vec![0u32; j * rsi];
+    let mask = u32::MAX >> (32 - n);
     while out < total {
         // One RSI: decode its mapped values (the reference sample kept raw), then unmap.
         let rsi_samples = (j * rsi).min(total - out).div_ceil(j) * j;
@@ -658,6 +745,7 @@ fn decode_samples(p: &Params, stream: &[u8], start_bit: u64, samples: &mut [u32]
             }
         }
         let take = (j * rsi).min(total - out);
+        let (mapped, samples) = (&mapped[..take], &mut samples[..take]);
         if preprocessing {
             let reference = reference.ok_or_else(|| bad("an RSI has no reference sample"))?;
             let mut prev = if signed {
@@ -665,26 +753,43 @@ fn decode_samples(p: &Params, stream: &[u8], start_bit: u64, samples: &mut [u32]
             } else {
                 reference as i64
             };
-            samples[out] = reference as u32;
-            for i in 1..take {
-                prev = unmap(prev, mapped[i], xmin, xmax)?;
-                samples[out + i] = if n == 32 {
-                    prev as u32
+            samples[0] = reference as u32;
+            let mut out_of_range = false;
+            for (x, &m) in samples[1..].iter_mut().zip(&mapped[1..]) {
+                // Inverse of the preprocessor's mapping; hostile residuals are clamped so
+                // the arithmetic stays in range and the result is caught below.
+                let m = m.min(1 << 33);
+                let (lo, hi) = (prev - xmin, xmax - prev);
+                let theta = lo.min(hi) as u64;
+                prev = if m <= 2 * theta {
+                    // Even m: +m/2; odd m: -(m+1)/2, without a branch.
+                    prev + (((m >> 1) as i64) ^ -((m & 1) as i64))
+                } else if lo < hi {
+                    xmin + m as i64
                 } else {
-                    (prev as u32) & ((1u64 << n) - 1) as u32
+                    xmax - m as i64
                 };
+                out_of_range |= prev < xmin || prev > xmax;
+                prev = prev.clamp(xmin, xmax);
+                *x = (prev as u32) & mask;
+            }
+            if out_of_range {
+                return Err(bad("a residual maps outside the sample range"));
             }
         } else {
-            for i in 0..take {
-                if mapped[i] > u64::from(u32::MAX) >> (32 - n) {
-                    return Err(bad("a sample is wider than bits_per_sample"));
-                }
-                samples[out + i] = mapped[i] as u32;
+            let mut too_wide = false;
+            for (x, &m) in samples.iter_mut().zip(mapped) {
+                too_wide |= m > u64::from(mask);
+                *x = m as u32;
+            }
+            if too_wide {
+                return Err(bad("a sample is wider than bits_per_sample"));
             }
         }
+        put(out, samples);
         out += take;
         if p.flags & PAD_RSI != 0 {
-            r.pos = r.pos.div_ceil(8) * 8;
+            r.align();
         }
     }
     Ok(())
@@ -701,12 +806,9 @@ pub fn decode_into(p: &Params, stream: &[u8], dst: &mut [u8]) -> Result<()> {
             dst.len()
         )));
     }
-    let mut samples = vec![0u32; dst.len() / sb];
-    decode_samples(p, stream, 0, &mut samples)?;
-    for (c, &s) in dst.chunks_exact_mut(sb).zip(&samples) {
-        p.write_sample(s, c);
-    }
-    Ok(())
+    decode_samples(p, stream, 0, dst.len() / sb, |at, samples| {
+        p.write_samples(samples, &mut dst[at * sb..(at + samples.len()) * sb]);
+    })
 }
 
 /// Re-lays `count` values of a dense, most-significant-bit-first stream of
@@ -807,12 +909,16 @@ pub fn decode_range(
     };
     // Decode from the start of the RSI that holds `first` up to the last wanted sample.
     let skip = (first - start_rsi * rsi_len) as usize;
-    let mut samples = vec![0u32; skip + dst.len() / sb];
-    decode_samples(p, stream, bit, &mut samples)?;
-    for (c, &s) in dst.chunks_exact_mut(sb).zip(&samples[skip..]) {
-        p.write_sample(s, c);
-    }
-    Ok(())
+    let count = dst.len() / sb;
+    decode_samples(p, stream, bit, skip + count, |at, samples| {
+        // Drop the samples of the first RSI that come before `first`.
+        let from = skip.saturating_sub(at).min(samples.len());
+        let at = at + from - skip;
+        p.write_samples(
+            &samples[from..],
+            &mut dst[at * sb..(at + samples.len() - from) * sb],
+        );
+    })
 }
 
 #[cfg(test)]
@@ -913,7 +1019,9 @@ mod tests {
             let mut out = vec![0u8; data.len()];
             decode_into(&params, &enc, &mut out).unwrap();
             let low = |b: &[u8]| -> Vec<u32> {
-                b.chunks_exact(sb).map(|c| params.read_sample(c)).collect()
+                let mut v = vec![0u32; b.len() / sb];
+                params.read_samples(b, &mut v);
+                v
             };
             proptest::prop_assert_eq!(low(&out), values.clone());
             let first = values.len() / 3;
