@@ -8,6 +8,23 @@
 //! prediction residuals mapped to non-negative integers. Each block is coded with the
 //! cheapest option: a run of zero blocks, the second extension, Rice splitting with `k` low
 //! bits, or raw samples.
+//!
+//! ```
+//! use tensor_pipeline::szip::{self, Params, PREPROCESS};
+//!
+//! let p = Params { bits_per_sample: 16, block_size: 32, rsi: 128, flags: PREPROCESS };
+//! let data: Vec<u8> = (0..10_000u16).flat_map(|i| (i / 3).to_le_bytes()).collect();
+//! let (stream, rsi_offsets) = szip::encode(&p, &data)?;
+//! assert!(stream.len() < data.len() / 4);
+//! let mut back = vec![0u8; data.len()];
+//! szip::decode_into(&p, &stream, &mut back)?;
+//! assert_eq!(back, data);
+//! // Samples 5000..5010 alone, reading only the RSI that holds them.
+//! let mut part = vec![0u8; 20];
+//! szip::decode_range(&p, &stream, &rsi_offsets, 5000, &mut part)?;
+//! assert_eq!(part, data[10_000..10_020]);
+//! # Ok::<(), tensor_pipeline::Error>(())
+//! ```
 
 // Short names follow the standard's notation: n bits per sample, J (`j`) samples per block,
 // k split bits, d mapped residuals, x samples.
