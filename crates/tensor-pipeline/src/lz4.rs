@@ -62,4 +62,15 @@ mod tests {
         assert!(decompress_into(&c[..c.len() - 3], &mut out).is_err());
         assert!(decompress_into(&[1, 2], &mut out).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn round_trip(data in proptest::collection::vec(proptest::num::u8::ANY, 0..20_000), period in 1usize..64) {
+            let data: Vec<u8> = data.iter().enumerate().map(|(i, &b)| if i % period == 0 { b } else { 7 }).collect();
+            let c = compress(&data).unwrap();
+            let mut out = vec![0u8; data.len()];
+            decompress_into(&c, &mut out).unwrap();
+            proptest::prop_assert_eq!(out, data);
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use crate::bitmask;
 use crate::error::{Error, Result};
-use tensor_core::ByteOrder;
+use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
 
 /// How a mask blob is stored.
@@ -61,8 +61,10 @@ impl MaskKind {
     }
 }
 
-/// Decodes a mask blob into `ceil(n/8)` packed bytes for `n` elements.
-pub fn decode_mask(method: MaskMethod, blob: &[u8], n: u64) -> Result<Vec<u8>> {
+/// Decodes a mask blob into `ceil(n/8)` packed bytes for `n` elements, after checking
+/// that size against `limits`.
+pub fn decode_mask(method: MaskMethod, blob: &[u8], n: u64, limits: &Limits) -> Result<Vec<u8>> {
+    limits.check_total_bytes(n.div_ceil(8))?;
     let len = tensor_core::checked::to_usize(n.div_ceil(8), "mask size")?;
     let mut out = vec![0u8; len];
     match method {
@@ -165,7 +167,11 @@ mod tests {
             MaskMethod::Zstd,
         ] {
             let blob = encode_mask(m, &packed, 10).unwrap();
-            assert_eq!(decode_mask(m, &blob, 10).unwrap(), packed, "{m:?}");
+            assert_eq!(
+                decode_mask(m, &blob, 10, &Limits::default()).unwrap(),
+                packed,
+                "{m:?}"
+            );
         }
         let mut data: Vec<u8> = [1.0f32, 0.0, 3.0]
             .iter()
@@ -195,5 +201,28 @@ mod tests {
             .is_err()
         );
         assert!(MaskKind::from_name("inf+").is_some() && MaskMethod::from_name("blosc2").is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_method_round_trips(
+            bits in proptest::collection::vec(proptest::bool::weighted(0.1), 0..3000),
+        ) {
+            let n = bits.len() as u64;
+            let mut packed = vec![0u8; bits.len().div_ceil(8)];
+            for (i, _) in bits.iter().enumerate().filter(|(_, b)| **b) {
+                packed[i / 8] |= 0x80 >> (i % 8);
+            }
+            for m in [MaskMethod::None, MaskMethod::Rle, MaskMethod::Roaring, MaskMethod::Lz4, MaskMethod::Zstd] {
+                let blob = encode_mask(m, &packed, n).unwrap();
+                proptest::prop_assert_eq!(&decode_mask(m, &blob, n, &Limits::default()).unwrap(), &packed, "{:?}", m);
+            }
+        }
+    }
+
+    #[test]
+    fn a_huge_count_is_refused_before_allocating() {
+        let limits = Limits::default().with_max_total_bytes(1 << 20);
+        assert!(decode_mask(MaskMethod::Rle, &[], 1 << 40, &limits).is_err());
     }
 }

@@ -79,28 +79,50 @@ pub struct Pipeline {
     pub compression: Compression,
 }
 
-fn float_values<'a>(
-    data: &'a [u8],
+/// Simple-packs float32 or float64 elements stored in `order`, with a concrete iterator
+/// per case so the packing loop is monomorphised.
+fn pack_floats(
+    p: &SimplePacking,
+    data: &[u8],
     dtype: Dtype,
     order: ByteOrder,
-) -> Result<Box<dyn ExactSizeIterator<Item = f64> + 'a>> {
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let swap = !order.is_native();
-    Ok(match dtype {
-        Dtype::Float64 => Box::new(data.as_chunks::<8>().0.iter().map(move |c| {
-            let v = u64::from_ne_bytes(*c);
-            f64::from_bits(if swap { v.swap_bytes() } else { v })
-        })),
-        Dtype::Float32 => Box::new(data.as_chunks::<4>().0.iter().map(move |c| {
-            let v = u32::from_ne_bytes(*c);
-            f64::from(f32::from_bits(if swap { v.swap_bytes() } else { v }))
-        })),
-        other => {
-            return Err(Error::Corrupt {
-                codec: "simple_packing",
-                reason: format!("packs float32 or float64, not {other}"),
-            });
-        }
-    })
+    match (dtype, swap) {
+        (Dtype::Float64, false) => p.encode(
+            data.as_chunks::<8>()
+                .0
+                .iter()
+                .map(|c| f64::from_ne_bytes(*c)),
+            out,
+        ),
+        (Dtype::Float64, true) => p.encode(
+            data.as_chunks::<8>()
+                .0
+                .iter()
+                .map(|c| f64::from_bits(u64::from_ne_bytes(*c).swap_bytes())),
+            out,
+        ),
+        (Dtype::Float32, false) => p.encode(
+            data.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| f64::from(f32::from_ne_bytes(*c))),
+            out,
+        ),
+        (Dtype::Float32, true) => p.encode(
+            data.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| f64::from(f32::from_bits(u32::from_ne_bytes(*c).swap_bytes()))),
+            out,
+        ),
+        (other, _) => Err(Error::Corrupt {
+            codec: "simple_packing",
+            reason: format!("packs float32 or float64, not {other}"),
+        }),
+    }
 }
 
 impl Pipeline {
@@ -258,7 +280,7 @@ impl Pipeline {
             Encoding::None => Cow::Borrowed(data),
             Encoding::SimplePacking(p) => {
                 let mut out = Vec::new();
-                p.encode(float_values(data, dtype, order)?, &mut out)?;
+                pack_floats(&p, data, dtype, order, &mut out)?;
                 Cow::Owned(out)
             }
         };

@@ -61,8 +61,28 @@ fn deinterleave<const N: usize, const H: usize>(w: [u64; N]) -> ([u64; H], [u64;
     (even, odd)
 }
 
-/// Fixed element width, in tiles of 8 elements: a width-`W` shuffle is `log2 W` rounds of
-/// splitting even from odd bytes, done in registers; each lane gets one word per tile.
+/// Transposes an 8×8 byte matrix held as eight little-endian words (word `r`, byte `b`
+/// becomes word `b`, byte `r`) by swapping 4-, 2- and 1-byte blocks. Its own inverse.
+#[inline]
+fn transpose8(mut w: [u64; 8]) -> [u64; 8] {
+    for (step, mask) in [
+        (4usize, 0x0000_0000_FFFF_FFFF_u64),
+        (2, 0x0000_FFFF_0000_FFFF),
+        (1, 0x00FF_00FF_00FF_00FF),
+    ] {
+        let shift = 8 * step as u32;
+        for r in (0..8).filter(|r| r & step == 0) {
+            let t = ((w[r] >> shift) ^ w[r + step]) & mask;
+            w[r + step] ^= t;
+            w[r] ^= t << shift;
+        }
+    }
+    w
+}
+
+/// Fixed element width, in tiles of 8 elements, in registers: widths 2 and 4 take one or
+/// two rounds of splitting even from odd bytes, width 8 an 8×8 byte transpose; each lane
+/// gets one word per tile.
 fn shuffle_fixed<const W: usize>(src: &[u8], dst: &mut [u8], n: usize) {
     let tiles = n / 8;
     let words = |t: usize, k: usize| {
@@ -88,14 +108,8 @@ fn shuffle_fixed<const W: usize>(src: &[u8], dst: &mut [u8], n: usize) {
                 }
             }
             _ => {
-                let (e, o) = deinterleave::<8, 4>(std::array::from_fn(|k| words(t, k)));
-                let (ee, eo) = deinterleave::<4, 2>(e);
-                let (oe, oo) = deinterleave::<4, 2>(o);
-                let ([l0], [l4]) = deinterleave::<2, 1>(ee);
-                let ([l2], [l6]) = deinterleave::<2, 1>(eo);
-                let ([l1], [l5]) = deinterleave::<2, 1>(oe);
-                let ([l3], [l7]) = deinterleave::<2, 1>(oo);
-                for (lane, w) in [l0, l1, l2, l3, l4, l5, l6, l7].into_iter().enumerate() {
+                let lanes = transpose8(std::array::from_fn(|k| words(t, k)));
+                for (lane, w) in lanes.into_iter().enumerate() {
                     put(lane, t, w);
                 }
             }
@@ -142,15 +156,7 @@ fn unshuffle_fixed<const W: usize>(src: &[u8], dst: &mut [u8], n: usize) {
                 let o = interleave::<1, 2>([lane(1, t)], [lane(3, t)]);
                 write(&interleave::<2, 4>(e, o));
             }
-            _ => {
-                let ee = interleave::<1, 2>([lane(0, t)], [lane(4, t)]);
-                let eo = interleave::<1, 2>([lane(2, t)], [lane(6, t)]);
-                let oe = interleave::<1, 2>([lane(1, t)], [lane(5, t)]);
-                let oo = interleave::<1, 2>([lane(3, t)], [lane(7, t)]);
-                let e = interleave::<2, 4>(ee, eo);
-                let o = interleave::<2, 4>(oe, oo);
-                write(&interleave::<4, 8>(e, o));
-            }
+            _ => write(&transpose8(std::array::from_fn(|l| lane(l, t)))),
         }
     }
     unshuffle_range(src, dst, n, W, tiles * 8);

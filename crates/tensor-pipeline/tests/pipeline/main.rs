@@ -123,7 +123,7 @@ fn decode_object(file: &[u8], start: usize, object: &Value) -> Result<Option<Vec
         );
         let method =
             MaskMethod::from_name(m["method"].as_str().ok_or("method")?).ok_or("mask method")?;
-        let bits = masks::decode_mask(method, &region[off..off + len], n)?;
+        let bits = masks::decode_mask(method, &region[off..off + len], n, &Limits::default())?;
         masks::restore(
             &mut out,
             dtype,
