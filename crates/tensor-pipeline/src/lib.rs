@@ -1,11 +1,13 @@
-//! # tensor-pipeline
+#![doc = include_str!("../../../docs/formats/tensogram-encodings.md")]
+//!
+//! ## Using this crate
 //!
 //! Encoding stages shared by the format crates. Every decoder here is bounded: it is told
 //! how many bytes the output must have and fails — without allocating more — when the
 //! input would produce more, less, or garbage.
 //!
-//! Stages: [`simple_packing`] (encoding), [`shuffle`] (filter), [`zstd`], [`lz4`] and the
-//! [`szip`] and the [`bitmask`] codecs (compression), chained by [`Pipeline`].
+//! Stages: [`simple_packing`] (encoding), [`shuffle`] (filter), [`szip`], [`zstd`], [`lz4`]
+//! and the [`bitmask`] codecs (compression), chained by [`Pipeline`]; [`masks`] for NaN/Inf.
 //!
 //! ```
 //! use tensor_pipeline::zstd;
