@@ -678,8 +678,10 @@ fn decode_samples(
     let (xmin, xmax) = p.range();
     let mut r = BitReader::new(stream, start_bit)?;
     let mut out = 0usize;
-    let mut mapped = vec![0u64; j * rsi];
-    let mut samples = vec![0u32; j * rsi];
+    // One RSI's worth, or less when fewer samples are wanted.
+    let window = (j * rsi).min(total.div_ceil(j) * j);
+    let mut mapped = vec![0u64; window];
+    let mut samples = vec![0u32; window];
     let mask = u32::MAX >> (32 - n);
     while out < total {
         // One RSI: decode its mapped values (the reference sample kept raw), then unmap.
