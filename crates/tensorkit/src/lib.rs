@@ -13,7 +13,8 @@
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
-//! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages with bounded decoding |
+//! | `descriptor` | `tensor-descriptor` (feature `descriptor`) | Tensogram's CBOR data-object descriptor |
+//! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages (simple packing, shuffle, szip, zstd, lz4, masks) with bounded decoding |
 //! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
@@ -99,6 +100,8 @@
 #[cfg(feature = "bintensors")]
 pub use tensor_bintensors as bintensors;
 pub use tensor_core as bytes;
+#[cfg(feature = "descriptor")]
+pub use tensor_descriptor as descriptor;
 pub use tensor_dtype as dtype;
 #[cfg(feature = "pipeline")]
 pub use tensor_pipeline as pipeline;

@@ -1,0 +1,106 @@
+//! Memory is bounded on hostile input: reading any file of the reference's `bad/` sets, and
+//! every tensor in it, allocates at most a small multiple of the file's size plus the limits
+//! the reader was given. The global allocator is capped before each file; an allocation past
+//! the cap aborts this test binary, naming the file on stderr first.
+//!
+//! (Tensogram's bad files join once its reader lands.)
+
+use cap::Cap;
+use std::alloc::System;
+use std::path::{Path, PathBuf};
+use tensorkit::Limits;
+
+#[global_allocator]
+static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
+
+/// What the readers may decode in total, and what they are told.
+const LIMIT: u64 = 8 << 20;
+
+fn limits() -> Limits {
+    Limits::default()
+        .with_max_total_bytes(LIMIT)
+        .with_max_header_bytes(1 << 20)
+}
+
+fn bad_files(format: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(tensor_testkit::conformance(format).join("bad"))
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e != "json"));
+    files.sort();
+    files
+}
+
+/// Runs `read` on `bytes` under a cap of 4× their size plus the limits plus 1 MiB for the
+/// reader's own bookkeeping; returns whether the reader reported an error.
+fn capped(label: &str, bytes: &[u8], read: impl FnOnce(&[u8]) -> bool) -> bool {
+    let allowance = 4 * bytes.len() + LIMIT as usize + (1 << 20);
+    eprintln!("{label} (cap +{allowance} bytes)");
+    ALLOCATOR
+        .set_limit(ALLOCATOR.allocated() + allowance)
+        .expect("the cap is above what is allocated");
+    let failed = read(bytes);
+    ALLOCATOR.set_limit(usize::MAX).expect("lifting the cap");
+    failed
+}
+
+fn capped_file(path: &Path, read: impl FnOnce(&[u8]) -> bool) -> bool {
+    let bytes = std::fs::read(path).expect("fixture readable");
+    capped(&path.display().to_string(), &bytes, read)
+}
+
+/// One test only: the cap is process-wide, so nothing may run beside it.
+#[test]
+fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
+    let mut checked = 0;
+    for path in bad_files("bintensors") {
+        capped_file(&path, |b| {
+            let options = tensorkit::bintensors::ReadOptions::default().limits(limits());
+            match tensorkit::bintensors::BinTensors::read_with(b, &options) {
+                Ok(file) => file.tensors().for_each(|t| drop(t.view.to_le_bytes())),
+                Err(_) => return true,
+            }
+            false
+        });
+        checked += 1;
+    }
+    for path in bad_files("ztensor")
+        .into_iter()
+        .chain(bad_files("ztensor/v2"))
+    {
+        capped_file(&path, |b| {
+            let options = tensorkit::ztensor::ReadOptions::default().limits(limits());
+            let Ok(file) = tensorkit::ztensor::AnyZTensor::open_with(b, &options) else {
+                return true;
+            };
+            let mut failed = file.verify_all().is_err();
+            for i in 0..file.len() {
+                failed |= file.read(i).is_err();
+            }
+            failed
+        });
+        checked += 1;
+    }
+    for path in bad_files("stdlib") {
+        capped_file(&path, |b| {
+            tensorkit::stdlib_meta::MetaDataRef::parse_with_limits(b, &limits()).is_err()
+        });
+        checked += 1;
+    }
+    assert!(checked > 50, "only {checked} bad files found");
+
+    // A tiny zTensor 0.1 file whose index size claims 2^60 bytes.
+    let mut lie = Vec::new();
+    lie.extend_from_slice(b"ZTEN0001");
+    lie.extend_from_slice(&[0u8; 8]);
+    lie.extend_from_slice(&(1u64 << 60).to_le_bytes());
+    let failed = capped("a 2^60-byte index claim", &lie, |b| {
+        tensorkit::ztensor::AnyZTensor::open_with(
+            b,
+            &tensorkit::ztensor::ReadOptions::default().limits(limits()),
+        )
+        .is_err()
+    });
+    assert!(failed);
+}
