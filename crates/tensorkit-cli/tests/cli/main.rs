@@ -1,9 +1,11 @@
 //! Integration tests of the `tensorkit` binary: one trial per conformance fixture, hostile
-//! inputs derived from them, snapshots of the readable output, and the demo.
+//! inputs derived from them, conversions killed mid-write, snapshots of the readable output,
+//! and the demo.
 
 mod conformance;
 mod convert;
 mod hostile;
+mod killed;
 mod output;
 mod stdlib;
 mod support;
@@ -13,6 +15,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
+    trials.extend(killed::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(stdlib::trials());

@@ -1,0 +1,73 @@
+//! Nothing is lost: a `convert` killed at any moment leaves either no file or a complete one
+//! under the output name, never a partial file.
+
+use crate::support::inspect_json;
+use libtest_mimic::{Failed, Trial};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// A safetensors file with one float32 tensor of `n` elements.
+fn write_input(path: &Path, n: usize) -> std::io::Result<()> {
+    let header = format!(
+        r#"{{"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
+        4 * n
+    );
+    let mut bytes = Vec::with_capacity(8 + header.len() + 4 * n);
+    bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend((0..n).flat_map(|i| (i as f32).to_le_bytes()));
+    std::fs::write(path, bytes)
+}
+
+fn killed_mid_write(format: &'static str) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let input = dir.path().join("in.safetensors");
+    let n = 16 << 20; // 64 MiB of data: long enough to be caught while writing
+    write_input(&input, n)?;
+    let mut kills = 0;
+    for delay_ms in [1u64, 3, 10, 30, 60, 100, 200] {
+        // Each run in a directory of its own, removed afterwards with whatever temporary
+        // file the killed process left.
+        let run = dir.path().join(format!("run-{delay_ms}"));
+        std::fs::create_dir(&run)?;
+        let output = run.join("out");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tensorkit"))
+            .args(["convert", "--quiet", "--to", format])
+            .arg(&input)
+            .arg(&output)
+            .spawn()?;
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let status = child.wait()?;
+        kills += usize::from(status.signal() == Some(9));
+        if output.exists() {
+            let report = inspect_json(&output).map_err(|e| {
+                format!("{format}, killed after {delay_ms} ms: a partial file: {e}")
+            })?;
+            let shape = &report["tensors"][0]["shape"];
+            if shape != &serde_json::json!([n]) {
+                return Err(format!("{format}, killed after {delay_ms} ms: shape {shape}").into());
+            }
+        }
+        std::fs::remove_dir_all(&run)?;
+    }
+    if kills == 0 {
+        return Err(
+            "every convert finished before it could be killed; the input is too small".into(),
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    ["bintensors", "ztensor-2", "ztensor-0.1", "safetensors"]
+        .into_iter()
+        .map(|f| {
+            Trial::test(format!("atomic::killed_mid_write::{f}"), move || {
+                killed_mid_write(f)
+            })
+        })
+        .collect()
+}
