@@ -5,7 +5,9 @@
 
 use libtest_mimic::{Failed, Trial};
 use std::process::Command;
-use tensor_pipeline::szip::{self, MSB, PREPROCESS, Params, SIGNED, THREE_BYTE};
+use tensor_pipeline::szip::{
+    self, MSB, PAD_RSI, PREPROCESS, Params, RESTRICTED, SIGNED, THREE_BYTE,
+};
 
 fn aec_available() -> bool {
     Command::new("aec").arg("-h").output().is_ok()
@@ -46,6 +48,12 @@ fn aec_args(p: &Params, decode: bool) -> Vec<String> {
     }
     if p.flags & THREE_BYTE != 0 {
         a.push("-3".into());
+    }
+    if p.flags & PAD_RSI != 0 {
+        a.push("-p".into());
+    }
+    if p.flags & RESTRICTED != 0 {
+        a.push("-t".into());
     }
     if decode {
         a.push("-d".into());
