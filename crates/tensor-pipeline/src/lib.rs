@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bitmask;
+mod dense_bits;
 mod error;
 pub mod lz4;
 pub mod masks;

@@ -5,6 +5,7 @@
 //! The formulas, and the order of the floating-point operations in them, are Tensogram's, so
 //! decoded values match the reference bit for bit. Unlike GRIB, `R` is stored unscaled.
 
+use crate::dense_bits::{Packer, Unpacker};
 use crate::error::{Error, Result};
 
 const CODEC: &str = "simple_packing";
@@ -195,23 +196,12 @@ impl SimplePacking {
                 }
             }
             _ => {
-                let mut acc: u128 = 0;
-                let mut pending = 0u32;
-                let mut at = 0usize;
+                let mut packer = Packer::new(dst, bits);
                 for x in values {
                     finite &= x.is_finite();
-                    acc = (acc << bits) | u128::from(q.code(x));
-                    pending += bits;
-                    while pending >= 8 {
-                        pending -= 8;
-                        dst[at] = (acc >> pending) as u8;
-                        at += 1;
-                    }
-                    acc &= (1u128 << pending) - 1;
+                    packer.push(q.code(x));
                 }
-                if pending > 0 {
-                    dst[at] = (acc << (8 - pending)) as u8;
-                }
+                packer.finish();
             }
         }
         if !finite {
@@ -255,23 +245,9 @@ impl SimplePacking {
                 .enumerate()
                 .for_each(|(i, c)| put(i, r + scale * f64::from(u32::from_be_bytes(*c)))),
             _ => {
-                let mask = if bits == 64 {
-                    u128::from(u64::MAX)
-                } else {
-                    (1u128 << bits) - 1
-                };
-                let mut acc: u128 = 0;
-                let mut have = 0u32;
-                let mut bytes = packed.iter();
+                let mut codes = Unpacker::new(packed, bits);
                 for i in 0..n {
-                    while have < bits {
-                        acc = (acc << 8) | u128::from(*bytes.next().unwrap_or(&0));
-                        have += 8;
-                    }
-                    have -= bits;
-                    let q = ((acc >> have) & mask) as u64;
-                    acc &= (1u128 << have) - 1;
-                    put(i, r + scale * q as f64);
+                    put(i, r + scale * codes.next_value() as f64);
                 }
             }
         }

@@ -30,6 +30,7 @@
 // k split bits, d mapped residuals, x samples.
 #![allow(clippy::many_single_char_names)]
 
+use crate::dense_bits::{Packer, Unpacker};
 use crate::error::{Error, Result};
 use tensor_core::checked;
 
@@ -844,11 +845,9 @@ pub fn to_containers(p: &Params, packed: &[u8], count: usize) -> Result<Vec<u8>>
     }
     let sb = p.sample_bytes();
     let mut out = vec![0u8; count * sb];
-    let mut bit = 0u64;
+    let mut values = Unpacker::new(packed, n);
     for c in out.chunks_exact_mut(sb) {
-        let v = read_bits(packed, bit, n);
-        bit += u64::from(n);
-        c.copy_from_slice(&v.to_be_bytes()[4 - sb..]);
+        c.copy_from_slice(&(values.next_value() as u32).to_be_bytes()[4 - sb..]);
     }
     Ok(out)
 }
@@ -864,41 +863,15 @@ pub fn from_containers(p: &Params, containers: &[u8], packed: &mut [u8]) -> Resu
             packed.len()
         )));
     }
-    packed.fill(0);
-    let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-    let mut bit = 0u64;
+    let mask = u64::from(u32::MAX >> (32 - n));
+    let mut dense = Packer::new(packed, n);
     for c in containers.chunks_exact(sb) {
         let mut be = [0u8; 4];
         be[4 - sb..].copy_from_slice(c);
-        write_bits(packed, bit, n, u32::from_be_bytes(be) & mask);
-        bit += u64::from(n);
+        dense.push(u64::from(u32::from_be_bytes(be)) & mask);
     }
+    dense.finish();
     Ok(())
-}
-
-/// `n` bits (at most 32) at bit offset `bit`, most significant first.
-fn read_bits(data: &[u8], bit: u64, n: u32) -> u32 {
-    let mut v = 0u64;
-    let first = (bit / 8) as usize;
-    let shift = (bit % 8) as u32;
-    let span = (shift + n).div_ceil(8) as usize;
-    for &b in &data[first..first + span] {
-        v = (v << 8) | u64::from(b);
-    }
-    let total = span as u32 * 8;
-    ((v >> (total - shift - n)) & ((1u64 << n) - 1)) as u32
-}
-
-/// Writes `n` bits (at most 32) of `v` at bit offset `bit` into zeroed bytes.
-fn write_bits(data: &mut [u8], bit: u64, n: u32, v: u32) {
-    let first = (bit / 8) as usize;
-    let shift = (bit % 8) as u32;
-    let span = (shift + n).div_ceil(8) as usize;
-    let total = span as u32 * 8;
-    let placed = u64::from(v) << (total - shift - n);
-    for (i, b) in data[first..first + span].iter_mut().enumerate() {
-        *b |= (placed >> (total - 8 * (i as u32 + 1))) as u8;
-    }
 }
 
 /// Decodes samples `first..first + dst.len()/container` using the RSI bit offsets the
