@@ -110,15 +110,7 @@ impl Sparse {
     ) -> Result<Self> {
         let nnz = values_bytes.len() / dtype.byte_width().max(1);
         let ndim = dense.len();
-        if coords.len() != ndim * nnz {
-            return Err(bad(
-                name,
-                format!(
-                    "{} coordinates for {nnz} values in {ndim} dimensions",
-                    coords.len()
-                ),
-            ));
-        }
+        check_coordinate_count(coords.len(), nnz, ndim, name)?;
         for (k, c) in coords.iter().enumerate() {
             let axis = k % ndim.max(1);
             if *c >= dense[axis] {
@@ -149,15 +141,8 @@ impl Sparse {
     ) -> Result<Self> {
         let nnz = values_le.len() / dtype.byte_width().max(1);
         let ndim = dense.len();
-        if coords.len() != ndim * nnz {
-            return Err(bad(
-                name,
-                format!(
-                    "{} coordinates for {nnz} values in {ndim} dimensions",
-                    coords.len()
-                ),
-            ));
-        }
+        // Checked before the transposition below indexes by it.
+        check_coordinate_count(coords.len(), nnz, ndim, name)?;
         let aos = (0..nnz)
             .flat_map(|k| (0..ndim).map(move |axis| coords[axis * nnz + k]))
             .collect();
@@ -284,4 +269,15 @@ impl Sparse {
         }
         Ok(Tensor::new(out, values.dtype(), shape, ByteOrder::NATIVE)?)
     }
+}
+
+/// COO needs one coordinate per dimension per value.
+fn check_coordinate_count(count: usize, nnz: usize, ndim: usize, name: &str) -> Result<()> {
+    if count == ndim * nnz {
+        return Ok(());
+    }
+    Err(bad(
+        name,
+        format!("{count} coordinates for {nnz} values in {ndim} dimensions"),
+    ))
 }
