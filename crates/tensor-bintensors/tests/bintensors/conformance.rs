@@ -7,12 +7,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tensor_bintensors::{BinTensors, Layout, LayoutChoice, ReadOptions, serialize};
 
-fn sidecar(file: &Path) -> Result<Value, Failed> {
-    Ok(serde_json::from_slice(&std::fs::read(
-        file.with_extension("json"),
-    )?)?)
-}
-
 fn metadata_json(f: &BinTensors<'_>) -> Value {
     f.metadata().map_or(Value::Null, |m| {
         m.iter()
@@ -44,7 +38,7 @@ fn check_contents(f: &BinTensors<'_>, j: &Value) -> Result<(), Failed> {
 
 fn good(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
-    let j = sidecar(file)?;
+    let j = tensor_testkit::sidecar(file)?;
     let f = BinTensors::read(&bytes)?;
     if f.layout() != Layout::Release
         || Some(f.header_len()) != j["sofm"].as_u64()
@@ -75,7 +69,7 @@ fn rewrite(f: &BinTensors<'_>) -> Result<Vec<u8>, Failed> {
 /// have produced byte for byte.
 fn lenient(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
-    let j = sidecar(file)?;
+    let j = tensor_testkit::sidecar(file)?;
     let f = BinTensors::read_with(
         &bytes,
         &ReadOptions::default().layout(LayoutChoice::Release),
@@ -101,7 +95,7 @@ fn lenient(file: &Path) -> Result<(), Failed> {
 
 fn bad(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
-    let j = sidecar(file)?;
+    let j = tensor_testkit::sidecar(file)?;
     let expected = j["expected_error"].as_str().ok_or("expected_error")?;
     match BinTensors::read_with(
         &bytes,
@@ -130,7 +124,7 @@ fn bad(file: &Path) -> Result<(), Failed> {
 /// The safetensors twin holds the same tensors, bytes and metadata.
 fn twin(file: &Path) -> Result<(), Failed> {
     let st_bytes = std::fs::read(file)?;
-    let j = sidecar(file)?;
+    let j = tensor_testkit::sidecar(file)?;
     let bt_path = file
         .parent()
         .ok_or("no parent")?
@@ -172,11 +166,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         let files = sorted_files(&dir, ext);
         assert!(!files.is_empty(), "no fixtures in {}", dir.display());
         for file in files {
-            let name = file
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&file);
             trials.push(Trial::test(
                 format!("conformance::{group}::{name}"),
                 move || check(&file),

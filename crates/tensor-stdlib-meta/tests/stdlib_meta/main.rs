@@ -59,7 +59,7 @@ fn expected(j: &Value) -> Result<MetaData, Failed> {
 
 fn check_valid(bin: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(bin)?;
-    let j: Value = serde_json::from_slice(&std::fs::read(bin.with_extension("json"))?)?;
+    let j: Value = tensor_testkit::sidecar(bin)?;
     let want = expected(&j)?;
     let got = MetaData::deserialize(&bytes)?;
     if got != want {
@@ -111,7 +111,7 @@ fn class(e: &Error) -> &'static str {
 
 fn check_bad(bin: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(bin)?;
-    let j: Value = serde_json::from_slice(&std::fs::read(bin.with_extension("json"))?)?;
+    let j: Value = tensor_testkit::sidecar(bin)?;
     let acceptable: Vec<&str> = j["acceptable_errors"]
         .as_array()
         .ok_or("acceptable_errors")?
@@ -137,11 +137,7 @@ fn main() {
             dir.join(sub).display()
         );
         for bin in files {
-            let name = bin
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&bin);
             let label = if sub.is_empty() {
                 format!("conformance::{name}")
             } else {

@@ -157,7 +157,7 @@ fn rewrite(file: &ZTensor<'_>) -> Result<Vec<u8>, Failed> {
 
 fn accept(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
-    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let want: Value = tensor_testkit::sidecar(path)?;
     let file = ZTensor::open(&bytes)?;
     let tensors = want["tensors"].as_array().ok_or("no tensors")?;
     if file.entries().len() != tensors.len() {
@@ -171,11 +171,7 @@ fn accept(path: &Path) -> Result<(), Failed> {
     for (i, t) in tensors.iter().enumerate() {
         check_tensor(&file, i, t)?;
     }
-    let stem = path
-        .file_stem()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let stem = tensor_testkit::stem(path);
     if !NOT_WRITER_OUTPUT.contains(&stem.as_str()) && rewrite(&file)? != bytes {
         return Err(
             "writing the tensors back does not reproduce the reference writer's bytes".into(),
@@ -184,19 +180,29 @@ fn accept(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-fn reject(path: &Path) -> Result<(), Failed> {
+/// A bad fixture must fail, when opened or read through `open_and_read`, with the error
+/// class its sidecar names.
+fn expect_rejection(
+    path: &Path,
+    open_and_read: impl FnOnce(&[u8]) -> Result<(), tensor_ztensor::Error>,
+) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
-    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let want: Value = tensor_testkit::sidecar(path)?;
     let expected = want["expected_error"].as_str().ok_or("expected_error")?;
-    let result = ZTensor::open(&bytes)
-        .and_then(|f| (0..f.entries().len()).try_for_each(|i| f.read(i).map(drop)));
-    match result {
+    match open_and_read(&bytes) {
         Ok(()) => Err("accepted".into()),
         Err(e) => match e.class() {
             Some(c) if c.name() == expected => Ok(()),
             _ => Err(format!("{:?} ({e}), expected {expected}", e.class()).into()),
         },
     }
+}
+
+fn reject(path: &Path) -> Result<(), Failed> {
+    expect_rejection(path, |bytes| {
+        ZTensor::open(bytes)
+            .and_then(|f| (0..f.entries().len()).try_for_each(|i| f.read(i).map(drop)))
+    })
 }
 
 pub(crate) fn trials() -> Vec<Trial> {
@@ -206,11 +212,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         let files = sorted_files(&root.join(dir));
         assert!(!files.is_empty(), "no fixtures in {dir}");
         for f in files {
-            let name = f
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&f);
             trials.push(Trial::test(
                 format!("conformance::{dir}::{name}"),
                 move || if good { accept(&f) } else { reject(&f) },
@@ -226,7 +228,7 @@ use tensor_testkit::sha256_hex as sha_hex;
 /// recorded digest.
 fn accept_container(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
-    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
+    let want: Value = tensor_testkit::sidecar(path)?;
     let file = Container::open(&bytes)?;
     let tensors = want["tensors"].as_array().ok_or("no tensors")?;
     if file.objects().len() != tensors.len() {
@@ -290,18 +292,10 @@ fn accept_container(path: &Path) -> Result<(), Failed> {
 }
 
 fn reject_container(path: &Path) -> Result<(), Failed> {
-    let bytes = std::fs::read(path)?;
-    let want: Value = serde_json::from_slice(&std::fs::read(path.with_extension("json"))?)?;
-    let expected = want["expected_error"].as_str().ok_or("expected_error")?;
-    let result = Container::open(&bytes)
-        .and_then(|f| (0..f.objects().len()).try_for_each(|i| f.read(i).map(drop)));
-    match result {
-        Ok(()) => Err("accepted".into()),
-        Err(e) => match e.class() {
-            Some(c) if c.name() == expected => Ok(()),
-            _ => Err(format!("{:?} ({e}), expected {expected}", e.class()).into()),
-        },
-    }
+    expect_rejection(path, |bytes| {
+        Container::open(bytes)
+            .and_then(|f| (0..f.objects().len()).try_for_each(|i| f.read(i).map(drop)))
+    })
 }
 
 pub(crate) fn container_trials() -> Vec<Trial> {
@@ -311,11 +305,7 @@ pub(crate) fn container_trials() -> Vec<Trial> {
         let files = sorted_files(&root.join(dir));
         assert!(!files.is_empty(), "no fixtures in {dir}");
         for f in files {
-            let name = f
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&f);
             trials.push(Trial::test(
                 format!("conformance::{dir}::{name}"),
                 move || {

@@ -26,11 +26,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             dir.display()
         );
         for file in files {
-            let name = file
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&file);
             trials.push(Trial::test(
                 format!("conformance::{format}::{name}"),
                 move || check_fixture(&file, format),
@@ -41,7 +37,7 @@ pub(crate) fn trials() -> Vec<Trial> {
 }
 
 fn check_fixture(file: &Path, format: &str) -> Result<(), Failed> {
-    let sidecar: Value = serde_json::from_slice(&std::fs::read(file.with_extension("json"))?)?;
+    let sidecar: Value = tensor_testkit::sidecar(file)?;
     let got = inspect_json(file)?;
     if got["format"] != format {
         return Err(format!("format {}, expected {format}", got["format"]).into());

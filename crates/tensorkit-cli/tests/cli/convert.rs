@@ -168,8 +168,7 @@ fn round_trip(file: &Path) -> Result<(), Failed> {
         if file.extension().is_some_and(|e| e == "bt")
             && (target.keeps_metadata || original["metadata"].is_null())
         {
-            let sidecar: Value =
-                serde_json::from_slice(&std::fs::read(file.with_extension("json"))?)?;
+            let sidecar: Value = tensor_testkit::sidecar(file)?;
             if sidecar["writer_reproducible"] == true
                 && std::fs::read(&back)? != std::fs::read(file)?
             {
@@ -205,11 +204,7 @@ pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (format, dir, ext) in crate::conformance::FIXTURE_SETS {
         for file in files_with_extension(&testdata().join("conformance").join(dir), ext) {
-            let name = file
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&file);
             trials.push(Trial::test(
                 format!("convert::{format}::{name}"),
                 move || round_trip(&file),

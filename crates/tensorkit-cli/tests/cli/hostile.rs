@@ -169,11 +169,7 @@ fn bad_fixture_trials() -> Vec<Trial> {
         let files = crate::support::files_with_extension(&testdata().join(dir), ext);
         assert!(!files.is_empty(), "no fixtures in {dir}");
         for f in files {
-            let name = f
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&f);
             trials.push(Trial::test(
                 format!("hostile::{format}::{name}"),
                 move || bad_fixture(&f),

@@ -19,7 +19,7 @@ const KEYS: [&str; 9] = [
 ];
 
 fn check_valid(bin: &Path) -> Result<(), Failed> {
-    let sidecar: Value = serde_json::from_slice(&std::fs::read(bin.with_extension("json"))?)?;
+    let sidecar: Value = tensor_testkit::sidecar(bin)?;
     let out = tensorkit(&["stdlib-meta", "decode", "--json", &bin.to_string_lossy()]);
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
@@ -77,11 +77,7 @@ pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (sub, bad) in [("", false), ("derived_be", false), ("bad", true)] {
         for bin in files_with_extension(&dir.join(sub), "bin") {
-            let name = bin
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
+            let name = tensor_testkit::stem(&bin);
             let label = format!(
                 "stdlib_meta::{}{name}",
                 if sub.is_empty() {
