@@ -128,6 +128,12 @@ impl MmapSource {
     }
 }
 
+impl AsRef<[u8]> for MmapSource {
+    fn as_ref(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
 impl std::ops::Deref for MmapSource {
     type Target = [u8];
 

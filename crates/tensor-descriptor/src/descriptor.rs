@@ -124,6 +124,27 @@ fn mask_entry(v: Value, kind: &str) -> Result<MaskEntry> {
 }
 
 impl DataObjectDescriptor {
+    /// A descriptor for a C-contiguous tensor stored as it is: no encoding, filter or
+    /// compression, no parameters. Set the pipeline fields and `params` to change that.
+    /// (A shape whose strides overflow 64 bits gets zero strides and fails
+    /// [`validate`](Self::validate) through its element count.)
+    #[must_use]
+    pub fn new(dtype: Dtype, shape: &[u64], byte_order: ByteOrder) -> Self {
+        DataObjectDescriptor {
+            obj_type: "ntensor".into(),
+            ndim: shape.len() as u64,
+            shape: shape.to_vec(),
+            strides: tensor_dtype::shape::c_strides(shape).unwrap_or_else(|_| vec![0; shape.len()]),
+            dtype,
+            byte_order: Some(byte_order),
+            encoding: "none".into(),
+            filter: "none".into(),
+            compression: "none".into(),
+            masks: None,
+            params: BTreeMap::new(),
+        }
+    }
+
     /// Decodes a descriptor from CBOR in any key order. Returns it with whether the input
     /// was canonical (deterministic encoding: shortest forms, sorted keys, definite lengths).
     pub fn decode(bytes: &[u8]) -> Result<(Self, bool)> {

@@ -129,10 +129,13 @@ pub fn roaring_encode(packed: &[u8], n_bits: u64) -> Result<Vec<u8>> {
     if n_bits > u64::from(u32::MAX) + 1 {
         return Err(bad("roaring", "more than 2^32 bits"));
     }
-    let set_bits: roaring::RoaringBitmap = (0..n_bits)
+    let mut set_bits: roaring::RoaringBitmap = (0..n_bits)
         .filter(|&i| bit(packed, i))
         .map(|i| i as u32)
         .collect();
+    // Runs are stored as runs where that is smaller, as the reference (CRoaring's
+    // run-optimise) does.
+    set_bits.optimize();
     let mut out = Vec::with_capacity(set_bits.serialized_size());
     set_bits
         .serialize_into(&mut out)

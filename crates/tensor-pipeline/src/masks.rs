@@ -35,6 +35,18 @@ impl MaskMethod {
             _ => return None,
         })
     }
+
+    /// The method's name in a descriptor.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskMethod::None => "none",
+            MaskMethod::Rle => "rle",
+            MaskMethod::Roaring => "roaring",
+            MaskMethod::Lz4 => "lz4",
+            MaskMethod::Zstd => "zstd",
+        }
+    }
 }
 
 /// The kind of non-finite value a mask records.
@@ -59,6 +71,19 @@ impl MaskKind {
             _ => return None,
         })
     }
+
+    /// The kind's key in a descriptor's `masks` map.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            MaskKind::Nan => "nan",
+            MaskKind::PosInf => "inf+",
+            MaskKind::NegInf => "inf-",
+        }
+    }
+
+    /// Every kind, in the order their blobs follow the payload.
+    pub const ALL: [MaskKind; 3] = [MaskKind::Nan, MaskKind::PosInf, MaskKind::NegInf];
 }
 
 /// Decodes a mask blob into `ceil(n/8)` packed bytes for `n` elements, after checking

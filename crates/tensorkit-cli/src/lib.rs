@@ -10,7 +10,6 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod cbor_json;
 pub mod cli;
 pub mod convert;
 pub mod demo;

@@ -10,17 +10,7 @@ use tensor_dtype::{Scalar, scalar};
 /// How many leading values `inspect --json` shows per tensor.
 pub const FIRST_VALUES: usize = 8;
 
-/// A float as JSON: a number, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
-#[must_use]
-pub fn float_json(v: f64) -> Value {
-    if v.is_nan() {
-        Value::from("NaN")
-    } else if v.is_infinite() {
-        Value::from(if v > 0.0 { "Infinity" } else { "-Infinity" })
-    } else {
-        Value::from(v)
-    }
-}
+pub use tensor_core::cbor::json::float_json;
 
 /// One element as JSON: bools, exact integers, floats as [`float_json`], complex as `[re, im]`.
 #[must_use]

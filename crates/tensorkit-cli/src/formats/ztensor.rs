@@ -96,7 +96,9 @@ fn read_container<'a>(path: &Path, c: &Container<'a>) -> Result<TensorSet<'a>> {
     }
     let metadata = c.attributes().and_then(Value::as_map).map(|m| {
         m.iter()
-            .filter_map(|(k, v)| Some((k.as_text()?.to_owned(), crate::cbor_json::to_json(v))))
+            .filter_map(|(k, v)| {
+                Some((k.as_text()?.to_owned(), tensor_core::cbor::json::to_json(v)))
+            })
             .collect()
     });
     Ok(TensorSet {
@@ -132,7 +134,7 @@ pub(super) fn write_v2(
     let attributes = set.metadata.as_ref().map(|m| {
         Value::Map(
             m.iter()
-                .map(|(k, v)| (Value::Text(k.clone()), crate::cbor_json::to_cbor(v)))
+                .map(|(k, v)| (Value::Text(k.clone()), tensor_core::cbor::json::to_cbor(v)))
                 .collect(),
         )
     });

@@ -9,6 +9,9 @@
 //! unknown entries can be written back byte for byte.
 
 use crate::error::{Error, Result};
+
+#[cfg(feature = "json")]
+pub mod json;
 use half::f16;
 
 /// The deepest nesting the decoder follows.
@@ -41,6 +44,47 @@ pub enum Value {
     Simple(u8),
     /// A float of any width, widened.
     Float(f64),
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Text(s.to_owned())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Text(s)
+    }
+}
+
+impl From<u64> for Value {
+    fn from(n: u64) -> Self {
+        Value::Uint(n)
+    }
+}
+
+impl From<i64> for Value {
+    /// Non-negative values become [`Value::Uint`], negative ones [`Value::Nint`].
+    fn from(n: i64) -> Self {
+        if n < 0 {
+            Value::Nint(n.unsigned_abs() - 1)
+        } else {
+            Value::Uint(n.unsigned_abs())
+        }
+    }
+}
+
+impl From<f64> for Value {
+    fn from(v: f64) -> Self {
+        Value::Float(v)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
 }
 
 impl Value {

@@ -1,17 +1,19 @@
-//! Converting metadata between CBOR (zTensor attributes) and JSON (the command's model).
+//! Converting between CBOR values and JSON (feature `json`): metadata shown by tools, and
+//! metadata given as JSON written to CBOR-based formats.
 
+use super::Value as Cbor;
 use serde_json::Value as Json;
-use tensor_core::cbor::Value as Cbor;
 
 /// CBOR as JSON: byte strings as `{"bytes_hex": ...}`, non-text map keys as their JSON text,
 /// non-finite floats as `"NaN"`, `"Infinity"`, `"-Infinity"`, tags dropped.
-pub(crate) fn to_json(v: &Cbor) -> Json {
+#[must_use]
+pub fn to_json(v: &Cbor) -> Json {
     match v {
         Cbor::Uint(n) => Json::from(*n),
         Cbor::Nint(n) => {
             i64::try_from(*n).map_or_else(|_| Json::from(-1.0 - *n as f64), |n| Json::from(-1 - n))
         }
-        Cbor::Bytes(b) => serde_json::json!({"bytes_hex": tensor_core::hex::encode(b)}),
+        Cbor::Bytes(b) => serde_json::json!({"bytes_hex": crate::hex::encode(b)}),
         Cbor::Text(s) => Json::from(s.as_str()),
         Cbor::Array(a) => Json::Array(a.iter().map(to_json).collect()),
         Cbor::Map(m) => Json::Object(
@@ -28,12 +30,25 @@ pub(crate) fn to_json(v: &Cbor) -> Json {
         Cbor::Tag(_, inner) => to_json(inner),
         Cbor::Bool(b) => Json::from(*b),
         Cbor::Null | Cbor::Undefined | Cbor::Simple(_) => Json::Null,
-        Cbor::Float(f) => crate::report::float_json(*f),
+        Cbor::Float(f) => float_json(*f),
+    }
+}
+
+/// A float as JSON: non-finite values as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+#[must_use]
+pub fn float_json(v: f64) -> Json {
+    if v.is_nan() {
+        Json::from("NaN")
+    } else if v.is_infinite() {
+        Json::from(if v > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        Json::from(v)
     }
 }
 
 /// JSON as CBOR: integers stay integers, other numbers become floats.
-pub(crate) fn to_cbor(v: &Json) -> Cbor {
+#[must_use]
+pub fn to_cbor(v: &Json) -> Cbor {
     match v {
         Json::Null => Cbor::Null,
         Json::Bool(b) => Cbor::Bool(*b),

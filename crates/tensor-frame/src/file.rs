@@ -1,0 +1,272 @@
+//! `.tgm` files: messages back to back, nothing else. Finding them (forward from the
+//! preambles, backward from the postambles), iterating them lazily from memory or from a
+//! reader, and appending.
+
+use crate::error::{Error, Result};
+use crate::message::Message;
+use crate::wire::{
+    self, ALIGNMENT, END_MAGIC, FRAME_HEADER_LEN, MAGIC, POSTAMBLE_LEN, PREAMBLE_LEN, Preamble,
+};
+use std::io::{Read, Write};
+use std::ops::Range;
+use std::path::Path;
+use tensor_core::{Limits, MmapSource};
+
+fn find(hay: &[u8], needle: &[u8; 8], from: usize) -> Option<usize> {
+    hay.get(from..)?
+        .windows(8)
+        .position(|w| w == needle)
+        .map(|p| p + from)
+}
+
+/// The message that starts at `at`, if one does: its length.
+fn message_at(buf: &[u8], at: usize) -> Option<usize> {
+    let pre = Preamble::parse(&buf[at..]).ok()?;
+    let tl = pre.total_length;
+    if tl == 0 {
+        // Streamed with unknown length: the frames lead to the postamble.
+        return Message::open(&buf[at..], &Limits::unlimited())
+            .ok()
+            .map(|m| m.bytes().len());
+    }
+    let end = at.checked_add(usize::try_from(tl).ok()?)?;
+    (tl >= PREAMBLE_LEN + POSTAMBLE_LEN && end <= buf.len() && &buf[end - 8..end] == END_MAGIC)
+        .then_some(tl as usize)
+}
+
+/// The messages in `buf`, found from the front: every valid preamble whose length leads to
+/// an end magic. A damaged message costs only itself; the scan resumes at the next
+/// `TENSOGRM`.
+#[must_use]
+pub fn scan(buf: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(at) = find(buf, MAGIC, pos) {
+        match message_at(buf, at) {
+            Some(len) => {
+                out.push(at..at + len);
+                pos = at + len;
+            }
+            None => pos = at + 1,
+        }
+    }
+    out
+}
+
+/// The messages in `buf`, found from the back: each postamble's mirrored length leads to
+/// its preamble. A message streamed without a length (0) is found by scanning forward over
+/// what is left.
+#[must_use]
+pub fn scan_backward(buf: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut end = buf.len();
+    while end >= (PREAMBLE_LEN + POSTAMBLE_LEN) as usize {
+        if &buf[end - 8..end] != END_MAGIC {
+            end -= 1;
+            continue;
+        }
+        let tl = wire::be_u64(buf, end - 16);
+        if tl == 0 {
+            let mut rest: Vec<Range<usize>> = scan(&buf[..end])
+                .into_iter()
+                .filter(|r| r.end <= end)
+                .collect();
+            rest.reverse();
+            out.extend(rest);
+            break;
+        }
+        let start = usize::try_from(tl).ok().and_then(|t| end.checked_sub(t));
+        match start {
+            Some(s) if message_at(buf, s) == Some(end - s) => {
+                out.push(s..end);
+                end = s;
+            }
+            _ => end -= 1,
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// A `.tgm` file in memory or mapped from disk, with its messages found once at open.
+#[derive(Debug)]
+pub struct TgmFile<B: AsRef<[u8]>> {
+    bytes: B,
+    messages: Vec<Range<usize>>,
+    limits: Limits,
+}
+
+impl TgmFile<MmapSource> {
+    /// Maps the file at `path` and finds its messages.
+    pub fn open(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
+        Ok(TgmFile::new(MmapSource::open(path)?, limits))
+    }
+}
+
+impl<B: AsRef<[u8]>> TgmFile<B> {
+    /// Finds the messages in `bytes`.
+    pub fn new(bytes: B, limits: &Limits) -> Self {
+        let messages = scan(bytes.as_ref());
+        TgmFile {
+            bytes,
+            messages,
+            limits: *limits,
+        }
+    }
+
+    /// How many messages the file holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether the file holds no message.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Where each message sits.
+    #[must_use]
+    pub fn ranges(&self) -> &[Range<usize>] {
+        &self.messages
+    }
+
+    /// Bytes no message covers (damage, or data that is not Tensogram).
+    #[must_use]
+    pub fn unclaimed_bytes(&self) -> u64 {
+        let covered: usize = self.messages.iter().map(ExactSizeIterator::len).sum();
+        (self.bytes.as_ref().len() - covered) as u64
+    }
+
+    /// Message `i`, opened for random access.
+    pub fn message(&self, i: usize) -> Result<Message<'_>> {
+        let r = self.messages.get(i).ok_or(Error::ObjectIndex {
+            index: i,
+            count: self.messages.len(),
+        })?;
+        Message::open(&self.bytes.as_ref()[r.clone()], &self.limits)
+    }
+
+    /// Every message in order, each opened only when the iterator reaches it.
+    pub fn messages(&self) -> impl Iterator<Item = Result<Message<'_>>> + '_ {
+        (0..self.len()).map(|i| self.message(i))
+    }
+}
+
+/// Reads messages one after another from a reader, each into its own buffer; messages
+/// streamed without a length are read frame by frame. Stops cleanly at end of input.
+#[derive(Debug)]
+pub struct MessageReader<R: Read> {
+    reader: R,
+    limits: Limits,
+    done: bool,
+}
+
+impl<R: Read> MessageReader<R> {
+    /// Reads from `reader`, holding no message larger than `limits.max_total_bytes`.
+    pub fn new(reader: R, limits: &Limits) -> Self {
+        MessageReader {
+            reader,
+            limits: *limits,
+            done: false,
+        }
+    }
+
+    fn fill(&mut self, buf: &mut Vec<u8>, n: u64) -> Result<()> {
+        let total = buf.len() as u64 + n;
+        self.limits.check_total_bytes(total)?;
+        let start = buf.len();
+        buf.resize(start + n as usize, 0);
+        self.reader
+            .read_exact(&mut buf[start..])
+            .map_err(|e| Error::Core(tensor_core::Error::io("reading a Tensogram message", e)))
+    }
+
+    fn next_message(&mut self) -> Result<Option<Vec<u8>>> {
+        let mut buf = Vec::with_capacity(PREAMBLE_LEN as usize);
+        let mut first = [0u8; 1];
+        loop {
+            match self.reader.read(&mut first) {
+                Ok(0) => return Ok(None),
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(Error::Core(tensor_core::Error::io(
+                        "reading a Tensogram message",
+                        e,
+                    )));
+                }
+            }
+        }
+        buf.push(first[0]);
+        self.fill(&mut buf, PREAMBLE_LEN - 1)?;
+        let pre = Preamble::parse(&buf)?;
+        if pre.total_length != 0 {
+            if pre.total_length < PREAMBLE_LEN + POSTAMBLE_LEN {
+                return Err(Error::framing(
+                    16,
+                    format!("total_length {} is too small", pre.total_length),
+                ));
+            }
+            self.fill(&mut buf, pre.total_length - PREAMBLE_LEN)?;
+            return Ok(Some(buf));
+        }
+        // Unknown length: frame by frame until the postamble.
+        loop {
+            let at = buf.len() as u64;
+            self.fill(&mut buf, 2)?;
+            if &buf[at as usize..] == b"FR" {
+                self.fill(&mut buf, FRAME_HEADER_LEN - 2)?;
+                let tl = wire::be_u64(&buf, at as usize + 8);
+                if tl < FRAME_HEADER_LEN + 12 {
+                    return Err(Error::framing(
+                        at,
+                        format!("frame length {tl} is too small"),
+                    ));
+                }
+                let end = at + tl;
+                let padded = end + wire::padding(end);
+                self.fill(&mut buf, padded - at - FRAME_HEADER_LEN)?;
+            } else {
+                self.fill(&mut buf, POSTAMBLE_LEN - 2)?;
+                if &buf[buf.len() - 8..] != END_MAGIC || at % ALIGNMENT != 0 {
+                    return Err(Error::framing(at, "expected a frame or the postamble"));
+                }
+                return Ok(Some(buf));
+            }
+        }
+    }
+}
+
+impl<R: Read> Iterator for MessageReader<R> {
+    type Item = Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = self.next_message().transpose();
+        if !matches!(r, Some(Ok(_))) {
+            self.done = true;
+        }
+        r
+    }
+}
+
+/// Appends one encoded message to the file at `path` (created if missing) and syncs it to
+/// disk. A crash mid-append leaves at most a damaged last message, which scanning skips;
+/// the messages before it are untouched.
+pub fn append(path: impl AsRef<Path>, message: &[u8]) -> Result<()> {
+    let path = path.as_ref();
+    Message::open(message, &Limits::unlimited())?;
+    let ctx = || format!("appending to {}", path.display());
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::Core(tensor_core::Error::io(ctx(), e)))?;
+    f.write_all(message)
+        .and_then(|()| f.sync_data())
+        .map_err(|e| Error::Core(tensor_core::Error::io(ctx(), e)))
+}

@@ -1,0 +1,517 @@
+//! Reading one message: its preamble and postamble, its frames, its metadata, and random
+//! access to its objects.
+//!
+//! [`Message::open`] reads only what random access needs: the preamble, the postamble, the
+//! header frames and the footer frames. With an index frame, object `i` is then one lookup
+//! away, whatever the size of the message. [`Message::frames`] walks every frame and checks
+//! the whole structure; [`Message::decode_all`] does that first.
+
+use crate::error::{Error, Result};
+use crate::hash;
+use crate::metadata::{GlobalMetadata, HashList, Index};
+use crate::object::{DecodeOptions, ObjectFrame};
+use crate::wire::{
+    self, ALIGNMENT, END_MAGIC, FRAME_END, FRAME_HEADER_LEN, FrameHeader, FrameType, POSTAMBLE_LEN,
+    PREAMBLE_LEN, Phase, Postamble, Preamble, flags,
+};
+use tensor_core::{Limits, checked};
+use tensor_dtype::Tensor;
+
+/// One frame found in a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameInfo {
+    /// Offset from the message start.
+    pub offset: u64,
+    /// The frame's type.
+    pub frame_type: FrameType,
+    /// The frame's header.
+    pub header: FrameHeader,
+    /// Whether the alignment padding after the frame holds anything but zeros.
+    pub nonzero_padding: bool,
+}
+
+impl FrameInfo {
+    /// The hash stored in the frame's slot, when its HASH_PRESENT flag is set.
+    #[must_use]
+    pub fn stored_hash(&self, message: &[u8]) -> Option<u64> {
+        hash::stored(self.bytes(message), self.header.flags)
+    }
+
+    /// The frame's bytes (header to `ENDF`) within its message.
+    #[must_use]
+    pub fn bytes<'m>(&self, message: &'m [u8]) -> &'m [u8] {
+        &message[self.offset as usize..(self.offset + self.header.total_length) as usize]
+    }
+
+    /// The frame's body: between the header and the footer.
+    #[must_use]
+    pub fn body<'m>(&self, message: &'m [u8]) -> &'m [u8] {
+        let b = self.bytes(message);
+        &b[FRAME_HEADER_LEN as usize..b.len() - self.frame_type.footer_len() as usize]
+    }
+}
+
+/// Reads the frame at `offset` of `msg` (which ends where the postamble starts, `end`),
+/// checking its header, length and `ENDF`.
+fn frame_at(msg: &[u8], offset: u64, end: u64) -> Result<FrameInfo> {
+    let header = FrameHeader::parse(&msg[offset as usize..end as usize], offset)?;
+    let frame_type = header.known_type(offset)?;
+    let min = FRAME_HEADER_LEN + frame_type.footer_len();
+    let tl = header.total_length;
+    if tl < min || tl > end - offset {
+        return Err(Error::framing(
+            offset,
+            format!(
+                "{} frame claims {tl} bytes; it needs at least {min} and only {} remain before the postamble",
+                frame_type.name(),
+                end - offset
+            ),
+        ));
+    }
+    let stop = (offset + tl) as usize;
+    if &msg[stop - 4..stop] != FRAME_END {
+        return Err(Error::framing(
+            offset + tl - 4,
+            format!("{} frame does not end with ENDF", frame_type.name()),
+        ));
+    }
+    let next = checked::align_up(offset + tl, ALIGNMENT, "frame end")?.min(end);
+    let nonzero_padding = msg[stop..next as usize].iter().any(|&b| b != 0);
+    Ok(FrameInfo {
+        offset,
+        frame_type,
+        header,
+        nonzero_padding,
+    })
+}
+
+/// Where the frame after `f` starts.
+fn next_offset(f: &FrameInfo) -> u64 {
+    let end = f.offset + f.header.total_length;
+    end + wire::padding(end)
+}
+
+/// Whether a postamble starts at `p` of `buf`.
+fn postamble_at(buf: &[u8], p: usize) -> bool {
+    buf.len() >= p + POSTAMBLE_LEN as usize && &buf[p + 16..p + 24] == END_MAGIC
+}
+
+/// Walks every frame of a message from the end of the preamble. With `end` known (the
+/// postamble's offset) the walk stops there; without it (streamed messages of unknown
+/// length) it stops at the first position that holds a postamble. Returns the frames and
+/// where the postamble starts.
+fn walk(buf: &[u8], end: Option<u64>, limits: &Limits) -> Result<(Vec<FrameInfo>, u64)> {
+    let limit = end.unwrap_or(buf.len() as u64);
+    let mut frames: Vec<FrameInfo> = Vec::new();
+    let mut pos = PREAMBLE_LEN;
+    let mut phase = Phase::Header;
+    let mut objects = 0u64;
+    loop {
+        if let Some(e) = end {
+            if pos >= e {
+                break;
+            }
+        } else if buf.get(pos as usize..pos as usize + 2) != Some(b"FR")
+            && postamble_at(buf, pos as usize)
+        {
+            break;
+        }
+        if pos + FRAME_HEADER_LEN > limit {
+            return Err(Error::framing(
+                pos,
+                "the message ends inside a frame header (no postamble found)",
+            ));
+        }
+        let f = frame_at(buf, pos, limit)?;
+        let p = f.frame_type.phase();
+        if p < phase {
+            return Err(Error::framing(
+                pos,
+                format!(
+                    "{} frame appears after a frame of a later phase",
+                    f.frame_type.name()
+                ),
+            ));
+        }
+        phase = p;
+        if let Some(prev) = frames.last() {
+            if prev.frame_type == FrameType::PrecederMetadata && f.frame_type != FrameType::NTensor
+            {
+                return Err(Error::framing(
+                    prev.offset,
+                    "a PrecederMetadata frame is not followed by a data frame",
+                ));
+            }
+        }
+        if f.frame_type == FrameType::NTensor {
+            objects += 1;
+            limits.check_tensor_count(objects)?;
+        }
+        pos = next_offset(&f);
+        frames.push(f);
+    }
+    if let Some(last) = frames.last() {
+        if last.frame_type == FrameType::PrecederMetadata {
+            return Err(Error::framing(
+                last.offset,
+                "a PrecederMetadata frame is not followed by a data frame (dangling preceder)",
+            ));
+        }
+    }
+    Ok((frames, pos))
+}
+
+/// What the header or footer frames of a message say.
+#[derive(Default)]
+struct Section {
+    metadata: Option<GlobalMetadata>,
+    index: Option<Index>,
+    hashes: Option<HashList>,
+}
+
+impl Section {
+    fn read(&mut self, msg: &[u8], f: &FrameInfo, limits: &Limits) -> Result<()> {
+        let body = f.body(msg);
+        match f.frame_type {
+            FrameType::HeaderMetadata | FrameType::FooterMetadata => {
+                limits.check_header_bytes(body.len() as u64)?;
+                self.metadata = Some(GlobalMetadata::decode(body)?.0);
+            }
+            FrameType::HeaderIndex | FrameType::FooterIndex => {
+                limits.check_header_bytes(body.len() as u64)?;
+                let (index, _) = Index::decode(body)?;
+                limits.check_tensor_count(index.offsets.len() as u64)?;
+                self.index = Some(index);
+            }
+            FrameType::HeaderHash | FrameType::FooterHash => {
+                limits.check_header_bytes(body.len() as u64)?;
+                self.hashes = Some(HashList::decode(body)?.0);
+            }
+            FrameType::PrecederMetadata | FrameType::NTensor => {}
+        }
+        Ok(())
+    }
+}
+
+/// One Tensogram message, borrowed from the bytes that hold it.
+#[derive(Clone, Debug)]
+pub struct Message<'a> {
+    bytes: &'a [u8],
+    preamble: Preamble,
+    postamble: Postamble,
+    limits: Limits,
+    metadata: GlobalMetadata,
+    index: Option<Index>,
+    hashes: Option<HashList>,
+    objects: Vec<(u64, u64)>,
+}
+
+impl<'a> Message<'a> {
+    /// Opens the message at the start of `buf` (which may continue with more messages).
+    pub fn open(buf: &'a [u8], limits: &Limits) -> Result<Self> {
+        let preamble = Preamble::parse(buf)?;
+        let min = PREAMBLE_LEN + POSTAMBLE_LEN;
+        let (bytes, walked) = if preamble.total_length == 0 {
+            // Streamed to a sink that could not seek: the frames say where it ends.
+            let (frames, post) = walk(buf, None, limits)?;
+            (&buf[..(post + POSTAMBLE_LEN) as usize], Some(frames))
+        } else {
+            let tl = preamble.total_length;
+            if tl < min {
+                return Err(Error::framing(
+                    16,
+                    format!("total_length {tl} is below the minimum of {min}"),
+                ));
+            }
+            if tl > buf.len() as u64 {
+                return Err(Error::framing(
+                    16,
+                    format!(
+                        "total_length {tl} exceeds the {} bytes available",
+                        buf.len()
+                    ),
+                ));
+            }
+            (&buf[..tl as usize], None)
+        };
+        let post_off = bytes.len() as u64 - POSTAMBLE_LEN;
+        let postamble = Postamble::parse(&bytes[post_off as usize..], post_off)?;
+        if postamble.total_length != 0 && postamble.total_length != preamble.total_length {
+            return Err(Error::framing(
+                post_off + 8,
+                format!(
+                    "the postamble's total_length {} differs from the preamble's {}",
+                    postamble.total_length, preamble.total_length
+                ),
+            ));
+        }
+        let mut header = Section::default();
+        let mut footer = Section::default();
+        let mut walked = walked;
+        let needs_walk = preamble.flags & flags::PRECEDER_METADATA != 0;
+        if needs_walk && walked.is_none() {
+            walked = Some(walk(bytes, Some(post_off), limits)?.0);
+        }
+        if let Some(frames) = &walked {
+            for f in frames {
+                match f.frame_type.phase() {
+                    Phase::Header => header.read(bytes, f, limits)?,
+                    Phase::Footer => footer.read(bytes, f, limits)?,
+                    Phase::Body => {}
+                }
+            }
+        } else {
+            let mut pos = PREAMBLE_LEN;
+            while pos < post_off {
+                let f = frame_at(bytes, pos, post_off)?;
+                if f.frame_type.phase() != Phase::Header {
+                    break;
+                }
+                header.read(bytes, &f, limits)?;
+                pos = next_offset(&f);
+            }
+            let ffo = postamble.first_footer_offset;
+            if ffo < post_off && header.index.is_none() {
+                if ffo < PREAMBLE_LEN || ffo % ALIGNMENT != 0 {
+                    return Err(Error::framing(
+                        post_off,
+                        format!("first_footer_offset {ffo} is not a frame position"),
+                    ));
+                }
+                let mut pos = ffo;
+                while pos < post_off {
+                    let f = frame_at(bytes, pos, post_off)?;
+                    if f.frame_type.phase() != Phase::Footer {
+                        return Err(Error::framing(
+                            pos,
+                            "a non-footer frame follows the first footer frame",
+                        ));
+                    }
+                    footer.read(bytes, &f, limits)?;
+                    pos = next_offset(&f);
+                }
+            }
+        }
+        let index = header.index.or(footer.index);
+        let hashes = header.hashes.or(footer.hashes);
+        // With both, the footer holds the complete metadata (streaming writes the caller's
+        // metadata first and everything at the end).
+        let Some(mut metadata) = footer.metadata.or(header.metadata) else {
+            return Err(Error::Metadata(
+                "the message has no metadata frame (neither in the header nor in the footer)"
+                    .into(),
+            ));
+        };
+        let objects: Vec<(u64, u64)> = match (&index, &walked) {
+            (Some(ix), None) => ix
+                .offsets
+                .iter()
+                .copied()
+                .zip(ix.lengths.iter().copied())
+                .collect(),
+            _ => {
+                let frames = match walked.take() {
+                    Some(f) => f,
+                    None => walk(bytes, Some(post_off), limits)?.0,
+                };
+                let mut objects = Vec::new();
+                let mut preceder = None;
+                for f in &frames {
+                    match f.frame_type {
+                        FrameType::PrecederMetadata => preceder = Some(*f),
+                        FrameType::NTensor => {
+                            if let Some(p) = preceder.take() {
+                                let body = p.body(bytes);
+                                limits.check_header_bytes(body.len() as u64)?;
+                                let (pm, _) = GlobalMetadata::decode(body)?;
+                                metadata.merge_preceder(objects.len(), &pm)?;
+                            }
+                            objects.push((f.offset, f.header.total_length));
+                        }
+                        _ => {}
+                    }
+                }
+                objects
+            }
+        };
+        limits.check_tensor_count(objects.len() as u64)?;
+        metadata.fit_to(objects.len())?;
+        Ok(Message {
+            bytes,
+            preamble,
+            postamble,
+            limits: *limits,
+            metadata,
+            index,
+            hashes,
+            objects,
+        })
+    }
+
+    /// The message's bytes, preamble to end magic.
+    #[must_use]
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The preamble.
+    #[must_use]
+    pub fn preamble(&self) -> &Preamble {
+        &self.preamble
+    }
+
+    /// The postamble.
+    #[must_use]
+    pub fn postamble(&self) -> &Postamble {
+        &self.postamble
+    }
+
+    /// The global metadata, with every preceder merged into its object's `base` entry.
+    #[must_use]
+    pub fn metadata(&self) -> &GlobalMetadata {
+        &self.metadata
+    }
+
+    /// The index frame, if the message has one.
+    #[must_use]
+    pub fn index(&self) -> Option<&Index> {
+        self.index.as_ref()
+    }
+
+    /// The aggregate hash frame, if the message has one.
+    #[must_use]
+    pub fn hash_list(&self) -> Option<&HashList> {
+        self.hashes.as_ref()
+    }
+
+    /// How many data objects the message holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether the message holds no data objects (metadata only).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Data object `i`: its frame is checked and its descriptor decoded; nothing else of the
+    /// message is read.
+    pub fn object(&self, i: usize) -> Result<ObjectFrame<'a>> {
+        let &(offset, length) = self.objects.get(i).ok_or(Error::ObjectIndex {
+            index: i,
+            count: self.objects.len(),
+        })?;
+        let post_off = self.bytes.len() as u64 - POSTAMBLE_LEN;
+        if offset < PREAMBLE_LEN || offset > post_off {
+            return Err(Error::framing(
+                offset,
+                format!("object {i} is indexed at {offset}, outside the message's frames"),
+            ));
+        }
+        let f = frame_at(self.bytes, offset, post_off)?;
+        if f.frame_type != FrameType::NTensor || f.header.total_length != length {
+            return Err(Error::framing(
+                offset,
+                format!(
+                    "the index puts object {i} at {offset} with {length} bytes, but a {} frame of {} bytes is there",
+                    f.frame_type.name(),
+                    f.header.total_length
+                ),
+            ));
+        }
+        ObjectFrame::parse(f.bytes(self.bytes), f.header, i, offset, &self.limits)
+    }
+
+    /// Every frame, in order, after checking the whole structure: frame headers, lengths,
+    /// `ENDF`, the phase order, preceders, and that any index agrees with the frames.
+    pub fn frames(&self) -> Result<Vec<FrameInfo>> {
+        let post_off = self.bytes.len() as u64 - POSTAMBLE_LEN;
+        let (frames, _) = walk(self.bytes, Some(post_off), &self.limits)?;
+        let data: Vec<(u64, u64)> = frames
+            .iter()
+            .filter(|f| f.frame_type == FrameType::NTensor)
+            .map(|f| (f.offset, f.header.total_length))
+            .collect();
+        if data != self.objects {
+            return Err(Error::Metadata(format!(
+                "the index lists {} objects that do not match the {} data frames in the message",
+                self.objects.len(),
+                data.len()
+            )));
+        }
+        Ok(frames)
+    }
+
+    /// Checks the hash of every frame that carries one: metadata, index and hash frames as
+    /// well as data frames.
+    pub fn verify_hashes(&self) -> Result<()> {
+        let mut object = 0;
+        for f in self.frames()? {
+            let is_data = f.frame_type == FrameType::NTensor;
+            if f.stored_hash(self.bytes).is_some() {
+                hash::verify(
+                    f.bytes(self.bytes),
+                    f.frame_type.footer_len() as usize,
+                    f.frame_type.name(),
+                    f.offset,
+                    is_data.then_some(object),
+                )?;
+            }
+            object += usize::from(is_data);
+        }
+        Ok(())
+    }
+
+    /// Decodes object `i`.
+    pub fn decode_object(&self, i: usize, opts: DecodeOptions) -> Result<Tensor> {
+        self.object(i)?.decode(opts, &self.limits)
+    }
+
+    /// Checks the whole structure, then decodes every object.
+    pub fn decode_all(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
+        self.frames()?;
+        self.check_total()?;
+        (0..self.len())
+            .map(|i| self.decode_object(i, opts))
+            .collect()
+    }
+
+    /// Like [`decode_all`](Self::decode_all), with the objects decoded in parallel.
+    #[cfg(feature = "parallel")]
+    pub fn decode_all_parallel(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
+        use rayon::prelude::*;
+        self.frames()?;
+        self.check_total()?;
+        (0..self.len())
+            .into_par_iter()
+            .map(|i| self.decode_object(i, opts))
+            .collect()
+    }
+
+    /// The sum of every object's decoded size must stay within the limits.
+    fn check_total(&self) -> Result<()> {
+        let mut total = 0u64;
+        for i in 0..self.len() {
+            total = checked::add(
+                total,
+                self.object(i)?.decoded_len()?,
+                "decoded message size",
+            )?;
+        }
+        self.limits.check_total_bytes(total)?;
+        Ok(())
+    }
+}
+
+/// Decodes every object of the message at the start of `buf`.
+pub fn decode(
+    buf: &[u8],
+    opts: DecodeOptions,
+    limits: &Limits,
+) -> Result<(GlobalMetadata, Vec<Tensor>)> {
+    let m = Message::open(buf, limits)?;
+    let tensors = m.decode_all(opts)?;
+    Ok((m.metadata, tensors))
+}

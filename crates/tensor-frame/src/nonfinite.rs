@@ -1,0 +1,126 @@
+//! Finding NaN and ±Inf in float and complex data before encoding: the strict check, and the
+//! substitution that replaces them by zero and records where they were.
+
+use half::{bf16, f16};
+use tensor_core::ByteOrder;
+use tensor_dtype::Dtype;
+use tensor_pipeline::masks::MaskKind;
+
+/// Where the non-finite values of one tensor were: one packed MSB-first bitmask per kind,
+/// `None` for kinds that did not occur.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) masks: [Option<Vec<u8>>; 3],
+    pub(crate) first: Option<(u64, MaskKind)>,
+}
+
+/// The classes of one part of an element: `None` when finite.
+fn classify(v: f64) -> Option<MaskKind> {
+    if v.is_nan() {
+        Some(MaskKind::Nan)
+    } else if v == f64::INFINITY {
+        Some(MaskKind::PosInf)
+    } else if v == f64::NEG_INFINITY {
+        Some(MaskKind::NegInf)
+    } else {
+        None
+    }
+}
+
+fn part(bytes: &[u8], dtype: Dtype, order: ByteOrder) -> f64 {
+    let big = order == ByteOrder::Big;
+    match bytes.len() {
+        2 => {
+            let bits = if big {
+                u16::from_be_bytes([bytes[0], bytes[1]])
+            } else {
+                u16::from_le_bytes([bytes[0], bytes[1]])
+            };
+            if dtype == Dtype::Bfloat16 {
+                bf16::from_bits(bits).to_f64()
+            } else {
+                f16::from_bits(bits).to_f64()
+            }
+        }
+        4 => {
+            let a = [bytes[0], bytes[1], bytes[2], bytes[3]];
+            f64::from(if big {
+                f32::from_be_bytes(a)
+            } else {
+                f32::from_le_bytes(a)
+            })
+        }
+        _ => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(bytes);
+            if big {
+                f64::from_be_bytes(a)
+            } else {
+                f64::from_le_bytes(a)
+            }
+        }
+    }
+}
+
+/// Whether `dtype` can hold NaN or Inf.
+pub(crate) fn applies(dtype: Dtype) -> bool {
+    matches!(
+        dtype,
+        Dtype::Float16
+            | Dtype::Bfloat16
+            | Dtype::Float32
+            | Dtype::Float64
+            | Dtype::Complex64
+            | Dtype::Complex128
+    )
+}
+
+/// Scans `data` (elements of `dtype` in `order`). With `zero`, every non-finite element is
+/// overwritten with zero (both parts for complex numbers). For complex values NaN in either
+/// part wins over +Inf, which wins over -Inf.
+pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) -> Found {
+    let mut found = Found::default();
+    if !applies(dtype) {
+        return found;
+    }
+    let width = dtype.byte_width();
+    let part_width = dtype.swap_width();
+    let n = data.len() / width;
+    for (i, e) in data.chunks_exact_mut(width).enumerate() {
+        let mut kind: Option<MaskKind> = None;
+        for p in e.chunks_exact(part_width) {
+            let k = classify(part(p, dtype, order));
+            kind = match (kind, k) {
+                (Some(MaskKind::Nan), _) | (_, Some(MaskKind::Nan)) => Some(MaskKind::Nan),
+                (Some(MaskKind::PosInf), _) | (_, Some(MaskKind::PosInf)) => Some(MaskKind::PosInf),
+                (a, b) => a.or(b),
+            };
+        }
+        let Some(kind) = kind else { continue };
+        found.first.get_or_insert((i as u64, kind));
+        let slot = MaskKind::ALL.iter().position(|&k| k == kind).unwrap_or(0);
+        let mask = found.masks[slot].get_or_insert_with(|| vec![0u8; n.div_ceil(8)]);
+        mask[i / 8] |= 0x80 >> (i % 8);
+        if zero {
+            e.fill(0);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complex_nan_beats_inf_and_elements_are_zeroed() {
+        let vals = [1.0f32, f32::INFINITY, f32::NAN, f32::NEG_INFINITY, 2.0, 3.0];
+        let mut data: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let f = scan(&mut data, Dtype::Complex64, ByteOrder::Little, true);
+        assert_eq!(f.masks[0].as_deref(), Some(&[0x40][..])); // element 1: NaN
+        assert_eq!(f.masks[1].as_deref(), Some(&[0x80][..])); // element 0: +Inf
+        assert!(f.masks[2].is_none());
+        assert_eq!(&data[..16], &[0u8; 16]);
+        assert_eq!(f.first, Some((0, MaskKind::PosInf)));
+    }
+}

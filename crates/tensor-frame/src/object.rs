@@ -1,0 +1,425 @@
+//! One data-object frame (type 9): its layout, its descriptor, and decoding its payload.
+
+use crate::error::{Error, Result};
+use crate::hash;
+use crate::wire::{self, CBOR_AFTER_PAYLOAD, FRAME_HEADER_LEN, FrameHeader, HASH_PRESENT};
+use std::ops::Range;
+use tensor_core::cbor::Decoder;
+use tensor_core::{ByteOrder, Limits, byte_order, checked};
+use tensor_descriptor::DataObjectDescriptor;
+use tensor_dtype::{Dtype, Tensor, TensorView};
+use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
+use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
+
+/// Codecs the format defines that this build does not implement.
+pub const UNSUPPORTED_CODECS: [&str; 3] = ["blosc2", "zfp", "sz3"];
+
+/// How to decode an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Check the frame's hash first: [`Error::MissingHash`] when it has none,
+    /// [`Error::HashMismatch`] when it differs.
+    pub verify_hash: bool,
+    /// Return values in the machine's byte order (otherwise in the descriptor's order).
+    pub native_byte_order: bool,
+    /// Put NaN and ±Inf back where the masks say they were (otherwise leave the zeros).
+    pub restore_non_finite: bool,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            verify_hash: false,
+            native_byte_order: true,
+            restore_non_finite: true,
+        }
+    }
+}
+
+fn desc_err(object: usize) -> impl Fn(tensor_descriptor::Error) -> Error {
+    move |source| Error::Descriptor { object, source }
+}
+
+/// The pipeline an object's descriptor names, with its parameters. Simple packing needs
+/// all of its parameters here; the encoder fills in missing ones before calling this.
+pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeline> {
+    let e = desc_err(object);
+    let unsupported = |what: &'static str, name: &str| Error::Unsupported {
+        object,
+        what,
+        name: name.to_owned(),
+    };
+    let unknown =
+        |what: &str, name: &str| Error::encoding(Some(object), format!("unknown {what} {name:?}"));
+    let encoding = match d.encoding.as_str() {
+        "none" => Encoding::None,
+        "simple_packing" => {
+            let bits = d
+                .param_u64("sp_bits_per_value")
+                .map_err(&e)?
+                .ok_or_else(|| {
+                    Error::Metadata(format!("object {object}: `sp_bits_per_value` is missing"))
+                })?;
+            let reference = d.param_f64("sp_reference_value").map_err(&e)?;
+            let scale = d.param_i64("sp_binary_scale_factor").map_err(&e)?;
+            let (Some(reference_value), Some(scale)) = (reference, scale) else {
+                return Err(Error::Metadata(format!(
+                    "object {object}: simple_packing needs `sp_reference_value` and `sp_binary_scale_factor`"
+                )));
+            };
+            let decimal = d
+                .param_i64("sp_decimal_scale_factor")
+                .map_err(&e)?
+                .unwrap_or(0);
+            let sp = SimplePacking {
+                bits_per_value: u32::try_from(bits).unwrap_or(u32::MAX),
+                reference_value,
+                binary_scale_factor: i32::try_from(scale).unwrap_or(i32::MAX),
+                decimal_scale_factor: i32::try_from(decimal).map_err(|_| {
+                    Error::Metadata(format!(
+                        "object {object}: `sp_decimal_scale_factor` {decimal} is out of range"
+                    ))
+                })?,
+            };
+            sp.check()
+                .map_err(|source| Error::Pipeline { object, source })?;
+            Encoding::SimplePacking(sp)
+        }
+        other => return Err(unknown("encoding", other)),
+    };
+    let filter = match d.filter.as_str() {
+        "none" => Filter::None,
+        "shuffle" => {
+            let size = d
+                .param_u64("shuffle_element_size")
+                .map_err(&e)?
+                .ok_or_else(|| {
+                    Error::Metadata(format!(
+                        "object {object}: `shuffle_element_size` is missing"
+                    ))
+                })?;
+            Filter::Shuffle {
+                element_size: checked::to_usize(size, "shuffle element size")?,
+            }
+        }
+        other => return Err(unknown("filter", other)),
+    };
+    let szip_param = |key: &'static str| -> Result<u32> {
+        let v = d
+            .param_u64(key)
+            .map_err(&e)?
+            .ok_or_else(|| Error::Metadata(format!("object {object}: `{key}` is missing")))?;
+        u32::try_from(v)
+            .map_err(|_| Error::Metadata(format!("object {object}: `{key}` {v} is out of range")))
+    };
+    let compression = match d.compression.as_str() {
+        "none" => Compression::None,
+        "zstd" => Compression::Zstd {
+            level: d
+                .param_i64("zstd_level")
+                .map_err(&e)?
+                .map_or(3, |l| l.clamp(-131_072, 22) as i32),
+        },
+        "lz4" => Compression::Lz4,
+        "rle" => Compression::Rle,
+        "roaring" => Compression::Roaring,
+        "szip" => Compression::Szip {
+            rsi: szip_param("szip_rsi")?,
+            block_size: szip_param("szip_block_size")?,
+            flags: szip_param("szip_flags")?,
+        },
+        other if UNSUPPORTED_CODECS.contains(&other) => {
+            return Err(unsupported("compression", other));
+        }
+        other => return Err(unknown("compression", other)),
+    };
+    Ok(Pipeline {
+        encoding,
+        filter,
+        compression,
+    })
+}
+
+/// A data-object frame inside a message, with its descriptor decoded.
+#[derive(Clone, Debug)]
+pub struct ObjectFrame<'a> {
+    index: usize,
+    offset: u64,
+    header: FrameHeader,
+    frame: &'a [u8],
+    descriptor: DataObjectDescriptor,
+    canonical: bool,
+    region: Range<usize>,
+    payload_end: usize,
+}
+
+impl<'a> ObjectFrame<'a> {
+    /// Parses the frame `frame` (exactly `total_length` bytes), object `index`, found at
+    /// `offset` in its message.
+    pub(crate) fn parse(
+        frame: &'a [u8],
+        header: FrameHeader,
+        index: usize,
+        offset: u64,
+        limits: &Limits,
+    ) -> Result<Self> {
+        let tl = frame.len();
+        let footer = tl - 20;
+        let cbor_offset = wire::be_u64(frame, footer);
+        if cbor_offset < FRAME_HEADER_LEN || cbor_offset > footer as u64 {
+            return Err(Error::framing(
+                offset + footer as u64,
+                format!(
+                    "object {index}: cbor_offset {cbor_offset} lies outside the frame body [16, {footer}]"
+                ),
+            ));
+        }
+        let start = cbor_offset as usize;
+        let (desc_range, region) = if header.flags & CBOR_AFTER_PAYLOAD != 0 {
+            (start..footer, FRAME_HEADER_LEN as usize..start)
+        } else {
+            let mut d = Decoder::new(&frame[start..footer]);
+            let (_, span) = d.value_with_span().map_err(|source| Error::Descriptor {
+                object: index,
+                source: source.into(),
+            })?;
+            let end = start + span.len();
+            (start..end, end..footer)
+        };
+        limits.check_header_bytes(desc_range.len() as u64)?;
+        let (descriptor, canonical) =
+            DataObjectDescriptor::decode(&frame[desc_range]).map_err(desc_err(index))?;
+        let region_len = region.len() as u64;
+        let mut payload_end = region_len;
+        if let Some(m) = &descriptor.masks {
+            for (kind, entry) in &m.masks {
+                let end = checked::add(entry.offset, entry.length, "mask end")?;
+                if end > region_len {
+                    return Err(Error::Metadata(format!(
+                        "object {index}: mask {kind:?} at {}+{} runs past the {region_len}-byte payload region",
+                        entry.offset, entry.length
+                    )));
+                }
+                payload_end = payload_end.min(entry.offset);
+            }
+        }
+        Ok(ObjectFrame {
+            index,
+            offset,
+            header,
+            frame,
+            descriptor,
+            canonical,
+            payload_end: region.start + payload_end as usize,
+            region,
+        })
+    }
+
+    /// The object's index in its message.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The frame's offset from the start of its message.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The frame's header.
+    #[must_use]
+    pub fn header(&self) -> &FrameHeader {
+        &self.header
+    }
+
+    /// The descriptor.
+    #[must_use]
+    pub fn descriptor(&self) -> &DataObjectDescriptor {
+        &self.descriptor
+    }
+
+    /// Whether the descriptor was stored as canonical CBOR.
+    #[must_use]
+    pub fn descriptor_is_canonical(&self) -> bool {
+        self.canonical
+    }
+
+    /// The encoded tensor bytes (without mask blobs).
+    #[must_use]
+    pub fn payload(&self) -> &'a [u8] {
+        &self.frame[self.region.start..self.payload_end]
+    }
+
+    /// Everything between the frame header and the descriptor: payload and mask blobs.
+    #[must_use]
+    pub fn payload_region(&self) -> &'a [u8] {
+        &self.frame[self.region.clone()]
+    }
+
+    /// The hash stored in the frame, when its HASH_PRESENT flag is set.
+    #[must_use]
+    pub fn stored_hash(&self) -> Option<u64> {
+        hash::stored(self.frame, self.header.flags)
+    }
+
+    /// The XXH3-64 of the frame body (payload, masks and descriptor).
+    #[must_use]
+    pub fn computed_hash(&self) -> u64 {
+        hash::of_body(self.frame, 20)
+    }
+
+    /// Checks the stored hash against the bytes.
+    pub fn verify_hash(&self) -> Result<()> {
+        if self.header.flags & HASH_PRESENT == 0 {
+            return Err(Error::MissingHash { object: self.index });
+        }
+        hash::verify(
+            self.frame,
+            20,
+            "NTensorFrame",
+            self.offset,
+            Some(self.index),
+        )
+    }
+
+    /// The dtype, shape and byte order of the decoded tensor.
+    fn layout(&self) -> (Dtype, &[u64], u64) {
+        let d = &self.descriptor;
+        (d.dtype, &d.shape, d.element_count())
+    }
+
+    /// Bytes the decoded tensor takes.
+    pub fn decoded_len(&self) -> Result<u64> {
+        let (dtype, _, n) = self.layout();
+        Ok(dtype
+            .payload_bytes(n)
+            .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))?)
+    }
+
+    /// The stored bytes as a tensor view without copying, when nothing needs decoding: no
+    /// encoding, filter or compression, and no masks to restore. The view is in the
+    /// descriptor's byte order.
+    #[must_use]
+    pub fn view(&self) -> Option<TensorView<'a>> {
+        let d = &self.descriptor;
+        if d.encoding != "none"
+            || d.filter != "none"
+            || d.compression != "none"
+            || d.masks.is_some()
+        {
+            return None;
+        }
+        TensorView::new(self.payload(), d.dtype, &d.shape, d.byte_order_or_native()).ok()
+    }
+
+    /// Without compression, the size the descriptor implies must be the stored size: checked
+    /// before anything is allocated or touched.
+    fn check_stored_size(&self, p: &Pipeline) -> Result<()> {
+        if p.compression != Compression::None {
+            return Ok(());
+        }
+        let (dtype, _, n) = self.layout();
+        let expected = p.encoded_len(dtype, n).map_err(|source| Error::Pipeline {
+            object: self.index,
+            source,
+        })?;
+        let stored = self.payload().len() as u64;
+        if expected != stored {
+            return Err(Error::encoding(
+                Some(self.index),
+                format!(
+                    "the descriptor implies {expected} payload bytes but the frame holds {stored}"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Decodes into `dst`, which must be exactly [`decoded_len`](Self::decoded_len) bytes.
+    /// Returns the byte order the values are in.
+    pub fn decode_into(
+        &self,
+        dst: &mut [u8],
+        opts: DecodeOptions,
+        limits: &Limits,
+    ) -> Result<ByteOrder> {
+        if opts.verify_hash {
+            self.verify_hash()?;
+        }
+        let idx = self.index;
+        let (dtype, _, n) = self.layout();
+        let order = self.descriptor.byte_order_or_native();
+        let p = pipeline(&self.descriptor, idx)?;
+        self.check_stored_size(&p)?;
+        let payload = self.payload();
+        p.decode_into(payload, dtype, order, n, dst, limits)
+            .map_err(|source| Error::Pipeline {
+                object: idx,
+                source,
+            })?;
+        if opts.restore_non_finite {
+            for (kind, bits) in self.masks(limits)? {
+                masks::restore(dst, dtype, order, kind, &bits).map_err(|source| {
+                    Error::Pipeline {
+                        object: idx,
+                        source,
+                    }
+                })?;
+            }
+        }
+        if opts.native_byte_order && !order.is_native() {
+            byte_order::swap_in_place(dst, dtype.swap_width())?;
+            return Ok(ByteOrder::NATIVE);
+        }
+        Ok(order)
+    }
+
+    /// Decodes into a new tensor.
+    pub fn decode(&self, opts: DecodeOptions, limits: &Limits) -> Result<Tensor> {
+        let len = self.decoded_len()?;
+        limits.check_total_bytes(len)?;
+        // Stored bytes that cannot possibly decode to `len` fail before the allocation.
+        self.check_stored_size(&pipeline(&self.descriptor, self.index)?)?;
+        let mut data = vec![0u8; checked::to_usize(len, "decoded size")?];
+        let order = self.decode_into(&mut data, opts, limits)?;
+        Tensor::new(data, self.descriptor.dtype, &self.descriptor.shape, order)
+            .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))
+    }
+
+    /// The NaN/Inf masks, unpacked to `ceil(n/8)` MSB-first bytes each, in blob order.
+    pub fn masks(&self, limits: &Limits) -> Result<Vec<(MaskKind, Vec<u8>)>> {
+        let Some(m) = &self.descriptor.masks else {
+            return Ok(Vec::new());
+        };
+        let n = self.descriptor.element_count();
+        let region = self.payload_region();
+        let mut out = Vec::new();
+        for kind in MaskKind::ALL {
+            let Some(entry) = m.masks.get(kind.name()) else {
+                continue;
+            };
+            let method =
+                MaskMethod::from_name(&entry.method).ok_or_else(|| Error::Unsupported {
+                    object: self.index,
+                    what: "mask method",
+                    name: entry.method.clone(),
+                })?;
+            // parse() checked that every mask lies inside the region.
+            let blob = &region[entry.offset as usize..(entry.offset + entry.length) as usize];
+            let bits =
+                masks::decode_mask(method, blob, n, limits).map_err(|source| Error::Pipeline {
+                    object: self.index,
+                    source,
+                })?;
+            out.push((kind, bits));
+        }
+        if let Some(other) = m.masks.keys().find(|k| MaskKind::from_name(k).is_none()) {
+            return Err(Error::Metadata(format!(
+                "object {}: unknown mask kind {other:?}",
+                self.index
+            )));
+        }
+        Ok(out)
+    }
+}

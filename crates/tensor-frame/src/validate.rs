@@ -1,0 +1,450 @@
+//! Checking files in levels, reporting every problem found rather than stopping at the
+//! first: structure, then metadata, then hashes (of every frame, metadata included), then a
+//! full decode that looks for NaN and Inf the masks do not account for.
+
+use crate::error::{Class, Error};
+use crate::file::scan;
+use crate::message::{FrameInfo, Message};
+use crate::metadata::{GlobalMetadata, HashList, Index, XXH3};
+use crate::object::{self, DecodeOptions};
+use crate::wire::{FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags};
+use crate::{hash, nonfinite};
+use tensor_core::Limits;
+
+/// How deep validation goes; each level includes the ones before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Level {
+    /// Preamble, frames, order, padding, flags.
+    Quick,
+    /// Also metadata and descriptors: CBOR, counts, pipelines.
+    #[default]
+    Default,
+    /// Also every stored hash.
+    Checksum,
+    /// Also decode every object and look for NaN/Inf the masks do not explain.
+    Full,
+}
+
+/// What to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ValidateOptions {
+    /// How deep to go.
+    pub level: Level,
+    /// Also report CBOR that is not in canonical form.
+    pub canonical: bool,
+}
+
+/// How serious an issue is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Legal but questionable (non-canonical CBOR, flags that disagree with the frames).
+    Warning,
+    /// The file is broken.
+    Error,
+}
+
+/// One problem found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// A stable code, e.g. `hash_mismatch`, `non_zero_padding`.
+    pub code: &'static str,
+    /// How serious it is.
+    pub severity: Severity,
+    /// The reference's error class, when the issue is one of its errors.
+    pub class: Option<Class>,
+    /// The message's index in the file.
+    pub message: Option<usize>,
+    /// The object's index in its message.
+    pub object: Option<usize>,
+    /// Offset in the file.
+    pub offset: Option<u64>,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+/// Everything validation found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Messages found.
+    pub messages: usize,
+    /// Data objects found.
+    pub objects: usize,
+    /// Frames whose hash was checked and matched.
+    pub hashes_verified: usize,
+    /// Every problem, in file order.
+    pub issues: Vec<Issue>,
+}
+
+impl Report {
+    /// Whether no issue is an error (warnings allowed).
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.issues.iter().all(|i| i.severity == Severity::Warning)
+    }
+}
+
+fn code(e: &Error) -> &'static str {
+    match e.class() {
+        Class::Framing => "framing",
+        Class::Metadata => "metadata",
+        Class::Encoding => match e {
+            Error::Unsupported { .. } => "unsupported_codec",
+            _ => "encoding",
+        },
+        Class::Compression => "compression",
+        Class::Object => "object",
+        Class::Io => "io",
+        Class::HashMismatch => "hash_mismatch",
+        Class::MissingHash => "missing_hash",
+    }
+}
+
+struct Ctx<'r> {
+    report: &'r mut Report,
+    message: usize,
+    base: u64,
+}
+
+impl Ctx<'_> {
+    fn push(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        object: Option<usize>,
+        offset: Option<u64>,
+        detail: String,
+    ) {
+        self.report.issues.push(Issue {
+            code,
+            severity,
+            class: None,
+            message: Some(self.message),
+            object,
+            offset: offset.map(|o| o + self.base),
+            detail,
+        });
+    }
+
+    fn error(&mut self, e: &Error, object: Option<usize>) {
+        let offset = match e {
+            Error::Framing { offset, .. } | Error::HashMismatch { offset, .. } => Some(*offset),
+            _ => None,
+        };
+        self.report.issues.push(Issue {
+            code: code(e),
+            severity: Severity::Error,
+            class: Some(e.class()),
+            message: Some(self.message),
+            object,
+            offset: offset.map(|o| o + self.base),
+            detail: e.to_string(),
+        });
+    }
+}
+
+/// Validates every message in `buf` (a whole `.tgm` file, or one message).
+#[must_use]
+pub fn validate(buf: &[u8], opts: ValidateOptions, limits: &Limits) -> Report {
+    let mut report = Report::default();
+    let ranges = scan(buf);
+    let mut pos = 0usize;
+    for (i, r) in ranges.iter().enumerate() {
+        if r.start > pos {
+            unclaimed(&mut report, buf, pos, r.start, limits);
+        }
+        pos = r.end;
+        report.messages += 1;
+        let mut ctx = Ctx {
+            report: &mut report,
+            message: i,
+            base: r.start as u64,
+        };
+        check_message(&mut ctx, &buf[r.clone()], opts, limits);
+    }
+    if pos < buf.len() || buf.is_empty() {
+        unclaimed(&mut report, buf, pos, buf.len(), limits);
+    }
+    report
+}
+
+/// Explains bytes no message claims: the error opening a message there gives, if they
+/// start like one.
+fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &Limits) {
+    let detail = match Message::open(&buf[from..], limits) {
+        Err(e) => {
+            report.issues.push(Issue {
+                code: code(&e),
+                severity: Severity::Error,
+                class: Some(e.class()),
+                message: None,
+                object: None,
+                offset: Some(from as u64),
+                detail: e.to_string(),
+            });
+            format!(
+                "{} bytes at offset {from} belong to no valid message",
+                to - from
+            )
+        }
+        Ok(_) => format!("{} bytes at offset {from} belong to no message", to - from),
+    };
+    report.issues.push(Issue {
+        code: "unclaimed_bytes",
+        severity: Severity::Error,
+        class: Some(Class::Framing),
+        message: None,
+        object: None,
+        offset: Some(from as u64),
+        detail,
+    });
+}
+
+fn check_message(ctx: &mut Ctx<'_>, msg: &[u8], opts: ValidateOptions, limits: &Limits) {
+    let m = match Message::open(msg, limits) {
+        Ok(m) => m,
+        Err(e) => return ctx.error(&e, None),
+    };
+    ctx.report.objects += m.len();
+    let frames = match m.frames() {
+        Ok(f) => f,
+        Err(e) => return ctx.error(&e, None),
+    };
+    check_structure(ctx, &m, &frames);
+    if opts.level >= Level::Default {
+        check_metadata(ctx, &m, &frames, opts.canonical);
+    }
+    if opts.level >= Level::Checksum {
+        check_hashes(ctx, &m, &frames);
+    }
+    if opts.level >= Level::Full {
+        check_values(ctx, &m);
+    }
+}
+
+fn check_structure(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
+    let bytes = m.bytes();
+    let mut expected = 0u16;
+    let mut all_hashed = !frames.is_empty();
+    for f in frames {
+        if f.nonzero_padding {
+            ctx.push(
+                "non_zero_padding",
+                Severity::Warning,
+                None,
+                Some(f.offset),
+                format!(
+                    "the padding after the {} frame is not zero",
+                    f.frame_type.name()
+                ),
+            );
+        }
+        all_hashed &= f.header.flags & HASH_PRESENT != 0;
+        expected |= match f.frame_type {
+            FrameType::HeaderMetadata => flags::HEADER_METADATA,
+            FrameType::FooterMetadata => flags::FOOTER_METADATA,
+            FrameType::HeaderIndex => flags::HEADER_INDEX,
+            FrameType::FooterIndex => flags::FOOTER_INDEX,
+            FrameType::HeaderHash => flags::HEADER_HASHES,
+            FrameType::FooterHash => flags::FOOTER_HASHES,
+            FrameType::PrecederMetadata => flags::PRECEDER_METADATA,
+            FrameType::NTensor => 0,
+        };
+    }
+    let stored = m.preamble().flags;
+    let structural = stored & !flags::HASHES_PRESENT;
+    if structural != expected {
+        ctx.push("flag_mismatch", Severity::Warning, None, Some(10), format!("the preamble flags {structural:#06x} do not describe the frames present ({expected:#06x})"));
+    }
+    if stored & flags::HASHES_PRESENT != 0 && !all_hashed {
+        ctx.push(
+            "flag_mismatch",
+            Severity::Warning,
+            None,
+            Some(10),
+            "HASHES_PRESENT is set but not every frame carries a hash".into(),
+        );
+    }
+    let post = bytes.len() as u64 - POSTAMBLE_LEN;
+    let first_footer = frames
+        .iter()
+        .find(|f| {
+            matches!(
+                f.frame_type,
+                FrameType::FooterHash | FrameType::FooterIndex | FrameType::FooterMetadata
+            )
+        })
+        .map_or(post, |f| f.offset);
+    if m.postamble().first_footer_offset != first_footer {
+        ctx.push(
+            "postamble_invalid",
+            Severity::Error,
+            None,
+            Some(post),
+            format!(
+                "first_footer_offset is {} but the first footer frame is at {first_footer}",
+                m.postamble().first_footer_offset
+            ),
+        );
+    }
+}
+
+fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], canonical: bool) {
+    let bytes = m.bytes();
+    for f in frames {
+        let body = f.body(bytes);
+        let is_canonical = match f.frame_type {
+            FrameType::HeaderMetadata | FrameType::FooterMetadata | FrameType::PrecederMetadata => {
+                GlobalMetadata::decode(body).map(|x| x.1)
+            }
+            FrameType::HeaderIndex | FrameType::FooterIndex => Index::decode(body).map(|x| x.1),
+            FrameType::HeaderHash | FrameType::FooterHash => HashList::decode(body).map(|x| x.1),
+            FrameType::NTensor => continue,
+        };
+        match is_canonical {
+            Err(e) => ctx.error(&e, None),
+            Ok(false) if canonical => ctx.push(
+                "metadata_cbor_non_canonical",
+                Severity::Warning,
+                None,
+                Some(f.offset),
+                format!("the {} frame's CBOR is not canonical", f.frame_type.name()),
+            ),
+            Ok(_) => {}
+        }
+    }
+    for i in 0..m.len() {
+        let o = match m.object(i) {
+            Ok(o) => o,
+            Err(e) => {
+                ctx.error(&e, Some(i));
+                continue;
+            }
+        };
+        if let Err(e) = object::pipeline(o.descriptor(), i) {
+            let severity_warning = matches!(e, Error::Unsupported { .. });
+            if severity_warning {
+                ctx.push(
+                    "unsupported_codec",
+                    Severity::Warning,
+                    Some(i),
+                    Some(o.offset()),
+                    e.to_string(),
+                );
+            } else {
+                ctx.error(&e, Some(i));
+            }
+        }
+        if canonical && !o.descriptor_is_canonical() {
+            ctx.push(
+                "descriptor_cbor_non_canonical",
+                Severity::Warning,
+                Some(i),
+                Some(o.offset()),
+                "the descriptor's CBOR is not canonical".into(),
+            );
+        }
+    }
+    if let Some(h) = m.hash_list() {
+        if h.algorithm != XXH3 {
+            ctx.push(
+                "unknown_hash_algorithm",
+                Severity::Warning,
+                None,
+                None,
+                format!("the hash frame names algorithm {:?}", h.algorithm),
+            );
+        } else if h.hashes.len() != m.len() {
+            ctx.push(
+                "hash_count_mismatch",
+                Severity::Error,
+                None,
+                None,
+                format!(
+                    "the hash frame lists {} hashes for {} objects",
+                    h.hashes.len(),
+                    m.len()
+                ),
+            );
+        } else {
+            for (i, listed) in h.hashes.iter().enumerate() {
+                let slot = m.object(i).ok().and_then(|o| o.stored_hash());
+                if let (Some(slot), l) = (slot, listed) {
+                    if *l != Some(slot) {
+                        ctx.push("hash_frame_mismatch", Severity::Error, Some(i), None, format!("the hash frame's entry for object {i} differs from the frame's own hash {slot:016x}"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn check_hashes(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
+    let bytes = m.bytes();
+    let mut object = 0;
+    let mut any = false;
+    for f in frames {
+        let is_data = f.frame_type == FrameType::NTensor;
+        if f.stored_hash(bytes).is_some() {
+            any = true;
+            match hash::verify(
+                f.bytes(bytes),
+                f.frame_type.footer_len() as usize,
+                f.frame_type.name(),
+                f.offset,
+                is_data.then_some(object),
+            ) {
+                Ok(()) => ctx.report.hashes_verified += 1,
+                Err(e) => ctx.error(&e, is_data.then_some(object)),
+            }
+        }
+        object += usize::from(is_data);
+    }
+    if !any {
+        ctx.push(
+            "no_hash_available",
+            Severity::Warning,
+            None,
+            None,
+            "no frame carries a hash: corruption cannot be detected".into(),
+        );
+    }
+}
+
+fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>) {
+    let opts = DecodeOptions {
+        verify_hash: false,
+        native_byte_order: true,
+        restore_non_finite: false,
+    };
+    for i in 0..m.len() {
+        match m.decode_object(i, opts) {
+            Err(Error::Unsupported { .. }) => {}
+            Err(e) => ctx.error(&e, Some(i)),
+            Ok(t) => {
+                if !nonfinite::applies(t.dtype()) {
+                    continue;
+                }
+                let mut data = t.into_data();
+                let dtype = m.object(i).map(|o| o.descriptor().dtype);
+                let Ok(dtype) = dtype else { continue };
+                let found =
+                    nonfinite::scan(&mut data, dtype, tensor_core::ByteOrder::NATIVE, false);
+                for (slot, code) in [
+                    (0, "nan_detected"),
+                    (1, "inf_detected"),
+                    (2, "inf_detected"),
+                ] {
+                    if found.masks[slot].is_some() {
+                        ctx.push(
+                            code,
+                            Severity::Warning,
+                            Some(i),
+                            None,
+                            format!("object {i} holds non-finite values that no mask records"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
