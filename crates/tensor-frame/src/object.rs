@@ -178,6 +178,14 @@ impl<'a> ObjectFrame<'a> {
         let (desc_range, region) = if header.flags & CBOR_AFTER_PAYLOAD != 0 {
             (start..footer, FRAME_HEADER_LEN as usize..start)
         } else {
+            if cbor_offset != FRAME_HEADER_LEN {
+                return Err(Error::framing(
+                    offset + footer as u64,
+                    format!(
+                        "object {index}: with the descriptor first (CBOR_AFTER_PAYLOAD clear), cbor_offset must be 16, not {cbor_offset}"
+                    ),
+                ));
+            }
             let mut d = Decoder::new(&frame[start..footer]);
             let (_, span) = d.value_with_span().map_err(|source| Error::Descriptor {
                 object: index,
@@ -421,5 +429,33 @@ impl<'a> ObjectFrame<'a> {
             )));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::frame;
+    use crate::wire::FrameType;
+
+    /// A data frame with the descriptor first and the payload after it (flag bit 0 clear),
+    /// which readers must accept though no encoder writes it.
+    #[test]
+    fn reads_the_descriptor_first_layout() {
+        let d = DataObjectDescriptor::new(Dtype::Int16, &[3], ByteOrder::Big);
+        let payload: Vec<u8> = [1i16, -2, 3].iter().flat_map(|v| v.to_be_bytes()).collect();
+        let mut body = d.encode();
+        body.extend_from_slice(&payload);
+        let mut f = frame(FrameType::NTensor, &body, true, Some(16), 0);
+        f[7] &= !CBOR_AFTER_PAYLOAD as u8;
+        let len = FRAME_HEADER_LEN as usize + body.len() + 20;
+        let header = FrameHeader::parse(&f, 0).unwrap();
+        let o = ObjectFrame::parse(&f[..len], header, 0, 0, &Limits::default()).unwrap();
+        assert_eq!(o.payload(), payload.as_slice());
+        o.verify_hash().unwrap();
+        let t = o
+            .decode(DecodeOptions::default(), &Limits::default())
+            .unwrap();
+        assert_eq!(&*t.view().typed::<i16>().unwrap(), &[1, -2, 3]);
     }
 }

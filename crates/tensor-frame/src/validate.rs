@@ -7,7 +7,9 @@ use crate::file::scan;
 use crate::message::{FrameInfo, Message};
 use crate::metadata::{GlobalMetadata, HashList, Index, XXH3};
 use crate::object::{self, DecodeOptions};
-use crate::wire::{FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags};
+use crate::wire::{
+    self, CBOR_AFTER_PAYLOAD, FRAME_VERSION, FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags,
+};
 use crate::{hash, nonfinite};
 use tensor_core::Limits;
 
@@ -224,12 +226,12 @@ fn check_message(ctx: &mut Ctx<'_>, msg: &[u8], opts: ValidateOptions, limits: &
 fn check_structure(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
     let bytes = m.bytes();
     let mut expected = 0u16;
-    let mut all_hashed = !frames.is_empty();
+    let (mut hashed, mut unhashed) = (0usize, 0usize);
     for f in frames {
         if f.nonzero_padding {
             ctx.push(
                 "non_zero_padding",
-                Severity::Warning,
+                Severity::Error,
                 None,
                 Some(f.offset),
                 format!(
@@ -238,7 +240,42 @@ fn check_structure(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
                 ),
             );
         }
-        all_hashed &= f.header.flags & HASH_PRESENT != 0;
+        if f.header.version != FRAME_VERSION {
+            ctx.push(
+                "unknown_frame_version",
+                Severity::Error,
+                None,
+                Some(f.offset + 4),
+                format!(
+                    "the {} frame has version {}; only {FRAME_VERSION} is defined",
+                    f.frame_type.name(),
+                    f.header.version
+                ),
+            );
+        }
+        let allowed = if f.frame_type == FrameType::NTensor {
+            HASH_PRESENT | CBOR_AFTER_PAYLOAD
+        } else {
+            HASH_PRESENT
+        };
+        if f.header.flags & !allowed != 0 {
+            ctx.push(
+                "reserved_bits_set",
+                Severity::Error,
+                None,
+                Some(f.offset + 6),
+                format!(
+                    "the {} frame sets reserved flag bits {:#06x}",
+                    f.frame_type.name(),
+                    f.header.flags & !allowed
+                ),
+            );
+        }
+        if f.header.flags & HASH_PRESENT != 0 {
+            hashed += 1;
+        } else {
+            unhashed += 1;
+        }
         expected |= match f.frame_type {
             FrameType::HeaderMetadata => flags::HEADER_METADATA,
             FrameType::FooterMetadata => flags::FOOTER_METADATA,
@@ -251,17 +288,39 @@ fn check_structure(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
         };
     }
     let stored = m.preamble().flags;
-    let structural = stored & !flags::HASHES_PRESENT;
-    if structural != expected {
-        ctx.push("flag_mismatch", Severity::Warning, None, Some(10), format!("the preamble flags {structural:#06x} do not describe the frames present ({expected:#06x})"));
-    }
-    if stored & flags::HASHES_PRESENT != 0 && !all_hashed {
+    if stored & 0xff00 != 0 || wire::be_u32(bytes, 12) != 0 {
         ctx.push(
-            "flag_mismatch",
-            Severity::Warning,
+            "reserved_bits_set",
+            Severity::Error,
             None,
             Some(10),
-            "HASHES_PRESENT is set but not every frame carries a hash".into(),
+            "the preamble's reserved flag bits or reserved field are not zero".into(),
+        );
+    }
+    let structural = stored & 0x00ff & !flags::HASHES_PRESENT;
+    if structural != expected {
+        // The reference's streaming encoder (header and footer metadata) announces
+        // preceders it never writes: a warning there, an error anywhere else.
+        let streamed = expected & flags::FOOTER_METADATA != 0;
+        let only_preceder = streamed && structural == expected | flags::PRECEDER_METADATA;
+        let severity = if only_preceder {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        ctx.push("flag_mismatch", severity, None, Some(10), format!("the preamble flags {structural:#06x} do not describe the frames present ({expected:#06x})"));
+    }
+    let says_hashed = stored & flags::HASHES_PRESENT != 0;
+    if (says_hashed && unhashed > 0) || (!says_hashed && hashed > 0 && unhashed == 0) {
+        ctx.push(
+            "flag_mismatch",
+            Severity::Error,
+            None,
+            Some(10),
+            format!(
+                "HASHES_PRESENT is {} but {hashed} frames carry a hash and {unhashed} do not",
+                if says_hashed { "set" } else { "clear" }
+            ),
         );
     }
     let post = bytes.len() as u64 - POSTAMBLE_LEN;

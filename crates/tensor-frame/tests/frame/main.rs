@@ -3,10 +3,14 @@
 
 use libtest_mimic::Arguments;
 
+mod bitflip;
 mod conformance;
+mod roundtrip;
 
 fn main() {
     let args = Arguments::from_args();
-    let trials = conformance::trials();
+    let mut trials = conformance::trials();
+    trials.extend(roundtrip::trials());
+    trials.extend(bitflip::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -1,0 +1,449 @@
+//! Round trips through both encoders, random access, preceders, files of many messages, and
+//! proptest over dtypes, shapes and pipelines.
+
+use libtest_mimic::{Failed, Trial};
+use proptest::prelude::*;
+use std::io::Cursor;
+use tensor_core::cbor::Value;
+use tensor_core::{ByteOrder, Limits};
+use tensor_dtype::Dtype;
+use tensor_frame::descriptor::DataObjectDescriptor;
+use tensor_frame::{
+    DecodeOptions, EncodeOptions, GlobalMetadata, HashFrames, IndexFrame, Level, Map, Message,
+    MessageReader, Provenance, StreamEncoder, TgmFile, ValidateOptions, encode, scan,
+    scan_backward, validate, wire,
+};
+
+fn opts() -> EncodeOptions {
+    EncodeOptions {
+        provenance: Provenance::fixed(
+            "tensorkit",
+            "test",
+            "2026-11-22T00:00:00Z",
+            "00000000-0000-4000-8000-000000000000",
+        ),
+        ..EncodeOptions::default()
+    }
+}
+
+fn named(names: &[&str]) -> GlobalMetadata {
+    GlobalMetadata {
+        base: names
+            .iter()
+            .map(|n| Map::from([("name".to_owned(), Value::from(*n))]))
+            .collect(),
+        ..GlobalMetadata::default()
+    }
+}
+
+fn f32_object(values: &[f32]) -> (DataObjectDescriptor, Vec<u8>) {
+    (
+        DataObjectDescriptor::new(Dtype::Float32, &[values.len() as u64], ByteOrder::Little),
+        values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    )
+}
+
+fn clean(bytes: &[u8]) -> Result<(), Failed> {
+    let r = validate(
+        bytes,
+        ValidateOptions {
+            level: Level::Full,
+            canonical: true,
+        },
+        &Limits::default(),
+    );
+    if r.issues.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("validation reports {:?}", r.issues).into())
+    }
+}
+
+fn decoded_f32(m: &Message<'_>, i: usize) -> Result<Vec<f32>, Failed> {
+    let t = m.decode_object(
+        i,
+        DecodeOptions {
+            verify_hash: true,
+            ..DecodeOptions::default()
+        },
+    )?;
+    Ok(t.view().typed::<f32>()?.into_owned())
+}
+
+fn streaming_unknown_length() -> Result<(), Failed> {
+    let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
+    let mut d1 = DataObjectDescriptor::new(Dtype::Int16, &[2, 2], ByteOrder::Big);
+    d1.compression = "zstd".into();
+    let x1: Vec<u8> = [1i16, -2, 3, -4]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let mut s = StreamEncoder::new(Vec::new(), &named(&["a", "b"]), opts())?;
+    s.write_object(&d0, &x0)?;
+    s.write_object(&d1, &x1)?;
+    let bytes = s.finish()?;
+    let m = Message::open(&bytes, &Limits::default())?;
+    assert_eq!(m.preamble().total_length, 0);
+    assert_eq!(m.postamble().total_length, 0);
+    assert_eq!(m.len(), 2);
+    assert_eq!(decoded_f32(&m, 0)?, [1.0, 2.0, 3.0, 4.0]);
+    let b = m.decode_object(1, DecodeOptions::default())?;
+    assert_eq!(&*b.view().typed::<i16>()?, &[1, -2, 3, -4]);
+    assert_eq!(m.metadata().get(1, "name"), Some(&Value::from("b")));
+    assert!(m.metadata().base[1].contains_key("_reserved_"));
+    assert_eq!(
+        m.metadata().reserved.get("uuid"),
+        Some(&Value::from("00000000-0000-4000-8000-000000000000"))
+    );
+    // Footer: hash, index, metadata, in the order of the specification.
+    let kinds: Vec<u16> = m.frames()?.iter().map(|f| f.header.frame_type).collect();
+    assert_eq!(kinds, [1, 9, 9, 5, 6, 7]);
+    clean(&bytes)?;
+    // Found by both scans, and by the reader, followed by another message.
+    let mut file = bytes.clone();
+    file.extend_from_slice(&bytes);
+    assert_eq!(scan(&file), [0..bytes.len(), bytes.len()..file.len()]);
+    assert_eq!(scan_backward(&file), scan(&file));
+    let read: Vec<Vec<u8>> =
+        MessageReader::new(Cursor::new(&file), &Limits::default()).collect::<Result<_, _>>()?;
+    assert_eq!(read, [bytes.clone(), bytes]);
+    Ok(())
+}
+
+fn streaming_backfilled_with_preceders() -> Result<(), Failed> {
+    let (d0, x0) = f32_object(&[5.0; 3]);
+    let o = EncodeOptions {
+        preceders: true,
+        ..opts()
+    };
+    let mut sink = Cursor::new(b"prefix: not a message".to_vec());
+    sink.set_position(21);
+    let mut s = StreamEncoder::new(sink, &named(&["first"]), o)?;
+    s.write_preceder(&Map::from([
+        ("name".to_owned(), Value::from("override")),
+        ("step".to_owned(), Value::from(6u64)),
+    ]))?;
+    assert!(
+        s.write_preceder(&Map::new()).is_err(),
+        "two preceders in a row"
+    );
+    s.write_object(&d0, &x0)?;
+    s.write_object(&d0, &x0)?;
+    let file = s.finish_backfilled()?.into_inner();
+    let msg = &file[21..];
+    let m = Message::open(msg, &Limits::default())?;
+    assert_eq!(m.preamble().total_length, msg.len() as u64);
+    assert_eq!(m.postamble().total_length, msg.len() as u64);
+    assert_eq!(m.metadata().get(0, "name"), Some(&Value::from("override")));
+    assert_eq!(m.metadata().get(0, "step"), Some(&Value::from(6u64)));
+    assert_eq!(m.metadata().base.len(), 2);
+    assert_eq!(scan(&file), [21..file.len()]);
+    clean(msg)?;
+    // A preceder without an object after it is refused at finish.
+    let mut s = StreamEncoder::new(
+        Vec::new(),
+        &GlobalMetadata::default(),
+        EncodeOptions {
+            preceders: true,
+            ..opts()
+        },
+    )?;
+    s.write_preceder(&Map::new())?;
+    assert!(s.finish().is_err());
+    Ok(())
+}
+
+fn buffered_layouts() -> Result<(), Failed> {
+    let objects: Vec<(DataObjectDescriptor, Vec<u8>)> =
+        (0..50).map(|i| f32_object(&[i as f32; 7])).collect();
+    let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
+    let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+    let names: Vec<String> = (0..50).map(|i| format!("t{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    for index in [IndexFrame::Header, IndexFrame::Footer, IndexFrame::None] {
+        for hash_frames in [
+            HashFrames::Auto,
+            HashFrames::None,
+            HashFrames::Footer,
+            HashFrames::Both,
+        ] {
+            for preceders in [false, true] {
+                let o = EncodeOptions {
+                    index,
+                    hash_frames,
+                    preceders,
+                    ..opts()
+                };
+                let bytes = encode(&named(&refs), &descs, &data, &o)?;
+                let m = Message::open(&bytes, &Limits::default())?;
+                assert_eq!(m.len(), 50);
+                assert_eq!(decoded_f32(&m, 37)?, [37.0; 7]);
+                assert_eq!(m.metadata().get(37, "name"), Some(&Value::from("t37")));
+                assert_eq!(m.index().is_some(), index != IndexFrame::None);
+                clean(&bytes)?;
+            }
+        }
+    }
+    // Hashing off: no slot is filled and verification reports the missing hash.
+    let o = EncodeOptions {
+        hashing: false,
+        hash_frames: HashFrames::None,
+        ..opts()
+    };
+    let bytes = encode(&GlobalMetadata::default(), &descs[..1], &data[..1], &o)?;
+    let m = Message::open(&bytes, &Limits::default())?;
+    assert_eq!(m.preamble().flags & wire::flags::HASHES_PRESENT, 0);
+    assert!(matches!(
+        m.decode_object(
+            0,
+            DecodeOptions {
+                verify_hash: true,
+                ..DecodeOptions::default()
+            }
+        ),
+        Err(tensor_frame::Error::MissingHash { object: 0 })
+    ));
+    // Mismatched counts, a long base and client-written _reserved_ are refused.
+    assert!(encode(&GlobalMetadata::default(), &descs[..2], &data[..1], &opts()).is_err());
+    assert!(encode(&named(&["a", "b"]), &descs[..1], &data[..1], &opts()).is_err());
+    let mut bad = named(&["a"]);
+    bad.base[0].insert("_reserved_".into(), Value::Null);
+    assert!(encode(&bad, &descs[..1], &data[..1], &opts()).is_err());
+    Ok(())
+}
+
+fn nan_needs_masks() -> Result<(), Failed> {
+    let (d, x) = f32_object(&[1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0]);
+    let err = encode(
+        &GlobalMetadata::default(),
+        std::slice::from_ref(&d),
+        &[&x],
+        &opts(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("element 1"), "{err}");
+    let o = EncodeOptions {
+        allow_nan: true,
+        allow_inf: true,
+        ..opts()
+    };
+    let bytes = encode(&GlobalMetadata::default(), &[d], &[&x], &o)?;
+    let m = Message::open(&bytes, &Limits::default())?;
+    let v = decoded_f32(&m, 0)?;
+    assert!(v[1].is_nan() && v[2] == f32::INFINITY && v[3] == f32::NEG_INFINITY && v[4] == 2.0);
+    let zeros = m.decode_object(
+        0,
+        DecodeOptions {
+            restore_non_finite: false,
+            ..DecodeOptions::default()
+        },
+    )?;
+    assert_eq!(&*zeros.view().typed::<f32>()?, &[1.0, 0.0, 0.0, 0.0, 2.0]);
+    clean(&bytes)
+}
+
+fn files_of_many_messages() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("archive.tgm");
+    for i in 0..3 {
+        let (d, x) = f32_object(&[i as f32; 4]);
+        tensor_frame::append(&path, &encode(&named(&["x"]), &[d], &[&x], &opts())?)?;
+    }
+    // Damage between messages costs only itself.
+    let mut bytes = std::fs::read(&path)?;
+    let first = scan(&bytes)[0].clone();
+    let mut damaged = bytes[first.clone()].to_vec();
+    damaged[first.len() - 3] ^= 0xff; // the end magic
+    bytes.splice(0..0, damaged);
+    bytes.extend_from_slice(b"TENSOGRM trailing garbage");
+    std::fs::write(&path, &bytes)?;
+    let f = TgmFile::open(&path, &Limits::default())?;
+    assert_eq!(f.len(), 3);
+    assert!(f.unclaimed_bytes() > 0);
+    let values: Vec<f32> = f
+        .messages()
+        .map(|m| Ok(decoded_f32(&m?, 0)?[0]))
+        .collect::<Result<_, Failed>>()?;
+    assert_eq!(values, [0.0, 1.0, 2.0]);
+    assert_eq!(scan_backward(&bytes), f.ranges());
+    assert!(!validate(&bytes, ValidateOptions::default(), &Limits::default()).is_ok());
+    Ok(())
+}
+
+fn random_access_reads_only_the_object() -> Result<(), Failed> {
+    let objects: Vec<(DataObjectDescriptor, Vec<u8>)> =
+        (0..2000).map(|i| f32_object(&[i as f32; 16])).collect();
+    let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
+    let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+    let mut bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
+    // Spoil object 5's frame: with the index, object 1000 is still reached without
+    // looking at it; a full decode finds the damage.
+    let m = Message::open(&bytes, &Limits::default())?;
+    let at = m.index().ok_or("index")?.offsets[5] as usize;
+    bytes[at] = b'X';
+    let m = Message::open(&bytes, &Limits::default())?;
+    assert_eq!(decoded_f32(&m, 1000)?, [1000.0; 16]);
+    assert!(m.decode_all(DecodeOptions::default()).is_err());
+    assert!(m.object(2000).is_err());
+    Ok(())
+}
+
+/// A dtype, its element bytes, and a pipeline that suits it.
+fn arb_object() -> impl Strategy<Value = (DataObjectDescriptor, Vec<u8>)> {
+    let dtypes = prop::sample::select(vec![
+        Dtype::Int8,
+        Dtype::Uint8,
+        Dtype::Int16,
+        Dtype::Uint16,
+        Dtype::Int32,
+        Dtype::Uint32,
+        Dtype::Int64,
+        Dtype::Uint64,
+        Dtype::Float16,
+        Dtype::Bfloat16,
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Complex64,
+        Dtype::Complex128,
+        Dtype::Bitmask,
+    ]);
+    (
+        dtypes,
+        prop::collection::vec(0u64..6, 0..3),
+        any::<bool>(),
+        0usize..4,
+        any::<u64>(),
+    )
+        .prop_map(|(dtype, shape, big, codec, seed)| {
+            let order = if big {
+                ByteOrder::Big
+            } else {
+                ByteOrder::Little
+            };
+            let mut d = DataObjectDescriptor::new(dtype, &shape, order);
+            let n = d.element_count();
+            let len = dtype.payload_bytes(n).unwrap() as usize;
+            let mut x = seed;
+            let mut data: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 56) as u8 & 0x3f
+                })
+                .collect();
+            if dtype == Dtype::Bitmask && n % 8 != 0 && len > 0 {
+                data[len - 1] &= 0xffu8 << (8 - n % 8);
+            }
+            match (codec, dtype) {
+                (1, _) => d.compression = "zstd".into(),
+                (2, _) => d.compression = "lz4".into(),
+                (3, Dtype::Bitmask) => d.compression = "rle".into(),
+                (3, _) if dtype.byte_width() > 1 => {
+                    d.filter = "shuffle".into();
+                    d.params.insert(
+                        "shuffle_element_size".into(),
+                        Value::from(dtype.byte_width() as u64),
+                    );
+                }
+                _ => {}
+            }
+            (d, data)
+        })
+}
+
+fn proptest_round_trips() -> Result<(), Failed> {
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases: 200,
+        ..Default::default()
+    });
+    runner
+        .run(&prop::collection::vec(arb_object(), 0..4), |objects| {
+            let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
+            let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+            let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts()).unwrap();
+            let m = Message::open(&bytes, &Limits::default()).unwrap();
+            let wire_order = DecodeOptions {
+                native_byte_order: false,
+                verify_hash: true,
+                ..DecodeOptions::default()
+            };
+            for (i, (_, x)) in objects.iter().enumerate() {
+                let t = m.decode_object(i, wire_order).unwrap();
+                prop_assert_eq!(t.data(), x.as_slice());
+            }
+            let mut streamed =
+                StreamEncoder::new(Vec::new(), &GlobalMetadata::default(), opts()).unwrap();
+            for (d, x) in &objects {
+                streamed.write_object(d, x).unwrap();
+            }
+            let streamed = streamed.finish().unwrap();
+            let s = Message::open(&streamed, &Limits::default()).unwrap();
+            for (i, (_, x)) in objects.iter().enumerate() {
+                let t = s.decode_object(i, wire_order).unwrap();
+                prop_assert_eq!(t.data(), x.as_slice());
+            }
+            Ok(())
+        })
+        .map_err(|e| Failed::from(e.to_string()))
+}
+
+fn simple_packing_computes_its_parameters() -> Result<(), Failed> {
+    let values: Vec<f64> = (0..1000)
+        .map(|i| 250.0 + (f64::from(i) * 0.37).sin() * 30.0)
+        .collect();
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut d = DataObjectDescriptor::new(Dtype::Float64, &[1000], ByteOrder::Little);
+    d.encoding = "simple_packing".into();
+    d.compression = "szip".into();
+    for (k, v) in [
+        ("sp_bits_per_value", 16u64),
+        ("szip_rsi", 32),
+        ("szip_block_size", 16),
+        ("szip_flags", 8),
+    ] {
+        d.params.insert(k.into(), Value::from(v));
+    }
+    let bytes = encode(&GlobalMetadata::default(), &[d], &[&data], &opts())?;
+    let m = Message::open(&bytes, &Limits::default())?;
+    let o = m.object(0)?;
+    let e = o
+        .descriptor()
+        .param_i64("sp_binary_scale_factor")?
+        .ok_or("bsf")?;
+    assert!(
+        o.descriptor()
+            .param_u64s("szip_block_offsets")?
+            .is_some_and(|v| v.len() == 2)
+    );
+    let back = m.decode_object(0, DecodeOptions::default())?;
+    let half_step = 2f64.powi(e as i32 - 1);
+    for (a, b) in values.iter().zip(back.view().typed::<f64>()?.iter()) {
+        assert!((a - b).abs() <= half_step, "{a} vs {b}");
+    }
+    clean(&bytes)
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let t =
+        |name: &str, f: fn() -> Result<(), Failed>| Trial::test(format!("roundtrip::{name}"), f);
+    vec![
+        t("streaming_unknown_length", streaming_unknown_length),
+        t(
+            "streaming_backfilled_with_preceders",
+            streaming_backfilled_with_preceders,
+        ),
+        t("buffered_layouts", buffered_layouts),
+        t("nan_needs_masks", nan_needs_masks),
+        t("files_of_many_messages", files_of_many_messages),
+        t(
+            "random_access_reads_only_the_object",
+            random_access_reads_only_the_object,
+        ),
+        t("proptest_round_trips", proptest_round_trips),
+        t(
+            "simple_packing_computes_its_parameters",
+            simple_packing_computes_its_parameters,
+        ),
+    ]
+}
