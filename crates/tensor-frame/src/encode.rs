@@ -2,7 +2,6 @@
 //! index sized in as many passes as it takes, hashes, metadata with provenance.
 
 use crate::error::{Error, Result};
-use crate::hash;
 use crate::metadata::{GlobalMetadata, HashList, Index, Map, RESERVED};
 use crate::nonfinite;
 use crate::object;
@@ -11,12 +10,15 @@ use crate::wire::{
     self, CBOR_AFTER_PAYLOAD, FRAME_HEADER_LEN, FRAME_VERSION, FrameHeader, FrameType,
     HASH_PRESENT, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION, flags,
 };
+use std::borrow::Cow;
+use std::io::Write;
 use tensor_core::cbor::Value;
 use tensor_core::{ByteOrder, checked};
 use tensor_descriptor::{DataObjectDescriptor, MaskEntry, MasksMetadata};
 use tensor_dtype::Dtype;
 use tensor_pipeline::SimplePacking;
 use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Where the aggregate hash frame goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -48,14 +50,15 @@ pub enum IndexFrame {
 
 /// How messages are written.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // Independent switches, as the reference has them.
 pub struct EncodeOptions {
-    /// Hash every frame (XXH3-64 in each frame's slot) and set HASHES_PRESENT.
+    /// Hash every frame (XXH3-64 in each frame's slot) and set `HASHES_PRESENT`.
     pub hashing: bool,
     /// Where the aggregate hash frame goes (only when hashing).
     pub hash_frames: HashFrames,
     /// Where the index goes (buffered messages; streamed ones always index in the footer).
     pub index: IndexFrame,
-    /// Write each object's `base` entry in a PrecederMetadata frame just before the object,
+    /// Write each object's `base` entry in a `PrecederMetadata` frame just before the object,
     /// instead of in the header metadata.
     pub preceders: bool,
     /// The encoder, time and uuid written to `_reserved_`.
@@ -86,13 +89,32 @@ impl Default for EncodeOptions {
     }
 }
 
-/// One object ready to frame: its final descriptor and the frame body.
-pub(crate) struct EncodedObject {
+/// One object ready to frame: its final descriptor and the three parts of its frame body.
+pub(crate) struct EncodedObject<'a> {
     pub(crate) descriptor: DataObjectDescriptor,
-    /// Payload region followed by the descriptor's CBOR.
-    pub(crate) body: Vec<u8>,
-    /// Bytes of the payload region.
-    pub(crate) region_len: u64,
+    /// The encoded tensor: borrowed from the caller when no stage changes the bytes.
+    payload: Cow<'a, [u8]>,
+    /// The mask blobs, one after another.
+    masks: Vec<u8>,
+    /// The descriptor's canonical CBOR.
+    cbor: Vec<u8>,
+}
+
+impl EncodedObject<'_> {
+    /// The frame body: payload, masks, descriptor.
+    pub(crate) fn parts(&self) -> [&[u8]; 3] {
+        [&self.payload, &self.masks, &self.cbor]
+    }
+
+    /// Bytes in the frame body.
+    pub(crate) fn body_len(&self) -> u64 {
+        (self.payload.len() + self.masks.len() + self.cbor.len()) as u64
+    }
+
+    /// Where the descriptor starts, from the frame start (the footer's `cbor_offset`).
+    pub(crate) fn cbor_offset(&self) -> u64 {
+        FRAME_HEADER_LEN + (self.payload.len() + self.masks.len()) as u64
+    }
 }
 
 fn f64s<'d>(data: &'d [u8], dtype: Dtype, order: ByteOrder) -> Box<dyn Iterator<Item = f64> + 'd> {
@@ -170,12 +192,12 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
 }
 
 /// Runs one object through its pipeline and builds its frame body.
-pub(crate) fn encode_object(
+pub(crate) fn encode_object<'a>(
     desc: &DataObjectDescriptor,
-    data: &[u8],
+    data: &'a [u8],
     i: usize,
     opts: &EncodeOptions,
-) -> Result<EncodedObject> {
+) -> Result<EncodedObject<'a>> {
     let mut d = desc.clone();
     d.validate()
         .map_err(|source| Error::Descriptor { object: i, source })?;
@@ -203,11 +225,10 @@ pub(crate) fn encode_object(
         ));
     }
     // NaN/Inf: refused unless allowed; allowed ones become zeros plus masks.
-    let mut owned;
-    let mut input = data;
+    let mut input = Cow::Borrowed(data);
     let mut found = nonfinite::Found::default();
-    if nonfinite::applies(d.dtype) {
-        owned = data.to_vec();
+    if nonfinite::any(data, d.dtype, order) {
+        let mut owned = data.to_vec();
         let f = nonfinite::scan(&mut owned, d.dtype, order, true);
         if let Some((at, kind)) = f.first {
             let allowed = match kind {
@@ -236,22 +257,27 @@ pub(crate) fn encode_object(
                     "NaN/Inf masks cannot be combined with simple_packing",
                 ));
             }
-            input = &owned;
+            input = Cow::Owned(owned);
             found = f;
         }
     }
-    complete_simple_packing(&mut d, input, i)?;
+    complete_simple_packing(&mut d, &input, i)?;
     let p = object::pipeline(&d, i)?;
-    let enc = p
-        .encode(input, d.dtype, order, n)
-        .map_err(|source| Error::Pipeline { object: i, source })?;
-    if let Some(offsets) = enc.szip_block_offsets {
-        d.params.insert(
-            "szip_block_offsets".into(),
-            Value::Array(offsets.into_iter().map(Value::Uint).collect()),
-        );
-    }
-    let mut body = enc.payload;
+    let payload = if p == tensor_pipeline::Pipeline::NONE {
+        input
+    } else {
+        let enc = p
+            .encode(&input, d.dtype, order, n)
+            .map_err(|source| Error::Pipeline { object: i, source })?;
+        if let Some(offsets) = enc.szip_block_offsets {
+            d.params.insert(
+                "szip_block_offsets".into(),
+                Value::Array(offsets.into_iter().map(Value::Uint).collect()),
+            );
+        }
+        Cow::Owned(enc.payload)
+    };
+    let mut masks = Vec::new();
     let mut mask_meta = MasksMetadata::default();
     for (kind, mask) in MaskKind::ALL.into_iter().zip(found.masks) {
         let Some(mask) = mask else { continue };
@@ -266,22 +292,22 @@ pub(crate) fn encode_object(
             kind.name().to_owned(),
             MaskEntry {
                 method: method.name().to_owned(),
-                offset: body.len() as u64,
+                offset: (payload.len() + masks.len()) as u64,
                 length: blob.len() as u64,
                 extra: std::collections::BTreeMap::new(),
             },
         );
-        body.extend_from_slice(&blob);
+        masks.extend_from_slice(&blob);
     }
     if !mask_meta.masks.is_empty() {
         d.masks = Some(mask_meta);
     }
-    let region_len = body.len() as u64;
-    body.extend_from_slice(&d.encode());
+    let cbor = d.encode();
     Ok(EncodedObject {
         descriptor: d,
-        body,
-        region_len,
+        payload,
+        masks,
+        cbor,
     })
 }
 
@@ -315,13 +341,13 @@ pub(crate) fn check_caller_metadata(meta: &GlobalMetadata, objects: Option<usize
             "base[{i}] holds `_reserved_`, which is written by the library"
         )));
     }
-    if let Some(n) = objects {
-        if meta.base.len() > n {
-            return Err(Error::Metadata(format!(
-                "`base` has {} entries but there are {n} objects",
-                meta.base.len()
-            )));
-        }
+    if let Some(n) = objects
+        && meta.base.len() > n
+    {
+        return Err(Error::Metadata(format!(
+            "`base` has {} entries but there are {n} objects",
+            meta.base.len()
+        )));
     }
     Ok(())
 }
@@ -346,16 +372,22 @@ pub(crate) fn complete_metadata(
     out
 }
 
-/// A frame's bytes: header, body, footer (`cbor_offset` first for data frames), then the
-/// alignment padding for a frame starting at `at`.
-pub(crate) fn frame(
+/// Copies and hashes in pieces of this size, so each piece is hashed while it is in cache.
+const CHUNK: usize = 256 << 10;
+
+/// Writes one frame starting at message offset `at`: header, the body `parts`, footer
+/// (`cbor_offset` first for data frames) and alignment padding. The body is hashed while it
+/// is copied. Returns the bytes written and the body's hash (0 without hashing).
+pub(crate) fn write_frame<W: Write + ?Sized>(
+    w: &mut W,
+    at: u64,
     kind: FrameType,
-    body: &[u8],
+    parts: &[&[u8]],
     hashing: bool,
     cbor_offset: Option<u64>,
-    at: u64,
-) -> Vec<u8> {
-    let total = FRAME_HEADER_LEN + body.len() as u64 + kind.footer_len();
+) -> std::io::Result<(u64, u64)> {
+    let body: u64 = parts.iter().map(|p| p.len() as u64).sum();
+    let total = FRAME_HEADER_LEN + body + kind.footer_len();
     let mut fl = if hashing { HASH_PRESENT } else { 0 };
     if cbor_offset.is_some() {
         fl |= CBOR_AFTER_PAYLOAD;
@@ -366,16 +398,32 @@ pub(crate) fn frame(
         flags: fl,
         total_length: total,
     };
-    let mut out = Vec::with_capacity(total as usize + 8);
-    out.extend_from_slice(&header.to_bytes());
-    out.extend_from_slice(body);
-    if let Some(c) = cbor_offset {
-        out.extend_from_slice(&c.to_be_bytes());
+    w.write_all(&header.to_bytes())?;
+    let mut hasher = Xxh3::new();
+    for part in parts {
+        for chunk in part.chunks(CHUNK) {
+            if hashing {
+                hasher.update(chunk);
+            }
+            w.write_all(chunk)?;
+        }
     }
-    let h = if hashing { hash::xxh3(body) } else { 0 };
-    out.extend_from_slice(&h.to_be_bytes());
-    out.extend_from_slice(wire::FRAME_END);
-    out.resize(out.len() + wire::padding(at + total) as usize, 0);
+    if let Some(c) = cbor_offset {
+        w.write_all(&c.to_be_bytes())?;
+    }
+    let h = if hashing { hasher.digest() } else { 0 };
+    w.write_all(&h.to_be_bytes())?;
+    w.write_all(wire::FRAME_END)?;
+    let pad = wire::padding(at + total);
+    w.write_all(&[0u8; 8][..pad as usize])?;
+    Ok((total + pad, h))
+}
+
+/// [`write_frame`] into a new buffer, for the small frames.
+pub(crate) fn frame(kind: FrameType, body: &[u8], hashing: bool, at: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 40);
+    // Writing to a Vec cannot fail.
+    let _ = write_frame(&mut out, at, kind, &[body], hashing, None);
     out
 }
 
@@ -393,6 +441,20 @@ pub fn encode(
     data: &[&[u8]],
     opts: &EncodeOptions,
 ) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    encode_into(metadata, descriptors, data, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode`] into `out`, which is cleared first: a buffer reused from message to message
+/// keeps its memory, so nothing new is allocated or faulted in for the payloads.
+pub fn encode_into(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     if descriptors.len() != data.len() {
         return Err(Error::InvalidArgument(format!(
             "{} descriptors but {} data slices",
@@ -401,21 +463,27 @@ pub fn encode(
         )));
     }
     check_caller_metadata(metadata, Some(descriptors.len()))?;
-    let objects: Vec<EncodedObject> = descriptors
+    let objects: Vec<EncodedObject<'_>> = descriptors
         .iter()
         .zip(data)
         .enumerate()
         .map(|(i, (d, x))| encode_object(d, x, i, opts))
         .collect::<Result<_>>()?;
-    assemble(metadata, &objects, opts)
+    assemble(metadata, &objects, opts, out)
 }
 
-/// Lays out and writes the frames of a buffered message.
+/// Lays out and writes the frames of a buffered message into `out`.
+///
+/// The index's integers depend on where the objects start, which depends on the index's
+/// size: the layout is iterated until it settles. The header hash frame has the same size
+/// whatever the hashes are, so its place is reserved and it is filled in after the data
+/// frames, whose hashes are computed while they are copied.
 fn assemble(
     metadata: &GlobalMetadata,
-    objects: &[EncodedObject],
+    objects: &[EncodedObject<'_>],
     opts: &EncodeOptions,
-) -> Result<Vec<u8>> {
+    out: &mut Vec<u8>,
+) -> Result<()> {
     if matches!(
         opts.hash_frames,
         HashFrames::Header | HashFrames::Both | HashFrames::Footer
@@ -428,10 +496,8 @@ fn assemble(
     let descs: Vec<&DataObjectDescriptor> = objects.iter().map(|o| &o.descriptor).collect();
     let full = complete_metadata(metadata, &descs, &opts.provenance, !opts.preceders);
     let meta_cbor = full.encode();
-    let preceders: Vec<Option<Vec<u8>>> = objects
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
+    let preceders: Vec<Option<Vec<u8>>> = (0..objects.len())
+        .map(|i| {
             let entry = metadata.base.get(i).filter(|m| !m.is_empty());
             (opts.preceders && entry.is_some()).then(|| {
                 GlobalMetadata {
@@ -443,97 +509,119 @@ fn assemble(
         })
         .collect();
     let some = !objects.is_empty();
-    let hashes: Vec<u64> = objects.iter().map(|o| hash::xxh3(&o.body)).collect();
-    let hash_cbor = HashList::encode_xxh3(&hashes);
     let (hash_header, hash_footer) = match (opts.hashing && some, opts.hash_frames) {
         (false, _) | (true, HashFrames::None) => (false, false),
         (true, HashFrames::Auto | HashFrames::Header) => (true, false),
         (true, HashFrames::Footer) => (false, true),
         (true, HashFrames::Both) => (true, true),
     };
+    let hash_len = HashList::encode_xxh3(&vec![0; objects.len()]).len() as u64;
     let index_header = some && opts.index == IndexFrame::Header;
     let index_footer = some && opts.index == IndexFrame::Footer;
 
-    // Object frames follow the header, whose size depends on the index, whose integers
-    // depend on where the objects start: iterate until the sizes settle.
-    let body_sizes: Vec<u64> = objects
-        .iter()
-        .map(|o| padded_len(FrameType::NTensor, o.body.len() as u64))
-        .collect();
-    let preceder_sizes: Vec<u64> = preceders
-        .iter()
-        .map(|p| {
-            p.as_ref().map_or(0, |b| {
-                padded_len(FrameType::PrecederMetadata, b.len() as u64)
-            })
-        })
-        .collect();
+    let data_len =
+        |o: &EncodedObject<'_>| FRAME_HEADER_LEN + o.body_len() + FrameType::NTensor.footer_len();
     let mut index_len = 0u64;
-    let index = loop {
+    let (index, end_of_body) = loop {
         let mut pos = PREAMBLE_LEN + padded_len(FrameType::HeaderMetadata, meta_cbor.len() as u64);
         if index_header {
             pos += padded_len(FrameType::HeaderIndex, index_len);
         }
         if hash_header {
-            pos += padded_len(FrameType::HeaderHash, hash_cbor.len() as u64);
+            pos += padded_len(FrameType::HeaderHash, hash_len);
         }
         let mut ix = Index::default();
-        for (o, (size, pre)) in objects.iter().zip(body_sizes.iter().zip(&preceder_sizes)) {
-            pos += pre;
+        for (o, pre) in objects.iter().zip(&preceders) {
+            if let Some(p) = pre {
+                pos += padded_len(FrameType::PrecederMetadata, p.len() as u64);
+            }
             ix.offsets.push(pos);
-            ix.lengths
-                .push(FRAME_HEADER_LEN + o.body.len() as u64 + FrameType::NTensor.footer_len());
-            pos = checked::add(pos, *size, "message size")?;
+            ix.lengths.push(data_len(o));
+            pos = checked::add(
+                pos,
+                padded_len(FrameType::NTensor, o.body_len()),
+                "message size",
+            )?;
         }
         let len = ix.encode().len() as u64;
         if !index_header || len == index_len {
-            break ix;
+            break (ix, pos);
         }
         index_len = len;
     };
     let index_cbor = index.encode();
+    let mut total = end_of_body + POSTAMBLE_LEN;
+    if hash_footer {
+        total += padded_len(FrameType::FooterHash, hash_len);
+    }
+    if index_footer {
+        total += padded_len(FrameType::FooterIndex, index_cbor.len() as u64);
+    }
 
-    let mut out = Vec::new();
+    out.clear();
+    out.reserve(checked::to_usize(total, "message size")?);
     out.extend_from_slice(&[0u8; PREAMBLE_LEN as usize]);
-    let push = |out: &mut Vec<u8>, kind, body: &[u8], cbor: Option<u64>| {
+    let small = |out: &mut Vec<u8>, kind, body: &[u8]| {
         let at = out.len() as u64;
-        out.extend_from_slice(&frame(kind, body, opts.hashing, cbor, at));
+        // Writing to a Vec cannot fail.
+        let _ = write_frame(out, at, kind, &[body], opts.hashing, None);
     };
     let mut fl = flags::HEADER_METADATA;
-    push(&mut out, FrameType::HeaderMetadata, &meta_cbor, None);
+    small(out, FrameType::HeaderMetadata, &meta_cbor);
     if index_header {
         fl |= flags::HEADER_INDEX;
-        push(&mut out, FrameType::HeaderIndex, &index_cbor, None);
+        small(out, FrameType::HeaderIndex, &index_cbor);
     }
+    let header_hash_at = out.len();
     if hash_header {
         fl |= flags::HEADER_HASHES;
-        push(&mut out, FrameType::HeaderHash, &hash_cbor, None);
+        small(
+            out,
+            FrameType::HeaderHash,
+            &HashList::encode_xxh3(&vec![0; objects.len()]),
+        );
     }
+    let mut hashes = Vec::with_capacity(objects.len());
     for (o, pre) in objects.iter().zip(&preceders) {
         if let Some(p) = pre {
             fl |= flags::PRECEDER_METADATA;
-            push(&mut out, FrameType::PrecederMetadata, p, None);
+            small(out, FrameType::PrecederMetadata, p);
         }
-        push(
-            &mut out,
+        let at = out.len() as u64;
+        let (_, h) = write_frame(
+            out,
+            at,
             FrameType::NTensor,
-            &o.body,
-            Some(FRAME_HEADER_LEN + o.region_len),
+            &o.parts(),
+            opts.hashing,
+            Some(o.cbor_offset()),
+        )
+        .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
+        hashes.push(h);
+    }
+    let hash_cbor = HashList::encode_xxh3(&hashes);
+    if hash_header {
+        let f = frame(
+            FrameType::HeaderHash,
+            &hash_cbor,
+            opts.hashing,
+            header_hash_at as u64,
         );
+        out[header_hash_at..header_hash_at + f.len()].copy_from_slice(&f);
     }
     let first_footer = out.len() as u64;
     if hash_footer {
         fl |= flags::FOOTER_HASHES;
-        push(&mut out, FrameType::FooterHash, &hash_cbor, None);
+        small(out, FrameType::FooterHash, &hash_cbor);
     }
     if index_footer {
         fl |= flags::FOOTER_INDEX;
-        push(&mut out, FrameType::FooterIndex, &index_cbor, None);
+        small(out, FrameType::FooterIndex, &index_cbor);
     }
     if opts.hashing {
         fl |= flags::HASHES_PRESENT;
     }
-    let total = out.len() as u64 + POSTAMBLE_LEN;
+    debug_assert_eq!(out.len() as u64 + POSTAMBLE_LEN, total);
     out.extend_from_slice(
         &Postamble {
             first_footer_offset: first_footer,
@@ -549,12 +637,13 @@ fn assemble(
         }
         .to_bytes(),
     );
-    Ok(out)
+    Ok(())
 }
 
 /// Encodes one message from payloads that are already encoded: each descriptor must carry
 /// every parameter its pipeline needs (and `szip_block_offsets` for range access). The
-/// payloads are framed and hashed as they are.
+/// payloads (with any mask blobs the descriptor's `masks` points into) are framed and hashed
+/// as they are; codecs this build cannot run are framed too.
 pub fn encode_pre_encoded(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
@@ -569,29 +658,29 @@ pub fn encode_pre_encoded(
         )));
     }
     check_caller_metadata(metadata, Some(descriptors.len()))?;
-    let objects: Vec<EncodedObject> = descriptors
+    let objects: Vec<EncodedObject<'_>> = descriptors
         .iter()
         .zip(payloads)
         .enumerate()
         .map(|(i, (d, p))| {
             d.validate()
                 .map_err(|source| Error::Descriptor { object: i, source })?;
-            // Codecs this build cannot run are still framed as they are.
             match object::pipeline(d, i) {
                 Ok(_) | Err(Error::Unsupported { .. }) => {}
                 Err(e) => return Err(e),
             }
             let mut d = d.clone();
             d.byte_order.get_or_insert(ByteOrder::NATIVE);
-            let mut body = p.to_vec();
-            let region_len = body.len() as u64;
-            body.extend_from_slice(&d.encode());
+            let cbor = d.encode();
             Ok(EncodedObject {
                 descriptor: d,
-                body,
-                region_len,
+                payload: Cow::Borrowed(*p),
+                masks: Vec::new(),
+                cbor,
             })
         })
         .collect::<Result<_>>()?;
-    assemble(metadata, &objects, opts)
+    let mut out = Vec::new();
+    assemble(metadata, &objects, opts, &mut out)?;
+    Ok(out)
 }

@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::path::Path;
 use tensor_core::{Limits, MmapSource};
 
-fn find(hay: &[u8], needle: &[u8; 8], from: usize) -> Option<usize> {
+fn find(hay: &[u8], needle: [u8; 8], from: usize) -> Option<usize> {
     hay.get(from..)?
         .windows(8)
         .position(|w| w == needle)
@@ -41,7 +41,7 @@ fn message_at(buf: &[u8], at: usize) -> Option<usize> {
 pub fn scan(buf: &[u8]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut pos = 0;
-    while let Some(at) = find(buf, MAGIC, pos) {
+    while let Some(at) = find(buf, *MAGIC, pos) {
         match message_at(buf, at) {
             Some(len) => {
                 out.push(at..at + len);
@@ -230,7 +230,7 @@ impl<R: Read> MessageReader<R> {
                 self.fill(&mut buf, padded - at - FRAME_HEADER_LEN)?;
             } else {
                 self.fill(&mut buf, POSTAMBLE_LEN - 2)?;
-                if &buf[buf.len() - 8..] != END_MAGIC || at % ALIGNMENT != 0 {
+                if &buf[buf.len() - 8..] != END_MAGIC || !at.is_multiple_of(ALIGNMENT) {
                     return Err(Error::framing(at, "expected a frame or the postamble"));
                 }
                 return Ok(Some(buf));

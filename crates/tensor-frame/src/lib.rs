@@ -21,7 +21,7 @@
 //! let opts = DecodeOptions { verify_hash: true, ..DecodeOptions::default() };
 //! let field = msg.decode_object(0, opts)?;
 //! assert_eq!(&*field.view().typed::<f32>()?, &values);
-//! assert_eq!(msg.metadata().get(0, "name").and_then(|v| v.as_text()), Some("2t"));
+//! assert_eq!(msg.metadata()?.get(0, "name").and_then(|v| v.as_text()), Some("2t"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -39,7 +39,7 @@ mod stream;
 pub mod validate;
 pub mod wire;
 
-pub use encode::{EncodeOptions, HashFrames, IndexFrame, encode, encode_pre_encoded};
+pub use encode::{EncodeOptions, HashFrames, IndexFrame, encode, encode_into, encode_pre_encoded};
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;

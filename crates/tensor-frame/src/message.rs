@@ -31,7 +31,7 @@ pub struct FrameInfo {
 }
 
 impl FrameInfo {
-    /// The hash stored in the frame's slot, when its HASH_PRESENT flag is set.
+    /// The hash stored in the frame's slot, when its `HASH_PRESENT` flag is set.
     #[must_use]
     pub fn stored_hash(&self, message: &[u8]) -> Option<u64> {
         hash::stored(self.bytes(message), self.header.flags)
@@ -134,14 +134,14 @@ fn walk(buf: &[u8], end: Option<u64>, limits: &Limits) -> Result<(Vec<FrameInfo>
             ));
         }
         phase = p;
-        if let Some(prev) = frames.last() {
-            if prev.frame_type == FrameType::PrecederMetadata && f.frame_type != FrameType::NTensor
-            {
-                return Err(Error::framing(
-                    prev.offset,
-                    "a PrecederMetadata frame is not followed by a data frame",
-                ));
-            }
+        if let Some(prev) = frames.last()
+            && prev.frame_type == FrameType::PrecederMetadata
+            && f.frame_type != FrameType::NTensor
+        {
+            return Err(Error::framing(
+                prev.offset,
+                "a PrecederMetadata frame is not followed by a data frame",
+            ));
         }
         if f.frame_type == FrameType::NTensor {
             objects += 1;
@@ -150,13 +150,13 @@ fn walk(buf: &[u8], end: Option<u64>, limits: &Limits) -> Result<(Vec<FrameInfo>
         pos = next_offset(&f);
         frames.push(f);
     }
-    if let Some(last) = frames.last() {
-        if last.frame_type == FrameType::PrecederMetadata {
-            return Err(Error::framing(
-                last.offset,
-                "a PrecederMetadata frame is not followed by a data frame (dangling preceder)",
-            ));
-        }
+    if let Some(last) = frames.last()
+        && last.frame_type == FrameType::PrecederMetadata
+    {
+        return Err(Error::framing(
+            last.offset,
+            "a PrecederMetadata frame is not followed by a data frame (dangling preceder)",
+        ));
     }
     Ok((frames, pos))
 }
@@ -164,7 +164,7 @@ fn walk(buf: &[u8], end: Option<u64>, limits: &Limits) -> Result<(Vec<FrameInfo>
 /// What the header or footer frames of a message say.
 #[derive(Default)]
 struct Section {
-    metadata: Option<GlobalMetadata>,
+    metadata: Option<FrameInfo>,
     index: Option<Index>,
     hashes: Option<HashList>,
 }
@@ -175,7 +175,7 @@ impl Section {
         match f.frame_type {
             FrameType::HeaderMetadata | FrameType::FooterMetadata => {
                 limits.check_header_bytes(body.len() as u64)?;
-                self.metadata = Some(GlobalMetadata::decode(body)?.0);
+                self.metadata = Some(*f);
             }
             FrameType::HeaderIndex | FrameType::FooterIndex => {
                 limits.check_header_bytes(body.len() as u64)?;
@@ -200,7 +200,9 @@ pub struct Message<'a> {
     preamble: Preamble,
     postamble: Postamble,
     limits: Limits,
-    metadata: GlobalMetadata,
+    metadata_frame: FrameInfo,
+    preceders: Vec<(usize, FrameInfo)>,
+    metadata: std::sync::OnceLock<GlobalMetadata>,
     index: Option<Index>,
     hashes: Option<HashList>,
     objects: Vec<(u64, u64)>,
@@ -296,52 +298,50 @@ impl<'a> Message<'a> {
         let hashes = header.hashes.or(footer.hashes);
         // With both, the footer holds the complete metadata (streaming writes the caller's
         // metadata first and everything at the end).
-        let Some(mut metadata) = footer.metadata.or(header.metadata) else {
+        let Some(metadata_frame) = footer.metadata.or(header.metadata) else {
             return Err(Error::Metadata(
                 "the message has no metadata frame (neither in the header nor in the footer)"
                     .into(),
             ));
         };
-        let objects: Vec<(u64, u64)> = match (&index, &walked) {
-            (Some(ix), None) => ix
-                .offsets
+        let mut preceders = Vec::new();
+        let objects: Vec<(u64, u64)> = if let (Some(ix), None) = (&index, &walked) {
+            ix.offsets
                 .iter()
                 .copied()
                 .zip(ix.lengths.iter().copied())
-                .collect(),
-            _ => {
-                let frames = match walked.take() {
-                    Some(f) => f,
-                    None => walk(bytes, Some(post_off), limits)?.0,
-                };
-                let mut objects = Vec::new();
-                let mut preceder = None;
-                for f in &frames {
-                    match f.frame_type {
-                        FrameType::PrecederMetadata => preceder = Some(*f),
-                        FrameType::NTensor => {
-                            if let Some(p) = preceder.take() {
-                                let body = p.body(bytes);
-                                limits.check_header_bytes(body.len() as u64)?;
-                                let (pm, _) = GlobalMetadata::decode(body)?;
-                                metadata.merge_preceder(objects.len(), &pm)?;
-                            }
-                            objects.push((f.offset, f.header.total_length));
+                .collect()
+        } else {
+            let frames = match walked.take() {
+                Some(f) => f,
+                None => walk(bytes, Some(post_off), limits)?.0,
+            };
+            let mut objects = Vec::new();
+            let mut preceder = None;
+            for f in &frames {
+                match f.frame_type {
+                    FrameType::PrecederMetadata => preceder = Some(*f),
+                    FrameType::NTensor => {
+                        if let Some(p) = preceder.take() {
+                            limits.check_header_bytes(p.body(bytes).len() as u64)?;
+                            preceders.push((objects.len(), p));
                         }
-                        _ => {}
+                        objects.push((f.offset, f.header.total_length));
                     }
+                    _ => {}
                 }
-                objects
             }
+            objects
         };
         limits.check_tensor_count(objects.len() as u64)?;
-        metadata.fit_to(objects.len())?;
         Ok(Message {
             bytes,
             preamble,
             postamble,
             limits: *limits,
-            metadata,
+            metadata_frame,
+            preceders,
+            metadata: std::sync::OnceLock::new(),
             index,
             hashes,
             objects,
@@ -366,10 +366,20 @@ impl<'a> Message<'a> {
         &self.postamble
     }
 
-    /// The global metadata, with every preceder merged into its object's `base` entry.
-    #[must_use]
-    pub fn metadata(&self) -> &GlobalMetadata {
-        &self.metadata
+    /// The global metadata, with every preceder merged into its object's `base` entry and
+    /// `base` padded to one entry per object. Decoded on first use: random access to an
+    /// object does not pay for the metadata of every other object.
+    pub fn metadata(&self) -> Result<&GlobalMetadata> {
+        if let Some(m) = self.metadata.get() {
+            return Ok(m);
+        }
+        let (mut m, _) = GlobalMetadata::decode(self.metadata_frame.body(self.bytes))?;
+        for (i, p) in &self.preceders {
+            let (pm, _) = GlobalMetadata::decode(p.body(self.bytes))?;
+            m.merge_preceder(*i, &pm)?;
+        }
+        m.fit_to(self.objects.len())?;
+        Ok(self.metadata.get_or_init(|| m))
     }
 
     /// The index frame, if the message has one.
@@ -472,6 +482,7 @@ impl<'a> Message<'a> {
     /// Checks the whole structure, then decodes every object.
     pub fn decode_all(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
         self.frames()?;
+        self.metadata()?;
         self.check_total()?;
         (0..self.len())
             .map(|i| self.decode_object(i, opts))
@@ -483,6 +494,7 @@ impl<'a> Message<'a> {
     pub fn decode_all_parallel(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
         use rayon::prelude::*;
         self.frames()?;
+        self.metadata()?;
         self.check_total()?;
         (0..self.len())
             .into_par_iter()
@@ -513,5 +525,5 @@ pub fn decode(
 ) -> Result<(GlobalMetadata, Vec<Tensor>)> {
     let m = Message::open(buf, limits)?;
     let tensors = m.decode_all(opts)?;
-    Ok((m.metadata, tensors))
+    Ok((m.metadata()?.clone(), tensors))
 }

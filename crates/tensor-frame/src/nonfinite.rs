@@ -75,6 +75,31 @@ pub(crate) fn applies(dtype: Dtype) -> bool {
     )
 }
 
+/// Whether any element of `data` (elements of `dtype` in `order`) is NaN or infinite: a
+/// read-only pass over the exponent bits, so finite data is never copied.
+pub(crate) fn any(data: &[u8], dtype: Dtype, order: ByteOrder) -> bool {
+    fn all_ones<const N: usize>(data: &[u8], big: bool, mask: u64) -> bool {
+        data.as_chunks::<N>().0.iter().any(|c| {
+            let mut a = [0u8; 8];
+            if big {
+                a[8 - N..].copy_from_slice(c);
+                u64::from_be_bytes(a) & mask == mask
+            } else {
+                a[..N].copy_from_slice(c);
+                u64::from_le_bytes(a) & mask == mask
+            }
+        })
+    }
+    let big = order == ByteOrder::Big;
+    match dtype {
+        Dtype::Float16 => all_ones::<2>(data, big, 0x7c00),
+        Dtype::Bfloat16 => all_ones::<2>(data, big, 0x7f80),
+        Dtype::Float32 | Dtype::Complex64 => all_ones::<4>(data, big, 0x7f80_0000),
+        Dtype::Float64 | Dtype::Complex128 => all_ones::<8>(data, big, 0x7ff0_0000_0000_0000),
+        _ => false,
+    }
+}
+
 /// Scans `data` (elements of `dtype` in `order`). With `zero`, every non-finite element is
 /// overwritten with zero (both parts for complex numbers). For complex values NaN in either
 /// part wins over +Inf, which wins over -Inf.
@@ -111,6 +136,28 @@ pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_check_agrees_with_the_scan() {
+        for (dtype, bytes) in [
+            (Dtype::Float32, f32::NAN.to_be_bytes().to_vec()),
+            (Dtype::Float64, f64::NEG_INFINITY.to_be_bytes().to_vec()),
+            (Dtype::Float16, half::f16::INFINITY.to_be_bytes().to_vec()),
+            (Dtype::Bfloat16, half::bf16::NAN.to_be_bytes().to_vec()),
+        ] {
+            assert!(any(&bytes, dtype, ByteOrder::Big));
+            let mut le = bytes.clone();
+            le.reverse();
+            assert!(any(&le, dtype, ByteOrder::Little));
+            assert!(!any(&le, dtype, ByteOrder::Big) || dtype == Dtype::Bfloat16);
+        }
+        assert!(!any(
+            &1.5f32.to_le_bytes(),
+            Dtype::Float32,
+            ByteOrder::Little
+        ));
+        assert!(!any(&[0xff; 8], Dtype::Int64, ByteOrder::Little));
+    }
 
     #[test]
     fn complex_nan_beats_inf_and_elements_are_zeroed() {

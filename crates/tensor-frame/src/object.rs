@@ -265,7 +265,7 @@ impl<'a> ObjectFrame<'a> {
         &self.frame[self.region.clone()]
     }
 
-    /// The hash stored in the frame, when its HASH_PRESENT flag is set.
+    /// The hash stored in the frame, when its `HASH_PRESENT` flag is set.
     #[must_use]
     pub fn stored_hash(&self) -> Option<u64> {
         hash::stored(self.frame, self.header.flags)
@@ -300,9 +300,9 @@ impl<'a> ObjectFrame<'a> {
     /// Bytes the decoded tensor takes.
     pub fn decoded_len(&self) -> Result<u64> {
         let (dtype, _, n) = self.layout();
-        Ok(dtype
+        dtype
             .payload_bytes(n)
-            .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))?)
+            .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))
     }
 
     /// The stored bytes as a tensor view without copying, when nothing needs decoding: no
@@ -435,7 +435,7 @@ impl<'a> ObjectFrame<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::frame;
+    use crate::encode::write_frame;
     use crate::wire::FrameType;
 
     /// A data frame with the descriptor first and the payload after it (flag bit 0 clear),
@@ -446,7 +446,8 @@ mod tests {
         let payload: Vec<u8> = [1i16, -2, 3].iter().flat_map(|v| v.to_be_bytes()).collect();
         let mut body = d.encode();
         body.extend_from_slice(&payload);
-        let mut f = frame(FrameType::NTensor, &body, true, Some(16), 0);
+        let mut f = Vec::new();
+        write_frame(&mut f, 0, FrameType::NTensor, &[&body], true, Some(16)).unwrap();
         f[7] &= !CBOR_AFTER_PAYLOAD as u8;
         let len = FRAME_HEADER_LEN as usize + body.len() + 20;
         let header = FrameHeader::parse(&f, 0).unwrap();

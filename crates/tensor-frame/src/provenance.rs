@@ -20,16 +20,25 @@ pub struct Provenance {
 
 impl Provenance {
     /// tensorkit, this crate's version, the current time and a fresh random UUID.
+    ///
+    /// For reproducible output, set `SOURCE_DATE_EPOCH` (seconds since 1970, the
+    /// reproducible-builds convention): the time is then that instant and no UUID is written,
+    /// so the same input gives the same bytes.
     #[must_use]
     pub fn now() -> Self {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let fixed = std::env::var("SOURCE_DATE_EPOCH")
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok());
+        let secs = fixed.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
         Provenance {
             encoder_name: "tensorkit".into(),
             encoder_version: env!("CARGO_PKG_VERSION").into(),
             time: Some(iso8601(secs)),
-            uuid: random_uuid(),
+            uuid: if fixed.is_some() { None } else { random_uuid() },
         }
     }
 

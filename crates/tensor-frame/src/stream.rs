@@ -3,9 +3,9 @@
 
 use crate::encode::{
     EncodeOptions, HashFrames, check_caller_metadata, complete_metadata, encode_object, frame,
+    write_frame,
 };
 use crate::error::{Error, Result};
-use crate::hash;
 use crate::metadata::{GlobalMetadata, HashList, Index, Map};
 use crate::wire::{
     FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION, flags,
@@ -16,7 +16,7 @@ use tensor_descriptor::DataObjectDescriptor;
 /// A message being written to `W`.
 ///
 /// The preamble goes out first with `total_length` 0 and the flags fixed up front: footer
-/// metadata, index and hashes, and PRECEDER_METADATA only when
+/// metadata, index and hashes, and `PRECEDER_METADATA` only when
 /// [`EncodeOptions::preceders`] says preceders will be written. [`finish`](Self::finish)
 /// leaves the length at 0 (for pipes and sockets); [`finish_backfilled`](Self::finish_backfilled)
 /// seeks back and writes it.
@@ -71,7 +71,6 @@ impl<W: Write> StreamEncoder<W> {
             FrameType::HeaderMetadata,
             &metadata.encode(),
             opts.hashing,
-            None,
             PREAMBLE_LEN,
         );
         sink.write_all(&head).map_err(io)?;
@@ -93,7 +92,7 @@ impl<W: Write> StreamEncoder<W> {
         Ok(())
     }
 
-    /// Writes metadata for the next object only, in a PrecederMetadata frame. Its keys
+    /// Writes metadata for the next object only, in a `PrecederMetadata` frame. Its keys
     /// override the object's `base` entry from the start of the stream.
     pub fn write_preceder(&mut self, entry: &Map) -> Result<()> {
         if !self.opts.preceders {
@@ -117,7 +116,6 @@ impl<W: Write> StreamEncoder<W> {
             FrameType::PrecederMetadata,
             &m.encode(),
             self.opts.hashing,
-            None,
             self.pos,
         );
         self.emit(&f)?;
@@ -130,21 +128,24 @@ impl<W: Write> StreamEncoder<W> {
         let i = self.descriptors.len();
         let o = encode_object(descriptor, data, i, &self.opts)?;
         let at = self.pos;
-        let f = frame(
-            FrameType::NTensor,
-            &o.body,
-            self.opts.hashing,
-            Some(FRAME_HEADER_LEN + o.region_len),
+        let (written, hash) = write_frame(
+            &mut self.sink,
             at,
-        );
+            FrameType::NTensor,
+            &o.parts(),
+            self.opts.hashing,
+            Some(o.cbor_offset()),
+        )
+        .map_err(io)?;
+        self.pos += written;
         self.index.offsets.push(at);
         self.index
             .lengths
-            .push(FRAME_HEADER_LEN + o.body.len() as u64 + FrameType::NTensor.footer_len());
-        self.hashes.push(hash::xxh3(&o.body));
+            .push(FRAME_HEADER_LEN + o.body_len() + FrameType::NTensor.footer_len());
+        self.hashes.push(hash);
         self.descriptors.push(o.descriptor);
         self.pending_preceder = false;
-        self.emit(&f)
+        Ok(())
     }
 
     /// How many objects have been written.
@@ -178,7 +179,6 @@ impl<W: Write> StreamEncoder<W> {
                 FrameType::FooterHash,
                 &HashList::encode_xxh3(&self.hashes),
                 true,
-                None,
                 self.pos,
             );
             self.emit(&f)?;
@@ -188,7 +188,6 @@ impl<W: Write> StreamEncoder<W> {
                 FrameType::FooterIndex,
                 &self.index.encode(),
                 self.opts.hashing,
-                None,
                 self.pos,
             );
             self.emit(&f)?;
@@ -199,7 +198,6 @@ impl<W: Write> StreamEncoder<W> {
             FrameType::FooterMetadata,
             &full.encode(),
             self.opts.hashing,
-            None,
             self.pos,
         );
         self.emit(&f)?;

@@ -371,6 +371,9 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
             Ok(_) => {}
         }
     }
+    if let Err(e) = m.metadata() {
+        ctx.error(&e, None);
+    }
     for i in 0..m.len() {
         let o = match m.object(i) {
             Ok(o) => o,
@@ -427,10 +430,10 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
         } else {
             for (i, listed) in h.hashes.iter().enumerate() {
                 let slot = m.object(i).ok().and_then(|o| o.stored_hash());
-                if let (Some(slot), l) = (slot, listed) {
-                    if *l != Some(slot) {
-                        ctx.push("hash_frame_mismatch", Severity::Error, Some(i), None, format!("the hash frame's entry for object {i} differs from the frame's own hash {slot:016x}"));
-                    }
+                if let Some(slot) = slot
+                    && *listed != Some(slot)
+                {
+                    ctx.push("hash_frame_mismatch", Severity::Error, Some(i), None, format!("the hash frame's entry for object {i} differs from the frame's own hash {slot:016x}"));
                 }
             }
         }

@@ -24,19 +24,19 @@ pub const ALIGNMENT: u64 = 8;
 
 /// Message flags (preamble bits).
 pub mod flags {
-    /// A HeaderMetadata frame is present.
+    /// A `HeaderMetadata` frame is present.
     pub const HEADER_METADATA: u16 = 0x01;
-    /// A FooterMetadata frame is present.
+    /// A `FooterMetadata` frame is present.
     pub const FOOTER_METADATA: u16 = 0x02;
-    /// A HeaderIndex frame is present.
+    /// A `HeaderIndex` frame is present.
     pub const HEADER_INDEX: u16 = 0x04;
-    /// A FooterIndex frame is present.
+    /// A `FooterIndex` frame is present.
     pub const FOOTER_INDEX: u16 = 0x08;
-    /// A HeaderHash frame is present.
+    /// A `HeaderHash` frame is present.
     pub const HEADER_HASHES: u16 = 0x10;
-    /// A FooterHash frame is present.
+    /// A `FooterHash` frame is present.
     pub const FOOTER_HASHES: u16 = 0x20;
-    /// At least one PrecederMetadata frame is present.
+    /// At least one `PrecederMetadata` frame is present.
     pub const PRECEDER_METADATA: u16 = 0x40;
     /// Every frame carries a real hash (advisory).
     pub const HASHES_PRESENT: u16 = 0x80;

@@ -32,12 +32,34 @@ pub enum Command {
         /// The file to write.
         output: PathBuf,
         /// The output format, as `inspect --json` names it (safetensors, bintensors,
-        /// bintensors-legacy); by default it follows OUTPUT's extension.
+        /// bintensors-legacy, ztensor-0.1, ztensor-2, tensogram); by default it follows
+        /// OUTPUT's extension.
         #[arg(long, value_name = "FORMAT")]
         to: Option<String>,
+        /// Tensogram output only: the stages applied to every tensor, e.g.
+        /// `simple_packing:16,szip` or `shuffle,zstd:3` (stages that do not fit a tensor's
+        /// dtype are skipped for it).
+        #[arg(long, value_name = "STAGES")]
+        pipeline: Option<String>,
         /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Check a file: its structure, metadata and every stored hash or checksum. Exits 0
+    /// when the file is sound, 2 with the list of problems otherwise.
+    Validate {
+        /// The file to check.
+        file: PathBuf,
+        /// How deep to go (Tensogram): quick (structure), default (and metadata), checksum
+        /// (and every hash), full (and decode every object).
+        #[arg(long, value_enum, default_value_t = ValidateLevel::Full)]
+        level: ValidateLevel,
+        /// Also report CBOR that is not in canonical form (Tensogram).
+        #[arg(long)]
+        canonical: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Read or write stdlib-js ndarray meta data (the record `@stdlib/ndarray` serializes).
     #[command(subcommand)]
@@ -52,6 +74,19 @@ pub enum Command {
         #[arg(long)]
         small: bool,
     },
+}
+
+/// How deep `validate` goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ValidateLevel {
+    /// Structure only.
+    Quick,
+    /// Structure and metadata.
+    Default,
+    /// And every hash.
+    Checksum,
+    /// And decode everything.
+    Full,
 }
 
 /// `tensorkit stdlib-meta ...`

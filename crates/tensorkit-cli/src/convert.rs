@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::FormatId;
+use crate::pipeline_spec::PipelineSpec;
 use std::io::IsTerminal;
 use std::path::Path;
 use tensor_core::{Limits, MmapSource};
@@ -57,7 +58,13 @@ pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
 ///
 /// With `progress`, a bar on standard error follows the bytes written when the tensors
 /// total more than [`PROGRESS_THRESHOLD`] and standard error is a terminal.
-pub fn run(input: &Path, output: &Path, to: Option<&str>, progress: bool) -> Result<Summary> {
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<&str>,
+    pipeline: &PipelineSpec,
+    progress: bool,
+) -> Result<Summary> {
     let target = target(output, to)?;
     let map = MmapSource::open(input)?;
     let set = formats::read(input, &map, &Limits::default())?;
@@ -74,7 +81,7 @@ pub fn run(input: &Path, output: &Path, to: Option<&str>, progress: bool) -> Res
             bar.set_message(format!("writing {}", output.display()));
             bar
         });
-    let dropped = formats::write_with_progress(target, &set, output, bar.as_ref())?;
+    let dropped = formats::write_with_progress(target, &set, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

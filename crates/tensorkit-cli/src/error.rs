@@ -51,6 +51,28 @@ pub enum Error {
         #[source]
         source: tensor_ztensor::Error,
     },
+    /// A Tensogram file that could not be read or written.
+    #[error("{path}: {source}")]
+    Tensogram {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: tensor_frame::Error,
+    },
+    /// A Tensogram message that could not be opened, with where it starts in the file.
+    #[error("{path}: message {message} (at byte {offset}): {source}")]
+    TensogramAt {
+        /// The file.
+        path: PathBuf,
+        /// The message's index in the file.
+        message: usize,
+        /// Where the message starts in the file.
+        offset: u64,
+        /// What was wrong.
+        #[source]
+        source: tensor_frame::Error,
+    },
     /// stdlib-js meta data that could not be read or written.
     #[error("{path}: {source}")]
     StdlibMeta {
@@ -119,6 +141,7 @@ impl Kinded for Error {
             Error::StdlibMeta { source, .. } => source.kind(),
             Error::Bintensors { source, .. } => source.kind(),
             Error::Ztensor { source, .. } => source.kind(),
+            Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,

@@ -17,8 +17,10 @@ pub mod demo_data;
 pub mod error;
 pub mod formats;
 pub mod model;
+pub mod pipeline_spec;
 pub mod report;
 pub mod stdlib_meta;
+pub mod validate;
 
 use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
@@ -80,28 +82,60 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out), *json),
+        Command::Validate {
+            file,
+            level,
+            canonical,
+            json,
+        } => {
+            let r = validate::run(file, *level, *canonical).and_then(|o| {
+                let text = if *json {
+                    format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&o.json()).unwrap_or_default()
+                    )
+                } else {
+                    o.text(file)
+                };
+                write_out(out, &text)?;
+                Ok(o.failed())
+            });
+            match r {
+                Ok(true) => return EXIT_FAILURE,
+                Ok(false) => (Ok(()), *json),
+                Err(e) => (Err(e), *json),
+            }
+        }
         Command::Convert {
             input,
             output,
             to,
+            pipeline,
             quiet,
         } => (
-            convert::run(input, output, to.as_deref(), !quiet).and_then(|s| {
-                let mut text = format!(
-                    "converted {} tensors from {} to {}: {} ({} bytes)\n",
-                    s.tensors,
-                    s.from.id(),
-                    s.to.id(),
-                    output.display(),
-                    s.bytes
-                );
-                for d in &s.dropped {
-                    text.push_str("left out: ");
-                    text.push_str(d);
-                    text.push('\n');
-                }
-                write_out(out, &text)
-            }),
+            pipeline
+                .as_deref()
+                .map_or_else(
+                    || Ok(pipeline_spec::PipelineSpec::default()),
+                    pipeline_spec::PipelineSpec::parse,
+                )
+                .and_then(|p| convert::run(input, output, to.as_deref(), &p, !quiet))
+                .and_then(|s| {
+                    let mut text = format!(
+                        "converted {} tensors from {} to {}: {} ({} bytes)\n",
+                        s.tensors,
+                        s.from.id(),
+                        s.to.id(),
+                        output.display(),
+                        s.bytes
+                    );
+                    for d in &s.dropped {
+                        text.push_str("left out: ");
+                        text.push_str(d);
+                        text.push('\n');
+                    }
+                    write_out(out, &text)
+                }),
             false,
         ),
         Command::StdlibMeta(cmd) => (

@@ -18,26 +18,30 @@ pub enum FormatId {
     Ztensor1,
     /// zTensor 2, the current container.
     Ztensor2,
+    /// Tensogram v3 (`.tgm`): messages of objects.
+    Tensogram,
 }
 
 impl FormatId {
     /// Every format the command writes, in the order the demo shows them.
-    pub const WRITABLE: [FormatId; 5] = [
+    pub const WRITABLE: [FormatId; 6] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
         FormatId::Ztensor01,
         FormatId::Ztensor2,
+        FormatId::Tensogram,
     ];
 
     /// Every format the command reads.
-    pub const ALL: [FormatId; 6] = [
+    pub const ALL: [FormatId; 7] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
         FormatId::Ztensor01,
         FormatId::Ztensor1,
         FormatId::Ztensor2,
+        FormatId::Tensogram,
     ];
 
     /// The id used in JSON output and by `--to`.
@@ -50,6 +54,7 @@ impl FormatId {
             FormatId::Ztensor01 => "ztensor-0.1",
             FormatId::Ztensor1 => "ztensor-1",
             FormatId::Ztensor2 => "ztensor-2",
+            FormatId::Tensogram => "tensogram",
         }
     }
 
@@ -60,6 +65,7 @@ impl FormatId {
             FormatId::Safetensors => "safetensors",
             FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
             FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => "zt",
+            FormatId::Tensogram => "tgm",
         }
     }
 
@@ -76,6 +82,7 @@ impl FormatId {
             "safetensors" => Some(FormatId::Safetensors),
             "bt" | "bintensors" => Some(FormatId::Bintensors),
             "zt" | "ztensor" => Some(FormatId::Ztensor01),
+            "tgm" => Some(FormatId::Tensogram),
             _ => None,
         }
     }

@@ -98,7 +98,7 @@ fn check_message(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> {
         let hash = f.stored_hash(msg.bytes()).map(|h| format!("{h:016x}"));
         same(&serde_json::to_value(hash)?, &t["hash"], "frame hash")?;
     }
-    same(&metadata_json(msg.metadata()), &m["metadata"], "metadata")?;
+    same(&metadata_json(msg.metadata()?), &m["metadata"], "metadata")?;
     msg.verify_hashes()?;
     let report = validate(
         msg.bytes(),
@@ -201,7 +201,7 @@ fn check_reencode(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> 
     let off = u(&m["offset"], "offset")? as usize;
     let msg = Message::open(&file[off..], limits)?;
     let mut opts = options_for(m)?;
-    let caller = msg.metadata().without_reserved();
+    let caller = msg.metadata()?.without_reserved();
     let descriptors: Vec<DataObjectDescriptor> = (0..msg.len())
         .map(|i| Ok(msg.object(i)?.descriptor().clone()))
         .collect::<Result<_, Error>>()?;
@@ -229,10 +229,10 @@ fn check_reencode(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> 
         }
         data.push(msg.decode_object(i, wire_order)?.into_data());
         let mut d = d.clone();
-        if let Some(masks) = d.masks.take() {
-            if let Some(e) = masks.masks.values().find(|e| e.method != "none") {
-                opts.mask_method = MaskMethod::from_name(&e.method).ok_or("mask method")?;
-            }
+        if let Some(masks) = d.masks.take()
+            && let Some(e) = masks.masks.values().find(|e| e.method != "none")
+        {
+            opts.mask_method = MaskMethod::from_name(&e.method).ok_or("mask method")?;
         }
         raw_descriptors.push(d);
     }

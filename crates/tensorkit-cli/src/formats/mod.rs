@@ -5,10 +5,12 @@
 mod bintensors;
 #[doc = include_str!("../../../../docs/formats/safetensors.md")]
 mod safetensors;
+pub(crate) mod tensogram;
 mod ztensor;
 
 use crate::error::{Error, Result};
 use crate::model::{FormatId, TensorSet};
+use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
 
@@ -23,6 +25,9 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
             Some(tensor_ztensor::Generation::V2) => FormatId::Ztensor2,
             _ => FormatId::Ztensor01,
         });
+    }
+    if tensogram::looks_like(bytes) {
+        return Ok(FormatId::Tensogram);
     }
     if safetensors::looks_like(bytes) {
         return Ok(FormatId::Safetensors);
@@ -58,6 +63,7 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             ztensor::read(path, bytes, limits)
         }
+        FormatId::Tensogram => tensogram::read(path, bytes, limits),
     }
 }
 
@@ -66,16 +72,26 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
 /// hold and was left out (file metadata, per-tensor attributes), one note each; anything
 /// that would change the tensors themselves is an error instead, and leaves no file.
 pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<Vec<String>> {
-    write_with_progress(format, set, path, None)
+    write_with_progress(format, set, path, None, &PipelineSpec::default())
 }
 
-/// [`write()`], ticking `progress` by every byte written.
+/// [`write()`], ticking `progress` by every byte written, with `pipeline` applied to every
+/// tensor (Tensogram output only).
 pub fn write_with_progress(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
     progress: Option<&indicatif::ProgressBar>,
+    pipeline: &PipelineSpec,
 ) -> Result<Vec<String>> {
+    if format != FormatId::Tensogram && *pipeline != PipelineSpec::default() {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "--pipeline applies to tensogram output, not {}",
+                format.id()
+            ),
+        });
+    }
     let mut file = tensor_core::atomic::AtomicFile::create(path)?;
     let dropped = write_to(
         format,
@@ -85,6 +101,7 @@ pub fn write_with_progress(
             inner: &mut file,
             bar: progress,
         },
+        pipeline,
     )?;
     file.commit()?;
     Ok(dropped)
@@ -115,6 +132,7 @@ fn write_to(
     set: &TensorSet<'_>,
     path: &Path,
     out: &mut dyn std::io::Write,
+    pipeline: &PipelineSpec,
 ) -> Result<Vec<String>> {
     let attributes = set
         .tensors
@@ -122,7 +140,12 @@ fn write_to(
         .filter(|t| !t.attributes.is_empty())
         .count();
     let mut dropped = Vec::new();
-    if attributes > 0 && !matches!(format, FormatId::Ztensor01 | FormatId::Ztensor2) {
+    if attributes > 0
+        && !matches!(
+            format,
+            FormatId::Ztensor01 | FormatId::Ztensor2 | FormatId::Tensogram
+        )
+    {
         dropped.push(format!(
             "per-tensor attributes of {attributes} tensors ({} has no place for them)",
             format.id()
@@ -138,6 +161,7 @@ fn write_to(
         }
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
         FormatId::Ztensor2 => ztensor::write_v2(set, out, path)?,
+        FormatId::Tensogram => tensogram::write(set, out, path, pipeline)?,
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),

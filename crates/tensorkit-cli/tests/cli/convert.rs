@@ -28,15 +28,21 @@ fn convert(input: &Path, output: &Path, to: Option<&str>) -> Result<(), Failed> 
 }
 
 /// The tensors of `inspect --json`, by name. Writers store bools as 0/1, so for a bool
-/// tensor the values are compared, not the digest.
+/// tensor the values are compared, not the digest. Unnamed tensors get the names writers
+/// give them (`tensor_<i>`), and where a tensor sat (Tensogram's message and object) is
+/// left out.
 fn tensors(v: &Value) -> Value {
     let mut tensors: Vec<Value> = v["tensors"].as_array().cloned().unwrap_or_default();
-    for t in &mut tensors {
-        if t["dtype"] == "bool"
-            && let Some(o) = t.as_object_mut()
-        {
+    for (i, t) in tensors.iter_mut().enumerate() {
+        let Some(o) = t.as_object_mut() else { continue };
+        if o.get("dtype").is_some_and(|d| d == "bool") {
             o.remove("sha256_le");
         }
+        if o.get("name").is_none_or(Value::is_null) {
+            o.insert("name".into(), Value::from(format!("tensor_{i}")));
+        }
+        o.remove("message");
+        o.remove("object");
     }
     tensors.sort_by_key(|t| t["name"].to_string());
     Value::Array(tensors)
@@ -44,6 +50,7 @@ fn tensors(v: &Value) -> Value {
 
 /// A target format: its id, the dtypes it cannot store, whether it keeps metadata, and
 /// whether its metadata holds only strings.
+#[allow(clippy::struct_excessive_bools)] // One switch per property of a format.
 struct Target {
     id: &'static str,
     lacks: &'static [&'static str],
@@ -51,15 +58,18 @@ struct Target {
     string_metadata: bool,
     /// Names must be 1 to 1024 bytes without NUL (zTensor 2).
     strict_names: bool,
+    /// An empty metadata map survives (Tensogram leaves empty maps out).
+    keeps_empty_metadata: bool,
 }
 
-const TARGETS: [Target; 5] = [
+const TARGETS: [Target; 6] = [
     Target {
         id: "safetensors",
         lacks: &["complex128", "bitmask"],
         keeps_metadata: true,
         string_metadata: true,
         strict_names: false,
+        keeps_empty_metadata: true,
     },
     Target {
         id: "bintensors",
@@ -67,6 +77,7 @@ const TARGETS: [Target; 5] = [
         keeps_metadata: true,
         string_metadata: true,
         strict_names: false,
+        keeps_empty_metadata: true,
     },
     Target {
         id: "bintensors-legacy",
@@ -74,6 +85,7 @@ const TARGETS: [Target; 5] = [
         keeps_metadata: true,
         string_metadata: true,
         strict_names: false,
+        keeps_empty_metadata: true,
     },
     Target {
         id: "ztensor-0.1",
@@ -87,6 +99,7 @@ const TARGETS: [Target; 5] = [
         keeps_metadata: false,
         string_metadata: false,
         strict_names: false,
+        keeps_empty_metadata: true,
     },
     Target {
         id: "ztensor-2",
@@ -94,10 +107,19 @@ const TARGETS: [Target; 5] = [
         keeps_metadata: true,
         string_metadata: false,
         strict_names: true,
+        keeps_empty_metadata: true,
+    },
+    Target {
+        id: "tensogram",
+        lacks: &[],
+        keeps_metadata: true,
+        string_metadata: false,
+        strict_names: false,
+        keeps_empty_metadata: false,
     },
 ];
 
-fn round_trip(file: &Path) -> Result<(), Failed> {
+pub(crate) fn round_trip(file: &Path) -> Result<(), Failed> {
     let original = inspect_json(file)?;
     let dtypes: Vec<&str> = original["tensors"]
         .as_array()
@@ -143,7 +165,11 @@ fn round_trip(file: &Path) -> Result<(), Failed> {
             )
             .into());
         }
-        if target.keeps_metadata
+        let empty_map = original["metadata"]
+            .as_object()
+            .is_some_and(serde_json::Map::is_empty);
+        let metadata_kept = target.keeps_metadata && (target.keeps_empty_metadata || !empty_map);
+        if metadata_kept
             && got["metadata"] != original["metadata"]
             && !original["metadata"].is_null()
         {
@@ -166,7 +192,7 @@ fn round_trip(file: &Path) -> Result<(), Failed> {
         }
         // A BinTensors file comes back byte for byte, unless the target dropped its metadata.
         if file.extension().is_some_and(|e| e == "bt")
-            && (target.keeps_metadata || original["metadata"].is_null())
+            && (metadata_kept || original["metadata"].is_null())
         {
             let sidecar: Value = tensor_testkit::sidecar(file)?;
             if sidecar["writer_reproducible"] == true

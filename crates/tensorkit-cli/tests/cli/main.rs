@@ -9,6 +9,7 @@ mod killed;
 mod output;
 mod stdlib;
 mod support;
+mod tensogram;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -19,5 +20,6 @@ fn main() {
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(stdlib::trials());
+    trials.extend(tensogram::trials());
     libtest_mimic::run(&args, trials).exit();
 }
