@@ -14,6 +14,7 @@
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
 //! | `descriptor` | `tensor-descriptor` (feature `descriptor`) | Tensogram's CBOR data-object descriptor |
+//! | `frame` | `tensor-frame` (feature `frame`) | Tensogram v3 messages and `.tgm` files: buffered and streaming encode, random access, scanning, validation |
 //! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages (simple packing, shuffle, szip, zstd, lz4, masks) with bounded decoding |
 //! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
@@ -54,6 +55,34 @@
 //! // Converting is re-writing the same views in another layout (or format).
 //! let legacy = serialize(&[("w", back.view)], None, Layout::Legacy)?;
 //! assert_eq!(BinTensors::read(&legacy)?.layout(), Layout::Legacy);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Tensogram: write, read, convert
+//!
+//! ```
+//! # #[cfg(all(feature = "frame", feature = "ztensor"))] {
+//! use tensorkit::frame::descriptor::DataObjectDescriptor;
+//! use tensorkit::frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode};
+//! use tensorkit::{ByteOrder, Dtype, Limits, Tensor};
+//!
+//! // A float64 field packed to 16 bits and szip-coded, as weather archives store it.
+//! let t2m = Tensor::from_elements(&[2, 3], &[271.5f64, 272.0, 273.25, 274.0, 275.5, 276.0])?;
+//! let mut desc = DataObjectDescriptor::new(Dtype::Float64, &[2, 3], ByteOrder::NATIVE);
+//! desc.encoding = "simple_packing".into();
+//! desc.params.insert("sp_bits_per_value".into(), 16u64.into());
+//! let msg = encode(&GlobalMetadata::default(), &[desc], &[t2m.data()], &EncodeOptions::default())?;
+//!
+//! let m = Message::open(&msg, &Limits::default())?;
+//! let back = m.decode_object(0, DecodeOptions { verify_hash: true, ..DecodeOptions::default() })?;
+//! let values = back.view().typed::<f64>()?;
+//! assert!((values[3] - 274.0).abs() < 1e-3); // within half a quantisation step
+//!
+//! // Into zTensor 2: the decoded tensor, another container.
+//! let mut zt = Vec::new();
+//! tensorkit::ztensor::write_v2(&mut zt, &[("t2m", back.view(), None)], None)?;
+//! assert_eq!(tensorkit::ztensor::AnyZTensor::open(&zt)?.len(), 1);
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -103,6 +132,8 @@ pub use tensor_core as bytes;
 #[cfg(feature = "descriptor")]
 pub use tensor_descriptor as descriptor;
 pub use tensor_dtype as dtype;
+#[cfg(feature = "frame")]
+pub use tensor_frame as frame;
 #[cfg(feature = "pipeline")]
 pub use tensor_pipeline as pipeline;
 #[cfg(feature = "stdlib-meta")]

@@ -270,6 +270,37 @@ fn files_of_many_messages() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Decoding into a caller's buffer, and (with the `parallel` feature) on several threads,
+/// gives what a plain decode gives.
+fn caller_buffers_and_threads_agree() -> Result<(), Failed> {
+    let objects: Vec<(DataObjectDescriptor, Vec<u8>)> = (0..40)
+        .map(|i| f32_object(&[i as f32 * 0.5; 100]))
+        .collect();
+    let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
+    let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+    let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
+    let m = Message::open(&bytes, &Limits::default())?;
+    let all = m.decode_all(DecodeOptions::default())?;
+    let mut dst = vec![0u8; 400];
+    for (i, t) in all.iter().enumerate() {
+        m.object(i)?
+            .decode_into(&mut dst, DecodeOptions::default(), &Limits::default())?;
+        assert_eq!(dst.as_slice(), t.data());
+    }
+    assert!(
+        m.object(0)?
+            .decode_into(
+                &mut dst[..399],
+                DecodeOptions::default(),
+                &Limits::default()
+            )
+            .is_err()
+    );
+    #[cfg(feature = "parallel")]
+    assert_eq!(m.decode_all_parallel(DecodeOptions::default())?, all);
+    Ok(())
+}
+
 fn random_access_reads_only_the_object() -> Result<(), Failed> {
     let objects: Vec<(DataObjectDescriptor, Vec<u8>)> =
         (0..2000).map(|i| f32_object(&[i as f32; 16])).collect();
@@ -441,6 +472,10 @@ pub(crate) fn trials() -> Vec<Trial> {
             random_access_reads_only_the_object,
         ),
         t("proptest_round_trips", proptest_round_trips),
+        t(
+            "caller_buffers_and_threads_agree",
+            caller_buffers_and_threads_agree,
+        ),
         t(
             "simple_packing_computes_its_parameters",
             simple_packing_computes_its_parameters,

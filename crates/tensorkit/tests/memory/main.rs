@@ -2,8 +2,6 @@
 //! every tensor in it, allocates at most a small multiple of the file's size plus the limits
 //! the reader was given. The global allocator is capped before each file; an allocation past
 //! the cap aborts this test binary, naming the file on stderr first.
-//!
-//! (Tensogram's bad files join once its reader lands.)
 
 use cap::Cap;
 use std::alloc::System;
@@ -79,6 +77,25 @@ fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
                 failed |= file.read(i).is_err();
             }
             failed
+        });
+        checked += 1;
+    }
+    for path in bad_files("tensogram") {
+        capped_file(&path, |b| {
+            let opts = tensorkit::frame::DecodeOptions {
+                verify_hash: true,
+                ..tensorkit::frame::DecodeOptions::default()
+            };
+            let failed = tensorkit::frame::decode(b, opts, &limits()).is_err();
+            let report = tensorkit::frame::validate(
+                b,
+                tensorkit::frame::ValidateOptions {
+                    level: tensorkit::frame::Level::Full,
+                    canonical: true,
+                },
+                &limits(),
+            );
+            failed || !report.is_ok()
         });
         checked += 1;
     }
