@@ -137,6 +137,9 @@ pub enum Error {
         /// Its dtype.
         dtype: tensor_dtype::Dtype,
     },
+    /// The `paranoid` feature's check: a written file does not read back as what was given.
+    #[error("self-check of the written file failed: {0}")]
+    SelfCheck(String),
 }
 
 impl Error {
@@ -162,6 +165,7 @@ impl Error {
             Error::MetadataIncompleteBuffer { .. } => "MetadataIncompleteBuffer",
             Error::NotCanonical(_) => "NotCanonical",
             Error::UnsupportedDtype { .. } => "UnsupportedDtype",
+            Error::SelfCheck(_) => "SelfCheck",
             Error::Core(_) => "Core",
             Error::Dtype(_) => "Dtype",
         }
@@ -173,6 +177,7 @@ impl Kinded for Error {
         match self {
             Error::Core(e) => e.kind(),
             Error::Dtype(e) => e.kind(),
+            Error::SelfCheck(_) => ErrorKind::ChecksumMismatch,
             Error::HeaderTooSmall { .. } | Error::InvalidHeaderLength { .. } => {
                 ErrorKind::Truncated
             }

@@ -118,7 +118,42 @@ pub fn write(
         out.write_all(&t.data).map_err(io)?;
         total += t.data.len() as u64;
     }
+    #[cfg(feature = "paranoid")]
+    self_check(&head, &outgoing, layout)?;
     Ok(total)
+}
+
+/// The `paranoid` feature: the file just written reads back as what was given.
+#[cfg(feature = "paranoid")]
+fn self_check(head: &[u8], outgoing: &[Outgoing<'_, '_>], layout: Layout) -> Result<()> {
+    use crate::file::{LayoutChoice, ReadOptions};
+    let mut all = (head.len() as u64).to_le_bytes().to_vec();
+    all.extend_from_slice(head);
+    for t in outgoing {
+        all.extend_from_slice(&t.data);
+    }
+    // The two layouts carry no marker: read back in the one written.
+    let choice = match layout {
+        Layout::Release => LayoutChoice::Release,
+        Layout::Legacy => LayoutChoice::Legacy,
+    };
+    let file = crate::file::BinTensors::read_with(&all, &ReadOptions::default().layout(choice))
+        .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
+    for t in outgoing {
+        let back = file
+            .tensor(t.name)
+            .ok_or_else(|| Error::SelfCheck(format!("tensor {:?} is missing", t.name)))?;
+        if back.view.shape() != t.shape
+            || dtype::to_id(back.view.dtype()) != Some(t.id)
+            || back.view.to_canonical_le_bytes() != t.data
+        {
+            return Err(Error::SelfCheck(format!(
+                "tensor {:?} reads back differently",
+                t.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The whole file as bytes.

@@ -269,6 +269,8 @@ pub(crate) fn encode_object<'a>(
         let enc = p
             .encode(&input, d.dtype, order, n)
             .map_err(|source| Error::Pipeline { object: i, source })?;
+        #[cfg(feature = "paranoid")]
+        crate::paranoid::check_payload(&p, &enc.payload, &input, d.dtype, order, n, i)?;
         if let Some(offsets) = enc.szip_block_offsets {
             d.params.insert(
                 "szip_block_offsets".into(),
@@ -637,6 +639,8 @@ fn assemble(
         }
         .to_bytes(),
     );
+    #[cfg(feature = "paranoid")]
+    crate::paranoid::check_message(out, objects)?;
     Ok(())
 }
 

@@ -125,6 +125,15 @@ pub enum Error {
         /// The object.
         object: usize,
     },
+    /// The `paranoid` feature's check: what a writer produced does not decode to what it was
+    /// given.
+    #[error("self-check failed{}: {what}", object.map(|o| format!(" for object {o}")).unwrap_or_default())]
+    SelfCheck {
+        /// The object, when the failure belongs to one.
+        object: Option<usize>,
+        /// What differed.
+        what: String,
+    },
     /// The caller passed arguments that cannot work together.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -169,9 +178,10 @@ impl Error {
             },
             Error::Framing { .. } => Class::Framing,
             Error::Metadata(_) => Class::Metadata,
-            Error::Encoding { .. } | Error::Unsupported { .. } | Error::InvalidArgument(_) => {
-                Class::Encoding
-            }
+            Error::Encoding { .. }
+            | Error::Unsupported { .. }
+            | Error::InvalidArgument(_)
+            | Error::SelfCheck { .. } => Class::Encoding,
             Error::ObjectIndex { .. } => Class::Object,
             Error::HashMismatch { .. } => Class::HashMismatch,
             Error::MissingHash { .. } => Class::MissingHash,
@@ -190,7 +200,9 @@ impl Kinded for Error {
             }
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::ObjectIndex { .. } | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
-            Error::HashMismatch { .. } | Error::MissingHash { .. } => ErrorKind::ChecksumMismatch,
+            Error::HashMismatch { .. } | Error::MissingHash { .. } | Error::SelfCheck { .. } => {
+                ErrorKind::ChecksumMismatch
+            }
         }
     }
 }

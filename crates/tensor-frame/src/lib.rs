@@ -34,6 +34,8 @@ mod message;
 pub mod metadata;
 mod nonfinite;
 mod object;
+#[cfg(feature = "paranoid")]
+mod paranoid;
 mod provenance;
 mod stream;
 pub mod validate;

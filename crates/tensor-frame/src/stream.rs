@@ -128,6 +128,8 @@ impl<W: Write> StreamEncoder<W> {
         let i = self.descriptors.len();
         let o = encode_object(descriptor, data, i, &self.opts)?;
         let at = self.pos;
+        #[cfg(feature = "paranoid")]
+        crate::paranoid::check_frame(&o, i, self.opts.hashing)?;
         let (written, hash) = write_frame(
             &mut self.sink,
             at,

@@ -103,6 +103,9 @@ pub enum Error {
     /// Subscripts given for the wrong number of dimensions, or no submodes to resolve them.
     #[error("{0}")]
     InvalidSubscripts(String),
+    /// The `paranoid` feature's check: a written buffer does not read back as what was given.
+    #[error("self-check of the written buffer failed: {0}")]
+    SelfCheck(String),
 }
 
 impl Kinded for Error {
@@ -110,6 +113,7 @@ impl Kinded for Error {
         match self {
             Error::Core(e) => e.kind(),
             Error::Dtype(e) => e.kind(),
+            Error::SelfCheck(_) => ErrorKind::ChecksumMismatch,
             Error::Truncated { .. } => ErrorKind::Truncated,
             Error::UnknownDtype(_) | Error::UnviewableDtype(_) | Error::NoStdlibDtype(_) => {
                 ErrorKind::Unsupported

@@ -315,6 +315,17 @@ impl MetaData {
     pub fn serialize(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.byte_length() as usize);
         self.serialize_into(&mut out)?;
+        #[cfg(feature = "paranoid")]
+        {
+            let back = MetaDataRef::parse(&out)
+                .map_err(|e| Error::SelfCheck(format!("the buffer does not parse: {e}")))?
+                .to_owned();
+            if &back != self {
+                return Err(Error::SelfCheck(
+                    "the buffer parses to other meta data".into(),
+                ));
+            }
+        }
         Ok(out)
     }
 

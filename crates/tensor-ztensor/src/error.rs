@@ -88,6 +88,9 @@ pub enum Error {
     /// A tensor the writer cannot store.
     #[error("zTensor cannot store {0}")]
     Unwritable(String),
+    /// The `paranoid` feature's check: a written file does not read back as what was given.
+    #[error("self-check of the written file failed: {0}")]
+    SelfCheck(String),
 }
 
 impl Error {
@@ -113,6 +116,7 @@ impl Kinded for Error {
         match self {
             Error::Core(e) => e.kind(),
             Error::Dtype(e) => e.kind(),
+            Error::SelfCheck(_) => ErrorKind::ChecksumMismatch,
             Error::Format { class, .. } => match class {
                 Class::Truncated => ErrorKind::Truncated,
                 Class::ChecksumMismatch | Class::ManifestHashMismatch => {

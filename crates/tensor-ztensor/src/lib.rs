@@ -27,6 +27,8 @@ mod container;
 mod error;
 mod file;
 mod index;
+#[cfg(feature = "paranoid")]
+mod paranoid;
 mod sparse;
 mod write;
 mod write_v2;

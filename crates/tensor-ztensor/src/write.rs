@@ -60,6 +60,10 @@ pub struct Writer<W: Write> {
     out: W,
     pos: u64,
     entries: Vec<Vec<u8>>,
+    /// Everything written and what each tensor must read back as, for the `paranoid`
+    /// feature.
+    #[cfg(feature = "paranoid")]
+    copy: (Vec<u8>, Vec<crate::paranoid::Expected>),
 }
 
 fn io(e: std::io::Error) -> Error {
@@ -74,6 +78,8 @@ impl<W: Write> Writer<W> {
             out,
             pos: 8,
             entries: Vec::new(),
+            #[cfg(feature = "paranoid")]
+            copy: (MAGIC_V0_1.to_vec(), Vec::new()),
         })
     }
 
@@ -117,6 +123,14 @@ impl<W: Write> Writer<W> {
         let offset = self.pos + pad;
         self.out.write_all(&blob).map_err(io)?;
         self.pos = offset + blob.len() as u64;
+        #[cfg(feature = "paranoid")]
+        {
+            self.copy.0.resize(offset as usize, 0);
+            self.copy.0.extend_from_slice(&blob);
+            self.copy
+                .1
+                .push((name.to_owned(), view.to_canonical_le_bytes().into_owned()));
+        }
 
         let mut e = Encoder::new();
         e.indefinite_map();
@@ -171,6 +185,13 @@ impl<W: Write> Writer<W> {
             .write_all(&(e.out.len() as u64).to_le_bytes())
             .map_err(io)?;
         self.out.flush().map_err(io)?;
+        #[cfg(feature = "paranoid")]
+        {
+            let (mut copy, expected) = std::mem::take(&mut self.copy);
+            copy.extend_from_slice(&e.out);
+            copy.extend_from_slice(&(e.out.len() as u64).to_le_bytes());
+            crate::paranoid::check(&copy, &expected)?;
+        }
         Ok((self.out, self.pos + e.out.len() as u64 + 8))
     }
 }

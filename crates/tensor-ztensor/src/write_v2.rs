@@ -47,6 +47,9 @@ fn storage(dtype: Dtype, name: &str) -> Result<(&'static str, Option<&'static st
 struct Sink<'w, W: Write> {
     out: &'w mut W,
     pos: u64,
+    /// Everything written, for the `paranoid` feature's read-back.
+    #[cfg(feature = "paranoid")]
+    copy: Vec<u8>,
 }
 
 impl<W: Write> Sink<'_, W> {
@@ -55,6 +58,8 @@ impl<W: Write> Sink<'_, W> {
             .write_all(bytes)
             .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
         self.pos += bytes.len() as u64;
+        #[cfg(feature = "paranoid")]
+        self.copy.extend_from_slice(bytes);
         Ok(())
     }
 
@@ -77,7 +82,12 @@ pub fn write_v2(
     tensors: &[(&str, TensorView<'_>, Option<Value>)],
     attributes: Option<Value>,
 ) -> Result<u64> {
-    let mut sink = Sink { out, pos: 0 };
+    let mut sink = Sink {
+        out,
+        pos: 0,
+        #[cfg(feature = "paranoid")]
+        copy: Vec::new(),
+    };
     sink.put(MAGIC_V2)?;
     // (digest, length) -> blobs already written with it: (offset, index of the tensor).
     let mut written: HashMap<(u64, usize), Vec<(u64, usize)>> = HashMap::new();
@@ -157,6 +167,14 @@ pub fn write_v2(
     sink.out
         .flush()
         .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
+    #[cfg(feature = "paranoid")]
+    crate::paranoid::check(
+        &sink.copy,
+        &tensors
+            .iter()
+            .map(|(n, v, _)| ((*n).to_owned(), v.to_canonical_le_bytes().into_owned()))
+            .collect::<Vec<_>>(),
+    )?;
     Ok(sink.pos)
 }
 
