@@ -24,6 +24,68 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// One line per tensor: name, dtype, shape, bytes, and where it sits (Tensogram's message
+    /// and object), tab-separated.
+    Ls {
+        /// The file to read.
+        file: PathBuf,
+    },
+    /// Print one tensor's values (a row of the last dimension per line), or write it to a
+    /// NumPy `.npy` file with `-o`.
+    Get {
+        /// The file to read.
+        file: PathBuf,
+        /// The tensor: its name, `tensor_<i>` for unnamed ones, or `#<i>` for the i-th.
+        name: String,
+        /// Write a `.npy` file here instead of printing.
+        #[arg(short, long, value_name = "OUT.npy")]
+        output: Option<PathBuf>,
+    },
+    /// Check every checksum and hash the file carries; exit 2 on a mismatch.
+    Verify {
+        /// The file to check.
+        file: PathBuf,
+    },
+    /// Compare two files tensor by tensor (across formats), by name. Exit 0 when every
+    /// tensor matches, 1 when something differs.
+    Diff {
+        /// The first file.
+        a: PathBuf,
+        /// The second file.
+        b: PathBuf,
+        /// Largest absolute difference still counted as equal (for lossy pipelines).
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+    },
+    /// Put every tensor of several files into one (names must not repeat).
+    Merge {
+        /// The files to read.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// The output format (as for `convert`); by default from OUTPUT's extension.
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<String>,
+        /// Tensogram output only: stages applied to every tensor (as for `convert`).
+        #[arg(long, value_name = "STAGES")]
+        pipeline: Option<String>,
+    },
+    /// Write every tensor of a file to a file of its own in a directory.
+    Split {
+        /// The file to read.
+        input: PathBuf,
+        /// The directory to write into (created if missing).
+        #[arg(short, long, value_name = "DIR")]
+        out_dir: PathBuf,
+        /// The output format (as for `convert`); by default the input's.
+        #[arg(long, value_name = "FORMAT")]
+        to: Option<String>,
+        /// Tensogram output only: stages applied to every tensor (as for `convert`).
+        #[arg(long, value_name = "STAGES")]
+        pipeline: Option<String>,
+    },
     /// Convert a tensor file to another format, keeping names, dtypes, shapes, values and
     /// metadata; anything the target cannot hold is an error that names it.
     Convert {

@@ -17,9 +17,11 @@ pub mod demo_data;
 pub mod error;
 pub mod formats;
 pub mod model;
+pub mod npy;
 pub mod pipeline_spec;
 pub mod report;
 pub mod stdlib_meta;
+pub mod tools;
 pub mod validate;
 
 use cli::{Cli, Command, StdlibMetaCommand};
@@ -30,6 +32,16 @@ use tensor_core::{Kinded, Limits, MmapSource};
 
 /// Exit status for a file that cannot be read or a check that failed.
 pub const EXIT_FAILURE: i32 = 2;
+
+/// Exit status of `diff` when the files differ (as diff(1) does).
+pub const EXIT_DIFFERENT: i32 = 1;
+
+fn pipeline_of(spec: Option<&str>) -> Result<pipeline_spec::PipelineSpec> {
+    spec.map_or_else(
+        || Ok(pipeline_spec::PipelineSpec::default()),
+        pipeline_spec::PipelineSpec::parse,
+    )
+}
 
 fn inspect(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     let map = MmapSource::open(file)?;
@@ -82,6 +94,57 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out), *json),
+        Command::Ls { file } => (tools::ls(file).and_then(|t| write_out(out, &t)), false),
+        Command::Get { file, name, output } => (
+            tools::get(file, name, output.as_deref()).and_then(|t| write_out(out, &t)),
+            false,
+        ),
+        Command::Verify { file } => match tools::verify(file) {
+            Ok(v) => {
+                if let Err(e) = write_out(out, &v.text) {
+                    (Err(e), false)
+                } else if v.failed {
+                    return EXIT_FAILURE;
+                } else {
+                    (Ok(()), false)
+                }
+            }
+            Err(e) => (Err(e), false),
+        },
+        Command::Diff { a, b, tolerance } => match tools::diff(a, b, *tolerance) {
+            Ok((text, differ)) => {
+                if let Err(e) = write_out(out, &text) {
+                    (Err(e), false)
+                } else if differ {
+                    return EXIT_DIFFERENT;
+                } else {
+                    (Ok(()), false)
+                }
+            }
+            Err(e) => (Err(e), false),
+        },
+        Command::Merge {
+            inputs,
+            output,
+            to,
+            pipeline,
+        } => (
+            pipeline_of(pipeline.as_deref())
+                .and_then(|p| tools::merge(inputs, output, to.as_deref(), &p))
+                .and_then(|t| write_out(out, &t)),
+            false,
+        ),
+        Command::Split {
+            input,
+            out_dir,
+            to,
+            pipeline,
+        } => (
+            pipeline_of(pipeline.as_deref())
+                .and_then(|p| tools::split(input, out_dir, to.as_deref(), &p))
+                .and_then(|t| write_out(out, &t)),
+            false,
+        ),
         Command::Validate {
             file,
             level,
@@ -113,12 +176,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             pipeline,
             quiet,
         } => (
-            pipeline
-                .as_deref()
-                .map_or_else(
-                    || Ok(pipeline_spec::PipelineSpec::default()),
-                    pipeline_spec::PipelineSpec::parse,
-                )
+            pipeline_of(pipeline.as_deref())
                 .and_then(|p| convert::run(input, output, to.as_deref(), &p, !quiet))
                 .and_then(|s| {
                     let mut text = format!(

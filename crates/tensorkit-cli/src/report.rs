@@ -74,7 +74,7 @@ fn display_name(t: &NamedTensor<'_>) -> String {
     name
 }
 
-fn shape_text(shape: &[u64]) -> String {
+pub(crate) fn shape_text(shape: &[u64]) -> String {
     let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
     format!("[{}]", dims.join(", "))
 }

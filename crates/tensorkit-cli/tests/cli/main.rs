@@ -10,6 +10,7 @@ mod output;
 mod stdlib;
 mod support;
 mod tensogram;
+mod tools;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -21,5 +22,6 @@ fn main() {
     trials.extend(output::trials());
     trials.extend(stdlib::trials());
     trials.extend(tensogram::trials());
+    trials.extend(tools::trials());
     libtest_mimic::run(&args, trials).exit();
 }

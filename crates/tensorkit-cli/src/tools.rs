@@ -1,0 +1,463 @@
+//! The commands that look inside files and move tensors between them: `ls`, `get`,
+//! `verify`, `diff`, `merge` and `split`.
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::pipeline_spec::PipelineSpec;
+use crate::report;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use tensor_core::{ByteOrder, Limits, MmapSource};
+use tensor_dtype::scalar::{self, Scalar};
+
+/// Maps `file` and reads it into a tensor set (borrowing from the map).
+pub(crate) fn open(file: &Path) -> Result<MmapSource> {
+    MmapSource::open(file).map_err(Into::into)
+}
+
+/// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
+pub fn ls(file: &Path) -> Result<String> {
+    let map = open(file)?;
+    let set = formats::read(file, &map, &Limits::default())?;
+    let mut out = String::new();
+    for (i, t) in set.tensors.iter().enumerate() {
+        let v = t.view();
+        let _ = write!(
+            out,
+            "{}\t{}\t{}\t{}",
+            display(t, i),
+            v.dtype(),
+            report::shape_text(v.shape()),
+            v.byte_len()
+        );
+        for (key, index) in &t.location {
+            let _ = write!(out, "\t{key}={index}");
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn display(t: &NamedTensor<'_>, i: usize) -> String {
+    t.name.clone().unwrap_or_else(|| format!("tensor_{i}"))
+}
+
+/// The tensor `key` names: its name, `tensor_<i>` for the i-th unnamed one, or `#<i>` for
+/// the i-th in file order.
+pub fn find<'s, 'a>(set: &'s TensorSet<'a>, key: &str, file: &Path) -> Result<&'s NamedTensor<'a>> {
+    let by_name = set.tensors.iter().find(|t| t.name.as_deref() == Some(key));
+    let by_index = key
+        .strip_prefix('#')
+        .or_else(|| key.strip_prefix("tensor_"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .and_then(|i| set.tensors.get(i))
+        .filter(|t| key.starts_with('#') || t.name.is_none());
+    by_name.or(by_index).ok_or_else(|| Error::UnknownTarget {
+        what: format!(
+            "{}: no tensor {key:?} (names: {}; or #0 to #{})",
+            file.display(),
+            set.names()
+                .iter()
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            set.tensors.len().saturating_sub(1)
+        ),
+    })
+}
+
+/// One value as text: narrow floats in their own shortest form (a float32 0.1 prints as
+/// `0.1`, not as its float64 widening), everything else as in JSON output.
+fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
+    use tensor_dtype::Dtype;
+    let narrow = matches!(
+        dtype,
+        Dtype::Float32 | Dtype::Complex64 | Dtype::Float16 | Dtype::Bfloat16
+    );
+    let f = |v: f64| {
+        if !v.is_finite() {
+            report::float_json(v)
+                .to_string()
+                .trim_matches('"')
+                .to_owned()
+        } else if narrow {
+            format!("{:?}", v as f32)
+        } else {
+            format!("{v:?}")
+        }
+    };
+    match s {
+        Scalar::Float(v) => f(v),
+        Scalar::Complex(re, im) => format!(
+            "{}{}{}j",
+            f(re),
+            if im < 0.0 || im.is_nan() { "" } else { "+" },
+            f(im)
+        ),
+        other => report::scalar_json(other).to_string(),
+    }
+}
+
+/// `get`: the tensor's values as text, one row of the last dimension per line, or written
+/// to `output` as a `.npy` file.
+pub fn get(file: &Path, key: &str, output: Option<&Path>) -> Result<String> {
+    let map = open(file)?;
+    let set = formats::read(file, &map, &Limits::default())?;
+    let t = find(&set, key, file)?;
+    let v = t.view();
+    if let Some(path) = output {
+        let mut f = tensor_core::atomic::AtomicFile::create(path)?;
+        crate::npy::write(&v, key, &mut f)?;
+        f.commit()?;
+        return Ok(format!(
+            "wrote {} ({} {}, {} bytes of data)\n",
+            path.display(),
+            v.dtype(),
+            report::shape_text(v.shape()),
+            v.byte_len()
+        ));
+    }
+    let le = v.to_le_bytes();
+    let n = usize::try_from(v.element_count()).unwrap_or(usize::MAX);
+    let row = v
+        .shape()
+        .last()
+        .map_or(1, |&d| usize::try_from(d).unwrap_or(1))
+        .max(1);
+    let mut out = format!(
+        "# {} {} {}\n",
+        key,
+        v.dtype(),
+        report::shape_text(v.shape())
+    );
+    let mut start = 0;
+    while start < n {
+        let values = scalar::decode(v.dtype(), &le, ByteOrder::Little, start, row);
+        let line: Vec<String> = values
+            .into_iter()
+            .map(|s| scalar_text(s, v.dtype()))
+            .collect();
+        out.push_str(&line.join(" "));
+        out.push('\n');
+        start += row;
+    }
+    Ok(out)
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The text to print.
+    pub text: String,
+    /// Whether a checksum or hash did not match.
+    pub failed: bool,
+}
+
+/// `verify`: every checksum and hash the file carries.
+pub fn verify(file: &Path) -> Result<Verified> {
+    let map = open(file)?;
+    let format = formats::detect(file, &map)?;
+    let head = format!("{}: {}", file.display(), format.id());
+    match format {
+        FormatId::Tensogram => {
+            let o = crate::validate::run(file, crate::cli::ValidateLevel::Checksum, false)?;
+            let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
+            for (severity, code, at, detail) in &o.problems {
+                let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
+            }
+            if o.hashes_verified == 0 && !o.failed() {
+                text.push_str("nothing to verify: no frame carries a hash\n");
+            }
+            Ok(Verified {
+                text,
+                failed: o.failed(),
+            })
+        }
+        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+            let z = tensor_ztensor::AnyZTensor::open(&map).map_err(|source| Error::Ztensor {
+                path: file.to_path_buf(),
+                source,
+            });
+            match z.and_then(|z| {
+                z.verify_all().map_err(|source| Error::Ztensor {
+                    path: file.to_path_buf(),
+                    source,
+                })
+            }) {
+                Ok(n) => Ok(Verified {
+                    text: format!("{head}, {n} checksums verified\n"),
+                    failed: false,
+                }),
+                Err(e) => Ok(Verified {
+                    text: format!("{head}\nerror: {e}\n"),
+                    failed: true,
+                }),
+            }
+        }
+        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
+            // No checksums to check: reading every tensor is the only check there is.
+            formats::read(file, &map, &Limits::default())?;
+            Ok(Verified {
+                text: format!("{head}: the format stores no checksums; every tensor reads\n"),
+                failed: false,
+            })
+        }
+    }
+}
+
+/// Real and imaginary parts of a value, for numeric comparison.
+fn parts(s: Scalar) -> (f64, f64) {
+    match s {
+        Scalar::Bool(b) => (f64::from(u8::from(b)), 0.0),
+        Scalar::Int(i) => (i as f64, 0.0),
+        Scalar::Uint(u) => (u as f64, 0.0),
+        Scalar::Float(f) => (f, 0.0),
+        Scalar::Complex(re, im) => (re, im),
+    }
+}
+
+/// The largest difference between two tensors' values (NaN matching NaN counts as equal),
+/// or `None` when one holds NaN where the other does not.
+fn max_difference(a: &NamedTensor<'_>, b: &NamedTensor<'_>) -> Option<f64> {
+    let (va, vb) = (a.view(), b.view());
+    let (la, lb) = (va.to_le_bytes(), vb.to_le_bytes());
+    let n = usize::try_from(va.element_count()).unwrap_or(usize::MAX);
+    let mut worst = 0f64;
+    let chunk = 1 << 16;
+    let mut start = 0;
+    while start < n {
+        let xs = scalar::decode(va.dtype(), &la, ByteOrder::Little, start, chunk);
+        let ys = scalar::decode(vb.dtype(), &lb, ByteOrder::Little, start, chunk);
+        for (x, y) in xs.into_iter().zip(ys) {
+            let ((xr, xi), (yr, yi)) = (parts(x), parts(y));
+            for (p, q) in [(xr, yr), (xi, yi)] {
+                if p.is_nan() || q.is_nan() {
+                    if p.is_nan() != q.is_nan() {
+                        return None;
+                    }
+                } else if p != q {
+                    worst = worst.max((p - q).abs());
+                }
+            }
+        }
+        start += chunk;
+    }
+    Some(worst)
+}
+
+/// `diff`: tensor by tensor, by name (or by position for unnamed tensors). Returns the
+/// report and whether anything differs beyond `tolerance`.
+pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
+    let (ma, mb) = (open(a)?, open(b)?);
+    let sa = formats::read(a, &ma, &Limits::default())?;
+    let sb = formats::read(b, &mb, &Limits::default())?;
+    let (na, nb) = (sa.names(), sb.names());
+    let mut out = format!(
+        "--- {} ({})\n+++ {} ({})\n",
+        a.display(),
+        sa.format.id(),
+        b.display(),
+        sb.format.id()
+    );
+    let mut differ = false;
+    for (i, name) in na.iter().enumerate() {
+        let ta = &sa.tensors[i];
+        let Some(j) = nb.iter().position(|n| n == name) else {
+            differ = true;
+            let _ = writeln!(out, "- {name}: only in the first file");
+            continue;
+        };
+        let tb = &sb.tensors[j];
+        let (va, vb) = (ta.view(), tb.view());
+        if va.shape() != vb.shape() {
+            differ = true;
+            let _ = writeln!(
+                out,
+                "! {name}: shape {} vs {}",
+                report::shape_text(va.shape()),
+                report::shape_text(vb.shape())
+            );
+            continue;
+        }
+        let dtypes = if va.dtype() == vb.dtype() {
+            String::new()
+        } else {
+            format!(" ({} vs {})", va.dtype(), vb.dtype())
+        };
+        if va.dtype() == vb.dtype() && va.to_canonical_le_bytes() == vb.to_canonical_le_bytes() {
+            let _ = writeln!(out, "= {name}: identical");
+            continue;
+        }
+        match max_difference(ta, tb) {
+            Some(d) if d == 0.0 => {
+                let _ = writeln!(out, "= {name}: equal values{dtypes}");
+            }
+            Some(d) if d <= tolerance => {
+                let _ = writeln!(out, "~ {name}: within tolerance, max |a-b| = {d:e}{dtypes}");
+            }
+            Some(d) => {
+                differ = true;
+                let _ = writeln!(out, "! {name}: max |a-b| = {d:e}{dtypes}");
+            }
+            None => {
+                differ = true;
+                let _ = writeln!(
+                    out,
+                    "! {name}: NaN in one file where the other has a number{dtypes}"
+                );
+            }
+        }
+    }
+    for name in nb.iter().filter(|n| !na.contains(n)) {
+        differ = true;
+        let _ = writeln!(out, "+ {name}: only in the second file");
+    }
+    if sa.metadata != sb.metadata {
+        let _ = writeln!(out, "(file metadata differs)");
+    }
+    Ok((out, differ))
+}
+
+/// The output format for `merge`/`split`: `--to`, else the output's extension, else (for
+/// split) the input's format when it can be written.
+fn format_for(output: &Path, to: Option<&str>, fallback: Option<FormatId>) -> Result<FormatId> {
+    match (to, FormatId::from_extension(output), fallback) {
+        (None, None, Some(f)) if FormatId::WRITABLE.contains(&f) => Ok(f),
+        (None, None, Some(FormatId::Ztensor1)) => Ok(FormatId::Ztensor2),
+        _ => crate::convert::target(output, to),
+    }
+}
+
+/// `merge`: every tensor of every input into one file. Names must not repeat; file metadata
+/// is merged key by key and a key with two different values is an error.
+pub fn merge(
+    inputs: &[PathBuf],
+    output: &Path,
+    to: Option<&str>,
+    pipeline: &PipelineSpec,
+) -> Result<String> {
+    let target = format_for(output, to, None)?;
+    let maps: Vec<MmapSource> = inputs.iter().map(|p| open(p)).collect::<Result<_>>()?;
+    let mut merged = TensorSet {
+        format: target,
+        metadata: None,
+        tensors: Vec::new(),
+    };
+    let mut seen: Vec<(String, PathBuf)> = Vec::new();
+    for (path, map) in inputs.iter().zip(&maps) {
+        let set = formats::read(path, map, &Limits::default())?;
+        let names = set.names();
+        if let Some(m) = set.metadata {
+            let into = merged.metadata.get_or_insert_with(serde_json::Map::new);
+            for (k, v) in m {
+                match into.get(&k) {
+                    Some(old) if *old != v => {
+                        return Err(Error::UnknownTarget {
+                            what: format!(
+                                "cannot merge: metadata key {k:?} is {old} in one input and {v} in {}",
+                                path.display()
+                            ),
+                        });
+                    }
+                    _ => {
+                        into.insert(k, v);
+                    }
+                }
+            }
+        }
+        for (mut t, name) in set.tensors.into_iter().zip(names) {
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                return Err(Error::UnknownTarget {
+                    what: format!(
+                        "cannot merge: tensor {name:?} is in both {} and {}",
+                        first.display(),
+                        path.display()
+                    ),
+                });
+            }
+            seen.push((name.clone(), path.clone()));
+            t.name = Some(name);
+            t.location.clear();
+            merged.tensors.push(t);
+        }
+    }
+    let dropped = formats::write_with_progress(target, &merged, output, None, pipeline)?;
+    let mut text = format!(
+        "merged {} tensors from {} files into {} ({})\n",
+        merged.tensors.len(),
+        inputs.len(),
+        output.display(),
+        target.id()
+    );
+    for d in dropped {
+        let _ = writeln!(text, "left out: {d}");
+    }
+    Ok(text)
+}
+
+/// A file name for a tensor: its name with path separators and other awkward characters
+/// replaced.
+fn file_stem(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// `split`: one file per tensor in `dir`, named after the tensor.
+pub fn split(
+    input: &Path,
+    dir: &Path,
+    to: Option<&str>,
+    pipeline: &PipelineSpec,
+) -> Result<String> {
+    let map = open(input)?;
+    let set = formats::read(input, &map, &Limits::default())?;
+    let target = match to {
+        Some(_) => format_for(Path::new(""), to, None)?,
+        None => format_for(Path::new(""), None, Some(set.format))?,
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
+    let names = set.names();
+    let mut text = String::new();
+    let mut used = std::collections::HashSet::new();
+    for (t, name) in set.tensors.iter().zip(&names) {
+        let mut stem = file_stem(name);
+        while !used.insert(stem.clone()) {
+            stem.push('_');
+        }
+        let path = dir.join(format!("{stem}.{}", target.extension()));
+        let mut one = t.clone();
+        one.name = Some(name.clone());
+        one.location.clear();
+        let single = TensorSet {
+            format: target,
+            metadata: set.metadata.clone(),
+            tensors: vec![one],
+        };
+        formats::write_with_progress(target, &single, &path, None, pipeline)?;
+        let _ = writeln!(text, "{name}\t{}", path.display());
+    }
+    let _ = writeln!(
+        text,
+        "split {} tensors into {} ({})",
+        set.tensors.len(),
+        dir.display(),
+        target.id()
+    );
+    Ok(text)
+}

@@ -1,0 +1,191 @@
+//! `ls`, `get`, `verify`, `diff`, `merge` and `split`: snapshots of their output on real
+//! fixtures, exit statuses, `.npy` files, and round trips through merge and split.
+
+use crate::support::{expect_error_contract, tensorkit, testdata};
+use libtest_mimic::{Failed, Trial};
+use std::path::Path;
+
+fn fixture(rel: &str) -> String {
+    testdata()
+        .join("conformance")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs the command; returns (exit status, stdout with the testdata path shortened).
+fn run(args: &[&str]) -> (i32, String) {
+    let out = tensorkit(args);
+    let root = testdata().to_string_lossy().into_owned();
+    let text = String::from_utf8_lossy(&out.stdout).replace(&root, "testdata");
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({snapshot_path => "snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+fn ls_and_get() -> Result<(), Failed> {
+    let mixed = fixture("tensogram/multi_object_mixed.tgm");
+    let (code, text) = run(&["ls", &mixed]);
+    if code != 0 || text.lines().count() != 4 {
+        return Err(format!("ls: exit {code}, {text}").into());
+    }
+    snapshot("ls_multi_object_mixed", &text);
+    let (code, text) = run(&["get", &fixture("tensogram/dtype_complex64.tgm"), "#0"]);
+    if code != 0 {
+        return Err(format!("get: exit {code}").into());
+    }
+    snapshot("get_dtype_complex64", &text);
+    let (_, text) = run(&[
+        "get",
+        &fixture("tensogram/masks_default_small.tgm"),
+        "masks_default_small",
+    ]);
+    if !text.contains("NaN") || !text.contains("-Infinity") {
+        return Err(format!("non-finite values not shown: {text}").into());
+    }
+    expect_error_contract(&tensorkit(&["get", &mixed, "nope"]), false)?;
+    Ok(())
+}
+
+fn get_writes_npy() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("t2m.npy");
+    let (code, _) = run(&[
+        "get",
+        &fixture("tensogram/multi_object_mixed.tgm"),
+        "t2m",
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    let bytes = std::fs::read(&out)?;
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8_lossy(&bytes[10..10 + header_len]);
+    if code != 0
+        || &bytes[..8] != b"\x93NUMPY\x01\x00"
+        || (10 + header_len) % 64 != 0
+        || !header.contains("'descr': '<f4'")
+        || !header.contains("'shape': (4, 64)")
+        || bytes.len() != 10 + header_len + 1024
+    {
+        return Err(format!("bad .npy: {header}").into());
+    }
+    // A dtype NumPy lacks is an error that names it, and leaves no file.
+    let bad = dir.path().join("valid.npy");
+    let o = tensorkit(&[
+        "get",
+        &fixture("tensogram/multi_object_mixed.tgm"),
+        "valid",
+        "-o",
+        &bad.to_string_lossy(),
+    ]);
+    expect_error_contract(&o, false)?;
+    if !String::from_utf8_lossy(&o.stderr).contains("bitmask") || bad.exists() {
+        return Err("bitmask into .npy should fail and leave nothing".into());
+    }
+    Ok(())
+}
+
+fn verify_reports_mismatches() -> Result<(), Failed> {
+    let (code, text) = run(&["verify", &fixture("tensogram/multi_object_mixed.tgm")]);
+    if code != 0 || !text.contains("7 hashes verified") {
+        return Err(format!("verify: exit {code}: {text}").into());
+    }
+    snapshot("verify_multi_object_mixed", &text);
+    let (code, text) = run(&[
+        "verify",
+        &fixture("tensogram/bad/flipped_metadata_byte_hashed.tgm"),
+    ]);
+    if code != 2 || !text.contains("hash_mismatch") {
+        return Err(format!("a flipped metadata bit: exit {code}: {text}").into());
+    }
+    let zt = std::fs::read_dir(testdata().join("conformance/ztensor/bad"))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.to_string_lossy().contains("checksum_mismatch")
+                && p.extension().is_some_and(|e| e == "zt")
+        })
+        .ok_or("no zTensor checksum fixture")?;
+    let (code, text) = run(&["verify", &zt.to_string_lossy()]);
+    if code != 2 {
+        return Err(format!("{}: exit {code}: {text}", zt.display()).into());
+    }
+    let (code, text) = run(&["verify", &fixture("safetensors/scalar_f32.safetensors")]);
+    if code != 0 || !text.contains("no checksums") {
+        return Err(format!("safetensors: exit {code}: {text}").into());
+    }
+    Ok(())
+}
+
+fn diff_merge_split() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let d = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let mixed = fixture("tensogram/multi_object_mixed.tgm");
+    // Lossless through zstd: identical; lossy through 8-bit packing: within a tolerance.
+    for (out, pipeline) in [
+        ("z.tgm", "shuffle,zstd:3"),
+        ("p.tgm", "simple_packing:8,szip"),
+    ] {
+        let o = tensorkit(&["convert", &mixed, &d(out), "--pipeline", pipeline, "-q"]);
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
+        }
+    }
+    let (code, _) = run(&["diff", &mixed, &d("z.tgm")]);
+    if code != 0 {
+        return Err("a lossless pipeline differs".into());
+    }
+    let (code, text) = run(&["diff", &mixed, &d("p.tgm")]);
+    if code != 1 || !text.contains("! t2m") {
+        return Err(format!("8-bit packing should differ: {text}").into());
+    }
+    let (code, text) = run(&["diff", &mixed, &d("p.tgm"), "--tolerance", "0.25"]);
+    if code != 0 || !text.contains("~ t2m: within tolerance") {
+        return Err(format!("within 0.25: exit {code}: {text}").into());
+    }
+    snapshot("diff_lossy_within_tolerance", &text.replace(&d(""), "OUT/"));
+    // Split, merge back, and compare across formats.
+    let (code, text) = run(&["split", &mixed, "-o", &d("parts")]);
+    if code != 0 || std::fs::read_dir(d("parts"))?.count() != 4 {
+        return Err(format!("split: {text}").into());
+    }
+    let mut parts: Vec<String> = std::fs::read_dir(d("parts"))?
+        .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
+        .collect();
+    parts.sort();
+    let mut args = vec!["merge"];
+    args.extend(parts.iter().map(String::as_str));
+    let merged = d("merged.tgm");
+    args.extend(["-o", &merged]);
+    let (code, text) = run(&args);
+    if code != 0 {
+        return Err(format!("merge: {text}").into());
+    }
+    let (code, text) = run(&["diff", &mixed, &merged]);
+    if code != 0 {
+        return Err(format!("split then merge changed something: {text}").into());
+    }
+    // Merging a file with itself repeats every name: an error, and no output file.
+    let again = d("twice.tgm");
+    expect_error_contract(&tensorkit(&["merge", &mixed, &mixed, "-o", &again]), false)?;
+    if Path::new(&again).exists() {
+        return Err("a failed merge left a file".into());
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("tools::ls_and_get", ls_and_get),
+        Trial::test("tools::get_writes_npy", get_writes_npy),
+        Trial::test(
+            "tools::verify_reports_mismatches",
+            verify_reports_mismatches,
+        ),
+        Trial::test("tools::diff_merge_split", diff_merge_split),
+    ]
+}
