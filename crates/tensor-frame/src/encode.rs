@@ -474,18 +474,32 @@ pub fn encode_into(
     assemble(metadata, &objects, opts, out)
 }
 
-/// Lays out and writes the frames of a buffered message into `out`.
+/// The layout of a buffered message, decided before anything is written.
+struct Plan {
+    meta_cbor: Vec<u8>,
+    preceders: Vec<Option<Vec<u8>>>,
+    index_cbor: Vec<u8>,
+    index_header: bool,
+    index_footer: bool,
+    hash_header: bool,
+    hash_footer: bool,
+    flags: u16,
+    total: u64,
+    first_footer: u64,
+    /// Where the header hash frame starts (when there is one).
+    header_hash_at: u64,
+}
+
+/// Lays out a buffered message.
 ///
 /// The index's integers depend on where the objects start, which depends on the index's
-/// size: the layout is iterated until it settles. The header hash frame has the same size
-/// whatever the hashes are, so its place is reserved and it is filled in after the data
-/// frames, whose hashes are computed while they are copied.
-fn assemble(
+/// size: the layout is iterated until it settles. The hash list has the same size whatever
+/// the hashes are, so its frame can be placed before they are known.
+fn plan(
     metadata: &GlobalMetadata,
     objects: &[EncodedObject<'_>],
     opts: &EncodeOptions,
-    out: &mut Vec<u8>,
-) -> Result<()> {
+) -> Result<Plan> {
     if matches!(
         opts.hash_frames,
         HashFrames::Header | HashFrames::Both | HashFrames::Footer
@@ -520,15 +534,15 @@ fn assemble(
     let hash_len = HashList::encode_xxh3(&vec![0; objects.len()]).len() as u64;
     let index_header = some && opts.index == IndexFrame::Header;
     let index_footer = some && opts.index == IndexFrame::Footer;
-
     let data_len =
         |o: &EncodedObject<'_>| FRAME_HEADER_LEN + o.body_len() + FrameType::NTensor.footer_len();
     let mut index_len = 0u64;
-    let (index, end_of_body) = loop {
+    let (index, end_of_body, header_hash_at) = loop {
         let mut pos = PREAMBLE_LEN + padded_len(FrameType::HeaderMetadata, meta_cbor.len() as u64);
         if index_header {
             pos += padded_len(FrameType::HeaderIndex, index_len);
         }
+        let header_hash_at = pos;
         if hash_header {
             pos += padded_len(FrameType::HeaderHash, hash_len);
         }
@@ -547,7 +561,7 @@ fn assemble(
         }
         let len = ix.encode().len() as u64;
         if !index_header || len == index_len {
-            break (ix, pos);
+            break (ix, pos, header_hash_at);
         }
         index_len = len;
     };
@@ -559,89 +573,217 @@ fn assemble(
     if index_footer {
         total += padded_len(FrameType::FooterIndex, index_cbor.len() as u64);
     }
-
-    out.clear();
-    out.reserve(checked::to_usize(total, "message size")?);
-    out.extend_from_slice(&[0u8; PREAMBLE_LEN as usize]);
-    let small = |out: &mut Vec<u8>, kind, body: &[u8]| {
-        let at = out.len() as u64;
-        // Writing to a Vec cannot fail.
-        let _ = write_frame(out, at, kind, &[body], opts.hashing, None);
-    };
     let mut fl = flags::HEADER_METADATA;
-    small(out, FrameType::HeaderMetadata, &meta_cbor);
-    if index_header {
-        fl |= flags::HEADER_INDEX;
-        small(out, FrameType::HeaderIndex, &index_cbor);
-    }
-    let header_hash_at = out.len();
-    if hash_header {
-        fl |= flags::HEADER_HASHES;
-        small(
-            out,
-            FrameType::HeaderHash,
-            &HashList::encode_xxh3(&vec![0; objects.len()]),
-        );
-    }
-    let mut hashes = Vec::with_capacity(objects.len());
-    for (o, pre) in objects.iter().zip(&preceders) {
-        if let Some(p) = pre {
-            fl |= flags::PRECEDER_METADATA;
-            small(out, FrameType::PrecederMetadata, p);
+    for (on, flag) in [
+        (index_header, flags::HEADER_INDEX),
+        (hash_header, flags::HEADER_HASHES),
+        (
+            preceders.iter().any(Option::is_some),
+            flags::PRECEDER_METADATA,
+        ),
+        (hash_footer, flags::FOOTER_HASHES),
+        (index_footer, flags::FOOTER_INDEX),
+        (opts.hashing, flags::HASHES_PRESENT),
+    ] {
+        if on {
+            fl |= flag;
         }
-        let at = out.len() as u64;
-        let (_, h) = write_frame(
-            out,
-            at,
-            FrameType::NTensor,
-            &o.parts(),
-            opts.hashing,
-            Some(o.cbor_offset()),
-        )
-        .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
-        hashes.push(h);
     }
-    let hash_cbor = HashList::encode_xxh3(&hashes);
-    if hash_header {
-        let f = frame(
-            FrameType::HeaderHash,
-            &hash_cbor,
-            opts.hashing,
-            header_hash_at as u64,
-        );
-        out[header_hash_at..header_hash_at + f.len()].copy_from_slice(&f);
-    }
-    let first_footer = out.len() as u64;
-    if hash_footer {
-        fl |= flags::FOOTER_HASHES;
-        small(out, FrameType::FooterHash, &hash_cbor);
-    }
-    if index_footer {
-        fl |= flags::FOOTER_INDEX;
-        small(out, FrameType::FooterIndex, &index_cbor);
-    }
-    if opts.hashing {
-        fl |= flags::HASHES_PRESENT;
-    }
-    debug_assert_eq!(out.len() as u64 + POSTAMBLE_LEN, total);
-    out.extend_from_slice(
-        &Postamble {
-            first_footer_offset: first_footer,
-            total_length: total,
-        }
-        .to_bytes(),
-    );
-    out[..PREAMBLE_LEN as usize].copy_from_slice(
+    Ok(Plan {
+        meta_cbor,
+        preceders,
+        index_cbor,
+        index_header,
+        index_footer,
+        hash_header,
+        hash_footer,
+        flags: fl,
+        total,
+        first_footer: end_of_body,
+        header_hash_at,
+    })
+}
+
+/// Writes a planned message to `w`, with `header_hashes` in the header hash frame. Returns
+/// the data frames' hashes, computed while their bodies are copied.
+fn emit<W: Write + ?Sized>(
+    plan: &Plan,
+    objects: &[EncodedObject<'_>],
+    hashing: bool,
+    header_hashes: &[u64],
+    w: &mut W,
+) -> std::io::Result<Vec<u64>> {
+    let mut at = 0u64;
+    w.write_all(
         &Preamble {
             version: VERSION,
-            flags: fl,
-            total_length: total,
+            flags: plan.flags,
+            total_length: plan.total,
         }
         .to_bytes(),
-    );
+    )?;
+    at += PREAMBLE_LEN;
+    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
+        let (n, h) = write_frame(w, *at, kind, parts, hashing, cbor)?;
+        *at += n;
+        Ok::<u64, std::io::Error>(h)
+    };
+    frame_to(
+        w,
+        &mut at,
+        FrameType::HeaderMetadata,
+        &[&plan.meta_cbor],
+        None,
+    )?;
+    if plan.index_header {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::HeaderIndex,
+            &[&plan.index_cbor],
+            None,
+        )?;
+    }
+    if plan.hash_header {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::HeaderHash,
+            &[&HashList::encode_xxh3(header_hashes)],
+            None,
+        )?;
+    }
+    let mut hashes = Vec::with_capacity(objects.len());
+    for (o, pre) in objects.iter().zip(&plan.preceders) {
+        if let Some(p) = pre {
+            frame_to(w, &mut at, FrameType::PrecederMetadata, &[p], None)?;
+        }
+        hashes.push(frame_to(
+            w,
+            &mut at,
+            FrameType::NTensor,
+            &o.parts(),
+            Some(o.cbor_offset()),
+        )?);
+    }
+    if plan.hash_footer {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::FooterHash,
+            &[&HashList::encode_xxh3(&hashes)],
+            None,
+        )?;
+    }
+    if plan.index_footer {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::FooterIndex,
+            &[&plan.index_cbor],
+            None,
+        )?;
+    }
+    debug_assert_eq!(at + POSTAMBLE_LEN, plan.total);
+    w.write_all(
+        &Postamble {
+            first_footer_offset: plan.first_footer,
+            total_length: plan.total,
+        }
+        .to_bytes(),
+    )?;
+    Ok(hashes)
+}
+
+/// Lays out and writes a buffered message into `out`. Data frames are hashed while they are
+/// copied; the header hash frame is written with placeholders and filled in afterwards.
+fn assemble(
+    metadata: &GlobalMetadata,
+    objects: &[EncodedObject<'_>],
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let plan = plan(metadata, objects, opts)?;
+    out.clear();
+    out.reserve(checked::to_usize(plan.total, "message size")?);
+    let placeholders = vec![0; objects.len()];
+    let hashes = emit(&plan, objects, opts.hashing, &placeholders, out)
+        .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
+    if plan.hash_header {
+        let at = plan.header_hash_at;
+        let f = frame(
+            FrameType::HeaderHash,
+            &HashList::encode_xxh3(&hashes),
+            opts.hashing,
+            at,
+        );
+        out[at as usize..at as usize + f.len()].copy_from_slice(&f);
+    }
     #[cfg(feature = "paranoid")]
     crate::paranoid::check_message(out, objects)?;
     Ok(())
+}
+
+/// [`encode`] straight to a writer, for messages too large to hold twice: only compressed
+/// payloads are kept in memory, raw ones are copied from `data` as they are written. With a
+/// header hash frame the data is hashed once before writing, since the frame precedes it.
+/// Returns the bytes written.
+pub fn encode_to<W: Write + ?Sized>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
+    if descriptors.len() != data.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} descriptors but {} data slices",
+            descriptors.len(),
+            data.len()
+        )));
+    }
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    let objects: Vec<EncodedObject<'_>> = descriptors
+        .iter()
+        .zip(data)
+        .enumerate()
+        .map(|(i, (d, x))| encode_object(d, x, i, opts))
+        .collect::<Result<_>>()?;
+    let plan = plan(metadata, &objects, opts)?;
+    let hashes: Vec<u64> = if plan.hash_header {
+        objects
+            .iter()
+            .map(|o| {
+                let mut h = Xxh3::new();
+                for p in o.parts() {
+                    h.update(p);
+                }
+                h.digest()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    #[cfg(not(feature = "paranoid"))]
+    emit(&plan, &objects, opts.hashing, &hashes, w)
+        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    #[cfg(feature = "paranoid")]
+    {
+        // What went to `w` must be the message the buffered encoder checks and writes.
+        let mut tee = crate::paranoid::HashingWriter::new(w);
+        emit(&plan, &objects, opts.hashing, &hashes, &mut tee)
+            .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+        let written = tee.digest();
+        let mut again = Vec::new();
+        assemble(metadata, &objects, opts, &mut again)?;
+        if xxhash_rust::xxh3::xxh3_64(&again) != written {
+            return Err(Error::SelfCheck {
+                object: None,
+                what: "the streamed message differs from the buffered one".into(),
+            });
+        }
+    }
+    Ok(plan.total)
 }
 
 /// Encodes one message from payloads that are already encoded: each descriptor must carry

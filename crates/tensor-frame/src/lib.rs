@@ -41,7 +41,9 @@ mod stream;
 pub mod validate;
 pub mod wire;
 
-pub use encode::{EncodeOptions, HashFrames, IndexFrame, encode, encode_into, encode_pre_encoded};
+pub use encode::{
+    EncodeOptions, HashFrames, IndexFrame, encode, encode_into, encode_pre_encoded, encode_to,
+};
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;

@@ -14,6 +14,37 @@ fn fail(object: Option<usize>, what: String) -> Error {
     Error::SelfCheck { object, what }
 }
 
+/// A writer that hashes everything passing through it.
+pub(crate) struct HashingWriter<'w, W: std::io::Write + ?Sized> {
+    inner: &'w mut W,
+    hasher: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<'w, W: std::io::Write + ?Sized> HashingWriter<'w, W> {
+    pub(crate) fn new(inner: &'w mut W) -> Self {
+        HashingWriter {
+            inner,
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+        }
+    }
+
+    pub(crate) fn digest(&self) -> u64 {
+        self.hasher.digest()
+    }
+}
+
+impl<W: std::io::Write + ?Sized> std::io::Write for HashingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// The payload decodes to the input: exactly, or within half a quantisation step after
 /// simple packing.
 pub(crate) fn check_payload(

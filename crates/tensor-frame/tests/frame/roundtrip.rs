@@ -175,6 +175,9 @@ fn buffered_layouts() -> Result<(), Failed> {
                     ..opts()
                 };
                 let bytes = encode(&named(&refs), &descs, &data, &o)?;
+                let mut streamed = Vec::new();
+                let n = tensor_frame::encode_to(&named(&refs), &descs, &data, &o, &mut streamed)?;
+                assert_eq!((n, &streamed), (bytes.len() as u64, &bytes));
                 let m = Message::open(&bytes, &Limits::default())?;
                 assert_eq!(m.len(), 50);
                 assert_eq!(decoded_f32(&m, 37)?, [37.0; 7]);

@@ -190,7 +190,7 @@ pub(super) fn write(
         allow_inf: true,
         ..EncodeOptions::default()
     };
-    let bytes = tensor_frame::encode(&meta, &descriptors, &slices, &opts).map_err(wrap(path))?;
-    out.write_all(&bytes)
-        .map_err(|e| tensor_core::Error::io("writing a Tensogram message", e).into())
+    // Straight to the file: raw tensors are copied from the input as they are written.
+    tensor_frame::encode_to(&meta, &descriptors, &slices, &opts, out).map_err(wrap(path))?;
+    Ok(())
 }
