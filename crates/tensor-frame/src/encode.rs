@@ -475,6 +475,7 @@ pub fn encode_into(
 }
 
 /// The layout of a buffered message, decided before anything is written.
+#[allow(clippy::struct_excessive_bools)] // One switch per optional frame.
 struct Plan {
     meta_cbor: Vec<u8>,
     preceders: Vec<Option<Vec<u8>>>,

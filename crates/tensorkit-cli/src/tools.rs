@@ -291,7 +291,7 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
             continue;
         }
         match max_difference(ta, tb) {
-            Some(d) if d == 0.0 => {
+            Some(0.0) => {
                 let _ = writeln!(out, "= {name}: equal values{dtypes}");
             }
             Some(d) if d <= tolerance => {

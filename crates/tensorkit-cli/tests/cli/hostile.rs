@@ -200,5 +200,53 @@ pub(crate) fn trials() -> Vec<Trial> {
             }
         })])
         .chain(bad_fixture_trials())
+        .chain(malicious_trials())
+        .collect()
+}
+
+/// Files the fuzzers found (`testdata/<format>/malicious/`): reading them, every tensor
+/// included, ends in a result or an error — exit 0 or 2, never a crash. The `verify` and
+/// `validate` commands read them whole as well.
+fn malicious_trials() -> Vec<Trial> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(testdata())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if let Ok(rd) = std::fs::read_dir(entry.path().join("malicious")) {
+            files.extend(rd.flatten().map(|e| e.path()));
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no malicious regression files");
+    files
+        .into_iter()
+        .map(|f| {
+            let name = format!(
+                "hostile::malicious::{}",
+                f.file_name().unwrap_or_default().to_string_lossy()
+            );
+            Trial::test(name, move || {
+                let path = f.to_string_lossy().into_owned();
+                for args in [
+                    vec!["inspect", "--json", &path],
+                    vec!["verify", &path],
+                    vec!["validate", &path],
+                    vec!["ls", &path],
+                ] {
+                    let out = tensorkit(&args);
+                    if !matches!(out.status.code(), Some(0 | 2)) {
+                        return Err(format!(
+                            "{args:?}: exit {:?}: {}",
+                            out.status.code(),
+                            String::from_utf8_lossy(&out.stderr)
+                        )
+                        .into());
+                    }
+                }
+                Ok(())
+            })
+        })
         .collect()
 }

@@ -66,7 +66,7 @@ fn get_writes_npy() -> Result<(), Failed> {
     let header = String::from_utf8_lossy(&bytes[10..10 + header_len]);
     if code != 0
         || &bytes[..8] != b"\x93NUMPY\x01\x00"
-        || (10 + header_len) % 64 != 0
+        || !(10 + header_len).is_multiple_of(64)
         || !header.contains("'descr': '<f4'")
         || !header.contains("'shape': (4, 64)")
         || bytes.len() != 10 + header_len + 1024
