@@ -59,6 +59,19 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-testkit",
         ],
         "tensorkit" | "tensorkit-cli" => CLI,
+        // The benchmark suite drives the facade and the command's readers.
+        "tensorkit-bench" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-descriptor",
+            "tensor-pipeline",
+            "tensor-frame",
+            "tensor-bintensors",
+            "tensor-ztensor",
+            "tensor-stdlib-meta",
+            "tensorkit",
+            "tensorkit-cli",
+        ],
         _ => return None,
     })
 }

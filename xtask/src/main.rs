@@ -3,8 +3,11 @@
 //! - `cargo xtask golden [--check]` — regenerates `testdata/golden/` from our own writers
 //!   (through `tensorkit demo --small`); `--check` fails if that would change anything.
 //! - `cargo xtask layering` — fails when a dependency between our crates points the wrong way.
+//! - `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]` —
+//!   runs the side-by-side benchmarks and writes `docs/benchmarks.md`.
 #![forbid(unsafe_code)]
 
+mod bench;
 mod golden;
 mod layering;
 
@@ -17,7 +20,7 @@ fn root() -> PathBuf {
     manifest.parent().map(PathBuf::from).unwrap_or(manifest)
 }
 
-const USAGE: &str = "usage: cargo xtask <golden [--check] | layering>";
+const USAGE: &str = "usage: cargo xtask <golden [--check] | layering | bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +29,10 @@ fn main() -> ExitCode {
         ["golden"] => golden::run(&root(), false),
         ["golden", "--check"] => golden::run(&root(), true),
         ["layering"] => layering::run(&root()),
+        ["bench", rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(|s| (*s).to_owned()).collect();
+            bench::run(&root(), &rest)
+        }
         _ => Err(USAGE.to_owned()),
     };
     match result {

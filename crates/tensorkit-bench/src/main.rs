@@ -1,0 +1,178 @@
+//! The side-by-side benchmark suite: the same workloads through tensorkit and its Rust peers
+//! on the same data in one run, printed as JSON for `cargo xtask bench` to turn into
+//! `docs/benchmarks.md`. Run it in a release build:
+//!
+//! ```text
+//! cargo run --release -p tensorkit-bench -- [--quick] > results.json
+//! ```
+//!
+//! Workloads: (a) open a 2000-tensor file and read one tensor, (b) save and load one large
+//! float32 tensor, (c) Tensogram pipelines on a large float32 field, (d) szip against the
+//! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth.
+#![forbid(unsafe_code)]
+
+use serde_json::{Value, json};
+use std::hint::black_box;
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
+use std::time::Instant;
+
+mod workloads;
+
+/// How big and how often.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scale {
+    /// Repetitions per measurement.
+    pub(crate) runs: usize,
+    /// Bytes of each of the 2000 small tensors.
+    pub(crate) small_tensor: usize,
+    /// Bytes of the one large tensor.
+    pub(crate) big_tensor: usize,
+    /// Elements of the Tensogram field.
+    pub(crate) field: usize,
+    /// 16-bit samples for szip.
+    pub(crate) szip_samples: usize,
+    /// Bytes for the bandwidth probes.
+    pub(crate) probe: usize,
+}
+
+/// Times `f` `runs` times after one warm-up run; returns the durations in seconds.
+pub(crate) fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
+    black_box(f());
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(f());
+            t.elapsed().as_secs_f64()
+        })
+        .collect()
+}
+
+/// One result row.
+pub(crate) fn row(
+    group: &str,
+    case: &str,
+    who: &str,
+    times: &[f64],
+    bytes: Option<u64>,
+    extra: Value,
+) -> Value {
+    let mut t = times.to_vec();
+    t.sort_by(f64::total_cmp);
+    let mut v = json!({
+        "group": group,
+        "case": case,
+        "impl": who,
+        "median_s": t[t.len() / 2],
+        "min_s": t[0],
+        "max_s": t[t.len() - 1],
+        "runs": t.len(),
+        "bytes": bytes,
+    });
+    v["extra"] = extra;
+    v
+}
+
+/// A smooth temperature-like float32 field with a little noise.
+pub(crate) fn field(n: usize) -> Vec<f32> {
+    let mut x = 0x9e37_79b9_u32;
+    (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let noise = (x >> 8) as f32 / (1u32 << 24) as f32 - 0.5;
+            250.0
+                + 30.0 * ((i % 1440) as f32 * 0.004).sin()
+                + (i / 1440) as f32 * 1e-4
+                + 0.05 * noise
+        })
+        .collect()
+}
+
+pub(crate) fn as_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// (e) The machine's limits: memcpy between two warm buffers, and `read()` of a file that
+/// is in the page cache into a warm buffer.
+fn limits(scale: Scale, dir: &Path) -> Vec<Value> {
+    let src = vec![1u8; scale.probe];
+    let mut dst = vec![2u8; scale.probe];
+    let copy = time(scale.runs, || dst.copy_from_slice(&src));
+    let path = dir.join("probe.bin");
+    std::fs::write(&path, &src).expect("scratch file");
+    let read = time(scale.runs, || {
+        let mut f = std::fs::File::open(&path).expect("scratch file");
+        f.read_exact(&mut dst).expect("read");
+    });
+    let bytes = Some(scale.probe as u64);
+    vec![
+        row(
+            "e",
+            "memcpy between warm buffers",
+            "machine",
+            &copy,
+            bytes,
+            Value::Null,
+        ),
+        row(
+            "e",
+            "read() from the page cache into a warm buffer",
+            "machine",
+            &read,
+            bytes,
+            Value::Null,
+        ),
+    ]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let scale = if quick {
+        Scale {
+            runs: 3,
+            small_tensor: 16 << 10,
+            big_tensor: 128 << 20,
+            field: 10_000_000,
+            szip_samples: 1 << 20,
+            probe: 256 << 20,
+        }
+    } else {
+        Scale {
+            runs: 5,
+            small_tensor: 128 << 10,
+            big_tensor: 1 << 30,
+            field: 100_000_000,
+            szip_samples: 4 << 20,
+            probe: 1 << 30,
+        }
+    };
+    let dir = tempfile::tempdir_in(
+        std::env::var_os("TENSORKIT_BENCH_DIR").unwrap_or_else(|| std::env::temp_dir().into()),
+    )
+    .expect("a scratch directory");
+    let started = Instant::now();
+    let mut rows = limits(scale, dir.path());
+    rows.extend(workloads::many_tensors(scale, dir.path()));
+    rows.extend(workloads::big_tensor(scale, dir.path()));
+    rows.extend(workloads::pipelines(scale));
+    rows.extend(workloads::szip(scale));
+    let out = json!({
+        "quick": quick,
+        "scale": {
+            "runs": scale.runs, "small_tensor_bytes": scale.small_tensor, "big_tensor_bytes": scale.big_tensor,
+            "field_elements": scale.field, "szip_samples": scale.szip_samples, "probe_bytes": scale.probe,
+        },
+        "duration_s": started.elapsed().as_secs_f64(),
+        "rows": rows,
+    });
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    let _ = writeln!(
+        w,
+        "{}",
+        serde_json::to_string_pretty(&out).unwrap_or_default()
+    );
+}

@@ -1,0 +1,582 @@
+//! `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]`:
+//! runs the benchmark suite (`tensorkit-bench`, release build) and, with `--with-python`,
+//! the Python peers (`peer_bench.py` in that virtual environment), and writes
+//! `docs/benchmarks.md`: medians, min–max, ratios to the peers, fractions of the machine's
+//! limits, and every speed target with "met" or the shortfall.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+struct Options {
+    quick: bool,
+    python: Option<PathBuf>,
+    peer_script: PathBuf,
+    out: PathBuf,
+}
+
+fn parse(root: &Path, args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        python: None,
+        peer_script: root.join("../shared/tools/peer_bench.py"),
+        out: root.join("docs/benchmarks.md"),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |what: &str| it.next().cloned().ok_or(format!("{a} needs {what}"));
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--with-python" => o.python = Some(PathBuf::from(value("a virtual environment")?)),
+            "--peer-script" => o.peer_script = PathBuf::from(value("a path")?),
+            "--out" => o.out = PathBuf::from(value("a path")?),
+            other => return Err(format!("bench: unknown option {other}")),
+        }
+    }
+    Ok(o)
+}
+
+fn run_json(cmd: &mut Command, what: &str) -> Result<Value, String> {
+    let out = cmd.output().map_err(|e| format!("running {what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("{what} printed no JSON: {e}"))
+}
+
+/// A duration for people: µs, ms or s with three significant digits.
+fn secs(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{:.3} µs", s * 1e6).replace(".000", "")
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+fn rate(bytes: f64, s: f64) -> String {
+    let r = bytes / s;
+    if r >= 1e9 {
+        format!("{:.2} GB/s", r / 1e9)
+    } else {
+        format!("{:.0} MB/s", r / 1e6)
+    }
+}
+
+fn find<'a>(rows: &'a [Value], case: &str, who: &str) -> Option<&'a Value> {
+    rows.iter()
+        .find(|r| r["case"].as_str().is_some_and(|c| c.starts_with(case)) && r["impl"] == who)
+}
+
+fn median(r: &Value) -> f64 {
+    r["median_s"].as_f64().unwrap_or(f64::NAN)
+}
+
+fn throughput(r: &Value) -> Option<f64> {
+    Some(r["bytes"].as_f64()? / median(r))
+}
+
+/// The peer a row is compared with, in the same group and case.
+fn peer_of(group: &str, who: &str) -> Option<&'static str> {
+    match (group, who) {
+        ("a" | "b", w) if w.starts_with("tensorkit") => Some("safetensors crate"),
+        ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
+        _ => None,
+    }
+}
+
+const GROUPS: [(&str, &str); 4] = [
+    ("a", "(a) Open a 2000-tensor file and read one tensor"),
+    ("b", "(b) Save and load one large float32 tensor"),
+    ("c", "(c) Tensogram pipelines on one float32 field"),
+    (
+        "d",
+        "(d) Encoding stages: szip against `tensogram-szip`, simple packing, shuffle",
+    ),
+];
+
+fn table(out: &mut String, group: &str, rows: &[Value], limits: (f64, f64)) {
+    let limit = if matches!(group, "a" | "b") {
+        limits.1
+    } else {
+        limits.0
+    };
+    let limit_name = if matches!(group, "a" | "b") {
+        "page-cache read"
+    } else {
+        "memcpy"
+    };
+    let _ = writeln!(
+        out,
+        "| case | implementation | median | min – max | throughput | vs peer | of {limit_name} |"
+    );
+    out.push_str("|---|---|---:|---:|---:|---:|---:|\n");
+    for r in rows.iter().filter(|r| r["group"] == group) {
+        let who = r["impl"].as_str().unwrap_or_default();
+        let case = r["case"].as_str().unwrap_or_default();
+        let tp = throughput(r);
+        let vs = peer_of(group, who)
+            .and_then(|p| find(rows, case, p))
+            .filter(|p| p["impl"] != r["impl"])
+            .map_or_else(String::new, |p| format!("{:.2}×", median(p) / median(r)));
+        let tp = tp.filter(|_| !case.contains("zero-copy"));
+        let fraction = tp
+            .filter(|_| !case.contains("2000-tensor"))
+            .map_or_else(String::new, |t| format!("{:.0} %", 100.0 * t / limit));
+        let mut extra = String::new();
+        if let Some(ratio) = r["extra"]["ratio"].as_f64() {
+            let _ = write!(extra, "; size {:.1} %", 100.0 * ratio);
+        }
+        if let Some(e) = r["extra"]["max_error"].as_f64() {
+            let _ = write!(extra, ", max error {e:.2e}");
+        }
+        let _ = writeln!(
+            out,
+            "| {case}{extra} | {who} | {} | {} – {} | {} | {vs} | {fraction} |",
+            secs(median(r)),
+            secs(r["min_s"].as_f64().unwrap_or(f64::NAN)),
+            secs(r["max_s"].as_f64().unwrap_or(f64::NAN)),
+            tp.map_or_else(String::new, |t| rate(t, 1.0)),
+        );
+    }
+}
+
+/// A speed target from the format issues: what, where its figure comes from, and the bar.
+struct Target {
+    what: &'static str,
+    case: &'static str,
+    who: &'static str,
+    /// `Seconds(max)`, `Rate(min bytes/s)`, `Values(min values/s)` or `Faster(min ratio)`.
+    bar: Bar,
+}
+
+enum Bar {
+    Seconds(f64),
+    Rate(f64),
+    Values(f64),
+    Faster(f64),
+}
+
+const TARGETS: [Target; 15] = [
+    Target {
+        what: "BinTensors: open a 2000-tensor file (≤ 350 µs)",
+        case: "open a 2000",
+        who: "tensorkit BinTensors",
+        bar: Bar::Seconds(350e-6),
+    },
+    Target {
+        what: "BinTensors: at least 2× the safetensors crate on the same file",
+        case: "open a 2000",
+        who: "tensorkit BinTensors",
+        bar: Bar::Faster(2.0),
+    },
+    Target {
+        what: "zTensor: open a 2000-tensor file and read one tensor (< 1 ms)",
+        case: "open a 2000",
+        who: "tensorkit zTensor 0.1",
+        bar: Bar::Seconds(1e-3),
+    },
+    Target {
+        what: "zTensor: write one large float32 tensor (≥ 3 GB/s)",
+        case: "save one large",
+        who: "tensorkit zTensor 0.1",
+        bar: Bar::Rate(3e9),
+    },
+    Target {
+        what: "zTensor: load it into a fresh buffer (≥ 3 GB/s)",
+        case: "load it into a new huge-page",
+        who: "tensorkit zTensor 0.1",
+        bar: Bar::Rate(3e9),
+    },
+    Target {
+        what: "Tensogram: encode, pipeline none (≥ 3 GB/s)",
+        case: "encode, none",
+        who: "tensorkit Tensogram",
+        bar: Bar::Rate(3e9),
+    },
+    Target {
+        what: "Tensogram: decode, pipeline none (≥ 3 GB/s)",
+        case: "decode, none",
+        who: "tensorkit Tensogram",
+        bar: Bar::Rate(3e9),
+    },
+    Target {
+        what: "Tensogram: hash verification (≥ 8 GB/s)",
+        case: "verify the object",
+        who: "tensorkit Tensogram",
+        bar: Bar::Rate(8e9),
+    },
+    Target {
+        what: "Tensogram: open a 2000-object file and decode object 1000 (< 1 ms)",
+        case: "open a 2000",
+        who: "tensorkit Tensogram",
+        bar: Bar::Seconds(1e-3),
+    },
+    Target {
+        what: "szip encode, 16-bit samples (≥ 200 MB/s)",
+        case: "szip encode",
+        who: "tensorkit",
+        bar: Bar::Rate(200e6),
+    },
+    Target {
+        what: "szip decode, 16-bit samples (≥ 200 MB/s)",
+        case: "szip decode",
+        who: "tensorkit",
+        bar: Bar::Rate(200e6),
+    },
+    Target {
+        what: "simple packing encode, 16 bits (≥ 400 M values/s)",
+        case: "simple_packing encode",
+        who: "tensorkit",
+        bar: Bar::Values(400e6),
+    },
+    Target {
+        what: "simple packing decode, 16 bits (≥ 1 G values/s)",
+        case: "simple_packing decode",
+        who: "tensorkit",
+        bar: Bar::Values(1e9),
+    },
+    Target {
+        what: "shuffle, 4-byte elements (≥ 4 GB/s)",
+        case: "shuffle, 4",
+        who: "tensorkit",
+        bar: Bar::Rate(4e9),
+    },
+    Target {
+        what: "unshuffle, 4-byte elements (≥ 4 GB/s)",
+        case: "unshuffle, 4",
+        who: "tensorkit",
+        bar: Bar::Rate(4e9),
+    },
+];
+
+fn targets(out: &mut String, rows: &[Value]) {
+    out.push_str("| target | measured | verdict |\n|---|---:|---|\n");
+    for t in &TARGETS {
+        let Some(r) = find(rows, t.case, t.who) else {
+            let _ = writeln!(out, "| {} | — | not measured |", t.what);
+            continue;
+        };
+        let m = median(r);
+        let (shown, met, short) = match t.bar {
+            Bar::Seconds(max) => (secs(m), m <= max, format!("{:.1}× too slow", m / max)),
+            Bar::Rate(min) => {
+                let v = throughput(r).unwrap_or(0.0);
+                (
+                    rate(v, 1.0),
+                    v >= min,
+                    format!("{:.0} % of the target", 100.0 * v / min),
+                )
+            }
+            Bar::Values(min) => {
+                let v = r["extra"]["values"].as_f64().unwrap_or(0.0) / m;
+                (
+                    format!("{:.0} M values/s", v / 1e6),
+                    v >= min,
+                    format!("{:.0} % of the target", 100.0 * v / min),
+                )
+            }
+            Bar::Faster(min) => {
+                let peer = find(rows, t.case, "safetensors crate").map_or(f64::NAN, median);
+                let v = peer / m;
+                (format!("{v:.1}×"), v >= min, format!("{v:.1}× only"))
+            }
+        };
+        let verdict = if met {
+            "met".to_owned()
+        } else {
+            format!("shortfall: {short}")
+        };
+        let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
+    }
+}
+
+fn peers(out: &mut String, peer: &Value) {
+    let _ = writeln!(
+        out,
+        "Versions: {}.\n",
+        peer["versions"]
+            .as_object()
+            .map(|m| m
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(", "))
+            .unwrap_or_default()
+    );
+    for t in peer["tables"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "**{}**\n", t["title"].as_str().unwrap_or_default());
+        let cols: Vec<&str> = t["cols"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let _ = writeln!(out, "| {} |", cols.join(" | "));
+        let _ = writeln!(out, "|{}|", vec!["---"; cols.len()].join("|"));
+        for r in t["rows"].as_array().into_iter().flatten() {
+            let cells: Vec<String> = r
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_owned))
+                .collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out.push('\n');
+    }
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or_default().trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+    let rustc = Command::new("rustc")
+        .arg("-V")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores; {rustc}")
+}
+
+pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
+    let o = parse(root, args)?;
+    let started = Instant::now();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root).args([
+        "run",
+        "--quiet",
+        "--release",
+        "--package",
+        "tensorkit-bench",
+        "--",
+    ]);
+    if o.quick {
+        cmd.arg("--quick");
+    }
+    let ours = run_json(&mut cmd, "the benchmark suite")?;
+    let peer = match &o.python {
+        None => None,
+        Some(venv) => {
+            if !o.peer_script.exists() {
+                return Err(format!(
+                    "{} not found; give --peer-script",
+                    o.peer_script.display()
+                ));
+            }
+            let json = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+            let scale: [&str; 10] = if o.quick {
+                [
+                    "--runs",
+                    "3",
+                    "--big-mib",
+                    "128",
+                    "--small-n",
+                    "2000",
+                    "--small-mib",
+                    "32",
+                    "--tg-elems",
+                    "10000000",
+                ]
+            } else {
+                [
+                    "--runs",
+                    "3",
+                    "--big-mib",
+                    "1024",
+                    "--small-n",
+                    "2000",
+                    "--small-mib",
+                    "256",
+                    "--tg-elems",
+                    "100000000",
+                ]
+            };
+            let status = Command::new(venv.join("bin/python"))
+                .arg(&o.peer_script)
+                .args(["--sections", "big,small,tg"])
+                .args(scale)
+                .arg("--json")
+                .arg(json.path())
+                .stdout(std::process::Stdio::null())
+                .status()
+                .map_err(|e| format!("running the Python peers: {e}"))?;
+            if !status.success() {
+                return Err(format!("the Python peers failed: {status}"));
+            }
+            let text = std::fs::read(json.path()).map_err(|e| e.to_string())?;
+            Some(serde_json::from_slice::<Value>(&text).map_err(|e| e.to_string())?)
+        }
+    };
+    let rows: Vec<Value> = ours["rows"].as_array().cloned().unwrap_or_default();
+    let limit = |case: &str| {
+        find(&rows, case, "machine")
+            .and_then(throughput)
+            .unwrap_or(f64::NAN)
+    };
+    let limits = (limit("memcpy"), limit("read()"));
+    let mut md = String::new();
+    md.push_str("# Benchmarks\n\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo xtask bench{}{}` — do not edit by hand. Machine: {}. Mode: {}; \
+         the run took {:.0} s ({:.0} s of it the Rust suite). One thread, warm page cache, \
+         release build for the default target. Each figure is the median of {} runs (more for \
+         the sub-millisecond cases), with the fastest and slowest.\n",
+        if o.quick { " --quick" } else { "" },
+        if o.python.is_some() {
+            " --with-python VENV"
+        } else {
+            ""
+        },
+        machine(),
+        if o.quick {
+            "quick (smaller data, fewer runs)"
+        } else {
+            "full"
+        },
+        started.elapsed().as_secs_f64(),
+        ours["duration_s"].as_f64().unwrap_or(0.0),
+        ours["scale"]["runs"],
+    );
+    let s = &ours["scale"];
+    let mib = |k: &str| s[k].as_f64().unwrap_or(0.0) / f64::from(1 << 20);
+    let _ = writeln!(
+        md,
+        "Data: 2000 tensors of {:.3} MiB; one tensor of {:.0} MiB; a field of {} float32 values; \
+         {} 16-bit samples for szip.\n",
+        mib("small_tensor_bytes"),
+        mib("big_tensor_bytes"),
+        s["field_elements"],
+        s["szip_samples"],
+    );
+    md.push_str("## (e) The machine's limits\n\n| probe | median | bandwidth |\n|---|---:|---:|\n");
+    for r in rows.iter().filter(|r| r["group"] == "e") {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} |",
+            r["case"].as_str().unwrap_or_default(),
+            secs(median(r)),
+            throughput(r).map_or_else(String::new, |t| rate(t, 1.0))
+        );
+    }
+    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read; in-memory ones ((c), (d)) of memcpy. \"vs peer\" is the peer's median over ours: above 1× we are faster.\n\n");
+    for (g, title) in GROUPS {
+        let _ = writeln!(md, "## {title}\n");
+        table(&mut md, g, &rows, limits);
+        md.push('\n');
+    }
+    md.push_str("## Targets from the format issues\n\n");
+    targets(&mut md, &rows);
+    md.push('\n');
+    md.push_str("## Python peers, same machine, same run\n\n");
+    match &peer {
+        Some(p) => {
+            md.push_str("Timed by `peer_bench.py` (what users of those packages run today; their figures include Python's overhead). Sections: one large tensor, many small ones, Tensogram pipelines.\n\n");
+            peers(&mut md, p);
+        }
+        None => md.push_str("Not included in this run (`--with-python VENV` adds them).\n"),
+    }
+    std::fs::write(&o.out, &md).map_err(|e| format!("writing {}: {e}", o.out.display()))?;
+    Ok(format!(
+        "bench: wrote {} in {:.0} s",
+        o.out.display(),
+        started.elapsed().as_secs_f64()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn r(group: &str, case: &str, who: &str, median: f64, bytes: Option<u64>) -> Value {
+        json!({"group": group, "case": case, "impl": who, "median_s": median, "min_s": median, "max_s": median, "bytes": bytes, "extra": {"values": 1e9}})
+    }
+
+    #[test]
+    fn targets_say_met_or_by_how_much_they_fall_short() {
+        let rows = vec![
+            r(
+                "a",
+                "open a 2000-tensor file",
+                "tensorkit BinTensors",
+                100e-6,
+                Some(1),
+            ),
+            r(
+                "a",
+                "open a 2000-tensor file",
+                "safetensors crate",
+                1e-3,
+                Some(1),
+            ),
+            r(
+                "c",
+                "encode, none",
+                "tensorkit Tensogram",
+                1.0,
+                Some(1_500_000_000),
+            ),
+        ];
+        let mut out = String::new();
+        targets(&mut out, &rows);
+        assert!(
+            out.contains("| BinTensors: open a 2000-tensor file (≤ 350 µs) | 100 µs | met |"),
+            "{out}"
+        );
+        assert!(out.contains("| 10.0× | met |"), "{out}");
+        assert!(
+            out.contains("1.50 GB/s | shortfall: 50 % of the target |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("| szip encode, 16-bit samples (≥ 200 MB/s) | — | not measured |"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn tables_compare_with_the_peer_and_the_limit() {
+        let rows = vec![
+            r(
+                "b",
+                "load it into a new buffer (owned)",
+                "safetensors crate",
+                2.0,
+                Some(2_000_000_000),
+            ),
+            r(
+                "b",
+                "load it into a new buffer (owned)",
+                "tensorkit BinTensors",
+                1.0,
+                Some(2_000_000_000),
+            ),
+        ];
+        let mut out = String::new();
+        table(&mut out, "b", &rows, (10e9, 4e9));
+        assert!(
+            out.contains(
+                "| tensorkit BinTensors | 1.000 s | 1.000 s – 1.000 s | 2.00 GB/s | 2.00× | 50 % |"
+            ),
+            "{out}"
+        );
+        assert_eq!(secs(2.5e-6), "2.500 µs");
+        assert_eq!(rate(250e6, 1.0), "250 MB/s");
+    }
+}
