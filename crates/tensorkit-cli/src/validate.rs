@@ -127,20 +127,34 @@ pub fn run(file: &Path, level: ValidateLevel, canonical: bool) -> Result<Outcome
             e.to_string(),
         )
     };
-    Ok(
-        match format.and_then(|f| Ok((f, formats::read(file, &map, &limits)?))) {
-            Ok((f, set)) => Outcome {
-                format: Some(f),
-                tensors: set.tensors.len(),
-                hashes_verified: 0,
-                problems: Vec::new(),
-            },
-            Err(e) => Outcome {
-                format: formats::detect(file, &map).ok(),
-                tensors: 0,
-                hashes_verified: 0,
-                problems: vec![problem(&e)],
-            },
+    let checked = format.and_then(|f| {
+        let set = formats::read(file, &map, &limits)?;
+        // zTensor carries checksums and digests: verify every one, not only those read.
+        let verified = match f {
+            FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+                tensor_ztensor::AnyZTensor::open(&map)
+                    .and_then(|z| z.verify_all())
+                    .map_err(|source| crate::error::Error::Ztensor {
+                        path: file.to_path_buf(),
+                        source,
+                    })?
+            }
+            _ => 0,
+        };
+        Ok((f, set.tensors.len(), verified))
+    });
+    Ok(match checked {
+        Ok((f, tensors, hashes_verified)) => Outcome {
+            format: Some(f),
+            tensors,
+            hashes_verified,
+            problems: Vec::new(),
         },
-    )
+        Err(e) => Outcome {
+            format: formats::detect(file, &map).ok(),
+            tensors: 0,
+            hashes_verified: 0,
+            problems: vec![problem(&e)],
+        },
+    })
 }
