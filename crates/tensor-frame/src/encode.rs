@@ -435,6 +435,29 @@ fn padded_len(kind: FrameType, body_len: u64) -> u64 {
     t + wire::padding(t)
 }
 
+/// Checks the caller's input and runs every object through its pipeline.
+fn encode_objects<'a>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&'a [u8]],
+    opts: &EncodeOptions,
+) -> Result<Vec<EncodedObject<'a>>> {
+    if descriptors.len() != data.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} descriptors but {} data slices",
+            descriptors.len(),
+            data.len()
+        )));
+    }
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    descriptors
+        .iter()
+        .zip(data)
+        .enumerate()
+        .map(|(i, (d, x))| encode_object(d, x, i, opts))
+        .collect()
+}
+
 /// Encodes one message holding `descriptors[i]` over `data[i]` for every `i`, with the
 /// global `metadata` (its `base[i]` is object `i`'s application metadata).
 pub fn encode(
@@ -457,20 +480,7 @@ pub fn encode_into(
     opts: &EncodeOptions,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    if descriptors.len() != data.len() {
-        return Err(Error::InvalidArgument(format!(
-            "{} descriptors but {} data slices",
-            descriptors.len(),
-            data.len()
-        )));
-    }
-    check_caller_metadata(metadata, Some(descriptors.len()))?;
-    let objects: Vec<EncodedObject<'_>> = descriptors
-        .iter()
-        .zip(data)
-        .enumerate()
-        .map(|(i, (d, x))| encode_object(d, x, i, opts))
-        .collect::<Result<_>>()?;
+    let objects = encode_objects(metadata, descriptors, data, opts)?;
     assemble(metadata, &objects, opts, out)
 }
 
@@ -736,20 +746,7 @@ pub fn encode_to<W: Write + ?Sized>(
     opts: &EncodeOptions,
     w: &mut W,
 ) -> Result<u64> {
-    if descriptors.len() != data.len() {
-        return Err(Error::InvalidArgument(format!(
-            "{} descriptors but {} data slices",
-            descriptors.len(),
-            data.len()
-        )));
-    }
-    check_caller_metadata(metadata, Some(descriptors.len()))?;
-    let objects: Vec<EncodedObject<'_>> = descriptors
-        .iter()
-        .zip(data)
-        .enumerate()
-        .map(|(i, (d, x))| encode_object(d, x, i, opts))
-        .collect::<Result<_>>()?;
+    let objects = encode_objects(metadata, descriptors, data, opts)?;
     let plan = plan(metadata, &objects, opts)?;
     let hashes: Vec<u64> = if plan.hash_header {
         objects

@@ -8,8 +8,7 @@ use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
-    EncodeOptions, GlobalMetadata, HashFrames, Level, Map, Provenance, ValidateOptions, encode,
-    validate,
+    EncodeOptions, GlobalMetadata, HashFrames, Level, Map, ValidateOptions, encode, validate,
 };
 
 fn message(hash_frames: HashFrames) -> Result<Vec<u8>, Failed> {
@@ -30,13 +29,7 @@ fn message(hash_frames: HashFrames) -> Result<Vec<u8>, Failed> {
     };
     let opts = EncodeOptions {
         hash_frames,
-        provenance: Provenance::fixed(
-            "tensorkit",
-            "test",
-            "2026-11-22T00:00:00Z",
-            "00000000-0000-4000-8000-000000000000",
-        ),
-        ..EncodeOptions::default()
+        ..crate::roundtrip::opts()
     };
     Ok(encode(&meta, &[a, b], &[&xa, &xb], &opts)?)
 }
