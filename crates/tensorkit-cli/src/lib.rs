@@ -36,6 +36,23 @@ pub const EXIT_FAILURE: i32 = 2;
 /// Exit status of `diff` when the files differ (as diff(1) does).
 pub const EXIT_DIFFERENT: i32 = 1;
 
+/// Prints a check's report (`verify`, `validate`, `diff`). `Err(status)` when the check
+/// failed: the command then exits with `status` without a further error line.
+fn report_check(
+    out: &mut dyn Write,
+    r: Result<(String, bool)>,
+    status: i32,
+) -> Result<Result<()>, i32> {
+    match r {
+        Err(e) => Ok(Err(e)),
+        Ok((text, failed)) => match write_out(out, &text) {
+            Err(e) => Ok(Err(e)),
+            Ok(()) if failed => Err(status),
+            Ok(()) => Ok(Ok(())),
+        },
+    }
+}
+
 fn pipeline_of(spec: Option<&str>) -> Result<pipeline_spec::PipelineSpec> {
     spec.map_or_else(
         || Ok(pipeline_spec::PipelineSpec::default()),
@@ -99,30 +116,19 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             tools::get(file, name, output.as_deref()).and_then(|t| write_out(out, &t)),
             false,
         ),
-        Command::Verify { file } => match tools::verify(file) {
-            Ok(v) => {
-                if let Err(e) = write_out(out, &v.text) {
-                    (Err(e), false)
-                } else if v.failed {
-                    return EXIT_FAILURE;
-                } else {
-                    (Ok(()), false)
-                }
+        Command::Verify { file } => {
+            let r = tools::verify(file).map(|v| (v.text, v.failed));
+            match report_check(out, r, EXIT_FAILURE) {
+                Err(code) => return code,
+                Ok(r) => (r, false),
             }
-            Err(e) => (Err(e), false),
-        },
-        Command::Diff { a, b, tolerance } => match tools::diff(a, b, *tolerance) {
-            Ok((text, differ)) => {
-                if let Err(e) = write_out(out, &text) {
-                    (Err(e), false)
-                } else if differ {
-                    return EXIT_DIFFERENT;
-                } else {
-                    (Ok(()), false)
-                }
+        }
+        Command::Diff { a, b, tolerance } => {
+            match report_check(out, tools::diff(a, b, *tolerance), EXIT_DIFFERENT) {
+                Err(code) => return code,
+                Ok(r) => (r, false),
             }
-            Err(e) => (Err(e), false),
-        },
+        }
         Command::Merge {
             inputs,
             output,
@@ -151,7 +157,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             canonical,
             json,
         } => {
-            let r = validate::run(file, *level, *canonical).and_then(|o| {
+            let r = validate::run(file, *level, *canonical).map(|o| {
                 let text = if *json {
                     format!(
                         "{}\n",
@@ -160,13 +166,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 } else {
                     o.text(file)
                 };
-                write_out(out, &text)?;
-                Ok(o.failed())
+                (text, o.failed())
             });
-            match r {
-                Ok(true) => return EXIT_FAILURE,
-                Ok(false) => (Ok(()), *json),
-                Err(e) => (Err(e), *json),
+            match report_check(out, r, EXIT_FAILURE) {
+                Err(code) => return code,
+                Ok(r) => (r, *json),
             }
         }
         Command::Convert {
