@@ -71,6 +71,9 @@ pub enum Command {
         /// Tensogram output only: stages applied to every tensor (as for `convert`).
         #[arg(long, value_name = "STAGES")]
         pipeline: Option<String>,
+        /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Write every tensor of a file to a file of its own in a directory.
     Split {

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::model::FormatId;
+use crate::model::{FormatId, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -52,6 +52,27 @@ pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
     }
 }
 
+/// A progress bar on standard error for writing `set` to `output`, when `enabled`, the
+/// tensors total more than [`PROGRESS_THRESHOLD`] and standard error is a terminal.
+pub(crate) fn progress_bar(
+    set: &TensorSet<'_>,
+    output: &Path,
+    enabled: bool,
+) -> Option<indicatif::ProgressBar> {
+    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
+    (enabled && total > PROGRESS_THRESHOLD && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_message(format!("writing {}", output.display()));
+        bar
+    })
+}
+
 /// Converts `input` into `output`. The input is memory-mapped: tensors stored as they are
 /// go from the mapping straight to the output file; compressed or sparse ones are decoded
 /// into memory first.
@@ -68,19 +89,7 @@ pub fn run(
     let target = target(output, to)?;
     let map = MmapSource::open(input)?;
     let set = formats::read(input, &map, &Limits::default())?;
-    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
-    let bar =
-        (progress && total > PROGRESS_THRESHOLD && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar.set_message(format!("writing {}", output.display()));
-            bar
-        });
+    let bar = progress_bar(&set, output, progress);
     let dropped = formats::write_with_progress(target, &set, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();

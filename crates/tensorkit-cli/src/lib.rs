@@ -134,9 +134,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             output,
             to,
             pipeline,
+            quiet,
         } => (
             pipeline_of(pipeline.as_deref())
-                .and_then(|p| tools::merge(inputs, output, to.as_deref(), &p))
+                .and_then(|p| tools::merge(inputs, output, to.as_deref(), &p, !quiet))
                 .and_then(|t| write_out(out, &t)),
             false,
         ),

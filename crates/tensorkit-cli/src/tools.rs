@@ -331,12 +331,14 @@ fn format_for(output: &Path, to: Option<&str>, fallback: Option<FormatId>) -> Re
 }
 
 /// `merge`: every tensor of every input into one file. Names must not repeat; file metadata
-/// is merged key by key and a key with two different values is an error.
+/// is merged key by key and a key with two different values is an error. With `progress`,
+/// a bar follows the writing of large outputs on a terminal.
 pub fn merge(
     inputs: &[PathBuf],
     output: &Path,
     to: Option<&str>,
     pipeline: &PipelineSpec,
+    progress: bool,
 ) -> Result<String> {
     let target = format_for(output, to, None)?;
     let maps: Vec<MmapSource> = inputs.iter().map(|p| open(p)).collect::<Result<_>>()?;
@@ -383,7 +385,11 @@ pub fn merge(
             merged.tensors.push(t);
         }
     }
-    let dropped = formats::write_with_progress(target, &merged, output, None, pipeline)?;
+    let bar = crate::convert::progress_bar(&merged, output, progress);
+    let dropped = formats::write_with_progress(target, &merged, output, bar.as_ref(), pipeline)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let mut text = format!(
         "merged {} tensors from {} files into {} ({})\n",
         merged.tensors.len(),
