@@ -164,10 +164,9 @@ impl Error {
                 ErrorKind::InvalidArgument => Class::Encoding,
                 _ => Class::Metadata,
             },
-            Error::Descriptor { source, .. } => match source.kind() {
-                ErrorKind::Unsupported => Class::Encoding,
-                _ => Class::Metadata,
-            },
+            // A descriptor that does not decode (an unknown dtype name included) is a
+            // metadata error in the reference: its descriptor never deserialises.
+            Error::Descriptor { .. } => Class::Metadata,
             Error::Pipeline { source, .. } => match source {
                 tensor_pipeline::Error::Corrupt { codec, .. }
                     if ["zstd", "lz4", "szip", "bitmask", "rle", "roaring"].contains(codec) =>
