@@ -175,8 +175,9 @@ impl<W: Write> StreamEncoder<W> {
             Some(self.descriptors.len()),
         )?;
         let first_footer = self.pos;
-        let some = !self.descriptors.is_empty();
-        if self.opts.hashing && self.opts.hash_frames != HashFrames::None && some {
+        // The preamble announced the footer hash and index frames before the object count
+        // was known: they are written even for a message without objects (empty lists).
+        if self.opts.hashing && self.opts.hash_frames != HashFrames::None {
             let f = frame(
                 FrameType::FooterHash,
                 &HashList::encode_xxh3(&self.hashes),
@@ -185,15 +186,13 @@ impl<W: Write> StreamEncoder<W> {
             );
             self.emit(&f)?;
         }
-        if some {
-            let f = frame(
-                FrameType::FooterIndex,
-                &self.index.encode(),
-                self.opts.hashing,
-                self.pos,
-            );
-            self.emit(&f)?;
-        }
+        let f = frame(
+            FrameType::FooterIndex,
+            &self.index.encode(),
+            self.opts.hashing,
+            self.pos,
+        );
+        self.emit(&f)?;
         let descs: Vec<&DataObjectDescriptor> = self.descriptors.iter().collect();
         let full = complete_metadata(&self.metadata, &descs, &self.opts.provenance, true);
         let f = frame(

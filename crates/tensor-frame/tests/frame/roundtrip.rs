@@ -140,6 +140,11 @@ fn streaming_backfilled_with_preceders() -> Result<(), Failed> {
     assert_eq!(m.metadata()?.base.len(), 2);
     assert_eq!(scan(&file), vec![(21..file.len())]);
     clean(msg)?;
+    // A stream that ends without objects is still a valid message, its flags true.
+    let empty = StreamEncoder::new(Vec::new(), &named(&[]), opts())?.finish()?;
+    let m = Message::open(&empty, &Limits::default())?;
+    assert!(m.is_empty());
+    clean(&empty)?;
     // A preceder without an object after it is refused at finish.
     let mut s = StreamEncoder::new(
         Vec::new(),
