@@ -166,7 +166,7 @@ impl Error {
             },
             // A descriptor that does not decode (an unknown dtype name included) is a
             // metadata error in the reference: its descriptor never deserialises.
-            Error::Descriptor { .. } => Class::Metadata,
+            Error::Descriptor { .. } | Error::Metadata(_) => Class::Metadata,
             Error::Pipeline { source, .. } => match source {
                 tensor_pipeline::Error::Corrupt { codec, .. }
                     if ["zstd", "lz4", "szip", "bitmask", "rle", "roaring"].contains(codec) =>
@@ -176,7 +176,6 @@ impl Error {
                 _ => Class::Encoding,
             },
             Error::Framing { .. } => Class::Framing,
-            Error::Metadata(_) => Class::Metadata,
             Error::Encoding { .. }
             | Error::Unsupported { .. }
             | Error::InvalidArgument(_)
