@@ -12,7 +12,7 @@ for target in $(cargo +nightly fuzz list); do
     find ../testdata/conformance -type f ! -name '*.json' -size -64k -exec cp -n {} "corpus/$target/" \;
     echo "=== $target (${seconds}s)"
     cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
-        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 || failed+=("$target")
+        -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=10 || failed+=("$target")
 done
 if ((${#failed[@]})); then
     echo "findings in: ${failed[*]} (see fuzz/artifacts/)" >&2

@@ -474,7 +474,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
             throughput(r).map_or_else(String::new, |t| rate(t, 1.0))
         );
     }
-    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read; in-memory ones ((c), (d)) of memcpy. \"vs peer\" is the peer's median over ours: above 1× we are faster.\n\n");
+    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. \"vs peer\" is the peer's median over ours: above 1× we are faster.\n\n");
     for (g, title) in GROUPS {
         let _ = writeln!(md, "## {title}\n");
         table(&mut md, g, &rows, limits);
