@@ -65,12 +65,9 @@ pub enum Command {
         /// The file to write.
         #[arg(short, long)]
         output: PathBuf,
-        /// The output format (as for `convert`); by default from OUTPUT's extension.
-        #[arg(long, value_name = "FORMAT")]
-        to: Option<String>,
-        /// Tensogram output only: stages applied to every tensor (as for `convert`).
-        #[arg(long, value_name = "STAGES")]
-        pipeline: Option<String>,
+        /// The output format and Tensogram pipeline.
+        #[command(flatten)]
+        target: Target,
         /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
         #[arg(long, short)]
         quiet: bool,
@@ -82,12 +79,9 @@ pub enum Command {
         /// The directory to write into (created if missing).
         #[arg(short, long, value_name = "DIR")]
         out_dir: PathBuf,
-        /// The output format (as for `convert`); by default the input's.
-        #[arg(long, value_name = "FORMAT")]
-        to: Option<String>,
-        /// Tensogram output only: stages applied to every tensor (as for `convert`).
-        #[arg(long, value_name = "STAGES")]
-        pipeline: Option<String>,
+        /// The output format and Tensogram pipeline.
+        #[command(flatten)]
+        target: Target,
     },
     /// Convert a tensor file to another format, keeping names, dtypes, shapes, values and
     /// metadata; anything the target cannot hold is an error that names it.
@@ -96,16 +90,9 @@ pub enum Command {
         input: PathBuf,
         /// The file to write.
         output: PathBuf,
-        /// The output format, as `inspect --json` names it (safetensors, bintensors,
-        /// bintensors-legacy, ztensor-0.1, ztensor-2, tensogram); by default it follows
-        /// OUTPUT's extension.
-        #[arg(long, value_name = "FORMAT")]
-        to: Option<String>,
-        /// Tensogram output only: the stages applied to every tensor, e.g.
-        /// `simple_packing:16,szip` or `shuffle,zstd:3` (stages that do not fit a tensor's
-        /// dtype are skipped for it).
-        #[arg(long, value_name = "STAGES")]
-        pipeline: Option<String>,
+        /// The output format and Tensogram pipeline.
+        #[command(flatten)]
+        target: Target,
         /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
         #[arg(long, short)]
         quiet: bool,
@@ -139,6 +126,31 @@ pub enum Command {
         #[arg(long)]
         small: bool,
     },
+}
+
+/// What to write (`convert`, `merge`, `split`).
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// The output format, as `inspect --json` names it (safetensors, bintensors,
+    /// bintensors-legacy, ztensor-0.1, ztensor-2, tensogram). By default it follows the
+    /// output's extension (`split`: the input's format).
+    #[arg(long, value_name = "FORMAT")]
+    pub to: Option<String>,
+    /// Tensogram output only: the stages applied to every tensor, e.g.
+    /// `simple_packing:16,szip` or `shuffle,zstd:3` (stages that do not fit a tensor's
+    /// dtype are skipped for it).
+    #[arg(long, value_name = "STAGES")]
+    pub pipeline: Option<String>,
+}
+
+impl Target {
+    /// The parsed `--pipeline` (no stages when it is absent).
+    pub fn pipeline(&self) -> crate::error::Result<crate::pipeline_spec::PipelineSpec> {
+        self.pipeline.as_deref().map_or_else(
+            || Ok(crate::pipeline_spec::PipelineSpec::default()),
+            crate::pipeline_spec::PipelineSpec::parse,
+        )
+    }
 }
 
 /// How deep `validate` goes.

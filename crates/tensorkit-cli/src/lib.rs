@@ -53,13 +53,6 @@ fn report_check(
     }
 }
 
-fn pipeline_of(spec: Option<&str>) -> Result<pipeline_spec::PipelineSpec> {
-    spec.map_or_else(
-        || Ok(pipeline_spec::PipelineSpec::default()),
-        pipeline_spec::PipelineSpec::parse,
-    )
-}
-
 fn inspect(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     let map = MmapSource::open(file)?;
     let set = formats::read(file, &map, &Limits::default())?;
@@ -132,23 +125,23 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Merge {
             inputs,
             output,
-            to,
-            pipeline,
+            target,
             quiet,
         } => (
-            pipeline_of(pipeline.as_deref())
-                .and_then(|p| tools::merge(inputs, output, to.as_deref(), &p, !quiet))
+            target
+                .pipeline()
+                .and_then(|p| tools::merge(inputs, output, target.to.as_deref(), &p, !quiet))
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Split {
             input,
             out_dir,
-            to,
-            pipeline,
+            target,
         } => (
-            pipeline_of(pipeline.as_deref())
-                .and_then(|p| tools::split(input, out_dir, to.as_deref(), &p))
+            target
+                .pipeline()
+                .and_then(|p| tools::split(input, out_dir, target.to.as_deref(), &p))
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
@@ -177,12 +170,12 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Convert {
             input,
             output,
-            to,
-            pipeline,
+            target,
             quiet,
         } => (
-            pipeline_of(pipeline.as_deref())
-                .and_then(|p| convert::run(input, output, to.as_deref(), &p, !quiet))
+            target
+                .pipeline()
+                .and_then(|p| convert::run(input, output, target.to.as_deref(), &p, !quiet))
                 .and_then(|s| {
                     let mut text = format!(
                         "converted {} tensors from {} to {}: {} ({} bytes)\n",
