@@ -481,11 +481,9 @@ impl<'a> Message<'a> {
 
     /// Checks the whole structure, then decodes every object.
     pub fn decode_all(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
-        self.frames()?;
-        self.metadata()?;
-        self.check_total()?;
-        (0..self.len())
-            .map(|i| self.decode_object(i, opts))
+        self.checked_objects()?
+            .iter()
+            .map(|o| o.decode(opts, &self.limits))
             .collect()
     }
 
@@ -493,27 +491,26 @@ impl<'a> Message<'a> {
     #[cfg(feature = "parallel")]
     pub fn decode_all_parallel(&self, opts: DecodeOptions) -> Result<Vec<Tensor>> {
         use rayon::prelude::*;
-        self.frames()?;
-        self.metadata()?;
-        self.check_total()?;
-        (0..self.len())
-            .into_par_iter()
-            .map(|i| self.decode_object(i, opts))
+        self.checked_objects()?
+            .par_iter()
+            .map(|o| o.decode(opts, &self.limits))
             .collect()
     }
 
-    /// The sum of every object's decoded size must stay within the limits.
-    fn check_total(&self) -> Result<()> {
+    /// Every object, after checking the whole structure and the metadata, and that the
+    /// decoded sizes together stay within the limits.
+    fn checked_objects(&self) -> Result<Vec<ObjectFrame<'a>>> {
+        self.frames()?;
+        self.metadata()?;
+        let objects: Vec<ObjectFrame<'a>> = (0..self.len())
+            .map(|i| self.object(i))
+            .collect::<Result<_>>()?;
         let mut total = 0u64;
-        for i in 0..self.len() {
-            total = checked::add(
-                total,
-                self.object(i)?.decoded_len()?,
-                "decoded message size",
-            )?;
+        for o in &objects {
+            total = checked::add(total, o.decoded_len()?, "decoded message size")?;
         }
         self.limits.check_total_bytes(total)?;
-        Ok(())
+        Ok(objects)
     }
 }
 

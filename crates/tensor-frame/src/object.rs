@@ -352,14 +352,33 @@ impl<'a> ObjectFrame<'a> {
         opts: DecodeOptions,
         limits: &Limits,
     ) -> Result<ByteOrder> {
+        let p = self.checked_pipeline(opts)?;
+        self.decode_with(&p, dst, opts, limits)
+    }
+
+    /// Verifies the hash when asked (first: changed bytes are the root cause of anything
+    /// else that looks wrong), then builds the pipeline and checks the stored size against
+    /// it.
+    fn checked_pipeline(&self, opts: DecodeOptions) -> Result<Pipeline> {
         if opts.verify_hash {
             self.verify_hash()?;
         }
+        let p = pipeline(&self.descriptor, self.index)?;
+        self.check_stored_size(&p)?;
+        Ok(p)
+    }
+
+    /// [`decode_into`](Self::decode_into) after [`checked_pipeline`](Self::checked_pipeline).
+    fn decode_with(
+        &self,
+        p: &Pipeline,
+        dst: &mut [u8],
+        opts: DecodeOptions,
+        limits: &Limits,
+    ) -> Result<ByteOrder> {
         let idx = self.index;
         let (dtype, _, n) = self.layout();
         let order = self.descriptor.byte_order_or_native();
-        let p = pipeline(&self.descriptor, idx)?;
-        self.check_stored_size(&p)?;
         let payload = self.payload();
         p.decode_into(payload, dtype, order, n, dst, limits)
             .map_err(|source| Error::Pipeline {
@@ -388,9 +407,9 @@ impl<'a> ObjectFrame<'a> {
         let len = self.decoded_len()?;
         limits.check_total_bytes(len)?;
         // Stored bytes that cannot possibly decode to `len` fail before the allocation.
-        self.check_stored_size(&pipeline(&self.descriptor, self.index)?)?;
+        let p = self.checked_pipeline(opts)?;
         let mut data = vec![0u8; checked::to_usize(len, "decoded size")?];
-        let order = self.decode_into(&mut data, opts, limits)?;
+        let order = self.decode_with(&p, &mut data, opts, limits)?;
         Tensor::new(data, self.descriptor.dtype, &self.descriptor.shape, order)
             .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))
     }
