@@ -19,15 +19,67 @@ fn find(hay: &[u8], needle: [u8; 8], from: usize) -> Option<usize> {
         .map(|p| p + from)
 }
 
+/// Frame positions (with the alignment phase of the message they were reached from) whose
+/// chain of frames is known not to end in a postamble. Streamed messages have no length, so a
+/// candidate preamble is checked by following its frames; remembering where those walks
+/// failed keeps a scan linear even when a hostile file nests candidates in each other's
+/// frames.
+type DeadEnds = std::collections::HashSet<(usize, usize)>;
+
+/// Where the frames from `at` (a preamble with length 0) lead: the message's end, if they
+/// reach a postamble, with the frame positions passed on the way.
+fn walk_to_postamble(
+    buf: &[u8],
+    at: usize,
+    dead: &DeadEnds,
+) -> (Option<usize>, Vec<(usize, usize)>) {
+    let phase = at % ALIGNMENT as usize;
+    let mut pos = at + PREAMBLE_LEN as usize;
+    let mut visited = Vec::new();
+    let end = loop {
+        if dead.contains(&(pos, phase)) {
+            break None;
+        }
+        visited.push((pos, phase));
+        let Some(head) = buf.get(pos..pos + FRAME_HEADER_LEN as usize) else {
+            break None;
+        };
+        if &head[..2] != b"FR" {
+            let post = pos + POSTAMBLE_LEN as usize;
+            break (post <= buf.len() && &buf[post - 8..post] == END_MAGIC).then_some(post);
+        }
+        let tl = wire::be_u64(head, 8);
+        let Some(stop) = usize::try_from(tl).ok().and_then(|t| pos.checked_add(t)) else {
+            break None;
+        };
+        if tl < FRAME_HEADER_LEN + 12 || stop > buf.len() || &buf[stop - 4..stop] != wire::FRAME_END
+        {
+            break None;
+        }
+        let rel = (stop - at) as u64;
+        pos = at + (rel + wire::padding(rel)) as usize;
+    };
+    (end, visited)
+}
+
 /// The message that starts at `at`, if one does: its length.
-fn message_at(buf: &[u8], at: usize) -> Option<usize> {
+fn message_at(buf: &[u8], at: usize, dead: &mut DeadEnds) -> Option<usize> {
     let pre = Preamble::parse(&buf[at..]).ok()?;
     let tl = pre.total_length;
     if tl == 0 {
-        // Streamed with unknown length: the frames lead to the postamble.
-        return Message::open(&buf[at..], &Limits::unlimited())
-            .ok()
-            .map(|m| m.bytes().len());
+        // Streamed with unknown length: the frames lead to the postamble, and the message
+        // they delimit must open.
+        let (end, visited) = walk_to_postamble(buf, at, dead);
+        let len = end.and_then(|end| {
+            Message::open(&buf[at..end], &Limits::unlimited())
+                .ok()
+                .map(|m| m.bytes().len())
+        });
+        if len.is_none() {
+            // Every candidate that joins this chain of frames fails the same way.
+            dead.extend(visited);
+        }
+        return len;
     }
     let end = at.checked_add(usize::try_from(tl).ok()?)?;
     (tl >= PREAMBLE_LEN + POSTAMBLE_LEN && end <= buf.len() && &buf[end - 8..end] == END_MAGIC)
@@ -41,8 +93,9 @@ fn message_at(buf: &[u8], at: usize) -> Option<usize> {
 pub fn scan(buf: &[u8]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut pos = 0;
+    let mut dead = DeadEnds::new();
     while let Some(at) = find(buf, *MAGIC, pos) {
-        match message_at(buf, at) {
+        match message_at(buf, at, &mut dead) {
             Some(len) => {
                 out.push(at..at + len);
                 pos = at + len;
@@ -77,7 +130,7 @@ pub fn scan_backward(buf: &[u8]) -> Vec<Range<usize>> {
         }
         let start = usize::try_from(tl).ok().and_then(|t| end.checked_sub(t));
         match start {
-            Some(s) if message_at(buf, s) == Some(end - s) => {
+            Some(s) if message_at(buf, s, &mut DeadEnds::new()) == Some(end - s) => {
                 out.push(s..end);
                 end = s;
             }

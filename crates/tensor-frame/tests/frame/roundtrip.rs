@@ -310,6 +310,40 @@ fn caller_buffers_and_threads_agree() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Candidate preambles of unknown length nested in each other's frames, all leading into one
+/// long chain of frames that never reaches a postamble: the scan follows the chain once, not
+/// once per candidate, and still finds the real message after it.
+fn nested_streamed_candidates() -> Result<(), Failed> {
+    let preamble = |out: &mut Vec<u8>| {
+        out.extend_from_slice(wire::MAGIC);
+        out.extend_from_slice(&[0, 3, 0, 0, 0, 0, 0, 0]);
+        out.extend_from_slice(&0u64.to_be_bytes());
+    };
+    let header = |out: &mut Vec<u8>, len: u64| {
+        out.extend_from_slice(b"FR\0\x01\0\x01\0\0");
+        out.extend_from_slice(&len.to_be_bytes());
+    };
+    let mut buf = Vec::new();
+    preamble(&mut buf);
+    for _ in 0..20_000 {
+        // A 68-byte frame whose body holds a candidate preamble and a 28-byte inner frame
+        // ending where the outer one ends, sharing its hash slot and ENDF.
+        header(&mut buf, 68);
+        preamble(&mut buf);
+        header(&mut buf, 28);
+        buf.extend_from_slice(&[0; 8]);
+        buf.extend_from_slice(b"ENDF\0\0\0\0");
+    }
+    buf.extend_from_slice(&[0; 64]);
+    let (d, x) = f32_object(&[1.0]);
+    let real = encode(&GlobalMetadata::default(), &[d], &[&x], &opts())?;
+    let at = buf.len();
+    buf.extend_from_slice(&real);
+    assert_eq!(scan(&buf), vec![at..buf.len()]);
+    assert_eq!(scan_backward(&buf), vec![at..buf.len()]);
+    Ok(())
+}
+
 fn random_access_reads_only_the_object() -> Result<(), Failed> {
     let objects: Vec<(DataObjectDescriptor, Vec<u8>)> =
         (0..2000).map(|i| f32_object(&[i as f32; 16])).collect();
@@ -471,6 +505,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             random_access_reads_only_the_object,
         ),
         t("proptest_round_trips", proptest_round_trips),
+        t("nested_streamed_candidates", nested_streamed_candidates),
         t(
             "caller_buffers_and_threads_agree",
             caller_buffers_and_threads_agree,
