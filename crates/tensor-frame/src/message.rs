@@ -51,6 +51,33 @@ impl FrameInfo {
     }
 }
 
+/// The hash check of every frame of `frames` that carries a hash, in order, with the object
+/// index of data frames.
+pub(crate) fn frame_hash_checks<'f>(
+    message: &'f [u8],
+    frames: &'f [FrameInfo],
+) -> impl Iterator<Item = (Option<usize>, Result<()>)> + 'f {
+    frames
+        .iter()
+        .scan(0usize, |next_object, f| {
+            let is_data = f.frame_type == FrameType::NTensor;
+            let object = is_data.then_some(*next_object);
+            *next_object += usize::from(is_data);
+            Some((f, object))
+        })
+        .filter(move |(f, _)| f.stored_hash(message).is_some())
+        .map(move |(f, object)| {
+            let r = hash::verify(
+                f.bytes(message),
+                f.frame_type.footer_len() as usize,
+                f.frame_type.name(),
+                f.offset,
+                object,
+            );
+            (object, r)
+        })
+}
+
 /// Reads the frame at `offset` of `msg` (which ends where the postamble starts, `end`),
 /// checking its header, length and `ENDF`.
 fn frame_at(msg: &[u8], offset: u64, end: u64) -> Result<FrameInfo> {
@@ -457,21 +484,8 @@ impl<'a> Message<'a> {
     /// Checks the hash of every frame that carries one: metadata, index and hash frames as
     /// well as data frames.
     pub fn verify_hashes(&self) -> Result<()> {
-        let mut object = 0;
-        for f in self.frames()? {
-            let is_data = f.frame_type == FrameType::NTensor;
-            if f.stored_hash(self.bytes).is_some() {
-                hash::verify(
-                    f.bytes(self.bytes),
-                    f.frame_type.footer_len() as usize,
-                    f.frame_type.name(),
-                    f.offset,
-                    is_data.then_some(object),
-                )?;
-            }
-            object += usize::from(is_data);
-        }
-        Ok(())
+        let frames = self.frames()?;
+        frame_hash_checks(self.bytes, &frames).try_for_each(|(_, r)| r)
     }
 
     /// Decodes object `i`.

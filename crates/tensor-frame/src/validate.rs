@@ -4,13 +4,13 @@
 
 use crate::error::{Class, Error};
 use crate::file::scan;
-use crate::message::{FrameInfo, Message};
+use crate::message::{FrameInfo, Message, frame_hash_checks};
 use crate::metadata::{GlobalMetadata, HashList, Index, XXH3};
 use crate::object::{self, DecodeOptions};
 use crate::wire::{
     self, CBOR_AFTER_PAYLOAD, FRAME_VERSION, FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags,
 };
-use crate::{hash, nonfinite};
+use crate::nonfinite;
 use tensor_core::Limits;
 
 /// How deep validation goes; each level includes the ones before it.
@@ -441,25 +441,13 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
 }
 
 fn check_hashes(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
-    let bytes = m.bytes();
-    let mut object = 0;
     let mut any = false;
-    for f in frames {
-        let is_data = f.frame_type == FrameType::NTensor;
-        if f.stored_hash(bytes).is_some() {
-            any = true;
-            match hash::verify(
-                f.bytes(bytes),
-                f.frame_type.footer_len() as usize,
-                f.frame_type.name(),
-                f.offset,
-                is_data.then_some(object),
-            ) {
-                Ok(()) => ctx.report.hashes_verified += 1,
-                Err(e) => ctx.error(&e, is_data.then_some(object)),
-            }
+    for (object, r) in frame_hash_checks(m.bytes(), frames) {
+        any = true;
+        match r {
+            Ok(()) => ctx.report.hashes_verified += 1,
+            Err(e) => ctx.error(&e, object),
         }
-        object += usize::from(is_data);
     }
     if !any {
         ctx.push(
