@@ -6,11 +6,11 @@ use crate::error::{Class, Error};
 use crate::file::scan;
 use crate::message::{FrameInfo, Message, frame_hash_checks};
 use crate::metadata::{GlobalMetadata, HashList, Index, XXH3};
+use crate::nonfinite;
 use crate::object::{self, DecodeOptions};
 use crate::wire::{
     self, CBOR_AFTER_PAYLOAD, FRAME_VERSION, FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags,
 };
-use crate::nonfinite;
 use tensor_core::Limits;
 
 /// How deep validation goes; each level includes the ones before it.

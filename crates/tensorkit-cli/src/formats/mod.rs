@@ -17,6 +17,13 @@ use tensor_core::Limits;
 /// The shortest prefix that any supported format can be recognised from.
 const MIN_DETECT_BYTES: usize = 9;
 
+/// Whether `bytes` begin like the 8-byte `magic`: all of it, or — for a file cut short —
+/// at least its first 4 bytes, so that a truncated file is reported as such.
+pub(crate) fn starts_like(bytes: &[u8], magic: [u8; 8]) -> bool {
+    let n = bytes.len().min(8);
+    n >= 4 && bytes[..n] == magic[..n]
+}
+
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes).
 pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     if ztensor::looks_like(bytes) {

@@ -18,8 +18,7 @@ use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, T
 /// Tensogram messages start with `TENSOGRM` (a shorter file that starts like it is a
 /// truncated message).
 pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    let n = bytes.len().min(8);
-    n >= 4 && bytes[..n] == tensor_frame::wire::MAGIC[..n]
+    super::starts_like(bytes, *tensor_frame::wire::MAGIC)
 }
 
 pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {

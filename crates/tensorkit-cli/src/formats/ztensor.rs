@@ -13,15 +13,13 @@ use tensor_ztensor::{AnyZTensor, ChecksumKind, Container, Generation, ReadOption
 /// zTensor files start with one of three magic numbers (a shorter file that starts like
 /// one is a truncated zTensor file).
 pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    let n = bytes.len().min(8);
-    n >= 4
-        && [
-            tensor_ztensor::MAGIC_V0_1,
-            tensor_ztensor::MAGIC_V1,
-            tensor_ztensor::MAGIC_V2,
-        ]
-        .iter()
-        .any(|m| bytes[..n] == m[..n])
+    [
+        tensor_ztensor::MAGIC_V0_1,
+        tensor_ztensor::MAGIC_V1,
+        tensor_ztensor::MAGIC_V2,
+    ]
+    .into_iter()
+    .any(|m| super::starts_like(bytes, *m))
 }
 
 fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
