@@ -69,6 +69,17 @@ impl Outcome {
     }
 }
 
+/// Verifies every checksum and digest of the zTensor file `file` mapped at `map`; returns how
+/// many there were.
+pub(crate) fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<usize> {
+    tensor_ztensor::AnyZTensor::open(map)
+        .and_then(|z| z.verify_all())
+        .map_err(|source| crate::error::Error::Ztensor {
+            path: file.to_path_buf(),
+            source,
+        })
+}
+
 /// Validates `file`.
 pub fn run(file: &Path, level: ValidateLevel, canonical: bool) -> Result<Outcome> {
     let map = MmapSource::open(file)?;
@@ -132,12 +143,7 @@ pub fn run(file: &Path, level: ValidateLevel, canonical: bool) -> Result<Outcome
         // zTensor carries checksums and digests: verify every one, not only those read.
         let verified = match f {
             FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-                tensor_ztensor::AnyZTensor::open(&map)
-                    .and_then(|z| z.verify_all())
-                    .map_err(|source| crate::error::Error::Ztensor {
-                        path: file.to_path_buf(),
-                        source,
-                    })?
+                ztensor_checksums(file, &map)?
             }
             _ => 0,
         };
