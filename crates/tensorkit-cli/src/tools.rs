@@ -11,14 +11,9 @@ use std::path::{Path, PathBuf};
 use tensor_core::{ByteOrder, Limits, MmapSource};
 use tensor_dtype::scalar::{self, Scalar};
 
-/// Maps `file` and reads it into a tensor set (borrowing from the map).
-pub(crate) fn open(file: &Path) -> Result<MmapSource> {
-    MmapSource::open(file).map_err(Into::into)
-}
-
 /// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
 pub fn ls(file: &Path) -> Result<String> {
-    let map = open(file)?;
+    let map = MmapSource::open(file)?;
     let set = formats::read(file, &map, &Limits::default())?;
     let mut out = String::new();
     for (i, t) in set.tensors.iter().enumerate() {
@@ -103,7 +98,7 @@ fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
 /// `get`: the tensor's values as text, one row of the last dimension per line, or written
 /// to `output` as a `.npy` file.
 pub fn get(file: &Path, key: &str, output: Option<&Path>) -> Result<String> {
-    let map = open(file)?;
+    let map = MmapSource::open(file)?;
     let set = formats::read(file, &map, &Limits::default())?;
     let t = find(&set, key, file)?;
     let v = t.view();
@@ -157,7 +152,7 @@ pub struct Verified {
 
 /// `verify`: every checksum and hash the file carries.
 pub fn verify(file: &Path) -> Result<Verified> {
-    let map = open(file)?;
+    let map = MmapSource::open(file)?;
     let format = formats::detect(file, &map)?;
     let head = format!("{}: {}", file.display(), format.id());
     match format {
@@ -241,7 +236,7 @@ fn max_difference(a: &NamedTensor<'_>, b: &NamedTensor<'_>) -> Option<f64> {
 /// `diff`: tensor by tensor, by name (or by position for unnamed tensors). Returns the
 /// report and whether anything differs beyond `tolerance`.
 pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
-    let (ma, mb) = (open(a)?, open(b)?);
+    let (ma, mb) = (MmapSource::open(a)?, MmapSource::open(b)?);
     let sa = formats::read(a, &ma, &Limits::default())?;
     let sb = formats::read(b, &mb, &Limits::default())?;
     let (na, nb) = (sa.names(), sb.names());
@@ -332,7 +327,10 @@ pub fn merge(
     progress: bool,
 ) -> Result<String> {
     let target = format_for(output, to, None)?;
-    let maps: Vec<MmapSource> = inputs.iter().map(|p| open(p)).collect::<Result<_>>()?;
+    let maps: Vec<MmapSource> = inputs
+        .iter()
+        .map(MmapSource::open)
+        .collect::<tensor_core::Result<_>>()?;
     let mut merged = TensorSet {
         format: target,
         metadata: None,
@@ -421,7 +419,7 @@ pub fn split(
     to: Option<&str>,
     pipeline: &PipelineSpec,
 ) -> Result<String> {
-    let map = open(input)?;
+    let map = MmapSource::open(input)?;
     let set = formats::read(input, &map, &Limits::default())?;
     let target = match to {
         Some(_) => format_for(Path::new(""), to, None)?,
