@@ -82,6 +82,25 @@ fn check_count(limits: &Limits, n: usize) -> Result<()> {
     Ok(limits.check_tensor_count(n as u64)?)
 }
 
+impl<'a> Header<'a> {
+    /// The decoded header, with how far the cursor read and whether every varint was in its
+    /// shortest form.
+    fn finish(
+        c: &Cursor<'_>,
+        metadata: Option<Vec<(&'a str, &'a str)>>,
+        entries: Vec<Entry<'a>>,
+        dims: Vec<u64>,
+    ) -> Self {
+        Header {
+            metadata,
+            entries,
+            dims,
+            struct_len: c.position(),
+            canonical_varints: c.all_canonical(),
+        }
+    }
+}
+
 /// Decodes the release layout: `(Option<map>, Vec<(name, info)>)`.
 pub(crate) fn decode_release<'a>(window: &'a [u8], limits: &Limits) -> Result<Header<'a>> {
     let mut c = Cursor::new(window, 8, limits.max_header_bytes);
@@ -101,13 +120,7 @@ pub(crate) fn decode_release<'a>(window: &'a [u8], limits: &Limits) -> Result<He
             end,
         });
     }
-    Ok(Header {
-        metadata,
-        entries,
-        dims,
-        struct_len: c.position(),
-        canonical_varints: c.all_canonical(),
-    })
+    Ok(Header::finish(&c, metadata, entries, dims))
 }
 
 /// Decodes the pre-release layout: `(Option<map>, Vec<info>, map<name, index>)`. Every index
@@ -153,13 +166,7 @@ pub(crate) fn decode_legacy<'a>(window: &'a [u8], limits: &Limits) -> Result<Hea
             end,
         });
     }
-    Ok(Header {
-        metadata,
-        entries,
-        dims,
-        struct_len: c.position(),
-        canonical_varints: c.all_canonical(),
-    })
+    Ok(Header::finish(&c, metadata, entries, dims))
 }
 
 /// The reference's checks after decoding, in its order: unique names, then per entry
