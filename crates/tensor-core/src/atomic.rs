@@ -1,13 +1,26 @@
-//! Files written under a temporary name and renamed into place.
+//! Files written out of sight and linked into place only when complete.
 //!
 //! A crash, a full disk or a killed process never leaves a half-written file under the final
-//! name: the data goes to a temporary file in the same directory, is flushed to disk, and only
-//! then renamed over the target. A file that is dropped without [`AtomicFile::commit`] is
-//! removed.
+//! name, and never leaves litter under any other name:
+//!
+//! - on Linux the data goes to an *unnamed* file in the target's directory (`O_TMPFILE`);
+//!   a writer killed at any moment leaves nothing, since the kernel frees a file without a
+//!   name when its last descriptor closes. [`AtomicFile::commit`] syncs it, links it in
+//!   under a private name (`linkat`), renames that over the target and syncs the directory;
+//! - where unnamed files are not available (other systems, file systems without
+//!   `O_TMPFILE`) the data goes to a named temporary file, `.<name>.tkw-<pid>-<random>.tmp`.
+//!   Every new [`AtomicFile`] first removes such files left in its directory by writers
+//!   whose process is gone (on Linux; elsewhere the pid cannot be checked and they stay).
+//!
+//! A file that is dropped without [`AtomicFile::commit`] is removed.
 
 use crate::error::{Error, Result};
+use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+/// The tag in the names of our temporary files: `.<name>.tkw-<pid>-<random>.tmp`.
+const TAG: &str = ".tkw-";
 
 /// A buffered writer for a file that appears under its final name only on
 /// [`commit`](Self::commit).
@@ -25,8 +38,11 @@ use std::path::{Path, PathBuf};
 /// ```
 #[derive(Debug)]
 pub struct AtomicFile {
-    inner: BufWriter<tempfile::NamedTempFile>,
+    inner: BufWriter<File>,
     target: PathBuf,
+    dir: PathBuf,
+    /// The temporary's name when it has one (the fallback); `None` for an unnamed file.
+    named: Option<PathBuf>,
 }
 
 impl AtomicFile {
@@ -37,23 +53,19 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let prefix = format!(".{name}.");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix).suffix(".tmp");
-        // Temporary files are private (0600) by default; the finished file should get the
-        // usual permissions, 0666 less the process umask, like any file the user creates.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let tmp = builder
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(format!("creating a temporary file in {}", dir.display()), e))?;
+        sweep_stale(&dir);
+        let (file, named) = match unnamed_in(&dir) {
+            Some(file) => (file, None),
+            None => {
+                let (file, name) = named_in(&dir, &target)?;
+                (file, Some(name))
+            }
+        };
         Ok(AtomicFile {
-            inner: BufWriter::with_capacity(1 << 20, tmp),
+            inner: BufWriter::with_capacity(1 << 20, file),
             target,
+            dir,
+            named,
         })
     }
 
@@ -63,20 +75,166 @@ impl AtomicFile {
         &self.target
     }
 
-    /// Flushes, syncs to disk and renames the file into place.
-    pub fn commit(self) -> Result<()> {
-        let target = self.target;
-        let tmp = self
-            .inner
-            .into_inner()
-            .map_err(|e| Error::io(format!("flushing {}", target.display()), e.into_error()))?;
-        tmp.as_file()
+    /// Whether the data is going to a file without a name (nothing is left behind even if
+    /// the process is killed).
+    #[must_use]
+    pub fn is_unnamed(&self) -> bool {
+        self.named.is_none()
+    }
+
+    /// Flushes, syncs to disk, moves the file into place and syncs the directory.
+    pub fn commit(mut self) -> Result<()> {
+        let target = self.target.clone();
+        self.inner
+            .flush()
+            .map_err(|e| Error::io(format!("flushing {}", target.display()), e))?;
+        self.inner
+            .get_ref()
             .sync_all()
             .map_err(|e| Error::io(format!("syncing {}", target.display()), e))?;
-        tmp.persist(&target)
-            .map_err(|e| Error::io(format!("renaming into {}", target.display()), e.error))?;
+        let staged = match self.named.take() {
+            Some(name) => name,
+            None => {
+                let name = temp_name(&self.dir, &target);
+                link_unnamed(self.inner.get_ref(), &name).map_err(|e| {
+                    Error::io(format!("linking {} into place", target.display()), e)
+                })?;
+                name
+            }
+        };
+        if let Err(e) = std::fs::rename(&staged, &target) {
+            let _ = std::fs::remove_file(&staged);
+            return Err(Error::io(format!("renaming into {}", target.display()), e));
+        }
+        // The rename is durable only once the directory is: sync it (best effort where
+        // directories cannot be opened).
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
         Ok(())
     }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(name) = self.named.take() {
+            let _ = std::fs::remove_file(name);
+        }
+    }
+}
+
+/// `.<name>.tkw-<pid>-<random>.tmp` beside `target`.
+fn temp_name(dir: &Path, target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Keep the whole name within the usual 255-byte limit.
+    let name: String = name.chars().take(160).collect();
+    let random: u64 =
+        std::collections::hash_map::RandomState::new().hash_one(std::time::SystemTime::now());
+    dir.join(format!(
+        ".{name}{TAG}{}-{random:016x}.tmp",
+        std::process::id()
+    ))
+}
+
+use std::hash::BuildHasher;
+
+/// A named temporary file, created exclusively, with the permissions of an ordinary file.
+fn named_in(dir: &Path, target: &Path) -> Result<(File, PathBuf)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create_new(true);
+    // The finished file should get the usual permissions, 0666 less the process umask.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+    let mut last = None;
+    for _ in 0..16 {
+        let name = temp_name(dir, target);
+        match options.open(&name) {
+            Ok(f) => return Ok((f, name)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => {
+                return Err(Error::io(
+                    format!("creating a temporary file in {}", dir.display()),
+                    e,
+                ));
+            }
+        }
+    }
+    Err(Error::io(
+        format!("creating a temporary file in {}", dir.display()),
+        last.unwrap_or_else(|| io::Error::other("no free name")),
+    ))
+}
+
+#[cfg(target_os = "linux")]
+fn unnamed_in(dir: &Path) -> Option<File> {
+    use rustix::fs::{CWD, Mode, OFlags};
+    let fd = rustix::fs::openat(
+        CWD,
+        dir,
+        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )
+    .ok()?;
+    Some(File::from(fd))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unnamed_in(_dir: &Path) -> Option<File> {
+    None
+}
+
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, name: &Path) -> io::Result<()> {
+    use rustix::fs::{AtFlags, CWD};
+    use std::os::fd::AsRawFd;
+    let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    rustix::fs::linkat(CWD, proc_path.as_str(), CWD, name, AtFlags::SYMLINK_FOLLOW)
+        .or_else(|_| rustix::fs::linkat(file, "", CWD, name, AtFlags::EMPTY_PATH))
+        .map_err(io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn link_unnamed(_file: &File, _name: &Path) -> io::Result<()> {
+    Err(io::Error::other("unnamed files are not supported here"))
+}
+
+/// Removes temporaries in `dir` whose writer process no longer exists (best effort).
+fn sweep_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(pid) = stale_writer(name)
+            && !process_alive(pid)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The writer's pid in a name of ours (`.<name>.tkw-<pid>-<16 hex>.tmp`).
+fn stale_writer(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, tail) = rest.rsplit_once(TAG)?;
+    let (pid, random) = tail.split_once('-')?;
+    (random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+#[cfg(target_os = "linux")]
+fn process_alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_alive(_pid: u32) -> bool {
+    true
 }
 
 impl Write for AtomicFile {
@@ -118,6 +276,13 @@ mod tests {
         {
             let mut f = AtomicFile::create(&path).unwrap();
             f.write_all(&[1; 100]).unwrap();
+            #[cfg(target_os = "linux")]
+            assert!(
+                f.is_unnamed(),
+                "ordinary Linux file systems offer O_TMPFILE"
+            );
+            // Nothing is visible while the file is written.
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
         assert!(!path.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -138,6 +303,57 @@ mod tests {
         write(&path, b"again").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"again");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn named_temporaries_are_removed_on_drop_and_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.bin");
+        let (file, name) = named_in(dir.path(), &path).unwrap();
+        let f = AtomicFile {
+            inner: BufWriter::new(file),
+            target: path.clone(),
+            dir: dir.path().to_path_buf(),
+            named: Some(name.clone()),
+        };
+        assert!(name.exists());
+        drop(f);
+        assert!(!name.exists());
+        let (file, name) = named_in(dir.path(), &path).unwrap();
+        let mut f = AtomicFile {
+            inner: BufWriter::new(file),
+            target: path.clone(),
+            dir: dir.path().to_path_buf(),
+            named: Some(name),
+        };
+        f.write_all(b"named").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"named");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn temporaries_of_dead_writers_are_swept_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid far above any pid_max is never alive.
+        let dead = dir
+            .path()
+            .join(".x.bin.tkw-4294967295-0123456789abcdef.tmp");
+        let mine = temp_name(dir.path(), &dir.path().join("y.bin"));
+        let other = dir.path().join(".x.bin.tkw-1-notours.tmp");
+        for p in [&dead, &mine, &other] {
+            std::fs::write(p, b"partial").unwrap();
+        }
+        assert_eq!(
+            stale_writer(dead.file_name().unwrap().to_str().unwrap()),
+            Some(u32::MAX)
+        );
+        let f = AtomicFile::create(dir.path().join("z.bin")).unwrap();
+        #[cfg(target_os = "linux")]
+        assert!(!dead.exists(), "a dead writer's temporary is removed");
+        assert!(mine.exists(), "a live writer's temporary is kept");
+        assert!(other.exists(), "files that only look similar are kept");
+        drop(f);
     }
 
     #[cfg(unix)]

@@ -7,6 +7,33 @@
 
 use crate::error::{Error, Result};
 
+/// A vector of `len` copies of `value`, or [`Error::OutOfMemory`] when the allocator (or
+/// the process's address-space limit) refuses the memory — never an abort. Every buffer
+/// whose size comes from a file goes through this (or [`LargeBuffer`]) after the size has
+/// been checked against the [`Limits`](crate::Limits).
+///
+/// ```
+/// let v = tensor_core::buffer::try_filled(4, 0u8, "example")?;
+/// assert_eq!(v, [0; 4]);
+/// assert!(tensor_core::buffer::try_filled(usize::MAX / 2, 0u64, "example").is_err());
+/// # Ok::<(), tensor_core::Error>(())
+/// ```
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    try_reserve(&mut v, len, what)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// Reserves room for `additional` more elements in `v`, or [`Error::OutOfMemory`].
+pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
+    v.try_reserve_exact(additional)
+        .map_err(|_| Error::OutOfMemory {
+            what,
+            bytes: (additional as u64).saturating_mul(size_of::<T>() as u64),
+        })
+}
+
 /// Sizes from which a mapping with huge pages is used; below, a plain heap vector.
 pub const HUGE_THRESHOLD: usize = 2 << 20;
 
@@ -23,15 +50,17 @@ enum Inner {
 }
 
 impl LargeBuffer {
-    /// A buffer of `len` zero bytes.
+    /// A buffer of `len` zero bytes; [`Error::OutOfMemory`] when the system refuses it.
     pub fn zeroed(len: usize) -> Result<Self> {
         if len < HUGE_THRESHOLD {
             return Ok(LargeBuffer {
-                inner: Inner::Heap(vec![0; len]),
+                inner: Inner::Heap(try_filled(len, 0, "an output buffer")?),
             });
         }
-        let map = memmap2::MmapMut::map_anon(len)
-            .map_err(|e| Error::io(format!("allocating {len} bytes"), e))?;
+        let map = memmap2::MmapMut::map_anon(len).map_err(|_| Error::OutOfMemory {
+            what: "an output buffer",
+            bytes: len as u64,
+        })?;
         #[cfg(target_os = "linux")]
         {
             // Only advice: if huge pages are unavailable the buffer still works.
@@ -84,6 +113,18 @@ impl std::ops::DerefMut for LargeBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refused_memory_is_an_error_not_an_abort() {
+        let e = try_filled(usize::MAX / 4, 0u32, "a test buffer").unwrap_err();
+        assert_eq!(
+            crate::Kinded::kind(&e),
+            crate::ErrorKind::LimitExceeded,
+            "{e}"
+        );
+        assert!(e.to_string().contains("a test buffer"), "{e}");
+        assert!(LargeBuffer::zeroed(usize::MAX / 2).is_err());
+    }
 
     #[test]
     fn small_and_large_buffers_are_zeroed_and_writable() {

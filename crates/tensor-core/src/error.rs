@@ -122,6 +122,16 @@ pub enum Error {
     /// The caller passed inconsistent arguments.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The allocator (or the process's address-space limit) refused a buffer.
+    #[error(
+        "cannot allocate {bytes} bytes for {what}: the system refused the memory (raise the process's memory limit, or read less at once)"
+    )]
+    OutOfMemory {
+        /// What the buffer was for, e.g. "decoded tensor".
+        what: &'static str,
+        /// The size asked for.
+        bytes: u64,
+    },
 }
 
 impl Error {
@@ -140,7 +150,7 @@ impl Kinded for Error {
             Error::Io { .. } => ErrorKind::Io,
             Error::Truncated { .. } => ErrorKind::Truncated,
             Error::Overflow { .. } | Error::Malformed { .. } => ErrorKind::Malformed,
-            Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
+            Error::LimitExceeded { .. } | Error::OutOfMemory { .. } => ErrorKind::LimitExceeded,
             Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
         }
     }

@@ -47,5 +47,5 @@ pub mod source;
 
 pub use byte_order::ByteOrder;
 pub use error::{Error, ErrorKind, Kinded, Result};
-pub use limits::Limits;
+pub use limits::{DEFAULT_MAX_DECOMPRESSION_RATIO, Limits, physical_memory};
 pub use source::{ByteSource, FileSource, MmapSource};

@@ -5,8 +5,9 @@ use crate::error::{Error, Result};
 /// Bounds on what a decoder may be asked to read or allocate by untrusted input.
 ///
 /// Every decoder in tensorkit takes a `Limits`. The defaults suit reading model weights and
-/// weather archives on a workstation; servers handling uploads should start from
-/// [`Limits::strict`].
+/// weather archives on the machine they run on (decoded totals are tied to its physical
+/// memory); servers handling uploads should start from [`Limits::strict`]. A file that
+/// legitimately needs more is read after the caller raises the limit explicitly.
 ///
 /// ```
 /// use tensor_core::Limits;
@@ -27,17 +28,39 @@ pub struct Limits {
     pub max_decompression_ratio: u64,
 }
 
+/// The default decompression-ratio cap: zstd's own ceiling (a 128 KiB block stored as a
+/// 4-byte run), which no real field needs to pass — an all-zero field compresses to about
+/// 1 : 31 900. Constant fields packed with 0 bits per value have no payload at all and are
+/// bounded by [`Limits::max_total_bytes`] alone.
+pub const DEFAULT_MAX_DECOMPRESSION_RATIO: u64 = 1 << 15;
+
 impl Default for Limits {
-    /// 100 MB of header (the cap safetensors and bintensors use), a million tensors,
-    /// 64 GiB decoded in one call, and a decompression ratio of at most 65536.
+    /// 100 MB of header (the cap safetensors and bintensors use), a million tensors, half
+    /// of this machine's physical memory decoded in one call ([`physical_memory`]), and a
+    /// decompression ratio of at most [`DEFAULT_MAX_DECOMPRESSION_RATIO`].
     fn default() -> Self {
         Limits {
             max_header_bytes: 100_000_000,
             max_tensor_count: 1_000_000,
-            max_total_bytes: 64 << 30,
-            max_decompression_ratio: 1 << 16,
+            max_total_bytes: (physical_memory() / 2).max(1 << 30),
+            max_decompression_ratio: DEFAULT_MAX_DECOMPRESSION_RATIO,
         }
     }
+}
+
+/// This machine's physical memory in bytes (Linux: `MemTotal` of `/proc/meminfo`), or
+/// 16 GiB where it cannot be read. Read once per process.
+#[must_use]
+pub fn physical_memory() -> u64 {
+    static MEMORY: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *MEMORY.get_or_init(|| read_meminfo().unwrap_or(16 << 30))
+}
+
+fn read_meminfo() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 impl Limits {
@@ -144,6 +167,11 @@ mod tests {
         assert!(l.check_tensor_count(u64::MAX).is_err());
         assert!(l.check_total_bytes(1 << 30).is_ok());
         assert!(l.check_total_bytes(1 << 60).is_err());
+        // Tied to this machine: never more than its memory.
+        assert!(l.max_total_bytes <= physical_memory().max(2 << 30));
+        // An all-zero zstd field (about 1 : 31 900) passes; a bomb past zstd's ceiling does not.
+        assert!(l.check_expansion(33_700, 1 << 30).is_ok());
+        assert!(l.check_expansion(1_000, 1 << 30).is_err());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Nothing is lost: a `convert` killed at any moment leaves either no file or a complete one
-//! under the output name, never a partial file.
+//! under the output name, never a partial file — and no temporary file under any other name.
 
 use crate::support::inspect_json;
 use libtest_mimic::{Failed, Trial};
@@ -28,8 +28,7 @@ fn killed_mid_write(format: &'static str) -> Result<(), Failed> {
     write_input(&input, n)?;
     let mut kills = 0;
     for delay_ms in [1u64, 3, 10, 30, 60, 100, 200] {
-        // Each run in a directory of its own, removed afterwards with whatever temporary
-        // file the killed process left.
+        // Each run in a directory of its own, which must hold nothing but the output after.
         let run = dir.path().join(format!("run-{delay_ms}"));
         std::fs::create_dir(&run)?;
         let output = run.join("out");
@@ -51,6 +50,14 @@ fn killed_mid_write(format: &'static str) -> Result<(), Failed> {
                 return Err(format!("{format}, killed after {delay_ms} ms: shape {shape}").into());
             }
         }
+        let litter: Vec<_> = std::fs::read_dir(&run)?
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n != "out")
+            .collect();
+        if !litter.is_empty() {
+            return Err(format!("{format}, killed after {delay_ms} ms: left {litter:?}").into());
+        }
         std::fs::remove_dir_all(&run)?;
     }
     if kills == 0 {
@@ -62,12 +69,18 @@ fn killed_mid_write(format: &'static str) -> Result<(), Failed> {
 }
 
 pub(crate) fn trials() -> Vec<Trial> {
-    ["bintensors", "ztensor-2", "ztensor-0.1", "safetensors"]
-        .into_iter()
-        .map(|f| {
-            Trial::test(format!("atomic::killed_mid_write::{f}"), move || {
-                killed_mid_write(f)
-            })
+    [
+        "bintensors",
+        "ztensor-2",
+        "ztensor-0.1",
+        "safetensors",
+        "tensogram",
+    ]
+    .into_iter()
+    .map(|f| {
+        Trial::test(format!("atomic::killed_mid_write::{f}"), move || {
+            killed_mid_write(f)
         })
-        .collect()
+    })
+    .collect()
 }
