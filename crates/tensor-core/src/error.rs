@@ -25,11 +25,14 @@ pub enum ErrorKind {
     /// The caller passed arguments that cannot work together (e.g. a shape and a buffer of
     /// different sizes).
     InvalidArgument,
+    /// A check of stored checksums or hashes was asked for, but the data carries none:
+    /// nothing was verified.
+    MissingHash,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Io,
         ErrorKind::Truncated,
         ErrorKind::Malformed,
@@ -37,6 +40,7 @@ impl ErrorKind {
         ErrorKind::LimitExceeded,
         ErrorKind::ChecksumMismatch,
         ErrorKind::InvalidArgument,
+        ErrorKind::MissingHash,
     ];
 
     /// The stable lowercase name used in messages and JSON (`"truncated"`, ...).
@@ -50,6 +54,7 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::ChecksumMismatch => "checksum_mismatch",
             ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::MissingHash => "missing_hash",
         }
     }
 }

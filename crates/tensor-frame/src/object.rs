@@ -402,13 +402,115 @@ impl<'a> ObjectFrame<'a> {
         Ok(order)
     }
 
+    /// Everything that can be checked without decoding: the pipeline is one this build
+    /// decodes, the stored size fits it, the decoded size and expansion are within
+    /// `limits`, and the masks use known methods. Readers that decode only on demand call
+    /// this at open, so that a file which cannot decode is refused up front.
+    pub fn check_decodable(&self, limits: &Limits) -> Result<()> {
+        let p = self.checked_pipeline(DecodeOptions::default())?;
+        let (dtype, _, n) = self.layout();
+        p.check_decode(self.payload().len() as u64, dtype, n, limits)
+            .map_err(|source| Error::Pipeline {
+                object: self.index,
+                source,
+            })?;
+        if let Some(m) = &self.descriptor.masks {
+            for (kind, entry) in &m.masks {
+                if MaskKind::from_name(kind).is_none() {
+                    return Err(Error::Metadata(format!(
+                        "object {}: unknown mask kind {kind:?}",
+                        self.index
+                    )));
+                }
+                if MaskMethod::from_name(&entry.method).is_none() {
+                    return Err(Error::Unsupported {
+                        object: self.index,
+                        what: "mask method",
+                        name: entry.method.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the object in runs of at most `chunk` bytes (whole groups of 8 elements),
+    /// handing each to `sink` in order, with the masks restored and the byte order set as
+    /// `opts` asks: for callers that hash, copy or check the values, memory stays within a
+    /// few runs and the masks' bits, whatever the object's size (see
+    /// [`Pipeline::decode_chunks`] for the stage chains that must be decoded whole).
+    /// Returns the byte order the runs are in. An error from `sink` stops decoding and is
+    /// returned as it is.
+    pub fn decode_chunks(
+        &self,
+        opts: DecodeOptions,
+        limits: &Limits,
+        chunk: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<ByteOrder> {
+        let p = self.checked_pipeline(opts)?;
+        let (dtype, _, n) = self.layout();
+        let order = self.descriptor.byte_order_or_native();
+        let masks = if opts.restore_non_finite {
+            self.masks(limits)?
+        } else {
+            Vec::new()
+        };
+        let swap = opts.native_byte_order && !order.is_native();
+        let width = dtype.byte_width().max(1);
+        let mut first = 0u64;
+        let mut run = Vec::new();
+        let mut failed = None;
+        let decoded = p.decode_chunks(self.payload(), dtype, order, n, limits, chunk, &mut |c| {
+            let out = if masks.is_empty() && !swap {
+                c
+            } else {
+                run.clear();
+                run.extend_from_slice(c);
+                for (kind, bits) in &masks {
+                    masks::restore_from(&mut run, first, dtype, order, *kind, bits)?;
+                }
+                if swap {
+                    byte_order::swap_in_place(&mut run, dtype.swap_width())?;
+                }
+                &run
+            };
+            first += (c.len() / width) as u64;
+            sink(out).map_err(|e| {
+                failed = Some(e);
+                tensor_pipeline::Error::Corrupt {
+                    codec: "sink",
+                    reason: String::new(),
+                }
+            })
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        decoded.map_err(|source| Error::Pipeline {
+            object: self.index,
+            source,
+        })?;
+        Ok(if swap { ByteOrder::NATIVE } else { order })
+    }
+
     /// Decodes into a new tensor.
     pub fn decode(&self, opts: DecodeOptions, limits: &Limits) -> Result<Tensor> {
-        let len = self.decoded_len()?;
-        limits.check_total_bytes(len)?;
-        // Stored bytes that cannot possibly decode to `len` fail before the allocation.
+        // Stored bytes that cannot possibly decode to the descriptor's size, and sizes past
+        // the limits, fail before the allocation; a refused allocation is an error too.
         let p = self.checked_pipeline(opts)?;
-        let mut data = vec![0u8; checked::to_usize(len, "decoded size")?];
+        let (dtype, _, n) = self.layout();
+        let len = p
+            .check_decode(self.payload().len() as u64, dtype, n, limits)
+            .map_err(|source| Error::Pipeline {
+                object: self.index,
+                source,
+            })?;
+        let mut data = tensor_core::buffer::try_filled(
+            checked::to_usize(len, "decoded size")?,
+            0u8,
+            "a decoded object",
+        )?;
         let order = self.decode_with(&p, &mut data, opts, limits)?;
         Tensor::new(data, self.descriptor.dtype, &self.descriptor.shape, order)
             .map_err(|e| Error::Metadata(format!("object {}: {e}", self.index)))

@@ -91,7 +91,7 @@ impl MaskKind {
 pub fn decode_mask(method: MaskMethod, blob: &[u8], n: u64, limits: &Limits) -> Result<Vec<u8>> {
     limits.check_total_bytes(n.div_ceil(8))?;
     let len = tensor_core::checked::to_usize(n.div_ceil(8), "mask size")?;
-    let mut out = vec![0u8; len];
+    let mut out = tensor_core::buffer::try_filled(len, 0u8, "a decoded mask")?;
     match method {
         MaskMethod::None => {
             if blob.len() != len {
@@ -133,6 +133,19 @@ pub fn restore(
     kind: MaskKind,
     mask: &[u8],
 ) -> Result<()> {
+    restore_from(data, 0, dtype, order, kind, mask)
+}
+
+/// [`restore`] for a run of elements that starts at element `first` of the tensor the mask
+/// covers (for decoding in chunks).
+pub fn restore_from(
+    data: &mut [u8],
+    first: u64,
+    dtype: Dtype,
+    order: ByteOrder,
+    kind: MaskKind,
+    mask: &[u8],
+) -> Result<()> {
     let f64v = match kind {
         MaskKind::Nan => f64::NAN,
         MaskKind::PosInf => f64::INFINITY,
@@ -167,8 +180,12 @@ pub fn restore(
         part.reverse();
     }
     let width = part.len() * parts;
-    for (i, element) in data.chunks_exact_mut(width).enumerate() {
-        if mask.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
+    for (k, element) in data.chunks_exact_mut(width).enumerate() {
+        let i = first + k as u64;
+        if mask
+            .get((i / 8) as usize)
+            .is_some_and(|b| b & (0x80 >> (i % 8)) != 0)
+        {
             for p in element.chunks_exact_mut(part.len()) {
                 p.copy_from_slice(&part);
             }

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::simple_packing::SimplePacking;
 use crate::{lz4, shuffle, szip, zstd};
 use std::borrow::Cow;
+use std::io::Read;
 use tensor_core::{ByteOrder, Limits, checked};
 use tensor_dtype::{Dtype, shape};
 
@@ -125,6 +126,56 @@ fn pack_floats(
     }
 }
 
+/// Unpacks simple-packed `packed` into `dst` (float32 or float64 in `order`).
+fn unpack(
+    p: &SimplePacking,
+    packed: &[u8],
+    dtype: Dtype,
+    order: ByteOrder,
+    dst: &mut [u8],
+) -> Result<()> {
+    let n = dst.len() / dtype.byte_width().max(1);
+    let big = order == ByteOrder::Big;
+    match dtype {
+        Dtype::Float64 => p.decode(packed, n, |i, v| {
+            let b = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            dst[i * 8..i * 8 + 8].copy_from_slice(&b);
+        }),
+        Dtype::Float32 => p.decode(packed, n, |i, v| {
+            let v = v as f32;
+            let b = if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            };
+            dst[i * 4..i * 4 + 4].copy_from_slice(&b);
+        }),
+        other => Err(Error::Corrupt {
+            codec: "simple_packing",
+            reason: format!("decodes to float32 or float64, not {other}"),
+        }),
+    }
+}
+
+/// `read_exact`, with a stream that ends early reported as a size mismatch.
+fn read_exactly(src: &mut dyn Read, buf: &mut [u8]) -> Result<()> {
+    src.read_exact(buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::SizeMismatch {
+            codec: "pipeline",
+            expected: buf.len() as u64,
+            actual: "fewer bytes".into(),
+        },
+        _ => Error::Corrupt {
+            codec: "zstd",
+            reason: e.to_string(),
+        },
+    })
+}
+
 impl Pipeline {
     /// A pipeline that stores the elements as they are.
     pub const NONE: Pipeline = Pipeline {
@@ -132,6 +183,20 @@ impl Pipeline {
         filter: Filter::None,
         compression: Compression::None,
     };
+
+    /// Checks, before anything is allocated, that decoding a `stored`-byte payload into `n`
+    /// elements of `dtype` stays within `limits`: the decoded total, and the compression
+    /// stage's expansion from the stored bytes. (Packing expands by at most 64 : 1, except
+    /// 0-bit constant fields, which store nothing and are bounded by the total alone.)
+    /// Returns the decoded size.
+    pub fn check_decode(&self, stored: u64, dtype: Dtype, n: u64, limits: &Limits) -> Result<u64> {
+        let len = dtype.payload_bytes(n)?;
+        limits.check_total_bytes(len)?;
+        if self.compression != Compression::None {
+            limits.check_expansion(stored, self.encoded_len(dtype, n)?)?;
+        }
+        Ok(len)
+    }
 
     /// Bytes after the encoding stage for `n` elements of `dtype`.
     pub fn encoded_len(&self, dtype: Dtype, n: u64) -> Result<u64> {
@@ -245,7 +310,11 @@ impl Pipeline {
         if self.szip_needs_containers()? {
             let count = checked::to_usize(n, "element count")?;
             let len = checked::mul(count as u64, p.sample_bytes() as u64, "szip containers")?;
-            let mut containers = vec![0u8; checked::to_usize(len, "szip containers")?];
+            let mut containers = tensor_core::buffer::try_filled(
+                checked::to_usize(len, "szip containers")?,
+                0u8,
+                "szip containers",
+            )?;
             szip::decode_into(&p, payload, &mut containers)?;
             szip::from_containers(&p, &containers, dst)
         } else {
@@ -345,7 +414,8 @@ impl Pipeline {
                 let buf: &mut [u8] = if direct {
                     dst
                 } else {
-                    scratch.resize(encoded_len, 0);
+                    scratch =
+                        tensor_core::buffer::try_filled(encoded_len, 0u8, "a decoded stream")?;
                     &mut scratch
                 };
                 match codec {
@@ -386,40 +456,132 @@ impl Pipeline {
         };
         match self.encoding {
             Encoding::None => dst.copy_from_slice(&unfiltered),
-            Encoding::SimplePacking(p) => {
-                let n = checked::to_usize(n, "element count")?;
-                let big = order == ByteOrder::Big;
-                match dtype {
-                    Dtype::Float64 => p.decode(&unfiltered, n, |i, v| {
-                        let b = if big {
-                            v.to_be_bytes()
-                        } else {
-                            v.to_le_bytes()
-                        };
-                        dst[i * 8..i * 8 + 8].copy_from_slice(&b);
-                    })?,
-                    Dtype::Float32 => p.decode(&unfiltered, n, |i, v| {
-                        let v = v as f32;
-                        let b = if big {
-                            v.to_be_bytes()
-                        } else {
-                            v.to_le_bytes()
-                        };
-                        dst[i * 4..i * 4 + 4].copy_from_slice(&b);
-                    })?,
-                    other => {
-                        return Err(Error::Corrupt {
-                            codec: "simple_packing",
-                            reason: format!("decodes to float32 or float64, not {other}"),
-                        });
-                    }
-                }
-            }
+            Encoding::SimplePacking(p) => unpack(&p, &unfiltered, dtype, order, dst)?,
         }
         Ok(())
     }
 
-    /// Decodes a payload into a new buffer, after checking its size against `limits`.
+    /// Decodes a payload in runs of at most `chunk` output bytes (rounded to whole groups
+    /// of 8 elements), handing each run to `sink` in order: memory stays within about two
+    /// runs whatever the tensor's size, for callers that only hash, copy or check the
+    /// values. Pipelines whose stages need the whole encoded stream at once (a shuffle,
+    /// szip, lz4, the bitmask codecs) are decoded whole into one buffer, checked against
+    /// `limits` and allocated fallibly, and then handed out in runs.
+    ///
+    /// Every check of [`decode_into`](Self::decode_into) applies: the same sizes, the same
+    /// expansion limits, and a stream that decodes to more or fewer bytes is an error after
+    /// the runs it did produce.
+    pub fn decode_chunks(
+        &self,
+        payload: &[u8],
+        dtype: Dtype,
+        order: ByteOrder,
+        n: u64,
+        limits: &Limits,
+        chunk: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        self.check(dtype)?;
+        let out_len = dtype.payload_bytes(n)?;
+        let encoded_len = self.encoded_len(dtype, n)?;
+        let streamable = self.filter == Filter::None
+            && matches!(
+                self.compression,
+                Compression::None | Compression::Zstd { .. }
+            )
+            && (self.encoding == Encoding::None
+                || matches!(dtype, Dtype::Float32 | Dtype::Float64));
+        if !streamable {
+            limits.check_total_bytes(out_len)?;
+            let mut out = tensor_core::buffer::try_filled(
+                checked::to_usize(out_len, "decoded size")?,
+                0u8,
+                "a decoded tensor",
+            )?;
+            self.decode_into(payload, dtype, order, n, &mut out, limits)?;
+            // Runs of whole groups of 8 elements, as the streamed path hands out.
+            let group = dtype.payload_bytes(8)? as usize;
+            let run = (chunk / group.max(1)).max(1) * group.max(1);
+            return out.chunks(run).try_for_each(|c| sink(c));
+        }
+        match self.compression {
+            Compression::None => {
+                if payload.len() as u64 != encoded_len {
+                    return Err(Error::SizeMismatch {
+                        codec: "pipeline",
+                        expected: encoded_len,
+                        actual: payload.len().to_string(),
+                    });
+                }
+                self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink)
+            }
+            _ => {
+                limits.check_expansion(payload.len() as u64, encoded_len)?;
+                if payload.is_empty() {
+                    if encoded_len != 0 {
+                        return Err(Error::SizeMismatch {
+                            codec: "zstd",
+                            expected: encoded_len,
+                            actual: "0".into(),
+                        });
+                    }
+                    return self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink);
+                }
+                let mut r = zstd::reader(payload)?;
+                self.stream_decoded(&mut r, dtype, order, n, chunk, sink)?;
+                let mut probe = [0u8; 1];
+                match r.read(&mut probe) {
+                    Ok(0) => Ok(()),
+                    Ok(_) => Err(Error::SizeMismatch {
+                        codec: "zstd",
+                        expected: encoded_len,
+                        actual: format!("more than {encoded_len}"),
+                    }),
+                    Err(e) => Err(Error::Corrupt {
+                        codec: "zstd",
+                        reason: e.to_string(),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Reads the encoded stream (after compression, without a filter) from `src` in runs
+    /// and hands the decoded runs to `sink`.
+    fn stream_decoded(
+        &self,
+        src: &mut dyn Read,
+        dtype: Dtype,
+        order: ByteOrder,
+        n: u64,
+        chunk: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let width = dtype.payload_bytes(8)? as usize; // bytes of 8 elements
+        let group = (chunk / width.max(1)).max(1); // groups of 8 elements a run
+        let mut done = 0u64; // elements
+        let mut encoded = Vec::new();
+        let mut out = Vec::new();
+        while done < n {
+            let count = (n - done).min(group as u64 * 8);
+            let enc_len = checked::to_usize(self.encoded_len(dtype, count)?, "encoded run")?;
+            encoded.resize(enc_len, 0);
+            read_exactly(src, &mut encoded)?;
+            match self.encoding {
+                Encoding::None => sink(&encoded)?,
+                Encoding::SimplePacking(p) => {
+                    out.resize(checked::to_usize(dtype.payload_bytes(count)?, "run")?, 0);
+                    unpack(&p, &encoded, dtype, order, &mut out)?;
+                    sink(&out)?;
+                }
+            }
+            done += count;
+        }
+        Ok(())
+    }
+
+    /// Decodes a payload into a new buffer, after checking its size against `limits` (the
+    /// total, and the expansion from the stored payload) and before allocating it.
     pub fn decode(
         &self,
         payload: &[u8],
@@ -428,9 +590,12 @@ impl Pipeline {
         n: u64,
         limits: &Limits,
     ) -> Result<Vec<u8>> {
-        let len = dtype.payload_bytes(n)?;
-        limits.check_total_bytes(len)?;
-        let mut out = vec![0u8; checked::to_usize(len, "decoded size")?];
+        let len = self.check_decode(payload.len() as u64, dtype, n, limits)?;
+        let mut out = tensor_core::buffer::try_filled(
+            checked::to_usize(len, "decoded size")?,
+            0u8,
+            "a decoded tensor",
+        )?;
         self.decode_into(payload, dtype, order, n, &mut out, limits)?;
         Ok(out)
     }
@@ -451,6 +616,150 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chunked(
+        p: &Pipeline,
+        payload: &[u8],
+        dtype: Dtype,
+        n: u64,
+        chunk: usize,
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut largest = 0;
+        p.decode_chunks(
+            payload,
+            dtype,
+            ByteOrder::Little,
+            n,
+            &Limits::default(),
+            chunk,
+            &mut |c| {
+                largest = largest.max(c.len());
+                out.extend_from_slice(c);
+                Ok(())
+            },
+        )?;
+        assert!(
+            largest <= chunk.max(dtype.payload_bytes(8)? as usize),
+            "run of {largest}"
+        );
+        Ok(out)
+    }
+
+    #[test]
+    fn chunked_decoding_equals_whole_decoding_for_every_stage_chain() {
+        let values: Vec<f64> = (0..1003)
+            .map(|i| 280.0 + f64::from(i % 97) * 0.25)
+            .collect();
+        let le: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let n = values.len() as u64;
+        let packing = |bits| {
+            Encoding::SimplePacking(
+                SimplePacking::compute(values.iter().copied(), bits, 0).unwrap(),
+            )
+        };
+        let pipelines = [
+            Pipeline::NONE,
+            Pipeline {
+                compression: Compression::Zstd { level: 3 },
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(16),
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(13),
+                compression: Compression::Zstd { level: 1 },
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(0),
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                filter: Filter::Shuffle { element_size: 8 },
+                compression: Compression::Lz4,
+                ..Pipeline::NONE
+            },
+        ];
+        for p in pipelines {
+            let enc = p.encode(&le, Dtype::Float64, ByteOrder::Little, n).unwrap();
+            let whole = p
+                .decode(
+                    &enc.payload,
+                    Dtype::Float64,
+                    ByteOrder::Little,
+                    n,
+                    &Limits::default(),
+                )
+                .unwrap();
+            for chunk in [1, 64, 1000, 1 << 20] {
+                assert_eq!(
+                    chunked(&p, &enc.payload, Dtype::Float64, n, chunk).unwrap(),
+                    whole,
+                    "{p:?} {chunk}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn chunked_decoding_refuses_what_whole_decoding_refuses() {
+        let p = Pipeline {
+            compression: Compression::Zstd { level: 3 },
+            ..Pipeline::NONE
+        };
+        let data = vec![7u8; 4096];
+        let enc = p
+            .encode(&data, Dtype::Uint8, ByteOrder::Little, 4096)
+            .unwrap()
+            .payload;
+        // Fewer and more elements than the stream holds.
+        assert!(chunked(&p, &enc, Dtype::Uint8, 4095, 100).is_err());
+        assert!(chunked(&p, &enc, Dtype::Uint8, 4097, 100).is_err());
+        // A claim past the ratio limit is refused before anything is decoded.
+        let mut called = false;
+        let e = p
+            .decode_chunks(
+                &enc,
+                Dtype::Uint8,
+                ByteOrder::Little,
+                1 << 40,
+                &Limits::default().with_max_total_bytes(u64::MAX),
+                100,
+                &mut |_| {
+                    called = true;
+                    Ok(())
+                },
+            )
+            .unwrap_err();
+        assert!(!called);
+        assert!(e.to_string().contains("exceeds the limit"), "{e}");
+    }
+
+    #[test]
+    fn whole_decoding_checks_limits_before_allocating() {
+        // A shape rewritten to claim 16 GiB over a 20-byte zstd payload.
+        let p = Pipeline {
+            compression: Compression::Zstd { level: 3 },
+            ..Pipeline::NONE
+        };
+        let enc = p
+            .encode(&[0u8; 64], Dtype::Uint8, ByteOrder::Little, 64)
+            .unwrap()
+            .payload;
+        let e = p
+            .decode(
+                &enc,
+                Dtype::Uint8,
+                ByteOrder::Little,
+                16 << 30,
+                &Limits::default().with_max_total_bytes(u64::MAX),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("decompressed bytes"), "{e}");
+    }
 
     #[test]
     fn stages_chain_and_sizes_are_enforced() {

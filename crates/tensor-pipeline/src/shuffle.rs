@@ -187,14 +187,14 @@ fn unshuffle_range(src: &[u8], dst: &mut [u8], n: usize, width: usize, from: usi
 
 /// Shuffles into a new buffer.
 pub fn shuffle(src: &[u8], element_size: usize) -> Result<Vec<u8>> {
-    let mut out = vec![0u8; src.len()];
+    let mut out = tensor_core::buffer::try_filled(src.len(), 0u8, "a shuffled stream")?;
     shuffle_into(src, &mut out, element_size)?;
     Ok(out)
 }
 
 /// Unshuffles into a new buffer.
 pub fn unshuffle(src: &[u8], element_size: usize) -> Result<Vec<u8>> {
-    let mut out = vec![0u8; src.len()];
+    let mut out = tensor_core::buffer::try_filled(src.len(), 0u8, "an unshuffled stream")?;
     unshuffle_into(src, &mut out, element_size)?;
     Ok(out)
 }

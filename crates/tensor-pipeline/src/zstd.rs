@@ -82,7 +82,11 @@ pub fn reader(src: &[u8]) -> Result<impl Read + '_> {
 /// against the limits (total size and expansion ratio).
 pub fn decompress(src: &[u8], expected: u64, limits: &Limits) -> Result<Vec<u8>> {
     limits.check_expansion(src.len() as u64, expected)?;
-    let mut out = vec![0u8; tensor_core::checked::to_usize(expected, "decoded size")?];
+    let mut out = tensor_core::buffer::try_filled(
+        tensor_core::checked::to_usize(expected, "decoded size")?,
+        0u8,
+        "decompressed zstd data",
+    )?;
     decompress_into(src, &mut out)?;
     Ok(out)
 }
@@ -161,8 +165,9 @@ mod edge_cases {
 /// listing each frame's compressed and decompressed size), so a byte range can be decoded
 /// from only the frames that hold it.
 pub mod seekable {
-    use super::{CODEC, decompress_into};
+    use super::{CODEC, decompress_into, reader};
     use crate::error::{Error, Result};
+    use std::io::Read;
 
     const SKIPPABLE_MAGIC: u32 = 0x184D_2A5E;
     const SEEKABLE_MAGIC: u32 = 0x8F92_EAB1;
@@ -244,7 +249,9 @@ pub mod seekable {
     }
 
     /// Decodes bytes `start..start + dst.len()` of the decoded data into `dst`, decoding only
-    /// the frames that hold them.
+    /// the frames that hold them. Memory stays within `dst` whatever the seek table claims:
+    /// frames wholly inside the range decode straight into it, and the frames at its ends are
+    /// streamed, skipping the bytes before the range and stopping at its end.
     pub fn decode_range(data: &[u8], start: u64, dst: &mut [u8]) -> Result<()> {
         let frames = frames(data)?;
         let end = start
@@ -258,20 +265,35 @@ pub mod seekable {
                 "range {start}..{end} is past the decoded length {total}"
             )));
         }
-        let mut scratch = Vec::new();
         for f in frames
             .iter()
             .filter(|f| f.decoded_offset < end && f.decoded_offset + f.decoded_size > start)
         {
             let src = &data
                 [f.compressed_offset as usize..(f.compressed_offset + f.compressed_size) as usize];
-            scratch.resize(f.decoded_size as usize, 0);
-            decompress_into(src, &mut scratch)?;
             let from = start.max(f.decoded_offset);
             let to = end.min(f.decoded_offset + f.decoded_size);
-            dst[(from - start) as usize..(to - start) as usize].copy_from_slice(
-                &scratch[(from - f.decoded_offset) as usize..(to - f.decoded_offset) as usize],
-            );
+            let part = &mut dst[(from - start) as usize..(to - start) as usize];
+            if from == f.decoded_offset && to == f.decoded_offset + f.decoded_size {
+                decompress_into(src, part)?;
+                continue;
+            }
+            let mut r = reader(src)?;
+            let skip = from - f.decoded_offset;
+            let skipped = std::io::copy(&mut (&mut r).take(skip), &mut std::io::sink())
+                .map_err(|e| corrupt(e.to_string()))?;
+            if skipped != skip {
+                return Err(corrupt(format!(
+                    "a frame declared {} decoded bytes but ended after {skipped}",
+                    f.decoded_size
+                )));
+            }
+            r.read_exact(part).map_err(|e| {
+                corrupt(format!(
+                    "a frame declared {} decoded bytes but ended early: {e}",
+                    f.decoded_size
+                ))
+            })?;
         }
         Ok(())
     }

@@ -10,6 +10,56 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Largest number of bytes one tensor may decode to, e.g. `8GiB`, `500MB` or `1000000`
+    /// (default: half of this machine's physical memory). Raise it for files that
+    /// legitimately need more; the limit protects against files that only claim to.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+    /// Largest ratio of decompressed to stored bytes accepted from any codec (default
+    /// 32768, zstd's own ceiling).
+    #[arg(long, global = true, value_name = "RATIO")]
+    pub max_ratio: Option<u64>,
+}
+
+impl Cli {
+    /// The limits every file is read with: the defaults, raised or lowered by
+    /// `--max-memory` and `--max-ratio`.
+    #[must_use]
+    pub fn limits(&self) -> tensor_core::Limits {
+        let mut l = tensor_core::Limits::default();
+        if let Some(m) = self.max_memory {
+            l = l.with_max_total_bytes(m);
+        }
+        if let Some(r) = self.max_ratio {
+            l = l.with_max_decompression_ratio(r);
+        }
+        l
+    }
+}
+
+/// A byte count: a number with an optional unit (`B`, `KB`, `MB`, `GB`, `TB` in powers of
+/// 1000; `KiB`, `MiB`, `GiB`, `TiB` in powers of 1024).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a byte count (e.g. 8GiB, 500MB, 1000000)"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "m" | "mb" => 1_000_000,
+        "g" | "gb" => 1_000_000_000,
+        "t" | "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        other => return Err(format!("unknown unit {other:?} in {text:?}")),
+    };
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("{text:?} is too large"))
 }
 
 /// The subcommands.

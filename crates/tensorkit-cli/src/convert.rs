@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::formats;
-use crate::model::{FormatId, TensorSet};
+use crate::model::{FormatId, NamedTensor, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -59,7 +59,7 @@ pub(crate) fn progress_bar(
     output: &Path,
     enabled: bool,
 ) -> Option<indicatif::ProgressBar> {
-    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
+    let total: u64 = set.tensors.iter().map(NamedTensor::byte_len).sum();
     (enabled && total > PROGRESS_THRESHOLD && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
@@ -85,10 +85,11 @@ pub fn run(
     to: Option<&str>,
     pipeline: &PipelineSpec,
     progress: bool,
+    limits: &Limits,
 ) -> Result<Summary> {
     let target = target(output, to)?;
     let map = MmapSource::open(input)?;
-    let set = formats::read(input, &map, &Limits::default())?;
+    let set = formats::read(input, &map, limits)?;
     let bar = progress_bar(&set, output, progress);
     let dropped = formats::write_with_progress(target, &set, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {

@@ -40,17 +40,17 @@ fn tensor_set(tensors: &[(String, Tensor)], size: Size) -> TensorSet<'_> {
             .iter()
             .map(|(name, t)| NamedTensor::borrowed(name.clone(), t.view()))
             .collect(),
+        limits: Limits::default(),
     }
 }
 
 fn read_back(path: &Path) -> Result<Vec<(Option<String>, Tensor)>> {
     let map = MmapSource::open(path)?;
     let set = formats::read(path, &map, &Limits::default())?;
-    Ok(set
-        .tensors
+    set.tensors
         .iter()
-        .map(|t| (t.name.clone(), t.view().to_tensor()))
-        .collect())
+        .map(|t| Ok((t.name.clone(), t.load(&set.limits)?.view().to_tensor())))
+        .collect()
 }
 
 /// Writes the data set in every format into `dir`, reads each file back and checks that every

@@ -104,6 +104,22 @@ pub enum Error {
         /// What it cannot store (e.g. "dtype complex128 (tensor \"x\")").
         what: String,
     },
+    /// `verify` found a stored checksum or hash that does not match.
+    #[error("{path}: {detail}")]
+    VerifyFailed {
+        /// The file.
+        path: PathBuf,
+        /// What did not match, and where.
+        detail: String,
+    },
+    /// `verify` found nothing to verify: the file carries no checksum or hash.
+    #[error("{path}: nothing was verified: {reason}")]
+    NothingVerified {
+        /// The file.
+        path: PathBuf,
+        /// Why (e.g. "the format stores no checksums").
+        reason: String,
+    },
     /// A check of written data against what was read back failed.
     #[error("round trip through {format} changed tensor {tensor:?}")]
     RoundTripMismatch {
@@ -144,7 +160,10 @@ impl Kinded for Error {
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
-            Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
+            Error::RoundTripMismatch { .. } | Error::VerifyFailed { .. } => {
+                ErrorKind::ChecksumMismatch
+            }
+            Error::NothingVerified { .. } => ErrorKind::MissingHash,
         }
     }
 }

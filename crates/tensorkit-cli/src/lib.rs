@@ -33,6 +33,10 @@ use tensor_core::{Kinded, Limits, MmapSource};
 /// Exit status for a file that cannot be read or a check that failed.
 pub const EXIT_FAILURE: i32 = 2;
 
+/// Exit status of `verify` when the file carries no checksum or hash: nothing was verified
+/// (distinct from a mismatch, which is [`EXIT_FAILURE`]).
+pub const EXIT_NOTHING_VERIFIED: i32 = 3;
+
 /// Exit status of `diff` when the files differ (as diff(1) does).
 pub const EXIT_DIFFERENT: i32 = 1;
 
@@ -53,11 +57,11 @@ fn report_check(
     }
 }
 
-fn inspect(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+fn inspect(file: &Path, json: bool, out: &mut dyn Write, limits: &Limits) -> Result<()> {
     let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, &Limits::default())?;
+    let set = formats::read(file, &map, limits)?;
     let text = if json {
-        let mut s = serde_json::to_string_pretty(&report::json(&set))
+        let mut s = serde_json::to_string_pretty(&report::json(&set)?)
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');
         s
@@ -102,22 +106,37 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 
 /// Runs one command, writing its output to `out` and errors to `err`; returns the exit status.
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let limits = &cli.limits();
     let (result, json) = match &cli.command {
-        Command::Inspect { file, json } => (inspect(file, *json, out), *json),
-        Command::Ls { file } => (tools::ls(file).and_then(|t| write_out(out, &t)), false),
-        Command::Get { file, name, output } => (
-            tools::get(file, name, output.as_deref()).and_then(|t| write_out(out, &t)),
+        Command::Inspect { file, json } => (inspect(file, *json, out, limits), *json),
+        Command::Ls { file } => (
+            tools::ls(file, limits).and_then(|t| write_out(out, &t)),
             false,
         ),
-        Command::Verify { file } => {
-            let r = tools::verify(file).map(|v| (v.text, v.failed));
-            match report_check(out, r, EXIT_FAILURE) {
-                Err(code) => return code,
-                Ok(r) => (r, false),
+        Command::Get { file, name, output } => (
+            tools::get(file, name, output.as_deref(), limits).and_then(|t| write_out(out, &t)),
+            false,
+        ),
+        Command::Verify { file } => match tools::verify(file, limits) {
+            Err(e) => (Err(e), false),
+            Ok(v) => {
+                if let Err(e) = write_out(out, &v.text) {
+                    (Err(e), false)
+                } else if let Some(problem) = v.problem {
+                    let kind = problem.kind();
+                    let _ = writeln!(err, "error[{kind}]: {problem}");
+                    return if kind == tensor_core::ErrorKind::MissingHash {
+                        EXIT_NOTHING_VERIFIED
+                    } else {
+                        EXIT_FAILURE
+                    };
+                } else {
+                    (Ok(()), false)
+                }
             }
-        }
+        },
         Command::Diff { a, b, tolerance } => {
-            match report_check(out, tools::diff(a, b, *tolerance), EXIT_DIFFERENT) {
+            match report_check(out, tools::diff(a, b, *tolerance, limits), EXIT_DIFFERENT) {
                 Err(code) => return code,
                 Ok(r) => (r, false),
             }
@@ -130,7 +149,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         } => (
             target
                 .pipeline()
-                .and_then(|p| tools::merge(inputs, output, target.to.as_deref(), &p, !quiet))
+                .and_then(|p| {
+                    tools::merge(inputs, output, target.to.as_deref(), &p, !quiet, limits)
+                })
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
@@ -141,7 +162,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         } => (
             target
                 .pipeline()
-                .and_then(|p| tools::split(input, out_dir, target.to.as_deref(), &p))
+                .and_then(|p| tools::split(input, out_dir, target.to.as_deref(), &p, limits))
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
@@ -151,7 +172,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             canonical,
             json,
         } => {
-            let r = validate::run(file, *level, *canonical).map(|o| {
+            let r = validate::run(file, *level, *canonical, limits).map(|o| {
                 let text = if *json {
                     format!(
                         "{}\n",
@@ -175,7 +196,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         } => (
             target
                 .pipeline()
-                .and_then(|p| convert::run(input, output, target.to.as_deref(), &p, !quiet))
+                .and_then(|p| convert::run(input, output, target.to.as_deref(), &p, !quiet, limits))
                 .and_then(|s| {
                     let mut text = format!(
                         "converted {} tensors from {} to {}: {} ({} bytes)\n",

@@ -1,7 +1,14 @@
 //! The format-neutral view of a tensor file that every command works on.
 
+use crate::error::Result;
 use serde_json::{Map, Value};
-use tensor_dtype::{Tensor, TensorView};
+use std::sync::Arc;
+use tensor_core::Limits;
+use tensor_dtype::{Dtype, Tensor, TensorView};
+
+/// Runs of decoded bytes handed to consumers that hash, copy or check tensors: big enough
+/// to amortise per-run work, small enough that memory stays flat for any tensor size.
+pub const RUN_BYTES: usize = 4 << 20;
 
 /// The formats the command reads and writes, by the ids `inspect --json` reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -89,13 +96,66 @@ impl FormatId {
 }
 
 /// A tensor's elements: borrowed from the file when they are stored as they are, owned when
-/// they had to be decoded (decompressed, or expanded from a sparse form).
+/// they had to be decoded (expanded from a sparse form), or still encoded and decoded only
+/// when asked — one tensor at a time, or in bounded runs.
 #[derive(Clone, Debug)]
 pub enum TensorData<'a> {
     /// Borrowed from the file.
     View(TensorView<'a>),
     /// Decoded into memory.
     Owned(Tensor),
+    /// Stored encoded (compressed, packed); decoded on demand.
+    Encoded(Lazy<'a>),
+}
+
+/// Streams a tensor's decoded elements, little-endian and in C order, in runs of at most
+/// the given size (whole elements), to a sink.
+pub type StreamFn<'a> =
+    dyn Fn(&Limits, usize, &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> + Send + Sync + 'a;
+
+/// Decodes a whole tensor into memory (after checking its size against the limits).
+pub type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
+
+/// An encoded tensor: what it decodes to, and how.
+#[derive(Clone)]
+pub struct Lazy<'a> {
+    /// The decoded dtype.
+    pub dtype: Dtype,
+    /// The decoded shape.
+    pub shape: Vec<u64>,
+    /// Decoded in runs, for hashing, copying and checking in bounded memory.
+    pub stream: Arc<StreamFn<'a>>,
+    /// Decoded whole, for everything that needs all elements at once.
+    pub decode: Arc<DecodeFn<'a>>,
+}
+
+impl std::fmt::Debug for Lazy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lazy")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.shape)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tensor's elements in memory: borrowed from the file, or decoded.
+#[derive(Debug)]
+pub enum Loaded<'s> {
+    /// Borrowed.
+    View(TensorView<'s>),
+    /// Decoded.
+    Owned(Tensor),
+}
+
+impl Loaded<'_> {
+    /// A view of the elements.
+    #[must_use]
+    pub fn view(&self) -> TensorView<'_> {
+        match self {
+            Loaded::View(v) => v.clone(),
+            Loaded::Owned(t) => t.view(),
+        }
+    }
 }
 
 /// One tensor of a file.
@@ -123,14 +183,62 @@ impl<'a> NamedTensor<'a> {
         }
     }
 
-    /// A view of the elements.
+    /// The dtype, without decoding anything.
     #[must_use]
-    pub fn view(&self) -> TensorView<'_> {
+    pub fn dtype(&self) -> Dtype {
         match &self.data {
-            TensorData::View(v) => v.clone(),
-            TensorData::Owned(t) => t.view(),
+            TensorData::View(v) => v.dtype(),
+            TensorData::Owned(t) => t.dtype(),
+            TensorData::Encoded(l) => l.dtype,
         }
     }
+
+    /// The shape, without decoding anything.
+    #[must_use]
+    pub fn shape(&self) -> &[u64] {
+        match &self.data {
+            TensorData::View(v) => v.shape(),
+            TensorData::Owned(t) => t.shape(),
+            TensorData::Encoded(l) => &l.shape,
+        }
+    }
+
+    /// Bytes of the decoded elements, without decoding anything.
+    #[must_use]
+    pub fn byte_len(&self) -> u64 {
+        tensor_dtype::shape::byte_len(self.dtype(), self.shape()).unwrap_or(u64::MAX)
+    }
+
+    /// The elements in memory: borrowed when stored as they are, decoded (one tensor,
+    /// checked against `limits` and allocated fallibly) otherwise.
+    pub fn load(&self, limits: &Limits) -> Result<Loaded<'_>> {
+        Ok(match &self.data {
+            TensorData::View(v) => Loaded::View(v.clone()),
+            TensorData::Owned(t) => Loaded::View(t.view()),
+            TensorData::Encoded(l) => Loaded::Owned((l.decode)(limits)?),
+        })
+    }
+
+    /// Hands the little-endian, C-order elements to `sink` in runs of at most
+    /// [`RUN_BYTES`] (whole elements): memory stays bounded whatever the tensor's size, for
+    /// hashing, copying and checking.
+    pub fn stream(&self, limits: &Limits, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let view = match &self.data {
+            TensorData::Encoded(l) => return (l.stream)(limits, RUN_BYTES, sink),
+            TensorData::View(v) => v.clone(),
+            TensorData::Owned(t) => t.view(),
+        };
+        stream_view(&view, sink)
+    }
+}
+
+/// Hands a view's little-endian elements (in storage order, as
+/// [`TensorView::to_le_bytes`]) to `sink` in runs of at most [`RUN_BYTES`].
+pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let width = view.dtype().byte_width().max(1);
+    let run = (RUN_BYTES / width).max(1) * width;
+    // Borrowed from the file when stored little-endian and contiguous.
+    view.to_le_bytes().chunks(run).try_for_each(|c| sink(c))
 }
 
 /// The contents of one file: its format, file-level metadata and tensors in stored order.
@@ -142,6 +250,8 @@ pub struct TensorSet<'a> {
     pub metadata: Option<Map<String, Value>>,
     /// The tensors, in the order the file stores them.
     pub tensors: Vec<NamedTensor<'a>>,
+    /// The limits the file was read with; tensors are decoded within them.
+    pub limits: Limits,
 }
 
 impl TensorSet<'_> {

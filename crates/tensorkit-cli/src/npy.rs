@@ -5,7 +5,9 @@
 //! writes it. Elements are written little-endian in C order.
 
 use crate::error::{Error, Result};
-use tensor_dtype::{Dtype, TensorView};
+use crate::model::NamedTensor;
+use tensor_core::Limits;
+use tensor_dtype::Dtype;
 
 /// NumPy's type string for `dtype`, or `None` for dtypes NumPy has no type for.
 #[must_use]
@@ -29,16 +31,13 @@ pub fn descr(dtype: Dtype) -> Option<&'static str> {
     })
 }
 
-/// The `.npy` header (magic to newline) for `view`.
-pub fn header(view: &TensorView<'_>, name: &str) -> Result<Vec<u8>> {
-    let d = descr(view.dtype()).ok_or_else(|| Error::CannotRepresent {
+/// The `.npy` header (magic to newline) for a tensor of `dtype` and `shape`.
+pub fn header(dtype: Dtype, shape: &[u64], name: &str) -> Result<Vec<u8>> {
+    let d = descr(dtype).ok_or_else(|| Error::CannotRepresent {
         format: "npy",
-        what: format!(
-            "dtype {} (tensor {name:?}); NumPy has no such type",
-            view.dtype()
-        ),
+        what: format!("dtype {dtype} (tensor {name:?}); NumPy has no such type"),
     })?;
-    let dims: Vec<String> = view.shape().iter().map(u64::to_string).collect();
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
     let shape = match dims.len() {
         1 => format!("({},)", dims[0]),
         _ => format!("({})", dims.join(", ")),
@@ -57,13 +56,29 @@ pub fn header(view: &TensorView<'_>, name: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Writes `view` as a `.npy` file to `out`.
-pub fn write(view: &TensorView<'_>, name: &str, out: &mut dyn std::io::Write) -> Result<()> {
-    let head = header(view, name)?;
+/// Writes tensor `t` as a `.npy` file to `out`, its elements streamed in bounded runs
+/// (bool bytes other than 0/1 written as 1).
+pub fn write(
+    t: &NamedTensor<'_>,
+    name: &str,
+    limits: &Limits,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    let head = header(t.dtype(), t.shape(), name)?;
     let io = |e| tensor_core::Error::io("writing a .npy file", e);
     out.write_all(&head).map_err(io)?;
-    out.write_all(&view.to_canonical_le_bytes()).map_err(io)?;
-    Ok(())
+    let bools = t.dtype() == Dtype::Bool;
+    let mut run = Vec::new();
+    t.stream(limits, &mut |c| {
+        let c = if bools && c.iter().any(|&b| b > 1) {
+            run.clear();
+            run.extend(c.iter().map(|&b| u8::from(b != 0)));
+            &run[..]
+        } else {
+            c
+        };
+        out.write_all(c).map_err(|e| io(e).into())
+    })
 }
 
 #[cfg(test)]
@@ -73,17 +88,21 @@ mod tests {
     #[test]
     fn headers_match_numpy() {
         let t = tensor_dtype::Tensor::from_elements(&[2, 3], &[0f32; 6]).unwrap();
-        let h = header(&t.view(), "x").unwrap();
+        let h = header(t.dtype(), t.shape(), "x").unwrap();
         assert_eq!(h.len() % 64, 0);
         let text = String::from_utf8_lossy(&h[10..]);
         assert!(text.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"));
         assert!(text.ends_with(" \n"));
         let v = tensor_dtype::Tensor::from_elements(&[4], &[0u8; 4]).unwrap();
         assert!(
-            String::from_utf8_lossy(&header(&v.view(), "v").unwrap()).contains("'shape': (4,)")
+            String::from_utf8_lossy(&header(v.dtype(), v.shape(), "v").unwrap())
+                .contains("'shape': (4,)")
         );
         let s = tensor_dtype::Tensor::from_elements(&[], &[1.5f64]).unwrap();
-        assert!(String::from_utf8_lossy(&header(&s.view(), "s").unwrap()).contains("'shape': ()"));
+        assert!(
+            String::from_utf8_lossy(&header(s.dtype(), s.shape(), "s").unwrap())
+                .contains("'shape': ()")
+        );
         let bf = tensor_dtype::Tensor::new(
             vec![0, 0],
             Dtype::Bfloat16,
@@ -92,7 +111,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            header(&bf.view(), "b")
+            header(bf.dtype(), bf.shape(), "b")
                 .unwrap_err()
                 .to_string()
                 .contains("bfloat16")

@@ -1,10 +1,11 @@
 //! What `inspect` prints: a JSON object and a readable table.
 
+use crate::error::Result;
 use crate::model::{NamedTensor, TensorSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
-use tensor_core::ByteOrder;
+use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::{Scalar, scalar};
 
 /// How many leading values `inspect --json` shows per tensor.
@@ -25,11 +26,20 @@ pub fn scalar_json(s: Scalar) -> Value {
 }
 
 /// The JSON entry of one tensor: name, dtype, shape, SHA-256 of its little-endian elements in
-/// stored order, and its first values.
-#[must_use]
-pub fn tensor_json(t: &NamedTensor<'_>) -> Value {
-    let view = t.view();
-    let le = view.to_le_bytes();
+/// stored order, and its first values. The elements are streamed through the hash in
+/// bounded runs, so memory stays flat whatever the tensor's decoded size.
+pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
+    let dtype = t.dtype();
+    let mut hasher = Sha256::new();
+    let mut first = Vec::new();
+    let want = dtype.payload_bytes(FIRST_VALUES as u64).unwrap_or(0) as usize;
+    t.stream(limits, &mut |c| {
+        if first.len() < want {
+            first.extend_from_slice(&c[..c.len().min(want - first.len())]);
+        }
+        hasher.update(c);
+        Ok(())
+    })?;
     let mut o = Map::new();
     o.insert(
         "name".into(),
@@ -38,28 +48,36 @@ pub fn tensor_json(t: &NamedTensor<'_>) -> Value {
     for (key, index) in &t.location {
         o.insert((*key).into(), Value::from(*index));
     }
-    o.insert("dtype".into(), Value::from(view.dtype().name()));
-    o.insert("shape".into(), Value::from(view.shape().to_vec()));
+    o.insert("dtype".into(), Value::from(dtype.name()));
+    o.insert("shape".into(), Value::from(t.shape().to_vec()));
     o.insert(
         "sha256_le".into(),
-        Value::from(tensor_core::hex::encode(&Sha256::digest(&le))),
+        Value::from(tensor_core::hex::encode(&hasher.finalize())),
     );
-    let first = scalar::decode(view.dtype(), &le, ByteOrder::Little, 0, FIRST_VALUES);
+    let count = usize::try_from(t.shape().iter().product::<u64>())
+        .unwrap_or(usize::MAX)
+        .min(FIRST_VALUES);
+    let first = scalar::decode(dtype, &first, ByteOrder::Little, 0, count);
     o.insert(
         "first_values".into(),
         Value::Array(first.into_iter().map(scalar_json).collect()),
     );
-    Value::Object(o)
+    Ok(Value::Object(o))
 }
 
-/// The whole `inspect --json` object.
-#[must_use]
-pub fn json(set: &TensorSet<'_>) -> Value {
-    json!({
+/// The whole `inspect --json` object (tensors decoded one at a time, within the set's
+/// limits).
+pub fn json(set: &TensorSet<'_>) -> Result<Value> {
+    let tensors = set
+        .tensors
+        .iter()
+        .map(|t| tensor_json(t, &set.limits))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(json!({
         "format": set.format.id(),
         "metadata": set.metadata.clone().map_or(Value::Null, Value::Object),
-        "tensors": set.tensors.iter().map(tensor_json).collect::<Vec<_>>(),
-    })
+        "tensors": tensors,
+    }))
 }
 
 fn display_name(t: &NamedTensor<'_>) -> String {
@@ -83,7 +101,7 @@ pub(crate) fn shape_text(shape: &[u64]) -> String {
 #[must_use]
 pub fn table(set: &TensorSet<'_>) -> String {
     let mut out = String::new();
-    let total: u64 = set.tensors.iter().map(|t| t.view().byte_len()).sum();
+    let total: u64 = set.tensors.iter().map(NamedTensor::byte_len).sum();
     let _ = writeln!(out, "format    {}", set.format.id());
     match &set.metadata {
         None => out.push_str("metadata  (none)\n"),
@@ -112,12 +130,11 @@ pub fn table(set: &TensorSet<'_>) -> String {
         .tensors
         .iter()
         .map(|t| {
-            let view = t.view();
             [
                 display_name(t),
-                view.dtype().name().to_owned(),
-                shape_text(view.shape()),
-                view.byte_len().to_string(),
+                t.dtype().name().to_owned(),
+                shape_text(t.shape()),
+                t.byte_len().to_string(),
             ]
         })
         .collect();

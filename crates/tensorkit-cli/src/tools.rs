@@ -9,22 +9,22 @@ use crate::report;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tensor_core::{ByteOrder, Limits, MmapSource};
+use tensor_dtype::TensorView;
 use tensor_dtype::scalar::{self, Scalar};
 
 /// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
-pub fn ls(file: &Path) -> Result<String> {
+pub fn ls(file: &Path, limits: &Limits) -> Result<String> {
     let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, &Limits::default())?;
+    let set = formats::read(file, &map, limits)?;
     let mut out = String::new();
     for (i, t) in set.tensors.iter().enumerate() {
-        let v = t.view();
         let _ = write!(
             out,
             "{}\t{}\t{}\t{}",
             display(t, i),
-            v.dtype(),
-            report::shape_text(v.shape()),
-            v.byte_len()
+            t.dtype(),
+            report::shape_text(t.shape()),
+            t.byte_len()
         );
         for (key, index) in &t.location {
             let _ = write!(out, "\t{key}={index}");
@@ -97,23 +97,24 @@ fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
 
 /// `get`: the tensor's values as text, one row of the last dimension per line, or written
 /// to `output` as a `.npy` file.
-pub fn get(file: &Path, key: &str, output: Option<&Path>) -> Result<String> {
+pub fn get(file: &Path, key: &str, output: Option<&Path>, limits: &Limits) -> Result<String> {
     let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, &Limits::default())?;
+    let set = formats::read(file, &map, limits)?;
     let t = find(&set, key, file)?;
-    let v = t.view();
     if let Some(path) = output {
         let mut f = tensor_core::atomic::AtomicFile::create(path)?;
-        crate::npy::write(&v, key, &mut f)?;
+        crate::npy::write(t, key, &set.limits, &mut f)?;
         f.commit()?;
         return Ok(format!(
             "wrote {} ({} {}, {} bytes of data)\n",
             path.display(),
-            v.dtype(),
-            report::shape_text(v.shape()),
-            v.byte_len()
+            t.dtype(),
+            report::shape_text(t.shape()),
+            t.byte_len()
         ));
     }
+    let loaded = t.load(&set.limits)?;
+    let v = loaded.view();
     let le = v.to_le_bytes();
     let n = usize::try_from(v.element_count()).unwrap_or(usize::MAX);
     let row = v
@@ -142,52 +143,89 @@ pub fn get(file: &Path, key: &str, output: Option<&Path>) -> Result<String> {
 }
 
 /// What `verify` found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Verified {
-    /// The text to print.
+    /// The report to print on standard output.
     pub text: String,
-    /// Whether a checksum or hash did not match.
-    pub failed: bool,
+    /// Why the check did not pass: a mismatch ([`Error::VerifyFailed`]) or nothing to
+    /// verify ([`Error::NothingVerified`]); `None` when every checksum matched.
+    pub problem: Option<Error>,
 }
 
-/// `verify`: every checksum and hash the file carries.
-pub fn verify(file: &Path) -> Result<Verified> {
+/// Decodes every tensor of `file` in bounded runs, discarding the values: the data that
+/// checksums do not cover must at least decode.
+fn read_every_tensor(file: &Path, map: &[u8], limits: &Limits) -> Result<usize> {
+    let set = formats::read(file, map, limits)?;
+    for t in &set.tensors {
+        t.stream(limits, &mut |_| Ok(()))?;
+    }
+    Ok(set.tensors.len())
+}
+
+/// `verify`: every checksum and hash the file carries, and every tensor decoded. A file
+/// that carries nothing to verify is reported as such, never as verified.
+pub fn verify(file: &Path, limits: &Limits) -> Result<Verified> {
     let map = MmapSource::open(file)?;
     let format = formats::detect(file, &map)?;
     let head = format!("{}: {}", file.display(), format.id());
+    let nothing = |reason: &str| {
+        Some(Error::NothingVerified {
+            path: file.to_path_buf(),
+            reason: reason.to_owned(),
+        })
+    };
     match format {
         FormatId::Tensogram => {
-            let o = crate::validate::run(file, crate::cli::ValidateLevel::Checksum, false)?;
+            let o = crate::validate::run(file, crate::cli::ValidateLevel::Checksum, false, limits)?;
             let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
             for (severity, code, at, detail) in &o.problems {
                 let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
             }
-            if o.hashes_verified == 0 && !o.failed() {
-                text.push_str("nothing to verify: no frame carries a hash\n");
-            }
-            Ok(Verified {
-                text,
-                failed: o.failed(),
-            })
+            let problem = if o.failed() {
+                let (_, code, at, detail) = o
+                    .problems
+                    .iter()
+                    .find(|p| p.0 == "error")
+                    .cloned()
+                    .unwrap_or_default();
+                Some(Error::VerifyFailed {
+                    path: file.to_path_buf(),
+                    detail: format!("{code}{at}: {detail}"),
+                })
+            } else if o.hashes_verified == 0 {
+                nothing("no frame carries a hash")
+            } else {
+                read_every_tensor(file, &map, limits)?;
+                None
+            };
+            Ok(Verified { text, problem })
         }
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             match crate::validate::ztensor_checksums(file, &map) {
-                Ok(n) => Ok(Verified {
-                    text: format!("{head}, {n} checksums verified\n"),
-                    failed: false,
-                }),
+                Ok(n) => {
+                    read_every_tensor(file, &map, limits)?;
+                    Ok(Verified {
+                        text: format!("{head}, {n} checksums verified\n"),
+                        problem: (n == 0)
+                            .then(|| nothing("no tensor carries a checksum"))
+                            .flatten(),
+                    })
+                }
                 Err(e) => Ok(Verified {
                     text: format!("{head}\nerror: {e}\n"),
-                    failed: true,
+                    problem: Some(Error::VerifyFailed {
+                        path: file.to_path_buf(),
+                        detail: e.to_string(),
+                    }),
                 }),
             }
         }
         FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
             // No checksums to check: reading every tensor is the only check there is.
-            formats::read(file, &map, &Limits::default())?;
+            let n = read_every_tensor(file, &map, limits)?;
             Ok(Verified {
-                text: format!("{head}: the format stores no checksums; every tensor reads\n"),
-                failed: false,
+                text: format!("{head}: the format stores no checksums; all {n} tensors read\n"),
+                problem: nothing("the format stores no checksums"),
             })
         }
     }
@@ -206,8 +244,7 @@ fn parts(s: Scalar) -> (f64, f64) {
 
 /// The largest difference between two tensors' values (NaN matching NaN counts as equal),
 /// or `None` when one holds NaN where the other does not.
-fn max_difference(a: &NamedTensor<'_>, b: &NamedTensor<'_>) -> Option<f64> {
-    let (va, vb) = (a.view(), b.view());
+fn max_difference(va: &TensorView<'_>, vb: &TensorView<'_>) -> Option<f64> {
     let (la, lb) = (va.to_le_bytes(), vb.to_le_bytes());
     let n = usize::try_from(va.element_count()).unwrap_or(usize::MAX);
     let mut worst = 0f64;
@@ -235,10 +272,10 @@ fn max_difference(a: &NamedTensor<'_>, b: &NamedTensor<'_>) -> Option<f64> {
 
 /// `diff`: tensor by tensor, by name (or by position for unnamed tensors). Returns the
 /// report and whether anything differs beyond `tolerance`.
-pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
+pub fn diff(a: &Path, b: &Path, tolerance: f64, limits: &Limits) -> Result<(String, bool)> {
     let (ma, mb) = (MmapSource::open(a)?, MmapSource::open(b)?);
-    let sa = formats::read(a, &ma, &Limits::default())?;
-    let sb = formats::read(b, &mb, &Limits::default())?;
+    let sa = formats::read(a, &ma, limits)?;
+    let sb = formats::read(b, &mb, limits)?;
     let (na, nb) = (sa.names(), sb.names());
     let mut out = format!(
         "--- {} ({})\n+++ {} ({})\n",
@@ -256,7 +293,8 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
             continue;
         };
         let tb = &sb.tensors[j];
-        let (va, vb) = (ta.view(), tb.view());
+        let (la, lb) = (ta.load(&sa.limits)?, tb.load(&sb.limits)?);
+        let (va, vb) = (la.view(), lb.view());
         if va.shape() != vb.shape() {
             differ = true;
             let _ = writeln!(
@@ -276,7 +314,7 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64) -> Result<(String, bool)> {
             let _ = writeln!(out, "= {name}: identical");
             continue;
         }
-        match max_difference(ta, tb) {
+        match max_difference(&va, &vb) {
             Some(0.0) => {
                 let _ = writeln!(out, "= {name}: equal values{dtypes}");
             }
@@ -325,6 +363,7 @@ pub fn merge(
     to: Option<&str>,
     pipeline: &PipelineSpec,
     progress: bool,
+    limits: &Limits,
 ) -> Result<String> {
     let target = format_for(output, to, None)?;
     let maps: Vec<MmapSource> = inputs
@@ -335,10 +374,11 @@ pub fn merge(
         format: target,
         metadata: None,
         tensors: Vec::new(),
+        limits: *limits,
     };
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
     for (path, map) in inputs.iter().zip(&maps) {
-        let set = formats::read(path, map, &Limits::default())?;
+        let set = formats::read(path, map, limits)?;
         let names = set.names();
         if let Some(m) = set.metadata {
             let into = merged.metadata.get_or_insert_with(serde_json::Map::new);
@@ -418,9 +458,10 @@ pub fn split(
     dir: &Path,
     to: Option<&str>,
     pipeline: &PipelineSpec,
+    limits: &Limits,
 ) -> Result<String> {
     let map = MmapSource::open(input)?;
-    let set = formats::read(input, &map, &Limits::default())?;
+    let set = formats::read(input, &map, limits)?;
     let target = match to {
         Some(_) => format_for(Path::new(""), to, None)?,
         None => format_for(Path::new(""), None, Some(set.format))?,
@@ -443,6 +484,7 @@ pub fn split(
             format: target,
             metadata: set.metadata.clone(),
             tensors: vec![one],
+            limits: set.limits,
         };
         formats::write_with_progress(target, &single, &path, None, pipeline)?;
         let _ = writeln!(text, "{name}\t{}", path.display());

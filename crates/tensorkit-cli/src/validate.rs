@@ -81,9 +81,9 @@ pub(crate) fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<usize> {
 }
 
 /// Validates `file`.
-pub fn run(file: &Path, level: ValidateLevel, canonical: bool) -> Result<Outcome> {
+pub fn run(file: &Path, level: ValidateLevel, canonical: bool, limits: &Limits) -> Result<Outcome> {
     let map = MmapSource::open(file)?;
-    let limits = Limits::default();
+    let limits = *limits;
     let format = formats::detect(file, &map);
     if let Ok(FormatId::Tensogram) = format {
         let opts = ValidateOptions {

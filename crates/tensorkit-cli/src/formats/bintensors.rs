@@ -39,6 +39,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         format,
         metadata,
         tensors,
+        limits: *limits,
     })
 }
 
@@ -54,10 +55,15 @@ pub(super) fn write(
         "bintensors"
     };
     let names = set.names();
+    let loaded = set
+        .tensors
+        .iter()
+        .map(|t| t.load(&set.limits))
+        .collect::<Result<Vec<_>>>()?;
     let tensors: Vec<(&str, TensorView<'_>)> = names
         .iter()
-        .zip(&set.tensors)
-        .map(|(n, t)| (n.as_str(), t.view()))
+        .zip(&loaded)
+        .map(|(n, l)| (n.as_str(), l.view()))
         .collect();
     let metadata = set
         .metadata

@@ -217,24 +217,26 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         format: FormatId::Safetensors,
         metadata,
         tensors,
+        limits: *limits,
     })
 }
 
-/// A tensor prepared for the safetensors writer: its little-endian bytes, and whether the
-/// crate should see them (it only needs their length to lay out the header).
-struct Outgoing<'a> {
+/// A tensor prepared for the safetensors writer: the crate sees only its dtype, shape and
+/// length to lay out the header; the elements are streamed afterwards, one tensor at a time.
+struct Outgoing<'s, 'a> {
     name: String,
     dtype: StDtype,
     shape: Vec<usize>,
-    data: Cow<'a, [u8]>,
+    len: usize,
+    tensor: &'s NamedTensor<'a>,
 }
 
 /// The header-only face of an [`Outgoing`] tensor: the crate computes offsets from
 /// `data_len` and writes `data`, which is empty, so `serialize` returns just the header and
 /// the tensors are streamed to the file afterwards instead of being copied into one buffer.
-struct HeaderOnly<'o, 'a>(&'o Outgoing<'a>);
+struct HeaderOnly<'o, 's, 'a>(&'o Outgoing<'s, 'a>);
 
-impl View for HeaderOnly<'_, '_> {
+impl View for HeaderOnly<'_, '_, '_> {
     fn dtype(&self) -> StDtype {
         self.0.dtype
     }
@@ -248,28 +250,32 @@ impl View for HeaderOnly<'_, '_> {
     }
 
     fn data_len(&self) -> usize {
-        self.0.data.len()
+        self.0.len
     }
 }
 
-fn prepare<'s>(set: &'s TensorSet<'_>) -> Result<Vec<Outgoing<'s>>> {
+fn prepare<'s, 'a>(set: &'s TensorSet<'a>) -> Result<Vec<Outgoing<'s, 'a>>> {
     let mut outgoing = Vec::with_capacity(set.tensors.len());
     for (name, t) in set.names().into_iter().zip(&set.tensors) {
-        let view = t.view();
-        let dtype = dtype_to(view.dtype()).ok_or_else(|| Error::CannotRepresent {
+        let dtype = dtype_to(t.dtype()).ok_or_else(|| Error::CannotRepresent {
             format: FORMAT,
-            what: format!("dtype {} (tensor {name:?})", view.dtype()),
+            what: format!("dtype {} (tensor {name:?})", t.dtype()),
         })?;
-        let shape = view
+        let shape = t
             .shape()
             .iter()
             .map(|&d| tensor_core::checked::to_usize(d, "dimension"))
             .collect::<Result<Vec<_>, _>>()?;
+        let len = tensor_core::checked::to_usize(
+            tensor_dtype::shape::byte_len(t.dtype(), t.shape())?,
+            "tensor bytes",
+        )?;
         outgoing.push(Outgoing {
             name,
             dtype,
             shape,
-            data: view.to_canonical_le_bytes(),
+            len,
+            tensor: t,
         });
     }
     // The crate's own order: falling dtype alignment, then name. Sorting first means the
@@ -298,8 +304,19 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn Write) -> Result<()> {
     })?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
+    let mut run = Vec::new();
     for o in &outgoing {
-        out.write_all(&o.data).map_err(io)?;
+        // Streamed in bounded runs; bool bytes other than 0/1 are written as 1.
+        o.tensor.stream(&set.limits, &mut |c| {
+            let c = if o.dtype == StDtype::BOOL && c.iter().any(|&b| b > 1) {
+                run.clear();
+                run.extend(c.iter().map(|&b| u8::from(b != 0)));
+                &run[..]
+            } else {
+                c
+            };
+            out.write_all(c).map_err(|e| io(e).into())
+        })?;
     }
     Ok(())
 }

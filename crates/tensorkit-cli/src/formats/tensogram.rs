@@ -5,13 +5,13 @@
 //! Writing puts every tensor in one message, file metadata in `_extra_`.
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, NamedTensor, TensorData, TensorSet};
+use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
-use tensor_dtype::Dtype;
+use tensor_dtype::{Dtype, TensorView};
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile};
 
@@ -79,13 +79,6 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         m.verify_hashes().map_err(wrap(path))?;
         for j in 0..m.len() {
             let o = m.object(j).map_err(wrap(path))?;
-            let data = match o.view() {
-                Some(v) => TensorData::View(v),
-                None => TensorData::Owned(
-                    o.decode(DecodeOptions::default(), limits)
-                        .map_err(wrap(path))?,
-                ),
-            };
             let base = m
                 .metadata()
                 .map_err(wrap(path))?
@@ -93,19 +86,18 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
                 .get(j)
                 .cloned()
                 .unwrap_or_default();
-            let data = match original_dtype(&base, o.descriptor().dtype) {
-                None => data,
-                Some(dtype) => {
-                    let t = match data {
-                        TensorData::View(v) => v.to_tensor(),
-                        TensorData::Owned(t) => t,
-                    };
-                    TensorData::Owned(tensor_dtype::Tensor::new(
-                        t.into_data(),
-                        dtype,
-                        &o.descriptor().shape,
-                        tensor_core::ByteOrder::Little,
-                    )?)
+            let dtype = original_dtype(&base, o.descriptor().dtype);
+            let data = match (o.view(), dtype) {
+                (Some(v), None) => TensorData::View(v),
+                (Some(_), Some(d)) => TensorData::View(TensorView::new(
+                    o.payload(),
+                    d,
+                    &o.descriptor().shape,
+                    o.descriptor().byte_order_or_native(),
+                )?),
+                (None, d) => {
+                    o.check_decodable(limits).map_err(wrap(path))?;
+                    TensorData::Encoded(lazy(path, o, d))
                 }
             };
             let name = base.get("name").and_then(Value::as_text).map(str::to_owned);
@@ -132,7 +124,64 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         format: FormatId::Tensogram,
         metadata,
         tensors,
+        limits: *limits,
     })
+}
+
+/// An object that needs decoding, decoded only when asked: whole (one allocation, checked
+/// against the limits first) or in runs (bounded memory), little-endian either way.
+fn lazy<'a>(path: &Path, o: tensor_frame::ObjectFrame<'a>, dtype: Option<Dtype>) -> Lazy<'a> {
+    let shape = o.descriptor().shape.clone();
+    let dtype_out = dtype.unwrap_or(o.descriptor().dtype);
+    let (p1, p2) = (path.to_path_buf(), path.to_path_buf());
+    let o2 = o.clone();
+    let le = DecodeOptions {
+        native_byte_order: false,
+        ..DecodeOptions::default()
+    };
+    let big = o.descriptor().byte_order_or_native() == tensor_core::ByteOrder::Big;
+    let swap = o.descriptor().dtype.swap_width();
+    Lazy {
+        dtype: dtype_out,
+        shape: shape.clone(),
+        decode: std::sync::Arc::new(move |limits| {
+            let t = o
+                .decode(DecodeOptions::default(), limits)
+                .map_err(wrap(&p1))?;
+            match dtype {
+                None => Ok(t),
+                Some(d) => Ok(tensor_dtype::Tensor::new(
+                    t.into_data(),
+                    d,
+                    &shape,
+                    tensor_core::ByteOrder::NATIVE,
+                )?),
+            }
+        }),
+        stream: std::sync::Arc::new(move |limits, chunk, sink| {
+            let mut run = Vec::new();
+            let mut failed = None;
+            let r = o2.decode_chunks(le, limits, chunk, &mut |c| {
+                let out = if big && swap > 1 {
+                    run.clear();
+                    run.extend_from_slice(c);
+                    tensor_core::byte_order::swap_in_place(&mut run, swap)?;
+                    &run[..]
+                } else {
+                    c
+                };
+                sink(out).map_err(|e| {
+                    failed = Some(e);
+                    tensor_frame::Error::Metadata(String::new())
+                })
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            r.map_err(wrap(&p2))?;
+            Ok(())
+        }),
+    }
 }
 
 /// The `base` key that records the dtype of a one-byte tensor Tensogram has no dtype for
@@ -161,8 +210,13 @@ pub(super) fn write(
     let mut descriptors = Vec::with_capacity(set.tensors.len());
     let mut data = Vec::with_capacity(set.tensors.len());
     let mut meta = GlobalMetadata::default();
-    for (name, t) in names.iter().zip(&set.tensors) {
-        let v = t.view();
+    let loaded = set
+        .tensors
+        .iter()
+        .map(|t| t.load(&set.limits))
+        .collect::<Result<Vec<_>>>()?;
+    for ((name, t), l) in names.iter().zip(&set.tensors).zip(&loaded) {
+        let v = l.view();
         let mut entry = Map::new();
         entry.insert("name".into(), Value::from(name.as_str()));
         let dtype = if stored_as_uint8(v.dtype()) {

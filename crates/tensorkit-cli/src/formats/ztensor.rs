@@ -1,9 +1,10 @@
 //! zTensor, through tensor-ztensor (see docs/formats/ztensor.md).
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, NamedTensor, TensorData, TensorSet};
+use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 use tensor_core::Limits;
 use tensor_core::cbor::Encoder;
 use tensor_core::cbor::Value;
@@ -29,6 +30,23 @@ fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
     }
 }
 
+/// A tensor that needs decoding (compressed, or sparse), decoded only when asked: `read`
+/// gives its dense form. Runs are cut from the decoded tensor.
+fn lazy<'a>(
+    dtype: tensor_dtype::Dtype,
+    shape: Vec<u64>,
+    read: impl Fn() -> Result<tensor_dtype::Tensor> + Send + Sync + 'a,
+) -> TensorData<'a> {
+    let read = Arc::new(read);
+    let whole = Arc::clone(&read);
+    TensorData::Encoded(Lazy {
+        dtype,
+        shape,
+        decode: Arc::new(move |_| whole()),
+        stream: Arc::new(move |_, _, sink| crate::model::stream_view(&read()?.view(), sink)),
+    })
+}
+
 fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
     Ok(match d.data {
         Cow::Borrowed(b) => TensorData::View(TensorView::new(b, d.dtype, &d.shape, d.byte_order)?),
@@ -45,14 +63,34 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
 pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
     let options = ReadOptions::default().limits(*limits);
     let file = match AnyZTensor::open_with(bytes, &options).map_err(wrap(path))? {
-        AnyZTensor::V0_1(f) => f,
-        AnyZTensor::Later(c) => return read_container(path, &c),
+        AnyZTensor::V0_1(f) => Arc::new(f),
+        AnyZTensor::Later(c) => return read_container(path, Arc::new(c), limits),
     };
     let mut tensors = Vec::with_capacity(file.entries().len());
     for (i, e) in file.entries().iter().enumerate() {
+        // Decoded on demand: zstd-compressed and sparse tensors. Raw dense ones are views,
+        // and anything this build cannot decode is refused now.
+        let deferred = e.encoding == tensor_ztensor::Encoding::Zstd
+            || (e.encoding == tensor_ztensor::Encoding::Raw
+                && matches!(
+                    e.layout,
+                    tensor_ztensor::Layout::SparseCsr | tensor_ztensor::Layout::SparseCoo
+                ));
+        let data = match e.dtype {
+            Some(dtype) if deferred => {
+                let (f, p) = (Arc::clone(&file), path.to_path_buf());
+                lazy(dtype, e.shape.clone(), move || {
+                    Ok(f.read(i)
+                        .map_err(wrap(&p))?
+                        .into_tensor()
+                        .map_err(wrap(&p))?)
+                })
+            }
+            _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
+        };
         tensors.push(NamedTensor {
             name: Some(e.name.to_string()),
-            data: tensor_data(file.read(i).map_err(wrap(path))?)?,
+            data,
             location: Vec::new(),
             attributes: e
                 .custom
@@ -65,12 +103,17 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
         format: FormatId::Ztensor01,
         metadata: None,
         tensors,
+        limits: *limits,
     })
 }
 
 /// zTensor 1.x and 2: objects as dense tensors, object attributes per tensor, file
 /// attributes as metadata.
-fn read_container<'a>(path: &Path, c: &Container<'a>) -> Result<TensorSet<'a>> {
+fn read_container<'a>(
+    path: &Path,
+    c: Arc<Container<'a>>,
+    limits: &Limits,
+) -> Result<TensorSet<'a>> {
     let format = if c.generation() == Generation::V1 {
         FormatId::Ztensor1
     } else {
@@ -85,9 +128,35 @@ fn read_container<'a>(path: &Path, c: &Container<'a>) -> Result<TensorSet<'a>> {
                 .collect(),
             _ => Vec::new(),
         };
+        let raw = o.layout == "dense"
+            && o.part("data")
+                .is_some_and(|p| p.encoding == tensor_ztensor::PartEncoding::Raw);
+        let dtype = o
+            .part(if o.layout == "dense" {
+                "data"
+            } else {
+                "values"
+            })
+            .and_then(|p| p.dtype().ok());
+        let decodable = o
+            .parts
+            .iter()
+            .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)));
+        let data = match dtype {
+            Some(dtype) if !raw && decodable => {
+                let (c, p) = (Arc::clone(&c), path.to_path_buf());
+                lazy(dtype, o.shape.clone(), move || {
+                    Ok(c.read(i)
+                        .map_err(wrap(&p))?
+                        .into_tensor()
+                        .map_err(wrap(&p))?)
+                })
+            }
+            _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
+        };
         tensors.push(NamedTensor {
             name: Some(o.name.clone()),
-            data: tensor_data(c.read(i).map_err(wrap(path))?)?,
+            data,
             location: Vec::new(),
             attributes,
         });
@@ -103,6 +172,7 @@ fn read_container<'a>(path: &Path, c: &Container<'a>) -> Result<TensorSet<'a>> {
         format,
         metadata,
         tensors,
+        limits: *limits,
     })
 }
 
@@ -114,10 +184,16 @@ pub(super) fn write_v2(
     path: &Path,
 ) -> Result<()> {
     let names = set.names();
+    let loaded = set
+        .tensors
+        .iter()
+        .map(|t| t.load(&set.limits))
+        .collect::<Result<Vec<_>>>()?;
     let items: Vec<(&str, TensorView<'_>, Option<Value>)> = names
         .iter()
         .zip(&set.tensors)
-        .map(|(n, t)| {
+        .zip(&loaded)
+        .map(|((n, t), l)| {
             let attrs = (!t.attributes.is_empty()).then(|| {
                 Value::Map(
                     t.attributes
@@ -126,7 +202,7 @@ pub(super) fn write_v2(
                         .collect(),
                 )
             });
-            (n.as_str(), t.view(), attrs)
+            (n.as_str(), l.view(), attrs)
         })
         .collect();
     let attributes = set.metadata.as_ref().map(|m| {
@@ -151,34 +227,26 @@ pub(super) fn write(
         dropped.push("file-level metadata (zTensor 0.1 has none)".to_owned());
     }
     let names = set.names();
-    let items: Vec<(&str, TensorView<'_>, TensorOptions)> = names
-        .iter()
-        .zip(&set.tensors)
-        .map(|(n, t)| {
-            let custom = t
-                .attributes
-                .iter()
-                .filter(|(k, _)| !RESERVED.contains(&k.as_str()))
-                .map(|(k, v)| {
-                    let mut e = Encoder::new();
-                    e.value(v);
-                    (k.clone(), e.out)
-                })
-                .collect();
-            (
-                n.as_str(),
-                t.view(),
-                TensorOptions {
-                    checksum: ChecksumKind::Crc32c,
-                    custom,
-                    ..TensorOptions::default()
-                },
-            )
-        })
-        .collect();
     let mut w = tensor_ztensor::Writer::new(out).map_err(wrap(path))?;
-    for (name, view, options) in &items {
-        w.add(name, view, options).map_err(wrap(path))?;
+    // One tensor decoded at a time.
+    for (name, t) in names.iter().zip(&set.tensors) {
+        let custom = t
+            .attributes
+            .iter()
+            .filter(|(k, _)| !RESERVED.contains(&k.as_str()))
+            .map(|(k, v)| {
+                let mut e = Encoder::new();
+                e.value(v);
+                (k.clone(), e.out)
+            })
+            .collect();
+        let options = TensorOptions {
+            checksum: ChecksumKind::Crc32c,
+            custom,
+            ..TensorOptions::default()
+        };
+        let loaded = t.load(&set.limits)?;
+        w.add(name, &loaded.view(), &options).map_err(wrap(path))?;
     }
     w.finish().map_err(wrap(path))?;
     Ok(dropped)

@@ -50,7 +50,8 @@ fn golden_files_read_back() -> Result<(), Failed> {
                 .ok_or_else(|| format!("{}: {name} missing", file.display()))?;
             let want = tensorkit_cli::report::tensor_json(
                 &tensorkit_cli::model::NamedTensor::borrowed(name.clone(), t.view()),
-            );
+                &tensor_core::Limits::default(),
+            )?;
             // Where the tensor sits (Tensogram's message and object) is not part of it.
             let mut entry = entry.clone();
             if let Some(o) = entry.as_object_mut() {

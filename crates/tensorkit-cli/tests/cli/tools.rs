@@ -114,9 +114,18 @@ fn verify_reports_mismatches() -> Result<(), Failed> {
     if code != 2 {
         return Err(format!("{}: exit {code}: {text}", zt.display()).into());
     }
-    let (code, text) = run(&["verify", &fixture("safetensors/scalar_f32.safetensors")]);
-    if code != 0 || !text.contains("no checksums") {
-        return Err(format!("safetensors: exit {code}: {text}").into());
+    // Nothing to verify is its own status, with the error contract on stderr.
+    let out = tensorkit(&["verify", &fixture("safetensors/scalar_f32.safetensors")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(3)
+        || !stderr.starts_with("error[missing_hash]: ")
+        || !stderr.contains("nothing was verified")
+    {
+        return Err(format!("safetensors: exit {:?}: {stderr}", out.status.code()).into());
+    }
+    let out = tensorkit(&["verify", &zt.to_string_lossy()]);
+    if !String::from_utf8_lossy(&out.stderr).starts_with("error[checksum_mismatch]: ") {
+        return Err("a mismatch is reported as error[checksum_mismatch] on stderr".into());
     }
     Ok(())
 }
