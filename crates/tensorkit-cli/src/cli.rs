@@ -191,6 +191,21 @@ pub struct Target {
     /// dtype are skipped for it).
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
+    /// What to do with tensors that share a name (e.g. a Tensogram file holding the same
+    /// message twice): refuse the conversion naming them (`error`), or keep them apart by
+    /// suffixing every repeat with `~m<message>` (Tensogram) or `~<n>`, the n-th repeat
+    /// (`suffix`).
+    #[arg(long, value_enum, default_value_t = Duplicates::Error)]
+    pub duplicates: Duplicates,
+}
+
+/// `--duplicates`: what to do with tensors that share a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Duplicates {
+    /// Refuse, naming the tensor.
+    Error,
+    /// Rename every repeat with a suffix.
+    Suffix,
 }
 
 impl Target {

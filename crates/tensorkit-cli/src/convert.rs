@@ -1,5 +1,6 @@
 //! `tensorkit convert IN OUT [--to FORMAT]`.
 
+use crate::cli::Duplicates;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
@@ -86,10 +87,14 @@ pub fn run(
     pipeline: &PipelineSpec,
     progress: bool,
     limits: &Limits,
+    duplicates: Duplicates,
 ) -> Result<Summary> {
     let target = target(output, to)?;
     let map = MmapSource::open(input)?;
-    let set = formats::read(input, &map, limits)?;
+    let mut set = formats::read(input, &map, limits)?;
+    if duplicates == Duplicates::Suffix {
+        set.disambiguate();
+    }
     let bar = progress_bar(&set, output, progress);
     let dropped = formats::write_with_progress(target, &set, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {

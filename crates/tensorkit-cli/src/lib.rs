@@ -162,7 +162,16 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         } => (
             target
                 .pipeline()
-                .and_then(|p| tools::split(input, out_dir, target.to.as_deref(), &p, limits))
+                .and_then(|p| {
+                    tools::split(
+                        input,
+                        out_dir,
+                        target.to.as_deref(),
+                        &p,
+                        limits,
+                        target.duplicates,
+                    )
+                })
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
@@ -196,7 +205,17 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         } => (
             target
                 .pipeline()
-                .and_then(|p| convert::run(input, output, target.to.as_deref(), &p, !quiet, limits))
+                .and_then(|p| {
+                    convert::run(
+                        input,
+                        output,
+                        target.to.as_deref(),
+                        &p,
+                        !quiet,
+                        limits,
+                        target.duplicates,
+                    )
+                })
                 .and_then(|s| {
                     let mut text = format!(
                         "converted {} tensors from {} to {}: {} ({} bytes)\n",

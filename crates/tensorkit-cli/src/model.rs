@@ -255,6 +255,55 @@ pub struct TensorSet<'a> {
 }
 
 impl TensorSet<'_> {
+    /// Fails, naming the tensor and both positions, when two tensors share a name (every
+    /// format we write requires unique names).
+    pub fn check_unique_names(&self, format: &'static str) -> Result<()> {
+        let names = self.names();
+        let mut first = std::collections::HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            if let Some(j) = first.insert(n.as_str(), i) {
+                return Err(crate::error::Error::CannotRepresent {
+                    format,
+                    what: format!(
+                        "two tensors named {n:?} (#{j} and #{i}); rename them, or pass \
+                         --duplicates suffix to keep them apart"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Renames every repeat of a name: `<name>~m<message>` for tensors located in a
+    /// Tensogram message, `<name>~<n>` for the n-th repeat otherwise (and `_` appended
+    /// until the name is free). The first tensor of each name keeps it.
+    pub fn disambiguate(&mut self) {
+        let names = self.names();
+        let mut taken: std::collections::HashSet<String> = names.iter().cloned().collect();
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (t, name) in self.tensors.iter_mut().zip(&names) {
+            let count = seen.entry(name.as_str()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                continue;
+            }
+            let message = t
+                .location
+                .iter()
+                .find(|(k, _)| *k == "message")
+                .map(|l| l.1);
+            let mut new = match message {
+                Some(m) => format!("{name}~m{m}"),
+                None => format!("{name}~{}", *count - 1),
+            };
+            while taken.contains(&new) {
+                new.push('_');
+            }
+            taken.insert(new.clone());
+            t.name = Some(new);
+        }
+    }
+
     /// Every tensor's name, with `tensor_<i>` for tensors that have none (formats that
     /// require names get these when writing).
     #[must_use]

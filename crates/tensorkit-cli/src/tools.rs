@@ -459,9 +459,13 @@ pub fn split(
     to: Option<&str>,
     pipeline: &PipelineSpec,
     limits: &Limits,
+    duplicates: crate::cli::Duplicates,
 ) -> Result<String> {
     let map = MmapSource::open(input)?;
-    let set = formats::read(input, &map, limits)?;
+    let mut set = formats::read(input, &map, limits)?;
+    if duplicates == crate::cli::Duplicates::Suffix {
+        set.disambiguate();
+    }
     let target = match to {
         Some(_) => format_for(Path::new(""), to, None)?,
         None => format_for(Path::new(""), None, Some(set.format))?,

@@ -99,6 +99,11 @@ pub fn write_with_progress(
             ),
         });
     }
+    // Checked before anything is written or handed to a third-party writer (Tensogram
+    // names are metadata and may repeat).
+    if format != FormatId::Tensogram {
+        set.check_unique_names(format.id())?;
+    }
     let mut file = tensor_core::atomic::AtomicFile::create(path)?;
     let dropped = write_to(
         format,

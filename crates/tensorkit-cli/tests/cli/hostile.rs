@@ -213,6 +213,7 @@ pub(crate) fn trials() -> Vec<Trial> {
                 Err(format!("kind {kind}").into())
             }
         })])
+        .chain([Trial::test("hostile::duplicate_names", duplicate_names)])
         .chain(bad_fixture_trials())
         .chain(malicious_trials())
         .collect()
@@ -263,4 +264,64 @@ fn malicious_trials() -> Vec<Trial> {
             })
         })
         .collect()
+}
+
+/// A Tensogram file concatenated with itself is valid and repeats every name: converting it
+/// to a format that needs unique names is an error naming the tensor (never a panic inside
+/// a third-party writer), and `--duplicates suffix` keeps the repeats apart.
+fn duplicate_names() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let one =
+        std::fs::read(testdata().join("conformance/tensogram/base_shorter_than_objects.tgm"))?;
+    let twice = dir.path().join("twice.tgm");
+    std::fs::write(&twice, [one.clone(), one].concat())?;
+    let input = twice.to_string_lossy().into_owned();
+    if !tensorkit(&["validate", &input]).status.success() {
+        return Err("a file concatenated with itself is valid".into());
+    }
+    for to in [
+        "safetensors",
+        "bintensors",
+        "bintensors-legacy",
+        "ztensor-0.1",
+        "ztensor-2",
+    ] {
+        let out = dir.path().join(format!("out-{to}"));
+        let o = tensorkit(&["convert", "--to", to, &input, &out.to_string_lossy()]);
+        expect_error_contract(&o, false)?;
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        if !stderr.contains("two tensors named") || out.exists() {
+            return Err(format!("{to}: {stderr}").into());
+        }
+        let o = tensorkit(&[
+            "convert",
+            "--to",
+            to,
+            "--duplicates",
+            "suffix",
+            &input,
+            &out.to_string_lossy(),
+        ]);
+        if !o.status.success() {
+            return Err(format!(
+                "{to} --duplicates suffix: {}",
+                String::from_utf8_lossy(&o.stderr)
+            )
+            .into());
+        }
+        let ls = String::from_utf8_lossy(&tensorkit(&["ls", &out.to_string_lossy()]).stdout)
+            .into_owned();
+        if !ls.contains("~m1\t") {
+            return Err(format!("{to}: no suffixed repeat in {ls}").into());
+        }
+    }
+    // Tensogram names are metadata and may repeat.
+    let out = dir.path().join("again.tgm");
+    if !tensorkit(&["convert", &input, &out.to_string_lossy()])
+        .status
+        .success()
+    {
+        return Err("tensogram to tensogram keeps repeated names".into());
+    }
+    Ok(())
 }
