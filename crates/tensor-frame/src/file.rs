@@ -226,14 +226,26 @@ impl<R: Read> MessageReader<R> {
         }
     }
 
+    /// Appends the next `n` bytes of the input to `buf`. The buffer grows with the bytes
+    /// that actually arrive, never by the declared length up front: a 16-byte input that
+    /// declares a huge message fails as truncated without allocating for it.
     fn fill(&mut self, buf: &mut Vec<u8>, n: u64) -> Result<()> {
-        let total = buf.len() as u64 + n;
+        let start = buf.len() as u64;
+        let total = start.saturating_add(n);
         self.limits.check_total_bytes(total)?;
-        let start = buf.len();
-        buf.resize(start + n as usize, 0);
-        self.reader
-            .read_exact(&mut buf[start..])
-            .map_err(|e| Error::Core(tensor_core::Error::io("reading a Tensogram message", e)))
+        let got = (&mut self.reader)
+            .take(n)
+            .read_to_end(buf)
+            .map_err(|e| Error::Core(tensor_core::Error::io("reading a Tensogram message", e)))?;
+        if (got as u64) < n {
+            return Err(Error::Core(tensor_core::Error::Truncated {
+                what: "a Tensogram message",
+                offset: start,
+                needed: n,
+                available: start + got as u64,
+            }));
+        }
+        Ok(())
     }
 
     fn next_message(&mut self) -> Result<Option<Vec<u8>>> {
@@ -322,4 +334,26 @@ pub fn append(path: impl AsRef<Path>, message: &[u8]) -> Result<()> {
     f.write_all(message)
         .and_then(|()| f.sync_data())
         .map_err(|e| Error::Core(tensor_core::Error::io(ctx(), e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_declared_length_is_not_allocated_before_the_bytes_arrive() {
+        // A preamble declaring a 1 TiB message, and nothing after it.
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(crate::wire::MAGIC);
+        bytes.extend_from_slice(&3u16.to_be_bytes());
+        bytes.extend_from_slice(&0u16.to_be_bytes());
+        bytes.extend_from_slice(&0u32.to_be_bytes());
+        bytes.extend_from_slice(&(1u64 << 40).to_be_bytes());
+        bytes.truncate(PREAMBLE_LEN as usize);
+        let limits = Limits::unlimited();
+        let mut r = MessageReader::new(std::io::Cursor::new(bytes), &limits);
+        let e = r.next().expect("an item").unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("truncated"), "{text}");
+    }
 }

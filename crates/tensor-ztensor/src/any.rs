@@ -77,6 +77,15 @@ impl<'a> AnyZTensor<'a> {
         }
     }
 
+    /// What the reader tolerated but a conforming writer never produces.
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            AnyZTensor::V0_1(_) => &[],
+            AnyZTensor::Later(c) => c.warnings(),
+        }
+    }
+
     /// Checks every checksum and digest in the file; returns how many were verified.
     pub fn verify_all(&self) -> Result<usize> {
         let mut n = 0;

@@ -188,6 +188,7 @@ pub struct Container<'a> {
     objects: Vec<Object>,
     attributes: Option<Value>,
     options: ReadOptions,
+    warnings: Vec<String>,
 }
 
 fn malformed(msg: impl Into<String>) -> Error {
@@ -359,7 +360,8 @@ fn parse_object(name: &str, v: &Value, generation: Generation) -> Result<Object>
 }
 
 /// Where the manifest is, per generation, after the framing checks.
-fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<(u64, u64, Option<u64>)> {
+/// For zTensor 2 also the footer's manifest hash and its reserved field.
+fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<(u64, u64, Option<(u64, u32)>)> {
     let len = bytes.len() as u64;
     match generation {
         Generation::V1 => {
@@ -428,7 +430,8 @@ fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<(u64, u64, Op
                     format!("the manifest offset {offset} is not a multiple of {ALIGNMENT_V2}"),
                 ));
             }
-            Ok((offset, length, Some(hash)))
+            let reserved = u32::from_le_bytes(f[28..32].try_into().unwrap_or_default());
+            Ok((offset, length, Some((hash, reserved))))
         }
         Generation::V0_1 => Err(Error::format(
             Class::BadMagic,
@@ -456,7 +459,19 @@ impl<'a> Container<'a> {
         let (m_offset, m_len, hash) = locate_manifest(bytes, generation)?;
         options.limits.check_header_bytes(m_len)?;
         let manifest = &bytes[m_offset as usize..(m_offset + m_len) as usize];
-        if let Some(h) = hash {
+        let mut warnings = Vec::new();
+        if let Some((_, reserved)) = hash
+            && reserved != 0
+        {
+            let what = format!(
+                "the footer's reserved field (bytes 28..32 of the footer) is {reserved:#x}, not 0"
+            );
+            if options.strict {
+                return Err(malformed(what));
+            }
+            warnings.push(what);
+        }
+        if let Some((h, _)) = hash {
             let actual = xxhash_rust::xxh3::xxh3_64(manifest);
             if actual != h {
                 return Err(Error::format(
@@ -478,6 +493,21 @@ impl<'a> Container<'a> {
                 "the manifest is not in deterministic CBOR (shortest forms, definite lengths, sorted keys)",
             ));
         }
+        if root.as_map().is_none() {
+            return Err(malformed("the manifest is not a CBOR map"));
+        }
+        if generation == Generation::V1
+            && map_get(&root, "tensors").is_none()
+            && &bytes[bytes.len().saturating_sub(8)..] != MAGIC_V1
+        {
+            // 1.1 and later (the `objects` manifest) always end with the ZTEN1000 trailer;
+            // only 1.0 files (a `tensors` map) lack it. Without it the file was cut short.
+            return Err(Error::format(
+                Class::Truncated,
+                "the file does not end with the ZTEN1000 trailer that every zTensor 1.1+ file \
+                 carries, and its manifest is not a 1.0 one (tensors): the file appears cut short",
+            ));
+        }
         let objects_value = map_get(&root, "objects").or_else(|| map_get(&root, "tensors"));
         let objects = match objects_value {
             None => Vec::new(),
@@ -497,6 +527,7 @@ impl<'a> Container<'a> {
             objects,
             attributes: map_get(&root, "attributes").cloned(),
             options: *options,
+            warnings,
         };
         c.check_blobs(m_offset, m_len)?;
         if options.verify == Verify::OnOpen {
@@ -594,6 +625,13 @@ impl<'a> Container<'a> {
     #[must_use]
     pub fn objects(&self) -> &[Object] {
         &self.objects
+    }
+
+    /// What the reader tolerated but a conforming writer never produces (refused instead
+    /// with [`ReadOptions::strict`]).
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// File-level attributes, if any.

@@ -35,6 +35,10 @@ pub struct ReadOptions {
     pub limits: Limits,
     /// When to verify checksums.
     pub verify: Verify,
+    /// Refuse what the reference tolerates but no conforming writer produces (a non-zero
+    /// reserved field in the zTensor 2 footer); otherwise such things are warnings
+    /// ([`Container::warnings`](crate::Container::warnings)).
+    pub strict: bool,
 }
 
 impl ReadOptions {
@@ -42,6 +46,13 @@ impl ReadOptions {
     #[must_use]
     pub fn verify(mut self, verify: Verify) -> Self {
         self.verify = verify;
+        self
+    }
+
+    /// These options in strict mode (or not).
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 
@@ -154,6 +165,20 @@ fn check_framing(bytes: &[u8], limits: &Limits) -> Result<(u64, u64)> {
             )
         });
     }
+    if index_len == 0 && len > 16 {
+        // Only the bare 16-byte file (magic + a zero length) is an empty file without an
+        // index; bytes between the magic and a zero length belong to nothing, which is what
+        // a file cut short at a run of zeros looks like.
+        return Err(Error::format(
+            Class::Truncated,
+            format!(
+                "the index length at offset {} is 0, but {} bytes lie between the magic and it: \
+                 a zTensor 0.1 file always ends with its index (at least 1 byte); the file appears cut short",
+                len - 8,
+                len - 16
+            ),
+        ));
+    }
     limits.check_header_bytes(index_len)?;
     Ok((len - 8 - index_len, index_len))
 }
@@ -236,7 +261,8 @@ impl<'a> ZTensor<'a> {
     pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         let (index_start, index_len) = check_framing(bytes, &options.limits)?;
         let entries = if index_len == 0 {
-            // The 0.1.0 reader accepts a file with no index bytes at all as empty.
+            // The 0.1.0 reader accepts the bare 16-byte file (magic + a zero length) as
+            // empty; check_framing refused a zero length after anything else.
             Vec::new()
         } else {
             let index = &bytes[index_start as usize..(index_start + index_len) as usize];

@@ -141,6 +141,8 @@ pub(crate) fn trials() -> Vec<Trial> {
             "corruption::every_bit_flip_is_caught",
             every_bit_flip_is_caught,
         ),
+        Trial::test("corruption::every_cut_is_refused", every_cut_is_refused),
+        Trial::test("v2::reserved_footer_field", v2_reserved_footer_field),
         Trial::test("sparse::both_spellings", sparse_spellings),
         Trial::test("v2::write_then_read", v2_write_then_read),
         Trial::test(
@@ -293,4 +295,72 @@ fn v2_every_bit_flip_is_caught() -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// A file cut short never reads as a sound file, in any generation: every prefix of every
+/// reference-written file (up to 4 KiB of cut points each) fails to open or to read a tensor —
+/// including cuts that end in a run of zeros, which a zTensor 0.1 reader could take for an
+/// empty index.
+fn every_cut_is_refused() -> Result<(), Failed> {
+    let root = tensor_testkit::conformance("ztensor");
+    let mut files = Vec::new();
+    for generation in ["v0.1", "v1", "v2"] {
+        files.extend(tensor_testkit::files_with_extension(
+            &root.join(generation),
+            "zt",
+        ));
+    }
+    let mut cuts = 0;
+    for f in files {
+        let bytes = std::fs::read(&f)?;
+        if bytes.len() > 1 << 20 {
+            continue;
+        }
+        let step = (bytes.len() / 4096).max(1);
+        for len in (0..bytes.len()).step_by(step) {
+            let cut = &bytes[..len];
+            // The bare magic and a zero length *is* the valid empty 0.1 file (the reference
+            // writes and reads it): no reader can tell that prefix from it.
+            if cut == b"ZTEN0001\0\0\0\0\0\0\0\0" {
+                continue;
+            }
+            let sound = tensor_ztensor::AnyZTensor::open(cut).and_then(|z| {
+                z.verify_all()?;
+                for i in 0..z.len() {
+                    z.read(i)?;
+                }
+                Ok(())
+            });
+            if sound.is_ok() {
+                return Err(format!("{} cut to {len} bytes reads as sound", f.display()).into());
+            }
+            cuts += 1;
+        }
+    }
+    if cuts < 1000 {
+        return Err(format!("only {cuts} cuts tried").into());
+    }
+    Ok(())
+}
+
+/// A non-zero reserved field in the zTensor 2 footer: refused in strict mode, a warning
+/// otherwise (the manifest hash does not cover the footer, so nothing else notices).
+fn v2_reserved_footer_field() -> Result<(), Failed> {
+    let t = Tensor::from_elements(&[2], &[1u8, 2])?;
+    let mut bytes = Vec::new();
+    tensor_ztensor::write_v2(&mut bytes, &[("t", t.view(), None)], None)?;
+    let at = bytes.len() - 40 + 28;
+    if tensor_ztensor::AnyZTensor::open(&bytes)?.warnings().len() != 0 {
+        return Err("a clean file has warnings".into());
+    }
+    bytes[at] = 1;
+    let lenient = tensor_ztensor::AnyZTensor::open(&bytes)?;
+    if !lenient.warnings().iter().any(|w| w.contains("reserved")) {
+        return Err("no warning about the reserved field".into());
+    }
+    let strict = tensor_ztensor::ReadOptions::default().strict(true);
+    match tensor_ztensor::AnyZTensor::open_with(&bytes, &strict) {
+        Err(e) if e.to_string().contains("reserved") => Ok(()),
+        other => Err(format!("strict mode: {other:?}").into()),
+    }
 }

@@ -94,6 +94,54 @@ fn check_framing(path: &Path, bytes: &[u8], limits: &Limits) -> Result<u64> {
     Ok(n)
 }
 
+/// The header's top-level keys in order, repeats included (a JSON map type would keep only
+/// the last of each).
+struct HeaderKeys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for HeaderKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = HeaderKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HeaderKeys, A::Error> {
+                let mut keys = Vec::new();
+                while let Some((k, serde::de::IgnoredAny)) = map.next_entry::<String, _>()? {
+                    keys.push(k);
+                }
+                Ok(HeaderKeys(keys))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// The format requires unique names; a JSON parser would silently keep the last entry of a
+/// repeated key, so repeats are refused here, naming the key.
+fn check_unique_keys(path: &Path, header: &[u8], header_end: u64) -> Result<()> {
+    let Ok(HeaderKeys(keys)) = serde_json::from_slice::<HeaderKeys>(header) else {
+        return Ok(()); // not JSON: the crate's own error explains it
+    };
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    for k in &keys {
+        if !seen.insert(k.as_str()) {
+            return Err(Error::safetensors(
+                path,
+                ErrorKind::Malformed,
+                format!(
+                    "the JSON header (bytes 8..{header_end}) lists {k:?} more than once; names must be unique"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The data length the header claims, for explaining a buffer mismatch.
 fn claimed_data_len(header: &[u8]) -> Option<u64> {
     let v: Value = serde_json::from_slice(header).ok()?;
@@ -181,6 +229,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     let n = check_framing(path, bytes, limits)?;
     let (_, meta) = SafeTensors::read_metadata(bytes).map_err(|e| describe(path, bytes, n, &e))?;
     let data_start = 8 + n as usize;
+    check_unique_keys(path, &bytes[8..data_start], 8 + n)?;
     let names = stored_order(&bytes[8..data_start], &meta);
     limits.check_tensor_count(names.len() as u64)?;
     let mut tensors = Vec::with_capacity(names.len());

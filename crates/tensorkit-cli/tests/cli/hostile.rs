@@ -74,6 +74,14 @@ fn cases() -> Vec<Case> {
         kind: "malformed",
     });
     v.push(Case {
+        name: "repeated_key".into(),
+        bytes: with_header(
+            r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
+            &[1, 2],
+        ),
+        kind: "malformed",
+    });
+    v.push(Case {
         name: "offsets_overlap".into(),
         bytes: with_header(
             r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}}"#,
