@@ -54,12 +54,11 @@ impl AtomicFile {
             _ => PathBuf::from("."),
         };
         sweep_stale(&dir);
-        let (file, named) = match unnamed_in(&dir) {
-            Some(file) => (file, None),
-            None => {
-                let (file, name) = named_in(&dir, &target)?;
-                (file, Some(name))
-            }
+        let (file, named) = if let Some(file) = unnamed_in(&dir) {
+            (file, None)
+        } else {
+            let (file, name) = named_in(&dir, &target)?;
+            (file, Some(name))
         };
         Ok(AtomicFile {
             inner: BufWriter::with_capacity(1 << 20, file),
@@ -92,15 +91,13 @@ impl AtomicFile {
             .get_ref()
             .sync_all()
             .map_err(|e| Error::io(format!("syncing {}", target.display()), e))?;
-        let staged = match self.named.take() {
-            Some(name) => name,
-            None => {
-                let name = temp_name(&self.dir, &target);
-                link_unnamed(self.inner.get_ref(), &name).map_err(|e| {
-                    Error::io(format!("linking {} into place", target.display()), e)
-                })?;
-                name
-            }
+        let staged = if let Some(name) = self.named.take() {
+            name
+        } else {
+            let name = temp_name(&self.dir, &target);
+            link_unnamed(self.inner.get_ref(), &name)
+                .map_err(|e| Error::io(format!("linking {} into place", target.display()), e))?;
+            name
         };
         if let Err(e) = std::fs::rename(&staged, &target) {
             let _ = std::fs::remove_file(&staged);

@@ -488,6 +488,12 @@ impl<'a> Message<'a> {
         frame_hash_checks(self.bytes, &frames).try_for_each(|(_, r)| r)
     }
 
+    /// The limits the message was opened with.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Decodes object `i`.
     pub fn decode_object(&self, i: usize, opts: DecodeOptions) -> Result<Tensor> {
         self.object(i)?.decode(opts, &self.limits)

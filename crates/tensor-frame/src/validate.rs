@@ -460,6 +460,10 @@ fn check_hashes(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
     }
 }
 
+/// Runs of decoded values the full level scans at a time: memory stays flat whatever an
+/// object decodes to.
+const SCAN_RUN: usize = 4 << 20;
+
 fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>) {
     let opts = DecodeOptions {
         verify_hash: false,
@@ -467,24 +471,33 @@ fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>) {
         restore_non_finite: false,
     };
     for i in 0..m.len() {
-        match m.decode_object(i, opts) {
+        let object = match m.object(i) {
+            Ok(o) => o,
+            Err(e) => {
+                ctx.error(&e, Some(i));
+                continue;
+            }
+        };
+        let dtype = object.descriptor().dtype;
+        let scan = nonfinite::applies(dtype);
+        let (mut nan, mut inf) = (false, false);
+        let mut run = Vec::new();
+        let decoded = object.decode_chunks(opts, m.limits(), SCAN_RUN, &mut |c| {
+            if scan && !(nan && inf) {
+                run.clear();
+                run.extend_from_slice(c);
+                let found = nonfinite::scan(&mut run, dtype, tensor_core::ByteOrder::NATIVE, false);
+                nan |= found.masks[0].is_some();
+                inf |= found.masks[1].is_some() || found.masks[2].is_some();
+            }
+            Ok(())
+        });
+        match decoded {
             Err(Error::Unsupported { .. }) => {}
             Err(e) => ctx.error(&e, Some(i)),
-            Ok(t) => {
-                if !nonfinite::applies(t.dtype()) {
-                    continue;
-                }
-                let mut data = t.into_data();
-                let dtype = m.object(i).map(|o| o.descriptor().dtype);
-                let Ok(dtype) = dtype else { continue };
-                let found =
-                    nonfinite::scan(&mut data, dtype, tensor_core::ByteOrder::NATIVE, false);
-                for (slot, code) in [
-                    (0, "nan_detected"),
-                    (1, "inf_detected"),
-                    (2, "inf_detected"),
-                ] {
-                    if found.masks[slot].is_some() {
+            Ok(_) => {
+                for (found, code) in [(nan, "nan_detected"), (inf, "inf_detected")] {
+                    if found {
                         ctx.push(
                             code,
                             Severity::Warning,

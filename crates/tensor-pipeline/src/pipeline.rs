@@ -471,6 +471,9 @@ impl Pipeline {
     /// Every check of [`decode_into`](Self::decode_into) applies: the same sizes, the same
     /// expansion limits, and a stream that decodes to more or fewer bytes is an error after
     /// the runs it did produce.
+    // The arguments of `decode_into` plus the run size and the sink: grouping them would
+    // only add a type every caller has to build.
+    #[allow(clippy::too_many_arguments)]
     pub fn decode_chunks(
         &self,
         payload: &[u8],
@@ -502,20 +505,19 @@ impl Pipeline {
             // Runs of whole groups of 8 elements, as the streamed path hands out.
             let group = dtype.payload_bytes(8)? as usize;
             let run = (chunk / group.max(1)).max(1) * group.max(1);
-            return out.chunks(run).try_for_each(|c| sink(c));
+            return out.chunks(run).try_for_each(&mut *sink);
         }
-        match self.compression {
-            Compression::None => {
-                if payload.len() as u64 != encoded_len {
-                    return Err(Error::SizeMismatch {
-                        codec: "pipeline",
-                        expected: encoded_len,
-                        actual: payload.len().to_string(),
-                    });
-                }
-                self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink)
+        if self.compression == Compression::None {
+            if payload.len() as u64 != encoded_len {
+                return Err(Error::SizeMismatch {
+                    codec: "pipeline",
+                    expected: encoded_len,
+                    actual: payload.len().to_string(),
+                });
             }
-            _ => {
+            self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink)
+        } else {
+            {
                 limits.check_expansion(payload.len() as u64, encoded_len)?;
                 if payload.is_empty() {
                     if encoded_len != 0 {

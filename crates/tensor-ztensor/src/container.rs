@@ -359,9 +359,13 @@ fn parse_object(name: &str, v: &Value, generation: Generation) -> Result<Object>
     })
 }
 
+/// The manifest's offset and length, and for zTensor 2 the footer's manifest hash and
+/// reserved field.
+type ManifestPlace = (u64, u64, Option<(u64, u32)>);
+
 /// Where the manifest is, per generation, after the framing checks.
 /// For zTensor 2 also the footer's manifest hash and its reserved field.
-fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<(u64, u64, Option<(u64, u32)>)> {
+fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<ManifestPlace> {
     let len = bytes.len() as u64;
     match generation {
         Generation::V1 => {

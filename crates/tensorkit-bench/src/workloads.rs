@@ -124,7 +124,8 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
                 .iter()
                 .find(|t| t.name.as_deref() == Some(name))
                 .expect("tensor");
-            dst.extend_from_slice(t.view().contiguous_bytes().expect("contiguous"));
+            let loaded = t.load(&set.limits).expect("load");
+            dst.extend_from_slice(loaded.view().contiguous_bytes().expect("contiguous"));
         }
         "tensorkit BinTensors" => {
             let f = tensorkit::bintensors::BinTensors::read(&m).expect("read");

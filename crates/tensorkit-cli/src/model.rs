@@ -238,7 +238,7 @@ pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<
     let width = view.dtype().byte_width().max(1);
     let run = (RUN_BYTES / width).max(1) * width;
     // Borrowed from the file when stored little-endian and contiguous.
-    view.to_le_bytes().chunks(run).try_for_each(|c| sink(c))
+    view.to_le_bytes().chunks(run).try_for_each(sink)
 }
 
 /// The contents of one file: its format, file-level metadata and tensors in stored order.

@@ -2,9 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::model::{FormatId, NamedTensor, TensorSet};
-use safetensors::tensor::{Dtype as StDtype, SafeTensorError, SafeTensors, View};
+use safetensors::tensor::{Dtype as StDtype, SafeTensorError, SafeTensors};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -280,27 +279,46 @@ struct Outgoing<'s, 'a> {
     tensor: &'s NamedTensor<'a>,
 }
 
-/// The header-only face of an [`Outgoing`] tensor: the crate computes offsets from
-/// `data_len` and writes `data`, which is empty, so `serialize` returns just the header and
-/// the tensors are streamed to the file afterwards instead of being copied into one buffer.
-struct HeaderOnly<'o, 's, 'a>(&'o Outgoing<'s, 'a>);
-
-impl View for HeaderOnly<'_, '_, '_> {
-    fn dtype(&self) -> StDtype {
-        self.0.dtype
+/// The length prefix and JSON header for `outgoing` (in that order), as the crate lays them
+/// out — its own `Metadata` serialised, padded with spaces to a multiple of 8 — without the
+/// crate's `serialize`, which reserves room for every tensor's bytes at once.
+fn header(
+    outgoing: &[Outgoing<'_, '_>],
+    metadata: Option<HashMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let cannot = |e: &dyn std::fmt::Display| Error::CannotRepresent {
+        format: FORMAT,
+        what: format!("this tensor set: {e}"),
+    };
+    let mut offset = 0usize;
+    let mut infos = Vec::with_capacity(outgoing.len());
+    for o in outgoing {
+        let end = offset
+            .checked_add(o.len)
+            .ok_or_else(|| cannot(&"the tensors' total size overflows"))?;
+        infos.push((
+            o.name.clone(),
+            safetensors::tensor::TensorInfo {
+                dtype: o.dtype,
+                shape: o.shape.clone(),
+                data_offsets: (offset, end),
+            },
+        ));
+        offset = end;
     }
-
-    fn shape(&self) -> &[usize] {
-        &self.0.shape
+    let meta = safetensors::tensor::Metadata::new(metadata, infos).map_err(|e| cannot(&e))?;
+    let mut json = serde_json::to_vec(&meta).map_err(|e| cannot(&e))?;
+    json.resize(json.len().next_multiple_of(8), b' ');
+    if json.len() > 100_000_000 {
+        // What every safetensors reader refuses (the crate's MAX_HEADER_SIZE).
+        return Err(cannot(&format!(
+            "a {}-byte header (readers accept at most 100 MB)",
+            json.len()
+        )));
     }
-
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&[])
-    }
-
-    fn data_len(&self) -> usize {
-        self.0.len
-    }
+    let mut out = (json.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&json);
+    Ok(out)
 }
 
 fn prepare<'s, 'a>(set: &'s TensorSet<'a>) -> Result<Vec<Outgoing<'s, 'a>>> {
@@ -343,14 +361,7 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn Write) -> Result<()> {
         .map(|m| super::string_metadata(m, FORMAT))
         .transpose()?
         .map(|m| m.into_iter().collect::<HashMap<_, _>>());
-    let header = safetensors::serialize(
-        outgoing.iter().map(|o| (o.name.as_str(), HeaderOnly(o))),
-        metadata,
-    )
-    .map_err(|e| Error::CannotRepresent {
-        format: FORMAT,
-        what: format!("this tensor set: {e}"),
-    })?;
+    let header = header(&outgoing, metadata)?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
     let mut run = Vec::new();

@@ -64,7 +64,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     let options = ReadOptions::default().limits(*limits);
     let file = match AnyZTensor::open_with(bytes, &options).map_err(wrap(path))? {
         AnyZTensor::V0_1(f) => Arc::new(f),
-        AnyZTensor::Later(c) => return read_container(path, Arc::new(c), limits),
+        AnyZTensor::Later(c) => return read_container(path, &Arc::new(c), limits),
     };
     let mut tensors = Vec::with_capacity(file.entries().len());
     for (i, e) in file.entries().iter().enumerate() {
@@ -80,10 +80,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
             Some(dtype) if deferred => {
                 let (f, p) = (Arc::clone(&file), path.to_path_buf());
                 lazy(dtype, e.shape.clone(), move || {
-                    Ok(f.read(i)
-                        .map_err(wrap(&p))?
-                        .into_tensor()
-                        .map_err(wrap(&p))?)
+                    f.read(i).map_err(wrap(&p))?.into_tensor().map_err(wrap(&p))
                 })
             }
             _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
@@ -111,7 +108,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
 /// attributes as metadata.
 fn read_container<'a>(
     path: &Path,
-    c: Arc<Container<'a>>,
+    c: &Arc<Container<'a>>,
     limits: &Limits,
 ) -> Result<TensorSet<'a>> {
     let format = if c.generation() == Generation::V1 {
@@ -144,12 +141,9 @@ fn read_container<'a>(
             .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)));
         let data = match dtype {
             Some(dtype) if !raw && decodable => {
-                let (c, p) = (Arc::clone(&c), path.to_path_buf());
+                let (c, p) = (Arc::clone(c), path.to_path_buf());
                 lazy(dtype, o.shape.clone(), move || {
-                    Ok(c.read(i)
-                        .map_err(wrap(&p))?
-                        .into_tensor()
-                        .map_err(wrap(&p))?)
+                    c.read(i).map_err(wrap(&p))?.into_tensor().map_err(wrap(&p))
                 })
             }
             _ => tensor_data(c.read(i).map_err(wrap(path))?)?,

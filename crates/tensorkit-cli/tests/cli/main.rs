@@ -4,6 +4,7 @@
 
 mod conformance;
 mod convert;
+mod derived;
 mod hostile;
 mod killed;
 mod output;
@@ -17,6 +18,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
+    trials.extend(derived::trials());
     trials.extend(killed::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
