@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for a while. Usage: fuzz/run.sh [seconds per target, default 600]
+# Runs fuzz targets for a while. Usage: fuzz/run.sh [seconds per target, default 600] [target...]
 # Needs the nightly toolchain and cargo-fuzz (`cargo +nightly install cargo-fuzz`).
 # Corpora start from the reference-written files in testdata/conformance; crashes land in
-# fuzz/artifacts/<target>/ and become regression tests once fixed.
+# fuzz/artifacts/<target>/ and become regression files under testdata/<format>/malicious/.
+#
+# Memory: AddressSanitizer returns null for any single allocation above 2 GiB
+# (max_allocation_size_mb), as a process under a memory cap would see it fail: our code must
+# turn that into an error, so an abort on allocation is a finding. The process limit is
+# 4 GiB (-rss_limit_mb); libFuzzer's own per-allocation check is set above ASan's so that it
+# does not report the fallible allocations the targets with default limits make on purpose.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-600}
+shift || true
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0"
 failed=()
-for target in $(cargo +nightly fuzz list); do
+for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
-    find ../testdata/conformance -type f ! -name '*.json' -size -64k -exec cp -n {} "corpus/$target/" \;
+    find ../testdata/conformance ../testdata/*/malicious -type f ! -name '*.json' -size -64k \
+        -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
     echo "=== $target (${seconds}s)"
     cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
-        -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=10 || failed+=("$target")
+        -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1000000 -timeout=20 \
+        -print_final_stats=1 || failed+=("$target")
 done
 if ((${#failed[@]})); then
     echo "findings in: ${failed[*]} (see fuzz/artifacts/)" >&2

@@ -34,4 +34,4 @@ mod write;
 pub use error::{DecodeFailure, Error, Result};
 pub use file::{BinTensors, LayoutChoice, ReadOptions, Tensor};
 pub use header::Layout;
-pub use write::{serialize, write, write_file};
+pub use write::{Entry, serialize, write, write_file, write_streamed};

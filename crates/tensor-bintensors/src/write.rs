@@ -8,37 +8,53 @@
 use crate::dtype;
 use crate::error::{Error, Result};
 use crate::header::Layout;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use tensor_core::atomic::AtomicFile;
-use tensor_dtype::TensorView;
+use tensor_dtype::{Dtype, TensorView, shape};
 
 /// A tensor's header fields as bincode encodes them: dtype id, shape, (begin, end).
 type WireInfo<'a> = (u32, &'a [u64], (u64, u64));
 
-/// One tensor to write, with its little-endian bytes.
-struct Outgoing<'n, 'd> {
+/// One tensor to write, described without its bytes: what the header needs. Its elements
+/// are asked for only when the writer reaches it ([`write_streamed`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'n> {
+    /// The tensor's name.
+    pub name: &'n str,
+    /// The dtype.
+    pub dtype: Dtype,
+    /// The shape.
+    pub shape: &'n [u64],
+}
+
+/// An entry in canonical order, with where its bytes go.
+struct Outgoing<'n> {
+    /// Its position in the caller's list.
+    index: usize,
     name: &'n str,
     id: u32,
     shape: &'n [u64],
-    data: Cow<'d, [u8]>,
+    len: u64,
 }
 
-fn prepare<'n, 'd>(tensors: &'n [(&'n str, TensorView<'d>)]) -> Result<Vec<Outgoing<'n, 'd>>> {
-    let mut out = tensors
+fn prepare<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
+    let mut out = entries
         .iter()
-        .map(|(name, view)| {
-            let id = dtype::to_id(view.dtype()).ok_or_else(|| Error::UnsupportedDtype {
-                name: (*name).to_owned(),
-                dtype: view.dtype(),
+        .enumerate()
+        .map(|(index, e)| {
+            let id = dtype::to_id(e.dtype).ok_or_else(|| Error::UnsupportedDtype {
+                name: e.name.to_owned(),
+                dtype: e.dtype,
             })?;
+            let len = shape::byte_len(e.dtype, e.shape)?;
             Ok(Outgoing {
-                name,
+                index,
+                name: e.name,
                 id,
-                shape: view.shape(),
-                data: view.to_canonical_le_bytes(),
+                shape: e.shape,
+                len,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -55,7 +71,7 @@ fn prepare<'n, 'd>(tensors: &'n [(&'n str, TensorView<'d>)]) -> Result<Vec<Outgo
 }
 
 fn header(
-    tensors: &[Outgoing<'_, '_>],
+    tensors: &[Outgoing<'_>],
     metadata: Option<&BTreeMap<String, String>>,
     layout: Layout,
 ) -> Vec<u8> {
@@ -67,7 +83,7 @@ fn header(
         .iter()
         .map(|t| {
             let begin = offset;
-            offset += t.data.len() as u64;
+            offset += t.len;
             (t.id, t.shape, (begin, offset))
         })
         .collect();
@@ -97,6 +113,105 @@ fn header(
     bytes
 }
 
+/// A writer that counts what passes through it (and, with the `paranoid` feature, keeps a
+/// copy for the read-back check).
+struct Counted<'w> {
+    inner: &'w mut dyn Write,
+    written: u64,
+    #[cfg(feature = "paranoid")]
+    copy: &'w mut Vec<u8>,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        #[cfg(feature = "paranoid")]
+        self.copy.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes a file to `out` from tensors described by `entries`, asking `data(i, w)` to write
+/// the little-endian elements of `entries[i]` (bools as 0/1) when the writer reaches it, in
+/// the file's canonical order: one tensor's bytes are needed at a time, never all at once.
+/// `data` must write exactly the tensor's size; anything else is an error. Returns the
+/// number of bytes written.
+///
+/// Fails for a dtype BinTensors cannot store (bitmask, complex) and for duplicate names.
+pub fn write_streamed(
+    out: &mut dyn Write,
+    entries: &[Entry<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+) -> Result<u64> {
+    let outgoing = prepare(entries)?;
+    let head = header(&outgoing, metadata, layout);
+    let io = |e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e));
+    out.write_all(&(head.len() as u64).to_le_bytes())
+        .map_err(io)?;
+    out.write_all(&head).map_err(io)?;
+    let mut total = 8 + head.len() as u64;
+    #[cfg(feature = "paranoid")]
+    let mut copy = [&(head.len() as u64).to_le_bytes()[..], &head].concat();
+    for t in &outgoing {
+        let mut w = Counted {
+            inner: &mut *out,
+            written: 0,
+            #[cfg(feature = "paranoid")]
+            copy: &mut copy,
+        };
+        data(t.index, &mut w)?;
+        if w.written != t.len {
+            return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
+                "tensor {:?}: {} bytes were written for a {}-byte tensor",
+                t.name, w.written, t.len
+            ))));
+        }
+        total += t.len;
+    }
+    #[cfg(feature = "paranoid")]
+    self_check_streamed(&copy, &outgoing, layout)?;
+    Ok(total)
+}
+
+/// The `paranoid` feature: what [`write_streamed`] wrote reads back with every tensor's
+/// name, dtype, shape and the very bytes written for it.
+#[cfg(feature = "paranoid")]
+fn self_check_streamed(all: &[u8], outgoing: &[Outgoing<'_>], layout: Layout) -> Result<()> {
+    use crate::file::{LayoutChoice, ReadOptions};
+    let choice = match layout {
+        Layout::Release => LayoutChoice::Release,
+        Layout::Legacy => LayoutChoice::Legacy,
+    };
+    let file = crate::file::BinTensors::read_with(all, &ReadOptions::default().layout(choice))
+        .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
+    let data_start = all.len() as u64 - outgoing.iter().map(|t| t.len).sum::<u64>();
+    let mut at = data_start as usize;
+    for t in outgoing {
+        let written = &all[at..at + t.len as usize];
+        at += t.len as usize;
+        let back = file
+            .tensor(t.name)
+            .ok_or_else(|| Error::SelfCheck(format!("tensor {:?} is missing", t.name)))?;
+        if back.view.shape() != t.shape
+            || dtype::to_id(back.view.dtype()) != Some(t.id)
+            || back.view.contiguous_bytes() != Some(written)
+        {
+            return Err(Error::SelfCheck(format!(
+                "tensor {:?} reads back differently",
+                t.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes a file to `out`: the 8-byte header length, the header, then every tensor's bytes.
 /// Returns the number of bytes written.
 ///
@@ -107,31 +222,47 @@ pub fn write(
     metadata: Option<&BTreeMap<String, String>>,
     layout: Layout,
 ) -> Result<u64> {
-    let outgoing = prepare(tensors)?;
-    let head = header(&outgoing, metadata, layout);
+    let entries: Vec<Entry<'_>> = tensors
+        .iter()
+        .map(|(name, v)| Entry {
+            name,
+            dtype: v.dtype(),
+            shape: v.shape(),
+        })
+        .collect();
     let io = |e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e));
-    out.write_all(&(head.len() as u64).to_le_bytes())
-        .map_err(io)?;
-    out.write_all(&head).map_err(io)?;
-    let mut total = 8 + head.len() as u64;
-    for t in &outgoing {
-        out.write_all(&t.data).map_err(io)?;
-        total += t.data.len() as u64;
-    }
+    let total = write_streamed(out, &entries, metadata, layout, &mut |i, w| {
+        // One tensor's canonical bytes at a time (borrowed when already little-endian).
+        w.write_all(&tensors[i].1.to_canonical_le_bytes())
+            .map_err(io)
+    })?;
     #[cfg(feature = "paranoid")]
-    self_check(&head, &outgoing, layout)?;
+    self_check(tensors, metadata, layout)?;
     Ok(total)
 }
 
-/// The `paranoid` feature: the file just written reads back as what was given.
+/// The `paranoid` feature: the file, written again into memory, reads back as what was
+/// given.
 #[cfg(feature = "paranoid")]
-fn self_check(head: &[u8], outgoing: &[Outgoing<'_, '_>], layout: Layout) -> Result<()> {
+fn self_check(
+    tensors: &[(&str, TensorView<'_>)],
+    metadata: Option<&BTreeMap<String, String>>,
+    layout: Layout,
+) -> Result<()> {
     use crate::file::{LayoutChoice, ReadOptions};
-    let mut all = (head.len() as u64).to_le_bytes().to_vec();
-    all.extend_from_slice(head);
-    for t in outgoing {
-        all.extend_from_slice(&t.data);
-    }
+    let entries: Vec<Entry<'_>> = tensors
+        .iter()
+        .map(|(name, v)| Entry {
+            name,
+            dtype: v.dtype(),
+            shape: v.shape(),
+        })
+        .collect();
+    let mut all = Vec::new();
+    write_streamed(&mut all, &entries, metadata, layout, &mut |i, w| {
+        w.write_all(&tensors[i].1.to_canonical_le_bytes())
+            .map_err(|e| Error::Core(tensor_core::Error::io("a self-check", e)))
+    })?;
     // The two layouts carry no marker: read back in the one written.
     let choice = match layout {
         Layout::Release => LayoutChoice::Release,
@@ -139,17 +270,16 @@ fn self_check(head: &[u8], outgoing: &[Outgoing<'_, '_>], layout: Layout) -> Res
     };
     let file = crate::file::BinTensors::read_with(&all, &ReadOptions::default().layout(choice))
         .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
-    for t in outgoing {
+    for (name, view) in tensors {
         let back = file
-            .tensor(t.name)
-            .ok_or_else(|| Error::SelfCheck(format!("tensor {:?} is missing", t.name)))?;
-        if back.view.shape() != t.shape
-            || dtype::to_id(back.view.dtype()) != Some(t.id)
-            || back.view.to_canonical_le_bytes() != t.data
+            .tensor(name)
+            .ok_or_else(|| Error::SelfCheck(format!("tensor {name:?} is missing")))?;
+        if back.view.shape() != view.shape()
+            || back.view.dtype() != view.dtype()
+            || back.view.to_canonical_le_bytes() != view.to_canonical_le_bytes()
         {
             return Err(Error::SelfCheck(format!(
-                "tensor {:?} reads back differently",
-                t.name
+                "tensor {name:?} reads back differently"
             )));
         }
     }

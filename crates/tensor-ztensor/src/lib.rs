@@ -44,4 +44,4 @@ pub use file::{ALIGNMENT, ChecksumStatus, Decoded, MAGIC_V0_1, ReadOptions, Veri
 pub use index::{CustomField, Encoding, Entry, Layout};
 pub use sparse::Sparse;
 pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write_file};
-pub use write_v2::{write_v2, write_v2_file};
+pub use write_v2::{ObjectEntry, write_v2, write_v2_file, write_v2_streamed};

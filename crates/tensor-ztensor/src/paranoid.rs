@@ -32,6 +32,32 @@ pub(crate) fn check(bytes: &[u8], expected: &[Expected]) -> Result<()> {
     Ok(())
 }
 
+/// Reads what [`write_v2_streamed`](crate::write_v2_streamed) wrote back: every object is
+/// there with its dtype and shape, and every digest verifies (the digests were computed
+/// from the bytes as they were handed over).
+pub(crate) fn check_written(bytes: &[u8], entries: &[crate::ObjectEntry<'_>]) -> Result<()> {
+    let fail = |what: String| Error::SelfCheck(what);
+    let file =
+        AnyZTensor::open(bytes).map_err(|e| fail(format!("the file does not read back: {e}")))?;
+    file.verify_all()
+        .map_err(|e| fail(format!("a digest does not verify: {e}")))?;
+    for e in entries {
+        let i = file
+            .position(e.name)
+            .ok_or_else(|| fail(format!("tensor {:?} is missing", e.name)))?;
+        let d = file
+            .read(i)
+            .map_err(|err| fail(format!("tensor {:?} does not read back: {err}", e.name)))?;
+        if d.dtype != e.dtype || d.shape != e.shape {
+            return Err(fail(format!(
+                "tensor {:?} reads back as {} {:?}",
+                e.name, d.dtype, d.shape
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,15 +44,15 @@ fn storage(dtype: Dtype, name: &str) -> Result<(&'static str, Option<&'static st
 }
 
 /// A sink that knows how many bytes it has written.
-struct Sink<'w, W: Write> {
-    out: &'w mut W,
+struct Sink<'w> {
+    out: &'w mut dyn Write,
     pos: u64,
     /// Everything written, for the `paranoid` feature's read-back.
     #[cfg(feature = "paranoid")]
     copy: Vec<u8>,
 }
 
-impl<W: Write> Sink<'_, W> {
+impl Sink<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
         self.out
             .write_all(bytes)
@@ -75,12 +75,63 @@ impl<W: Write> Sink<'_, W> {
     }
 }
 
-/// Writes a canonical zTensor 2 file to `out`: tensors as dense objects, each with its
-/// attributes; `attributes` for the file. Returns the number of bytes written.
-pub fn write_v2(
-    out: &mut impl Write,
-    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+impl Write for Sink<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.put(buf).map_err(std::io::Error::other)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A writer that only hashes what it is given: XXH3-64 (the part digest) and SHA-256
+/// (to tell blobs with equal digests apart without holding either).
+struct Hashing {
+    xxh3: xxhash_rust::xxh3::Xxh3,
+    sha: sha2::Sha256,
+    len: u64,
+}
+
+impl Write for Hashing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        self.xxh3.update(buf);
+        self.sha.update(buf);
+        self.len += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One object to write, described without its bytes ([`write_v2_streamed`]).
+#[derive(Clone, Debug)]
+pub struct ObjectEntry<'n> {
+    /// The object's name.
+    pub name: &'n str,
+    /// The dtype.
+    pub dtype: Dtype,
+    /// The shape.
+    pub shape: &'n [u64],
+    /// The object's attributes, if any.
+    pub attributes: Option<Value>,
+}
+
+/// Writes a canonical zTensor 2 file to `out` from objects described by `entries`, asking
+/// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they are
+/// needed: twice per object — once to digest them (objects with identical bytes share one
+/// blob), once to write them — and never for more than one object at a time. `data` must
+/// produce the same bytes both times, exactly the object's size. Returns the number of bytes
+/// written.
+pub fn write_v2_streamed(
+    out: &mut dyn Write,
+    entries: &[ObjectEntry<'_>],
     attributes: Option<Value>,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
     let mut sink = Sink {
         out,
@@ -89,43 +140,53 @@ pub fn write_v2(
         copy: Vec::new(),
     };
     sink.put(MAGIC_V2)?;
-    // (digest, length) -> blobs already written with it: (offset, index of the tensor).
-    let mut written: HashMap<(u64, usize), Vec<(u64, usize)>> = HashMap::new();
+    // (digest, length, SHA-256) -> the offset of the blob already written with those bytes.
+    let mut written: HashMap<(u64, u64, [u8; 32]), u64> = HashMap::new();
     let mut names = std::collections::HashSet::new();
-    let mut objects = Vec::with_capacity(tensors.len());
-    for (i, (name, view, attrs)) in tensors.iter().enumerate() {
-        if name.is_empty() || name.len() > 1024 || name.contains('\0') || !names.insert(*name) {
+    let mut objects = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let name = e.name;
+        if name.is_empty() || name.len() > 1024 || name.contains('\0') || !names.insert(name) {
             return Err(Error::Unwritable(format!(
                 "the object name {name:?} (names are unique, 1 to 1024 bytes, without NUL)"
             )));
         }
-        let (dtype, logical) = storage(view.dtype(), name)?;
-        let bytes = view.to_canonical_le_bytes();
-        let digest = xxhash_rust::xxh3::xxh3_64(&bytes);
+        let (dtype, logical) = storage(e.dtype, name)?;
+        let len = tensor_dtype::shape::byte_len(e.dtype, e.shape)?;
+        let mut h = Hashing {
+            xxh3: xxhash_rust::xxh3::Xxh3::new(),
+            sha: sha2::Sha256::default(),
+            len: 0,
+        };
+        data(i, &mut h)?;
+        let digest = h.xxh3.digest();
+        let key = (digest, h.len, sha2::Digest::finalize(h.sha).into());
+        let size_error = |got: u64| {
+            Error::Unwritable(format!(
+                "object {name:?}: {got} bytes were given for a {len}-byte tensor"
+            ))
+        };
+        if h.len != len {
+            return Err(size_error(h.len));
+        }
         // Identical bytes share one blob (weight tying): same digest, length and bytes.
-        let key = (digest, bytes.len());
-        let shared = written
-            .get(&key)
-            .and_then(|blobs| {
-                blobs
-                    .iter()
-                    .find(|(_, j)| tensors[*j].1.to_canonical_le_bytes() == bytes)
-            })
-            .map(|(off, _)| *off);
-        let offset = if let Some(off) = shared {
+        let offset = if let Some(&off) = written.get(&key) {
             off
         } else {
             sink.align()?;
             let off = sink.pos;
-            sink.put(&bytes)?;
-            written.entry(key).or_default().push((off, i));
+            data(i, &mut sink)?;
+            if sink.pos - off != len {
+                return Err(size_error(sink.pos - off));
+            }
+            written.insert(key, off);
             off
         };
         let mut part = vec![
             (text("dtype"), text(dtype)),
             (
                 text("blob"),
-                Value::Array(vec![Value::Uint(offset), Value::Uint(bytes.len() as u64)]),
+                Value::Array(vec![Value::Uint(offset), Value::Uint(len)]),
             ),
             (text("digest"), text(&format!("xxh3:{digest:016x}"))),
         ];
@@ -135,7 +196,7 @@ pub fn write_v2(
         let mut object = vec![
             (
                 text("shape"),
-                Value::Array(view.shape().iter().map(|&d| Value::Uint(d)).collect()),
+                Value::Array(e.shape.iter().map(|&d| Value::Uint(d)).collect()),
             ),
             (text("layout"), text("dense")),
             (
@@ -143,7 +204,7 @@ pub fn write_v2(
                 Value::Map(vec![(text("data"), Value::Map(part))]),
             ),
         ];
-        if let Some(a) = attrs {
+        if let Some(a) = &e.attributes {
             object.push((text("attributes"), a.clone()));
         }
         objects.push((text(name), Value::Map(object)));
@@ -168,14 +229,30 @@ pub fn write_v2(
         .flush()
         .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
     #[cfg(feature = "paranoid")]
-    crate::paranoid::check(
-        &sink.copy,
-        &tensors
-            .iter()
-            .map(|(n, v, _)| ((*n).to_owned(), v.to_canonical_le_bytes().into_owned()))
-            .collect::<Vec<_>>(),
-    )?;
+    crate::paranoid::check_written(&sink.copy, entries)?;
     Ok(sink.pos)
+}
+
+/// Writes a canonical zTensor 2 file to `out`: tensors as dense objects, each with its
+/// attributes; `attributes` for the file. Returns the number of bytes written.
+pub fn write_v2(
+    out: &mut impl Write,
+    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+    attributes: Option<Value>,
+) -> Result<u64> {
+    let entries: Vec<ObjectEntry<'_>> = tensors
+        .iter()
+        .map(|(name, view, attrs)| ObjectEntry {
+            name,
+            dtype: view.dtype(),
+            shape: view.shape(),
+            attributes: attrs.clone(),
+        })
+        .collect();
+    write_v2_streamed(out, &entries, attributes, &mut |i, w| {
+        w.write_all(&tensors[i].1.to_canonical_le_bytes())
+            .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))
+    })
 }
 
 /// Writes a canonical zTensor 2 file at `path` atomically.

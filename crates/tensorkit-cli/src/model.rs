@@ -232,6 +232,26 @@ impl<'a> NamedTensor<'a> {
     }
 }
 
+impl NamedTensor<'_> {
+    /// Writes the elements as every format stores them — little-endian, bool bytes as 0 or
+    /// 1 — streamed in bounded runs: what writers and `get -o` copy, one tensor at a time.
+    pub fn write_canonical(&self, limits: &Limits, out: &mut dyn std::io::Write) -> Result<()> {
+        let bools = self.dtype() == Dtype::Bool;
+        let mut run = Vec::new();
+        self.stream(limits, &mut |c| {
+            let c = if bools && c.iter().any(|&b| b > 1) {
+                run.clear();
+                run.extend(c.iter().map(|&b| u8::from(b != 0)));
+                &run[..]
+            } else {
+                c
+            };
+            out.write_all(c)
+                .map_err(|e| tensor_core::Error::io("writing tensor data", e).into())
+        })
+    }
+}
+
 /// Hands a view's little-endian elements (in storage order, as
 /// [`TensorView::to_le_bytes`]) to `sink` in runs of at most [`RUN_BYTES`].
 pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {

@@ -67,18 +67,7 @@ pub fn write(
     let head = header(t.dtype(), t.shape(), name)?;
     let io = |e| tensor_core::Error::io("writing a .npy file", e);
     out.write_all(&head).map_err(io)?;
-    let bools = t.dtype() == Dtype::Bool;
-    let mut run = Vec::new();
-    t.stream(limits, &mut |c| {
-        let c = if bools && c.iter().any(|&b| b > 1) {
-            run.clear();
-            run.extend(c.iter().map(|&b| u8::from(b != 0)));
-            &run[..]
-        } else {
-            c
-        };
-        out.write_all(c).map_err(|e| io(e).into())
-    })
+    t.write_canonical(limits, out)
 }
 
 #[cfg(test)]

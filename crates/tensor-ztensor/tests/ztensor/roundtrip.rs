@@ -350,7 +350,10 @@ fn v2_reserved_footer_field() -> Result<(), Failed> {
     let mut bytes = Vec::new();
     tensor_ztensor::write_v2(&mut bytes, &[("t", t.view(), None)], None)?;
     let at = bytes.len() - 40 + 28;
-    if !tensor_ztensor::AnyZTensor::open(&bytes)?.warnings().is_empty() {
+    if !tensor_ztensor::AnyZTensor::open(&bytes)?
+        .warnings()
+        .is_empty()
+    {
         return Err("a clean file has warnings".into());
     }
     bytes[at] = 1;

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use tensor_bintensors::{BinTensors, Layout, ReadOptions};
 use tensor_core::Limits;
-use tensor_dtype::TensorView;
 
 /// A BinTensors file starts with a length and then a 0/1 Option tag for the metadata.
 /// (safetensors has `{` there, every other format a magic number at offset 0.)
@@ -55,15 +54,14 @@ pub(super) fn write(
         "bintensors"
     };
     let names = set.names();
-    let loaded = set
-        .tensors
+    let entries: Vec<tensor_bintensors::Entry<'_>> = names
         .iter()
-        .map(|t| t.load(&set.limits))
-        .collect::<Result<Vec<_>>>()?;
-    let tensors: Vec<(&str, TensorView<'_>)> = names
-        .iter()
-        .zip(&loaded)
-        .map(|(n, l)| (n.as_str(), l.view()))
+        .zip(&set.tensors)
+        .map(|(n, t)| tensor_bintensors::Entry {
+            name: n,
+            dtype: t.dtype(),
+            shape: t.shape(),
+        })
         .collect();
     let metadata = set
         .metadata
@@ -71,11 +69,23 @@ pub(super) fn write(
         .map(|m| super::string_metadata(m, format))
         .transpose()?
         .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
-    tensor_bintensors::write(&mut &mut *out, &tensors, metadata.as_ref(), layout).map_err(
-        |source| Error::Bintensors {
-            path: path.to_path_buf(),
-            source,
-        },
-    )?;
+    // One tensor decoded at a time, when the writer reaches it; an error from our side
+    // (decoding, or writing) is kept whole and returned as it is.
+    let mut failed = None;
+    let written =
+        tensor_bintensors::write_streamed(out, &entries, metadata.as_ref(), layout, &mut |i, w| {
+            set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
+                let message = e.to_string();
+                failed = Some(e);
+                tensor_bintensors::Error::Core(tensor_core::Error::InvalidArgument(message))
+            })
+        });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written.map_err(|source| Error::Bintensors {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(())
 }

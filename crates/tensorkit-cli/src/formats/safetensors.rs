@@ -364,19 +364,9 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn Write) -> Result<()> {
     let header = header(&outgoing, metadata)?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
-    let mut run = Vec::new();
     for o in &outgoing {
-        // Streamed in bounded runs; bool bytes other than 0/1 are written as 1.
-        o.tensor.stream(&set.limits, &mut |c| {
-            let c = if o.dtype == StDtype::BOOL && c.iter().any(|&b| b > 1) {
-                run.clear();
-                run.extend(c.iter().map(|&b| u8::from(b != 0)));
-                &run[..]
-            } else {
-                c
-            };
-            out.write_all(c).map_err(|e| io(e).into())
-        })?;
+        // One tensor at a time, streamed in bounded runs.
+        o.tensor.write_canonical(&set.limits, out)?;
     }
     Ok(())
 }

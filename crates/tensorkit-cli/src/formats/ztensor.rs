@@ -178,25 +178,21 @@ pub(super) fn write_v2(
     path: &Path,
 ) -> Result<()> {
     let names = set.names();
-    let loaded = set
-        .tensors
-        .iter()
-        .map(|t| t.load(&set.limits))
-        .collect::<Result<Vec<_>>>()?;
-    let items: Vec<(&str, TensorView<'_>, Option<Value>)> = names
+    let entries: Vec<tensor_ztensor::ObjectEntry<'_>> = names
         .iter()
         .zip(&set.tensors)
-        .zip(&loaded)
-        .map(|((n, t), l)| {
-            let attrs = (!t.attributes.is_empty()).then(|| {
+        .map(|(n, t)| tensor_ztensor::ObjectEntry {
+            name: n,
+            dtype: t.dtype(),
+            shape: t.shape(),
+            attributes: (!t.attributes.is_empty()).then(|| {
                 Value::Map(
                     t.attributes
                         .iter()
                         .map(|(k, v)| (Value::Text(k.clone()), v.clone()))
                         .collect(),
                 )
-            });
-            (n.as_str(), l.view(), attrs)
+            }),
         })
         .collect();
     let attributes = set.metadata.as_ref().map(|m| {
@@ -206,7 +202,20 @@ pub(super) fn write_v2(
                 .collect(),
         )
     });
-    tensor_ztensor::write_v2(&mut &mut *out, &items, attributes).map_err(wrap(path))?;
+    // One tensor decoded at a time, when the writer asks for it (twice: to digest it, then
+    // to write it); an error from our side is kept whole and returned as it is.
+    let mut failed = None;
+    let written = tensor_ztensor::write_v2_streamed(out, &entries, attributes, &mut |i, w| {
+        set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
+            let message = e.to_string();
+            failed = Some(e);
+            tensor_ztensor::Error::Core(tensor_core::Error::InvalidArgument(message))
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written.map_err(wrap(path))?;
     Ok(())
 }
 

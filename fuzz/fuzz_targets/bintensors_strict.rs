@@ -1,0 +1,25 @@
+//! BinTensors in strict mode (what a conforming writer produces, nothing more) and lenient
+//! mode on the same bytes: strict never accepts what lenient refuses, and both agree on the
+//! tensors of a file both accept.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tensor_bintensors::{BinTensors, ReadOptions};
+use tensor_core::Limits;
+
+fuzz_target!(|input: &[u8]| {
+    let limits = Limits::strict();
+    let lenient = BinTensors::read_with(input, &ReadOptions::default().limits(limits));
+    let strict = BinTensors::read_with(input, &ReadOptions::default().limits(limits).strict(true));
+    match (&lenient, &strict) {
+        (Err(_), Ok(_)) => panic!("strict mode accepted what lenient mode refused"),
+        (Ok(l), Ok(s)) => {
+            let names = |f: &BinTensors<'_>| f.tensors().map(|t| t.name.to_owned()).collect::<Vec<_>>();
+            assert_eq!(names(l), names(s));
+            for t in s.tensors() {
+                std::hint::black_box(t.view.to_le_bytes());
+            }
+        }
+        _ => {}
+    }
+});
