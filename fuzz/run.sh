@@ -19,14 +19,20 @@ if ((${#targets[@]} == 0)); then
 fi
 export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0"
 failed=()
+mkdir -p logs
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
     find ../testdata/conformance ../testdata/*/malicious -type f ! -name '*.json' -size -64k \
         -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
-    echo "=== $target (${seconds}s)"
-    cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
+    echo "=== $target (${seconds}s; log in fuzz/logs/$target.log)"
+    if cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1000000 -timeout=20 \
-        -print_final_stats=1 || failed+=("$target")
+        -print_final_stats=1 >"logs/$target.log" 2>&1; then
+        grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "logs/$target.log" || true
+    else
+        failed+=("$target")
+        tail -n 40 "logs/$target.log"
+    fi
 done
 if ((${#failed[@]})); then
     echo "findings in: ${failed[*]} (see fuzz/artifacts/)" >&2

@@ -228,8 +228,8 @@ pub(crate) fn trials() -> Vec<Trial> {
 }
 
 /// Files the fuzzers found (`testdata/<format>/malicious/`): reading them, every tensor
-/// included, ends in a result or an error — exit 0 or 2, never a crash. The `verify` and
-/// `validate` commands read them whole as well.
+/// included, ends in a result or an error — exit 0, 2 (or 3 from `verify` with nothing to
+/// verify), never a crash. The `verify` and `validate` commands read them whole as well.
 fn malicious_trials() -> Vec<Trial> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(testdata())
