@@ -3,6 +3,7 @@
 use crate::container::{Container, Generation, detect};
 use crate::error::{Class, Error, Result};
 use crate::file::{Decoded, ReadOptions, ZTensor};
+use tensor_core::ByteOrder;
 
 /// An open zTensor file of any generation, dispatched on its first 8 bytes.
 #[derive(Debug)]
@@ -74,6 +75,22 @@ impl<'a> AnyZTensor<'a> {
         match self {
             AnyZTensor::V0_1(f) => f.read(i),
             AnyZTensor::Later(c) => c.read(i),
+        }
+    }
+
+    /// Tensor `i`'s elements in runs of at most `run` bytes (dense tensors; see
+    /// [`ZTensor::read_chunks`] and [`Container::read_chunks`](crate::Container::read_chunks)).
+    /// Returns the byte order of the runs, or `None`, having handed out nothing, for tensors
+    /// that must be read whole.
+    pub fn read_chunks(
+        &self,
+        i: usize,
+        run: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<Option<ByteOrder>> {
+        match self {
+            AnyZTensor::V0_1(f) => f.read_chunks(i, run, sink),
+            AnyZTensor::Later(c) => Ok(c.read_chunks(i, run, sink)?.then_some(ByteOrder::Little)),
         }
     }
 

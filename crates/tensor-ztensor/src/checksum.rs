@@ -73,6 +73,47 @@ impl Checksum {
     }
 }
 
+/// A checksum computed over data handed over in pieces.
+pub(crate) enum Running {
+    Crc32c(u32),
+    Sha256(Box<Sha256>),
+    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+}
+
+impl Running {
+    /// Adds `data`.
+    pub(crate) fn update(&mut self, data: &[u8]) {
+        match self {
+            Running::Crc32c(c) => *c = crc32c::crc32c_append(*c, data),
+            Running::Sha256(h) => h.update(data),
+            Running::Xxh3(h) => h.update(data),
+        }
+    }
+
+    /// Whether everything added matches `expected`.
+    pub(crate) fn matches(self, expected: &Checksum) -> bool {
+        match (self, expected) {
+            (Running::Crc32c(c), Checksum::Crc32c(v)) => c == *v,
+            (Running::Sha256(h), Checksum::Sha256(d)) => h.finalize().as_slice() == d,
+            (Running::Xxh3(h), Checksum::Xxh3(v)) => h.digest() == *v,
+            _ => false,
+        }
+    }
+}
+
+impl Checksum {
+    /// A running computation of this checksum; `None` when the algorithm is unknown or the
+    /// value malformed.
+    pub(crate) fn running(&self) -> Option<Running> {
+        match self {
+            Checksum::Crc32c(_) => Some(Running::Crc32c(0)),
+            Checksum::Sha256(_) => Some(Running::Sha256(Box::default())),
+            Checksum::Xxh3(_) => Some(Running::Xxh3(Box::default())),
+            Checksum::Unknown(_) | Checksum::Malformed(_) => None,
+        }
+    }
+}
+
 /// Which checksum a writer computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ChecksumKind {

@@ -743,6 +743,100 @@ impl<'a> Container<'a> {
         Ok((dtype, bytes))
     }
 
+    /// Object `i`'s elements (little-endian) in runs of at most `run` bytes, for dense
+    /// objects: raw parts straight from the file, zstd parts decoded as a stream, so memory
+    /// stays within one run whatever the object's size. Digests are checked as the options
+    /// say — over the stored bytes first (1.x), or over the decoded bytes as they pass
+    /// (2; a mismatch is an error after the runs). Returns `false`, having handed out
+    /// nothing, for other layouts (read them whole with [`read`](Self::read)).
+    pub fn read_chunks(
+        &self,
+        i: usize,
+        run: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
+        let o = &self.objects[i];
+        if o.layout != "dense" {
+            return Ok(false);
+        }
+        let part = o
+            .part("data")
+            .ok_or_else(|| malformed(format!("object {:?} has no \"data\" part", o.name)))?;
+        let decoded_length = match &part.encoding {
+            PartEncoding::Zstd { decoded_length }
+            | PartEncoding::ZstdSeekable { decoded_length } => *decoded_length,
+            _ => {
+                let d = self.read(i)?;
+                d.data.chunks(run.max(1)).try_for_each(&mut *sink)?;
+                return Ok(true);
+            }
+        };
+        let who = format!("{}/{}", o.name, part.role);
+        let dtype = part.dtype()?;
+        let need = shape::byte_len(dtype, &o.shape).map_err(|_| {
+            Error::format(
+                Class::ShapeOverflow,
+                format!("object {:?}: shape {:?} overflows", o.name, o.shape),
+            )
+        })?;
+        if need != decoded_length {
+            return Err(Error::format(
+                Class::SizeMismatch,
+                format!(
+                    "object {:?}: {need} bytes needed, the part decodes to {decoded_length}",
+                    o.name
+                ),
+            ));
+        }
+        let stored = self.stored(part);
+        let check = self.options.verify != Verify::Never;
+        if check && self.generation == Generation::V1 {
+            Self::verify(&who, part.digest.as_ref(), stored)?;
+        }
+        self.options
+            .limits
+            .check_expansion(stored.len() as u64, decoded_length)?;
+        let mut running = if check && self.generation == Generation::V2 {
+            part.digest.as_ref().and_then(Checksum::running)
+        } else {
+            None
+        };
+        let bools = dtype == Dtype::Bool && self.generation == Generation::V2;
+        let mut bad_bool = false;
+        if !(stored.is_empty() && decoded_length == 0) {
+            let mut r = tensor_pipeline::zstd::reader(stored)
+                .map_err(|e| Error::format(Class::DecompressionError, format!("{who}: {e}")))?;
+            crate::runs::stream_exact(
+                &mut r,
+                decoded_length,
+                run,
+                &who,
+                &mut |c| {
+                    if let Some(h) = running.as_mut() {
+                        h.update(c);
+                    }
+                    bad_bool |= bools && c.iter().any(|&b| b > 1);
+                },
+                sink,
+            )?;
+        }
+        if bad_bool {
+            return Err(malformed(format!(
+                "object {:?}: a bool holds a byte other than 0 or 1",
+                o.name
+            )));
+        }
+        if let (Some(h), Some(d)) = (running, part.digest.as_ref())
+            && !h.matches(d)
+        {
+            return Err(Error::format(
+                Class::ChecksumMismatch,
+                format!("{who}: the data does not match {}", d.to_stored()),
+            ));
+        }
+        Ok(true)
+    }
+
     /// Object `i` as a dense tensor: borrowed for raw dense data, decoded or expanded
     /// otherwise. Layouts without a dense form (quantized groups, ...) are refused; their
     /// parts stay readable with [`part_bytes`](Self::part_bytes).

@@ -420,6 +420,51 @@ impl<'a> ZTensor<'a> {
         }
     }
 
+    /// Tensor `i`'s elements in runs of at most `run` bytes, for dense tensors: raw ones
+    /// straight from the file, zstd ones decoded as a stream — memory stays within one run
+    /// whatever the tensor's size (the checksum, over the stored bytes, is verified first as
+    /// the options say). Returns the byte order of the runs, or `None`, having handed out
+    /// nothing, for a sparse tensor (read it whole with [`read`](Self::read)).
+    pub fn read_chunks(
+        &self,
+        i: usize,
+        run: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<Option<ByteOrder>> {
+        let e = &self.entries[i];
+        let dtype = self.known_dtype(i)?;
+        if matches!(e.layout, Layout::SparseCsr | Layout::SparseCoo) {
+            return Ok(None);
+        }
+        if e.encoding != Encoding::Zstd || e.layout != Layout::Dense {
+            // Raw dense tensors are views already; anything unknown fails as in `read`.
+            let d = self.read(i)?;
+            d.data.chunks(run.max(1)).try_for_each(&mut *sink)?;
+            return Ok(Some(d.byte_order));
+        }
+        let expected = shape::byte_len(dtype, &e.shape)?;
+        if self.options.verify == Verify::OnRead {
+            self.verify(i)?;
+        }
+        let stored = self.stored(i);
+        self.options
+            .limits
+            .check_expansion(stored.len() as u64, expected)?;
+        if stored.is_empty() && expected == 0 {
+            return Ok(Some(ByteOrder::Little));
+        }
+        let mut r = zstd_decoder(stored).map_err(|m| {
+            Error::format(
+                Class::DecompressionError,
+                format!("tensor {:?}: {m}", e.name),
+            )
+        })?;
+        let what = format!("tensor {:?}", e.name);
+        crate::runs::stream_exact(&mut r, expected, run, &what, &mut |_| {}, sink)?;
+        // zstd payloads hold little-endian elements whatever `data_endianness` says.
+        Ok(Some(ByteOrder::Little))
+    }
+
     /// Decodes tensor `i` (dense) into `dst`, in the machine's byte order. `dst` must be
     /// exactly the tensor's size.
     pub fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {

@@ -29,6 +29,7 @@ mod file;
 mod index;
 #[cfg(feature = "paranoid")]
 mod paranoid;
+mod runs;
 mod sparse;
 mod write;
 mod write_v2;

@@ -30,20 +30,52 @@ fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
     }
 }
 
-/// A tensor that needs decoding (compressed, or sparse), decoded only when asked: `read`
-/// gives its dense form. Runs are cut from the decoded tensor.
+/// Tensor `i` of `file`, which needs decoding (compressed, or sparse), decoded only when
+/// asked: whole, or — dense tensors — streamed in runs straight from the decompressor
+/// (sparse ones are expanded whole and then cut into runs).
 fn lazy<'a>(
+    path: &Path,
+    file: &Arc<AnyZTensor<'a>>,
+    i: usize,
     dtype: tensor_dtype::Dtype,
     shape: Vec<u64>,
-    read: impl Fn() -> Result<tensor_dtype::Tensor> + Send + Sync + 'a,
 ) -> TensorData<'a> {
-    let read = Arc::new(read);
-    let whole = Arc::clone(&read);
+    let (whole, runs) = (Arc::clone(file), Arc::clone(file));
+    let (p1, p2) = (path.to_path_buf(), path.to_path_buf());
     TensorData::Encoded(Lazy {
         dtype,
         shape,
-        decode: Arc::new(move |_| whole()),
-        stream: Arc::new(move |_, _, sink| crate::model::stream_view(&read()?.view(), sink)),
+        decode: Arc::new(move |_| {
+            whole
+                .read(i)
+                .and_then(tensor_ztensor::Decoded::into_tensor)
+                .map_err(wrap(&p1))
+        }),
+        stream: Arc::new(move |_, chunk, sink| {
+            // Only compressed and sparse tensors are lazy, and zstd data is always
+            // little-endian: the runs need no swapping.
+            let mut failed = None;
+            let order = runs.read_chunks(i, chunk, &mut |c| {
+                sink(c).map_err(|e| {
+                    let message = e.to_string();
+                    failed = Some(e);
+                    tensor_ztensor::Error::Core(tensor_core::Error::InvalidArgument(message))
+                })
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            match order.map_err(wrap(&p2))? {
+                Some(_) => Ok(()),
+                None => {
+                    let t = runs
+                        .read(i)
+                        .and_then(tensor_ztensor::Decoded::into_tensor)
+                        .map_err(wrap(&p2))?;
+                    crate::model::stream_view(&t.view(), sink)
+                }
+            }
+        }),
     })
 }
 
@@ -62,9 +94,10 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
 /// Reads any zTensor generation.
 pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
     let options = ReadOptions::default().limits(*limits);
-    let file = match AnyZTensor::open_with(bytes, &options).map_err(wrap(path))? {
-        AnyZTensor::V0_1(f) => Arc::new(f),
-        AnyZTensor::Later(c) => return read_container(path, &Arc::new(c), limits),
+    let any = Arc::new(AnyZTensor::open_with(bytes, &options).map_err(wrap(path))?);
+    let file = match &*any {
+        AnyZTensor::V0_1(f) => f,
+        AnyZTensor::Later(c) => return read_container(path, c, &any, limits),
     };
     let mut tensors = Vec::with_capacity(file.entries().len());
     for (i, e) in file.entries().iter().enumerate() {
@@ -77,12 +110,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
                     tensor_ztensor::Layout::SparseCsr | tensor_ztensor::Layout::SparseCoo
                 ));
         let data = match e.dtype {
-            Some(dtype) if deferred => {
-                let (f, p) = (Arc::clone(&file), path.to_path_buf());
-                lazy(dtype, e.shape.clone(), move || {
-                    f.read(i).map_err(wrap(&p))?.into_tensor().map_err(wrap(&p))
-                })
-            }
+            Some(dtype) if deferred => lazy(path, &any, i, dtype, e.shape.clone()),
             _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
         };
         tensors.push(NamedTensor {
@@ -108,7 +136,8 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
 /// attributes as metadata.
 fn read_container<'a>(
     path: &Path,
-    c: &Arc<Container<'a>>,
+    c: &Container<'a>,
+    any: &Arc<AnyZTensor<'a>>,
     limits: &Limits,
 ) -> Result<TensorSet<'a>> {
     let format = if c.generation() == Generation::V1 {
@@ -140,12 +169,7 @@ fn read_container<'a>(
             .iter()
             .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)));
         let data = match dtype {
-            Some(dtype) if !raw && decodable => {
-                let (c, p) = (Arc::clone(c), path.to_path_buf());
-                lazy(dtype, o.shape.clone(), move || {
-                    c.read(i).map_err(wrap(&p))?.into_tensor().map_err(wrap(&p))
-                })
-            }
+            Some(dtype) if !raw && decodable => lazy(path, any, i, dtype, o.shape.clone()),
             _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
         };
         tensors.push(NamedTensor {

@@ -184,8 +184,9 @@ fn zstd_bomb(bytes: u64, shape: &[u64]) -> Result<Vec<u8>, Failed> {
 
 /// 1 GiB of zeros stored in about 33 KB: a legitimate file that decodes to 32 000 times its
 /// size. `inspect --json` (a digest), `get -o` (a copy), `verify`, `validate`, `diff` and
-/// `convert` to safetensors stream it within 256 MiB of address space; a shape rewritten to claim 16 GiB over the same payload is refused up
-/// front by every command.
+/// `convert` to safetensors stream it within 256 MiB of address space; a shape rewritten to
+/// claim 16 GiB over the same payload is refused up front by every command. A zTensor 0.1
+/// file with a zstd tensor of 512 MiB of zeros streams the same way.
 fn bombs() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let legit = dir.path().join("zeros.tgm");
@@ -221,6 +222,49 @@ fn bombs() -> Result<(), Failed> {
     }
     std::fs::remove_file(&npy)?;
     std::fs::remove_file(&st)?;
+    // The same through zTensor 0.1's zstd encoding: 512 MiB of zeros.
+    let zt = dir.path().join("zeros.zt");
+    let zeros = tensor_dtype::Tensor::new(
+        vec![0u8; 512 << 20],
+        tensor_dtype::Dtype::Float32,
+        &[128 << 20],
+        tensor_core::ByteOrder::Little,
+    )?;
+    let mut bytes = Vec::new();
+    let mut w = tensor_ztensor::Writer::new(&mut bytes)?;
+    w.add(
+        "zeros",
+        &zeros.view(),
+        &tensor_ztensor::TensorOptions {
+            encoding: tensor_ztensor::WriteEncoding::Zstd(3),
+            ..tensor_ztensor::TensorOptions::default()
+        },
+    )?;
+    w.finish()?;
+    drop(zeros);
+    std::fs::write(&zt, &bytes)?;
+    let z = zt.to_string_lossy();
+    for args in [
+        vec!["inspect", "--json", &z],
+        vec!["get", &z, "zeros", "-o", npy.to_str().unwrap_or("x.npy")],
+        vec!["validate", &z],
+        vec![
+            "convert",
+            "--quiet",
+            &z,
+            st.to_str().unwrap_or("x.safetensors"),
+        ],
+    ] {
+        let out = capped(256, &args);
+        if !out.status.success() {
+            return Err(format!(
+                "{args:?} within 256 MiB: exit {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+    }
     let claim = dir.path().join("claim.tgm");
     std::fs::write(&claim, zstd_bomb(1 << 20, &[1 << 32])?)?;
     every_command(&claim, dir.path())?;
