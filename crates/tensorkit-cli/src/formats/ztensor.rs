@@ -65,16 +65,15 @@ fn lazy<'a>(
             if let Some(e) = failed {
                 return Err(e);
             }
-            match order.map_err(wrap(&p2))? {
-                Some(_) => Ok(()),
-                None => {
-                    let t = runs
-                        .read(i)
-                        .and_then(tensor_ztensor::Decoded::into_tensor)
-                        .map_err(wrap(&p2))?;
-                    crate::model::stream_view(&t.view(), sink)
-                }
+            if order.map_err(wrap(&p2))?.is_some() {
+                return Ok(());
             }
+            // Sparse: expanded whole, then handed out in runs.
+            let t = runs
+                .read(i)
+                .and_then(tensor_ztensor::Decoded::into_tensor)
+                .map_err(wrap(&p2))?;
+            crate::model::stream_view(&t.view(), sink)
         }),
     })
 }
