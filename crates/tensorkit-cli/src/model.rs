@@ -235,10 +235,22 @@ impl<'a> NamedTensor<'a> {
 impl NamedTensor<'_> {
     /// Writes the elements as every format stores them — little-endian, bool bytes as 0 or
     /// 1 — streamed in bounded runs: what writers and `get -o` copy, one tensor at a time.
+    /// Exactly [`byte_len`](Self::byte_len) bytes are written, or it is an error (a header
+    /// written before them already promised that many).
     pub fn write_canonical(&self, limits: &Limits, out: &mut dyn std::io::Write) -> Result<()> {
         let bools = self.dtype() == Dtype::Bool;
         let mut run = Vec::new();
+        let mut written = 0u64;
+        let want = self.byte_len();
         self.stream(limits, &mut |c| {
+            written += c.len() as u64;
+            if written > want {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "tensor {:?} decoded to more than its {want} bytes",
+                    self.name.as_deref().unwrap_or("")
+                ))
+                .into());
+            }
             let c = if bools && c.iter().any(|&b| b > 1) {
                 run.clear();
                 run.extend(c.iter().map(|&b| u8::from(b != 0)));
@@ -248,7 +260,15 @@ impl NamedTensor<'_> {
             };
             out.write_all(c)
                 .map_err(|e| tensor_core::Error::io("writing tensor data", e).into())
-        })
+        })?;
+        if written != want {
+            return Err(tensor_core::Error::InvalidArgument(format!(
+                "tensor {:?} decoded to {written} of its {want} bytes",
+                self.name.as_deref().unwrap_or("")
+            ))
+            .into());
+        }
+        Ok(())
     }
 }
 
@@ -333,5 +353,39 @@ impl TensorSet<'_> {
             .enumerate()
             .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(produce: usize) -> NamedTensor<'static> {
+        NamedTensor {
+            name: Some("t".into()),
+            data: TensorData::Encoded(Lazy {
+                dtype: Dtype::Bool,
+                shape: vec![4],
+                stream: Arc::new(move |_, _, sink| sink(&vec![7u8; produce])),
+                decode: Arc::new(|_| unreachable!("not decoded whole")),
+            }),
+            location: Vec::new(),
+            attributes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn canonical_bytes_are_exactly_the_tensor_and_bools_are_0_or_1() {
+        let mut out = Vec::new();
+        lazy(4)
+            .write_canonical(&Limits::default(), &mut out)
+            .unwrap();
+        assert_eq!(out, [1, 1, 1, 1]);
+        for wrong in [3, 5] {
+            let e = lazy(wrong)
+                .write_canonical(&Limits::default(), &mut Vec::new())
+                .unwrap_err();
+            assert!(e.to_string().contains("tensor \"t\" decoded to"), "{e}");
+        }
     }
 }
