@@ -94,6 +94,9 @@ pub(crate) struct EncodedObject<'a> {
     pub(crate) descriptor: DataObjectDescriptor,
     /// The encoded tensor: borrowed from the caller when no stage changes the bytes.
     payload: Cow<'a, [u8]>,
+    /// For a raw payload the caller hands over again when the frame is written
+    /// ([`encode_to_streamed`]): its length (and `payload` is empty meanwhile).
+    deferred: Option<u64>,
     /// The mask blobs, one after another.
     masks: Vec<u8>,
     /// The descriptor's canonical CBOR.
@@ -106,14 +109,33 @@ impl EncodedObject<'_> {
         [&self.payload, &self.masks, &self.cbor]
     }
 
+    /// Bytes of the payload, held or deferred.
+    fn payload_len(&self) -> u64 {
+        self.deferred.unwrap_or(self.payload.len() as u64)
+    }
+
     /// Bytes in the frame body.
     pub(crate) fn body_len(&self) -> u64 {
-        (self.payload.len() + self.masks.len() + self.cbor.len()) as u64
+        self.payload_len() + (self.masks.len() + self.cbor.len()) as u64
     }
 
     /// Where the descriptor starts, from the frame start (the footer's `cbor_offset`).
     pub(crate) fn cbor_offset(&self) -> u64 {
-        FRAME_HEADER_LEN + (self.payload.len() + self.masks.len()) as u64
+        FRAME_HEADER_LEN + self.payload_len() + self.masks.len() as u64
+    }
+
+    /// The frame body's XXH3-64 (the hash its frame and the hash frames carry), over
+    /// `payload` when the object's own is deferred.
+    fn body_hash(&self, payload: &[u8]) -> u64 {
+        let mut h = Xxh3::new();
+        h.update(if self.deferred.is_some() {
+            payload
+        } else {
+            &self.payload
+        });
+        h.update(&self.masks);
+        h.update(&self.cbor);
+        h.digest()
     }
 }
 
@@ -308,6 +330,7 @@ pub(crate) fn encode_object<'a>(
     Ok(EncodedObject {
         descriptor: d,
         payload,
+        deferred: None,
         masks,
         cbor,
     })
@@ -615,14 +638,29 @@ fn plan(
     })
 }
 
-/// Writes a planned message to `w`, with `header_hashes` in the header hash frame. Returns
-/// the data frames' hashes, computed while their bodies are copied.
+/// Hands a deferred object's payload to the writer: `fetch(i, put)` calls `put` with object
+/// `i`'s bytes.
+type Fetch<'f> =
+    dyn FnMut(usize, &mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> + 'f;
+
+/// For messages without deferred payloads.
+fn nothing_deferred(
+    i: usize,
+    _: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(format!("object {i} has no payload")))
+}
+
+/// Writes a planned message to `w`, with `header_hashes` in the header hash frame, asking
+/// `fetch` for deferred payloads. Returns the data frames' hashes, computed while their
+/// bodies are copied.
 fn emit<W: Write + ?Sized>(
     plan: &Plan,
     objects: &[EncodedObject<'_>],
     hashing: bool,
     header_hashes: &[u64],
     w: &mut W,
+    fetch: &mut Fetch<'_>,
 ) -> std::io::Result<Vec<u64>> {
     let mut at = 0u64;
     w.write_all(
@@ -665,17 +703,40 @@ fn emit<W: Write + ?Sized>(
         )?;
     }
     let mut hashes = Vec::with_capacity(objects.len());
-    for (o, pre) in objects.iter().zip(&plan.preceders) {
+    for (i, (o, pre)) in objects.iter().zip(&plan.preceders).enumerate() {
         if let Some(p) = pre {
             frame_to(w, &mut at, FrameType::PrecederMetadata, &[p], None)?;
         }
-        hashes.push(frame_to(
-            w,
-            &mut at,
-            FrameType::NTensor,
-            &o.parts(),
-            Some(o.cbor_offset()),
-        )?);
+        if let Some(len) = o.deferred {
+            let mut hash = None;
+            fetch(i, &mut |payload: &[u8]| {
+                if payload.len() as u64 != len {
+                    return Err(std::io::Error::other(format!(
+                        "object {i}: {} payload bytes the second time, {len} the first",
+                        payload.len()
+                    )));
+                }
+                hash = Some(frame_to(
+                    w,
+                    &mut at,
+                    FrameType::NTensor,
+                    &[payload, &o.masks, &o.cbor],
+                    Some(o.cbor_offset()),
+                )?);
+                Ok(())
+            })?;
+            hashes.push(hash.ok_or_else(|| {
+                std::io::Error::other(format!("object {i}: no payload was handed over"))
+            })?);
+        } else {
+            hashes.push(frame_to(
+                w,
+                &mut at,
+                FrameType::NTensor,
+                &o.parts(),
+                Some(o.cbor_offset()),
+            )?);
+        }
     }
     if plan.hash_footer {
         frame_to(
@@ -718,8 +779,15 @@ fn assemble(
     out.clear();
     out.reserve(checked::to_usize(plan.total, "message size")?);
     let placeholders = vec![0; objects.len()];
-    let hashes = emit(&plan, objects, opts.hashing, &placeholders, out)
-        .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
+    let hashes = emit(
+        &plan,
+        objects,
+        opts.hashing,
+        &placeholders,
+        out,
+        &mut nothing_deferred,
+    )
+    .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
     if plan.hash_header {
         let at = plan.header_hash_at;
         let f = frame(
@@ -763,17 +831,136 @@ pub fn encode_to<W: Write + ?Sized>(
         Vec::new()
     };
     #[cfg(not(feature = "paranoid"))]
-    emit(&plan, &objects, opts.hashing, &hashes, w)
-        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    emit(
+        &plan,
+        &objects,
+        opts.hashing,
+        &hashes,
+        w,
+        &mut nothing_deferred,
+    )
+    .map_err(|e| tensor_core::Error::io("writing a message", e))?;
     #[cfg(feature = "paranoid")]
     {
         // What went to `w` must be the message the buffered encoder checks and writes.
         let mut tee = crate::paranoid::HashingWriter::new(w);
-        emit(&plan, &objects, opts.hashing, &hashes, &mut tee)
-            .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+        emit(
+            &plan,
+            &objects,
+            opts.hashing,
+            &hashes,
+            &mut tee,
+            &mut nothing_deferred,
+        )
+        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
         let written = tee.digest();
         let mut again = Vec::new();
         assemble(metadata, &objects, opts, &mut again)?;
+        if xxhash_rust::xxh3::xxh3_64(&again) != written {
+            return Err(Error::SelfCheck {
+                object: None,
+                what: "the streamed message differs from the buffered one".into(),
+            });
+        }
+    }
+    Ok(plan.total)
+}
+
+/// [`encode_to`] for data that is produced one object at a time (decoded from another file,
+/// say): `data(i)` gives object `i`'s bytes, and only one object's bytes are held at a time.
+/// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
+/// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
+/// payloads are kept (they are what the file holds), while raw ones are asked for again
+/// when their frame is written — so `data` must give the same bytes each time it is asked;
+/// a change is an error. Returns the bytes written.
+pub fn encode_to_streamed<'d, W: Write + ?Sized>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &mut dyn FnMut(usize) -> Result<Cow<'d, [u8]>>,
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    let mut objects: Vec<EncodedObject<'d>> = Vec::with_capacity(descriptors.len());
+    let mut deferred_hashes = Vec::with_capacity(descriptors.len());
+    for (i, d) in descriptors.iter().enumerate() {
+        match data(i)? {
+            Cow::Borrowed(b) => {
+                objects.push(encode_object(d, b, i, opts)?);
+                deferred_hashes.push(None);
+            }
+            Cow::Owned(v) => {
+                let o = encode_object(d, &v, i, opts)?;
+                let (payload, deferred, hash) = match o.payload {
+                    // Raw and unchanged: asked for again when its frame is written.
+                    Cow::Borrowed(raw) => {
+                        let mut h = Xxh3::new();
+                        h.update(raw);
+                        h.update(&o.masks);
+                        h.update(&o.cbor);
+                        (
+                            Cow::Owned(Vec::new()),
+                            Some(raw.len() as u64),
+                            Some(h.digest()),
+                        )
+                    }
+                    Cow::Owned(p) => (Cow::Owned(p), None, None),
+                };
+                objects.push(EncodedObject {
+                    descriptor: o.descriptor,
+                    payload,
+                    deferred,
+                    masks: o.masks,
+                    cbor: o.cbor,
+                });
+                deferred_hashes.push(hash);
+            }
+        }
+    }
+    let plan = plan(metadata, &objects, opts)?;
+    let header_hashes: Vec<u64> = if plan.hash_header {
+        objects
+            .iter()
+            .zip(&deferred_hashes)
+            .map(|(o, h)| h.unwrap_or_else(|| o.body_hash(&[])))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut failed = None;
+    let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| match data(i) {
+        Ok(bytes) => put(&bytes),
+        Err(e) => {
+            failed = Some(e);
+            Err(std::io::Error::other(
+                "the data could not be produced again",
+            ))
+        }
+    };
+    #[cfg(feature = "paranoid")]
+    let mut w = crate::paranoid::HashingWriter::new(w);
+    #[cfg(feature = "paranoid")]
+    let w = &mut w;
+    let written = emit(&plan, &objects, opts.hashing, &header_hashes, w, &mut fetch);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let frame_hashes = written.map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    if plan.hash_header && opts.hashing && frame_hashes != header_hashes {
+        return Err(Error::InvalidArgument(
+            "an object's data changed between the two times it was asked for".into(),
+        ));
+    }
+    #[cfg(feature = "paranoid")]
+    {
+        // What went to `w` must be the message the buffered encoder checks and writes
+        // (all objects' data at once: the paranoid mode's price).
+        let written = w.digest();
+        let owned = (0..descriptors.len())
+            .map(|i| data(i).map(Cow::into_owned))
+            .collect::<Result<Vec<_>>>()?;
+        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let again = encode(metadata, descriptors, &slices, opts)?;
         if xxhash_rust::xxh3::xxh3_64(&again) != written {
             return Err(Error::SelfCheck {
                 object: None,
@@ -819,6 +1006,7 @@ pub fn encode_pre_encoded(
             Ok(EncodedObject {
                 descriptor: d,
                 payload: Cow::Borrowed(*p),
+                deferred: None,
                 masks: Vec::new(),
                 cbor,
             })

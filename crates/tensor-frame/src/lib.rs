@@ -43,6 +43,7 @@ pub mod wire;
 
 pub use encode::{
     EncodeOptions, HashFrames, IndexFrame, encode, encode_into, encode_pre_encoded, encode_to,
+    encode_to_streamed,
 };
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};

@@ -219,6 +219,25 @@ impl<'a> NamedTensor<'a> {
         })
     }
 
+    /// The little-endian elements (in storage order, as [`TensorView::to_le_bytes`]):
+    /// borrowed where they are stored that way, decoded (one tensor, within `limits`)
+    /// otherwise.
+    pub fn le_bytes(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, [u8]>> {
+        Ok(match &self.data {
+            TensorData::View(v) => v.to_le_bytes(),
+            TensorData::Owned(t) => t.view().to_le_bytes(),
+            TensorData::Encoded(l) => {
+                let t = (l.decode)(limits)?;
+                let (order, width) = (t.byte_order(), t.dtype().swap_width());
+                let mut data = t.into_data();
+                if order == tensor_core::ByteOrder::Big && width > 1 {
+                    tensor_core::byte_order::swap_in_place(&mut data, width)?;
+                }
+                std::borrow::Cow::Owned(data)
+            }
+        })
+    }
+
     /// Hands the little-endian, C-order elements to `sink` in runs of at most
     /// [`RUN_BYTES`] (whole elements): memory stays bounded whatever the tensor's size, for
     /// hashing, copying and checking.

@@ -452,6 +452,66 @@ fn proptest_round_trips() -> Result<(), Failed> {
         .map_err(|e| Failed::from(e.to_string()))
 }
 
+/// `encode_to_streamed` writes exactly what the buffered encoder writes, whether the data is
+/// lent (borrowed) or produced anew (owned) for each object, and refuses data that changes
+/// between the two times it is asked for.
+fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases: 100,
+        ..Default::default()
+    });
+    runner
+        .run(&prop::collection::vec(arb_object(), 0..4), |objects| {
+            let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
+            let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+            let meta = GlobalMetadata::default();
+            let buffered = encode(&meta, &descs, &data, &opts()).unwrap();
+            for lend in [false, true] {
+                let mut out = Vec::new();
+                let mut asked = 0;
+                let n = tensor_frame::encode_to_streamed(
+                    &meta,
+                    &descs,
+                    &mut |i| {
+                        asked += 1;
+                        Ok(if lend {
+                            std::borrow::Cow::Borrowed(data[i])
+                        } else {
+                            std::borrow::Cow::Owned(data[i].to_vec())
+                        })
+                    },
+                    &opts(),
+                    &mut out,
+                )
+                .unwrap();
+                prop_assert_eq!(n, out.len() as u64);
+                prop_assert!(out == buffered, "lend = {}", lend);
+                prop_assert!(asked >= objects.len());
+            }
+            Ok(())
+        })
+        .map_err(|e| Failed::from(e.to_string()))?;
+    // Raw data produced anew is asked for twice; different bytes the second time fail.
+    let (d, x) = f32_object(&[1.0, 2.0, 3.0]);
+    let mut calls = 0;
+    let e = tensor_frame::encode_to_streamed(
+        &named(&["x"]),
+        &[d],
+        &mut |_| {
+            calls += 1;
+            let mut v = x.clone();
+            v[0] ^= u8::from(calls > 1);
+            Ok(std::borrow::Cow::Owned(v))
+        },
+        &opts(),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert_eq!(calls, 2);
+    assert!(e.to_string().contains("changed"), "{e}");
+    Ok(())
+}
+
 fn simple_packing_computes_its_parameters() -> Result<(), Failed> {
     let values: Vec<f64> = (0..1000)
         .map(|i| 250.0 + (f64::from(i) * 0.37).sin() * 30.0)
@@ -513,6 +573,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         t(
             "simple_packing_computes_its_parameters",
             simple_packing_computes_its_parameters,
+        ),
+        t(
+            "streamed_data_encodes_like_buffered",
+            streamed_data_encodes_like_buffered,
         ),
     ]
 }

@@ -208,27 +208,19 @@ pub(super) fn write(
 ) -> Result<()> {
     let names = set.names();
     let mut descriptors = Vec::with_capacity(set.tensors.len());
-    let mut data = Vec::with_capacity(set.tensors.len());
     let mut meta = GlobalMetadata::default();
-    let loaded = set
-        .tensors
-        .iter()
-        .map(|t| t.load(&set.limits))
-        .collect::<Result<Vec<_>>>()?;
-    for ((name, t), l) in names.iter().zip(&set.tensors).zip(&loaded) {
-        let v = l.view();
+    for (name, t) in names.iter().zip(&set.tensors) {
         let mut entry = Map::new();
         entry.insert("name".into(), Value::from(name.as_str()));
-        let dtype = if stored_as_uint8(v.dtype()) {
-            entry.insert(STORED_DTYPE.into(), Value::from(v.dtype().name()));
+        let dtype = if stored_as_uint8(t.dtype()) {
+            entry.insert(STORED_DTYPE.into(), Value::from(t.dtype().name()));
             Dtype::Uint8
         } else {
-            v.dtype()
+            t.dtype()
         };
-        let mut d = DataObjectDescriptor::new(dtype, v.shape(), tensor_core::ByteOrder::Little);
+        let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
         pipeline.apply(&mut d);
         descriptors.push(d);
-        data.push(v.to_le_bytes());
         for (k, val) in &t.attributes {
             entry.insert(k.clone(), val.clone());
         }
@@ -237,13 +229,31 @@ pub(super) fn write(
     if let Some(m) = &set.metadata {
         meta.extra = m.iter().map(|(k, v)| (k.clone(), to_cbor(v))).collect();
     }
-    let slices: Vec<&[u8]> = data.iter().map(|d| &**d).collect();
     let opts = EncodeOptions {
         allow_nan: true,
         allow_inf: true,
         ..EncodeOptions::default()
     };
-    // Straight to the file: raw tensors are copied from the input as they are written.
-    tensor_frame::encode_to(&meta, &descriptors, &slices, &opts, out).map_err(wrap(path))?;
+    // Straight to the file, one tensor at a time: raw tensors are copied from the input as
+    // they are written; decoded ones are encoded and dropped (and decoded again when a raw
+    // frame is written), so one decoded tensor is held at a time.
+    let mut failed = None;
+    let written = tensor_frame::encode_to_streamed(
+        &meta,
+        &descriptors,
+        &mut |i| {
+            set.tensors[i].le_bytes(&set.limits).map_err(|e| {
+                let message = e.to_string();
+                failed = Some(e);
+                tensor_frame::Error::InvalidArgument(message)
+            })
+        },
+        &opts,
+        out,
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written.map_err(wrap(path))?;
     Ok(())
 }
