@@ -14,6 +14,9 @@ use tensor_core::cbor::{Decoder, Value};
 use tensor_core::{ByteOrder, checked};
 use tensor_dtype::{Dtype, Tensor, shape};
 
+/// The largest rank a zTensor 1.x/2 object may have (readers refuse more, so writers
+/// never write more).
+pub const MAX_RANK_V2: usize = 64;
 /// The magic of zTensor 1.x files (at the start, and from 1.1 on also at the end).
 pub const MAGIC_V1: &[u8; 8] = b"ZTEN1000";
 /// The magic of zTensor 2 files (at the start and at the end).
@@ -324,8 +327,11 @@ fn parse_object(name: &str, v: &Value, generation: Generation) -> Result<Object>
         .iter()
         .map(|d| uint_of(d, &what("shape")))
         .collect::<Result<Vec<_>>>()?;
-    if shape.len() > 64 {
-        return Err(malformed(what(&format!("rank {} is over 64", shape.len()))));
+    if shape.len() > MAX_RANK_V2 {
+        return Err(malformed(what(&format!(
+            "rank {} is over {MAX_RANK_V2}",
+            shape.len()
+        ))));
     }
     let (layout_key, parts_key) = match generation {
         Generation::V2 => ("layout", "parts"),

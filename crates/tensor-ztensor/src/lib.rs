@@ -38,7 +38,7 @@ pub use any::AnyZTensor;
 pub use checksum::{Checksum, ChecksumKind};
 pub use container::{
     ALIGNMENT_V2, CANONICAL_ALIGNMENT, Container, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2,
-    Object, Part, PartEncoding, detect,
+    MAX_RANK_V2, Object, Part, PartEncoding, detect,
 };
 pub use error::{Class, Error, Result};
 pub use file::{ALIGNMENT, ChecksumStatus, Decoded, MAGIC_V0_1, ReadOptions, Verify, ZTensor};

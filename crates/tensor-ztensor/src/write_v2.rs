@@ -152,6 +152,13 @@ pub fn write_v2_streamed(
             )));
         }
         let (dtype, logical) = storage(e.dtype, name)?;
+        if e.shape.len() > crate::container::MAX_RANK_V2 {
+            return Err(Error::Unwritable(format!(
+                "object {name:?} has rank {}; zTensor 2 readers accept at most {}",
+                e.shape.len(),
+                crate::container::MAX_RANK_V2
+            )));
+        }
         let len = tensor_dtype::shape::byte_len(e.dtype, e.shape)?;
         let mut h = Hashing {
             xxh3: xxhash_rust::xxh3::Xxh3::new(),

@@ -221,7 +221,10 @@ pub(crate) fn trials() -> Vec<Trial> {
                 Err(format!("kind {kind}").into())
             }
         })])
-        .chain([Trial::test("hostile::duplicate_names", duplicate_names)])
+        .chain([
+            Trial::test("hostile::duplicate_names", duplicate_names),
+            Trial::test("hostile::rank_past_a_format", rank_past_a_format),
+        ])
         .chain(bad_fixture_trials())
         .chain(malicious_trials())
         .collect()
@@ -330,6 +333,28 @@ fn duplicate_names() -> Result<(), Failed> {
         .success()
     {
         return Err("tensogram to tensogram keeps repeated names".into());
+    }
+    Ok(())
+}
+
+/// Found by the `writers` fuzz target: a BinTensors tensor of rank 129 (with no elements)
+/// was written into a zTensor 2 file that readers refuse (rank 64 at most). The writer now
+/// refuses it, naming the tensor, and leaves no file.
+fn rank_past_a_format() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let input = testdata().join("bintensors/malicious/rank_129_tensor.bt");
+    let out = dir.path().join("out.zt");
+    let o = tensorkit(&[
+        "convert",
+        "--to",
+        "ztensor-2",
+        &input.to_string_lossy(),
+        &out.to_string_lossy(),
+    ]);
+    expect_error_contract(&o, false)?;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if !stderr.contains("rank 129") || out.exists() {
+        return Err(stderr.into_owned().into());
     }
     Ok(())
 }
