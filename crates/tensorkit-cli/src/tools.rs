@@ -9,7 +9,6 @@ use crate::report;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tensor_core::{ByteOrder, Limits, MmapSource};
-use tensor_dtype::TensorView;
 use tensor_dtype::scalar::{self, Scalar};
 
 /// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
@@ -242,32 +241,61 @@ fn parts(s: Scalar) -> (f64, f64) {
     }
 }
 
-/// The largest difference between two tensors' values (NaN matching NaN counts as equal),
-/// or `None` when one holds NaN where the other does not.
-fn max_difference(va: &TensorView<'_>, vb: &TensorView<'_>) -> Option<f64> {
-    let (la, lb) = (va.to_le_bytes(), vb.to_le_bytes());
-    let n = usize::try_from(va.element_count()).unwrap_or(usize::MAX);
-    let mut worst = 0f64;
-    let chunk = 1 << 16;
-    let mut start = 0;
-    while start < n {
-        let xs = scalar::decode(va.dtype(), &la, ByteOrder::Little, start, chunk);
-        let ys = scalar::decode(vb.dtype(), &lb, ByteOrder::Little, start, chunk);
-        for (x, y) in xs.into_iter().zip(ys) {
-            let ((xr, xi), (yr, yi)) = (parts(x), parts(y));
-            for (p, q) in [(xr, yr), (xi, yi)] {
-                if p.is_nan() || q.is_nan() {
-                    if p.is_nan() != q.is_nan() {
-                        return None;
-                    }
-                } else if p != q {
-                    worst = worst.max((p - q).abs());
+/// Folds the differences between `xs` and `ys` into `worst` (NaN matching NaN counts as
+/// equal); `worst` becomes `None` when one holds NaN where the other does not.
+fn fold_differences(worst: &mut Option<f64>, xs: Vec<Scalar>, ys: Vec<Scalar>) {
+    for (x, y) in xs.into_iter().zip(ys) {
+        let ((xr, xi), (yr, yi)) = (parts(x), parts(y));
+        for (p, q) in [(xr, yr), (xi, yi)] {
+            if p.is_nan() || q.is_nan() {
+                if p.is_nan() != q.is_nan() {
+                    *worst = None;
+                    return;
                 }
+            } else if p != q
+                && let Some(w) = worst
+            {
+                *w = w.max((p - q).abs());
             }
         }
-        start += chunk;
     }
-    Some(worst)
+}
+
+/// The largest difference between `a`'s values and `b`'s, or `None` when one holds NaN
+/// where the other does not. `a` is held in memory, `b` streamed in runs: one decoded tensor
+/// at a time (bitmasks, whose elements are bits, are compared whole).
+fn max_difference(
+    a: &NamedTensor<'_>,
+    b: &NamedTensor<'_>,
+    limits: &Limits,
+) -> Result<Option<f64>> {
+    let la = a.load(limits)?;
+    let va = la.view();
+    let le = va.to_le_bytes();
+    let (da, db) = (va.dtype(), b.dtype());
+    let mut worst = Some(0f64);
+    if db == tensor_dtype::Dtype::Bitmask || da == tensor_dtype::Dtype::Bitmask {
+        let lb = b.load(limits)?;
+        let vb = lb.view();
+        let n = usize::try_from(va.element_count()).unwrap_or(usize::MAX);
+        let xs = scalar::decode(da, &le, ByteOrder::Little, 0, n);
+        let ys = scalar::decode(db, &vb.to_le_bytes(), ByteOrder::Little, 0, n);
+        fold_differences(&mut worst, xs, ys);
+        return Ok(worst);
+    }
+    let width = db.byte_width().max(1);
+    let mut at = 0usize;
+    b.stream(limits, &mut |c| {
+        let count = c.len() / width;
+        if worst.is_some() {
+            let xs = scalar::decode(da, &le, ByteOrder::Little, at, count);
+            let ys = scalar::decode(db, c, ByteOrder::Little, 0, count);
+            fold_differences(&mut worst, xs, ys);
+        }
+        at += count;
+        Ok(())
+    })?;
+    Ok(worst)
 }
 
 /// SHA-256 of a tensor's little-endian elements, bools normalised to 0/1, streamed.
@@ -330,9 +358,7 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64, limits: &Limits) -> Result<(Stri
             let _ = writeln!(out, "= {name}: identical");
             continue;
         }
-        let (la, lb) = (ta.load(&sa.limits)?, tb.load(&sb.limits)?);
-        let (va, vb) = (la.view(), lb.view());
-        match max_difference(&va, &vb) {
+        match max_difference(ta, tb, &sa.limits)? {
             Some(0.0) => {
                 let _ = writeln!(out, "= {name}: equal values{dtypes}");
             }
