@@ -67,6 +67,11 @@ pub struct EncodeOptions {
     pub allow_nan: bool,
     /// Accept ±Inf the same way.
     pub allow_inf: bool,
+    /// With a lossless pipeline (no `simple_packing`), store NaN and ±Inf as they are — bit
+    /// for bit, NaN payloads and signs included — instead of moving them into masks. Masks
+    /// are for lossy packing, which cannot represent them; a lossless pipeline can. (The
+    /// reference's encoder always masks; its decoder reads either.)
+    pub keep_non_finite: bool,
     /// How masks are compressed.
     pub mask_method: MaskMethod,
     /// Masks whose packed size is at most this many bytes are stored raw (`none`).
@@ -83,6 +88,7 @@ impl Default for EncodeOptions {
             provenance: Provenance::now(),
             allow_nan: false,
             allow_inf: false,
+            keep_non_finite: false,
             mask_method: MaskMethod::Roaring,
             small_mask_threshold: 128,
         }
@@ -249,7 +255,8 @@ pub(crate) fn encode_object<'a>(
     // NaN/Inf: refused unless allowed; allowed ones become zeros plus masks.
     let mut input = Cow::Borrowed(data);
     let mut found = nonfinite::Found::default();
-    if nonfinite::any(data, d.dtype, order) {
+    let lossless = d.encoding == "none";
+    if !(opts.keep_non_finite && lossless) && nonfinite::any(data, d.dtype, order) {
         let mut owned = data.to_vec();
         let f = nonfinite::scan(&mut owned, d.dtype, order, true);
         if let Some((at, kind)) = f.first {

@@ -251,6 +251,48 @@ fn nan_needs_masks() -> Result<(), Failed> {
     clean(&bytes)
 }
 
+/// `keep_non_finite`: a lossless pipeline stores NaN and ±Inf bit for bit — signs and NaN
+/// payloads included — with no masks; lossy packing cannot hold them at all.
+fn non_finite_values_kept_bit_for_bit() -> Result<(), Failed> {
+    let bits: [u32; 5] = [
+        0x3f80_0000,
+        0xffff_fffe,
+        0x7f80_0000,
+        0x7fc0_0001,
+        0xff80_0000,
+    ];
+    let data: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+    let o = EncodeOptions {
+        keep_non_finite: true,
+        ..opts()
+    };
+    for compression in ["none", "zstd", "lz4"] {
+        let mut d = DataObjectDescriptor::new(Dtype::Float32, &[5], ByteOrder::Little);
+        d.compression = compression.into();
+        if compression == "zstd" {
+            d.params.insert("zstd_level".into(), Value::from(3u64));
+        }
+        let bytes = encode(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o)?;
+        let m = Message::open(&bytes, &Limits::default())?;
+        let t = m.decode_object(0, DecodeOptions::default())?;
+        assert_eq!(t.data(), data.as_slice(), "{compression}");
+        assert!(m.object(0)?.descriptor().masks.is_none(), "{compression}");
+    }
+    // Packing cannot hold them, masked or not.
+    let mut d = DataObjectDescriptor::new(Dtype::Float32, &[5], ByteOrder::Little);
+    d.encoding = "simple_packing".into();
+    d.params
+        .insert("sp_bits_per_value".into(), Value::from(16u64));
+    assert!(encode(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o).is_err());
+    let o = EncodeOptions {
+        allow_nan: true,
+        allow_inf: true,
+        ..o
+    };
+    assert!(encode(&named(&["x"]), &[d], &[&data], &o).is_err());
+    Ok(())
+}
+
 fn files_of_many_messages() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("archive.tgm");
@@ -559,6 +601,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         t("buffered_layouts", buffered_layouts),
         t("nan_needs_masks", nan_needs_masks),
+        t(
+            "non_finite_values_kept_bit_for_bit",
+            non_finite_values_kept_bit_for_bit,
+        ),
         t("files_of_many_messages", files_of_many_messages),
         t(
             "random_access_reads_only_the_object",

@@ -229,9 +229,11 @@ pub(super) fn write(
     if let Some(m) = &set.metadata {
         meta.extra = m.iter().map(|(k, v)| (k.clone(), to_cbor(v))).collect();
     }
+    // Lossless pipelines keep NaN and ±Inf bit for bit; lossy packing masks them.
     let opts = EncodeOptions {
         allow_nan: true,
         allow_inf: true,
+        keep_non_finite: true,
         ..EncodeOptions::default()
     };
     // Straight to the file, one tensor at a time: raw tensors are copied from the input as

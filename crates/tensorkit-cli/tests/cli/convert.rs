@@ -241,5 +241,42 @@ pub(crate) fn trials() -> Vec<Trial> {
         "convert::refuses_unknown_targets",
         refuses_unknown_targets,
     ));
+    trials.push(Trial::test(
+        "convert::non_finite_bits_survive",
+        non_finite_bits_survive,
+    ));
     trials
+}
+
+/// Lossless means bit for bit: NaN with a sign and a payload, signalling NaN and ±Inf come
+/// back from every format with the same bits (found by the `writers` fuzz target: Tensogram
+/// output used to canonicalise them through masks).
+fn non_finite_bits_survive() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let f32_bits: [u32; 6] = [
+        0xffff_fffe,
+        0x7fc0_0001,
+        0x7f80_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0x3f80_0000,
+    ];
+    let f64_bits: [u64; 3] = [
+        0xfff8_0000_dead_beef,
+        0x7ff0_0000_0000_0001,
+        0x8000_0000_0000_0000,
+    ];
+    let mut data: Vec<u8> = f32_bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+    data.extend(f64_bits.iter().flat_map(|b| b.to_le_bytes()));
+    let header = r#"{"d":{"dtype":"F64","shape":[3],"data_offsets":[24,48]},"s":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}}"#;
+    let mut header = header.to_owned();
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&data);
+    let file = dir.path().join("non_finite.safetensors");
+    std::fs::write(&file, bytes)?;
+    round_trip(&file)
 }
