@@ -270,7 +270,7 @@ fn non_finite_bits_survive() -> Result<(), Failed> {
     data.extend(f64_bits.iter().flat_map(|b| b.to_le_bytes()));
     let header = r#"{"d":{"dtype":"F64","shape":[3],"data_offsets":[24,48]},"s":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}}"#;
     let mut header = header.to_owned();
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(' ');
     }
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
