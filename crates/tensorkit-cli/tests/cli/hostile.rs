@@ -271,6 +271,40 @@ fn malicious_trials() -> Vec<Trial> {
                         .into());
                     }
                 }
+                // What a writer makes of it reads back, or the writer refuses it (the
+                // writers fuzz target's findings live here too).
+                let dir = tempfile::tempdir()?;
+                for to in [
+                    "safetensors",
+                    "bintensors",
+                    "ztensor-0.1",
+                    "ztensor-2",
+                    "tensogram",
+                ] {
+                    let out = dir.path().join(format!("out-{to}"));
+                    let o = tensorkit(&[
+                        "convert",
+                        "--quiet",
+                        "--to",
+                        to,
+                        &path,
+                        &out.to_string_lossy(),
+                    ]);
+                    match o.status.code() {
+                        Some(0) => {
+                            let back = tensorkit(&["inspect", "--json", &out.to_string_lossy()]);
+                            if !back.status.success() {
+                                return Err(format!(
+                                    "{to}: our own output does not read: {}",
+                                    String::from_utf8_lossy(&back.stderr)
+                                )
+                                .into());
+                            }
+                        }
+                        Some(2) => {}
+                        other => return Err(format!("convert --to {to}: exit {other:?}").into()),
+                    }
+                }
                 Ok(())
             })
         })
