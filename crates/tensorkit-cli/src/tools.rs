@@ -33,8 +33,24 @@ pub fn ls(file: &Path, limits: &Limits) -> Result<String> {
     Ok(out)
 }
 
+/// The name as `ls` prints it: one field of a tab-separated line, so a backslash, tab,
+/// newline or carriage return in it is escaped (`\\`, `\t`, `\n`, `\r`).
 fn display(t: &NamedTensor<'_>, i: usize) -> String {
-    t.name.clone().unwrap_or_else(|| format!("tensor_{i}"))
+    let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
+    if !name.contains(['\\', '\t', '\n', '\r']) {
+        return name;
+    }
+    let mut out = String::with_capacity(name.len() + 2);
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The tensor `key` names: its name, `tensor_<i>` for the i-th unnamed one, or `#<i>` for
@@ -545,4 +561,24 @@ pub fn split(
         target.id()
     );
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ls_names_keep_their_line_and_field() {
+        let view = tensor_dtype::TensorView::new(
+            &[0u8],
+            tensor_dtype::Dtype::Uint8,
+            &[1],
+            ByteOrder::Little,
+        )
+        .unwrap();
+        let t = NamedTensor::borrowed("a\tb\nc\\d\re", view.clone());
+        assert_eq!(display(&t, 0), "a\\tb\\nc\\\\d\\re");
+        let plain = NamedTensor::borrowed("encoder.w", view);
+        assert_eq!(display(&plain, 0), "encoder.w");
+    }
 }
