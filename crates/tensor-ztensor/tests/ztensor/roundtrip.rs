@@ -331,8 +331,19 @@ fn every_cut_is_refused() -> Result<(), Failed> {
                 }
                 Ok(())
             });
-            if sound.is_ok() {
-                return Err(format!("{} cut to {len} bytes reads as sound", f.display()).into());
+            match sound {
+                Ok(()) => {
+                    return Err(format!("{} cut to {len} bytes reads as sound", f.display()).into());
+                }
+                // A cut zTensor 2 file is reported as cut short, not as a foreign one.
+                Err(e)
+                    if f.to_string_lossy().contains("/v2/")
+                        && len >= 8
+                        && tensor_core::Kinded::kind(&e) != tensor_core::ErrorKind::Truncated =>
+                {
+                    return Err(format!("{} cut to {len} bytes: {e}", f.display()).into());
+                }
+                Err(_) => {}
             }
             cuts += 1;
         }
