@@ -361,10 +361,11 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn Write) -> Result<()> {
         .map(|m| super::string_metadata(m, FORMAT))
         .transpose()?
         .map(|m| m.into_iter().collect::<HashMap<_, _>>())
-        // Empty metadata is no metadata. (The crate's serialiser sizes its JSON map by the
-        // number of metadata entries instead of one `__metadata__` key, and writes a broken
-        // header for empty metadata without tensors; found by the writers fuzz target.)
-        .filter(|m| !m.is_empty());
+        // Empty metadata without tensors is written as none. (The crate's serialiser sizes
+        // its JSON map by the number of metadata entries instead of one `__metadata__` key,
+        // and writes a broken header for that one case; found by the writers fuzz target.)
+        // With tensors, `{}` is kept as it was.
+        .filter(|m| !m.is_empty() || !outgoing.is_empty());
     let header = header(&outgoing, metadata)?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
