@@ -236,54 +236,8 @@ pub fn write(
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
             .map_err(io)
     })?;
-    #[cfg(feature = "paranoid")]
-    self_check(tensors, metadata, layout)?;
+    // (With the `paranoid` feature, `write_streamed` reads back what it wrote.)
     Ok(total)
-}
-
-/// The `paranoid` feature: the file, written again into memory, reads back as what was
-/// given.
-#[cfg(feature = "paranoid")]
-fn self_check(
-    tensors: &[(&str, TensorView<'_>)],
-    metadata: Option<&BTreeMap<String, String>>,
-    layout: Layout,
-) -> Result<()> {
-    use crate::file::{LayoutChoice, ReadOptions};
-    let entries: Vec<Entry<'_>> = tensors
-        .iter()
-        .map(|(name, v)| Entry {
-            name,
-            dtype: v.dtype(),
-            shape: v.shape(),
-        })
-        .collect();
-    let mut all = Vec::new();
-    write_streamed(&mut all, &entries, metadata, layout, &mut |i, w| {
-        w.write_all(&tensors[i].1.to_canonical_le_bytes())
-            .map_err(|e| Error::Core(tensor_core::Error::io("a self-check", e)))
-    })?;
-    // The two layouts carry no marker: read back in the one written.
-    let choice = match layout {
-        Layout::Release => LayoutChoice::Release,
-        Layout::Legacy => LayoutChoice::Legacy,
-    };
-    let file = crate::file::BinTensors::read_with(&all, &ReadOptions::default().layout(choice))
-        .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
-    for (name, view) in tensors {
-        let back = file
-            .tensor(name)
-            .ok_or_else(|| Error::SelfCheck(format!("tensor {name:?} is missing")))?;
-        if back.view.shape() != view.shape()
-            || back.view.dtype() != view.dtype()
-            || back.view.to_canonical_le_bytes() != view.to_canonical_le_bytes()
-        {
-            return Err(Error::SelfCheck(format!(
-                "tensor {name:?} reads back differently"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The whole file as bytes.

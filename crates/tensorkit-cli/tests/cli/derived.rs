@@ -162,6 +162,20 @@ fn fixture_trial(file: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Runs `tensorkit args` within 256 MiB of address space; it must succeed.
+fn succeeds_within_256_mib(args: &[&str]) -> Result<(), Failed> {
+    let out = capped(256, args);
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{args:?} within 256 MiB: exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .into())
+}
+
 /// A Tensogram message of one float32 object whose zstd payload decodes to `bytes` zeros.
 fn zstd_bomb(bytes: u64, shape: &[u64]) -> Result<Vec<u8>, Failed> {
     let mut enc = zstd::stream::read::Encoder::new(std::io::repeat(0).take(bytes), 3)?;
@@ -207,15 +221,7 @@ fn bombs() -> Result<(), Failed> {
             st.to_str().unwrap_or("x.safetensors"),
         ],
     ] {
-        let out = capped(256, &args);
-        if !out.status.success() {
-            return Err(format!(
-                "{args:?} within 256 MiB: exit {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            )
-            .into());
-        }
+        succeeds_within_256_mib(&args)?;
     }
     if std::fs::metadata(&npy)?.len() != (1 << 30) + 128 {
         return Err("the .npy file is not the whole tensor".into());
@@ -255,15 +261,7 @@ fn bombs() -> Result<(), Failed> {
             st.to_str().unwrap_or("x.safetensors"),
         ],
     ] {
-        let out = capped(256, &args);
-        if !out.status.success() {
-            return Err(format!(
-                "{args:?} within 256 MiB: exit {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            )
-            .into());
-        }
+        succeeds_within_256_mib(&args)?;
     }
     let claim = dir.path().join("claim.tgm");
     std::fs::write(&claim, zstd_bomb(1 << 20, &[1 << 32])?)?;
