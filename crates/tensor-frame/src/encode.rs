@@ -130,17 +130,13 @@ impl EncodedObject<'_> {
         FRAME_HEADER_LEN + self.payload_len() + self.masks.len() as u64
     }
 
-    /// The frame body's XXH3-64 (the hash its frame and the hash frames carry), over
-    /// `payload` when the object's own is deferred.
-    fn body_hash(&self, payload: &[u8]) -> u64 {
+    /// The frame body's XXH3-64: the hash its frame and the hash frames carry. (For an
+    /// object whose payload is deferred, this is taken before the payload is let go.)
+    fn body_hash(&self) -> u64 {
         let mut h = Xxh3::new();
-        h.update(if self.deferred.is_some() {
-            payload
-        } else {
-            &self.payload
-        });
-        h.update(&self.masks);
-        h.update(&self.cbor);
+        for p in self.parts() {
+            h.update(p);
+        }
         h.digest()
     }
 }
@@ -824,16 +820,7 @@ pub fn encode_to<W: Write + ?Sized>(
     let objects = encode_objects(metadata, descriptors, data, opts)?;
     let plan = plan(metadata, &objects, opts)?;
     let hashes: Vec<u64> = if plan.hash_header {
-        objects
-            .iter()
-            .map(|o| {
-                let mut h = Xxh3::new();
-                for p in o.parts() {
-                    h.update(p);
-                }
-                h.digest()
-            })
-            .collect()
+        objects.iter().map(EncodedObject::body_hash).collect()
     } else {
         Vec::new()
     };
@@ -898,20 +885,15 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
             }
             Cow::Owned(v) => {
                 let o = encode_object(d, &v, i, opts)?;
-                let (payload, deferred, hash) = match o.payload {
-                    // Raw and unchanged: asked for again when its frame is written.
-                    Cow::Borrowed(raw) => {
-                        let mut h = Xxh3::new();
-                        h.update(raw);
-                        h.update(&o.masks);
-                        h.update(&o.cbor);
-                        (
-                            Cow::Owned(Vec::new()),
-                            Some(raw.len() as u64),
-                            Some(h.digest()),
-                        )
-                    }
-                    Cow::Owned(p) => (Cow::Owned(p), None, None),
+                // Raw and unchanged (still `v`): hashed now, asked for again when its frame
+                // is written. Encoded payloads are kept.
+                let raw = matches!(o.payload, Cow::Borrowed(_));
+                let hash = raw.then(|| o.body_hash());
+                let deferred = raw.then_some(o.payload.len() as u64);
+                let payload = if raw {
+                    Cow::Owned(Vec::new())
+                } else {
+                    Cow::Owned(o.payload.into_owned())
                 };
                 objects.push(EncodedObject {
                     descriptor: o.descriptor,
@@ -929,7 +911,7 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
         objects
             .iter()
             .zip(&deferred_hashes)
-            .map(|(o, h)| h.unwrap_or_else(|| o.body_hash(&[])))
+            .map(|(o, h)| h.unwrap_or_else(|| o.body_hash()))
             .collect()
     } else {
         Vec::new()

@@ -408,30 +408,19 @@ impl<'a> ObjectFrame<'a> {
     /// this at open, so that a file which cannot decode is refused up front.
     pub fn check_decodable(&self, limits: &Limits) -> Result<()> {
         let p = self.checked_pipeline(DecodeOptions::default())?;
+        self.checked_len(&p, limits)?;
+        self.mask_entries()?;
+        Ok(())
+    }
+
+    /// The decoded size, checked against `limits` (total and expansion) for pipeline `p`.
+    fn checked_len(&self, p: &Pipeline, limits: &Limits) -> Result<u64> {
         let (dtype, _, n) = self.layout();
         p.check_decode(self.payload().len() as u64, dtype, n, limits)
             .map_err(|source| Error::Pipeline {
                 object: self.index,
                 source,
-            })?;
-        if let Some(m) = &self.descriptor.masks {
-            for (kind, entry) in &m.masks {
-                if MaskKind::from_name(kind).is_none() {
-                    return Err(Error::Metadata(format!(
-                        "object {}: unknown mask kind {kind:?}",
-                        self.index
-                    )));
-                }
-                if MaskMethod::from_name(&entry.method).is_none() {
-                    return Err(Error::Unsupported {
-                        object: self.index,
-                        what: "mask method",
-                        name: entry.method.clone(),
-                    });
-                }
-            }
-        }
-        Ok(())
+            })
     }
 
     /// Decodes the object in runs of at most `chunk` bytes (whole groups of 8 elements),
@@ -499,13 +488,7 @@ impl<'a> ObjectFrame<'a> {
         // Stored bytes that cannot possibly decode to the descriptor's size, and sizes past
         // the limits, fail before the allocation; a refused allocation is an error too.
         let p = self.checked_pipeline(opts)?;
-        let (dtype, _, n) = self.layout();
-        let len = p
-            .check_decode(self.payload().len() as u64, dtype, n, limits)
-            .map_err(|source| Error::Pipeline {
-                object: self.index,
-                source,
-            })?;
+        let len = self.checked_len(&p, limits)?;
         let mut data = tensor_core::buffer::try_filled(
             checked::to_usize(len, "decoded size")?,
             0u8,
@@ -518,10 +501,27 @@ impl<'a> ObjectFrame<'a> {
 
     /// The NaN/Inf masks, unpacked to `ceil(n/8)` MSB-first bytes each, in blob order.
     pub fn masks(&self, limits: &Limits) -> Result<Vec<(MaskKind, Vec<u8>)>> {
+        let n = self.descriptor.element_count();
+        self.mask_entries()?
+            .into_iter()
+            .map(|(kind, method, blob)| {
+                let bits = masks::decode_mask(method, blob, n, limits).map_err(|source| {
+                    Error::Pipeline {
+                        object: self.index,
+                        source,
+                    }
+                })?;
+                Ok((kind, bits))
+            })
+            .collect()
+    }
+
+    /// The masks the descriptor lists, in blob order, with their methods and stored blobs;
+    /// an error for a method or a kind this build does not know.
+    fn mask_entries(&self) -> Result<Vec<(MaskKind, MaskMethod, &'a [u8])>> {
         let Some(m) = &self.descriptor.masks else {
             return Ok(Vec::new());
         };
-        let n = self.descriptor.element_count();
         let region = self.payload_region();
         let mut out = Vec::new();
         for kind in MaskKind::ALL {
@@ -536,12 +536,7 @@ impl<'a> ObjectFrame<'a> {
                 })?;
             // parse() checked that every mask lies inside the region.
             let blob = &region[entry.offset as usize..(entry.offset + entry.length) as usize];
-            let bits =
-                masks::decode_mask(method, blob, n, limits).map_err(|source| Error::Pipeline {
-                    object: self.index,
-                    source,
-                })?;
-            out.push((kind, bits));
+            out.push((kind, method, blob));
         }
         if let Some(other) = m.masks.keys().find(|k| MaskKind::from_name(k).is_none()) {
             return Err(Error::Metadata(format!(

@@ -485,7 +485,6 @@ impl Pipeline {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
         self.check(dtype)?;
-        let out_len = dtype.payload_bytes(n)?;
         let encoded_len = self.encoded_len(dtype, n)?;
         let streamable = self.filter == Filter::None
             && matches!(
@@ -495,13 +494,7 @@ impl Pipeline {
             && (self.encoding == Encoding::None
                 || matches!(dtype, Dtype::Float32 | Dtype::Float64));
         if !streamable {
-            limits.check_total_bytes(out_len)?;
-            let mut out = tensor_core::buffer::try_filled(
-                checked::to_usize(out_len, "decoded size")?,
-                0u8,
-                "a decoded tensor",
-            )?;
-            self.decode_into(payload, dtype, order, n, &mut out, limits)?;
+            let out = self.decode(payload, dtype, order, n, limits)?;
             // Runs of whole groups of 8 elements, as the streamed path hands out.
             let group = dtype.payload_bytes(8)? as usize;
             let run = (chunk / group.max(1)).max(1) * group.max(1);
@@ -517,34 +510,20 @@ impl Pipeline {
             }
             self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink)
         } else {
-            {
-                limits.check_expansion(payload.len() as u64, encoded_len)?;
-                if payload.is_empty() {
-                    if encoded_len != 0 {
-                        return Err(Error::SizeMismatch {
-                            codec: "zstd",
-                            expected: encoded_len,
-                            actual: "0".into(),
-                        });
-                    }
-                    return self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink);
-                }
-                let mut r = zstd::reader(payload)?;
-                self.stream_decoded(&mut r, dtype, order, n, chunk, sink)?;
-                let mut probe = [0u8; 1];
-                match r.read(&mut probe) {
-                    Ok(0) => Ok(()),
-                    Ok(_) => Err(Error::SizeMismatch {
+            limits.check_expansion(payload.len() as u64, encoded_len)?;
+            if payload.is_empty() {
+                if encoded_len != 0 {
+                    return Err(Error::SizeMismatch {
                         codec: "zstd",
                         expected: encoded_len,
-                        actual: format!("more than {encoded_len}"),
-                    }),
-                    Err(e) => Err(Error::Corrupt {
-                        codec: "zstd",
-                        reason: e.to_string(),
-                    }),
+                        actual: "0".into(),
+                    });
                 }
+                return self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink);
             }
+            let mut r = zstd::reader(payload)?;
+            self.stream_decoded(&mut r, dtype, order, n, chunk, sink)?;
+            zstd::expect_end(&mut r, encoded_len)
         }
     }
 

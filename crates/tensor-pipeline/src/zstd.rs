@@ -54,13 +54,18 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
             }
         }
     }
+    expect_end(&mut dec, dst.len() as u64)
+}
+
+/// Checks that a decoder which has produced the `expected` bytes has nothing more.
+pub(crate) fn expect_end(dec: &mut dyn Read, expected: u64) -> Result<()> {
     let mut probe = [0u8; 1];
     match dec.read(&mut probe) {
         Ok(0) => Ok(()),
         Ok(_) => Err(Error::SizeMismatch {
             codec: CODEC,
-            expected: dst.len() as u64,
-            actual: format!("more than {}", dst.len()),
+            expected,
+            actual: format!("more than {expected}"),
         }),
         Err(e) => Err(Error::Corrupt {
             codec: CODEC,

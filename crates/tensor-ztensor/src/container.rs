@@ -705,12 +705,7 @@ impl<'a> Container<'a> {
             PartEncoding::Zstd { decoded_length }
             | PartEncoding::ZstdSeekable { decoded_length } => Cow::Owned(
                 tensor_pipeline::zstd::decompress(stored, *decoded_length, &self.options.limits)
-                    .map_err(|e| match e {
-                        tensor_pipeline::Error::Core(c) => Error::Core(c),
-                        other => {
-                            Error::format(Class::DecompressionError, format!("{who}: {other}"))
-                        }
-                    })?,
+                    .map_err(|e| crate::runs::decompression(&who, e))?,
             ),
             PartEncoding::Other(s) => {
                 return Err(Error::format(
@@ -815,9 +810,6 @@ impl<'a> Container<'a> {
         if check && self.generation == Generation::V1 {
             Self::verify(&who, part.digest.as_ref(), stored)?;
         }
-        self.options
-            .limits
-            .check_expansion(stored.len() as u64, decoded_length)?;
         let mut running = if check && self.generation == Generation::V2 {
             part.digest.as_ref().and_then(Checksum::running)
         } else {
@@ -825,23 +817,20 @@ impl<'a> Container<'a> {
         };
         let bools = dtype == Dtype::Bool && self.generation == Generation::V2;
         let mut bad_bool = false;
-        if !(stored.is_empty() && decoded_length == 0) {
-            let mut r = tensor_pipeline::zstd::reader(stored)
-                .map_err(|e| Error::format(Class::DecompressionError, format!("{who}: {e}")))?;
-            crate::runs::stream_exact(
-                &mut r,
-                decoded_length,
-                run,
-                &who,
-                &mut |c| {
-                    if let Some(h) = running.as_mut() {
-                        h.update(c);
-                    }
-                    bad_bool |= bools && c.iter().any(|&b| b > 1);
-                },
-                sink,
-            )?;
-        }
+        crate::runs::zstd_runs(
+            stored,
+            decoded_length,
+            &self.options.limits,
+            run,
+            &who,
+            &mut |c| {
+                if let Some(h) = running.as_mut() {
+                    h.update(c);
+                }
+                bad_bool |= bools && c.iter().any(|&b| b > 1);
+                sink(c)
+            },
+        )?;
         if bad_bool {
             return Err(malformed(format!(
                 "object {:?}: a bool holds a byte other than 0 or 1",

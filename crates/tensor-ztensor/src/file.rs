@@ -363,12 +363,8 @@ impl<'a> ZTensor<'a> {
             Encoding::Raw => Ok((Cow::Borrowed(stored), e.byte_order)),
             Encoding::Zstd => {
                 let out = tensor_pipeline::zstd::decompress(stored, expected, &self.options.limits)
-                    .map_err(|err| match err {
-                        tensor_pipeline::Error::Core(c) => Error::Core(c),
-                        other => Error::format(
-                            Class::DecompressionError,
-                            format!("tensor {:?}: {other}", e.name),
-                        ),
+                    .map_err(|err| {
+                        crate::runs::decompression(&format!("tensor {:?}", e.name), err)
                     })?;
                 // zstd payloads hold little-endian elements whatever `data_endianness` says.
                 Ok((Cow::Owned(out), ByteOrder::Little))
@@ -446,21 +442,15 @@ impl<'a> ZTensor<'a> {
         if self.options.verify == Verify::OnRead {
             self.verify(i)?;
         }
-        let stored = self.stored(i);
-        self.options
-            .limits
-            .check_expansion(stored.len() as u64, expected)?;
-        if stored.is_empty() && expected == 0 {
-            return Ok(Some(ByteOrder::Little));
-        }
-        let mut r = zstd_decoder(stored).map_err(|m| {
-            Error::format(
-                Class::DecompressionError,
-                format!("tensor {:?}: {m}", e.name),
-            )
-        })?;
-        let what = format!("tensor {:?}", e.name);
-        crate::runs::stream_exact(&mut r, expected, run, &what, &mut |_| {}, sink)?;
+        let who = format!("tensor {:?}", e.name);
+        crate::runs::zstd_runs(
+            self.stored(i),
+            expected,
+            &self.options.limits,
+            run,
+            &who,
+            sink,
+        )?;
         // zstd payloads hold little-endian elements whatever `data_endianness` says.
         Ok(Some(ByteOrder::Little))
     }

@@ -1,43 +1,56 @@
-//! Reading a tensor's elements in bounded runs instead of whole.
+//! Reading a tensor's elements in bounded runs instead of whole, and the one mapping of
+//! decompression errors.
 
 use crate::error::{Class, Error, Result};
-use std::io::Read;
+use tensor_core::{ByteOrder, Limits};
+use tensor_dtype::Dtype;
+use tensor_pipeline::{Compression, Pipeline};
 
-/// Hands `sink` the `expected` bytes `src` yields, in runs of at most `run` bytes, and fails
-/// when the stream ends early or holds more; `what` names the tensor in errors. `check` sees
-/// every run (for digests over the decoded bytes).
-pub(crate) fn stream_exact(
-    src: &mut dyn Read,
+/// A zstd failure for `who` (a tensor or part): limits stay what they are, anything else is
+/// a decompression error naming `who`.
+pub(crate) fn decompression(who: &str, e: tensor_pipeline::Error) -> Error {
+    match e {
+        tensor_pipeline::Error::Core(c) => Error::Core(c),
+        other => Error::format(Class::DecompressionError, format!("{who}: {other}")),
+    }
+}
+
+/// Decodes the zstd data `stored` into exactly `expected` bytes, handed to `sink` in runs of
+/// at most `run` bytes, through the pipeline's streamed decoder: memory stays within a run,
+/// and the expansion limit, the exact size and trailing data are checked there. An error
+/// from `sink` is returned as it is.
+pub(crate) fn zstd_runs(
+    stored: &[u8],
     expected: u64,
+    limits: &Limits,
     run: usize,
-    what: &str,
-    check: &mut dyn FnMut(&[u8]),
+    who: &str,
     sink: &mut dyn FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
-    let bad = |m: String| Error::format(Class::DecompressionError, format!("{what}: {m}"));
-    let mut buf = vec![
-        0u8;
-        run.clamp(1, 1 << 24)
-            .min(usize::try_from(expected).unwrap_or(usize::MAX))
-            .max(1)
-    ];
-    let mut left = expected;
-    while left > 0 {
-        let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        src.read_exact(&mut buf[..n]).map_err(|e| {
-            bad(format!(
-                "the data ends after {} of {expected} bytes ({e})",
-                expected - left
-            ))
-        })?;
-        check(&buf[..n]);
-        sink(&buf[..n])?;
-        left -= n as u64;
+    let zstd = Pipeline {
+        compression: Compression::Zstd { level: 0 },
+        ..Pipeline::NONE
+    };
+    let mut failed = None;
+    let decoded = zstd.decode_chunks(
+        stored,
+        Dtype::Uint8,
+        ByteOrder::Little,
+        expected,
+        limits,
+        run,
+        &mut |c| {
+            sink(c).map_err(|e| {
+                failed = Some(e);
+                tensor_pipeline::Error::Corrupt {
+                    codec: "sink",
+                    reason: String::new(),
+                }
+            })
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
     }
-    let mut probe = [0u8; 1];
-    match src.read(&mut probe) {
-        Ok(0) => Ok(()),
-        Ok(_) => Err(bad(format!("the data holds more than {expected} bytes"))),
-        Err(e) => Err(bad(e.to_string())),
-    }
+    decoded.map_err(|e| decompression(who, e))
 }

@@ -249,9 +249,7 @@ impl<'a> NamedTensor<'a> {
         };
         stream_view(&view, sink)
     }
-}
 
-impl NamedTensor<'_> {
     /// Writes the elements as every format stores them — little-endian, bool bytes as 0 or
     /// 1 — streamed in bounded runs: what writers and `get -o` copy, one tensor at a time.
     /// Exactly [`byte_len`](Self::byte_len) bytes are written, or it is an error (a header
@@ -314,6 +312,14 @@ pub struct TensorSet<'a> {
 }
 
 impl TensorSet<'_> {
+    /// Decodes every tensor in bounded runs, within the set's limits, discarding the
+    /// values: what `verify` and `validate` do for data no checksum covers.
+    pub fn decode_every_tensor(&self) -> Result<()> {
+        self.tensors
+            .iter()
+            .try_for_each(|t| t.stream(&self.limits, &mut |_| Ok(())))
+    }
+
     /// Fails, naming the tensor and both positions, when two tensors share a name (every
     /// format we write requires unique names).
     pub fn check_unique_names(&self, format: &'static str) -> Result<()> {
