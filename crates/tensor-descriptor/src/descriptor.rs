@@ -74,15 +74,31 @@ fn uints(v: &Value, key: &str) -> Result<Vec<u64>> {
         .collect()
 }
 
+/// Every dtype Tensogram has (its names are ours).
+pub const DTYPES: [Dtype; 15] = [
+    Dtype::Float16,
+    Dtype::Bfloat16,
+    Dtype::Float32,
+    Dtype::Float64,
+    Dtype::Complex64,
+    Dtype::Complex128,
+    Dtype::Int8,
+    Dtype::Int16,
+    Dtype::Int32,
+    Dtype::Int64,
+    Dtype::Uint8,
+    Dtype::Uint16,
+    Dtype::Uint32,
+    Dtype::Uint64,
+    Dtype::Bitmask,
+];
+
 /// A Tensogram dtype name.
 fn dtype(name: &str) -> Result<Dtype> {
-    let d: Dtype = name
-        .parse()
-        .map_err(|_| Error::UnknownDtype(name.to_owned()))?;
-    if matches!(d, Dtype::Bool | Dtype::Float8E4m3 | Dtype::Float8E5m2) {
-        return Err(Error::UnknownDtype(name.to_owned()));
-    }
-    Ok(d)
+    name.parse()
+        .ok()
+        .filter(|d| DTYPES.contains(d))
+        .ok_or_else(|| Error::UnknownDtype(name.to_owned()))
 }
 
 fn entries(v: Value, key: &str) -> Result<Vec<(String, Value)>> {
@@ -213,6 +229,9 @@ impl DataObjectDescriptor {
     /// Checks what the descriptor says about itself: a non-empty type, `ndim` equal to the
     /// lengths of `shape` and `strides`, an element count that does not overflow.
     pub fn validate(&self) -> Result<()> {
+        if !DTYPES.contains(&self.dtype) {
+            return Err(Error::UnknownDtype(self.dtype.name().to_owned()));
+        }
         if self.obj_type.is_empty() {
             return Err(Error::invalid("type", "must not be empty"));
         }

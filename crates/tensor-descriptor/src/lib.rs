@@ -43,5 +43,5 @@
 mod descriptor;
 mod error;
 
-pub use descriptor::{DataObjectDescriptor, MaskEntry, MasksMetadata};
+pub use descriptor::{DTYPES, DataObjectDescriptor, MaskEntry, MasksMetadata};
 pub use error::{Error, Result};

@@ -34,6 +34,26 @@ pub enum Dtype {
     Float8E4m3,
     /// 8-bit float, 5 exponent and 2 mantissa bits (IEEE-like, with infinities).
     Float8E5m2,
+    /// 8-bit float, 4 exponent and 3 mantissa bits, bias 8, no infinities and no negative
+    /// zero: `0x80` is the only NaN (AMD's "e4m3fnuz").
+    Float8E4m3Fnuz,
+    /// 8-bit float, 5 exponent and 2 mantissa bits, bias 16, no infinities and no negative
+    /// zero: `0x80` is the only NaN (AMD's "e5m2fnuz").
+    Float8E5m2Fnuz,
+    /// 8-bit unsigned power of two, `2^(bits - 127)`, `0xFF` is NaN: the OCP microscaling
+    /// block scale ("e8m0fnu").
+    Float8E8m0,
+    /// 6-bit float, 2 exponent and 3 mantissa bits, no infinities or NaN (OCP "e2m3fn").
+    /// Packed: element `i` is bits `6i .. 6i+6` of the payload read as one little-endian
+    /// bit stream (least significant bit of byte 0 first).
+    Float6E2m3,
+    /// 6-bit float, 3 exponent and 2 mantissa bits, no infinities or NaN (OCP "e3m2fn").
+    /// Packed like [`Dtype::Float6E2m3`].
+    Float6E3m2,
+    /// 4-bit float, 2 exponent and 1 mantissa bit, no infinities or NaN (OCP "e2m1fn").
+    /// Packed two per byte, element `2k` in the low nibble of byte `k`; an odd count leaves
+    /// the last high nibble unused.
+    Float4E2m1,
     /// IEEE 754 half precision.
     Float16,
     /// Brain float: float32's exponent with a 7-bit mantissa.
@@ -50,7 +70,7 @@ pub enum Dtype {
 
 impl Dtype {
     /// Every dtype, in declaration order.
-    pub const ALL: [Dtype; 18] = [
+    pub const ALL: [Dtype; 24] = [
         Dtype::Bool,
         Dtype::Bitmask,
         Dtype::Int8,
@@ -63,6 +83,12 @@ impl Dtype {
         Dtype::Uint64,
         Dtype::Float8E4m3,
         Dtype::Float8E5m2,
+        Dtype::Float8E4m3Fnuz,
+        Dtype::Float8E5m2Fnuz,
+        Dtype::Float8E8m0,
+        Dtype::Float6E2m3,
+        Dtype::Float6E3m2,
+        Dtype::Float4E2m1,
         Dtype::Float16,
         Dtype::Bfloat16,
         Dtype::Float32,
@@ -71,13 +97,21 @@ impl Dtype {
         Dtype::Complex128,
     ];
 
-    /// Bytes per element; 0 for [`Dtype::Bitmask`], whose elements are smaller than a byte
-    /// (use [`payload_bytes`](Self::payload_bytes) for its size).
+    /// Bytes per element; 0 for the packed types ([`is_packed`](Self::is_packed)), whose
+    /// elements are smaller than a byte (use [`payload_bytes`](Self::payload_bytes) for
+    /// their size).
     #[must_use]
     pub const fn byte_width(self) -> usize {
         match self {
-            Dtype::Bitmask => 0,
-            Dtype::Bool | Dtype::Int8 | Dtype::Uint8 | Dtype::Float8E4m3 | Dtype::Float8E5m2 => 1,
+            Dtype::Bitmask | Dtype::Float6E2m3 | Dtype::Float6E3m2 | Dtype::Float4E2m1 => 0,
+            Dtype::Bool
+            | Dtype::Int8
+            | Dtype::Uint8
+            | Dtype::Float8E4m3
+            | Dtype::Float8E5m2
+            | Dtype::Float8E4m3Fnuz
+            | Dtype::Float8E5m2Fnuz
+            | Dtype::Float8E8m0 => 1,
             Dtype::Int16 | Dtype::Uint16 | Dtype::Float16 | Dtype::Bfloat16 => 2,
             Dtype::Int32 | Dtype::Uint32 | Dtype::Float32 => 4,
             Dtype::Int64 | Dtype::Uint64 | Dtype::Float64 | Dtype::Complex64 => 8,
@@ -85,13 +119,22 @@ impl Dtype {
         }
     }
 
-    /// Bits per element (1 for a bitmask).
+    /// Bits per element (1 for a bitmask, 4 and 6 for the packed floats).
     #[must_use]
     pub const fn bit_width(self) -> usize {
         match self {
             Dtype::Bitmask => 1,
+            Dtype::Float4E2m1 => 4,
+            Dtype::Float6E2m3 | Dtype::Float6E3m2 => 6,
             other => other.byte_width() * 8,
         }
+    }
+
+    /// Whether elements are narrower than a byte and packed together: such tensors have no
+    /// byte strides, are never byte-swapped and are stored whole.
+    #[must_use]
+    pub const fn is_packed(self) -> bool {
+        self.bit_width() < 8
     }
 
     /// The unit of byte swapping: the element width, except for complex numbers, which swap
@@ -99,18 +142,24 @@ impl Dtype {
     #[must_use]
     pub const fn swap_width(self) -> usize {
         match self {
-            Dtype::Bitmask => 1,
+            Dtype::Bitmask | Dtype::Float6E2m3 | Dtype::Float6E3m2 | Dtype::Float4E2m1 => 1,
             Dtype::Complex64 => 4,
             Dtype::Complex128 => 8,
             other => other.byte_width(),
         }
     }
 
-    /// Bytes needed to store `elements` elements: `ceil(n / 8)` for a bitmask,
+    /// Bytes needed to store `elements` elements: `ceil(n * bits / 8)` for the packed types,
     /// `n * byte_width()` otherwise, with overflow reported.
     pub fn payload_bytes(self, elements: u64) -> Result<u64> {
         Ok(match self {
             Dtype::Bitmask => elements.div_ceil(8),
+            other if other.is_packed() => {
+                let bits = u128::from(elements) * other.bit_width() as u128;
+                u64::try_from(bits.div_ceil(8)).map_err(|_| tensor_core::Error::Overflow {
+                    what: "tensor byte size",
+                })?
+            }
             other => checked::mul(elements, other.byte_width() as u64, "tensor byte size")?,
         })
     }
@@ -131,6 +180,12 @@ impl Dtype {
             Dtype::Uint64 => "uint64",
             Dtype::Float8E4m3 => "float8_e4m3",
             Dtype::Float8E5m2 => "float8_e5m2",
+            Dtype::Float8E4m3Fnuz => "float8_e4m3fnuz",
+            Dtype::Float8E5m2Fnuz => "float8_e5m2fnuz",
+            Dtype::Float8E8m0 => "float8_e8m0",
+            Dtype::Float6E2m3 => "float6_e2m3",
+            Dtype::Float6E3m2 => "float6_e3m2",
+            Dtype::Float4E2m1 => "float4_e2m1",
             Dtype::Float16 => "float16",
             Dtype::Bfloat16 => "bfloat16",
             Dtype::Float32 => "float32",
@@ -147,6 +202,12 @@ impl Dtype {
             self,
             Dtype::Float8E4m3
                 | Dtype::Float8E5m2
+                | Dtype::Float8E4m3Fnuz
+                | Dtype::Float8E5m2Fnuz
+                | Dtype::Float8E8m0
+                | Dtype::Float6E2m3
+                | Dtype::Float6E3m2
+                | Dtype::Float4E2m1
                 | Dtype::Float16
                 | Dtype::Bfloat16
                 | Dtype::Float32
@@ -204,7 +265,7 @@ mod tests {
 
     #[test]
     fn every_width_and_name_round_trip() {
-        let expected: [(Dtype, usize, &str); 18] = [
+        let expected: [(Dtype, usize, &str); 24] = [
             (Dtype::Bool, 1, "bool"),
             (Dtype::Bitmask, 0, "bitmask"),
             (Dtype::Int8, 1, "int8"),
@@ -217,6 +278,12 @@ mod tests {
             (Dtype::Uint64, 8, "uint64"),
             (Dtype::Float8E4m3, 1, "float8_e4m3"),
             (Dtype::Float8E5m2, 1, "float8_e5m2"),
+            (Dtype::Float8E4m3Fnuz, 1, "float8_e4m3fnuz"),
+            (Dtype::Float8E5m2Fnuz, 1, "float8_e5m2fnuz"),
+            (Dtype::Float8E8m0, 1, "float8_e8m0"),
+            (Dtype::Float6E2m3, 0, "float6_e2m3"),
+            (Dtype::Float6E3m2, 0, "float6_e3m2"),
+            (Dtype::Float4E2m1, 0, "float4_e2m1"),
             (Dtype::Float16, 2, "float16"),
             (Dtype::Bfloat16, 2, "bfloat16"),
             (Dtype::Float32, 4, "float32"),
@@ -230,7 +297,7 @@ mod tests {
             assert_eq!(d.name(), name);
             assert_eq!(d.to_string(), name);
             assert_eq!(name.parse::<Dtype>().unwrap(), d);
-            if d != Dtype::Bitmask {
+            if !d.is_packed() {
                 assert_eq!(d.bit_width(), width * 8);
                 assert_eq!(d.payload_bytes(3).unwrap(), 3 * width as u64);
             }
@@ -247,6 +314,18 @@ mod tests {
         assert_eq!(b.payload_bytes(8).unwrap(), 1);
         assert_eq!(b.payload_bytes(9).unwrap(), 2);
         assert_eq!(b.payload_bytes(u64::MAX).unwrap(), u64::MAX / 8 + 1);
+    }
+
+    #[test]
+    fn packed_floats_count_bits_not_bytes() {
+        let f4 = Dtype::Float4E2m1;
+        assert!(f4.is_packed() && Dtype::Float6E2m3.is_packed() && !Dtype::Uint8.is_packed());
+        assert_eq!(f4.payload_bytes(3).unwrap(), 2);
+        assert_eq!(f4.payload_bytes(4).unwrap(), 2);
+        assert_eq!(Dtype::Float6E3m2.payload_bytes(4).unwrap(), 3);
+        assert_eq!(Dtype::Float6E3m2.payload_bytes(5).unwrap(), 4);
+        assert_eq!(Dtype::Float6E2m3.payload_bytes(u64::MAX).unwrap(), 3 << 62);
+        assert_eq!(f4.swap_width(), 1);
     }
 
     #[test]

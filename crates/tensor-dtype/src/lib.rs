@@ -8,7 +8,8 @@
 //! - [`TensorView`] — borrowed bytes with a dtype, shape, byte strides and byte order;
 //!   [`Tensor`] — the owned, C-contiguous counterpart.
 //! - [`Scalar`] and [`scalar::decode`] — single elements for display and comparison.
-//! - [`float8`] — exact decoding of the two 8-bit float formats.
+//! - [`minifloat`] — exact decoding of the floats narrower than 16 bits, and the bit order
+//!   of the packed (sub-byte) types.
 //!
 //! ```
 //! use tensor_dtype::{Dtype, Tensor, TensorView, shape};
@@ -30,7 +31,7 @@
 
 mod dtype;
 mod error;
-pub mod float8;
+pub mod minifloat;
 pub mod scalar;
 pub mod shape;
 mod view;

@@ -1,7 +1,7 @@
 //! Single element values, for display, comparison and JSON output.
 
 use crate::dtype::Dtype;
-use crate::float8;
+use crate::minifloat;
 use half::{bf16, f16};
 use tensor_core::ByteOrder;
 
@@ -30,8 +30,8 @@ fn array<const N: usize>(bytes: &[u8], order: ByteOrder) -> [u8; N] {
 }
 
 /// Decodes the elements of `bytes`, a contiguous run of `dtype` values stored in `order`,
-/// starting at element `first` and yielding at most `count` values. For a bitmask, bits are
-/// read most significant first.
+/// starting at element `first` and yielding at most `count` values. Packed types follow
+/// [`minifloat::packed_code`]'s bit order.
 #[must_use]
 pub fn decode(
     dtype: Dtype,
@@ -40,10 +40,11 @@ pub fn decode(
     first: usize,
     count: usize,
 ) -> Vec<Scalar> {
-    if dtype == Dtype::Bitmask {
-        let total = bytes.len() * 8;
+    if dtype.is_packed() {
+        let total = bytes.len() * 8 / dtype.bit_width();
         return (first..total.min(first.saturating_add(count)))
-            .map(|i| Scalar::Bool(bytes[i / 8] & (0x80 >> (i % 8)) != 0))
+            .filter_map(|i| minifloat::packed_code(dtype, bytes, i))
+            .map(|code| decode_one(dtype, &[code], order))
             .collect();
     }
     let width = dtype.byte_width();
@@ -55,7 +56,8 @@ pub fn decode(
         .collect()
 }
 
-/// Decodes one element of `dtype` (not a bitmask) from its `byte_width()` bytes.
+/// Decodes one element of `dtype` from its `byte_width()` bytes (a packed element: one byte
+/// holding its code in the low bits).
 #[must_use]
 pub fn decode_one(dtype: Dtype, e: &[u8], order: ByteOrder) -> Scalar {
     match dtype {
@@ -68,8 +70,16 @@ pub fn decode_one(dtype: Dtype, e: &[u8], order: ByteOrder) -> Scalar {
         Dtype::Uint16 => Scalar::Uint(u64::from(u16::from_ne_bytes(array(e, order)))),
         Dtype::Uint32 => Scalar::Uint(u64::from(u32::from_ne_bytes(array(e, order)))),
         Dtype::Uint64 => Scalar::Uint(u64::from_ne_bytes(array(e, order))),
-        Dtype::Float8E4m3 => Scalar::Float(f64::from(float8::e4m3_to_f32(e[0]))),
-        Dtype::Float8E5m2 => Scalar::Float(f64::from(float8::e5m2_to_f32(e[0]))),
+        Dtype::Float8E4m3
+        | Dtype::Float8E5m2
+        | Dtype::Float8E4m3Fnuz
+        | Dtype::Float8E5m2Fnuz
+        | Dtype::Float8E8m0
+        | Dtype::Float6E2m3
+        | Dtype::Float6E3m2
+        | Dtype::Float4E2m1 => Scalar::Float(f64::from(
+            minifloat::to_f32(dtype, e[0]).unwrap_or(f32::NAN),
+        )),
         Dtype::Float16 => Scalar::Float(f64::from(f16::from_ne_bytes(array(e, order)).to_f32())),
         Dtype::Bfloat16 => Scalar::Float(f64::from(bf16::from_ne_bytes(array(e, order)).to_f32())),
         Dtype::Float32 => Scalar::Float(f64::from(f32::from_ne_bytes(array(e, order)))),

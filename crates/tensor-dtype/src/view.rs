@@ -2,7 +2,7 @@
 
 use crate::dtype::Dtype;
 use crate::error::{Error, Result};
-use crate::float8;
+use crate::minifloat;
 use crate::shape::{self, Order};
 use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
@@ -62,7 +62,7 @@ impl<'a> TensorView<'a> {
                 actual: data.len() as u64,
             });
         }
-        let strides = if dtype == Dtype::Bitmask || expected == 0 && shape.contains(&0) {
+        let strides = if dtype.is_packed() || expected == 0 && shape.contains(&0) {
             // Nothing is addressed: a tensor with no elements may have dimensions whose
             // strides would not fit in 64 bits (shape [0, 2^62] of float64).
             vec![0; shape.len()]
@@ -80,7 +80,8 @@ impl<'a> TensorView<'a> {
     }
 
     /// A strided view: element `[i₀, …, iₙ]` starts at `offset + Σ iₖ·strides[k]` bytes into
-    /// `data`. Fails unless every reachable byte lies inside `data`. Bitmasks cannot be strided.
+    /// `data`. Fails unless every reachable byte lies inside `data`. Packed types (bitmasks,
+    /// 4- and 6-bit floats) cannot be strided.
     pub fn strided(
         data: &'a [u8],
         dtype: Dtype,
@@ -94,8 +95,8 @@ impl<'a> TensorView<'a> {
             strides: strides.to_vec(),
             reason,
         };
-        if dtype == Dtype::Bitmask {
-            return Err(invalid("a bitmask has no byte strides".into()));
+        if dtype.is_packed() {
+            return Err(invalid(format!("{dtype} elements have no byte strides")));
         }
         shape::element_count(shape)?;
         if let Some((lo, hi)) = shape::reachable_span(shape, strides, offset, dtype.byte_width())?
@@ -168,7 +169,7 @@ impl<'a> TensorView<'a> {
     /// The layout, when the elements are contiguous in C or Fortran order.
     #[must_use]
     pub fn contiguous_order(&self) -> Option<Order> {
-        if self.dtype == Dtype::Bitmask {
+        if self.dtype.is_packed() {
             return Some(Order::C);
         }
         let w = self.dtype.byte_width();
@@ -254,26 +255,24 @@ impl<'a> TensorView<'a> {
         )))
     }
 
-    /// The elements of a float16, bfloat16, float8 or float32 tensor as `f32`, in C order.
+    /// The elements of a real float tensor of at most 32 bits as `f32`, in C order.
     pub fn to_f32(&self) -> Result<Vec<f32>> {
         match self.dtype {
             Dtype::Float32 => Ok(self.typed::<f32>()?.into_owned()),
             Dtype::Float16 => Ok(self.typed::<f16>()?.to_f32_vec()),
             Dtype::Bfloat16 => Ok(self.typed::<bf16>()?.to_f32_vec()),
-            Dtype::Float8E4m3 => Ok(self
-                .to_tensor()
-                .data
-                .iter()
-                .map(|&b| float8::e4m3_to_f32(b))
-                .collect()),
-            Dtype::Float8E5m2 => Ok(self
-                .to_tensor()
-                .data
-                .iter()
-                .map(|&b| float8::e5m2_to_f32(b))
-                .collect()),
+            d if d.is_float() && d.byte_width() <= 1 => {
+                let data = self.to_tensor().data;
+                let n = self.element_count() as usize;
+                Ok((0..n)
+                    .map(|i| {
+                        let code = minifloat::packed_code(d, &data, i).unwrap_or(data[i]);
+                        minifloat::to_f32(d, code).unwrap_or(f32::NAN)
+                    })
+                    .collect())
+            }
             found => Err(Error::DtypeMismatch {
-                expected: "float8, float16, bfloat16 or float32".into(),
+                expected: "a float of at most 32 bits".into(),
                 found,
             }),
         }
@@ -281,7 +280,7 @@ impl<'a> TensorView<'a> {
 
     /// Copies the elements in C order into a new contiguous buffer (same byte order).
     fn gather(&self) -> Vec<u8> {
-        if self.dtype == Dtype::Bitmask {
+        if self.dtype.is_packed() {
             return self.data.to_vec();
         }
         let w = self.dtype.byte_width();
@@ -353,7 +352,7 @@ impl Tensor {
             data: &self.data,
             dtype: self.dtype,
             shape: self.shape.clone(),
-            strides: if self.dtype == Dtype::Bitmask {
+            strides: if self.dtype.is_packed() {
                 vec![0; self.shape.len()]
             } else {
                 // Cannot fail: checked when the tensor was built.

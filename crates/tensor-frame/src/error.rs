@@ -154,6 +154,21 @@ impl Error {
         }
     }
 
+    /// The object (index in its message) the error concerns, when it concerns one.
+    #[must_use]
+    pub fn object(&self) -> Option<usize> {
+        match self {
+            Error::Descriptor { object, .. }
+            | Error::Pipeline { object, .. }
+            | Error::Unsupported { object, .. }
+            | Error::MissingHash { object } => Some(*object),
+            Error::Encoding { object, .. }
+            | Error::HashMismatch { object, .. }
+            | Error::SelfCheck { object, .. } => *object,
+            _ => None,
+        }
+    }
+
     /// The reference's error class for this error.
     #[must_use]
     pub fn class(&self) -> Class {

@@ -118,25 +118,102 @@ impl Part {
         let Some(logical) = &self.logical else {
             return Ok(storage);
         };
-        let d = match (logical.as_str(), storage) {
-            ("bool", Dtype::Uint8 | Dtype::Bool) => Dtype::Bool,
-            ("float8_e4m3fn" | "f8_e4m3fn" | "f8_e4m3" | "float8_e4m3", Dtype::Uint8) => {
-                Dtype::Float8E4m3
-            }
-            ("float8_e5m2" | "f8_e5m2", Dtype::Uint8) => Dtype::Float8E5m2,
-            ("complex64", Dtype::Float32) => Dtype::Complex64,
-            ("complex128", Dtype::Float64) => Dtype::Complex128,
-            _ => {
-                return Err(Error::format(
+        LOGICAL_TYPES
+            .iter()
+            .find(|l| l.names.contains(&logical.as_str()) && l.storage == storage)
+            .or_else(|| {
+                // 1.x wrote `bool` as a storage dtype too.
+                (logical == "bool" && storage == Dtype::Bool).then_some(&LOGICAL_TYPES[0])
+            })
+            .map(|l| l.dtype)
+            .ok_or_else(|| {
+                Error::format(
                     Class::UnknownDtype,
                     format!(
                         "part {:?}: logical type {logical:?} over {} is not supported",
                         self.role, self.dtype_name
                     ),
-                ));
-            }
-        };
-        Ok(d)
+                )
+            })
+    }
+}
+
+/// A logical type: the dtype it gives a storage type. The first name is the one zTensor 2
+/// registers (its spec's Appendix A) and the one we write; the others are read too
+/// (1.2's long spellings, `f8_e8m0fnu`).
+pub(crate) struct LogicalType {
+    pub(crate) names: &'static [&'static str],
+    pub(crate) storage: Dtype,
+    pub(crate) dtype: Dtype,
+}
+
+pub(crate) const LOGICAL_TYPES: [LogicalType; 9] = [
+    LogicalType {
+        names: &["bool"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Bool,
+    },
+    LogicalType {
+        names: &["f8_e4m3fn", "float8_e4m3fn", "f8_e4m3", "float8_e4m3"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float8E4m3,
+    },
+    LogicalType {
+        names: &["f8_e5m2", "float8_e5m2"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float8E5m2,
+    },
+    LogicalType {
+        names: &["f8_e4m3fnuz", "float8_e4m3fnuz"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float8E4m3Fnuz,
+    },
+    LogicalType {
+        names: &["f8_e5m2fnuz", "float8_e5m2fnuz"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float8E5m2Fnuz,
+    },
+    LogicalType {
+        names: &["f8_e8m0", "f8_e8m0fnu", "float8_e8m0fnu"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float8E8m0,
+    },
+    LogicalType {
+        names: &["f4_e2m1", "float4_e2m1fn"],
+        storage: Dtype::Uint8,
+        dtype: Dtype::Float4E2m1,
+    },
+    LogicalType {
+        names: &["complex64"],
+        storage: Dtype::Float32,
+        dtype: Dtype::Complex64,
+    },
+    LogicalType {
+        names: &["complex128"],
+        storage: Dtype::Float64,
+        dtype: Dtype::Complex128,
+    },
+];
+
+/// The values a zTensor 2 logical type forbids: bool bytes other than 0 and 1, and a
+/// non-zero unused nibble after an odd number of `f4_e2m1` elements. `last` says whether
+/// `chunk` ends the part.
+pub(crate) fn forbidden_values(
+    dtype: Dtype,
+    elements: u64,
+    chunk: &[u8],
+    last: bool,
+) -> Option<&'static str> {
+    match dtype {
+        Dtype::Bool if chunk.iter().any(|&b| b > 1) => {
+            Some("a bool holds a byte other than 0 or 1")
+        }
+        Dtype::Float4E2m1
+            if last && elements % 2 == 1 && chunk.last().is_some_and(|&b| b & 0xF0 != 0) =>
+        {
+            Some("the unused high nibble after an odd number of f4_e2m1 elements is not zero")
+        }
+        _ => None,
     }
 }
 
@@ -547,7 +624,7 @@ impl<'a> Container<'a> {
                     .collect::<Result<Vec<_>>>()?
             }
         };
-        let c = Container {
+        let mut c = Container {
             bytes,
             generation,
             objects,
@@ -566,7 +643,7 @@ impl<'a> Container<'a> {
         Ok(c)
     }
 
-    fn check_blobs(&self, m_offset: u64, m_len: u64) -> Result<()> {
+    fn check_blobs(&mut self, m_offset: u64, m_len: u64) -> Result<()> {
         let (align, floor, limit) = match self.generation {
             Generation::V2 => (
                 ALIGNMENT_V2,
@@ -631,9 +708,16 @@ impl<'a> Container<'a> {
                         .iter()
                         .any(|&b| b != 0)
                 {
-                    return Err(malformed(format!(
-                        "padding between bytes {pos} and {start} is not zero"
-                    )));
+                    // Readers may ignore padding (spec §2.4), and an appended file keeps its
+                    // superseded manifest here as an unreferenced blob (§2.5).
+                    let what = format!(
+                        "bytes {pos}..{start} between blobs are not zero (an unreferenced blob, \
+                         such as the manifest an append superseded)"
+                    );
+                    if self.options.strict {
+                        return Err(malformed(what));
+                    }
+                    self.warnings.push(what);
                 }
                 pos = pos.max(*end);
             }
@@ -815,8 +899,10 @@ impl<'a> Container<'a> {
         } else {
             None
         };
-        let bools = dtype == Dtype::Bool && self.generation == Generation::V2;
-        let mut bad_bool = false;
+        let checked = self.generation == Generation::V2;
+        let elements = shape::element_count(&o.shape).unwrap_or(0);
+        let mut forbidden = None;
+        let mut done = 0u64;
         crate::runs::zstd_runs(
             stored,
             decoded_length,
@@ -827,15 +913,15 @@ impl<'a> Container<'a> {
                 if let Some(h) = running.as_mut() {
                     h.update(c);
                 }
-                bad_bool |= bools && c.iter().any(|&b| b > 1);
+                done += c.len() as u64;
+                if checked && forbidden.is_none() {
+                    forbidden = forbidden_values(dtype, elements, c, done == decoded_length);
+                }
                 sink(c)
             },
         )?;
-        if bad_bool {
-            return Err(malformed(format!(
-                "object {:?}: a bool holds a byte other than 0 or 1",
-                o.name
-            )));
+        if let Some(what) = forbidden {
+            return Err(malformed(format!("object {:?}: {what}", o.name)));
         }
         if let (Some(h), Some(d)) = (running, part.digest.as_ref())
             && !h.matches(d)
@@ -872,13 +958,15 @@ impl<'a> Container<'a> {
                         ),
                     ));
                 }
-                if dtype == Dtype::Bool
-                    && self.generation == Generation::V2
-                    && data.iter().any(|&b| b > 1)
+                if self.generation == Generation::V2
+                    && let Some(what) = forbidden_values(
+                        dtype,
+                        shape::element_count(&o.shape).unwrap_or(0),
+                        &data,
+                        true,
+                    )
                 {
-                    return Err(malformed(format!(
-                        "object {name:?}: a bool holds a byte other than 0 or 1"
-                    )));
+                    return Err(malformed(format!("object {name:?}: {what}")));
                 }
                 Ok(crate::file::Decoded {
                     data,

@@ -19,28 +19,76 @@ fn text(s: &str) -> Value {
 
 /// Storage dtype and logical type for a tensorkit dtype.
 fn storage(dtype: Dtype, name: &str) -> Result<(&'static str, Option<&'static str>)> {
-    Ok(match dtype {
-        Dtype::Float64 => ("f64", None),
-        Dtype::Float32 => ("f32", None),
-        Dtype::Float16 => ("f16", None),
-        Dtype::Bfloat16 => ("bf16", None),
-        Dtype::Int64 => ("i64", None),
-        Dtype::Int32 => ("i32", None),
-        Dtype::Int16 => ("i16", None),
-        Dtype::Int8 => ("i8", None),
-        Dtype::Uint64 => ("u64", None),
-        Dtype::Uint32 => ("u32", None),
-        Dtype::Uint16 => ("u16", None),
-        Dtype::Uint8 => ("u8", None),
-        Dtype::Bool => ("u8", Some("bool")),
-        Dtype::Float8E4m3 => ("u8", Some("float8_e4m3fn")),
-        Dtype::Float8E5m2 => ("u8", Some("float8_e5m2")),
-        other => {
-            return Err(Error::Unwritable(format!(
-                "dtype {other} (tensor {name:?}) in zTensor 2"
-            )));
+    if let Some(l) = crate::container::LOGICAL_TYPES
+        .iter()
+        .find(|l| l.dtype == dtype)
+    {
+        let short = STORAGE_NAMES.iter().find(|(d, _)| *d == l.storage);
+        return Ok((short.map_or("u8", |s| s.1), Some(l.names[0])));
+    }
+    STORAGE_NAMES
+        .iter()
+        .find(|(d, _)| *d == dtype)
+        .map(|&(_, short)| (short, None))
+        .ok_or_else(|| Error::Unwritable(format!("dtype {dtype} (tensor {name:?}) in zTensor 2")))
+}
+
+/// zTensor 2's twelve storage dtypes.
+const STORAGE_NAMES: [(Dtype, &str); 12] = [
+    (Dtype::Float64, "f64"),
+    (Dtype::Float32, "f32"),
+    (Dtype::Float16, "f16"),
+    (Dtype::Bfloat16, "bf16"),
+    (Dtype::Int64, "i64"),
+    (Dtype::Int32, "i32"),
+    (Dtype::Int16, "i16"),
+    (Dtype::Int8, "i8"),
+    (Dtype::Uint64, "u64"),
+    (Dtype::Uint32, "u32"),
+    (Dtype::Uint16, "u16"),
+    (Dtype::Uint8, "u8"),
+];
+
+/// Refuses what zTensor 2 readers refuse in an attribute map (spec §3.1, §3.5): keys that
+/// are not text of 1 to 1024 bytes without NUL, tags, and nesting past 32 levels from the
+/// manifest root (`depth` is the map's own level).
+fn check_attributes(value: &Value, whose: &str, depth: usize) -> Result<()> {
+    let Value::Map(entries) = value else {
+        return Err(Error::Unwritable(format!(
+            "{whose}: attributes must be a map"
+        )));
+    };
+    for (k, v) in entries {
+        match k {
+            Value::Text(key) if !key.is_empty() && key.len() <= 1024 && !key.contains('\0') => {}
+            other => {
+                return Err(Error::Unwritable(format!(
+                    "{whose}: the key {other:?} (zTensor 2 attribute keys are text of 1 to 1024 \
+                     bytes without NUL; ztensor refuses the file otherwise)"
+                )));
+            }
         }
-    })
+        check_attribute_value(v, whose, depth + 1)?;
+    }
+    Ok(())
+}
+
+fn check_attribute_value(value: &Value, whose: &str, depth: usize) -> Result<()> {
+    if depth > 32 {
+        return Err(Error::Unwritable(format!(
+            "{whose} nest deeper than zTensor 2's 32 levels"
+        )));
+    }
+    match value {
+        Value::Map(_) => check_attributes(value, whose, depth),
+        Value::Array(items) => items
+            .iter()
+            .try_for_each(|v| check_attribute_value(v, whose, depth + 1)),
+        Value::Tag(..) => Err(Error::Unwritable(format!(
+            "{whose}: zTensor 2 attribute values carry no CBOR tags"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A sink that knows how many bytes it has written.
@@ -121,7 +169,9 @@ pub struct ObjectEntry<'n> {
     pub attributes: Option<Value>,
 }
 
-/// Writes a canonical zTensor 2 file to `out` from objects described by `entries`, asking
+/// Writes a canonical zTensor 2 file to `out` from objects described by `entries` (blobs in
+/// the bytewise order of the object names, whatever the order of `entries`, so the bytes
+/// are those of ztensor's own canonical writer), asking
 /// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they are
 /// needed: twice per object — once to digest them (objects with identical bytes share one
 /// blob), once to write them — and never for more than one object at a time. `data` must
@@ -144,7 +194,14 @@ pub fn write_v2_streamed(
     let mut written: HashMap<(u64, u64, [u8; 32]), u64> = HashMap::new();
     let mut names = std::collections::HashSet::new();
     let mut objects = Vec::with_capacity(entries.len());
-    for (i, e) in entries.iter().enumerate() {
+    // Canonical form places blobs in (object name, part name) byte order (spec §6.3).
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].name.as_bytes().cmp(entries[b].name.as_bytes()));
+    if let Some(a) = &attributes {
+        check_attributes(a, "the file's attributes", 2)?;
+    }
+    for i in order {
+        let e = &entries[i];
         let name = e.name;
         if name.is_empty() || name.len() > 1024 || name.contains('\0') || !names.insert(name) {
             return Err(Error::Unwritable(format!(
@@ -212,6 +269,7 @@ pub fn write_v2_streamed(
             ),
         ];
         if let Some(a) = &e.attributes {
+            check_attributes(a, &format!("object {name:?}'s attributes"), 4)?;
             object.push((text("attributes"), a.clone()));
         }
         objects.push((text(name), Value::Map(object)));

@@ -183,7 +183,8 @@ pub enum Command {
 pub struct Target {
     /// The output format, as `inspect --json` names it (safetensors, bintensors,
     /// bintensors-legacy, ztensor-0.1, ztensor-2, tensogram). By default it follows the
-    /// output's extension (`split`: the input's format).
+    /// output's extension (`.zt`: zTensor 2, the generation current ztensor reads; `split`:
+    /// the input's format).
     #[arg(long, value_name = "FORMAT")]
     pub to: Option<String>,
     /// Tensogram output only: the stages applied to every tensor, e.g.

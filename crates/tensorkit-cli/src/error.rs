@@ -60,6 +60,17 @@ pub enum Error {
         #[source]
         source: tensor_frame::Error,
     },
+    /// A Tensogram object that could not be read or written, named by its tensor.
+    #[error("{path}: tensor {tensor:?}: {source}")]
+    TensogramTensor {
+        /// The file.
+        path: PathBuf,
+        /// The tensor's name (`base[i]["name"]`).
+        tensor: String,
+        /// What was wrong.
+        #[source]
+        source: Box<tensor_frame::Error>,
+    },
     /// A Tensogram message that could not be opened, with where it starts in the file.
     #[error("{path}: message {message} (at byte {offset}): {source}")]
     TensogramAt {
@@ -158,6 +169,7 @@ impl Kinded for Error {
             Error::Bintensors { source, .. } => source.kind(),
             Error::Ztensor { source, .. } => source.kind(),
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
+            Error::TensogramTensor { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } | Error::VerifyFailed { .. } => {

@@ -88,7 +88,7 @@ impl FormatId {
         match path.extension()?.to_str()? {
             "safetensors" => Some(FormatId::Safetensors),
             "bt" | "bintensors" => Some(FormatId::Bintensors),
-            "zt" | "ztensor" => Some(FormatId::Ztensor01),
+            "zt" | "ztensor" => Some(FormatId::Ztensor2),
             "tgm" => Some(FormatId::Tensogram),
             _ => None,
         }
@@ -292,7 +292,11 @@ impl<'a> NamedTensor<'a> {
 /// Hands a view's little-endian elements (in storage order, as
 /// [`TensorView::to_le_bytes`]) to `sink` in runs of at most [`RUN_BYTES`].
 pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
-    let width = view.dtype().byte_width().max(1);
+    // Whole elements per run; three bytes hold a whole number of every packed type.
+    let width = match view.dtype().byte_width() {
+        0 => 3,
+        w => w,
+    };
     let run = (RUN_BYTES / width).max(1) * width;
     // Borrowed from the file when stored little-endian and contiguous.
     view.to_le_bytes().chunks(run).try_for_each(sink)

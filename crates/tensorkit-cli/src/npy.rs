@@ -3,13 +3,19 @@
 //! The header is a Python dict literal `{'descr': ..., 'fortran_order': False, 'shape': (...), }`
 //! padded with spaces and a newline so the data starts on a multiple of 64 bytes, as NumPy
 //! writes it. Elements are written little-endian in C order.
+//!
+//! The machine-learning floats NumPy lacks are named as `ml_dtypes` names them
+//! (`'descr': 'bfloat16'`, `'float8_e4m3fn'`, ...): `numpy.load` returns them typed once
+//! `ml_dtypes` is imported. `ml_dtypes` keeps 4- and 6-bit floats one per byte, so packed
+//! tensors are unpacked on the way out.
 
 use crate::error::{Error, Result};
 use crate::model::NamedTensor;
 use tensor_core::Limits;
 use tensor_dtype::Dtype;
 
-/// NumPy's type string for `dtype`, or `None` for dtypes NumPy has no type for.
+/// NumPy's type string for `dtype` (an `ml_dtypes` name for the floats NumPy lacks), or
+/// `None` for the bitmask.
 #[must_use]
 pub fn descr(dtype: Dtype) -> Option<&'static str> {
     Some(match dtype {
@@ -27,6 +33,15 @@ pub fn descr(dtype: Dtype) -> Option<&'static str> {
         Dtype::Float64 => "<f8",
         Dtype::Complex64 => "<c8",
         Dtype::Complex128 => "<c16",
+        Dtype::Bfloat16 => "bfloat16",
+        Dtype::Float8E4m3 => "float8_e4m3fn",
+        Dtype::Float8E5m2 => "float8_e5m2",
+        Dtype::Float8E4m3Fnuz => "float8_e4m3fnuz",
+        Dtype::Float8E5m2Fnuz => "float8_e5m2fnuz",
+        Dtype::Float8E8m0 => "float8_e8m0fnu",
+        Dtype::Float6E2m3 => "float6_e2m3fn",
+        Dtype::Float6E3m2 => "float6_e3m2fn",
+        Dtype::Float4E2m1 => "float4_e2m1fn",
         _ => return None,
     })
 }
@@ -67,6 +82,18 @@ pub fn write(
     let head = header(t.dtype(), t.shape(), name)?;
     let io = |e| tensor_core::Error::io("writing a .npy file", e);
     out.write_all(&head).map_err(io)?;
+    if t.dtype().is_packed() {
+        // One element per byte, as ml_dtypes holds them.
+        let packed = t.le_bytes(limits)?;
+        let n = tensor_dtype::shape::element_count(t.shape())?;
+        let n = tensor_core::checked::to_usize(n, "element count")?;
+        limits.check_total_bytes(n as u64)?;
+        let mut unpacked = tensor_core::buffer::try_filled(n, 0u8, "unpacked elements")?;
+        for (i, e) in unpacked.iter_mut().enumerate() {
+            *e = tensor_dtype::minifloat::packed_code(t.dtype(), &packed, i).unwrap_or(0);
+        }
+        return out.write_all(&unpacked).map_err(|e| io(e).into());
+    }
     t.write_canonical(limits, out)
 }
 
@@ -100,10 +127,14 @@ mod tests {
         )
         .unwrap();
         assert!(
-            header(bf.dtype(), bf.shape(), "b")
+            String::from_utf8_lossy(&header(bf.dtype(), bf.shape(), "b").unwrap())
+                .contains("'descr': 'bfloat16'")
+        );
+        assert!(
+            header(Dtype::Bitmask, &[8], "m")
                 .unwrap_err()
                 .to_string()
-                .contains("bfloat16")
+                .contains("bitmask")
         );
     }
 }

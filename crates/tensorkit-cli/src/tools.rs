@@ -288,7 +288,7 @@ fn max_difference(
     let le = va.to_le_bytes();
     let (da, db) = (va.dtype(), b.dtype());
     let mut worst = Some(0f64);
-    if db == tensor_dtype::Dtype::Bitmask || da == tensor_dtype::Dtype::Bitmask {
+    if db.is_packed() || da.is_packed() {
         let lb = b.load(limits)?;
         let vb = lb.view();
         let n = usize::try_from(va.element_count()).unwrap_or(usize::MAX);

@@ -17,48 +17,45 @@ pub(super) fn looks_like(bytes: &[u8]) -> bool {
     bytes.len() >= 9 && bytes[8] == b'{'
 }
 
+/// Every dtype safetensors 0.8 defines, and ours. Packed types count elements in the
+/// shape, as the crate does (`F4` of shape `[n]` holds `n / 2` bytes).
+const DTYPES: [(StDtype, Dtype); 22] = [
+    (StDtype::BOOL, Dtype::Bool),
+    (StDtype::F4, Dtype::Float4E2m1),
+    (StDtype::F6_E2M3, Dtype::Float6E2m3),
+    (StDtype::F6_E3M2, Dtype::Float6E3m2),
+    (StDtype::U8, Dtype::Uint8),
+    (StDtype::I8, Dtype::Int8),
+    (StDtype::F8_E5M2, Dtype::Float8E5m2),
+    (StDtype::F8_E4M3, Dtype::Float8E4m3),
+    (StDtype::F8_E8M0, Dtype::Float8E8m0),
+    (StDtype::F8_E4M3FNUZ, Dtype::Float8E4m3Fnuz),
+    (StDtype::F8_E5M2FNUZ, Dtype::Float8E5m2Fnuz),
+    (StDtype::I16, Dtype::Int16),
+    (StDtype::U16, Dtype::Uint16),
+    (StDtype::F16, Dtype::Float16),
+    (StDtype::BF16, Dtype::Bfloat16),
+    (StDtype::I32, Dtype::Int32),
+    (StDtype::U32, Dtype::Uint32),
+    (StDtype::F32, Dtype::Float32),
+    (StDtype::C64, Dtype::Complex64),
+    (StDtype::F64, Dtype::Float64),
+    (StDtype::I64, Dtype::Int64),
+    (StDtype::U64, Dtype::Uint64),
+];
+
 fn dtype_from(d: StDtype) -> Option<Dtype> {
-    Some(match d {
-        StDtype::BOOL => Dtype::Bool,
-        StDtype::U8 => Dtype::Uint8,
-        StDtype::I8 => Dtype::Int8,
-        StDtype::F8_E5M2 => Dtype::Float8E5m2,
-        StDtype::F8_E4M3 => Dtype::Float8E4m3,
-        StDtype::I16 => Dtype::Int16,
-        StDtype::U16 => Dtype::Uint16,
-        StDtype::F16 => Dtype::Float16,
-        StDtype::BF16 => Dtype::Bfloat16,
-        StDtype::I32 => Dtype::Int32,
-        StDtype::U32 => Dtype::Uint32,
-        StDtype::F32 => Dtype::Float32,
-        StDtype::C64 => Dtype::Complex64,
-        StDtype::F64 => Dtype::Float64,
-        StDtype::I64 => Dtype::Int64,
-        StDtype::U64 => Dtype::Uint64,
-        _ => return None,
-    })
+    DTYPES
+        .iter()
+        .find(|(st, _)| *st == d)
+        .map(|&(_, ours)| ours)
 }
 
 fn dtype_to(d: Dtype) -> Option<StDtype> {
-    Some(match d {
-        Dtype::Bool => StDtype::BOOL,
-        Dtype::Uint8 => StDtype::U8,
-        Dtype::Int8 => StDtype::I8,
-        Dtype::Float8E5m2 => StDtype::F8_E5M2,
-        Dtype::Float8E4m3 => StDtype::F8_E4M3,
-        Dtype::Int16 => StDtype::I16,
-        Dtype::Uint16 => StDtype::U16,
-        Dtype::Float16 => StDtype::F16,
-        Dtype::Bfloat16 => StDtype::BF16,
-        Dtype::Int32 => StDtype::I32,
-        Dtype::Uint32 => StDtype::U32,
-        Dtype::Float32 => StDtype::F32,
-        Dtype::Complex64 => StDtype::C64,
-        Dtype::Float64 => StDtype::F64,
-        Dtype::Int64 => StDtype::I64,
-        Dtype::Uint64 => StDtype::U64,
-        _ => return None,
-    })
+    DTYPES
+        .iter()
+        .find(|(_, ours)| *ours == d)
+        .map(|&(st, _)| st)
 }
 
 /// Checks the framing ourselves first, so that errors can say where the file went wrong;
@@ -158,6 +155,17 @@ fn describe(path: &Path, bytes: &[u8], n: u64, e: &SafeTensorError) -> Error {
             ErrorKind::Malformed,
             format!("the JSON header (bytes 8..{header_end}) is not UTF-8: {u}"),
         ),
+        SafeTensorError::InvalidHeaderDeserialization(j) | SafeTensorError::JsonError(j)
+            if j.to_string().contains("unknown variant") =>
+        {
+            // A dtype newer than safetensors 0.8, which knows every one tensorkit reads.
+            (
+                ErrorKind::Unsupported,
+                format!(
+                    "the JSON header (bytes 8..{header_end}) names a dtype safetensors 0.8 does not define: {j}"
+                ),
+            )
+        }
         SafeTensorError::InvalidHeaderDeserialization(j) | SafeTensorError::JsonError(j) => (
             ErrorKind::Malformed,
             format!("the JSON header (bytes 8..{header_end}) is invalid: {j}"),
@@ -337,6 +345,19 @@ fn prepare<'s, 'a>(set: &'s TensorSet<'a>) -> Result<Vec<Outgoing<'s, 'a>>> {
             tensor_dtype::shape::byte_len(t.dtype(), t.shape())?,
             "tensor bytes",
         )?;
+        let elements = tensor_dtype::shape::element_count(t.shape())?;
+        if !(u128::from(elements) * t.dtype().bit_width() as u128).is_multiple_of(8) {
+            // The crate refuses such a header (MisalignedSlice): its tensors end on bytes.
+            return Err(Error::CannotRepresent {
+                format: FORMAT,
+                what: format!(
+                    "{elements} {} elements in tensor {name:?}: safetensors stores only whole \
+                     bytes, and {elements} × {} bits is not a multiple of 8",
+                    t.dtype(),
+                    t.dtype().bit_width()
+                ),
+            });
+        }
         outgoing.push(Outgoing {
             name,
             dtype,
@@ -388,7 +409,7 @@ mod tests {
                 None => assert!(matches!(d, Dtype::Bitmask | Dtype::Complex128)),
             }
         }
-        assert_eq!(dtype_from(StDtype::F4), None);
+        assert_eq!(dtype_from(StDtype::F4), Some(Dtype::Float4E2m1));
     }
 
     #[test]

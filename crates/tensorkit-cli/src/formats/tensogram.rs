@@ -28,6 +28,35 @@ pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {
     }
 }
 
+/// Like [`wrap`], naming the tensor an object error concerns: `names[i]` is object `i`'s
+/// name, when the message gives one.
+pub(crate) fn wrap_named<'p>(
+    path: &'p Path,
+    names: &'p [Option<String>],
+) -> impl Fn(tensor_frame::Error) -> Error + 'p {
+    move |source| match source.object().and_then(|i| names.get(i)?.clone()) {
+        Some(tensor) => Error::TensogramTensor {
+            path: path.to_path_buf(),
+            tensor,
+            source: Box::new(source),
+        },
+        None => wrap(path)(source),
+    }
+}
+
+/// The name `base` gives each object of `m` (`None` where it gives none).
+fn object_names(m: &Message<'_>) -> Vec<Option<String>> {
+    let base = m.metadata().map(|g| g.base.clone()).unwrap_or_default();
+    (0..m.len())
+        .map(|j| {
+            base.get(j)?
+                .get("name")
+                .and_then(Value::as_text)
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
 /// The messages of `bytes`, which must cover the file: bytes no message claims are
 /// explained by the error opening a message there gives.
 pub(crate) fn messages<'a>(
@@ -77,8 +106,10 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
     for (mi, m) in msgs.iter().enumerate() {
         // Every frame's hash, metadata frames included, before anything is trusted.
         m.verify_hashes().map_err(wrap(path))?;
-        for j in 0..m.len() {
-            let o = m.object(j).map_err(wrap(path))?;
+        let object_names = object_names(m);
+        let named = wrap_named(path, &object_names);
+        for (j, name) in object_names.iter().enumerate() {
+            let o = m.object(j).map_err(&named)?;
             let base = m
                 .metadata()
                 .map_err(wrap(path))?
@@ -96,8 +127,8 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
                     o.descriptor().byte_order_or_native(),
                 )?),
                 (None, d) => {
-                    o.check_decodable(limits).map_err(wrap(path))?;
-                    TensorData::Encoded(lazy(path, o, d))
+                    o.check_decodable(limits).map_err(&named)?;
+                    TensorData::Encoded(lazy(path, name.clone(), o, d))
                 }
             };
             let name = base.get("name").and_then(Value::as_text).map(str::to_owned);
@@ -130,10 +161,27 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
 
 /// An object that needs decoding, decoded only when asked: whole (one allocation, checked
 /// against the limits first) or in runs (bounded memory), little-endian either way.
-fn lazy<'a>(path: &Path, o: tensor_frame::ObjectFrame<'a>, dtype: Option<Dtype>) -> Lazy<'a> {
+fn lazy<'a>(
+    path: &Path,
+    name: Option<String>,
+    o: tensor_frame::ObjectFrame<'a>,
+    dtype: Option<Dtype>,
+) -> Lazy<'a> {
     let shape = o.descriptor().shape.clone();
     let dtype_out = dtype.unwrap_or(o.descriptor().dtype);
-    let (p1, p2) = (path.to_path_buf(), path.to_path_buf());
+    let named = move |path: &Path| {
+        let name = name.clone();
+        let path = path.to_path_buf();
+        move |source: tensor_frame::Error| match name.clone() {
+            Some(tensor) => Error::TensogramTensor {
+                path: path.clone(),
+                tensor,
+                source: Box::new(source),
+            },
+            None => wrap(&path)(source),
+        }
+    };
+    let (w1, w2) = (named(path), named(path));
     let o2 = o.clone();
     let le = DecodeOptions {
         native_byte_order: false,
@@ -145,9 +193,7 @@ fn lazy<'a>(path: &Path, o: tensor_frame::ObjectFrame<'a>, dtype: Option<Dtype>)
         dtype: dtype_out,
         shape: shape.clone(),
         decode: std::sync::Arc::new(move |limits| {
-            let t = o
-                .decode(DecodeOptions::default(), limits)
-                .map_err(wrap(&p1))?;
+            let t = o.decode(DecodeOptions::default(), limits).map_err(&w1)?;
             match dtype {
                 None => Ok(t),
                 Some(d) => Ok(tensor_dtype::Tensor::new(
@@ -178,19 +224,19 @@ fn lazy<'a>(path: &Path, o: tensor_frame::ObjectFrame<'a>, dtype: Option<Dtype>)
             if let Some(e) = failed {
                 return Err(e);
             }
-            r.map_err(wrap(&p2))?;
+            r.map_err(&w2)?;
             Ok(())
         }),
     }
 }
 
 /// The `base` key that records the dtype of a one-byte tensor Tensogram has no dtype for
-/// (bool, float8): it is stored as uint8, and read back as what it was.
+/// (bool, the float8 family): it is stored as uint8, and read back as what it was.
 pub(crate) const STORED_DTYPE: &str = "tensorkit_dtype";
 
 /// One-byte dtypes Tensogram lacks, stored as uint8 with [`STORED_DTYPE`].
 fn stored_as_uint8(dtype: Dtype) -> bool {
-    matches!(dtype, Dtype::Bool | Dtype::Float8E4m3 | Dtype::Float8E5m2)
+    dtype.byte_width() == 1 && !tensor_frame::descriptor::DTYPES.contains(&dtype)
 }
 
 /// The dtype an object was written from, when [`STORED_DTYPE`] names one.
@@ -218,6 +264,12 @@ pub(super) fn write(
         } else {
             t.dtype()
         };
+        if !tensor_frame::descriptor::DTYPES.contains(&dtype) {
+            return Err(Error::CannotRepresent {
+                format: "tensogram",
+                what: format!("dtype {dtype} (tensor {name:?})"),
+            });
+        }
         let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
         pipeline.apply(&mut d);
         descriptors.push(d);
@@ -256,6 +308,7 @@ pub(super) fn write(
     if let Some(e) = failed {
         return Err(e);
     }
-    written.map_err(wrap(path))?;
+    let names: Vec<Option<String>> = names.into_iter().map(Some).collect();
+    written.map_err(wrap_named(path, &names))?;
     Ok(())
 }

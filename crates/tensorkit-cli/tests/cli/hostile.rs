@@ -116,7 +116,7 @@ fn cases() -> Vec<Case> {
     v.push(Case {
         name: "unsupported_dtype".into(),
         bytes: with_header(
-            r#"{"a":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}}"#,
+            r#"{"a":{"dtype":"F2","shape":[2],"data_offsets":[0,1]}}"#,
             &[0; 1],
         ),
         kind: "unsupported",

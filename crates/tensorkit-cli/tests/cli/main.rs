@@ -8,6 +8,7 @@ mod derived;
 mod hostile;
 mod killed;
 mod output;
+mod reference;
 mod stdlib;
 mod support;
 mod tensogram;
@@ -22,6 +23,7 @@ fn main() {
     trials.extend(killed::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
+    trials.extend(reference::trials());
     trials.extend(stdlib::trials());
     trials.extend(tensogram::trials());
     trials.extend(tools::trials());

@@ -1,0 +1,183 @@
+//! Files the reference packages wrote (`testdata/reference/`, made by
+//! `scripts/reference/interop.py`): every dtype safetensors 0.8 and zTensor 2 define, a
+//! zTensor 2 file `ztensor.Writer` appended to, and ztensor's canonical bytes.
+
+use crate::convert::round_trip;
+use crate::support::{expect_error_contract, inspect_json, tensorkit};
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tensor_testkit::{files_with_extension, sha256_hex, testdata};
+
+fn reference(name: &str) -> PathBuf {
+    testdata().join("reference").join(name)
+}
+
+/// Names, dtypes, shapes and bytes as the sidecar records them; values as `get` prints them.
+fn matches_sidecar(file: &Path) -> Result<(), Failed> {
+    let sidecar = tensor_testkit::sidecar(file)?;
+    let ours = inspect_json(file)?;
+    let listed = ours["tensors"].as_array().ok_or("no tensors")?;
+    let expected = sidecar["tensors"].as_object().ok_or("no sidecar tensors")?;
+    if listed.len() != expected.len() {
+        return Err(format!(
+            "{} tensors, the sidecar has {}",
+            listed.len(),
+            expected.len()
+        )
+        .into());
+    }
+    for t in listed {
+        let name = t["name"].as_str().ok_or("unnamed tensor")?;
+        let e = expected
+            .get(name)
+            .ok_or_else(|| format!("{name:?} is not in the sidecar"))?;
+        if t["dtype"] != e["dtype"] || t["shape"] != e["shape"] {
+            return Err(format!(
+                "{name}: {} {} != {} {}",
+                t["dtype"], t["shape"], e["dtype"], e["shape"]
+            )
+            .into());
+        }
+        let bytes: Vec<u8> = (0..e["hex"].as_str().unwrap_or("").len() / 2)
+            .map(|i| u8::from_str_radix(&e["hex"].as_str().unwrap_or("")[2 * i..2 * i + 2], 16))
+            .collect::<Result<_, _>>()?;
+        if t["sha256_le"] != sha256_hex(&bytes) {
+            return Err(format!("{name}: the bytes differ from the reference's").into());
+        }
+        if let Some(values) = e["values"].as_array() {
+            let out = tensorkit(&["get", &file.to_string_lossy(), name]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let printed: Vec<&str> = text
+                .lines()
+                .skip(1)
+                .flat_map(str::split_whitespace)
+                .collect();
+            let wanted: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+            // Python writes `1e+38` where Rust writes `1e38`: compare the numbers.
+            let number = |s: &&str| match *s {
+                "NaN" => f64::NAN.to_bits(),
+                other => other.parse::<f64>().map_or(0, f64::to_bits),
+            };
+            let same = printed.len() == wanted.len()
+                && printed.iter().map(number).eq(wanted.iter().map(number));
+            if !same {
+                return Err(format!(
+                    "{name}: get printed {printed:?}, the reference says {wanted:?}"
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Our zTensor 2 writer lays out the same tensors byte for byte as ztensor's canonical
+/// writer, whatever order the source holds them in; `.zt` means zTensor 2.
+fn canonical_bytes() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("ours.zt");
+    let src = reference("zt2_canonical.safetensors");
+    let o = tensorkit(&["convert", &src.to_string_lossy(), &out.to_string_lossy()]);
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
+    }
+    if std::fs::read(&out)? != std::fs::read(reference("zt2_canonical.zt"))? {
+        return Err("our zTensor 2 bytes differ from ztensor 2.1's canonical writer".into());
+    }
+    Ok(())
+}
+
+/// An appended file reads as the reference reads it (its tensors and bytes are checked
+/// against the sidecar too); `validate` warns about the leftover manifest.
+fn appended_file() -> Result<(), Failed> {
+    let file = reference("zt2_appended.zt");
+    let o = tensorkit(&["validate", &file.to_string_lossy()]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    if !o.status.success() || !said.contains("unreferenced blob") {
+        return Err(format!("validate: {:?} {said}", o.status.code()).into());
+    }
+    let o = tensorkit(&["inspect", &file.to_string_lossy()]);
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
+    }
+    Ok(())
+}
+
+/// An attribute key the reference refuses (empty, from a safetensors metadata key) is
+/// refused by our writer too, naming it, and no file is left.
+fn empty_attribute_key() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let header =
+        r#"{"__metadata__":{"":"empty key"},"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}"#;
+    let mut header = header.to_owned();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.push(7);
+    let src = dir.path().join("empty_key.safetensors");
+    std::fs::write(&src, bytes)?;
+    let out = dir.path().join("out.zt");
+    let o = tensorkit(&["convert", &src.to_string_lossy(), &out.to_string_lossy()]);
+    let kind = expect_error_contract(&o, false)?;
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if kind != "unsupported" || !stderr.contains("attribute keys") || out.exists() {
+        return Err(format!("kind {kind}: {stderr}").into());
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for ext in ["safetensors", "zt"] {
+        for file in files_with_extension(&testdata().join("reference"), ext) {
+            let name = tensor_testkit::stem(&file);
+            if file.with_extension("json").exists() {
+                let f = file.clone();
+                trials.push(Trial::test(
+                    format!("reference::values::{name}"),
+                    move || matches_sidecar(&f),
+                ));
+            }
+            trials.push(Trial::test(
+                format!("reference::round_trip::{name}.{ext}"),
+                move || round_trip(&file),
+            ));
+        }
+    }
+    trials.push(Trial::test("reference::canonical_bytes", canonical_bytes));
+    trials.push(Trial::test("reference::six_bit_floats", six_bit_floats));
+    trials.push(Trial::test("reference::appended_file", appended_file));
+    trials.push(Trial::test(
+        "reference::empty_attribute_key",
+        empty_attribute_key,
+    ));
+    trials
+}
+
+/// Six-bit floats, which only the safetensors crate itself writes (its Python binding has no
+/// name for them): read, printed and converted without changing a byte.
+fn six_bit_floats() -> Result<(), Failed> {
+    use safetensors::tensor::{Dtype, TensorView};
+    let dir = tempfile::tempdir()?;
+    let e2m3 = [0x08u8, 0xFA, 0x01]; // codes 0x08 0x28 0x1F 0x00: 1.0 -1.0 7.5 0.0
+    let e3m2 = [0u8; 6];
+    let tensors = [
+        ("e2m3", TensorView::new(Dtype::F6_E2M3, vec![4], &e2m3)?),
+        ("e3m2", TensorView::new(Dtype::F6_E3M2, vec![8], &e3m2)?),
+    ];
+    let file = dir.path().join("f6.safetensors");
+    std::fs::write(&file, safetensors::serialize(tensors, None)?)?;
+    let o = tensorkit(&["get", &file.to_string_lossy(), "e2m3"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !text.contains("float6_e2m3 [4]") || !text.contains("1.0 -1.0 7.5 0.0") {
+        return Err(format!("get printed {text:?}").into());
+    }
+    round_trip(&file)
+}
