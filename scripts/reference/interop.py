@@ -129,3 +129,43 @@ with ztensor.Writer(str(OUT / "zt2_canonical.zt")) as w:
         else:
             w.add(name, arr.tobytes(), list(arr.shape), short[arr.dtype])
 print("wrote", sorted(p.name for p in OUT.iterdir()))
+
+# --- Tensogram: what tensorkit writes with --pipeline, decoded by tensogram itself --------
+# Needs the tensorkit binary (TENSORKIT, default target/debug/tensorkit) and tensogram 0.24.
+import hashlib
+import os
+import subprocess
+import tempfile
+
+import tensogram
+
+rng = np.random.default_rng(1)
+mixed = {
+    "t2m": (280 + 10 * rng.standard_normal((30, 40))).astype(np.float64),
+    "odd": rng.standard_normal(7),
+    "w": rng.standard_normal(7).astype(np.float32),
+    "h": np.arange(6, dtype=np.float16),
+    "idx": np.arange(11, dtype=np.int32),
+    "mask": np.array([True, False] * 5),
+}
+src = OUT / "mixed.safetensors"
+safetensors.numpy.save_file(mixed, src)
+binary = os.environ.get("TENSORKIT", str(OUT.parents[1] / "target/debug/tensorkit"))
+decoded = {}
+for spec in ["simple_packing:16,szip", "simple_packing:12,shuffle,szip", "simple_packing:24,szip", "shuffle,zstd:-5", "lz4"]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "out.tgm"
+        subprocess.run([binary, "convert", str(src), str(out), "--pipeline", spec], check=True, capture_output=True)
+        msg = tensogram.decode(out.read_bytes())
+        names = [b["name"] for b in msg.metadata.base]
+        decoded[spec] = {
+            n: hashlib.sha256(np.ascontiguousarray(o[1]).astype(o[1].dtype.newbyteorder("<")).tobytes()).hexdigest()
+            for n, o in zip(names, msg.objects)
+        }
+(OUT / "mixed.json").write_text(json.dumps({
+    "written_by": f"safetensors {safetensors.__version__}",
+    "decoded_by": f"tensogram {tensogram.__version__}",
+    "note": "sha256 of each tensor's little-endian elements as tensogram decodes tensorkit's --pipeline output",
+    "tensogram_decodes": decoded,
+}, indent=1, sort_keys=True) + "\n")
+print("wrote", sorted(p.name for p in OUT.iterdir()))

@@ -72,6 +72,11 @@ pub struct EncodeOptions {
     /// are for lossy packing, which cannot represent them; a lossless pipeline can. (The
     /// reference's encoder always masks; its decoder reads either.)
     pub keep_non_finite: bool,
+    /// Write what tensorkit reads but the reference (tensogram 0.24) does not: simple
+    /// packing of float32, and szip after packing to a width that is not 8, 16, 24 or 32
+    /// bits (tensorkit codes such samples in byte containers; the reference's decoder fails
+    /// on them or decodes them wrongly). Off by default: such objects are refused.
+    pub beyond_reference: bool,
     /// How masks are compressed.
     pub mask_method: MaskMethod,
     /// Masks whose packed size is at most this many bytes are stored raw (`none`).
@@ -89,6 +94,7 @@ impl Default for EncodeOptions {
             allow_nan: false,
             allow_inf: false,
             keep_non_finite: false,
+            beyond_reference: false,
             mask_method: MaskMethod::Roaring,
             small_mask_threshold: 128,
         }
@@ -159,6 +165,36 @@ fn f64s<'d>(data: &'d [u8], dtype: Dtype, order: ByteOrder) -> Box<dyn Iterator<
             }
         })),
     }
+}
+
+/// Refuses the pipelines tensogram 0.24 cannot decode (see
+/// [`EncodeOptions::beyond_reference`]).
+fn reference_readable(d: &DataObjectDescriptor, i: usize) -> Result<()> {
+    if d.encoding != "simple_packing" {
+        return Ok(());
+    }
+    if d.dtype != Dtype::Float64 {
+        return Err(Error::encoding(
+            Some(i),
+            format!(
+                "simple_packing of {} is a tensorkit extension: tensogram decodes simple_packing \
+                 of float64 only (opt in with beyond_reference)",
+                d.dtype
+            ),
+        ));
+    }
+    let bits = d.param_u64("sp_bits_per_value").ok().flatten().unwrap_or(0);
+    if d.compression == "szip" && !bits.is_multiple_of(8) {
+        return Err(Error::encoding(
+            Some(i),
+            format!(
+                "szip after {bits}-bit packing is a tensorkit extension: tensogram's szip \
+                 decodes packed values of 8, 16, 24 or 32 bits only (opt in with \
+                 beyond_reference)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Fills in the simple-packing parameters the caller left out (reference value and binary
@@ -287,6 +323,9 @@ pub(crate) fn encode_object<'a>(
         }
     }
     complete_simple_packing(&mut d, &input, i)?;
+    if !opts.beyond_reference {
+        reference_readable(&d, i)?;
+    }
     let p = object::pipeline(&d, i)?;
     let payload = if p == tensor_pipeline::Pipeline::NONE {
         input

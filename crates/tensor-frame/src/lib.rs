@@ -54,5 +54,6 @@ pub use object::{DecodeOptions, ObjectFrame, UNSUPPORTED_CODECS};
 pub use provenance::Provenance;
 pub use stream::StreamEncoder;
 pub use tensor_descriptor as descriptor;
+pub use tensor_pipeline as pipeline;
 pub use tensor_pipeline::masks::{MaskKind, MaskMethod};
 pub use validate::{Issue, Level, Report, Severity, ValidateOptions, validate};

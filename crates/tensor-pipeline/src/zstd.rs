@@ -10,6 +10,13 @@ use tensor_core::Limits;
 
 const CODEC: &str = "zstd";
 
+/// The levels zstd accepts, fastest (negative) to strongest: what tensogram accepts as
+/// `zstd_level`.
+#[must_use]
+pub fn levels() -> std::ops::RangeInclusive<i32> {
+    ::zstd::compression_level_range()
+}
+
 /// Compresses `data` at `level` (0 means zstd's default, 3) into one frame without a
 /// content-size field, as a streaming encoder writes it.
 pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {

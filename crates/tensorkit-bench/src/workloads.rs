@@ -415,7 +415,11 @@ pub(crate) fn pipelines(scale: Scale) -> Vec<Value> {
         d.compression = compression.into();
         d.params.extend(params);
         let descs = [d];
-        let opts = EncodeOptions::default();
+        // Packing float32 is a tensorkit extension (the reference packs float64 only).
+        let opts = EncodeOptions {
+            beyond_reference: true,
+            ..EncodeOptions::default()
+        };
         let meta = GlobalMetadata::default();
         let enc = time(scale.runs, || {
             tensorkit::frame::encode_into(&meta, &descs, &[&data], &opts, &mut msg)

@@ -198,6 +198,11 @@ pub struct Target {
     /// (`suffix`).
     #[arg(long, value_enum, default_value_t = Duplicates::Error)]
     pub duplicates: Duplicates,
+    /// Tensogram output only: also write what only tensorkit reads — simple packing of
+    /// float32, szip after packing to widths other than 8/16/24/32 bits. Without it, every
+    /// file opens in tensogram, and the stages it cannot read are left out (and listed).
+    #[arg(long)]
+    pub allow_extensions: bool,
 }
 
 /// `--duplicates`: what to do with tensors that share a name.
@@ -212,10 +217,11 @@ pub enum Duplicates {
 impl Target {
     /// The parsed `--pipeline` (no stages when it is absent).
     pub fn pipeline(&self) -> crate::error::Result<crate::pipeline_spec::PipelineSpec> {
-        self.pipeline.as_deref().map_or_else(
+        let spec = self.pipeline.as_deref().map_or_else(
             || Ok(crate::pipeline_spec::PipelineSpec::default()),
             crate::pipeline_spec::PipelineSpec::parse,
-        )
+        )?;
+        Ok(spec.with_extensions(self.allow_extensions))
     }
 }
 

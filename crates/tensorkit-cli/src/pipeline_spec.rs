@@ -5,13 +5,24 @@
 //! | stage | meaning |
 //! |---|---|
 //! | `none` | store as it is (the default) |
-//! | `simple_packing:BITS` | quantise float32/float64 to BITS bits (lossy) |
+//! | `simple_packing:BITS` | quantise float64 to BITS bits, 0 to 64 (lossy) |
 //! | `shuffle` | byte shuffle, one lane per byte of an element (of a packed value) |
-//! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default) |
+//! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default; levels −131072 to 22) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
 //!
-//! Stages that cannot apply to a tensor are skipped for it, and only for it: simple packing
-//! for anything but floats, szip for samples wider than 32 bits.
+//! The stages are chosen per tensor, so one specification serves a file of mixed dtypes.
+//! A stage that cannot apply to a tensor is left out for that tensor only, and `convert`
+//! says which and why ("left out: ..."):
+//!
+//! - `simple_packing` packs float64. Integer, bool and bitmask tensors are stored
+//!   losslessly without a note; other floats are stored losslessly with one.
+//! - `shuffle` needs elements (packed values) of at least two bytes filling the payload.
+//! - `szip` codes samples of 1 to 32 bits, so raw float64, 64-bit integers, complex numbers
+//!   and bitmasks go without it; after packing, it needs 8, 16, 24 or 32 bits.
+//!
+//! Everything written this way opens in tensogram with the same values. With
+//! `--allow-extensions`, float32 is packed too and szip follows packing to any width: files
+//! only tensorkit reads (the reference refuses the first and decodes the second wrongly).
 
 use crate::error::{Error, Result};
 use tensor_core::cbor::Value;
@@ -24,6 +35,16 @@ pub struct PipelineSpec {
     packing_bits: Option<u64>,
     shuffle: bool,
     compression: Option<Codec>,
+    extensions: bool,
+}
+
+/// A stage [`PipelineSpec::apply`] left out for one tensor, and why.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LeftOut {
+    /// The stage.
+    pub stage: &'static str,
+    /// Why, the same words for every tensor it applies to.
+    pub why: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +109,25 @@ impl PipelineSpec {
                     p.packing_bits = Some(bits);
                 }
                 "shuffle" => p.shuffle = true,
-                "zstd" => p.compression = Some(Codec::Zstd(num(a, 3, "level")? as i64)),
+                "zstd" => {
+                    let level = a.map_or(Ok(3), |v| {
+                        v.parse::<i64>()
+                            .map_err(|_| bad(spec, &format!("level {v:?} is not a number")))
+                    })?;
+                    // zstd's own range, which tensogram accepts: fast levels are negative.
+                    let range = tensor_frame::pipeline::zstd::levels();
+                    if !range.contains(&(level as i32)) || i64::from(level as i32) != level {
+                        return Err(bad(
+                            spec,
+                            &format!(
+                                "zstd level {level} is outside zstd's {}..={}",
+                                range.start(),
+                                range.end()
+                            ),
+                        ));
+                    }
+                    p.compression = Some(Codec::Zstd(level));
+                }
                 "lz4" => p.compression = Some(Codec::Lz4),
                 "szip" => {
                     p.compression = Some(Codec::Szip {
@@ -115,11 +154,45 @@ impl PipelineSpec {
         self.packing_bits.is_some()
     }
 
-    /// Sets `d`'s pipeline for its dtype.
-    pub fn apply(&self, d: &mut DataObjectDescriptor) {
-        let packs = self
-            .packing_bits
-            .filter(|_| matches!(d.dtype, Dtype::Float32 | Dtype::Float64));
+    /// Allows what only tensorkit reads (`--allow-extensions`): packing float32, szip after
+    /// packing to any width.
+    #[must_use]
+    pub fn with_extensions(mut self, on: bool) -> Self {
+        self.extensions = on;
+        self
+    }
+
+    /// Whether [`with_extensions`](Self::with_extensions) is on.
+    #[must_use]
+    pub fn extensions(&self) -> bool {
+        self.extensions
+    }
+
+    /// Sets `d`'s pipeline for its dtype and size, returning the stages left out for it.
+    pub fn apply(&self, d: &mut DataObjectDescriptor) -> Vec<LeftOut> {
+        let mut left_out = Vec::new();
+        let mut skip = |stage: &'static str, why: String| left_out.push(LeftOut { stage, why });
+        let packable = match d.dtype {
+            Dtype::Float64 => true,
+            Dtype::Float32 => self.extensions,
+            _ => false,
+        };
+        let packs = self.packing_bits.filter(|_| packable);
+        if self.packing_bits.is_some()
+            && packs.is_none()
+            && (d.dtype.is_float() || d.dtype.is_complex())
+        {
+            skip(
+                "simple_packing",
+                if d.dtype == Dtype::Float32 {
+                    "tensogram decodes simple_packing of float64 only (--allow-extensions packs \
+                     float32 too, into files only tensorkit reads)"
+                        .into()
+                } else {
+                    format!("simple_packing packs float64, not {}", d.dtype)
+                },
+            );
+        }
         let mut sample_bits = d.dtype.bit_width() as u64;
         if let Some(bits) = packs {
             d.encoding = "simple_packing".into();
@@ -131,11 +204,23 @@ impl PipelineSpec {
             Some(bits) => bits.div_ceil(8),
             None => d.dtype.byte_width() as u64,
         };
-        if self.shuffle && lanes > 1 {
-            d.filter = "shuffle".into();
-            d.params
-                .insert("shuffle_element_size".into(), Value::from(lanes));
-            sample_bits = 8;
+        let n = d.element_count();
+        let payload = match packs {
+            Some(bits) => (u128::from(n) * u128::from(bits)).div_ceil(8),
+            None => u128::from(d.dtype.payload_bytes(n).unwrap_or(0)),
+        };
+        if self.shuffle {
+            if lanes > 1 && payload.is_multiple_of(u128::from(lanes)) {
+                d.filter = "shuffle".into();
+                d.params
+                    .insert("shuffle_element_size".into(), Value::from(lanes));
+                sample_bits = 8;
+            } else if lanes > 1 {
+                skip(
+                    "shuffle",
+                    format!("{payload} bytes are not whole {lanes}-byte elements"),
+                );
+            }
         }
         match self.compression {
             None => {}
@@ -146,10 +231,30 @@ impl PipelineSpec {
             Some(Codec::Lz4) => d.compression = "lz4".into(),
             Some(Codec::Szip { rsi, block }) => {
                 // szip codes samples of 1 to 32 bits; packed data at widths that are not
-                // whole bytes is coded in byte containers, which a shuffle would break.
-                let fits = (1..=32).contains(&sample_bits) && d.dtype != Dtype::Bitmask;
-                let shuffled_odd = d.filter == "shuffle" && packs.is_some_and(|b| b % 8 != 0);
-                if fits && !shuffled_odd {
+                // whole bytes is coded in byte containers (an extension), which a shuffle
+                // would break.
+                let odd_width = packs.is_some_and(|b| b % 8 != 0);
+                let why = if !(1..=32).contains(&sample_bits) || d.dtype == Dtype::Bitmask {
+                    Some(format!(
+                        "szip codes samples of 1 to 32 bits, not {}",
+                        d.dtype
+                    ))
+                } else if odd_width && d.filter == "shuffle" {
+                    Some(
+                        "szip cannot follow a shuffle of packed values that are not whole bytes"
+                            .into(),
+                    )
+                } else if odd_width && !self.extensions {
+                    Some(format!(
+                        "tensogram's szip decodes packed values of 8, 16, 24 or 32 bits only, \
+                         not {sample_bits} (--allow-extensions writes them for tensorkit alone)"
+                    ))
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    skip("szip", why);
+                } else {
                     d.compression = "szip".into();
                     d.params.insert("szip_rsi".into(), Value::from(rsi));
                     d.params
@@ -158,6 +263,7 @@ impl PipelineSpec {
                 }
             }
         }
+        left_out
     }
 }
 
@@ -171,20 +277,22 @@ mod tests {
         let packed = PipelineSpec::parse("simple_packing:16,szip").unwrap();
         assert!(packed.is_lossy());
         let mut float = DataObjectDescriptor::new(Dtype::Float64, &[4], ByteOrder::Little);
-        packed.apply(&mut float);
+        assert!(packed.apply(&mut float).is_empty());
         assert_eq!(
             (float.encoding.as_str(), float.compression.as_str()),
             ("simple_packing", "szip")
         );
         let mut int = DataObjectDescriptor::new(Dtype::Int64, &[4], ByteOrder::Little);
-        packed.apply(&mut int);
+        let left = packed.apply(&mut int);
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].why.contains("1 to 32 bits"));
         assert_eq!(
             (int.encoding.as_str(), int.compression.as_str()),
             ("none", "none")
         );
         let shuffled = PipelineSpec::parse("shuffle,zstd:5").unwrap();
         let mut h = DataObjectDescriptor::new(Dtype::Float32, &[4], ByteOrder::Little);
-        shuffled.apply(&mut h);
+        assert!(shuffled.apply(&mut h).is_empty());
         assert_eq!(h.param_u64("shuffle_element_size").unwrap(), Some(4));
         assert_eq!(h.param_i64("zstd_level").unwrap(), Some(5));
         for bad in [
@@ -193,8 +301,52 @@ mod tests {
             "simple_packing",
             "szip:x",
             "lz4,zstd",
+            "zstd:23",
+            "zstd:100",
+            "zstd:-131073",
         ] {
             assert!(PipelineSpec::parse(bad).is_err(), "{bad}");
         }
+        for good in ["zstd:-5", "zstd:22", "zstd:-131072", "zstd:0"] {
+            assert!(PipelineSpec::parse(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn stages_fall_back_per_tensor_and_extensions_opt_in() {
+        let spec = PipelineSpec::parse("simple_packing:12,shuffle,szip").unwrap();
+        // 7 values of 12 bits: 11 bytes, not whole 2-byte elements; no szip after 12 bits.
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[7], ByteOrder::Little);
+        let left: Vec<&str> = spec.apply(&mut d).iter().map(|l| l.stage).collect();
+        assert_eq!(left, ["shuffle", "szip"]);
+        assert_eq!(d.encoding, "simple_packing");
+        assert_eq!(
+            (d.filter.as_str(), d.compression.as_str()),
+            ("none", "none")
+        );
+        let spec = PipelineSpec::parse("simple_packing:16,szip").unwrap();
+        let mut f32d = DataObjectDescriptor::new(Dtype::Float32, &[4], ByteOrder::Little);
+        let left = spec.apply(&mut f32d);
+        assert!(left[0].why.contains("--allow-extensions"), "{left:?}");
+        assert_eq!(
+            (f32d.encoding.as_str(), f32d.compression.as_str()),
+            ("none", "szip")
+        );
+        let ext = spec.clone().with_extensions(true);
+        let mut f32d = DataObjectDescriptor::new(Dtype::Float32, &[4], ByteOrder::Little);
+        assert!(ext.apply(&mut f32d).is_empty());
+        assert_eq!(f32d.encoding, "simple_packing");
+        let odd = PipelineSpec::parse("simple_packing:12,szip")
+            .unwrap()
+            .with_extensions(true);
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[7], ByteOrder::Little);
+        assert!(odd.apply(&mut d).is_empty());
+        assert_eq!(d.compression, "szip");
+        let mut b = DataObjectDescriptor::new(Dtype::Bool, &[7], ByteOrder::Little);
+        assert!(
+            spec.apply(&mut b)
+                .iter()
+                .all(|l| l.stage != "simple_packing")
+        );
     }
 }

@@ -173,7 +173,7 @@ fn write_to(
         }
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
         FormatId::Ztensor2 => ztensor::write_v2(set, out, path)?,
-        FormatId::Tensogram => tensogram::write(set, out, path, pipeline)?,
+        FormatId::Tensogram => dropped.extend(tensogram::write(set, out, path, pipeline)?),
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
-use crate::pipeline_spec::PipelineSpec;
+use crate::pipeline_spec::{LeftOut, PipelineSpec};
 use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::cbor::Value;
@@ -251,8 +251,10 @@ pub(super) fn write(
     out: &mut dyn std::io::Write,
     path: &Path,
     pipeline: &PipelineSpec,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let names = set.names();
+    let mut left_out: std::collections::BTreeMap<LeftOut, Vec<&str>> =
+        std::collections::BTreeMap::new();
     let mut descriptors = Vec::with_capacity(set.tensors.len());
     let mut meta = GlobalMetadata::default();
     for (name, t) in names.iter().zip(&set.tensors) {
@@ -271,7 +273,9 @@ pub(super) fn write(
             });
         }
         let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
-        pipeline.apply(&mut d);
+        for l in pipeline.apply(&mut d) {
+            left_out.entry(l).or_default().push(name);
+        }
         descriptors.push(d);
         for (k, val) in &t.attributes {
             entry.insert(k.clone(), val.clone());
@@ -286,6 +290,7 @@ pub(super) fn write(
         allow_nan: true,
         allow_inf: true,
         keep_non_finite: true,
+        beyond_reference: pipeline.extensions(),
         ..EncodeOptions::default()
     };
     // Straight to the file, one tensor at a time: raw tensors are copied from the input as
@@ -308,7 +313,21 @@ pub(super) fn write(
     if let Some(e) = failed {
         return Err(e);
     }
-    let names: Vec<Option<String>> = names.into_iter().map(Some).collect();
-    written.map_err(wrap_named(path, &names))?;
-    Ok(())
+    let object_names: Vec<Option<String>> = names.iter().cloned().map(Some).collect();
+    written.map_err(wrap_named(path, &object_names))?;
+    Ok(left_out
+        .into_iter()
+        .map(|(l, tensors)| {
+            let shown: Vec<String> = tensors.iter().take(3).map(|n| format!("{n:?}")).collect();
+            let more = if tensors.len() > 3 { ", …" } else { "" };
+            format!(
+                "{} for {} tensor{} ({}{more}): {}",
+                l.stage,
+                tensors.len(),
+                if tensors.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                l.why
+            )
+        })
+        .collect())
 }

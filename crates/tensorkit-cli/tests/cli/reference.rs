@@ -133,12 +133,59 @@ fn empty_attribute_key() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--pipeline` output opens in tensogram with the values tensorkit reads: for every
+/// pipeline the sidecar records, the tensors we read from a fresh conversion hash to what
+/// tensogram 0.24 decoded from ours (`scripts/reference/interop.py`).
+fn pipelines_decode_as_the_reference_decodes() -> Result<(), Failed> {
+    let src = reference("mixed.safetensors");
+    let sidecar = tensor_testkit::sidecar(&src)?;
+    let dir = tempfile::tempdir()?;
+    let pipelines = sidecar["tensogram_decodes"]
+        .as_object()
+        .ok_or("no pipelines")?;
+    for (spec, expected) in pipelines {
+        let out = dir.path().join("out.tgm");
+        let o = tensorkit(&[
+            "convert",
+            &src.to_string_lossy(),
+            &out.to_string_lossy(),
+            "--pipeline",
+            spec,
+        ]);
+        if !o.status.success() {
+            return Err(format!("{spec}: {}", String::from_utf8_lossy(&o.stderr)).into());
+        }
+        let said = String::from_utf8_lossy(&o.stdout);
+        if spec.starts_with("simple_packing")
+            && !said.contains("left out: simple_packing for 1 tensor (\"w\")")
+        {
+            return Err(
+                format!("{spec}: the float32 tensor's fallback is not reported: {said}").into(),
+            );
+        }
+        for t in inspect_json(&out)?["tensors"]
+            .as_array()
+            .ok_or("no tensors")?
+        {
+            let name = t["name"].as_str().unwrap_or_default();
+            if t["sha256_le"] != expected[name] {
+                return Err(
+                    format!("{spec}: {name} reads differently from tensogram's decode").into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for ext in ["safetensors", "zt"] {
         for file in files_with_extension(&testdata().join("reference"), ext) {
             let name = tensor_testkit::stem(&file);
-            if file.with_extension("json").exists() {
+            let has_tensors =
+                tensor_testkit::sidecar(&file).is_ok_and(|s| s["tensors"].is_object());
+            if has_tensors {
                 let f = file.clone();
                 trials.push(Trial::test(
                     format!("reference::values::{name}"),
@@ -152,6 +199,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         }
     }
     trials.push(Trial::test("reference::canonical_bytes", canonical_bytes));
+    trials.push(Trial::test(
+        "reference::pipelines_decode_as_the_reference_decodes",
+        pipelines_decode_as_the_reference_decodes,
+    ));
     trials.push(Trial::test("reference::six_bit_floats", six_bit_floats));
     trials.push(Trial::test("reference::appended_file", appended_file));
     trials.push(Trial::test(
