@@ -130,6 +130,18 @@ with ztensor.Writer(str(OUT / "zt2_canonical.zt")) as w:
             w.add(name, arr.tobytes(), list(arr.shape), short[arr.dtype])
 print("wrote", sorted(p.name for p in OUT.iterdir()))
 
+# --- Tensogram: szip with the restricted flag (128) on 8-bit samples, which the reference
+# accepts and ignores ---------------------------------------------------------------------
+import tensogram
+
+u = (np.arange(64) % 3).astype(np.uint8)
+desc = {"type": "ntensor", "ndim": 1, "shape": [64], "strides": [1], "dtype": "uint8",
+        "byte_order": "little", "encoding": "none", "filter": "none", "compression": "szip",
+        "szip_rsi": 4, "szip_block_size": 16, "szip_flags": 128 | 8}
+(OUT / "tgm_szip_restricted_flag.tgm").write_bytes(tensogram.encode({"base": [{"name": "u"}]}, [(desc, u)]))
+sidecar("tgm_szip_restricted_flag", "tensogram", tensogram.__version__,
+        {"u": describe("uint8", [64], u.tobytes(), None)})
+
 # --- Tensogram: what tensorkit writes with --pipeline, decoded by tensogram itself --------
 # Needs the tensorkit binary (TENSORKIT, default target/debug/tensorkit) and tensogram 0.24.
 import hashlib

@@ -96,11 +96,8 @@ impl Params {
         if !(1..=4096).contains(&self.rsi) {
             return Err(bad(format!("rsi must be 1 to 4096, not {}", self.rsi)));
         }
-        if self.flags & RESTRICTED != 0 && n > 4 {
-            return Err(bad(
-                "the restricted option set needs at most 4 bits per sample",
-            ));
-        }
+        // The restricted option set only exists for 1 to 4 bits; wider samples ignore the
+        // flag, as tensogram's szip does (it encodes and decodes them unrestricted).
         Ok(())
     }
 
@@ -119,7 +116,7 @@ impl Params {
         match self.bits_per_sample {
             n if n > 16 => 5,
             n if n > 8 => 4,
-            n if self.flags & RESTRICTED != 0 => {
+            n if n <= 4 && self.flags & RESTRICTED != 0 => {
                 if n <= 2 {
                     1
                 } else {
@@ -973,7 +970,13 @@ mod tests {
         assert!(p(8, 0, 32, NOT_ENFORCE).check().is_err());
         assert!(p(8, 0, 32, 0).check().is_err());
         assert!(p(8, 16, 0, 0).check().is_err());
-        assert!(p(8, 16, 32, RESTRICTED).check().is_err());
+        // Wider samples ignore the restricted flag, as tensogram does.
+        let data: Vec<u8> = (0..200u8).map(|i| i % 3).collect();
+        let restricted = encode(&p(8, 16, 32, RESTRICTED | PREPROCESS), &data).unwrap();
+        assert_eq!(
+            restricted,
+            encode(&p(8, 16, 32, PREPROCESS), &data).unwrap()
+        );
         let params = p(16, 16, 32, PREPROCESS);
         let data: Vec<u8> = (0..1000u16).flat_map(u16::to_le_bytes).collect();
         let (enc, _) = encode(&params, &data).unwrap();

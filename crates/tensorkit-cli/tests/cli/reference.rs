@@ -180,7 +180,7 @@ fn pipelines_decode_as_the_reference_decodes() -> Result<(), Failed> {
 
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
-    for ext in ["safetensors", "zt"] {
+    for ext in ["safetensors", "zt", "tgm"] {
         for file in files_with_extension(&testdata().join("reference"), ext) {
             let name = tensor_testkit::stem(&file);
             let has_tensors =
