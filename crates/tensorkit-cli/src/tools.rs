@@ -36,10 +36,11 @@ pub fn ls(file: &Path, limits: &Limits) -> Result<String> {
 /// The name as `ls` prints it: one field of a tab-separated line, so a backslash, tab,
 /// newline or carriage return in it is escaped (`\\`, `\t`, `\n`, `\r`).
 fn display(t: &NamedTensor<'_>, i: usize) -> String {
-    let name = t.name.clone().unwrap_or_else(|| format!("tensor_{i}"));
-    if !name.contains(['\\', '\t', '\n', '\r']) {
-        return name;
-    }
+    escape_field(&t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
+}
+
+/// `name` as one field of a tab-separated line (see [`display`]).
+fn escape_field(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 2);
     for c in name.chars() {
         match c {
@@ -416,6 +417,17 @@ pub fn merge(
     limits: &Limits,
 ) -> Result<String> {
     let target = format_for(output, to, None)?;
+    // A directory `split` wrote (or its manifest) stands for its files, in the original
+    // order, with the real names.
+    let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
+    for input in inputs {
+        match split_manifest(input)? {
+            Some(parts) => files.extend(parts.into_iter().map(|(f, n)| (f, Some(n)))),
+            None => files.push((input.clone(), None)),
+        }
+    }
+    let inputs: Vec<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
+    let inputs = &inputs[..];
     let maps: Vec<MmapSource> = inputs
         .iter()
         .map(MmapSource::open)
@@ -427,9 +439,12 @@ pub fn merge(
         limits: *limits,
     };
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
-    for (path, map) in inputs.iter().zip(&maps) {
+    for ((path, map), (_, real_name)) in inputs.iter().zip(&maps).zip(&files) {
         let set = formats::read(path, map, limits)?;
-        let names = set.names();
+        let mut names = set.names();
+        if let (Some(real), [_]) = (real_name, &mut names[..]) {
+            names[0].clone_from(real);
+        }
         if let Some(m) = set.metadata {
             let into = merged.metadata.get_or_insert_with(serde_json::Map::new);
             for (k, v) in m {
@@ -482,8 +497,54 @@ pub fn merge(
     Ok(text)
 }
 
+/// The manifest `split` writes beside the files: the real tensor names, in order.
+pub const SPLIT_MANIFEST: &str = "tensorkit-split.json";
+
+/// File-name stems are kept to this many bytes (file systems allow 255); longer names are
+/// cut and end in a hash of the whole name.
+const MAX_STEM: usize = 96;
+
+/// The files and real names `split` recorded, when `input` is a directory holding
+/// [`SPLIT_MANIFEST`] or that manifest itself.
+fn split_manifest(input: &Path) -> Result<Option<Vec<(PathBuf, String)>>> {
+    let manifest = if input.is_dir() {
+        input.join(SPLIT_MANIFEST)
+    } else if input.file_name().is_some_and(|n| n == SPLIT_MANIFEST) {
+        input.to_path_buf()
+    } else {
+        return Ok(None);
+    };
+    let dir = manifest.parent().unwrap_or(Path::new("."));
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| tensor_core::Error::io(format!("reading {}", manifest.display()), e))?;
+    let bad = |why: &str| Error::UnknownTarget {
+        what: format!("{}: {why}", manifest.display()),
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
+    v["tensors"]
+        .as_array()
+        .ok_or_else(|| bad("no \"tensors\" list"))?
+        .iter()
+        .map(|t| {
+            let name = t["name"]
+                .as_str()
+                .ok_or_else(|| bad("a tensor without a name"))?;
+            let file = t["file"]
+                .as_str()
+                .ok_or_else(|| bad("a tensor without a file"))?;
+            if file.contains(['/', '\\']) || file.starts_with('.') {
+                return Err(bad(&format!(
+                    "file {file:?} is not a plain name in the directory"
+                )));
+            }
+            Ok((dir.join(file), name.to_owned()))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
 /// A file name for a tensor: its name with path separators and other awkward characters
-/// replaced.
+/// replaced, cut to [`MAX_STEM`] bytes (ending in a hash of the name) when longer.
 fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
@@ -495,11 +556,23 @@ fn file_stem(name: &str) -> String {
             }
         })
         .collect();
-    if s.is_empty() || s.starts_with('.') {
+    let s = if s.is_empty() || s.starts_with('.') {
         format!("_{s}")
     } else {
         s
+    };
+    if s.len() <= MAX_STEM {
+        return s;
     }
+    let mut cut = MAX_STEM - 17;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let hash: String = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{}~{}", &s[..cut], &hash[..16])
 }
 
 /// `split`: one file per tensor in `dir`, named after the tensor.
@@ -524,13 +597,20 @@ pub fn split(
         .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
     let names = set.names();
     let mut text = String::new();
+    // Compared without case, for file systems that ignore it.
     let mut used = std::collections::HashSet::new();
+    let mut manifest = Vec::with_capacity(names.len());
     for (t, name) in set.tensors.iter().zip(&names) {
-        let mut stem = file_stem(name);
-        while !used.insert(stem.clone()) {
-            stem.push('_');
+        let stem = file_stem(name);
+        let mut unique = stem.clone();
+        let mut n = 1;
+        while !used.insert(unique.to_lowercase()) {
+            n += 1;
+            unique = format!("{stem}~{n}");
         }
-        let path = dir.join(format!("{stem}.{}", target.extension()));
+        let file = format!("{unique}.{}", target.extension());
+        let path = dir.join(&file);
+        manifest.push(serde_json::json!({"name": name, "file": file}));
         let mut one = t.clone();
         one.name = Some(name.clone());
         one.location.clear();
@@ -541,8 +621,18 @@ pub fn split(
             limits: set.limits,
         };
         formats::write_with_progress(target, &single, &path, None, pipeline)?;
-        let _ = writeln!(text, "{name}\t{}", path.display());
+        let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
+    let manifest = serde_json::json!({
+        "source": input.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "format": target.id(),
+        "tensors": manifest,
+    });
+    let manifest_path = dir.join(SPLIT_MANIFEST);
+    let mut f = tensor_core::atomic::AtomicFile::create(&manifest_path)?;
+    std::io::Write::write_all(&mut f, format!("{manifest:#}\n").as_bytes())
+        .map_err(|e| tensor_core::Error::io(format!("writing {}", manifest_path.display()), e))?;
+    f.commit()?;
     let _ = writeln!(
         text,
         "split {} tensors into {} ({})",

@@ -168,11 +168,13 @@ fn diff_merge_split() -> Result<(), Failed> {
     snapshot("diff_lossy_within_tolerance", &text.replace(&d(""), "OUT/"));
     // Split, merge back, and compare across formats.
     let (code, text) = run(&["split", &mixed, "-o", &d("parts")]);
-    if code != 0 || std::fs::read_dir(d("parts"))?.count() != 4 {
+    // Four files and the manifest of real names.
+    if code != 0 || std::fs::read_dir(d("parts"))?.count() != 5 {
         return Err(format!("split: {text}").into());
     }
     let mut parts: Vec<String> = std::fs::read_dir(d("parts"))?
         .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
+        .filter(|p| !p.ends_with(".json"))
         .collect();
     parts.sort();
     let mut args = vec!["merge"];
@@ -187,11 +189,66 @@ fn diff_merge_split() -> Result<(), Failed> {
     if code != 0 {
         return Err(format!("split then merge changed something: {text}").into());
     }
+    // The directory (its manifest) merges the same way.
+    let from_dir = d("from_dir.tgm");
+    let (code, text) = run(&["merge", &d("parts"), "-o", &from_dir]);
+    if code != 0 || run(&["diff", &mixed, &from_dir]).0 != 0 {
+        return Err(format!("merge of the split directory: {text}").into());
+    }
     // Merging a file with itself repeats every name: an error, and no output file.
     let again = d("twice.tgm");
     expect_error_contract(&tensorkit(&["merge", &mixed, &mixed, "-o", &again]), false)?;
     if Path::new(&again).exists() {
         return Err("a failed merge left a file".into());
+    }
+    Ok(())
+}
+
+/// Names are data: a 300-character name, one with a tab and newline, one with a slash and
+/// two that differ only in case split into short, distinct file names, and merge restores
+/// every name from the manifest.
+fn split_keeps_odd_names() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let d = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
+    let long = "w".repeat(300);
+    let names = [long.as_str(), "a\tb\nc", "layers/0/weight", "Bias", "bias"];
+    let mut header = String::from("{");
+    for (i, n) in names.iter().enumerate() {
+        let key = serde_json::to_string(n)?;
+        header.push_str(&format!(
+            "{}{key}:{{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[{i},{}]}}",
+            if i == 0 { "" } else { "," },
+            i + 1
+        ));
+    }
+    header.push('}');
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&[1, 2, 3, 4, 5]);
+    let src = d("odd.safetensors");
+    std::fs::write(&src, bytes)?;
+    let (code, text) = run(&["split", &src, "-o", &d("parts")]);
+    if code != 0 {
+        return Err(format!("split: {text}").into());
+    }
+    let files: Vec<String> = std::fs::read_dir(d("parts"))?
+        .filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+        .collect();
+    let lower: std::collections::HashSet<String> = files.iter().map(|f| f.to_lowercase()).collect();
+    if files.len() != 6 || lower.len() != 6 || files.iter().any(|f| f.len() > 120) {
+        return Err(format!("split wrote {files:?}").into());
+    }
+    let merged = d("merged.safetensors");
+    let (code, text) = run(&["merge", &d("parts"), "-o", &merged]);
+    if code != 0 {
+        return Err(format!("merge: {text}").into());
+    }
+    let (code, text) = run(&["diff", &src, &merged]);
+    if code != 0 {
+        return Err(format!("names or values changed: {text}").into());
     }
     Ok(())
 }
@@ -205,5 +262,6 @@ pub(crate) fn trials() -> Vec<Trial> {
             verify_reports_mismatches,
         ),
         Trial::test("tools::diff_merge_split", diff_merge_split),
+        Trial::test("tools::split_keeps_odd_names", split_keeps_odd_names),
     ]
 }
