@@ -568,10 +568,12 @@ fn file_stem(name: &str) -> String {
     while !s.is_char_boundary(cut) {
         cut -= 1;
     }
-    let hash: String = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes())
+    let hash = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes())
         .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+        .fold(String::new(), |mut h, b| {
+            let _ = write!(h, "{b:02x}");
+            h
+        });
     format!("{}~{}", &s[..cut], &hash[..16])
 }
 
