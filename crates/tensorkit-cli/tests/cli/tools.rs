@@ -174,7 +174,7 @@ fn diff_merge_split() -> Result<(), Failed> {
     }
     let mut parts: Vec<String> = std::fs::read_dir(d("parts"))?
         .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
-        .filter(|p| !p.ends_with(".json"))
+        .filter(|p| !p.ends_with("tensorkit-split.json"))
         .collect();
     parts.sort();
     let mut args = vec!["merge"];
