@@ -215,11 +215,13 @@ fn split_keeps_odd_names() -> Result<(), Failed> {
     let mut header = String::from("{");
     for (i, n) in names.iter().enumerate() {
         let key = serde_json::to_string(n)?;
-        header.push_str(&format!(
-            "{}{key}:{{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[{i},{}]}}",
-            if i == 0 { "" } else { "," },
-            i + 1
-        ));
+        if i > 0 {
+            header.push(',');
+        }
+        header.push_str(&key);
+        let info = serde_json::json!({"dtype": "U8", "shape": [1], "data_offsets": [i, i + 1]});
+        header.push(':');
+        header.push_str(&info.to_string());
     }
     header.push('}');
     while !header.len().is_multiple_of(8) {
