@@ -142,6 +142,14 @@ desc = {"type": "ntensor", "ndim": 1, "shape": [64], "strides": [1], "dtype": "u
 sidecar("tgm_szip_restricted_flag", "tensogram", tensogram.__version__,
         {"u": describe("uint8", [64], u.tobytes(), None)})
 
+# --- Tensogram: a NaN mask compressed with blosc2, a codec tensorkit does not build -------
+nan_field = np.array([1.0, np.nan, 3.0] * 100)
+desc = {"type": "ntensor", "ndim": 1, "shape": [300], "strides": [1], "dtype": "float64",
+        "byte_order": "little", "encoding": "none", "filter": "none", "compression": "none"}
+(OUT / "tgm_blosc2_mask.tgm.bin").write_bytes(tensogram.encode(
+    {"base": [{"name": "m"}]}, [(desc, nan_field)], allow_nan=True, nan_mask_method="blosc2",
+    small_mask_threshold_bytes=0))
+
 # --- Tensogram: what tensorkit writes with --pipeline, decoded by tensogram itself --------
 # Needs the tensorkit binary (TENSORKIT, default target/debug/tensorkit) and tensogram 0.24.
 import hashlib

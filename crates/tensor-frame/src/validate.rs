@@ -396,6 +396,22 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
                 ctx.error(&e, Some(i));
             }
         }
+        // A mask compressed with a codec this build lacks cannot be checked either.
+        for (kind, mask) in o.descriptor().masks.iter().flat_map(|m| &m.masks) {
+            if tensor_pipeline::masks::MaskMethod::from_name(&mask.method).is_none() {
+                ctx.push(
+                    "unsupported_codec",
+                    Severity::Warning,
+                    Some(i),
+                    Some(o.offset()),
+                    format!(
+                        "object {i}: the {kind:?} mask is compressed with `{}`, which this build \
+                         cannot decode: the object was not checked",
+                        mask.method
+                    ),
+                );
+            }
+        }
         if canonical && !o.descriptor_is_canonical() {
             ctx.push(
                 "descriptor_cbor_non_canonical",

@@ -25,8 +25,8 @@ pub fn scalar_json(s: Scalar) -> Value {
     }
 }
 
-/// The JSON entry of one tensor: name, dtype, shape, SHA-256 of its little-endian elements in
-/// stored order, and its first values. The elements are streamed through the hash in
+/// The JSON entry of one tensor: name, dtype, shape, its attributes (when it has any),
+/// SHA-256 of its little-endian elements in stored order, and its first values. The elements are streamed through the hash in
 /// bounded runs, so memory stays flat whatever the tensor's decoded size.
 pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
     let dtype = t.dtype();
@@ -50,6 +50,18 @@ pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
     }
     o.insert("dtype".into(), Value::from(dtype.name()));
     o.insert("shape".into(), Value::from(t.shape().to_vec()));
+    if !t.attributes.is_empty() {
+        // zTensor object attributes, Tensogram per-object `base` entries.
+        o.insert(
+            "attributes".into(),
+            Value::Object(
+                t.attributes
+                    .iter()
+                    .map(|(k, v)| (k.clone(), tensor_core::cbor::json::to_json(v)))
+                    .collect(),
+            ),
+        );
+    }
     o.insert(
         "sha256_le".into(),
         Value::from(tensor_core::hex::encode(&hasher.finalize())),

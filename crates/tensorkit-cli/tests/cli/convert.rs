@@ -43,6 +43,8 @@ fn tensors(v: &Value) -> Value {
         }
         o.remove("message");
         o.remove("object");
+        // Formats without per-tensor attributes drop them (and say so).
+        o.remove("attributes");
     }
     tensors.sort_by_key(|t| t["name"].to_string());
     Value::Array(tensors)

@@ -178,6 +178,23 @@ fn pipelines_decode_as_the_reference_decodes() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A mask compressed with blosc2 (which tensorkit does not build): `validate` warns that it
+/// could not check the object, and reading it is refused as unsupported. (Named `.tgm.bin`
+/// so that the per-file trials leave it alone.)
+fn unsupported_mask_codec() -> Result<(), Failed> {
+    let file = reference("tgm_blosc2_mask.tgm.bin");
+    let o = tensorkit(&["validate", &file.to_string_lossy()]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    if !said.contains("warning: unsupported_codec") || !said.contains("blosc2") {
+        return Err(format!("validate said {said:?}").into());
+    }
+    let kind = expect_error_contract(&tensorkit(&["inspect", &file.to_string_lossy()]), false)?;
+    if kind != "unsupported" {
+        return Err(format!("inspect: kind {kind}").into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for ext in ["safetensors", "zt", "tgm"] {
@@ -199,6 +216,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         }
     }
     trials.push(Trial::test("reference::canonical_bytes", canonical_bytes));
+    trials.push(Trial::test(
+        "reference::unsupported_mask_codec",
+        unsupported_mask_codec,
+    ));
     trials.push(Trial::test(
         "reference::pipelines_decode_as_the_reference_decodes",
         pipelines_decode_as_the_reference_decodes,
