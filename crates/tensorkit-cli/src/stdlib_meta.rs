@@ -171,10 +171,20 @@ pub fn from_json(path: &Path, spec: &Value) -> Result<MetaData> {
     let order = name_field(path, spec, "order", Order::from_name, Order::RowMajor)?;
     let bpe = dtype.bytes_per_element().map_or(0, |b| b as i64);
     let overflow = || spec_error(path, "strides or offset overflow 64 bits");
-    let strides = match (
-        int_list(path, spec, "strides_bytes")?,
-        int_list(path, spec, "strides_elements")?,
-    ) {
+    // stdlib's own `strides` and `offset` count elements, as `strides_elements` does.
+    let element_strides = match int_list(path, spec, "strides_elements")? {
+        Some(e) => Some(e),
+        None => int_list(path, spec, "strides")?,
+    };
+    // stdlib gives a 0-d array the strides [0]; the meta data stores none.
+    let element_strides = element_strides.map(|e| {
+        if shape.is_empty() && e == [0] {
+            Vec::new()
+        } else {
+            e
+        }
+    });
+    let strides = match (int_list(path, spec, "strides_bytes")?, element_strides) {
         (Some(s), _) => s,
         (None, Some(e)) => e
             .iter()
@@ -203,7 +213,10 @@ pub fn from_json(path: &Path, spec: &Value) -> Result<MetaData> {
             format!("{} strides for {} dimensions", strides.len(), shape.len()),
         ));
     }
-    let offset = match (spec.get("offset_bytes"), spec.get("offset_elements")) {
+    let offset = match (
+        spec.get("offset_bytes"),
+        spec.get("offset_elements").or_else(|| spec.get("offset")),
+    ) {
         (Some(v), _) => v.as_u64().ok_or_else(|| {
             spec_error(
                 path,
@@ -222,7 +235,7 @@ pub fn from_json(path: &Path, spec: &Value) -> Result<MetaData> {
         (None, None) => 0,
     };
     let mode = name_field(path, spec, "mode", IndexMode::from_name, IndexMode::Throw)?;
-    let submodes = match spec.get("submodes") {
+    let submodes = match spec.get("submodes").or_else(|| spec.get("submode")) {
         None | Some(Value::Null) => vec![mode],
         Some(Value::Array(a)) => a
             .iter()
@@ -238,6 +251,17 @@ pub fn from_json(path: &Path, spec: &Value) -> Result<MetaData> {
         ))?,
     };
     let flags = match (spec.get("flags"), spec.get("readonly")) {
+        // stdlib's `flags` object: only READONLY is serialized.
+        (Some(Value::Object(f)), _) => match f.get("READONLY") {
+            Some(Value::Bool(true)) => tensor_stdlib_meta::READONLY,
+            None | Some(Value::Bool(false)) => 0,
+            Some(other) => {
+                return Err(spec_error(
+                    path,
+                    format!("flags.READONLY must be a bool, not {other}"),
+                ));
+            }
+        },
         (Some(v), _) => v
             .as_i64()
             .and_then(|f| i32::try_from(f).ok())

@@ -72,9 +72,39 @@ fn table_snapshot() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A specification in stdlib's own property names (`strides` and `offset` in elements,
+/// `submode`, `flags.READONLY`, a 0-d array's `strides: [0]`) encodes to the bytes
+/// @stdlib/ndarray's serializer wrote for that ndarray (`scripts/reference/stdlib_json.js`).
+fn stdlib_names(spec: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("meta.bin");
+    let o = tensorkit(&[
+        "stdlib-meta",
+        "encode",
+        "--from-json",
+        &spec.to_string_lossy(),
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
+    }
+    if std::fs::read(&out)? != std::fs::read(spec.with_extension("bin"))? {
+        return Err("the bytes differ from stdlib's".into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let dir = testdata().join("conformance/stdlib");
     let mut trials = Vec::new();
+    for spec in files_with_extension(&testdata().join("reference/stdlib_json"), "json") {
+        let name = tensor_testkit::stem(&spec);
+        trials.push(Trial::test(
+            format!("stdlib_meta::stdlib_names::{name}"),
+            move || stdlib_names(&spec),
+        ));
+    }
     for (sub, bad) in [("", false), ("derived_be", false), ("bad", true)] {
         for bin in files_with_extension(&dir.join(sub), "bin") {
             let name = tensor_testkit::stem(&bin);
