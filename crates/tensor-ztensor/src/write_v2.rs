@@ -10,7 +10,7 @@ use crate::container::{CANONICAL_ALIGNMENT, MAGIC_V2};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
-use tensor_core::cbor::{Value, to_canonical};
+use tensor_core::cbor::{Value, to_canonical_plain_nan};
 use tensor_dtype::{Dtype, TensorView};
 
 fn text(s: &str) -> Value {
@@ -278,7 +278,7 @@ pub fn write_v2_streamed(
     if let Some(a) = attributes {
         root.push((text("attributes"), a));
     }
-    let manifest = to_canonical(&Value::Map(root));
+    let manifest = to_canonical_plain_nan(&Value::Map(root));
     sink.align()?;
     let m_offset = sink.pos;
     sink.put(&manifest)?;

@@ -415,7 +415,7 @@ impl<'a> Decoder<'a> {
                 21 => Value::Bool(true),
                 22 => Value::Null,
                 23 => Value::Undefined,
-                25 => Value::Float(f64::from(f16::from_bits(v as u16).to_f32())),
+                25 => Value::Float(f64::from(f16::from_bits(v as u16))),
                 26 => Value::Float(f64::from(f32::from_bits(v as u32))),
                 27 => Value::Float(f64::from_bits(v)),
                 _ => Value::Simple(v as u8),
@@ -441,6 +441,9 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value> {
 pub struct Encoder {
     /// The bytes written so far.
     pub out: Vec<u8>,
+    /// Write every NaN as `f9 7e00` (zTensor 2 manifests require it) instead of keeping its
+    /// sign and payload.
+    pub plain_nan: bool,
 }
 
 impl Encoder {
@@ -520,24 +523,26 @@ impl Encoder {
         self.out.extend_from_slice(encoded);
     }
 
-    /// A float in the shortest of half, single or double precision that keeps its value
-    /// (NaN as the half-precision quiet NaN), as deterministic encoding requires.
+    /// A float in the shortest of half, single or double precision that widens back to the
+    /// same bits — NaN payloads and signs included, as ciborium (and so Tensogram) writes
+    /// them — or every NaN as `f9 7e00` with [`plain_nan`](Self::plain_nan).
     pub fn float(&mut self, v: f64) {
-        if v.is_nan() {
+        if v.is_nan() && self.plain_nan {
             self.out.extend_from_slice(&[0xF9, 0x7E, 0x00]);
             return;
         }
+        let bits = v.to_bits();
         let h = f16::from_f64(v);
-        if f64::from(h) == v {
+        let s = v as f32;
+        if f64::from(h).to_bits() == bits {
             self.out.push(0xF9);
             self.out.extend_from_slice(&h.to_bits().to_be_bytes());
-        } else if f64::from(v as f32) == v {
+        } else if f64::from(s).to_bits() == bits {
             self.out.push(0xFA);
-            self.out
-                .extend_from_slice(&(v as f32).to_bits().to_be_bytes());
+            self.out.extend_from_slice(&s.to_bits().to_be_bytes());
         } else {
             self.out.push(0xFB);
-            self.out.extend_from_slice(&v.to_bits().to_be_bytes());
+            self.out.extend_from_slice(&bits.to_be_bytes());
         }
     }
 
@@ -606,12 +611,68 @@ impl Encoder {
     }
 }
 
-/// The deterministic encoding of `v`.
+/// The deterministic encoding of `v` (floats keep their NaN payloads).
 #[must_use]
 pub fn to_canonical(v: &Value) -> Vec<u8> {
     let mut e = Encoder::new();
     e.canonical(v);
     e.out
+}
+
+/// The deterministic encoding of `v` with every NaN as `f9 7e00`, as zTensor 2 manifests
+/// require.
+#[must_use]
+pub fn to_canonical_plain_nan(v: &Value) -> Vec<u8> {
+    let mut e = Encoder {
+        plain_nan: true,
+        ..Encoder::default()
+    };
+    e.canonical(v);
+    e.out
+}
+
+impl From<&Value> for ciborium::Value {
+    /// The same item as a `ciborium::Value` (simple values other than booleans, null and
+    /// undefined, which ciborium's `Value` cannot hold, become null).
+    fn from(v: &Value) -> Self {
+        use ciborium::Value as C;
+        match v {
+            Value::Uint(n) => C::Integer((*n).into()),
+            Value::Nint(n) => C::Integer((-1 - i128::from(*n)).try_into().unwrap_or(0u8.into())),
+            Value::Bytes(b) => C::Bytes(b.clone()),
+            Value::Text(t) => C::Text(t.clone()),
+            Value::Array(a) => C::Array(a.iter().map(Into::into).collect()),
+            Value::Map(m) => C::Map(m.iter().map(|(k, v)| (k.into(), v.into())).collect()),
+            Value::Tag(t, inner) => C::Tag(*t, Box::new(inner.as_ref().into())),
+            Value::Bool(b) => C::Bool(*b),
+            Value::Null | Value::Undefined | Value::Simple(_) => C::Null,
+            Value::Float(f) => C::Float(*f),
+        }
+    }
+}
+
+impl From<&ciborium::Value> for Value {
+    /// The same item as one of ours (entries in the given order).
+    fn from(v: &ciborium::Value) -> Self {
+        use ciborium::Value as C;
+        match v {
+            C::Integer(i) => {
+                let n = i128::from(*i);
+                match u64::try_from(n) {
+                    Ok(u) => Value::Uint(u),
+                    Err(_) => Value::Nint(u64::try_from(-1 - n).unwrap_or(u64::MAX)),
+                }
+            }
+            C::Bytes(b) => Value::Bytes(b.clone()),
+            C::Text(t) => Value::Text(t.clone()),
+            C::Array(a) => Value::Array(a.iter().map(Into::into).collect()),
+            C::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.into(), v.into())).collect()),
+            C::Tag(t, inner) => Value::Tag(*t, Box::new(inner.as_ref().into())),
+            C::Bool(b) => Value::Bool(*b),
+            C::Float(f) => Value::Float(*f),
+            _ => Value::Null,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -39,3 +39,115 @@ proptest! {
         prop_assert_eq!(checked::range(offset, len, total, "x").is_ok(), ok);
     }
 }
+
+/// ciborium is the oracle for our bounded CBOR codec (docs/decisions/0003).
+mod cbor_oracle {
+    use proptest::prelude::*;
+    use tensor_core::cbor::{self, Value};
+
+    /// Any item ciborium's `Value` can hold, floats by their bits (NaN payloads included).
+    fn item() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            any::<u64>().prop_map(Value::Uint),
+            any::<u64>().prop_map(Value::Nint),
+            prop::collection::vec(any::<u8>(), 0..8).prop_map(Value::Bytes),
+            "[a-c\u{e9}]{0,4}".prop_map(Value::Text),
+            any::<bool>().prop_map(Value::Bool),
+            Just(Value::Null),
+            any::<u64>().prop_map(|b| Value::Float(f64::from_bits(b))),
+            prop_oneof![
+                Just(f64::NAN),
+                Just(-f64::NAN),
+                Just(1.5),
+                Just(-0.0),
+                Just(65504.0)
+            ]
+            .prop_map(Value::Float),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((inner.clone(), inner.clone()), 0..4).prop_map(Value::Map),
+                (0u64..100_000, inner).prop_map(|(t, v)| Value::Tag(t, Box::new(v))),
+            ]
+        })
+    }
+
+    fn ciborium_bytes(v: &ciborium::Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        ciborium::into_writer(v, &mut out).unwrap();
+        out
+    }
+
+    /// The deterministic form the reference writes: ciborium's shortest heads and floats,
+    /// every map's entries sorted by their encoded key bytes.
+    fn sorted(v: &ciborium::Value) -> ciborium::Value {
+        use ciborium::Value as C;
+        match v {
+            C::Array(a) => C::Array(a.iter().map(sorted).collect()),
+            C::Map(m) => {
+                let mut m: Vec<(C, C)> = m.iter().map(|(k, v)| (sorted(k), sorted(v))).collect();
+                m.sort_by_cached_key(|(k, _)| ciborium_bytes(k));
+                C::Map(m)
+            }
+            C::Tag(t, inner) => C::Tag(*t, Box::new(sorted(inner))),
+            other => other.clone(),
+        }
+    }
+
+    fn same_bits(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_bits(a, b))
+            }
+            (Value::Map(x), Value::Map(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(a, b)| same_bits(&a.0, &b.0) && same_bits(&a.1, &b.1))
+            }
+            (Value::Tag(s, x), Value::Tag(t, y)) => s == t && same_bits(x, y),
+            _ => a == b,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// What ciborium writes, we decode to the same values, bit for bit.
+        #[test]
+        fn we_decode_what_ciborium_writes(v in item()) {
+            let bytes = ciborium_bytes(&ciborium::Value::from(&v));
+            let ours = cbor::from_slice(&bytes).unwrap();
+            prop_assert!(same_bits(&ours, &v), "{ours:?} != {v:?}");
+        }
+
+        /// Our deterministic encoding is ciborium's bytes with keys sorted by their encoded
+        /// bytes, NaN payloads kept; and it decodes back to the same bits.
+        #[test]
+        fn canonical_bytes_match_the_reference(v in item()) {
+            let ours = cbor::to_canonical(&v);
+            let theirs = ciborium_bytes(&sorted(&ciborium::Value::from(&v)));
+            prop_assert_eq!(&ours, &theirs);
+            let back: ciborium::Value = ciborium::from_reader(&ours[..]).unwrap();
+            prop_assert!(same_bits(&Value::from(&back), &cbor::from_slice(&ours).unwrap()));
+        }
+
+        /// Every float survives our encoder and decoder with its bits; zTensor's form writes
+        /// any NaN as f9 7e00.
+        #[test]
+        fn floats_keep_their_bits(bits: u64) {
+            let f = f64::from_bits(bits);
+            let bytes = cbor::to_canonical(&Value::Float(f));
+            let Value::Float(back) = cbor::from_slice(&bytes).unwrap() else { panic!() };
+            prop_assert_eq!(back.to_bits(), bits);
+            let plain = cbor::to_canonical_plain_nan(&Value::Float(f));
+            if f.is_nan() {
+                prop_assert_eq!(plain, vec![0xf9, 0x7e, 0x00]);
+            } else {
+                prop_assert_eq!(plain, bytes);
+            }
+        }
+    }
+}

@@ -313,9 +313,12 @@ fn non_finite_bits_survive() -> Result<(), Failed> {
         0x7ff0_0000_0000_0001,
         0x8000_0000_0000_0000,
     ];
+    // complex64 inf-infj, -NaN with a payload + 0j: each part keeps its own bits.
+    let c64_bits: [u32; 4] = [0x7f80_0000, 0xff80_0000, 0xffc0_0001, 0x0000_0000];
     let mut data: Vec<u8> = f32_bits.iter().flat_map(|b| b.to_le_bytes()).collect();
     data.extend(f64_bits.iter().flat_map(|b| b.to_le_bytes()));
-    let header = r#"{"d":{"dtype":"F64","shape":[3],"data_offsets":[24,48]},"s":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}}"#;
+    data.extend(c64_bits.iter().flat_map(|b| b.to_le_bytes()));
+    let header = r#"{"c":{"dtype":"C64","shape":[2],"data_offsets":[48,64]},"d":{"dtype":"F64","shape":[3],"data_offsets":[24,48]},"s":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}}"#;
     let mut header = header.to_owned();
     while !header.len().is_multiple_of(8) {
         header.push(' ');
