@@ -107,7 +107,7 @@ mod cbor_oracle {
                         .zip(y)
                         .all(|(a, b)| same_bits(&a.0, &b.0) && same_bits(&a.1, &b.1))
             }
-            (Value::Tag(s, x), Value::Tag(t, y)) => s == t && same_bits(x, y),
+            (Value::Tag(tag_a, x), Value::Tag(tag_b, y)) => tag_a == tag_b && same_bits(x, y),
             _ => a == b,
         }
     }
