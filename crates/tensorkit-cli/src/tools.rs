@@ -121,12 +121,20 @@ pub fn get(file: &Path, key: &str, output: Option<&Path>, limits: &Limits) -> Re
         let mut f = tensor_core::atomic::AtomicFile::create(path)?;
         crate::npy::write(t, key, &set.limits, &mut f)?;
         f.commit()?;
+        // Packed types are written one element per byte, as ml_dtypes holds them.
+        let (bytes, how) = if t.dtype().is_packed() {
+            (
+                tensor_dtype::shape::element_count(t.shape())?,
+                ", one element per byte",
+            )
+        } else {
+            (t.byte_len(), "")
+        };
         return Ok(format!(
-            "wrote {} ({} {}, {} bytes of data)\n",
+            "wrote {} ({} {}, {bytes} bytes of data{how})\n",
             path.display(),
             t.dtype(),
             report::shape_text(t.shape()),
-            t.byte_len()
         ));
     }
     let loaded = t.load(&set.limits)?;
