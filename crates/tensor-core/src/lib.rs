@@ -35,6 +35,8 @@
 // `// SAFETY:` comment and a local `allow`. Everything else stays safe.
 #![deny(unsafe_code)]
 
+/// The user's CBOR value type: public parameter and metadata values are `ciborium::Value`.
+pub use ciborium;
 pub mod atomic;
 pub mod buffer;
 pub mod byte_order;

@@ -4,6 +4,9 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use tensor_core::ByteOrder;
 use tensor_core::cbor::{Decoder, Value, to_canonical};
+
+/// A parameter or unknown entry's value, as the public API holds it: ciborium's.
+pub type ParamValue = tensor_core::ciborium::Value;
 use tensor_dtype::Dtype;
 
 /// Where one NaN/Inf mask sits in the payload region and how it is stored.
@@ -16,7 +19,7 @@ pub struct MaskEntry {
     /// Stored length in bytes.
     pub length: u64,
     /// Any other keys (method parameters), kept as they are.
-    pub extra: BTreeMap<String, Value>,
+    pub extra: BTreeMap<String, ParamValue>,
 }
 
 /// The masks of an object, by kind (`nan`, `inf+`, `inf-`), only those that occurred.
@@ -51,8 +54,9 @@ pub struct DataObjectDescriptor {
     /// `masks`, when the object has NaN/Inf masks.
     pub masks: Option<MasksMetadata>,
     /// Every other key: stage parameters (`sp_*`, `szip_*`, ...) and anything unknown, kept
-    /// and written back unchanged.
-    pub params: BTreeMap<String, Value>,
+    /// and written back unchanged (as `ciborium::Value`, which has no `undefined` or other
+    /// simple values: such entries come back as null).
+    pub params: BTreeMap<String, ParamValue>,
 }
 
 fn text(v: &Value, key: &str) -> Result<String> {
@@ -127,7 +131,7 @@ fn mask_entry(v: Value, kind: &str) -> Result<MaskEntry> {
             "offset" => offset = Some(uint(&v, "masks.offset")?),
             "length" => length = Some(uint(&v, "masks.length")?),
             _ => {
-                extra.insert(k, v);
+                extra.insert(k, ParamValue::from(&v));
             }
         }
     }
@@ -205,7 +209,7 @@ impl DataObjectDescriptor {
                     masks = Some(MasksMetadata { masks: m });
                 }
                 _ => {
-                    params.insert(k, v);
+                    params.insert(k, ParamValue::from(&v));
                 }
             }
         }
@@ -291,13 +295,13 @@ impl DataObjectDescriptor {
                         (t("offset"), Value::Uint(e.offset)),
                         (t("length"), Value::Uint(e.length)),
                     ];
-                    em.extend(e.extra.iter().map(|(k, v)| (t(k), v.clone())));
+                    em.extend(e.extra.iter().map(|(k, v)| (t(k), Value::from(v))));
                     (t(kind), Value::Map(em))
                 })
                 .collect();
             m.push((t("masks"), Value::Map(entries)));
         }
-        m.extend(self.params.iter().map(|(k, v)| (t(k), v.clone())));
+        m.extend(self.params.iter().map(|(k, v)| (t(k), Value::from(v))));
         Value::Map(m)
     }
 
@@ -309,19 +313,23 @@ impl DataObjectDescriptor {
 
     /// A parameter.
     #[must_use]
-    pub fn param(&self, key: &str) -> Option<&Value> {
+    pub fn param(&self, key: &str) -> Option<&ParamValue> {
         self.params.get(key)
+    }
+
+    /// A parameter as our bounded codec's value.
+    fn param_value(&self, key: &str) -> Option<Value> {
+        self.params.get(key).map(Value::from)
     }
 
     /// An unsigned integer parameter (strictly typed: present with another type is an error).
     pub fn param_u64(&self, key: &str) -> Result<Option<u64>> {
-        self.params.get(key).map(|v| uint(v, key)).transpose()
+        self.param_value(key).map(|v| uint(&v, key)).transpose()
     }
 
     /// A signed integer parameter.
     pub fn param_i64(&self, key: &str) -> Result<Option<i64>> {
-        self.params
-            .get(key)
+        self.param_value(key)
             .map(|v| {
                 v.as_i128()
                     .and_then(|i| i64::try_from(i).ok())
@@ -332,11 +340,10 @@ impl DataObjectDescriptor {
 
     /// A float parameter: a CBOR float, or an integer within ±2^53; it must be finite.
     pub fn param_f64(&self, key: &str) -> Result<Option<f64>> {
-        self.params
-            .get(key)
+        self.param_value(key)
             .map(|v| {
                 let f = match v {
-                    Value::Float(f) => *f,
+                    Value::Float(f) => f,
                     other => match other.as_i128() {
                         Some(i) if i.unsigned_abs() <= 1 << 53 => i as f64,
                         _ => return Err(Error::invalid(key, "must be a float")),
@@ -353,6 +360,6 @@ impl DataObjectDescriptor {
 
     /// An array-of-unsigned parameter.
     pub fn param_u64s(&self, key: &str) -> Result<Option<Vec<u64>>> {
-        self.params.get(key).map(|v| uints(v, key)).transpose()
+        self.param_value(key).map(|v| uints(&v, key)).transpose()
     }
 }

@@ -12,8 +12,7 @@
 //! This crate is data only: the pipeline crate interprets the parameters.
 //!
 //! ```
-//! use tensor_descriptor::DataObjectDescriptor;
-//! use tensor_core::cbor::Value;
+//! use tensor_descriptor::{DataObjectDescriptor, ParamValue};
 //! use tensor_dtype::Dtype;
 //!
 //! let mut d = DataObjectDescriptor {
@@ -29,8 +28,9 @@
 //!     masks: None,
 //!     params: Default::default(),
 //! };
-//! d.params.insert("sp_reference_value".into(), Value::Float(230.5));
-//! d.params.insert("sp_bits_per_value".into(), Value::Uint(16));
+//! // Parameters are `ciborium::Value`s.
+//! d.params.insert("sp_reference_value".into(), ParamValue::Float(230.5));
+//! d.params.insert("sp_bits_per_value".into(), ParamValue::from(16u64));
 //! let bytes = d.encode();
 //! let (back, canonical) = DataObjectDescriptor::decode(&bytes)?;
 //! assert!(canonical);
@@ -43,5 +43,5 @@
 mod descriptor;
 mod error;
 
-pub use descriptor::{DTYPES, DataObjectDescriptor, MaskEntry, MasksMetadata};
+pub use descriptor::{DTYPES, DataObjectDescriptor, MaskEntry, MasksMetadata, ParamValue};
 pub use error::{Error, Result};

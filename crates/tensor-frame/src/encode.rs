@@ -12,8 +12,8 @@ use crate::wire::{
 };
 use std::borrow::Cow;
 use std::io::Write;
-use tensor_core::cbor::Value;
 use tensor_core::{ByteOrder, checked};
+use tensor_descriptor::ParamValue;
 use tensor_descriptor::{DataObjectDescriptor, MaskEntry, MasksMetadata};
 use tensor_dtype::Dtype;
 use tensor_pipeline::SimplePacking;
@@ -232,11 +232,11 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
             .map_err(|source| Error::Pipeline { object: i, source })?;
             d.params.insert(
                 "sp_reference_value".into(),
-                Value::Float(sp.reference_value),
+                ParamValue::Float(sp.reference_value),
             );
             d.params.insert(
                 "sp_binary_scale_factor".into(),
-                Value::from(i64::from(sp.binary_scale_factor)),
+                ParamValue::from(i64::from(sp.binary_scale_factor)),
             );
         }
         _ => {
@@ -247,7 +247,7 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
     }
     d.params
         .entry("sp_decimal_scale_factor".into())
-        .or_insert(Value::Uint(0));
+        .or_insert(ParamValue::from(0u64));
     Ok(())
 }
 
@@ -338,7 +338,7 @@ pub(crate) fn encode_object<'a>(
         if let Some(offsets) = enc.szip_block_offsets {
             d.params.insert(
                 "szip_block_offsets".into(),
-                Value::Array(offsets.into_iter().map(Value::Uint).collect()),
+                ParamValue::Array(offsets.into_iter().map(ParamValue::from).collect()),
             );
         }
         Cow::Owned(enc.payload)
@@ -379,18 +379,16 @@ pub(crate) fn encode_object<'a>(
 }
 
 /// `_reserved_.tensor` for one object.
-fn tensor_entry(d: &DataObjectDescriptor) -> Value {
-    let uints = |v: &[u64]| Value::Array(v.iter().map(|&x| Value::Uint(x)).collect());
-    Value::Map(vec![(
-        Value::Text("tensor".into()),
-        Value::Map(vec![
-            (Value::Text("ndim".into()), Value::Uint(d.ndim)),
-            (
-                Value::Text("dtype".into()),
-                Value::Text(d.dtype.name().into()),
-            ),
-            (Value::Text("shape".into()), uints(&d.shape)),
-            (Value::Text("strides".into()), uints(&d.strides)),
+fn tensor_entry(d: &DataObjectDescriptor) -> crate::MetaValue {
+    use crate::MetaValue as V;
+    let uints = |v: &[u64]| V::Array(v.iter().map(|&x| V::from(x)).collect());
+    V::Map(vec![(
+        V::Text("tensor".into()),
+        V::Map(vec![
+            (V::Text("ndim".into()), V::from(d.ndim)),
+            (V::Text("dtype".into()), V::Text(d.dtype.name().into())),
+            (V::Text("shape".into()), uints(&d.shape)),
+            (V::Text("strides".into()), uints(&d.strides)),
         ]),
     )])
 }

@@ -49,7 +49,7 @@ pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;
 pub use message::{FrameInfo, Message, decode};
-pub use metadata::{GlobalMetadata, HashList, Index, Map};
+pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
 pub use object::{DecodeOptions, ObjectFrame, UNSUPPORTED_CODECS};
 pub use provenance::Provenance;
 pub use stream::StreamEncoder;

@@ -5,8 +5,13 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use tensor_core::cbor::{Decoder, Value, to_canonical};
 
-/// A CBOR map with text keys, as the metadata uses at its top levels.
-pub type Map = BTreeMap<String, Value>;
+/// A CBOR map with text keys, as the metadata uses at its top levels. Values are
+/// `ciborium::Value`, converted at the edge of our bounded decoder (`undefined` and other
+/// simple values, which it cannot hold, become null).
+pub type Map = BTreeMap<String, MetaValue>;
+
+/// A metadata value, as the public API holds it: ciborium's.
+pub type MetaValue = tensor_core::ciborium::Value;
 
 /// The top-level key of per-object metadata.
 pub const BASE: &str = "base";
@@ -27,11 +32,11 @@ pub struct GlobalMetadata {
     pub reserved: Map,
 }
 
-fn text_map(v: Value, what: &str) -> Result<Map> {
+fn text_map(v: Value, what: &str) -> Result<BTreeMap<String, Value>> {
     let Value::Map(entries) = v else {
         return Err(Error::Metadata(format!("{what} must be a map")));
     };
-    let mut out = Map::new();
+    let mut out = BTreeMap::new();
     for (k, v) in entries {
         let Value::Text(k) = k else {
             return Err(Error::Metadata(format!(
@@ -46,12 +51,28 @@ fn text_map(v: Value, what: &str) -> Result<Map> {
     Ok(out)
 }
 
+/// [`text_map`] with its values as the public API holds them.
+fn public_map(v: Value, what: &str) -> Result<Map> {
+    Ok(text_map(v, what)?
+        .into_iter()
+        .map(|(k, v)| (k, MetaValue::from(&v)))
+        .collect())
+}
+
 fn to_value(m: &Map) -> Value {
     Value::Map(
         m.iter()
-            .map(|(k, v)| (Value::Text(k.clone()), v.clone()))
+            .map(|(k, v)| (Value::Text(k.clone()), Value::from(v)))
             .collect(),
     )
+}
+
+/// The entry `key` of a map with text keys.
+fn field<'v>(v: &'v MetaValue, key: &str) -> Option<&'v MetaValue> {
+    v.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_text() == Some(key))
+        .map(|(_, v)| v)
 }
 
 /// Decodes one CBOR item that must fill `bytes` exactly; returns it and whether the bytes
@@ -87,11 +108,11 @@ impl GlobalMetadata {
                     meta.base = items
                         .into_iter()
                         .enumerate()
-                        .map(|(i, m)| text_map(m, &format!("base[{i}]")))
+                        .map(|(i, m)| public_map(m, &format!("base[{i}]")))
                         .collect::<Result<_>>()?;
                 }
-                EXTRA => meta.extra = text_map(v, "`_extra_`")?,
-                RESERVED => meta.reserved = text_map(v, "`_reserved_`")?,
+                EXTRA => meta.extra = public_map(v, "`_extra_`")?,
+                RESERVED => meta.reserved = public_map(v, "`_reserved_`")?,
                 _ => unknown.push((k, v)),
             }
         }
@@ -101,7 +122,7 @@ impl GlobalMetadata {
                     "key {k:?} appears both at top level and in `_extra_`"
                 )));
             }
-            meta.extra.insert(k, v);
+            meta.extra.insert(k, MetaValue::from(&v));
         }
         Ok((meta, canonical))
     }
@@ -180,7 +201,7 @@ impl GlobalMetadata {
     /// A value by dotted path, looked up in `base[object]` first, then in `_extra_`:
     /// `get(0, "mars.param")`.
     #[must_use]
-    pub fn get(&self, object: usize, path: &str) -> Option<&Value> {
+    pub fn get(&self, object: usize, path: &str) -> Option<&MetaValue> {
         let mut parts = path.split('.');
         let first = parts.next()?;
         let start = self
@@ -188,7 +209,7 @@ impl GlobalMetadata {
             .get(object)
             .and_then(|m| m.get(first))
             .or_else(|| self.extra.get(first))?;
-        parts.try_fold(start, |v, p| v.get(p))
+        parts.try_fold(start, |v, p| field(v, p))
     }
 }
 
@@ -319,7 +340,7 @@ mod tests {
         let (m, canonical) = GlobalMetadata::decode(&to_canonical(&v)).unwrap();
         assert!(canonical);
         assert_eq!(m.extra.len(), 2);
-        assert_eq!(m.get(0, "version"), Some(&Value::Uint(2)));
+        assert_eq!(m.get(0, "version"), Some(&MetaValue::from(2u64)));
         let clash = Value::Map(vec![
             (Value::Text("a".into()), Value::Uint(2)),
             (
@@ -357,18 +378,18 @@ mod tests {
     #[test]
     fn preceders_override_and_base_longer_than_objects_fails() {
         let mut m = GlobalMetadata {
-            base: vec![Map::from([("name".into(), Value::Text("a".into()))])],
+            base: vec![Map::from([("name".into(), MetaValue::Text("a".into()))])],
             ..GlobalMetadata::default()
         };
         let p = GlobalMetadata {
             base: vec![Map::from([
-                ("name".into(), Value::Text("b".into())),
-                (RESERVED.into(), Value::Null),
+                ("name".into(), MetaValue::Text("b".into())),
+                (RESERVED.into(), MetaValue::Null),
             ])],
             ..GlobalMetadata::default()
         };
         m.merge_preceder(0, &p).unwrap();
-        assert_eq!(m.get(0, "name"), Some(&Value::Text("b".into())));
+        assert_eq!(m.get(0, "name"), Some(&MetaValue::Text("b".into())));
         assert!(!m.base[0].contains_key(RESERVED));
         assert!(m.clone().fit_to(0).is_err());
         m.fit_to(3).unwrap();

@@ -2,8 +2,8 @@
 //! time (ISO-8601 UTC, whole seconds) and a random version-4 UUID.
 
 use crate::metadata::Map;
+use crate::metadata::MetaValue as Value;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tensor_core::cbor::Value;
 
 /// The provenance written to a message's `_reserved_`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -357,7 +357,7 @@ type Case = (
     &'static str,
     &'static str,
     &'static str,
-    Vec<(String, tensorkit::bytes::cbor::Value)>,
+    Vec<(String, tensorkit::bytes::ciborium::Value)>,
 );
 
 /// (c) Tensogram pipelines on one float32 field: encode into a reused buffer, decode into a
@@ -366,7 +366,7 @@ pub(crate) fn pipelines(scale: Scale) -> Vec<Value> {
     let values = field(scale.field);
     let data = as_bytes(&values);
     let bytes = Some(data.len() as u64);
-    let param = |k: &str, v: u64| (k.to_owned(), tensorkit::bytes::cbor::Value::from(v));
+    let param = |k: &str, v: u64| (k.to_owned(), tensorkit::bytes::ciborium::Value::from(v));
     let cases: Vec<Case> = vec![
         ("none", "none", "none", "none", vec![]),
         (

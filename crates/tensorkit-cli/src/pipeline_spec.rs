@@ -25,9 +25,9 @@
 //! only tensorkit reads (the reference refuses the first and decodes the second wrongly).
 
 use crate::error::{Error, Result};
-use tensor_core::cbor::Value;
 use tensor_dtype::Dtype;
 use tensor_frame::descriptor::DataObjectDescriptor;
+use tensor_frame::descriptor::ParamValue as Value;
 
 /// A parsed `--pipeline`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

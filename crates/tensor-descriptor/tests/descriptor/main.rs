@@ -153,6 +153,7 @@ fn round_trip() -> Result<(), Failed> {
             let params = params
                 .into_iter()
                 .filter(|(k, _)| !reserved.contains(&k.as_str()))
+                .map(|(k, v)| (k, tensor_descriptor::ParamValue::from(&v)))
                 .collect();
             let d = DataObjectDescriptor {
                 obj_type: "ntensor".into(),

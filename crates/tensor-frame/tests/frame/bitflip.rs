@@ -3,9 +3,9 @@
 //! original message's objects as if nothing had happened while the damage goes unnoticed.
 
 use libtest_mimic::{Failed, Trial};
-use tensor_core::cbor::Value;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
+use tensor_frame::MetaValue as Value;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
     EncodeOptions, GlobalMetadata, HashFrames, Level, Map, ValidateOptions, encode, validate,

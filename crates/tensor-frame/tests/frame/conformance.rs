@@ -39,7 +39,11 @@ fn same(ours: &Json, theirs: &Json, what: &str) -> Result<(), Failed> {
 /// The metadata as the sidecar's `metadata` object shows it.
 fn metadata_json(m: &GlobalMetadata) -> Json {
     let map = |m: &tensor_frame::Map| {
-        Json::Object(m.iter().map(|(k, v)| (k.clone(), to_json(v))).collect())
+        Json::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), to_json(&tensor_core::cbor::Value::from(v))))
+                .collect(),
+        )
     };
     serde_json::json!({
         "base": m.base.iter().map(map).collect::<Vec<_>>(),

@@ -4,9 +4,9 @@
 use libtest_mimic::{Failed, Trial};
 use proptest::prelude::*;
 use std::io::Cursor;
-use tensor_core::cbor::Value;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
+use tensor_frame::MetaValue as Value;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
     DecodeOptions, EncodeOptions, GlobalMetadata, HashFrames, IndexFrame, Level, Map, Message,

@@ -12,6 +12,7 @@ use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
 use tensor_dtype::{Dtype, TensorView};
+use tensor_frame::MetaValue;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile};
 
@@ -51,7 +52,7 @@ fn object_names(m: &Message<'_>) -> Vec<Option<String>> {
         .map(|j| {
             base.get(j)?
                 .get("name")
-                .and_then(Value::as_text)
+                .and_then(MetaValue::as_text)
                 .map(str::to_owned)
         })
         .collect()
@@ -131,7 +132,10 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
                     TensorData::Encoded(lazy(path, name.clone(), o, d))
                 }
             };
-            let name = base.get("name").and_then(Value::as_text).map(str::to_owned);
+            let name = base
+                .get("name")
+                .and_then(MetaValue::as_text)
+                .map(str::to_owned);
             tensors.push(NamedTensor {
                 name,
                 data,
@@ -144,13 +148,18 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
                             "name" | STORED_DTYPE | tensor_frame::metadata::RESERVED
                         )
                     })
+                    .map(|(k, v)| (k, Value::from(&v)))
                     .collect(),
             });
         }
     }
     let extra = &msgs[0].metadata().map_err(wrap(path))?.extra;
-    let metadata =
-        (!extra.is_empty()).then(|| extra.iter().map(|(k, v)| (k.clone(), to_json(v))).collect());
+    let metadata = (!extra.is_empty()).then(|| {
+        extra
+            .iter()
+            .map(|(k, v)| (k.clone(), to_json(&Value::from(v))))
+            .collect()
+    });
     Ok(TensorSet {
         format: FormatId::Tensogram,
         metadata,
@@ -259,9 +268,9 @@ pub(super) fn write(
     let mut meta = GlobalMetadata::default();
     for (name, t) in names.iter().zip(&set.tensors) {
         let mut entry = Map::new();
-        entry.insert("name".into(), Value::from(name.as_str()));
+        entry.insert("name".into(), MetaValue::from(name.as_str()));
         let dtype = if stored_as_uint8(t.dtype()) {
-            entry.insert(STORED_DTYPE.into(), Value::from(t.dtype().name()));
+            entry.insert(STORED_DTYPE.into(), MetaValue::from(t.dtype().name()));
             Dtype::Uint8
         } else {
             t.dtype()
@@ -278,12 +287,15 @@ pub(super) fn write(
         }
         descriptors.push(d);
         for (k, val) in &t.attributes {
-            entry.insert(k.clone(), val.clone());
+            entry.insert(k.clone(), MetaValue::from(val));
         }
         meta.base.push(entry);
     }
     if let Some(m) = &set.metadata {
-        meta.extra = m.iter().map(|(k, v)| (k.clone(), to_cbor(v))).collect();
+        meta.extra = m
+            .iter()
+            .map(|(k, v)| (k.clone(), MetaValue::from(&to_cbor(v))))
+            .collect();
     }
     // Lossless pipelines keep NaN and ±Inf bit for bit; lossy packing masks them.
     let opts = EncodeOptions {
