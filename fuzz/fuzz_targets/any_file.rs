@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use tensor_core::Limits;
-use tensorkit_cli::formats;
+use tensorkit::formats;
 
 fuzz_target!(|input: &[u8]| {
     let limits = Limits::default();

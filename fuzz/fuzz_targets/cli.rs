@@ -15,7 +15,7 @@ fuzz_target!(|input: &[u8]| {
         Some(cut) => (String::from_utf8_lossy(&input[..cut]).into_owned(), &input[cut + 1..]),
         None => ("zstd".to_owned(), input),
     };
-    let _ = tensorkit_cli::pipeline_spec::PipelineSpec::parse(&spec);
+    let _ = tensorkit::pipeline_spec::PipelineSpec::parse(&spec);
     let dir = std::env::temp_dir().join(format!("tensorkit-fuzz-cli-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("input");

@@ -6,8 +6,8 @@
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use tensor_core::Limits;
-use tensorkit_cli::formats;
-use tensorkit_cli::model::{FormatId, TensorSet};
+use tensorkit::formats;
+use tensorkit::model::{FormatId, TensorSet};
 
 fn values(set: &TensorSet<'_>) -> Vec<(String, String, Vec<u64>, Vec<u8>)> {
     set.names()
@@ -33,7 +33,7 @@ fuzz_target!(|input: &[u8]| {
     let _ = std::fs::create_dir_all(&dir);
     for format in FormatId::WRITABLE {
         let out = dir.join(format!("out.{}", format.extension()));
-        if formats::write(format, &set, &out).is_err() {
+        if formats::write(format, &set, &out, &Default::default()).is_err() {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");

@@ -1,7 +1,8 @@
 //! The layering check: dependencies between our crates point down only.
 //!
 //! ```text
-//! tensorkit-cli, tensorkit (facade)          may use every library crate
+//! tensorkit-cli                              the facade (its front door), every library crate
+//! tensorkit (facade)                         every library crate
 //! tensor-frame                               descriptor, pipeline, dtype, core
 //! tensor-ztensor                             pipeline, dtype, core
 //! tensor-bintensors, tensor-stdlib-meta      dtype, core
@@ -9,7 +10,8 @@
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
 //! ```
-//! Nothing depends on the facade, the CLI or xtask, and format crates never depend on each
+//! Only the command and the benchmarks depend on the facade; nothing depends on the CLI or
+//! xtask, and format crates never depend on each
 //! other. `tensor-testkit` (shared test helpers, on core and dtype) may be a dependency of
 //! the crates' tests, and of nothing the crates ship. Every dependency kind is checked.
 
@@ -58,8 +60,22 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-pipeline",
             "tensor-testkit",
         ],
-        "tensorkit" | "tensorkit-cli" => CLI,
-        // The benchmark suite drives the facade and the command's readers.
+        "tensorkit" => CLI,
+        // The command stands on the facade's front door (and still reaches into the format
+        // crates for the checks that have not moved into the library yet).
+        "tensorkit-cli" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-descriptor",
+            "tensor-pipeline",
+            "tensor-frame",
+            "tensor-ztensor",
+            "tensor-bintensors",
+            "tensor-stdlib-meta",
+            "tensor-testkit",
+            "tensorkit",
+        ],
+        // The benchmark suite drives the facade.
         "tensorkit-bench" => &[
             "tensor-core",
             "tensor-dtype",
@@ -70,7 +86,6 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-ztensor",
             "tensor-stdlib-meta",
             "tensorkit",
-            "tensorkit-cli",
         ],
         _ => return None,
     })

@@ -118,7 +118,7 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             dst.extend_from_slice(f.tensor(name).expect("tensor").data());
         }
         "tensorkit safetensors" => {
-            let set = tensorkit_cli::formats::read(path, &m, &Limits::default()).expect("read");
+            let set = tensorkit::formats::read(path, &m, &Limits::default()).expect("read");
             let t = set
                 .tensors
                 .iter()

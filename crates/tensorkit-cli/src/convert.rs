@@ -96,7 +96,7 @@ pub fn run(
         set.disambiguate();
     }
     let bar = progress_bar(&set, output, progress);
-    let dropped = formats::write_with_progress(target, &set, output, bar.as_ref(), pipeline)?;
+    let dropped = write_output(target, &set, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -112,6 +112,27 @@ pub fn run(
         bytes,
         dropped,
     })
+}
+
+/// Writes `set` to `output` atomically, the progress bar (if any) counting the bytes through
+/// indicatif's own writer wrapper.
+pub(crate) fn write_output(
+    target: FormatId,
+    set: &TensorSet<'_>,
+    output: &Path,
+    bar: Option<&indicatif::ProgressBar>,
+    pipeline: &PipelineSpec,
+) -> Result<Vec<String>> {
+    let mut file = tensor_core::atomic::AtomicFile::create(output)?;
+    let dropped = match bar {
+        Some(bar) => {
+            let mut wrapped = bar.wrap_write(&mut file);
+            formats::write_into(target, set, output, &mut wrapped, pipeline)?
+        }
+        None => formats::write_into(target, set, output, &mut file, pipeline)?,
+    };
+    file.commit()?;
+    Ok(dropped)
 }
 
 #[cfg(test)]

@@ -11,14 +11,11 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+// The format-neutral layer lives in the library; the command uses it as its own modules.
+pub use tensorkit::{error, formats, model, npy, pipeline_spec};
 pub mod convert;
 pub mod demo;
 pub mod demo_data;
-pub mod error;
-pub mod formats;
-pub mod model;
-pub mod npy;
-pub mod pipeline_spec;
 pub mod report;
 pub mod stdlib_meta;
 pub mod tools;

@@ -488,7 +488,7 @@ pub fn merge(
         }
     }
     let bar = crate::convert::progress_bar(&merged, output, progress);
-    let dropped = formats::write_with_progress(target, &merged, output, bar.as_ref(), pipeline)?;
+    let dropped = crate::convert::write_output(target, &merged, output, bar.as_ref(), pipeline)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -630,7 +630,7 @@ pub fn split(
             tensors: vec![one],
             limits: set.limits,
         };
-        formats::write_with_progress(target, &single, &path, None, pipeline)?;
+        formats::write(target, &single, &path, pipeline)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({

@@ -10,6 +10,7 @@
 //!
 //! | module | crate | what it holds |
 //! |---|---|---|
+//! | (root) | this crate (feature `files`) | [`open`], [`save`], [`File`], [`TensorRef`], [`Format`]: every format through one door |
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
@@ -37,6 +38,41 @@
 //! let owned: Tensor = view.to_tensor();
 //! assert!(owned.byte_order().is_native());
 //! # Ok::<(), tensorkit::dtype::Error>(())
+//! ```
+//!
+//! ## Any file: open, read, save
+//!
+//! [`open`] reads any supported file — the format is told by its content — and [`save`] /
+//! [`save_tensors`] write any format, atomically. One [`ReadOptions`] (limits, strictness,
+//! verification) and one [`WriteOptions`] (format, metadata, Tensogram pipeline) serve every
+//! format.
+//!
+//! ```
+//! # #[cfg(feature = "files")] {
+//! use tensorkit::{Format, Tensor, WriteOptions};
+//! let dir = tempfile::tempdir()?;
+//! let w = Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0])?;
+//! let path = dir.path().join("w.safetensors");
+//! tensorkit::save_tensors(&path, [("w", w.view())], &WriteOptions::default())?; // format from the extension
+//!
+//! let file = tensorkit::open(&path)?;
+//! assert_eq!((file.format(), file.len()), (Format::Safetensors, 1));
+//! for t in file.tensors() {
+//!     println!("{} {} {:?} {} attributes", t.name(), t.dtype(), t.shape(), t.attributes().len());
+//! }
+//! let t = file.get("w")?;
+//! let v = t.view()?; // zero-copy from the memory map
+//! assert_eq!(&*v.typed::<f32>()?, &[1.5, -2.0, 0.25, 8.0]);
+//! let owned = t.to_tensor()?; // decoded, the machine's byte order
+//! let mut buf = vec![0u8; t.byte_len() as usize];
+//! t.read_into(&mut buf)?; // decoded into the caller's buffer
+//! assert_eq!(buf, owned.data());
+//!
+//! let tgm = dir.path().join("w.tgm");
+//! tensorkit::save(&tgm, &file, &WriteOptions::for_format(Format::Tensogram))?;
+//! assert_eq!(tensorkit::open(&tgm)?.get("w")?.to_tensor()?, owned);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## BinTensors: write, read, convert
@@ -141,5 +177,26 @@ pub use tensor_stdlib_meta as stdlib_meta;
 #[cfg(feature = "ztensor")]
 pub use tensor_ztensor as ztensor;
 
+#[cfg(feature = "files")]
+pub mod error;
+#[cfg(feature = "files")]
+pub mod formats;
+#[cfg(feature = "files")]
+pub mod model;
+#[cfg(feature = "files")]
+pub mod npy;
+#[cfg(feature = "files")]
+mod open;
+#[cfg(feature = "files")]
+pub mod pipeline_spec;
+
+#[cfg(feature = "files")]
+pub use error::{Error, Result};
+#[cfg(feature = "files")]
+pub use model::FormatId as Format;
+#[cfg(feature = "files")]
+pub use open::{
+    File, ReadOptions, TensorRef, WriteOptions, open, open_bytes, open_with, save, save_tensors,
+};
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

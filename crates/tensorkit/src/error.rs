@@ -131,6 +131,26 @@ pub enum Error {
         /// Why (e.g. "the format stores no checksums").
         reason: String,
     },
+    /// A tensor name a file does not hold.
+    #[error("{file}: no tensor {name:?} (it holds {names})")]
+    NoSuchTensor {
+        /// The file.
+        file: String,
+        /// The name asked for.
+        name: String,
+        /// Some of the names it does hold.
+        names: String,
+    },
+    /// A zero-copy view asked of a tensor whose stored bytes are not its elements.
+    #[error(
+        "tensor {tensor:?} has no zero-copy view: it is stored {why}; decode it with to_tensor() or read_into()"
+    )]
+    NotAView {
+        /// The tensor.
+        tensor: String,
+        /// How it is stored.
+        why: String,
+    },
     /// A check of written data against what was read back failed.
     #[error("round trip through {format} changed tensor {tensor:?}")]
     RoundTripMismatch {
@@ -170,8 +190,10 @@ impl Kinded for Error {
             Error::Ztensor { source, .. } => source.kind(),
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::TensogramTensor { source, .. } => source.kind(),
-            Error::Spec { .. } | Error::UnknownTarget { .. } => ErrorKind::InvalidArgument,
-            Error::CannotRepresent { .. } => ErrorKind::Unsupported,
+            Error::Spec { .. } | Error::UnknownTarget { .. } | Error::NoSuchTensor { .. } => {
+                ErrorKind::InvalidArgument
+            }
+            Error::CannotRepresent { .. } | Error::NotAView { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } | Error::VerifyFailed { .. } => {
                 ErrorKind::ChecksumMismatch
             }

@@ -6,7 +6,6 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tensor_bintensors::{BinTensors, Layout, ReadOptions};
-use tensor_core::Limits;
 
 /// A BinTensors file starts with a length and then a 0/1 Option tag for the metadata.
 /// (safetensors has `{` there, every other format a magic number at offset 0.)
@@ -14,13 +13,18 @@ pub(super) fn looks_like(bytes: &[u8]) -> bool {
     bytes.len() >= 9 && bytes[8] <= 1
 }
 
-pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
-    let file = BinTensors::read_with(bytes, &ReadOptions::default().limits(*limits)).map_err(
-        |source| Error::Bintensors {
-            path: path.to_path_buf(),
-            source,
-        },
-    )?;
+pub(super) fn read<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &crate::model::ReadOptions,
+) -> Result<TensorSet<'a>> {
+    let limits = &options.limits;
+    let mut ours = ReadOptions::default().limits(*limits);
+    ours.strict = options.strict;
+    let file = BinTensors::read_with(bytes, &ours).map_err(|source| Error::Bintensors {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let format = match file.layout() {
         Layout::Release => FormatId::Bintensors,
         Layout::Legacy => FormatId::BintensorsLegacy,

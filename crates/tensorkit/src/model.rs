@@ -302,6 +302,31 @@ pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<
     view.to_le_bytes().chunks(run).try_for_each(sink)
 }
 
+/// How to open a file, for every format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Resource limits: header and metadata sizes, tensor count, decoded bytes, expansion.
+    pub limits: Limits,
+    /// Refuse what a format's reference tolerates but no conforming writer produces
+    /// (zTensor: a non-zero reserved footer field, non-zero padding; BinTensors: non-canonical
+    /// varints, padding, unsorted keys, bool bytes other than 0 and 1). safetensors and
+    /// Tensogram readers are strict either way.
+    pub strict: bool,
+    /// Check the checksums and hashes files carry (zTensor as each tensor is read, Tensogram
+    /// every frame's hash on open). On by default.
+    pub verify: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            limits: Limits::default(),
+            strict: false,
+            verify: true,
+        }
+    }
+}
+
 /// The contents of one file: its format, file-level metadata and tensors in stored order.
 #[derive(Clone, Debug)]
 pub struct TensorSet<'a> {

@@ -9,7 +9,7 @@ pub(crate) mod tensogram;
 mod ztensor;
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, TensorSet};
+use crate::model::{FormatId, ReadOptions, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
@@ -62,33 +62,54 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     })
 }
 
-/// Reads every tensor of `bytes`, a whole file, borrowing from it.
+/// Reads every tensor of `bytes`, a whole file, borrowing from it, with default options but
+/// `limits`.
 pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
+    read_with(
+        path,
+        bytes,
+        &ReadOptions {
+            limits: *limits,
+            ..ReadOptions::default()
+        },
+    )
+}
+
+/// Reads every tensor of `bytes`, a whole file, borrowing from it.
+pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     match detect(path, bytes)? {
-        FormatId::Safetensors => safetensors::read(path, bytes, limits),
-        FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, limits),
+        FormatId::Safetensors => safetensors::read(path, bytes, &options.limits),
+        FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, options),
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-            ztensor::read(path, bytes, limits)
+            ztensor::read(path, bytes, options)
         }
-        FormatId::Tensogram => tensogram::read(path, bytes, limits),
+        FormatId::Tensogram => tensogram::read(path, bytes, options),
     }
 }
 
 /// Writes `set` to `path` in `format`, atomically (a temporary file, synced, renamed into
-/// place), reporting written bytes to `progress` if given. Returns what the target could not
+/// place), with `pipeline` applied to every tensor (Tensogram output only). Returns what the target could not
 /// hold and was left out (file metadata, per-tensor attributes), one note each; anything
 /// that would change the tensors themselves is an error instead, and leaves no file.
-pub fn write(format: FormatId, set: &TensorSet<'_>, path: &Path) -> Result<Vec<String>> {
-    write_with_progress(format, set, path, None, &PipelineSpec::default())
-}
-
-/// [`write()`], ticking `progress` by every byte written, with `pipeline` applied to every
-/// tensor (Tensogram output only).
-pub fn write_with_progress(
+pub fn write(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
-    progress: Option<&indicatif::ProgressBar>,
+    pipeline: &PipelineSpec,
+) -> Result<Vec<String>> {
+    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
+    let dropped = write_into(format, set, path, &mut file, pipeline)?;
+    file.commit()?;
+    Ok(dropped)
+}
+
+/// [`write()`] into `out` (a file being written at `path`, which errors name): for callers
+/// that manage the file themselves, e.g. to show progress through a wrapping writer.
+pub fn write_into(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    out: &mut dyn std::io::Write,
     pipeline: &PipelineSpec,
 ) -> Result<Vec<String>> {
     if format != FormatId::Tensogram && *pipeline != PipelineSpec::default() {
@@ -104,39 +125,7 @@ pub fn write_with_progress(
     if format != FormatId::Tensogram {
         set.check_unique_names(format.id())?;
     }
-    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
-    let dropped = write_to(
-        format,
-        set,
-        path,
-        &mut Progress {
-            inner: &mut file,
-            bar: progress,
-        },
-        pipeline,
-    )?;
-    file.commit()?;
-    Ok(dropped)
-}
-
-/// A writer that reports how many bytes went through it.
-struct Progress<'w> {
-    inner: &'w mut dyn std::io::Write,
-    bar: Option<&'w indicatif::ProgressBar>,
-}
-
-impl std::io::Write for Progress<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        if let Some(bar) = self.bar {
-            bar.inc(n as u64);
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
+    write_to(format, set, path, out, pipeline)
 }
 
 fn write_to(

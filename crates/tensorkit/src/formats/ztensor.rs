@@ -91,8 +91,20 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
 }
 
 /// Reads any zTensor generation.
-pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
-    let options = ReadOptions::default().limits(*limits);
+pub(super) fn read<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    read: &crate::model::ReadOptions,
+) -> Result<TensorSet<'a>> {
+    let limits = &read.limits;
+    let options = ReadOptions::default()
+        .limits(*limits)
+        .strict(read.strict)
+        .verify(if read.verify {
+            tensor_ztensor::Verify::OnRead
+        } else {
+            tensor_ztensor::Verify::Never
+        });
     let any = Arc::new(AnyZTensor::open_with(bytes, &options).map_err(wrap(path))?);
     let file = match &*any {
         AnyZTensor::V0_1(f) => f,

@@ -1,0 +1,335 @@
+//! The front door: open any tensor file, whatever its format, read its tensors, and save
+//! tensors in any format.
+
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::model::{FormatId, NamedTensor, TensorData, TensorSet};
+use crate::pipeline_spec::PipelineSpec;
+use std::path::{Path, PathBuf};
+use tensor_core::{ByteOrder, MmapSource};
+use tensor_dtype::{Dtype, Tensor, TensorView};
+
+pub use crate::model::ReadOptions;
+
+/// The bytes a [`File`] reads from: a memory map of a file, or a copy of caller bytes.
+enum Bytes {
+    Mapped(MmapSource),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+self_cell::self_cell!(
+    /// The bytes, and the tensors parsed from (and borrowing) them.
+    struct Parsed {
+        owner: Bytes,
+        #[covariant]
+        dependent: TensorSet,
+    }
+);
+
+/// An open tensor file of any format: its tensors are parsed (headers only), their bytes stay
+/// in the file's memory map until asked for.
+pub struct File {
+    parsed: Parsed,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("File")
+            .field("path", &self.path)
+            .field("format", &self.format())
+            .field("tensors", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens the file at `path`, the format told by its content, with default [`ReadOptions`].
+pub fn open(path: impl AsRef<Path>) -> Result<File> {
+    open_with(path, &ReadOptions::default())
+}
+
+/// Opens the file at `path` with `options` (limits, strictness, verification).
+pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> {
+    let path = path.as_ref();
+    let map = MmapSource::open(path)?;
+    parse(Bytes::Mapped(map), path.to_path_buf(), options)
+}
+
+/// Opens a whole file held in memory (copied, so the [`File`] owns what it reads).
+pub fn open_bytes(bytes: &[u8]) -> Result<File> {
+    parse(
+        Bytes::Owned(bytes.to_vec()),
+        PathBuf::from("<bytes>"),
+        &ReadOptions::default(),
+    )
+}
+
+fn parse(bytes: Bytes, path: PathBuf, options: &ReadOptions) -> Result<File> {
+    let parsed = Parsed::try_new(bytes, |b| formats::read_with(&path, b, options))?;
+    Ok(File { parsed, path })
+}
+
+impl File {
+    fn set(&self) -> &TensorSet<'_> {
+        self.parsed.borrow_dependent()
+    }
+
+    /// The format the content was read as.
+    #[must_use]
+    pub fn format(&self) -> FormatId {
+        self.set().format
+    }
+
+    /// File-level metadata, when the format stores any.
+    #[must_use]
+    pub fn metadata(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.set().metadata.as_ref()
+    }
+
+    /// How many tensors the file holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.set().tensors.len()
+    }
+
+    /// Whether the file holds no tensor.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where the file was opened from (`<bytes>` for [`open_bytes`]).
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The tensors, in the order the file stores them.
+    #[must_use]
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorRef<'_>> {
+        let set = self.set();
+        set.tensors.iter().enumerate().map(move |(i, t)| TensorRef {
+            tensor: t,
+            index: i,
+            set,
+        })
+    }
+
+    /// The tensor called `name` (unnamed tensors are `tensor_<i>`).
+    pub fn get(&self, name: &str) -> Result<TensorRef<'_>> {
+        self.tensors()
+            .find(|t| t.name() == name)
+            .ok_or_else(|| Error::NoSuchTensor {
+                file: self.path.display().to_string(),
+                name: name.to_owned(),
+                names: self
+                    .set()
+                    .names()
+                    .iter()
+                    .take(8)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// The format-neutral tensor set, for the layers built on it (conversion, checks).
+    #[must_use]
+    pub fn tensor_set(&self) -> &TensorSet<'_> {
+        self.set()
+    }
+}
+
+/// One tensor of an open [`File`].
+#[derive(Clone, Copy)]
+pub struct TensorRef<'f> {
+    tensor: &'f NamedTensor<'f>,
+    index: usize,
+    set: &'f TensorSet<'f>,
+}
+
+impl std::fmt::Debug for TensorRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorRef")
+            .field("name", &self.name())
+            .field("dtype", &self.dtype())
+            .field("shape", &self.shape())
+            .finish()
+    }
+}
+
+impl<'f> TensorRef<'f> {
+    /// The name (`tensor_<i>` for a tensor the file does not name).
+    #[must_use]
+    pub fn name(&self) -> std::borrow::Cow<'f, str> {
+        match &self.tensor.name {
+            Some(n) => std::borrow::Cow::Borrowed(n.as_str()),
+            None => std::borrow::Cow::Owned(format!("tensor_{}", self.index)),
+        }
+    }
+
+    /// The element type.
+    #[must_use]
+    pub fn dtype(&self) -> Dtype {
+        self.tensor.dtype()
+    }
+
+    /// The dimensions.
+    #[must_use]
+    pub fn shape(&self) -> &'f [u64] {
+        self.tensor.shape()
+    }
+
+    /// Per-tensor attributes (zTensor object attributes, Tensogram `base` entries).
+    #[must_use]
+    pub fn attributes(&self) -> &'f [(String, tensor_core::cbor::Value)] {
+        &self.tensor.attributes
+    }
+
+    /// Bytes the elements occupy.
+    #[must_use]
+    pub fn byte_len(&self) -> u64 {
+        self.tensor.byte_len()
+    }
+
+    /// A zero-copy view of the stored elements, when the file stores them as they are
+    /// (raw, in any byte order); an error saying how they are stored otherwise.
+    pub fn view(&self) -> Result<TensorView<'f>> {
+        match &self.tensor.data {
+            TensorData::View(v) => Ok(v.clone()),
+            TensorData::Owned(t) => Ok(t.view()),
+            TensorData::Encoded(_) => Err(Error::NotAView {
+                tensor: self.name().into_owned(),
+                why: "encoded (compressed or packed)".into(),
+            }),
+        }
+    }
+
+    /// The elements decoded into a new tensor, in the machine's byte order.
+    pub fn to_tensor(&self) -> Result<Tensor> {
+        let t = match self.tensor.load(&self.set.limits)? {
+            crate::model::Loaded::View(v) => v.to_tensor(),
+            crate::model::Loaded::Owned(t) => t,
+        };
+        Ok(if t.byte_order().is_native() {
+            t
+        } else {
+            t.view().to_tensor()
+        })
+    }
+
+    /// Decodes the elements into `out`, which must be exactly [`byte_len`](Self::byte_len)
+    /// bytes: C order, the machine's byte order. Memory stays within one run of decoding
+    /// beyond `out`.
+    pub fn read_into(&self, out: &mut [u8]) -> Result<()> {
+        let want = self.byte_len();
+        if out.len() as u64 != want {
+            return Err(tensor_core::Error::InvalidArgument(format!(
+                "tensor {:?} needs a buffer of {want} bytes, not {}",
+                self.name(),
+                out.len()
+            ))
+            .into());
+        }
+        let mut at = 0usize;
+        self.tensor.stream(&self.set.limits, &mut |c| {
+            let end = at + c.len();
+            let Some(dst) = out.get_mut(at..end) else {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "tensor {:?} decoded past its {want} bytes",
+                    self.name()
+                ))
+                .into());
+            };
+            dst.copy_from_slice(c);
+            at = end;
+            Ok(())
+        })?;
+        if !ByteOrder::Little.is_native() {
+            tensor_core::byte_order::swap_in_place(out, self.dtype().swap_width())?;
+        }
+        Ok(())
+    }
+}
+
+/// How to write a file, for every format.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    /// The format; `None` follows the output's extension (`.safetensors`, `.bt`, `.zt` for
+    /// zTensor 2, `.tgm`).
+    pub format: Option<FormatId>,
+    /// File-level metadata to write instead of the source's (`save`) or at all
+    /// (`save_tensors`).
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Tensogram output only: the encoding stages, chosen per tensor.
+    pub pipeline: PipelineSpec,
+}
+
+impl WriteOptions {
+    /// Options writing `format`.
+    #[must_use]
+    pub fn for_format(format: FormatId) -> Self {
+        WriteOptions {
+            format: Some(format),
+            ..WriteOptions::default()
+        }
+    }
+
+    fn format_for(&self, path: &Path) -> Result<FormatId> {
+        self.format
+            .or_else(|| FormatId::from_extension(path))
+            .ok_or_else(|| Error::UnknownTarget {
+                what: format!(
+                    "{}: no format given and none known for its extension",
+                    path.display()
+                ),
+            })
+    }
+}
+
+/// Writes every tensor of `file` to `path` atomically (nothing is left behind on error).
+/// Returns what the target format could not hold and left out (one note each).
+pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    let format = options.format_for(path)?;
+    let source = file.tensor_set();
+    let set = TensorSet {
+        format,
+        metadata: options.metadata.clone().or_else(|| source.metadata.clone()),
+        tensors: source.tensors.clone(),
+        limits: source.limits,
+    };
+    formats::write(format, &set, path, &options.pipeline)
+}
+
+/// Writes `tensors` — any `(name, view)` pairs — to `path` atomically, in the format the
+/// options or the extension name. Returns what the target format left out.
+pub fn save_tensors<'a, N: Into<String>>(
+    path: impl AsRef<Path>,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    let format = options.format_for(path)?;
+    let set = TensorSet {
+        format,
+        metadata: options.metadata.clone(),
+        tensors: tensors
+            .into_iter()
+            .map(|(n, v)| NamedTensor::borrowed(n.into(), v))
+            .collect(),
+        limits: tensor_core::Limits::default(),
+    };
+    formats::write(format, &set, path, &options.pipeline)
+}

@@ -1,0 +1,134 @@
+//! `tensorkit::open` reads every conformance file of every format the same way the format
+//! readers do; views, decoding and decoding into buffers agree; `save` and `save_tensors`
+//! write what opens again with the same tensors.
+
+use std::path::PathBuf;
+use tensorkit::{ErrorKind, Format, Kinded, ReadOptions, WriteOptions};
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (dir, ext) in [
+        ("safetensors", "safetensors"),
+        ("bintensors", "bt"),
+        ("ztensor/v0.1", "zt"),
+        ("ztensor/v1", "zt"),
+        ("ztensor/v2", "zt"),
+        ("tensogram", "tgm"),
+    ] {
+        files.extend(tensor_testkit::files_with_extension(
+            &tensor_testkit::conformance(dir),
+            ext,
+        ));
+    }
+    assert!(files.len() > 100, "only {} fixtures", files.len());
+    files
+}
+
+#[test]
+fn every_fixture_opens_and_decodes_three_ways_alike() {
+    for path in fixtures() {
+        let file = match tensorkit::open(&path) {
+            Ok(f) => f,
+            // Codecs this build does not have (blosc2, zfp, sz3).
+            Err(e) if e.kind() == ErrorKind::Unsupported => continue,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(file.len(), file.tensors().len());
+        for t in file.tensors() {
+            let owned = t.to_tensor().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((owned.dtype(), owned.shape()), (t.dtype(), t.shape()));
+            assert!(owned.byte_order().is_native());
+            let mut buf = vec![0u8; usize::try_from(t.byte_len()).unwrap()];
+            t.read_into(&mut buf).unwrap();
+            assert_eq!(buf, owned.data(), "{} {}", path.display(), t.name());
+            if let Ok(v) = t.view() {
+                assert_eq!(v.to_tensor(), owned, "{} {}", path.display(), t.name());
+            }
+            assert_eq!(file.get(&t.name()).unwrap().shape(), t.shape());
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let again = tensorkit::open_bytes(&bytes).unwrap();
+        assert_eq!((again.format(), again.len()), (file.format(), file.len()));
+    }
+}
+
+#[test]
+fn a_missing_tensor_and_a_wrong_buffer_are_errors() {
+    let file =
+        tensorkit::open(tensor_testkit::conformance("safetensors").join("scalar_f32.safetensors"))
+            .unwrap();
+    let e = file.get("no such tensor").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.to_string().contains("no such tensor"), "{e}");
+    let t = file.tensors().next().unwrap();
+    let e = t.read_into(&mut [0u8; 3]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn encoded_tensors_say_why_they_have_no_view() {
+    let dir = tensor_testkit::conformance("tensogram");
+    let compressed = tensor_testkit::files_with_extension(&dir, "tgm")
+        .into_iter()
+        .filter_map(|p| tensorkit::open(p).ok())
+        .find_map(|f| {
+            let t = f.tensors().find(|t| t.view().is_err())?;
+            Some((t.view().unwrap_err().to_string(), t.to_tensor().is_ok()))
+        })
+        .expect("a compressed Tensogram fixture");
+    assert!(compressed.0.contains("to_tensor()"), "{}", compressed.0);
+    assert!(compressed.1);
+}
+
+#[test]
+fn save_and_save_tensors_write_what_opens_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        tensorkit::open(tensor_testkit::conformance("safetensors").join("all_dtypes.safetensors"))
+            .unwrap();
+    for format in [Format::Tensogram, Format::Ztensor2, Format::Safetensors] {
+        let out = dir.path().join(format!("out.{}", format.extension()));
+        tensorkit::save(&out, &src, &WriteOptions::for_format(format)).unwrap();
+        let back = tensorkit::open(&out).unwrap();
+        assert_eq!(back.format(), format);
+        for t in src.tensors() {
+            let b = back.get(&t.name()).unwrap();
+            assert_eq!(
+                b.to_tensor().unwrap(),
+                t.to_tensor().unwrap(),
+                "{format:?} {}",
+                t.name()
+            );
+        }
+    }
+    let w = tensorkit::Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0]).unwrap();
+    let out = dir.path().join("w.safetensors");
+    tensorkit::save_tensors(&out, [("w", w.view())], &WriteOptions::default()).unwrap();
+    let back = tensorkit::open(&out).unwrap();
+    assert_eq!(back.format(), Format::Safetensors);
+    assert_eq!(back.get("w").unwrap().view().unwrap().to_tensor(), w);
+    let e = tensorkit::save_tensors(
+        dir.path().join("w.unknown"),
+        [("w", w.view())],
+        &WriteOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn read_options_reach_every_reader() {
+    let appended = tensor_testkit::testdata().join("reference/zt2_appended.zt");
+    assert_eq!(tensorkit::open(&appended).unwrap().len(), 2);
+    let strict = ReadOptions {
+        strict: true,
+        ..ReadOptions::default()
+    };
+    assert!(tensorkit::open_with(&appended, &strict).is_err());
+    let tight = ReadOptions {
+        limits: tensorkit::Limits::default().with_max_header_bytes(16),
+        ..ReadOptions::default()
+    };
+    let e = tensorkit::open_with(&appended, &tight).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the facade: the front door over every conformance file, and memory
+//! bounds on hostile input.
+
+mod front_door;
+mod memory;
