@@ -3,7 +3,7 @@ with a JSON sidecar per file saying what each tensor holds, for tensorkit's inte
 (crates/tensorkit-cli/tests/cli/reference.rs).
 
 Run in a virtual environment with the pinned references:
-    pip install numpy ml_dtypes torch safetensors==0.8.0 ztensor==2.1.2
+    pip install numpy ml_dtypes torch huggingface_hub safetensors==0.8.0 ztensor==2.1.2
     python scripts/reference/interop.py
 """
 import json
@@ -129,6 +129,21 @@ with ztensor.Writer(str(OUT / "zt2_canonical.zt")) as w:
         else:
             w.add(name, arr.tobytes(), list(arr.shape), short[arr.dtype])
 print("wrote", sorted(p.name for p in OUT.iterdir()))
+
+# --- A Hugging Face shard set, as huggingface_hub writes one (index + three shards) --------
+import huggingface_hub
+import shutil
+
+shard_dir = OUT / "sharded"
+shutil.rmtree(shard_dir, ignore_errors=True)
+shard_dir.mkdir()
+state = {
+    "model.embed.weight": torch.arange(40, dtype=torch.float32).reshape(10, 4),
+    "model.layers.0.w": torch.ones(8, 8),
+    "model.layers.1.w": torch.zeros(8, 8, dtype=torch.float16),
+    "lm_head.bias": torch.arange(5, dtype=torch.int64),
+}
+huggingface_hub.save_torch_state_dict(state, str(shard_dir), max_shard_size=300)
 
 # --- Tensogram: szip with the restricted flag (128) on 8-bit samples, which the reference
 # accepts and ignores ---------------------------------------------------------------------

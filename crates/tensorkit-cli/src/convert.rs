@@ -7,7 +7,7 @@ use crate::model::{FormatId, NamedTensor, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::io::IsTerminal;
 use std::path::Path;
-use tensor_core::{Limits, MmapSource};
+use tensor_core::Limits;
 
 /// Conversions of more tensor bytes than this show a progress bar.
 pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
@@ -90,8 +90,8 @@ pub fn run(
     duplicates: Duplicates,
 ) -> Result<Summary> {
     let target = target(output, to)?;
-    let map = MmapSource::open(input)?;
-    let mut set = formats::read(input, &map, limits)?;
+    let opened = crate::open(input, limits)?;
+    let mut set = opened.tensor_set().clone();
     if duplicates == Duplicates::Suffix {
         set.disambiguate();
     }

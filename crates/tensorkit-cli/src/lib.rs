@@ -25,7 +25,7 @@ use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
 use std::io::Write;
 use std::path::Path;
-use tensor_core::{Kinded, Limits, MmapSource};
+use tensor_core::{Kinded, Limits};
 
 /// Exit status for a file that cannot be read or a check that failed.
 pub const EXIT_FAILURE: i32 = 2;
@@ -54,16 +54,28 @@ fn report_check(
     }
 }
 
+/// Opens `path` through the library's front door (any format, or a shard index) within
+/// `limits`.
+pub fn open(path: &Path, limits: &Limits) -> Result<tensorkit::File> {
+    tensorkit::open_with(
+        path,
+        &tensorkit::ReadOptions {
+            limits: *limits,
+            ..tensorkit::ReadOptions::default()
+        },
+    )
+}
+
 fn inspect(file: &Path, json: bool, out: &mut dyn Write, limits: &Limits) -> Result<()> {
-    let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, limits)?;
+    let opened = open(file, limits)?;
+    let set = opened.tensor_set();
     let text = if json {
-        let mut s = serde_json::to_string_pretty(&report::json(&set)?)
+        let mut s = serde_json::to_string_pretty(&report::json(set)?)
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');
         s
     } else {
-        report::table(&set)
+        report::table(set)
     };
     write_out(out, &text)
 }

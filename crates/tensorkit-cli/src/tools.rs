@@ -13,8 +13,8 @@ use tensor_dtype::scalar::{self, Scalar};
 
 /// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
 pub fn ls(file: &Path, limits: &Limits) -> Result<String> {
-    let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, limits)?;
+    let opened = crate::open(file, limits)?;
+    let set = opened.tensor_set();
     let mut out = String::new();
     for (i, t) in set.tensors.iter().enumerate() {
         let _ = write!(
@@ -114,9 +114,9 @@ fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
 /// `get`: the tensor's values as text, one row of the last dimension per line, or written
 /// to `output` as a `.npy` file.
 pub fn get(file: &Path, key: &str, output: Option<&Path>, limits: &Limits) -> Result<String> {
-    let map = MmapSource::open(file)?;
-    let set = formats::read(file, &map, limits)?;
-    let t = find(&set, key, file)?;
+    let opened = crate::open(file, limits)?;
+    let set = opened.tensor_set();
+    let t = find(set, key, file)?;
     if let Some(path) = output {
         let mut f = tensor_core::atomic::AtomicFile::create(path)?;
         crate::npy::write(t, key, &set.limits, &mut f)?;
@@ -332,9 +332,8 @@ fn digest(t: &NamedTensor<'_>, limits: &Limits) -> Result<[u8; 32]> {
 /// `diff`: tensor by tensor, by name (or by position for unnamed tensors). Returns the
 /// report and whether anything differs beyond `tolerance`.
 pub fn diff(a: &Path, b: &Path, tolerance: f64, limits: &Limits) -> Result<(String, bool)> {
-    let (ma, mb) = (MmapSource::open(a)?, MmapSource::open(b)?);
-    let sa = formats::read(a, &ma, limits)?;
-    let sb = formats::read(b, &mb, limits)?;
+    let (fa, fb) = (crate::open(a, limits)?, crate::open(b, limits)?);
+    let (sa, sb) = (fa.tensor_set(), fb.tensor_set());
     let (na, nb) = (sa.names(), sb.names());
     let mut out = format!(
         "--- {} ({})\n+++ {} ({})\n",
@@ -436,10 +435,10 @@ pub fn merge(
     }
     let inputs: Vec<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
     let inputs = &inputs[..];
-    let maps: Vec<MmapSource> = inputs
+    let opened: Vec<tensorkit::File> = inputs
         .iter()
-        .map(MmapSource::open)
-        .collect::<tensor_core::Result<_>>()?;
+        .map(|p| crate::open(p, limits))
+        .collect::<Result<_>>()?;
     let mut merged = TensorSet {
         format: target,
         metadata: None,
@@ -447,8 +446,8 @@ pub fn merge(
         limits: *limits,
     };
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
-    for ((path, map), (_, real_name)) in inputs.iter().zip(&maps).zip(&files) {
-        let set = formats::read(path, map, limits)?;
+    for ((path, file), (_, real_name)) in inputs.iter().zip(&opened).zip(&files) {
+        let set = file.tensor_set().clone();
         let mut names = set.names();
         if let (Some(real), [_]) = (real_name, &mut names[..]) {
             names[0].clone_from(real);
@@ -594,8 +593,8 @@ pub fn split(
     limits: &Limits,
     duplicates: crate::cli::Duplicates,
 ) -> Result<String> {
-    let map = MmapSource::open(input)?;
-    let mut set = formats::read(input, &map, limits)?;
+    let opened = crate::open(input, limits)?;
+    let mut set = opened.tensor_set().clone();
     if duplicates == crate::cli::Duplicates::Suffix {
         set.disambiguate();
     }

@@ -189,6 +189,8 @@ pub mod npy;
 mod open;
 #[cfg(feature = "files")]
 pub mod pipeline_spec;
+#[cfg(feature = "files")]
+pub mod shards;
 
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
@@ -196,7 +198,8 @@ pub use error::{Error, Result};
 pub use model::FormatId as Format;
 #[cfg(feature = "files")]
 pub use open::{
-    File, ReadOptions, TensorRef, WriteOptions, open, open_bytes, open_with, save, save_tensors,
+    File, ReadOptions, TensorRef, WriteOptions, open, open_bytes, open_many, open_with, save,
+    save_tensors,
 };
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

@@ -29,9 +29,9 @@ impl std::ops::Deref for Bytes {
 }
 
 self_cell::self_cell!(
-    /// The bytes, and the tensors parsed from (and borrowing) them.
+    /// The bytes of every file, and the tensors parsed from (and borrowing) them.
     struct Parsed {
-        owner: Bytes,
+        owner: Vec<Bytes>,
         #[covariant]
         dependent: TensorSet,
     }
@@ -59,24 +59,80 @@ pub fn open(path: impl AsRef<Path>) -> Result<File> {
     open_with(path, &ReadOptions::default())
 }
 
-/// Opens the file at `path` with `options` (limits, strictness, verification).
+/// Opens the file at `path` with `options` (limits, strictness, verification). A Hugging
+/// Face shard index (`*.index.json`) opens its shards as one file (see [`crate::shards`]).
 pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> {
     let path = path.as_ref();
+    if crate::shards::is_index(path) {
+        let index = crate::shards::Index::read(path, &options.limits)?;
+        let files = index.files();
+        let maps = files
+            .iter()
+            .map(|f| MmapSource::open(f).map(Bytes::Mapped))
+            .collect::<tensor_core::Result<Vec<_>>>()?;
+        let parsed = Parsed::try_new(maps, |maps| {
+            let sets = read_all(&files, maps, options)?;
+            index.select(sets)
+        })?;
+        return Ok(File {
+            parsed,
+            path: path.to_path_buf(),
+        });
+    }
     let map = MmapSource::open(path)?;
-    parse(Bytes::Mapped(map), path.to_path_buf(), options)
+    parse(vec![Bytes::Mapped(map)], vec![path.to_path_buf()], options)
+}
+
+/// Opens several files as one: their tensors in file order, the first file's metadata. Names
+/// must not repeat across the files.
+pub fn open_many<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+    options: &ReadOptions,
+) -> Result<File> {
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .map(|p| p.as_ref().to_path_buf())
+        .collect();
+    if paths.is_empty() {
+        return Err(Error::UnknownTarget {
+            what: "open_many needs at least one file".into(),
+        });
+    }
+    let maps = paths
+        .iter()
+        .map(|p| MmapSource::open(p).map(Bytes::Mapped))
+        .collect::<tensor_core::Result<Vec<_>>>()?;
+    parse(maps, paths, options)
 }
 
 /// Opens a whole file held in memory (copied, so the [`File`] owns what it reads).
 pub fn open_bytes(bytes: &[u8]) -> Result<File> {
     parse(
-        Bytes::Owned(bytes.to_vec()),
-        PathBuf::from("<bytes>"),
+        vec![Bytes::Owned(bytes.to_vec())],
+        vec![PathBuf::from("<bytes>")],
         &ReadOptions::default(),
     )
 }
 
-fn parse(bytes: Bytes, path: PathBuf, options: &ReadOptions) -> Result<File> {
-    let parsed = Parsed::try_new(bytes, |b| formats::read_with(&path, b, options))?;
+/// Reads each of `maps` (the files at `paths`).
+fn read_all<'a>(
+    paths: &[PathBuf],
+    maps: &'a [Bytes],
+    options: &ReadOptions,
+) -> Result<Vec<TensorSet<'a>>> {
+    paths
+        .iter()
+        .zip(maps)
+        .map(|(p, b)| formats::read_with(p, b, options))
+        .collect()
+}
+
+fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Result<File> {
+    let parsed = Parsed::try_new(bytes, |maps| {
+        let sets = read_all(&paths, maps, options)?;
+        crate::shards::join(&paths, sets)
+    })?;
+    let path = paths.into_iter().next().unwrap_or_default();
     Ok(File { parsed, path })
 }
 
@@ -109,7 +165,8 @@ impl File {
         self.len() == 0
     }
 
-    /// Where the file was opened from (`<bytes>` for [`open_bytes`]).
+    /// Where the file was opened from (`<bytes>` for [`open_bytes`]; the index of a shard set,
+    /// the first file of [`open_many`]'s).
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path

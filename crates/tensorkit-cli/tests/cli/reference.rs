@@ -195,6 +195,31 @@ fn unsupported_mask_codec() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A Hugging Face shard set (`huggingface_hub`'s index and shards) is one file to every
+/// command: listed, converted into one file, compared.
+fn shard_index_is_one_file() -> Result<(), Failed> {
+    let index = reference("sharded/model.safetensors.index.json");
+    let o = tensorkit(&["ls", &index.to_string_lossy()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success()
+        || text.lines().count() != 4
+        || !text.contains("lm_head.bias\tint64\t[5]")
+    {
+        return Err(format!("ls: {text} {}", String::from_utf8_lossy(&o.stderr)).into());
+    }
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("one.tgm");
+    let o = tensorkit(&["convert", &index.to_string_lossy(), &out.to_string_lossy()]);
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
+    }
+    let o = tensorkit(&["diff", &index.to_string_lossy(), &out.to_string_lossy()]);
+    if !o.status.success() {
+        return Err(format!("diff: {}", String::from_utf8_lossy(&o.stdout)).into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for ext in ["safetensors", "zt", "tgm"] {
@@ -216,6 +241,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         }
     }
     trials.push(Trial::test("reference::canonical_bytes", canonical_bytes));
+    trials.push(Trial::test(
+        "reference::shard_index_is_one_file",
+        shard_index_is_one_file,
+    ));
     trials.push(Trial::test(
         "reference::unsupported_mask_codec",
         unsupported_mask_codec,

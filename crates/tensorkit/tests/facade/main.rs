@@ -3,3 +3,4 @@
 
 mod front_door;
 mod memory;
+mod shards;

@@ -1,0 +1,97 @@
+//! A Hugging Face shard set (written by `huggingface_hub`, `testdata/reference/sharded`) opens
+//! as one file; the weight map is the allowlist; any list of files opens as one.
+
+use std::path::{Path, PathBuf};
+use tensorkit::{ErrorKind, Kinded, ReadOptions};
+
+fn shard_dir() -> PathBuf {
+    tensor_testkit::testdata().join("reference/sharded")
+}
+
+/// A copy of the shard set whose index says `weight_map`.
+fn with_weight_map(dir: &Path, weight_map: &serde_json::Value) -> PathBuf {
+    for e in std::fs::read_dir(shard_dir()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let index = dir.join("model.safetensors.index.json");
+    let v = serde_json::json!({"metadata": {"total_size": 584, "origin": "test"}, "weight_map": weight_map});
+    std::fs::write(&index, v.to_string()).unwrap();
+    index
+}
+
+#[test]
+fn an_index_opens_its_shards_as_one_file() {
+    let file = tensorkit::open(shard_dir().join("model.safetensors.index.json")).unwrap();
+    let names: Vec<String> = file.tensors().map(|t| t.name().into_owned()).collect();
+    assert_eq!(
+        names,
+        [
+            "model.embed.weight",
+            "model.layers.0.w",
+            "model.layers.1.w",
+            "lm_head.bias"
+        ]
+    );
+    let embed = file.get("model.embed.weight").unwrap().to_tensor().unwrap();
+    let expected: Vec<f32> = (0..40u8).map(f32::from).collect();
+    assert_eq!(&*embed.view().typed::<f32>().unwrap(), &expected[..]);
+    // The shards' own bookkeeping is not carried over.
+    assert!(
+        file.metadata()
+            .is_none_or(|m| !m.contains_key("total_size"))
+    );
+}
+
+#[test]
+fn the_weight_map_is_the_allowlist() {
+    let dir = tempfile::tempdir().unwrap();
+    // lm_head.bias sits in shard 3 but the map leaves it out: it is not read.
+    let index = with_weight_map(
+        dir.path(),
+        &serde_json::json!({
+            "model.embed.weight": "model-00001-of-00003.safetensors",
+            "model.layers.1.w": "model-00003-of-00003.safetensors",
+        }),
+    );
+    let file = tensorkit::open(&index).unwrap();
+    assert_eq!(file.len(), 2);
+    assert!(file.get("lm_head.bias").is_err());
+    assert_eq!(file.metadata().unwrap()["origin"], "test");
+}
+
+#[test]
+fn a_mapped_tensor_missing_from_its_shard_is_an_error_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = with_weight_map(
+        dir.path(),
+        &serde_json::json!({"model.embed.weight": "model-00002-of-00003.safetensors"}),
+    );
+    let e = tensorkit::open(&index).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("model.embed.weight") && text.contains("model-00002-of-00003"),
+        "{text}"
+    );
+    let index = with_weight_map(
+        dir.path(),
+        &serde_json::json!({"x": "../elsewhere.safetensors"}),
+    );
+    assert_eq!(
+        tensorkit::open(&index).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
+}
+
+#[test]
+fn any_list_of_files_opens_as_one_and_names_must_not_repeat() {
+    let shards: Vec<PathBuf> = (1..=3)
+        .map(|i| shard_dir().join(format!("model-0000{i}-of-00003.safetensors")))
+        .collect();
+    let file = tensorkit::open_many(&shards, &ReadOptions::default()).unwrap();
+    assert_eq!(file.len(), 4);
+    let twice = [shards[0].clone(), shards[0].clone()];
+    let e = tensorkit::open_many(&twice, &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("model.embed.weight"), "{e}");
+    assert!(tensorkit::open_many(Vec::<PathBuf>::new(), &ReadOptions::default()).is_err());
+}
