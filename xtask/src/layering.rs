@@ -5,7 +5,8 @@
 //! tensorkit (facade)                         every library crate
 //! tensor-frame                               descriptor, pipeline, dtype, core
 //! tensor-ztensor                             pipeline, dtype, core
-//! tensor-bintensors, tensor-stdlib-meta      dtype, core
+//! tensor-bintensors, tensor-stdlib-meta,
+//! tensor-safetensors                         dtype, core
 //! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
@@ -35,6 +36,7 @@ const CLI: &[&str] = &[
     "tensor-ztensor",
     "tensor-bintensors",
     "tensor-stdlib-meta",
+    "tensor-safetensors",
     "tensor-testkit",
 ];
 
@@ -44,9 +46,8 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-core" | "xtask" => &[],
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
-        "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta" => {
-            TESTED
-        }
+        "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta"
+        | "tensor-safetensors" => TESTED,
         "tensor-ztensor" => &[
             "tensor-core",
             "tensor-dtype",

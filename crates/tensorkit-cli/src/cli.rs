@@ -143,6 +143,11 @@ pub enum Command {
         /// The output format and Tensogram pipeline.
         #[command(flatten)]
         target: Target,
+        /// Write a shard set instead of one file: shards of at most this much tensor data
+        /// (e.g. `5GB`) named `<stem>-00001-of-0000N.<ext>` beside OUTPUT, and
+        /// `OUTPUT.index.json`, in the Hugging Face layout.
+        #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+        max_shard_size: Option<u64>,
         /// No progress bar (it is shown only on a terminal, for more than 64 MiB of tensors).
         #[arg(long, short)]
         quiet: bool,

@@ -15,6 +15,8 @@ pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
 /// What a conversion did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
+    /// The shard set's index, when a shard set was written.
+    pub index: Option<std::path::PathBuf>,
     /// The format read.
     pub from: FormatId,
     /// The format written.
@@ -83,17 +85,36 @@ pub(crate) fn progress_bar(
 pub fn run(
     input: &Path,
     output: &Path,
-    to: Option<&str>,
-    pipeline: &PipelineSpec,
+    args: &crate::cli::Target,
+    max_shard_size: Option<u64>,
     progress: bool,
     limits: &Limits,
-    duplicates: Duplicates,
 ) -> Result<Summary> {
-    let target = target(output, to)?;
+    let pipeline = &args.pipeline()?;
+    let target = target(output, args.to.as_deref())?;
     let opened = crate::open(input, limits)?;
     let mut set = opened.tensor_set().clone();
-    if duplicates == Duplicates::Suffix {
+    if args.duplicates == Duplicates::Suffix {
         set.disambiguate();
+    }
+    if let Some(max) = max_shard_size {
+        let written = tensorkit::shards::write_sharded(target, &set, output, max, pipeline)?;
+        let mut bytes = 0;
+        for f in &written.shards {
+            bytes += std::fs::metadata(f)
+                .map_err(|e| {
+                    tensor_core::Error::io(format!("reading the size of {}", f.display()), e)
+                })?
+                .len();
+        }
+        return Ok(Summary {
+            index: Some(written.index),
+            from: set.format,
+            to: target,
+            tensors: set.tensors.len(),
+            bytes,
+            dropped: written.left_out,
+        });
     }
     let bar = progress_bar(&set, output, progress);
     let dropped = write_output(target, &set, output, bar.as_ref(), pipeline)?;
@@ -106,6 +127,7 @@ pub fn run(
         })?
         .len();
     Ok(Summary {
+        index: None,
         from: set.format,
         to: target,
         tensors: set.tensors.len(),

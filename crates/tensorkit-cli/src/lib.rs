@@ -210,37 +210,28 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             input,
             output,
             target,
+            max_shard_size,
             quiet,
         } => (
-            target
-                .pipeline()
-                .and_then(|p| {
-                    convert::run(
-                        input,
-                        output,
-                        target.to.as_deref(),
-                        &p,
-                        !quiet,
-                        limits,
-                        target.duplicates,
-                    )
-                })
-                .and_then(|s| {
-                    let mut text = format!(
-                        "converted {} tensors from {} to {}: {} ({} bytes)\n",
-                        s.tensors,
-                        s.from.id(),
-                        s.to.id(),
-                        output.display(),
-                        s.bytes
-                    );
-                    for d in &s.dropped {
-                        text.push_str("left out: ");
-                        text.push_str(d);
-                        text.push('\n');
-                    }
-                    write_out(out, &text)
-                }),
+            convert::run(input, output, target, *max_shard_size, !quiet, limits).and_then(|s| {
+                let written = match &s.index {
+                    Some(index) => format!("a shard set indexed by {}", index.display()),
+                    None => output.display().to_string(),
+                };
+                let mut text = format!(
+                    "converted {} tensors from {} to {}: {written} ({} bytes)\n",
+                    s.tensors,
+                    s.from.id(),
+                    s.to.id(),
+                    s.bytes
+                );
+                for d in &s.dropped {
+                    text.push_str("left out: ");
+                    text.push_str(d);
+                    text.push('\n');
+                }
+                write_out(out, &text)
+            }),
             false,
         ),
         Command::StdlibMeta(cmd) => (

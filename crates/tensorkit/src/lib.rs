@@ -18,6 +18,7 @@
 //! | `frame` | `tensor-frame` (feature `frame`) | Tensogram v3 messages and `.tgm` files: buffered and streaming encode, random access, scanning, validation |
 //! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages (simple packing, shuffle, szip, zstd, lz4, masks) with bounded decoding |
 //! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
+//! | `safetensors` | `tensor-safetensors` (feature `files`) | safetensors files: checked zero-copy reader, streaming writer |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
@@ -172,6 +173,8 @@ pub use tensor_dtype as dtype;
 pub use tensor_frame as frame;
 #[cfg(feature = "pipeline")]
 pub use tensor_pipeline as pipeline;
+#[cfg(feature = "files")]
+pub use tensor_safetensors as safetensors;
 #[cfg(feature = "stdlib-meta")]
 pub use tensor_stdlib_meta as stdlib_meta;
 #[cfg(feature = "ztensor")]

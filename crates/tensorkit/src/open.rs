@@ -331,6 +331,10 @@ pub struct WriteOptions {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// Tensogram output only: the encoding stages, chosen per tensor.
     pub pipeline: PipelineSpec,
+    /// Write a shard set instead of one file: shards of at most this many bytes of tensor
+    /// data beside `path`, and `<path>.index.json` (the Hugging Face layout; see
+    /// [`crate::shards::write_sharded`]).
+    pub max_shard_size: Option<u64>,
 }
 
 impl WriteOptions {
@@ -355,8 +359,9 @@ impl WriteOptions {
     }
 }
 
-/// Writes every tensor of `file` to `path` atomically (nothing is left behind on error).
-/// Returns what the target format could not hold and left out (one note each).
+/// Writes every tensor of `file` to `path` atomically (nothing is left behind on error), or
+/// a shard set with [`WriteOptions::max_shard_size`]. Returns what the target format could
+/// not hold and left out (one note each).
 pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Result<Vec<String>> {
     let path = path.as_ref();
     let format = options.format_for(path)?;
@@ -367,7 +372,21 @@ pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Resu
         tensors: source.tensors.clone(),
         limits: source.limits,
     };
-    formats::write(format, &set, path, &options.pipeline)
+    write_set(format, &set, path, options)
+}
+
+fn write_set(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    options: &WriteOptions,
+) -> Result<Vec<String>> {
+    match options.max_shard_size {
+        Some(max) => {
+            Ok(crate::shards::write_sharded(format, set, path, max, &options.pipeline)?.left_out)
+        }
+        None => formats::write(format, set, path, &options.pipeline),
+    }
 }
 
 /// Writes `tensors` — any `(name, view)` pairs — to `path` atomically, in the format the
@@ -388,5 +407,5 @@ pub fn save_tensors<'a, N: Into<String>>(
             .collect(),
         limits: tensor_core::Limits::default(),
     };
-    formats::write(format, &set, path, &options.pipeline)
+    write_set(format, &set, path, options)
 }

@@ -177,3 +177,120 @@ pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<Tenso
         limits,
     })
 }
+
+/// What [`write_sharded`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sharded {
+    /// The shard files, in order.
+    pub shards: Vec<PathBuf>,
+    /// The index (`<path>.index.json`).
+    pub index: PathBuf,
+    /// What the target format left out (one note each).
+    pub left_out: Vec<String>,
+}
+
+/// Writes `set` as a shard set in the Hugging Face layout: for `path` = `dir/model.ext`,
+/// shards `dir/model-00001-of-0000N.ext` of at most `max_shard_bytes` of tensor data each (a
+/// bigger tensor gets a shard of its own), then `dir/model.ext.index.json` with the
+/// set's metadata, `total_size` and the weight map. Tensors keep their order. Each file is
+/// written atomically and the index last; if anything fails, the shards already written
+/// are removed, so no partial set is left behind.
+pub fn write_sharded(
+    format: crate::model::FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    max_shard_bytes: u64,
+    pipeline: &crate::pipeline_spec::PipelineSpec,
+) -> Result<Sharded> {
+    if max_shard_bytes == 0 {
+        return Err(Error::UnknownTarget {
+            what: "a maximum shard size of 0 bytes".into(),
+        });
+    }
+    if format != crate::model::FormatId::Tensogram {
+        set.check_unique_names(format.id())?;
+    }
+    // Group the tensors, in order, into shards.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut size = 0u64;
+    for (i, t) in set.tensors.iter().enumerate() {
+        let len = t.byte_len();
+        if groups.is_empty() || (size > 0 && size.saturating_add(len) > max_shard_bytes) {
+            groups.push(Vec::new());
+            size = 0;
+        }
+        if let Some(g) = groups.last_mut() {
+            g.push(i);
+        }
+        size = size.saturating_add(len);
+    }
+    if groups.is_empty() {
+        groups.push(Vec::new());
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let ext = path
+        .extension()
+        .and_then(|s| s.to_str())
+        .unwrap_or(format.extension());
+    let n = groups.len();
+    let names = set.names();
+    let mut written: Vec<PathBuf> = Vec::with_capacity(n);
+    let result = (|| -> Result<Sharded> {
+        let mut weight_map = std::collections::BTreeMap::new();
+        let mut left_out = Vec::new();
+        for (k, group) in groups.iter().enumerate() {
+            let file = format!("{stem}-{:05}-of-{n:05}.{ext}", k + 1);
+            let shard = TensorSet {
+                format,
+                metadata: set.metadata.clone(),
+                tensors: group
+                    .iter()
+                    .map(|&i| {
+                        let mut t = set.tensors[i].clone();
+                        t.name = Some(names[i].clone());
+                        t
+                    })
+                    .collect(),
+                limits: set.limits,
+            };
+            let shard_path = dir.join(&file);
+            for note in crate::formats::write(format, &shard, &shard_path, pipeline)? {
+                if !left_out.contains(&note) {
+                    left_out.push(note);
+                }
+            }
+            written.push(shard_path);
+            for &i in group {
+                weight_map.insert(names[i].clone(), Value::from(file.clone()));
+            }
+        }
+        let total: u64 = set
+            .tensors
+            .iter()
+            .map(crate::model::NamedTensor::byte_len)
+            .sum();
+        let mut metadata = set.metadata.clone().unwrap_or_default();
+        metadata.insert("total_size".into(), Value::from(total));
+        let index = serde_json::json!({
+            "metadata": metadata,
+            "weight_map": weight_map.into_iter().collect::<Map<_, _>>(),
+        });
+        let index_path = dir.join(format!("{stem}.{ext}.index.json"));
+        let text = serde_json::to_string_pretty(&index).map_err(|e| Error::UnknownTarget {
+            what: format!("the shard index: {e}"),
+        })?;
+        tensor_core::atomic::write(&index_path, format!("{text}\n").as_bytes())?;
+        Ok(Sharded {
+            shards: written.clone(),
+            index: index_path,
+            left_out,
+        })
+    })();
+    if result.is_err() {
+        for f in &written {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    result
+}

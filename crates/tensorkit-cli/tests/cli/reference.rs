@@ -217,6 +217,27 @@ fn shard_index_is_one_file() -> Result<(), Failed> {
     if !o.status.success() {
         return Err(format!("diff: {}", String::from_utf8_lossy(&o.stdout)).into());
     }
+    // And back into shards of at most 300 bytes: three shards and an index.
+    let sharded = dir.path().join("again.safetensors");
+    let o = tensorkit(&[
+        "convert",
+        &out.to_string_lossy(),
+        &sharded.to_string_lossy(),
+        "--max-shard-size",
+        "300",
+    ]);
+    let again = dir.path().join("again.safetensors.index.json");
+    if !o.status.success() || !dir.path().join("again-00003-of-00003.safetensors").exists() {
+        return Err(format!("sharded convert: {}", String::from_utf8_lossy(&o.stderr)).into());
+    }
+    let o = tensorkit(&["diff", &index.to_string_lossy(), &again.to_string_lossy()]);
+    if !o.status.success() {
+        return Err(format!(
+            "diff of the shard sets: {}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+        .into());
+    }
     Ok(())
 }
 

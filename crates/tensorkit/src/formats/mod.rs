@@ -3,7 +3,6 @@
 //! The format of a file is decided from its content, never from its name.
 
 mod bintensors;
-#[doc = include_str!("../../../../docs/formats/safetensors.md")]
 mod safetensors;
 pub(crate) mod tensogram;
 mod ztensor;
@@ -153,7 +152,7 @@ fn write_to(
         ));
     }
     match format {
-        FormatId::Safetensors => safetensors::write(set, out)?,
+        FormatId::Safetensors => safetensors::write(set, out, path)?,
         FormatId::Bintensors => {
             bintensors::write(set, out, path, tensor_bintensors::Layout::Release)?;
         }

@@ -95,3 +95,56 @@ fn any_list_of_files_opens_as_one_and_names_must_not_repeat() {
     assert!(e.to_string().contains("model.embed.weight"), "{e}");
     assert!(tensorkit::open_many(Vec::<PathBuf>::new(), &ReadOptions::default()).is_err());
 }
+
+#[test]
+fn shard_sets_are_written_in_the_hugging_face_layout_or_not_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = tensorkit::open(shard_dir().join("model.safetensors.index.json")).unwrap();
+    let out = dir.path().join("model.safetensors");
+    let options = tensorkit::WriteOptions {
+        max_shard_size: Some(200),
+        ..tensorkit::WriteOptions::default()
+    };
+    tensorkit::save(&out, &src, &options).unwrap();
+    let index: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("model.safetensors.index.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(index["metadata"]["total_size"], 584);
+    assert_eq!(
+        index["weight_map"]["model.embed.weight"],
+        "model-00001-of-00003.safetensors"
+    );
+    assert_eq!(
+        index["weight_map"]["lm_head.bias"],
+        "model-00003-of-00003.safetensors"
+    );
+    let back = tensorkit::open(dir.path().join("model.safetensors.index.json")).unwrap();
+    for t in src.tensors() {
+        assert_eq!(
+            back.get(&t.name()).unwrap().to_tensor().unwrap(),
+            t.to_tensor().unwrap()
+        );
+    }
+    // A tensor the target cannot hold, in the last shard: no shard and no index are left.
+    let fail = tempfile::tempdir().unwrap();
+    let ok = tensorkit::Tensor::from_elements(&[64], &[0f32; 64]).unwrap();
+    let bad = tensorkit::Tensor::new(
+        vec![0; 16],
+        tensorkit::Dtype::Complex128,
+        &[1],
+        tensorkit::ByteOrder::Little,
+    )
+    .unwrap();
+    let e = tensorkit::save_tensors(
+        fail.path().join("m.safetensors"),
+        [("ok", ok.view()), ("bad", bad.view())],
+        &tensorkit::WriteOptions {
+            max_shard_size: Some(256),
+            ..tensorkit::WriteOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
+    assert_eq!(std::fs::read_dir(fail.path()).unwrap().count(), 0);
+}

@@ -1,0 +1,37 @@
+//! # tensor-safetensors
+//!
+//! safetensors files over the `safetensors` crate (the reference implementation itself),
+//! with what a reader of untrusted files needs on top: our [`Limits`](tensor_core::Limits),
+//! errors that say where the file went wrong, repeated names refused instead of silently
+//! keeping the last, every dtype of safetensors 0.8 (packed 4- and 6-bit floats counted in
+//! elements), and a writer that streams one tensor at a time instead of reserving every
+//! tensor's bytes at once.
+//!
+//! ```
+//! use tensor_safetensors::{SafeTensors, serialize};
+//! use tensor_dtype::Tensor;
+//!
+//! let w = Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0])?;
+//! let bytes = serialize([("w", w.view())], None)?;
+//! let file = SafeTensors::open(&bytes)?; // zero-copy: views borrow `bytes`
+//! assert_eq!(&*file.tensor("w").unwrap().view.typed::<f32>()?, &[1.5, -2.0, 0.25, 8.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+#![doc = include_str!("../../../docs/formats/safetensors.md")]
+#![forbid(unsafe_code)]
+
+pub mod dtype;
+mod error;
+mod read;
+mod write;
+
+pub use error::{Error, Result};
+pub use read::{SafeTensors, Tensor};
+pub use write::{Entry, serialize, write_streamed};
+
+/// Whether `bytes` start like a safetensors file: a length, then the JSON header's `{`.
+#[must_use]
+pub fn looks_like(bytes: &[u8]) -> bool {
+    bytes.len() >= 9 && bytes[8] == b'{'
+}

@@ -1,0 +1,191 @@
+//! Writing: the header laid out as the `safetensors` crate lays it out, then each tensor's
+//! bytes streamed, one at a time.
+
+use crate::error::{Error, Result};
+use safetensors::tensor::Dtype as StDtype;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use tensor_dtype::{Dtype, TensorView};
+
+/// One tensor to write, described without its bytes ([`write_streamed`]).
+#[derive(Clone, Debug)]
+pub struct Entry<'n> {
+    /// The name.
+    pub name: &'n str,
+    /// The dtype.
+    pub dtype: Dtype,
+    /// The shape (elements, also for packed types).
+    pub shape: &'n [u64],
+}
+
+/// A tensor prepared for the header: the crate sees only its dtype, shape and length.
+struct Outgoing {
+    index: usize,
+    name: String,
+    dtype: StDtype,
+    shape: Vec<usize>,
+    len: usize,
+}
+
+/// The length prefix and JSON header for `outgoing` (in that order), as the crate lays them
+/// out — its own `Metadata` serialised, padded with spaces to a multiple of 8 — without the
+/// crate's `serialize`, which reserves room for every tensor's bytes at once.
+fn header(outgoing: &[Outgoing], metadata: Option<HashMap<String, String>>) -> Result<Vec<u8>> {
+    let cannot = |e: &dyn std::fmt::Display| Error::Unwritable(format!("this tensor set: {e}"));
+    let mut offset = 0usize;
+    let mut infos = Vec::with_capacity(outgoing.len());
+    for o in outgoing {
+        let end = offset
+            .checked_add(o.len)
+            .ok_or_else(|| cannot(&"the tensors' total size overflows"))?;
+        infos.push((
+            o.name.clone(),
+            safetensors::tensor::TensorInfo {
+                dtype: o.dtype,
+                shape: o.shape.clone(),
+                data_offsets: (offset, end),
+            },
+        ));
+        offset = end;
+    }
+    let meta = safetensors::tensor::Metadata::new(metadata, infos).map_err(|e| cannot(&e))?;
+    let mut json = serde_json::to_vec(&meta).map_err(|e| cannot(&e))?;
+    json.resize(json.len().next_multiple_of(8), b' ');
+    if json.len() > 100_000_000 {
+        // What every safetensors reader refuses (the crate's MAX_HEADER_SIZE).
+        return Err(cannot(&format!(
+            "a {}-byte header (readers accept at most 100 MB)",
+            json.len()
+        )));
+    }
+    let mut out = (json.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&json);
+    Ok(out)
+}
+
+fn prepare(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
+    let mut outgoing = Vec::with_capacity(entries.len());
+    let mut seen = std::collections::HashSet::with_capacity(entries.len());
+    for (index, e) in entries.iter().enumerate() {
+        let name = e.name;
+        if !seen.insert(name) {
+            return Err(Error::Unwritable(format!("two tensors named {name:?}")));
+        }
+        let dtype = crate::dtype::to_reference(e.dtype)
+            .ok_or_else(|| Error::Unwritable(format!("dtype {} (tensor {name:?})", e.dtype)))?;
+        let shape = e
+            .shape
+            .iter()
+            .map(|&d| tensor_core::checked::to_usize(d, "dimension"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let len = tensor_core::checked::to_usize(
+            tensor_dtype::shape::byte_len(e.dtype, e.shape)?,
+            "tensor bytes",
+        )?;
+        let elements = tensor_dtype::shape::element_count(e.shape)?;
+        if !(u128::from(elements) * e.dtype.bit_width() as u128).is_multiple_of(8) {
+            // The crate refuses such a header (MisalignedSlice): its tensors end on bytes.
+            return Err(Error::Unwritable(format!(
+                "{elements} {} elements in tensor {name:?}: safetensors stores only whole \
+                 bytes, and {elements} × {} bits is not a multiple of 8",
+                e.dtype,
+                e.dtype.bit_width()
+            )));
+        }
+        outgoing.push(Outgoing {
+            index,
+            name: name.to_owned(),
+            dtype,
+            shape,
+            len,
+        });
+    }
+    // The crate's own order: falling dtype alignment, then name. Sorting first means the
+    // crate's (stable) sort keeps our order, so we know the order the header describes.
+    outgoing.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(&b.name)));
+    Ok(outgoing)
+}
+
+/// Writes a safetensors file to `out` from tensors described by `entries`, asking
+/// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they
+/// are written — once each, one at a time, in the order the header lays them out (falling
+/// dtype alignment, then name, as the `safetensors` crate orders them). Returns the number
+/// of bytes written.
+pub fn write_streamed(
+    out: &mut dyn Write,
+    entries: &[Entry<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+) -> Result<u64> {
+    let outgoing = prepare(entries)?;
+    let metadata = metadata
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<HashMap<_, _>>()
+        })
+        // Empty metadata without tensors is written as none. (The crate's serialiser sizes
+        // its JSON map by the number of metadata entries instead of one `__metadata__` key,
+        // and writes a broken header for that one case.) With tensors, `{}` is kept.
+        .filter(|m| !m.is_empty() || !outgoing.is_empty());
+    let header = header(&outgoing, metadata)?;
+    let io = |e| tensor_core::Error::io("writing a safetensors file", e);
+    out.write_all(&header).map_err(io)?;
+    let mut written = header.len() as u64;
+    for o in &outgoing {
+        let mut counted = Counted {
+            out: &mut *out,
+            n: 0,
+        };
+        data(o.index, &mut counted)?;
+        if counted.n != o.len as u64 {
+            return Err(Error::Unwritable(format!(
+                "tensor {:?}: {} bytes were given for a {}-byte tensor",
+                o.name, counted.n, o.len
+            )));
+        }
+        written += counted.n;
+    }
+    out.flush().map_err(io)?;
+    Ok(written)
+}
+
+/// A writer that counts what goes through it.
+struct Counted<'w> {
+    out: &'w mut dyn Write,
+    n: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.out.write(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A whole safetensors file from `(name, view)` pairs, in memory.
+pub fn serialize<'a, N: AsRef<str>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let tensors: Vec<(N, TensorView<'a>)> = tensors.into_iter().collect();
+    let entries: Vec<Entry<'_>> = tensors
+        .iter()
+        .map(|(n, v)| Entry {
+            name: n.as_ref(),
+            dtype: v.dtype(),
+            shape: v.shape(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    write_streamed(&mut out, &entries, metadata, &mut |i, w| {
+        w.write_all(&tensors[i].1.to_canonical_le_bytes())
+            .map_err(|e| tensor_core::Error::io("writing a safetensors file", e).into())
+    })?;
+    Ok(out)
+}
