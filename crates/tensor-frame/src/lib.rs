@@ -29,6 +29,7 @@
 mod encode;
 mod error;
 mod file;
+mod frame_out;
 mod hash;
 mod message;
 pub mod metadata;

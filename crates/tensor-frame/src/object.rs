@@ -551,7 +551,7 @@ impl<'a> ObjectFrame<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::write_frame;
+    use crate::frame_out::write_frame;
     use crate::wire::FrameType;
 
     /// A data frame with the descriptor first and the payload after it (flag bit 0 clear),

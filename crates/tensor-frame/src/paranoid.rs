@@ -1,8 +1,8 @@
 //! The `paranoid` feature: everything the encoders write is decoded again and compared
 //! with what they were given, so a writer bug surfaces as an error instead of a bad file.
 
-use crate::encode::EncodedObject;
 use crate::error::{Error, Result};
+use crate::frame_out::EncodedObject;
 use crate::message::Message;
 use crate::object::ObjectFrame;
 use crate::wire::{FRAME_HEADER_LEN, FrameHeader, FrameType};
@@ -149,7 +149,7 @@ pub(crate) fn check_message(bytes: &[u8], objects: &[EncodedObject<'_>]) -> Resu
 /// encoder, whose output goes where it cannot be read again).
 pub(crate) fn check_frame(o: &EncodedObject<'_>, i: usize, hashing: bool) -> Result<()> {
     let mut frame = Vec::new();
-    crate::encode::write_frame(
+    crate::frame_out::write_frame(
         &mut frame,
         0,
         FrameType::NTensor,

@@ -2,10 +2,10 @@
 //! given, and the index, hashes and complete metadata follow in the footer.
 
 use crate::encode::{
-    EncodeOptions, HashFrames, check_caller_metadata, complete_metadata, encode_object, frame,
-    write_frame,
+    EncodeOptions, HashFrames, check_caller_metadata, complete_metadata, encode_object,
 };
 use crate::error::{Error, Result};
+use crate::frame_out::{frame, write_frame};
 use crate::metadata::{GlobalMetadata, HashList, Index, Map};
 use crate::wire::{
     FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION, flags,
