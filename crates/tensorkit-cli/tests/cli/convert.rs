@@ -319,13 +319,7 @@ fn non_finite_bits_survive() -> Result<(), Failed> {
     data.extend(f64_bits.iter().flat_map(|b| b.to_le_bytes()));
     data.extend(c64_bits.iter().flat_map(|b| b.to_le_bytes()));
     let header = r#"{"c":{"dtype":"C64","shape":[2],"data_offsets":[48,64]},"d":{"dtype":"F64","shape":[3],"data_offsets":[24,48]},"s":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}}"#;
-    let mut header = header.to_owned();
-    while !header.len().is_multiple_of(8) {
-        header.push(' ');
-    }
-    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.extend_from_slice(&data);
+    let bytes = crate::support::safetensors_file(header, &data);
     let file = dir.path().join("non_finite.safetensors");
     std::fs::write(&file, bytes)?;
     round_trip(&file)

@@ -114,13 +114,7 @@ fn empty_attribute_key() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let header =
         r#"{"__metadata__":{"":"empty key"},"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}"#;
-    let mut header = header.to_owned();
-    while !header.len().is_multiple_of(8) {
-        header.push(' ');
-    }
-    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.push(7);
+    let bytes = crate::support::safetensors_file(header, &[7]);
     let src = dir.path().join("empty_key.safetensors");
     std::fs::write(&src, bytes)?;
     let out = dir.path().join("out.zt");

@@ -87,3 +87,16 @@ fn tensor_dtype_name(name: &str) -> Option<&'static str> {
         .ok()
         .map(tensor_dtype::Dtype::name)
 }
+
+/// A safetensors file: the length prefix, `header` padded with spaces to a multiple of 8 (as
+/// writers pad it), then `data`.
+pub(crate) fn safetensors_file(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = header.to_owned();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(data);
+    bytes
+}

@@ -224,12 +224,7 @@ fn split_keeps_odd_names() -> Result<(), Failed> {
         header.push_str(&info.to_string());
     }
     header.push('}');
-    while !header.len().is_multiple_of(8) {
-        header.push(' ');
-    }
-    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.extend_from_slice(&[1, 2, 3, 4, 5]);
+    let bytes = crate::support::safetensors_file(&header, &[1, 2, 3, 4, 5]);
     let src = d("odd.safetensors");
     std::fs::write(&src, bytes)?;
     let (code, text) = run(&["split", &src, "-o", &d("parts")]);

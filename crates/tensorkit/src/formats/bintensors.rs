@@ -75,19 +75,16 @@ pub(super) fn write(
         .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
     // One tensor decoded at a time, when the writer reaches it; an error from our side
     // (decoding, or writing) is kept whole and returned as it is.
-    let mut failed = None;
+    let mut carried = super::Carried::default();
     let written =
         tensor_bintensors::write_streamed(out, &entries, metadata.as_ref(), layout, &mut |i, w| {
             set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
-                let message = e.to_string();
-                failed = Some(e);
-                tensor_bintensors::Error::Core(tensor_core::Error::InvalidArgument(message))
+                carried.keep(e, |m| {
+                    tensor_bintensors::Error::Core(tensor_core::Error::InvalidArgument(m))
+                })
             })
         });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    written.map_err(|source| Error::Bintensors {
+    carried.finish(written, |source| Error::Bintensors {
         path: path.to_path_buf(),
         source,
     })?;

@@ -124,16 +124,6 @@ pub fn write_into(
     if format != FormatId::Tensogram {
         set.check_unique_names(format.id())?;
     }
-    write_to(format, set, path, out, pipeline)
-}
-
-fn write_to(
-    format: FormatId,
-    set: &TensorSet<'_>,
-    path: &Path,
-    out: &mut dyn std::io::Write,
-    pipeline: &PipelineSpec,
-) -> Result<Vec<String>> {
     let attributes = set
         .tensors
         .iter()
@@ -169,6 +159,33 @@ fn write_to(
         }
     }
     Ok(dropped)
+}
+
+/// An error of ours met inside a callback that a format crate calls (to stream a tensor's
+/// bytes), where only the crate's own error type can be returned: kept whole here while the
+/// crate gets a stand-in, and handed back once the crate's call has returned.
+#[derive(Default)]
+pub(crate) struct Carried(Option<Error>);
+
+impl Carried {
+    /// Keeps `e`; the crate gets `stand_in` of its message.
+    pub(crate) fn keep<E>(&mut self, e: Error, stand_in: impl FnOnce(String) -> E) -> E {
+        let message = e.to_string();
+        self.0 = Some(e);
+        stand_in(message)
+    }
+
+    /// The kept error, if any; otherwise the crate's result, its error wrapped.
+    pub(crate) fn finish<T, E>(
+        self,
+        result: std::result::Result<T, E>,
+        wrap: impl FnOnce(E) -> Error,
+    ) -> Result<T> {
+        match self.0 {
+            Some(e) => Err(e),
+            None => result.map_err(wrap),
+        }
+    }
 }
 
 /// Metadata for a format that stores only string values: every value must be a string.

@@ -66,18 +66,13 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
         .map(|m| m.into_iter().collect());
     // The tensors are decoded (if need be) and streamed as the writer asks for them; an
     // error of ours is kept whole and handed back after the writer stops.
-    let mut failed = None;
+    let mut carried = super::Carried::default();
     let written =
         tensor_safetensors::write_streamed(out, &entries, metadata.as_ref(), &mut |i, w| {
-            set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
-                let message = e.to_string();
-                failed = Some(e);
-                tensor_safetensors::Error::Unwritable(message)
-            })
+            set.tensors[i]
+                .write_canonical(&set.limits, w)
+                .map_err(|e| carried.keep(e, tensor_safetensors::Error::Unwritable))
         });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    written.map_err(wrap(path))?;
+    carried.finish(written, wrap(path))?;
     Ok(())
 }

@@ -222,7 +222,7 @@ fn lazy<'a>(
         }),
         stream: std::sync::Arc::new(move |limits, chunk, sink| {
             let mut run = Vec::new();
-            let mut failed = None;
+            let mut carried = super::Carried::default();
             let r = o2.decode_chunks(le, limits, chunk, &mut |c| {
                 let out = if big && swap > 1 {
                     run.clear();
@@ -232,15 +232,9 @@ fn lazy<'a>(
                 } else {
                     c
                 };
-                sink(out).map_err(|e| {
-                    failed = Some(e);
-                    tensor_frame::Error::Metadata(String::new())
-                })
+                sink(out).map_err(|e| carried.keep(e, tensor_frame::Error::Metadata))
             });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            r.map_err(&w2)?;
+            carried.finish(r, &w2)?;
             Ok(())
         }),
     }
@@ -315,25 +309,20 @@ pub(super) fn write(
     // Straight to the file, one tensor at a time: raw tensors are copied from the input as
     // they are written; decoded ones are encoded and dropped (and decoded again when a raw
     // frame is written), so one decoded tensor is held at a time.
-    let mut failed = None;
+    let mut carried = super::Carried::default();
     let written = tensor_frame::encode_to_streamed(
         &meta,
         &descriptors,
         &mut |i| {
-            set.tensors[i].le_bytes(&set.limits).map_err(|e| {
-                let message = e.to_string();
-                failed = Some(e);
-                tensor_frame::Error::InvalidArgument(message)
-            })
+            set.tensors[i]
+                .le_bytes(&set.limits)
+                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))
         },
         &opts,
         out,
     );
-    if let Some(e) = failed {
-        return Err(e);
-    }
     let object_names: Vec<Option<String>> = names.iter().cloned().map(Some).collect();
-    written.map_err(wrap_named(path, &object_names))?;
+    carried.finish(written, wrap_named(path, &object_names))?;
     Ok(left_out
         .into_iter()
         .map(|(l, tensors)| {

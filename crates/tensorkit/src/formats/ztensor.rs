@@ -54,18 +54,11 @@ fn lazy<'a>(
         stream: Arc::new(move |_, chunk, sink| {
             // Only compressed and sparse tensors are lazy, and zstd data is always
             // little-endian: the runs need no swapping.
-            let mut failed = None;
+            let mut carried = super::Carried::default();
             let order = runs.read_chunks(i, chunk, &mut |c| {
-                sink(c).map_err(|e| {
-                    let message = e.to_string();
-                    failed = Some(e);
-                    tensor_ztensor::Error::Core(tensor_core::Error::InvalidArgument(message))
-                })
+                sink(c).map_err(|e| carried.keep(e, invalid_argument))
             });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            if order.map_err(wrap(&p2))?.is_some() {
+            if carried.finish(order, wrap(&p2))?.is_some() {
                 return Ok(());
             }
             // Sparse: expanded whole, then handed out in runs.
@@ -239,19 +232,19 @@ pub(super) fn write_v2(
     });
     // One tensor decoded at a time, when the writer asks for it (twice: to digest it, then
     // to write it); an error from our side is kept whole and returned as it is.
-    let mut failed = None;
+    let mut carried = super::Carried::default();
     let written = tensor_ztensor::write_v2_streamed(out, &entries, attributes, &mut |i, w| {
-        set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
-            let message = e.to_string();
-            failed = Some(e);
-            tensor_ztensor::Error::Core(tensor_core::Error::InvalidArgument(message))
-        })
+        set.tensors[i]
+            .write_canonical(&set.limits, w)
+            .map_err(|e| carried.keep(e, invalid_argument))
     });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    written.map_err(wrap(path))?;
+    carried.finish(written, wrap(path))?;
     Ok(())
+}
+
+/// The stand-in zTensor error for one of ours ([`super::Carried`]).
+fn invalid_argument(message: String) -> tensor_ztensor::Error {
+    tensor_ztensor::Error::Core(tensor_core::Error::InvalidArgument(message))
 }
 
 /// Writes raw tensors with CRC-32C checksums, per-tensor attributes as custom keys.
