@@ -47,7 +47,7 @@ pub(crate) fn wrap_named<'p>(
 
 /// The name `base` gives each object of `m` (`None` where it gives none).
 fn object_names(m: &Message<'_>) -> Vec<Option<String>> {
-    let base = m.metadata().map(|g| g.base.clone()).unwrap_or_default();
+    let base = m.metadata().map(|g| g.base.as_slice()).unwrap_or_default();
     (0..m.len())
         .map(|j| {
             base.get(j)?
@@ -139,12 +139,8 @@ pub(super) fn read<'a>(
                     TensorData::Encoded(lazy(path, name.clone(), o, d))
                 }
             };
-            let name = base
-                .get("name")
-                .and_then(MetaValue::as_text)
-                .map(str::to_owned);
             tensors.push(NamedTensor {
-                name,
+                name: name.clone(),
                 data,
                 location: vec![("message", mi as u64), ("object", j as u64)],
                 attributes: base
