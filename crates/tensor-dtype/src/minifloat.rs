@@ -90,36 +90,35 @@ pub fn packed_code(dtype: Dtype, bytes: &[u8], index: usize) -> Option<u8> {
     }
 }
 
-/// Packs `codes` (one element per byte, in the low bits) into the payload layout of
-/// `dtype`; unused trailing bits are zero. `None` for a type that is not packed.
-#[must_use]
-pub fn pack(dtype: Dtype, codes: &[u8]) -> Option<Vec<u8>> {
-    let bits = dtype.bit_width();
-    if !dtype.is_packed() {
-        return None;
-    }
-    let mut out = vec![0u8; (codes.len() * bits).div_ceil(8)];
-    for (i, &c) in codes.iter().enumerate() {
-        let c = c & ((1u16 << bits) - 1) as u8;
-        match dtype {
-            Dtype::Bitmask => out[i / 8] |= c << (7 - i % 8),
-            Dtype::Float4E2m1 => out[i / 2] |= c << (4 * (i % 2)),
-            _ => {
-                let bit = i * 6;
-                let v = u16::from(c) << (bit % 8);
-                out[bit / 8] |= v as u8;
-                if v > 0xFF {
-                    out[bit / 8 + 1] |= (v >> 8) as u8;
-                }
-            }
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Packs `codes` (one element per byte, in the low bits) into the payload layout of
+    /// `dtype`; unused trailing bits are zero. `None` for a type that is not packed.
+    fn pack(dtype: Dtype, codes: &[u8]) -> Option<Vec<u8>> {
+        let bits = dtype.bit_width();
+        if !dtype.is_packed() {
+            return None;
+        }
+        let mut out = vec![0u8; (codes.len() * bits).div_ceil(8)];
+        for (i, &c) in codes.iter().enumerate() {
+            let c = c & ((1u16 << bits) - 1) as u8;
+            match dtype {
+                Dtype::Bitmask => out[i / 8] |= c << (7 - i % 8),
+                Dtype::Float4E2m1 => out[i / 2] |= c << (4 * (i % 2)),
+                _ => {
+                    let bit = i * 6;
+                    let v = u16::from(c) << (bit % 8);
+                    out[bit / 8] |= v as u8;
+                    if v > 0xFF {
+                        out[bit / 8 + 1] |= (v >> 8) as u8;
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
 
     /// `ml_dtypes` (the numpy extension types) gives the value of every code; the table was
     /// written by `scripts/reference/minifloats.py`.
