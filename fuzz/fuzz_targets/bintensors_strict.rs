@@ -13,8 +13,8 @@ use tensor_core::Limits;
 fuzz_target!(|input: &[u8]| {
     // The default limits (the reference's 100 MB header cap and decode budget).
     let limits = Limits::default();
-    let lenient = BinTensors::read_with(input, &ReadOptions::default().limits(limits));
-    let strict = BinTensors::read_with(input, &ReadOptions::default().limits(limits).strict(true));
+    let lenient = BinTensors::open_with(input, &ReadOptions::default().limits(limits));
+    let strict = BinTensors::open_with(input, &ReadOptions::default().limits(limits).strict(true));
     match (&lenient, &strict) {
         (Err(_), Ok(_)) => panic!("strict mode accepted what lenient mode refused"),
         (Ok(l), Ok(s)) if l.layout() == s.layout() => {

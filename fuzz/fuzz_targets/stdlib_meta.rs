@@ -10,9 +10,9 @@ use tensor_stdlib_meta::MetaDataRef;
 fuzz_target!(|input: &[u8]| {
     // The default limits: meta data sizes nothing from its own counts beyond them.
     let limits = Limits::default();
-    let Ok(meta) = MetaDataRef::parse_with_limits(input, &limits) else { return };
+    let Ok(meta) = MetaDataRef::open_with(input, &limits) else { return };
     let owned = meta.to_owned();
     let bytes = owned.serialize().expect("what parses serialises");
-    let again = MetaDataRef::parse(&bytes).expect("our bytes parse").to_owned();
+    let again = MetaDataRef::open(&bytes).expect("our bytes parse").to_owned();
     assert_eq!(again, owned);
 });

@@ -30,7 +30,11 @@ fn write_files(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         })
         .collect();
     let bt = dir.join("many.bt");
-    tensor_bintensors::write_file(&bt, &views, None, Layout::Release).unwrap();
+    std::fs::write(
+        &bt,
+        tensor_bintensors::serialize(views, None, Layout::Release).unwrap(),
+    )
+    .unwrap();
     let st = dir.join("many.safetensors");
     let st_views: HashMap<String, safetensors::tensor::TensorView<'_>> = names
         .iter()
@@ -57,7 +61,7 @@ fn open(c: &mut Criterion) {
     g.bench_function("tensorkit_bintensors", |b| {
         b.iter(|| {
             let map = MmapSource::open(&bt).unwrap();
-            let f = BinTensors::read(&map).unwrap();
+            let f = BinTensors::open(&map).unwrap();
             black_box(f.names().map(str::len).sum::<usize>())
         });
     });
@@ -74,7 +78,7 @@ fn open(c: &mut Criterion) {
     let st_map = MmapSource::open(&st).unwrap();
     let mut g = c.benchmark_group("header_parse_2000_tensors");
     g.bench_function("tensorkit_bintensors", |b| {
-        b.iter(|| black_box(BinTensors::read(&bt_map).unwrap().len()));
+        b.iter(|| black_box(BinTensors::open(&bt_map).unwrap().len()));
     });
     g.bench_function("safetensors_crate", |b| {
         b.iter(|| black_box(safetensors::SafeTensors::read_metadata(&st_map).unwrap().0));
@@ -85,7 +89,7 @@ fn open(c: &mut Criterion) {
     g.bench_function("tensorkit_bintensors_zero_copy", |b| {
         b.iter(|| {
             let map = MmapSource::open(&bt).unwrap();
-            let f = BinTensors::read(&map).unwrap();
+            let f = BinTensors::open(&map).unwrap();
             let t = f.tensor("model.layers.1000.weight").unwrap();
             black_box(t.view.typed::<f32>().unwrap()[ELEMENTS - 1])
         });

@@ -102,12 +102,12 @@ fn framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
 
 impl<'a> BinTensors<'a> {
     /// Reads `bytes` with default options: either layout, the reference's leniency.
-    pub fn read(bytes: &'a [u8]) -> Result<Self> {
-        Self::read_with(bytes, &ReadOptions::default())
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &ReadOptions::default())
     }
 
     /// Reads `bytes`, a whole file.
-    pub fn read_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         let n = framing(bytes, &options.limits)?;
         let window = &bytes[8..8 + n as usize];
         let data = &bytes[8 + n as usize..];

@@ -10,16 +10,16 @@
 //! let weights = Tensor::from_elements(&[2, 2], &[0.5f32, -1.0, 2.0, 0.25])?;
 //! let bias = Tensor::from_elements(&[2], &[1i64, 2])?;
 //! let metadata = BTreeMap::from([("format".to_owned(), "pt".to_owned())]);
-//! let bytes = serialize(&[("w", weights.view()), ("b", bias.view())], Some(&metadata), Layout::Release)?;
+//! let bytes = serialize([("w", weights.view()), ("b", bias.view())], Some(&metadata), Layout::Release)?;
 //!
-//! let file = BinTensors::read(&bytes)?;
+//! let file = BinTensors::open(&bytes)?;
 //! assert_eq!(file.names().collect::<Vec<_>>(), ["b", "w"]); // dtype id descending
 //! let w = file.tensor("w").unwrap();
 //! assert_eq!(&*w.view.typed::<f32>()?, &[0.5, -1.0, 2.0, 0.25]);
 //! assert_eq!(file.metadata().unwrap()["format"], "pt");
 //!
 //! // A strict reader also refuses what only a non-conforming writer produces.
-//! BinTensors::read_with(&bytes, &ReadOptions::default().strict(true))?;
+//! BinTensors::open_with(&bytes, &ReadOptions::default().strict(true))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -34,4 +34,4 @@ mod write;
 pub use error::{DecodeFailure, Error, Result};
 pub use file::{BinTensors, LayoutChoice, ReadOptions, Tensor};
 pub use header::Layout;
-pub use write::{Entry, serialize, write, write_file, write_streamed};
+pub use write::{Entry, serialize, write, write_streamed};

@@ -10,8 +10,6 @@ use crate::error::{Error, Result};
 use crate::header::Layout;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
-use tensor_core::atomic::AtomicFile;
 use tensor_dtype::{Dtype, TensorView, shape};
 
 /// A tensor's header fields as bincode encodes them: dtype id, shape, (begin, end).
@@ -189,7 +187,7 @@ fn self_check_streamed(all: &[u8], outgoing: &[Outgoing<'_>], layout: Layout) ->
         Layout::Release => LayoutChoice::Release,
         Layout::Legacy => LayoutChoice::Legacy,
     };
-    let file = crate::file::BinTensors::read_with(all, &ReadOptions::default().layout(choice))
+    let file = crate::file::BinTensors::open_with(all, &ReadOptions::default().layout(choice))
         .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
     let data_start = all.len() as u64 - outgoing.iter().map(|t| t.len).sum::<u64>();
     let mut at = data_start as usize;
@@ -212,56 +210,43 @@ fn self_check_streamed(all: &[u8], outgoing: &[Outgoing<'_>], layout: Layout) ->
     Ok(())
 }
 
-/// Writes a file to `out`: the 8-byte header length, the header, then every tensor's bytes.
-/// Returns the number of bytes written.
+/// Writes a file to `out` from `(name, view)` pairs: the 8-byte header length, the header,
+/// then every tensor's bytes. Returns the number of bytes written.
 ///
 /// Fails for a dtype BinTensors cannot store (bitmask, complex) and for duplicate names.
-pub fn write(
-    out: &mut impl Write,
-    tensors: &[(&str, TensorView<'_>)],
+pub fn write<'a, N: AsRef<str>>(
+    out: &mut dyn Write,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     metadata: Option<&BTreeMap<String, String>>,
     layout: Layout,
 ) -> Result<u64> {
+    let tensors: Vec<(N, TensorView<'a>)> = tensors.into_iter().collect();
     let entries: Vec<Entry<'_>> = tensors
         .iter()
         .map(|(name, v)| Entry {
-            name,
+            name: name.as_ref(),
             dtype: v.dtype(),
             shape: v.shape(),
         })
         .collect();
     let io = |e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e));
-    let total = write_streamed(out, &entries, metadata, layout, &mut |i, w| {
-        // One tensor's canonical bytes at a time (borrowed when already little-endian).
+    // One tensor's canonical bytes at a time (borrowed when already little-endian); with
+    // the `paranoid` feature, `write_streamed` reads back what it wrote.
+    write_streamed(out, &entries, metadata, layout, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
             .map_err(io)
-    })?;
-    // (With the `paranoid` feature, `write_streamed` reads back what it wrote.)
-    Ok(total)
+    })
 }
 
-/// The whole file as bytes.
-pub fn serialize(
-    tensors: &[(&str, TensorView<'_>)],
+/// The whole file as bytes (see [`write`]).
+pub fn serialize<'a, N: AsRef<str>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     metadata: Option<&BTreeMap<String, String>>,
     layout: Layout,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     write(&mut out, tensors, metadata, layout)?;
     Ok(out)
-}
-
-/// Writes a file at `path` atomically: under a temporary name, synced, then renamed.
-pub fn write_file(
-    path: impl AsRef<Path>,
-    tensors: &[(&str, TensorView<'_>)],
-    metadata: Option<&BTreeMap<String, String>>,
-    layout: Layout,
-) -> Result<u64> {
-    let mut file = AtomicFile::create(path)?;
-    let n = write(&mut file, tensors, metadata, layout)?;
-    file.commit()?;
-    Ok(n)
 }
 
 #[cfg(test)]
@@ -274,10 +259,10 @@ mod tests {
     #[test]
     fn the_seed_example_is_the_legacy_layout() {
         let zeros = Tensor::new(vec![0; 16], Dtype::Int32, &[1, 4], ByteOrder::Little).unwrap();
-        let bytes = serialize(&[("test", zeros.view())], None, Layout::Legacy).unwrap();
+        let bytes = serialize([("test", zeros.view())], None, Layout::Legacy).unwrap();
         let seed: &[u8] = b"\x10\x00\x00\x00\x00\x00\x00\x00\x00\x01\x09\x02\x01\x04\x00\x10\x01\x04\x74\x65\x73\x74\x00\x20\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
         assert_eq!(bytes, seed);
-        let f = BinTensors::read(seed).unwrap();
+        let f = BinTensors::open(seed).unwrap();
         assert_eq!(f.layout(), Layout::Legacy);
         let t = f.tensor("test").unwrap();
         assert_eq!(
@@ -285,7 +270,7 @@ mod tests {
             (Dtype::Int32, &[1u64, 4][..])
         );
         assert!(
-            BinTensors::read_with(seed, &ReadOptions::default().layout(LayoutChoice::Release))
+            BinTensors::open_with(seed, &ReadOptions::default().layout(LayoutChoice::Release))
                 .is_err()
         );
     }
@@ -294,12 +279,12 @@ mod tests {
     fn writers_refuse_what_the_format_cannot_hold() {
         let c = Tensor::new(vec![0; 8], Dtype::Complex64, &[1], ByteOrder::Little).unwrap();
         assert!(matches!(
-            serialize(&[("c", c.view())], None, Layout::Release),
+            serialize([("c", c.view())], None, Layout::Release),
             Err(Error::UnsupportedDtype { .. })
         ));
         let a = Tensor::from_elements(&[1], &[1u8]).unwrap();
         assert!(matches!(
-            serialize(&[("a", a.view()), ("a", a.view())], None, Layout::Release),
+            serialize([("a", a.view()), ("a", a.view())], None, Layout::Release),
             Err(Error::ValidationMismatch { .. })
         ));
     }

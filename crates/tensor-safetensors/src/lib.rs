@@ -28,7 +28,7 @@ mod write;
 
 pub use error::{Error, Result};
 pub use read::{SafeTensors, Tensor};
-pub use write::{Entry, serialize, write_streamed};
+pub use write::{Entry, serialize, write, write_streamed};
 
 /// Whether `bytes` start like a safetensors file: a length, then the JSON header's `{`.
 #[must_use]

@@ -168,11 +168,13 @@ impl Write for Counted<'_> {
     }
 }
 
-/// A whole safetensors file from `(name, view)` pairs, in memory.
-pub fn serialize<'a, N: AsRef<str>>(
+/// Writes a safetensors file to `out` from `(name, view)` pairs. Returns the number of
+/// bytes written.
+pub fn write<'a, N: AsRef<str>>(
+    out: &mut dyn Write,
     tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     metadata: Option<&BTreeMap<String, String>>,
-) -> Result<Vec<u8>> {
+) -> Result<u64> {
     let tensors: Vec<(N, TensorView<'a>)> = tensors.into_iter().collect();
     let entries: Vec<Entry<'_>> = tensors
         .iter()
@@ -182,10 +184,18 @@ pub fn serialize<'a, N: AsRef<str>>(
             shape: v.shape(),
         })
         .collect();
-    let mut out = Vec::new();
-    write_streamed(&mut out, &entries, metadata, &mut |i, w| {
+    write_streamed(out, &entries, metadata, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
             .map_err(|e| tensor_core::Error::io("writing a safetensors file", e).into())
-    })?;
+    })
+}
+
+/// A whole safetensors file in memory (see [`write`]).
+pub fn serialize<'a, N: AsRef<str>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(&mut out, tensors, metadata)?;
     Ok(out)
 }

@@ -255,7 +255,7 @@ mod tests {
         assert_eq!(m.strides, vec![24, 8]);
         assert_eq!(m.order, Order::RowMajor);
         let bytes = m.serialize().unwrap();
-        let back = MetaData::deserialize(&bytes).unwrap();
+        let back = crate::MetaDataRef::open(&bytes).unwrap().to_owned();
         let a = StridedArray::new(&back, t.data()).unwrap();
         assert_eq!(a.get(&[1, 2]).unwrap(), Scalar::Float(6.0));
         let f = TensorView::strided(

@@ -22,7 +22,7 @@
 //! assert_eq!(bytes.len(), 66);
 //!
 //! // Strict, allocation-free parsing...
-//! let parsed = MetaDataRef::parse(&bytes)?;
+//! let parsed = MetaDataRef::open(&bytes)?;
 //! assert_eq!(parsed.shape().collect::<Vec<_>>(), [2, 3]);
 //!
 //! // ...and a view over a data buffer, bounds-checked before any access.

@@ -83,15 +83,15 @@ pub struct MetaDataRef<'a> {
 
 impl<'a> MetaDataRef<'a> {
     /// Parses and validates `bytes` with default [`Limits`].
-    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
-        Self::parse_with_limits(bytes, &Limits::default())
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &Limits::default())
     }
 
     /// Parses and validates `bytes`, which must hold exactly one meta data record.
     ///
     /// Every field is checked — endianness byte, dtype, dimension count, lengths, shape,
     /// offset, order, modes — and a buffer with bytes after the flags word is refused.
-    pub fn parse_with_limits(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
+    pub fn open_with(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
         limits.check_header_bytes(bytes.len() as u64)?;
         need(bytes, 1, "endianness")?;
         let byte_order = match bytes[0] {
@@ -291,11 +291,6 @@ pub struct MetaData {
 }
 
 impl MetaData {
-    /// Parses and validates `bytes` (see [`MetaDataRef::parse_with_limits`]).
-    pub fn deserialize(bytes: &[u8]) -> Result<Self> {
-        Ok(MetaDataRef::parse(bytes)?.to_owned())
-    }
-
     /// Whether the READONLY flag is set.
     #[must_use]
     pub fn is_readonly(&self) -> bool {
@@ -317,7 +312,7 @@ impl MetaData {
         self.serialize_into(&mut out)?;
         #[cfg(feature = "paranoid")]
         {
-            let back = MetaDataRef::parse(&out)
+            let back = MetaDataRef::open(&out)
                 .map_err(|e| Error::SelfCheck(format!("the buffer does not parse: {e}")))?
                 .to_owned();
             if &back != self {
@@ -395,31 +390,31 @@ mod tests {
         assert_eq!(b[0], 1);
         assert_eq!(i16::from_le_bytes([b[1], b[2]]), 12);
         assert_eq!(b[19 + 32], 101);
-        assert_eq!(MetaData::deserialize(&b).unwrap(), sample());
+        assert_eq!(MetaDataRef::open(&b).unwrap().to_owned(), sample());
         let mut be = sample();
         be.byte_order = ByteOrder::Big;
         let bb = be.serialize().unwrap();
         assert_eq!(bb[0], 0);
-        assert_eq!(MetaData::deserialize(&bb).unwrap(), be);
+        assert_eq!(MetaDataRef::open(&bb).unwrap().to_owned(), be);
     }
 
     #[test]
     fn parsing_borrows_and_checks_lengths_first() {
         let b = sample().serialize().unwrap();
-        let r = MetaDataRef::parse(&b).unwrap();
+        let r = MetaDataRef::open(&b).unwrap();
         assert_eq!(r.shape().collect::<Vec<_>>(), vec![2, 3]);
         assert_eq!(r.strides().collect::<Vec<_>>(), vec![24, 8]);
         for cut in 0..b.len() {
-            assert!(MetaDataRef::parse(&b[..cut]).is_err(), "{cut}");
+            assert!(MetaDataRef::open(&b[..cut]).is_err(), "{cut}");
         }
         let mut long = b.clone();
         long.push(0);
         assert!(matches!(
-            MetaDataRef::parse(&long),
+            MetaDataRef::open(&long),
             Err(Error::TrailingBytes { end: 66, extra: 1 })
         ));
         let tiny = Limits::default().with_max_header_bytes(10);
-        assert!(MetaDataRef::parse_with_limits(&b, &tiny).is_err());
+        assert!(MetaDataRef::open_with(&b, &tiny).is_err());
         assert_eq!(byte_length(u64::MAX, 0), None);
     }
 }

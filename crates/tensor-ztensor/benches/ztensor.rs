@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::io::BufWriter;
 use tensor_core::{ByteOrder, MmapSource};
 use tensor_dtype::{Dtype, TensorView};
-use tensor_ztensor::{TensorOptions, Writer, ZTensor};
+use tensor_ztensor::v0_1::{TensorOptions, Writer, ZTensor};
 
 const BIG: usize = 256 << 20;
 
@@ -31,7 +31,7 @@ fn open_many(c: &mut Criterion) {
             )
         })
         .collect();
-    tensor_ztensor::write_file(&zt, &views).unwrap();
+    std::fs::write(&zt, tensor_ztensor::v0_1::serialize(views).unwrap()).unwrap();
     let st = dir.path().join("many.safetensors");
     let st_views: HashMap<String, safetensors::tensor::TensorView<'_>> = names
         .iter()
@@ -85,7 +85,11 @@ fn big(c: &mut Criterion) {
     let zt = dir.path().join("big.zt");
     let st = dir.path().join("big.safetensors");
     // The load benchmarks read these even when the write benchmarks are filtered out.
-    tensor_ztensor::write_file(&zt, &[("big", view.clone(), TensorOptions::default())]).unwrap();
+    std::fs::write(
+        &zt,
+        tensor_ztensor::v0_1::serialize([("big", view.clone(), TensorOptions::default())]).unwrap(),
+    )
+    .unwrap();
     let sv0 = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![BIG / 4], &data)
         .unwrap();
     safetensors::serialize_to_file([("big", &sv0)], None, &st).unwrap();

@@ -2,7 +2,8 @@
 
 use crate::container::{Container, Generation, detect};
 use crate::error::{Class, Error, Result};
-use crate::file::{Decoded, ReadOptions, ZTensor};
+use crate::read::{ChecksumStatus, Decoded, ReadOptions};
+use crate::v0_1::ZTensor;
 use tensor_core::ByteOrder;
 
 /// An open zTensor file of any generation, dispatched on its first 8 bytes.
@@ -109,7 +110,7 @@ impl<'a> AnyZTensor<'a> {
         match self {
             AnyZTensor::V0_1(f) => {
                 for i in 0..f.entries().len() {
-                    if f.verify(i)? == crate::file::ChecksumStatus::Verified {
+                    if f.verify(i)? == ChecksumStatus::Verified {
                         n += 1;
                     }
                 }

@@ -3,20 +3,28 @@
 //! ## Using this crate
 //!
 //! ```
-//! use tensor_ztensor::{ChecksumKind, TensorOptions, WriteEncoding, ZTensor, serialize};
+//! use tensor_ztensor::{AnyZTensor, v0_1, v2};
 //! use tensor_dtype::Tensor;
 //!
 //! let field = Tensor::from_elements(&[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 //! let ids = Tensor::from_elements(&[4], &[7i64, 8, 9, 10])?;
-//! let zstd = TensorOptions { encoding: WriteEncoding::Zstd(3), checksum: ChecksumKind::Crc32c, ..TensorOptions::default() };
-//! let bytes = serialize(&[("field", field.view(), TensorOptions::default()), ("ids", ids.view(), zstd)])?;
+//! // zTensor 2, the current generation: canonical, as ztensor 2.x writes it.
+//! let bytes = v2::serialize([("field", field.view(), None), ("ids", ids.view(), None)], None)?;
 //!
-//! let file = ZTensor::open(&bytes)?;
+//! let file = AnyZTensor::open(&bytes)?; // any generation, told apart by its magic
 //! let i = file.position("field").unwrap();
 //! let decoded = file.read(i)?; // raw and little-endian: borrowed from `bytes`
 //! assert_eq!(&*decoded.view()?.typed::<f32>()?, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-//! let ids_back = file.read(file.position("ids").unwrap())?.into_tensor()?; // zstd, checksum verified
-//! assert_eq!(ids_back, ids);
+//!
+//! // zTensor 0.1, with per-tensor options: zstd and a CRC-32C checksum for `ids`.
+//! let zstd = v0_1::TensorOptions {
+//!     encoding: v0_1::WriteEncoding::Zstd(3),
+//!     checksum: tensor_ztensor::ChecksumKind::Crc32c,
+//!     ..v0_1::TensorOptions::default()
+//! };
+//! let old = v0_1::serialize([("ids", ids.view(), zstd)])?;
+//! let file = v0_1::ZTensor::open(&old)?;
+//! assert_eq!(file.read(0)?.into_tensor()?, ids); // decompressed, checksum verified
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -25,14 +33,13 @@ mod any;
 mod checksum;
 mod container;
 mod error;
-mod file;
-mod index;
 #[cfg(feature = "paranoid")]
 mod paranoid;
+mod read;
 mod runs;
 mod sparse;
-mod write;
-mod write_v2;
+pub mod v0_1;
+pub mod v2;
 
 pub use any::AnyZTensor;
 pub use checksum::{Checksum, ChecksumKind};
@@ -41,8 +48,5 @@ pub use container::{
     MAX_RANK_V2, Object, Part, PartEncoding, detect,
 };
 pub use error::{Class, Error, Result};
-pub use file::{ALIGNMENT, ChecksumStatus, Decoded, MAGIC_V0_1, ReadOptions, Verify, ZTensor};
-pub use index::{CustomField, Encoding, Entry, Layout};
+pub use read::{ChecksumStatus, Decoded, ReadOptions, Verify};
 pub use sparse::Sparse;
-pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write_file};
-pub use write_v2::{ObjectEntry, write_v2, write_v2_file, write_v2_streamed};

@@ -7,7 +7,7 @@
 //! Indices are little-endian whatever the tensor's `data_endianness`; values follow it.
 
 use crate::error::{Class, Error, Result};
-use crate::index::Layout;
+use crate::v0_1::Layout;
 use tensor_core::{ByteOrder, checked};
 use tensor_dtype::{Dtype, Tensor, shape};
 

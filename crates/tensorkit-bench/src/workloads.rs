@@ -64,23 +64,25 @@ fn write_all(
     timed("tensorkit BinTensors", "bt", &|p| {
         tensorkit::bintensors::write(
             &mut create(p),
-            &views,
+            views.iter().cloned(),
             None,
             tensorkit::bintensors::Layout::Release,
         )
         .expect("write");
     });
     timed("tensorkit zTensor 0.1", "zt", &|p| {
-        let mut w = tensorkit::ztensor::Writer::new(create(p)).expect("write");
-        for (n, v) in &views {
-            w.add(n, v, &tensorkit::ztensor::TensorOptions::default())
-                .expect("write");
-        }
-        w.finish().expect("write");
+        let items = views.iter().map(|(n, v)| {
+            (
+                *n,
+                v.clone(),
+                tensorkit::ztensor::v0_1::TensorOptions::default(),
+            )
+        });
+        tensorkit::ztensor::v0_1::write(&mut create(p), items).expect("write");
     });
     timed("tensorkit zTensor 2", "zt2", &|p| {
-        let items: Vec<_> = views.iter().map(|(n, v)| (*n, v.clone(), None)).collect();
-        tensorkit::ztensor::write_v2(&mut create(p), &items, None).expect("write");
+        let items = views.iter().map(|(n, v)| (*n, v.clone(), None));
+        tensorkit::ztensor::v2::write(&mut create(p), items, None).expect("write");
     });
     timed("tensorkit Tensogram", "tgm", &|p| {
         let descs: Vec<DataObjectDescriptor> = views
@@ -128,7 +130,7 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             dst.extend_from_slice(loaded.view().contiguous_bytes().expect("contiguous"));
         }
         "tensorkit BinTensors" => {
-            let f = tensorkit::bintensors::BinTensors::read(&m).expect("read");
+            let f = tensorkit::bintensors::BinTensors::open(&m).expect("read");
             dst.extend_from_slice(
                 f.tensor(name)
                     .expect("tensor")
@@ -138,7 +140,7 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             );
         }
         "tensorkit zTensor 0.1" => {
-            let f = tensorkit::ztensor::ZTensor::open(&m).expect("read");
+            let f = tensorkit::ztensor::v0_1::ZTensor::open(&m).expect("read");
             dst.extend_from_slice(
                 &f.read(f.position(name).expect("tensor"))
                     .expect("read")
@@ -284,7 +286,7 @@ fn read_into(who: &str, path: &Path, dst: &mut [u8]) {
     let m = map(path);
     match who {
         "tensorkit BinTensors" => dst.copy_from_slice(
-            tensorkit::bintensors::BinTensors::read(&m)
+            tensorkit::bintensors::BinTensors::open(&m)
                 .expect("read")
                 .tensor("big")
                 .expect("tensor")
@@ -292,7 +294,7 @@ fn read_into(who: &str, path: &Path, dst: &mut [u8]) {
                 .contiguous_bytes()
                 .expect("contiguous"),
         ),
-        "tensorkit zTensor 0.1" => tensorkit::ztensor::ZTensor::open(&m)
+        "tensorkit zTensor 0.1" => tensorkit::ztensor::v0_1::ZTensor::open(&m)
             .expect("read")
             .read_into(0, dst)
             .expect("read"),
@@ -325,14 +327,14 @@ fn zero_copy(who: &str, path: &Path) -> usize {
             .expect("tensor")
             .data()
             .len(),
-        "tensorkit BinTensors" => tensorkit::bintensors::BinTensors::read(&m)
+        "tensorkit BinTensors" => tensorkit::bintensors::BinTensors::open(&m)
             .expect("read")
             .tensor("big")
             .expect("tensor")
             .view
             .byte_len() as usize,
         "tensorkit zTensor 0.1" => {
-            let f = tensorkit::ztensor::ZTensor::open(&m).expect("read");
+            let f = tensorkit::ztensor::v0_1::ZTensor::open(&m).expect("read");
             f.read(0).expect("read").data.len()
         }
         "tensorkit zTensor 2" => {

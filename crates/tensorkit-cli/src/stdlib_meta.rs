@@ -82,7 +82,7 @@ pub fn to_table(meta: &MetaData) -> String {
 /// Reads and strictly validates the meta data in `file`.
 pub fn decode(file: &Path) -> Result<MetaData> {
     let map = MmapSource::open(file)?;
-    MetaDataRef::parse_with_limits(&map, &Limits::default())
+    MetaDataRef::open_with(&map, &Limits::default())
         .map(|m| m.to_owned())
         .map_err(|source| Error::StdlibMeta {
             path: file.to_path_buf(),

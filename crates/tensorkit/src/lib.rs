@@ -84,14 +84,14 @@
 //! use tensorkit::Tensor;
 //!
 //! let w = Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0])?;
-//! let bytes = serialize(&[("w", w.view())], None, Layout::Release)?;
-//! let file = BinTensors::read(&bytes)?; // zero-copy: views borrow `bytes`
+//! let bytes = serialize([("w", w.view())], None, Layout::Release)?;
+//! let file = BinTensors::open(&bytes)?; // zero-copy: views borrow `bytes`
 //! let back = file.tensor("w").unwrap();
 //! assert_eq!(&*back.view.typed::<f32>()?, &[1.5, -2.0, 0.25, 8.0]);
 //!
 //! // Converting is re-writing the same views in another layout (or format).
-//! let legacy = serialize(&[("w", back.view)], None, Layout::Legacy)?;
-//! assert_eq!(BinTensors::read(&legacy)?.layout(), Layout::Legacy);
+//! let legacy = serialize([("w", back.view)], None, Layout::Legacy)?;
+//! assert_eq!(BinTensors::open(&legacy)?.layout(), Layout::Legacy);
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -118,7 +118,7 @@
 //!
 //! // Into zTensor 2: the decoded tensor, another container.
 //! let mut zt = Vec::new();
-//! tensorkit::ztensor::write_v2(&mut zt, &[("t2m", back.view(), None)], None)?;
+//! tensorkit::ztensor::v2::write(&mut zt, [("t2m", back.view(), None)], None)?;
 //! assert_eq!(tensorkit::ztensor::AnyZTensor::open(&zt)?.len(), 1);
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -128,19 +128,19 @@
 //!
 //! ```
 //! # #[cfg(all(feature = "ztensor", feature = "bintensors"))] {
-//! use tensorkit::ztensor::{TensorOptions, WriteEncoding, ZTensor, serialize};
+//! use tensorkit::ztensor::v0_1::{TensorOptions, WriteEncoding, ZTensor, serialize};
 //! use tensorkit::Tensor;
 //!
 //! let mask = Tensor::from_elements(&[4], &[0u8, 1, 1, 0])?;
 //! let zstd = TensorOptions { encoding: WriteEncoding::Zstd(3), ..TensorOptions::default() };
-//! let bytes = serialize(&[("mask", mask.view(), zstd)])?;
+//! let bytes = serialize([("mask", mask.view(), zstd)])?;
 //! let file = ZTensor::open(&bytes)?;
 //! let back = file.read(0)?.into_tensor()?;
 //! assert_eq!(back, mask);
 //!
 //! // Into BinTensors: the same tensor, another container.
-//! let bt = tensorkit::bintensors::serialize(&[("mask", back.view())], None, tensorkit::bintensors::Layout::Release)?;
-//! assert_eq!(tensorkit::bintensors::BinTensors::read(&bt)?.len(), 1);
+//! let bt = tensorkit::bintensors::serialize([("mask", back.view())], None, tensorkit::bintensors::Layout::Release)?;
+//! assert_eq!(tensorkit::bintensors::BinTensors::open(&bt)?.len(), 1);
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -149,13 +149,13 @@
 //!
 //! ```
 //! # #[cfg(feature = "stdlib-meta")] {
-//! use tensorkit::stdlib_meta::{MetaData, StridedArray, meta_for_view};
+//! use tensorkit::stdlib_meta::{MetaDataRef, StridedArray, meta_for_view};
 //! use tensorkit::Tensor;
 //!
 //! // Describe a tensor the way @stdlib/ndarray would, and read it back through the record.
 //! let t = Tensor::from_elements(&[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
 //! let bytes = meta_for_view(&t.view())?.serialize()?;
-//! let meta = MetaData::deserialize(&bytes)?;
+//! let meta = MetaDataRef::open(&bytes)?.to_owned();
 //! let array = StridedArray::new(&meta, t.data())?;
 //! assert_eq!(array.get(&[1, 0])?, tensorkit::dtype::Scalar::Int(4));
 //! # }

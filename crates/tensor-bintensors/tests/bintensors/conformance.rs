@@ -39,7 +39,7 @@ fn check_contents(f: &BinTensors<'_>, j: &Value) -> Result<(), Failed> {
 fn good(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
-    let f = BinTensors::read(&bytes)?;
+    let f = BinTensors::open(&bytes)?;
     if f.layout() != Layout::Release
         || Some(f.header_len()) != j["sofm"].as_u64()
         || Some(f.data_start()) != j["data_start"].as_u64()
@@ -47,7 +47,7 @@ fn good(file: &Path) -> Result<(), Failed> {
         return Err("layout, sofm or data_start differ".into());
     }
     check_contents(&f, &j)?;
-    BinTensors::read_with(&bytes, &ReadOptions::default().strict(true))?;
+    BinTensors::open_with(&bytes, &ReadOptions::default().strict(true))?;
     if j["writer_reproducible"] == true && sha256_hex(&rewrite(&f)?) != j["file_sha256"] {
         return Err("rewriting the file does not reproduce the reference's bytes".into());
     }
@@ -62,7 +62,11 @@ fn rewrite(f: &BinTensors<'_>) -> Result<Vec<u8>, Failed> {
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()
     });
-    Ok(serialize(&tensors, metadata.as_ref(), Layout::Release)?)
+    Ok(serialize(
+        tensors.iter().cloned(),
+        metadata.as_ref(),
+        Layout::Release,
+    )?)
 }
 
 /// Accepted by default; the strict reader accepts exactly those a conforming writer would
@@ -70,14 +74,14 @@ fn rewrite(f: &BinTensors<'_>) -> Result<Vec<u8>, Failed> {
 fn lenient(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
-    let f = BinTensors::read_with(
+    let f = BinTensors::open_with(
         &bytes,
         &ReadOptions::default().layout(LayoutChoice::Release),
     )?;
     check_contents(&f, &j)?;
     let canonical = rewrite(&f)? == bytes;
     match (
-        BinTensors::read_with(&bytes, &ReadOptions::default().strict(true)),
+        BinTensors::open_with(&bytes, &ReadOptions::default().strict(true)),
         canonical,
     ) {
         (Ok(_), true) => Ok(()),
@@ -97,7 +101,7 @@ fn bad(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
     let expected = j["expected_error"].as_str().ok_or("expected_error")?;
-    match BinTensors::read_with(
+    match BinTensors::open_with(
         &bytes,
         &ReadOptions::default().layout(LayoutChoice::Release),
     ) {
@@ -108,7 +112,7 @@ fn bad(file: &Path) -> Result<(), Failed> {
         Err(_) => {}
     }
     // Detecting the layout may only turn a file into a valid pre-release one.
-    match BinTensors::read(&bytes) {
+    match BinTensors::open(&bytes) {
         Ok(f)
             if f.layout() == Layout::Legacy
                 && j["file"].as_str().is_some_and(|n| n.contains("legacy")) =>
@@ -130,7 +134,7 @@ fn twin(file: &Path) -> Result<(), Failed> {
         .ok_or("no parent")?
         .join(j["twin_of"].as_str().ok_or("twin_of")?);
     let bt_bytes = std::fs::read(&bt_path)?;
-    let bt = BinTensors::read(&bt_bytes)?;
+    let bt = BinTensors::open(&bt_bytes)?;
     let st = safetensors::SafeTensors::deserialize(&st_bytes)?;
     if st.len() != bt.len() {
         return Err("tensor counts differ".into());

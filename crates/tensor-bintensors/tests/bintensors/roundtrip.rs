@@ -70,9 +70,9 @@ fn write_then_read() -> Result<(), Failed> {
                 .map(|(n, t)| (n.as_str(), t.view()))
                 .collect();
             for layout in [Layout::Release, Layout::Legacy] {
-                let bytes = serialize(&views, meta.as_ref(), layout).unwrap();
+                let bytes = serialize(views.iter().cloned(), meta.as_ref(), layout).unwrap();
                 let f =
-                    BinTensors::read_with(&bytes, &ReadOptions::default().strict(true)).unwrap();
+                    BinTensors::open_with(&bytes, &ReadOptions::default().strict(true)).unwrap();
                 prop_assert_eq!(f.layout(), layout);
                 prop_assert_eq!(f.len(), tensors.len());
                 for (name, t) in &tensors {
@@ -125,15 +125,16 @@ fn corruption_never_panics() -> Result<(), Failed> {
                     .iter()
                     .map(|(n, t)| (n.as_str(), t.view()))
                     .collect();
-                let mut bytes = serialize(&views, meta.as_ref(), Layout::Release).unwrap();
+                let mut bytes =
+                    serialize(views.iter().cloned(), meta.as_ref(), Layout::Release).unwrap();
                 let i = at.index(bytes.len());
                 bytes[i] = byte;
-                if let Ok(f) = BinTensors::read(&bytes) {
+                if let Ok(f) = BinTensors::open(&bytes) {
                     for t in f.tensors() {
                         let _ = t.view.to_tensor();
                     }
                 }
-                let _ = BinTensors::read(&bytes[..cut.index(bytes.len())]);
+                let _ = BinTensors::open(&bytes[..cut.index(bytes.len())]);
                 Ok(())
             },
         )

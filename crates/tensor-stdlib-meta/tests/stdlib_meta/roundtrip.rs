@@ -48,7 +48,7 @@ fn serialize_then_parse() -> Result<(), Failed> {
         .run(&meta(), |m| {
             let bytes = m.serialize().unwrap();
             prop_assert_eq!(bytes.len() as u64, m.byte_length());
-            prop_assert_eq!(MetaData::deserialize(&bytes).unwrap(), m);
+            prop_assert_eq!(MetaDataRef::open(&bytes).unwrap().to_owned(), m);
             Ok(())
         })
         .map_err(|e| e.to_string().into())
@@ -68,8 +68,8 @@ fn corruption_never_panics() -> Result<(), Failed> {
                 let mut bytes = m.serialize().unwrap();
                 let i = at.index(bytes.len());
                 bytes[i] = byte;
-                let _ = MetaDataRef::parse(&bytes);
-                let _ = MetaDataRef::parse(&bytes[..cut.index(bytes.len())]);
+                let _ = MetaDataRef::open(&bytes);
+                let _ = MetaDataRef::open(&bytes[..cut.index(bytes.len())]);
                 Ok(())
             },
         )

@@ -5,10 +5,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tensor_core::ByteOrder;
 use tensor_dtype::scalar;
-use tensor_ztensor::{
-    Checksum, ChecksumKind, Container, Encoding, Sparse, TensorOptions, WriteEncoding, ZTensor,
-    serialize,
-};
+use tensor_ztensor::v0_1::{Encoding, TensorOptions, WriteEncoding, ZTensor, serialize};
+use tensor_ztensor::{Checksum, ChecksumKind, Container, Sparse};
 
 fn fixtures() -> PathBuf {
     tensor_testkit::conformance("ztensor")
@@ -152,7 +150,7 @@ fn rewrite(file: &ZTensor<'_>) -> Result<Vec<u8>, Failed> {
         };
         items.push((&*e.name, d.view()?, options));
     }
-    Ok(serialize(&items)?)
+    Ok(serialize(items)?)
 }
 
 fn accept(path: &Path) -> Result<(), Failed> {
@@ -334,7 +332,7 @@ pub(crate) fn v2_canonical_rewrite() -> Result<(), Failed> {
         items.push((o.name.as_str(), d.view()?, o.attributes.clone()));
     }
     let mut out = Vec::new();
-    tensor_ztensor::write_v2(&mut out, &items, file.attributes().cloned())?;
+    tensor_ztensor::v2::write(&mut out, items, file.attributes().cloned())?;
     if out != bytes {
         return Err(format!(
             "{} bytes written, {} in the reference file; they differ",

@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use tensor_core::ByteOrder;
 use tensor_dtype::{Dtype, Tensor};
-use tensor_ztensor::{ChecksumKind, TensorOptions, Verify, WriteEncoding, ZTensor, serialize};
+use tensor_ztensor::v0_1::{TensorOptions, WriteEncoding, ZTensor, serialize};
+use tensor_ztensor::{ChecksumKind, Verify};
 
 const DTYPES: [Dtype; 13] = [
     Dtype::Float64,
@@ -71,7 +72,7 @@ fn write_then_read() -> Result<(), Failed> {
                     .zip(&names)
                     .map(|((t, o), n)| (n.as_str(), t.view(), o.clone()))
                     .collect();
-                let bytes = serialize(&list).unwrap();
+                let bytes = serialize(list.iter().cloned()).unwrap();
                 let file = ZTensor::open_with(
                     &bytes,
                     &tensor_ztensor::ReadOptions::default().verify(Verify::OnOpen),
@@ -108,7 +109,7 @@ fn every_bit_flip_is_caught() -> Result<(), Failed> {
         encoding: WriteEncoding::Zstd(3),
         ..TensorOptions::default()
     };
-    let bytes = serialize(&[("t", t.view(), crc), ("u", u.view(), zstd)])?;
+    let bytes = serialize([("t", t.view(), crc), ("u", u.view(), zstd)])?;
     let original: Vec<Tensor> = {
         let f = ZTensor::open(&bytes)?;
         (0..2)
@@ -250,7 +251,7 @@ fn v2_write_then_read() -> Result<(), Failed> {
                 .map(|(t, n)| (n.as_str(), t.view(), attrs.clone()))
                 .collect();
             let mut bytes = Vec::new();
-            tensor_ztensor::write_v2(&mut bytes, &list, attrs.clone()).unwrap();
+            tensor_ztensor::v2::write(&mut bytes, list, attrs.clone()).unwrap();
             let f = tensor_ztensor::AnyZTensor::open(&bytes).unwrap();
             prop_assert_eq!(f.generation(), tensor_ztensor::Generation::V2);
             prop_assert_eq!(f.len(), items.len());
@@ -273,7 +274,7 @@ fn v2_write_then_read() -> Result<(), Failed> {
 fn v2_every_bit_flip_is_caught() -> Result<(), Failed> {
     let t = Tensor::from_elements(&[3], &[1.5f32, -2.0, 4.25])?;
     let mut bytes = Vec::new();
-    tensor_ztensor::write_v2(&mut bytes, &[("t", t.view(), None)], None)?;
+    tensor_ztensor::v2::write(&mut bytes, [("t", t.view(), None)], None)?;
     // Flip bits in the magic, the blob, the manifest and the footer (the zero padding in
     // between is checked too, but is mostly zeros; sample it).
     let interesting: Vec<usize> = (0..8)
@@ -359,7 +360,7 @@ fn every_cut_is_refused() -> Result<(), Failed> {
 fn v2_reserved_footer_field() -> Result<(), Failed> {
     let t = Tensor::from_elements(&[2], &[1u8, 2])?;
     let mut bytes = Vec::new();
-    tensor_ztensor::write_v2(&mut bytes, &[("t", t.view(), None)], None)?;
+    tensor_ztensor::v2::write(&mut bytes, [("t", t.view(), None)], None)?;
     let at = bytes.len() - 40 + 28;
     if !tensor_ztensor::AnyZTensor::open(&bytes)?
         .warnings()

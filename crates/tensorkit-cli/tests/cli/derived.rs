@@ -237,13 +237,13 @@ fn bombs() -> Result<(), Failed> {
         tensor_core::ByteOrder::Little,
     )?;
     let mut bytes = Vec::new();
-    let mut w = tensor_ztensor::Writer::new(&mut bytes)?;
+    let mut w = tensor_ztensor::v0_1::Writer::new(&mut bytes)?;
     w.add(
         "zeros",
         &zeros.view(),
-        &tensor_ztensor::TensorOptions {
-            encoding: tensor_ztensor::WriteEncoding::Zstd(3),
-            ..tensor_ztensor::TensorOptions::default()
+        &tensor_ztensor::v0_1::TensorOptions {
+            encoding: tensor_ztensor::v0_1::WriteEncoding::Zstd(3),
+            ..tensor_ztensor::v0_1::TensorOptions::default()
         },
     )?;
     w.finish()?;

@@ -21,7 +21,7 @@ pub(super) fn read<'a>(
     let limits = &options.limits;
     let mut ours = ReadOptions::default().limits(*limits);
     ours.strict = options.strict;
-    let file = BinTensors::read_with(bytes, &ours).map_err(|source| Error::Bintensors {
+    let file = BinTensors::open_with(bytes, &ours).map_err(|source| Error::Bintensors {
         path: path.to_path_buf(),
         source,
     })?;

@@ -9,13 +9,14 @@ use tensor_core::Limits;
 use tensor_core::cbor::Encoder;
 use tensor_core::cbor::Value;
 use tensor_dtype::TensorView;
-use tensor_ztensor::{AnyZTensor, ChecksumKind, Container, Generation, ReadOptions, TensorOptions};
+use tensor_ztensor::v0_1::{self, TensorOptions};
+use tensor_ztensor::{AnyZTensor, ChecksumKind, Container, Generation, ReadOptions};
 
 /// zTensor files start with one of three magic numbers (a shorter file that starts like
 /// one is a truncated zTensor file).
 pub(super) fn looks_like(bytes: &[u8]) -> bool {
     [
-        tensor_ztensor::MAGIC_V0_1,
+        v0_1::MAGIC_V0_1,
         tensor_ztensor::MAGIC_V1,
         tensor_ztensor::MAGIC_V2,
     ]
@@ -107,12 +108,9 @@ pub(super) fn read<'a>(
     for (i, e) in file.entries().iter().enumerate() {
         // Decoded on demand: zstd-compressed and sparse tensors. Raw dense ones are views,
         // and anything this build cannot decode is refused now.
-        let deferred = e.encoding == tensor_ztensor::Encoding::Zstd
-            || (e.encoding == tensor_ztensor::Encoding::Raw
-                && matches!(
-                    e.layout,
-                    tensor_ztensor::Layout::SparseCsr | tensor_ztensor::Layout::SparseCoo
-                ));
+        let deferred = e.encoding == v0_1::Encoding::Zstd
+            || (e.encoding == v0_1::Encoding::Raw
+                && matches!(e.layout, v0_1::Layout::SparseCsr | v0_1::Layout::SparseCoo));
         let data = match e.dtype {
             Some(dtype) if deferred => lazy(path, &any, i, dtype, e.shape.clone()),
             _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
@@ -206,10 +204,10 @@ pub(super) fn write_v2(
     path: &Path,
 ) -> Result<()> {
     let names = set.names();
-    let entries: Vec<tensor_ztensor::ObjectEntry<'_>> = names
+    let entries: Vec<tensor_ztensor::v2::ObjectEntry<'_>> = names
         .iter()
         .zip(&set.tensors)
-        .map(|(n, t)| tensor_ztensor::ObjectEntry {
+        .map(|(n, t)| tensor_ztensor::v2::ObjectEntry {
             name: n,
             dtype: t.dtype(),
             shape: t.shape(),
@@ -233,7 +231,7 @@ pub(super) fn write_v2(
     // One tensor decoded at a time, when the writer asks for it (twice: to digest it, then
     // to write it); an error from our side is kept whole and returned as it is.
     let mut carried = super::Carried::default();
-    let written = tensor_ztensor::write_v2_streamed(out, &entries, attributes, &mut |i, w| {
+    let written = tensor_ztensor::v2::write_streamed(out, &entries, attributes, &mut |i, w| {
         set.tensors[i]
             .write_canonical(&set.limits, w)
             .map_err(|e| carried.keep(e, invalid_argument))
@@ -258,7 +256,7 @@ pub(super) fn write(
         dropped.push("file-level metadata (zTensor 0.1 has none)".to_owned());
     }
     let names = set.names();
-    let mut w = tensor_ztensor::Writer::new(out).map_err(wrap(path))?;
+    let mut w = v0_1::Writer::new(out).map_err(wrap(path))?;
     // One tensor decoded at a time.
     for (name, t) in names.iter().zip(&set.tensors) {
         let custom = t

@@ -55,7 +55,7 @@ fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
     for path in bad_files("bintensors") {
         capped_file(&path, |b| {
             let options = tensorkit::bintensors::ReadOptions::default().limits(limits());
-            match tensorkit::bintensors::BinTensors::read_with(b, &options) {
+            match tensorkit::bintensors::BinTensors::open_with(b, &options) {
                 Ok(file) => file.tensors().for_each(|t| drop(t.view.to_le_bytes())),
                 Err(_) => return true,
             }
@@ -101,7 +101,7 @@ fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
     }
     for path in bad_files("stdlib") {
         capped_file(&path, |b| {
-            tensorkit::stdlib_meta::MetaDataRef::parse_with_limits(b, &limits()).is_err()
+            tensorkit::stdlib_meta::MetaDataRef::open_with(b, &limits()).is_err()
         });
         checked += 1;
     }

@@ -6,13 +6,11 @@
 //! dtype, layout, shape, encoding, then `data_endianness` (raw multi-byte tensors only) and
 //! `checksum` if present, then custom keys sorted by their bytes — inside a definite array.
 
+use super::index;
+use super::{ALIGNMENT, MAGIC_V0_1};
 use crate::checksum::ChecksumKind;
 use crate::error::{Error, Result};
-use crate::file::{ALIGNMENT, MAGIC_V0_1};
-use crate::index;
 use std::io::Write;
-use std::path::Path;
-use tensor_core::atomic::AtomicFile;
 use tensor_core::cbor::Encoder;
 use tensor_core::{ByteOrder, byte_order};
 use tensor_dtype::TensorView;
@@ -196,26 +194,24 @@ impl<W: Write> Writer<W> {
     }
 }
 
-/// Writes a whole file to `path` atomically (temporary name, sync, rename), one options
-/// value per tensor.
-pub fn write_file(
-    path: impl AsRef<Path>,
-    tensors: &[(&str, TensorView<'_>, TensorOptions)],
+/// Writes a whole file to `out` from `(name, view, options)` triples, one options value per
+/// tensor. Returns the number of bytes written.
+pub fn write<'a, N: AsRef<str>>(
+    out: &mut dyn Write,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>, TensorOptions)>,
 ) -> Result<u64> {
-    let mut w = Writer::new(AtomicFile::create(path)?)?;
+    let mut w = Writer::new(out)?;
     for (name, view, options) in tensors {
-        w.add(name, view, options)?;
+        w.add(name.as_ref(), &view, &options)?;
     }
-    let (file, len) = w.finish()?;
-    file.commit()?;
-    Ok(len)
+    Ok(w.finish()?.1)
 }
 
-/// A whole file in memory.
-pub fn serialize(tensors: &[(&str, TensorView<'_>, TensorOptions)]) -> Result<Vec<u8>> {
-    let mut w = Writer::new(Vec::new())?;
-    for (name, view, options) in tensors {
-        w.add(name, view, options)?;
-    }
-    Ok(w.finish()?.0)
+/// A whole file in memory (see [`write`]).
+pub fn serialize<'a, N: AsRef<str>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>, TensorOptions)>,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(&mut out, tensors)?;
+    Ok(out)
 }

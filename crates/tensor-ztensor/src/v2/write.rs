@@ -6,7 +6,7 @@
 //! (manifest offset, manifest length, XXH3-64 of the manifest, version 2, reserved 0, magic).
 //! Every part carries an `xxh3:` digest of its decoded bytes.
 
-use crate::container::{CANONICAL_ALIGNMENT, MAGIC_V2};
+use crate::container::{CANONICAL_ALIGNMENT, MAGIC_V2, MAX_RANK_V2};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
@@ -19,7 +19,7 @@ fn text(s: &str) -> Value {
 
 /// Storage dtype and logical type for a tensorkit dtype.
 fn storage(dtype: Dtype, name: &str) -> Result<(&'static str, Option<&'static str>)> {
-    if let Some(l) = crate::container::LOGICAL_TYPES
+    if let Some(l) = crate::container::logical::LOGICAL_TYPES
         .iter()
         .find(|l| l.dtype == dtype)
     {
@@ -156,7 +156,7 @@ impl Write for Hashing {
     }
 }
 
-/// One object to write, described without its bytes ([`write_v2_streamed`]).
+/// One object to write, described without its bytes ([`write_streamed`]).
 #[derive(Clone, Debug)]
 pub struct ObjectEntry<'n> {
     /// The object's name.
@@ -177,7 +177,7 @@ pub struct ObjectEntry<'n> {
 /// blob), once to write them — and never for more than one object at a time. `data` must
 /// produce the same bytes both times, exactly the object's size. Returns the number of bytes
 /// written.
-pub fn write_v2_streamed(
+pub fn write_streamed(
     out: &mut dyn Write,
     entries: &[ObjectEntry<'_>],
     attributes: Option<Value>,
@@ -209,11 +209,11 @@ pub fn write_v2_streamed(
             )));
         }
         let (dtype, logical) = storage(e.dtype, name)?;
-        if e.shape.len() > crate::container::MAX_RANK_V2 {
+        if e.shape.len() > MAX_RANK_V2 {
             return Err(Error::Unwritable(format!(
                 "object {name:?} has rank {}; zTensor 2 readers accept at most {}",
                 e.shape.len(),
-                crate::container::MAX_RANK_V2
+                MAX_RANK_V2
             )));
         }
         let len = tensor_dtype::shape::byte_len(e.dtype, e.shape)?;
@@ -298,36 +298,36 @@ pub fn write_v2_streamed(
     Ok(sink.pos)
 }
 
-/// Writes a canonical zTensor 2 file to `out`: tensors as dense objects, each with its
-/// attributes; `attributes` for the file. Returns the number of bytes written.
-pub fn write_v2(
-    out: &mut impl Write,
-    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+/// Writes a canonical zTensor 2 file to `out` from `(name, view, attributes)` triples:
+/// tensors as dense objects, each with its attributes; `attributes` for the file. Returns
+/// the number of bytes written.
+pub fn write<'a, N: AsRef<str>>(
+    out: &mut dyn Write,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>, Option<Value>)>,
     attributes: Option<Value>,
 ) -> Result<u64> {
+    let tensors: Vec<(N, TensorView<'a>, Option<Value>)> = tensors.into_iter().collect();
     let entries: Vec<ObjectEntry<'_>> = tensors
         .iter()
         .map(|(name, view, attrs)| ObjectEntry {
-            name,
+            name: name.as_ref(),
             dtype: view.dtype(),
             shape: view.shape(),
             attributes: attrs.clone(),
         })
         .collect();
-    write_v2_streamed(out, &entries, attributes, &mut |i, w| {
+    write_streamed(out, &entries, attributes, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
             .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))
     })
 }
 
-/// Writes a canonical zTensor 2 file at `path` atomically.
-pub fn write_v2_file(
-    path: impl AsRef<std::path::Path>,
-    tensors: &[(&str, TensorView<'_>, Option<Value>)],
+/// A whole canonical zTensor 2 file in memory (see [`write`]).
+pub fn serialize<'a, N: AsRef<str>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>, Option<Value>)>,
     attributes: Option<Value>,
-) -> Result<u64> {
-    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
-    let n = write_v2(&mut file, tensors, attributes)?;
-    file.commit()?;
-    Ok(n)
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(&mut out, tensors, attributes)?;
+    Ok(out)
 }

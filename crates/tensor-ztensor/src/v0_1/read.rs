@@ -1,116 +1,15 @@
 //! Reading a zTensor 0.1 file.
 
+use super::index::{self, Encoding, Entry, Layout};
+use super::{ALIGNMENT, MAGIC_V0_1};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
-use crate::index::{self, Encoding, Entry, Layout};
+use crate::read::{ChecksumStatus, Decoded, ReadOptions, Verify};
 use crate::sparse::Sparse;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use tensor_core::{ByteOrder, Limits, byte_order, checked};
-use tensor_dtype::{Dtype, Tensor, TensorView, shape};
-
-/// The magic number of zTensor 0.1 files.
-pub const MAGIC_V0_1: &[u8; 8] = b"ZTEN0001";
-
-/// Blob alignment in zTensor 0.1.
-pub const ALIGNMENT: u64 = 64;
-
-/// When checksums are verified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Verify {
-    /// Each tensor's checksum when the tensor is read (the reference's behaviour).
-    #[default]
-    OnRead,
-    /// Every checksum when the file is opened (strict).
-    OnOpen,
-    /// Never.
-    Never,
-}
-
-/// How to open a file.
-#[derive(Clone, Copy, Debug, Default)]
-#[non_exhaustive]
-pub struct ReadOptions {
-    /// Resource limits: the index size and tensor count, and the size of decoded zstd data.
-    pub limits: Limits,
-    /// When to verify checksums.
-    pub verify: Verify,
-    /// Refuse what the reference tolerates but no conforming writer produces (a non-zero
-    /// reserved field in the zTensor 2 footer); otherwise such things are warnings
-    /// ([`Container::warnings`](crate::Container::warnings)).
-    pub strict: bool,
-}
-
-impl ReadOptions {
-    /// These options with another verification policy.
-    #[must_use]
-    pub fn verify(mut self, verify: Verify) -> Self {
-        self.verify = verify;
-        self
-    }
-
-    /// These options in strict mode (or not).
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// These options with other limits.
-    #[must_use]
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-}
-
-/// What checking a tensor's checksum found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ChecksumStatus {
-    /// The checksum matched.
-    Verified,
-    /// The tensor has none.
-    Absent,
-    /// The algorithm is unknown, so nothing was checked (the reference warns and reads on).
-    UnknownAlgorithm(String),
-}
-
-/// A tensor's elements: borrowed from the file where they are stored as they are, decoded
-/// into a new buffer otherwise.
-#[derive(Clone, Debug)]
-pub struct Decoded<'a> {
-    /// The element bytes, C order.
-    pub data: Cow<'a, [u8]>,
-    /// The dtype.
-    pub dtype: Dtype,
-    /// The dimensions.
-    pub shape: Vec<u64>,
-    /// The byte order of `data`.
-    pub byte_order: ByteOrder,
-}
-
-impl Decoded<'_> {
-    /// A view of the elements.
-    pub fn view(&self) -> Result<TensorView<'_>> {
-        Ok(TensorView::new(
-            &self.data,
-            self.dtype,
-            &self.shape,
-            self.byte_order,
-        )?)
-    }
-
-    /// The elements as an owned tensor in the machine's byte order.
-    pub fn into_tensor(self) -> Result<Tensor> {
-        Ok(Tensor::new(
-            self.data.into_owned(),
-            self.dtype,
-            &self.shape,
-            self.byte_order,
-        )?
-        .into_byte_order(ByteOrder::NATIVE))
-    }
-}
+use tensor_dtype::{Dtype, shape};
 
 /// An open zTensor 0.1 file, borrowing from its bytes (usually a memory map).
 #[derive(Debug)]

@@ -1,0 +1,277 @@
+//! The later zTensor generations: 1.x (`ZTEN1000`) and 2.x (the current container).
+//!
+//! Both describe objects — a shape, a layout, and named parts stored in blobs — in a CBOR
+//! manifest. This module reads both into one model, [`Container`], with every structural
+//! check made at open and digests checked when a part is read.
+
+pub(crate) mod logical;
+mod manifest;
+mod part;
+mod read;
+
+use crate::error::{Class, Error, Result};
+use crate::read::{ReadOptions, Verify};
+use manifest::{keys_sorted, locate_manifest, malformed, map_get, parse_object, text_of};
+pub use part::{Object, Part, PartEncoding};
+use std::collections::HashSet;
+use tensor_core::cbor::{Decoder, Value};
+
+/// The largest rank a zTensor 1.x/2 object may have (readers refuse more, so writers
+/// never write more).
+pub const MAX_RANK_V2: usize = 64;
+/// The magic of zTensor 1.x files (at the start, and from 1.1 on also at the end).
+pub const MAGIC_V1: &[u8; 8] = b"ZTEN1000";
+/// The magic of zTensor 2 files (at the start and at the end).
+pub const MAGIC_V2: &[u8; 8] = b"\x89ZT2\r\n\x1a\n";
+/// Size of the zTensor 2 footer.
+pub const FOOTER_V2: usize = 40;
+/// Blob alignment in zTensor 2 (canonical writers use [`CANONICAL_ALIGNMENT`]).
+pub const ALIGNMENT_V2: u64 = 4096;
+/// Blob alignment of canonical zTensor 2 files.
+pub const CANONICAL_ALIGNMENT: u64 = 65536;
+
+/// The container generation. Digests cover the stored bytes in 1.x and the decoded bytes
+/// in 2.x.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Generation {
+    /// zTensor 0.1 (`ZTEN0001`).
+    V0_1,
+    /// zTensor 1.x (`ZTEN1000`).
+    V1,
+    /// zTensor 2 (the current container).
+    V2,
+}
+
+/// The generation a file's first 8 bytes announce.
+#[must_use]
+pub fn detect(bytes: &[u8]) -> Option<Generation> {
+    let head = bytes.get(..8)?;
+    if head == crate::v0_1::MAGIC_V0_1 {
+        Some(Generation::V0_1)
+    } else if head == MAGIC_V1 {
+        Some(Generation::V1)
+    } else if head == MAGIC_V2 {
+        Some(Generation::V2)
+    } else {
+        None
+    }
+}
+
+/// An open zTensor 1.x or 2 file.
+#[derive(Debug)]
+pub struct Container<'a> {
+    bytes: &'a [u8],
+    generation: Generation,
+    objects: Vec<Object>,
+    attributes: Option<Value>,
+    options: ReadOptions,
+    warnings: Vec<String>,
+}
+
+impl<'a> Container<'a> {
+    /// Opens a zTensor 1.x or 2 file with default options.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &ReadOptions::default())
+    }
+
+    /// Opens a zTensor 1.x or 2 file, checking the framing, the manifest (its hash, its
+    /// deterministic encoding and schema for 2.x) and every blob's alignment, bounds and
+    /// overlap before any data is read.
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let Some(generation @ (Generation::V1 | Generation::V2)) = detect(bytes) else {
+            return Err(Error::format(
+                Class::BadMagic,
+                "the file does not start with a zTensor 1.x or 2 magic number",
+            ));
+        };
+        let (m_offset, m_len, hash) = locate_manifest(bytes, generation)?;
+        options.limits.check_header_bytes(m_len)?;
+        let manifest = &bytes[m_offset as usize..(m_offset + m_len) as usize];
+        let mut warnings = Vec::new();
+        if let Some((_, reserved)) = hash
+            && reserved != 0
+        {
+            let what = format!(
+                "the footer's reserved field (bytes 28..32 of the footer) is {reserved:#x}, not 0"
+            );
+            if options.strict {
+                return Err(malformed(what));
+            }
+            warnings.push(what);
+        }
+        if let Some((h, _)) = hash {
+            let actual = xxhash_rust::xxh3::xxh3_64(manifest);
+            if actual != h {
+                return Err(Error::format(
+                    Class::ManifestHashMismatch,
+                    format!("the manifest's XXH3-64 is {actual:016x}, the footer records {h:016x}"),
+                ));
+            }
+        }
+        let mut d = Decoder::new(manifest);
+        let root = d.value().map_err(|e| malformed(format!("manifest: {e}")))?;
+        if d.remaining() != 0 {
+            return Err(malformed(format!(
+                "{} bytes follow the manifest",
+                d.remaining()
+            )));
+        }
+        if generation == Generation::V2 && !(d.was_canonical() && keys_sorted(&root)) {
+            return Err(malformed(
+                "the manifest is not in deterministic CBOR (shortest forms, definite lengths, sorted keys)",
+            ));
+        }
+        if root.as_map().is_none() {
+            return Err(malformed("the manifest is not a CBOR map"));
+        }
+        if generation == Generation::V1
+            && map_get(&root, "tensors").is_none()
+            && &bytes[bytes.len().saturating_sub(8)..] != MAGIC_V1
+        {
+            // 1.1 and later (the `objects` manifest) always end with the ZTEN1000 trailer;
+            // only 1.0 files (a `tensors` map) lack it. Without it the file was cut short.
+            return Err(Error::format(
+                Class::Truncated,
+                "the file does not end with the ZTEN1000 trailer that every zTensor 1.1+ file \
+                 carries, and its manifest is not a 1.0 one (tensors): the file appears cut short",
+            ));
+        }
+        let objects_value = map_get(&root, "objects").or_else(|| map_get(&root, "tensors"));
+        let objects = match objects_value {
+            None => Vec::new(),
+            Some(v) => {
+                let m = v
+                    .as_map()
+                    .ok_or_else(|| malformed("objects must be a map"))?;
+                options.limits.check_tensor_count(m.len() as u64)?;
+                m.iter()
+                    .map(|(k, o)| parse_object(text_of(k, "object name")?, o, generation))
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
+        let mut c = Container {
+            bytes,
+            generation,
+            objects,
+            attributes: map_get(&root, "attributes").cloned(),
+            options: *options,
+            warnings,
+        };
+        c.check_blobs(m_offset, m_len)?;
+        if options.verify == Verify::OnOpen {
+            for o in &c.objects {
+                for p in &o.parts {
+                    c.part_bytes(o, p)?;
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    fn check_blobs(&mut self, m_offset: u64, m_len: u64) -> Result<()> {
+        let (align, floor, limit) = match self.generation {
+            Generation::V2 => (
+                ALIGNMENT_V2,
+                ALIGNMENT_V2,
+                self.bytes.len() as u64 - FOOTER_V2 as u64,
+            ),
+            _ => (crate::v0_1::ALIGNMENT, 8, m_offset),
+        };
+        let mut names = HashSet::with_capacity(self.objects.len());
+        let mut spans = vec![(m_offset, m_offset + m_len, "(manifest)".to_owned())];
+        for o in &self.objects {
+            if !names.insert(o.name.as_str()) {
+                return Err(Error::format(
+                    Class::DuplicateName,
+                    format!("object {:?} appears twice", o.name),
+                ));
+            }
+            for p in &o.parts {
+                let who = format!("{}/{}", o.name, p.role);
+                if p.offset % align != 0 {
+                    return Err(Error::format(
+                        Class::MisalignedOffset,
+                        format!("{who}: offset {} is not a multiple of {align}", p.offset),
+                    ));
+                }
+                let end = p.offset.checked_add(p.length);
+                if p.offset < floor || end.is_none_or(|e| e > limit) {
+                    return Err(Error::format(
+                        Class::BlobOutOfBounds,
+                        format!(
+                            "{who}: blob {}+{} lies outside the blob region {floor}..{limit}",
+                            p.offset, p.length
+                        ),
+                    ));
+                }
+                if p.length > 0 {
+                    spans.push((p.offset, p.offset + p.length, who));
+                }
+            }
+        }
+        spans.sort();
+        spans.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1 && self.generation == Generation::V2);
+        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+            return Err(Error::format(
+                Class::OverlappingBlobs,
+                format!(
+                    "{} ({}..{}) overlaps {} ({}..{})",
+                    w[1].2, w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
+                ),
+            ));
+        }
+        if self.generation == Generation::V2 {
+            // Everything between blobs (and between the magic and the first one) is zero.
+            let mut pos = 8u64;
+            for (start, end, _) in
+                spans
+                    .iter()
+                    .chain(std::iter::once(&(limit, limit, String::new())))
+            {
+                if *start > pos
+                    && self.bytes[pos as usize..*start as usize]
+                        .iter()
+                        .any(|&b| b != 0)
+                {
+                    // Readers may ignore padding (spec §2.4), and an appended file keeps its
+                    // superseded manifest here as an unreferenced blob (§2.5).
+                    let what = format!(
+                        "bytes {pos}..{start} between blobs are not zero (an unreferenced blob, \
+                         such as the manifest an append superseded)"
+                    );
+                    if self.options.strict {
+                        return Err(malformed(what));
+                    }
+                    self.warnings.push(what);
+                }
+                pos = pos.max(*end);
+            }
+        }
+        Ok(())
+    }
+
+    /// The generation.
+    #[must_use]
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// The objects, in manifest order.
+    #[must_use]
+    pub fn objects(&self) -> &[Object] {
+        &self.objects
+    }
+
+    /// What the reader tolerated but a conforming writer never produces (refused instead
+    /// with [`ReadOptions::strict`]).
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// File-level attributes, if any.
+    #[must_use]
+    pub fn attributes(&self) -> Option<&Value> {
+        self.attributes.as_ref()
+    }
+}

@@ -1,0 +1,8 @@
+//! Writing zTensor 2, the current generation (reading it is [`Container`](crate::Container)'s
+//! job, shared with 1.x): canonical files, byte-identical to the reference's canonical
+//! writer — blobs in object-name order, identical blobs stored once, the manifest in
+//! deterministic CBOR.
+
+mod write;
+
+pub use write::{ObjectEntry, serialize, write, write_streamed};
