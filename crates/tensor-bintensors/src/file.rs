@@ -227,3 +227,38 @@ impl<'a> BinTensors<'a> {
         self.index.get(name).map(|&i| self.tensor_at(i))
     }
 }
+
+impl<'a> tensor_dtype::TensorContainer<'a> for BinTensors<'a> {
+    type Error = Error;
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        Some(self.entries[i].0)
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    fn dtype(&self, i: usize) -> Result<Dtype> {
+        Ok(self.entries[i].1)
+    }
+
+    fn shape(&self, i: usize) -> Result<&[u64]> {
+        Ok(&self.dims[self.entries[i].2.clone()])
+    }
+
+    fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
+        Ok(Some(self.tensor_at(i).view))
+    }
+
+    fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        Ok(tensor_dtype::container::copy_native(
+            &self.tensor_at(i).view,
+            dst,
+        )?)
+    }
+}

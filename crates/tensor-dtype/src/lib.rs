@@ -29,6 +29,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod container;
 mod dtype;
 mod error;
 pub mod minifloat;
@@ -36,6 +37,7 @@ pub mod scalar;
 pub mod shape;
 mod view;
 
+pub use container::TensorContainer;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
 pub use scalar::Scalar;

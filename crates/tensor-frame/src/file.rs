@@ -71,7 +71,7 @@ fn message_at(buf: &[u8], at: usize, dead: &mut DeadEnds) -> Option<usize> {
         // they delimit must open.
         let (end, visited) = walk_to_postamble(buf, at, dead);
         let len = end.and_then(|end| {
-            Message::open(&buf[at..end], &Limits::unlimited())
+            Message::open_with(&buf[at..end], &Limits::unlimited())
                 .ok()
                 .map(|m| m.bytes().len())
         });
@@ -150,8 +150,13 @@ pub struct TgmFile<B: AsRef<[u8]>> {
 }
 
 impl TgmFile<MmapSource> {
+    /// Maps the file at `path` and finds its messages, with default [`Limits`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with(path, &Limits::default())
+    }
+
     /// Maps the file at `path` and finds its messages.
-    pub fn open(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
+    pub fn open_with(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
         Ok(TgmFile::new(MmapSource::open(path)?, limits))
     }
 }
@@ -198,7 +203,7 @@ impl<B: AsRef<[u8]>> TgmFile<B> {
             index: i,
             count: self.messages.len(),
         })?;
-        Message::open(&self.bytes.as_ref()[r.clone()], &self.limits)
+        Message::open_with(&self.bytes.as_ref()[r.clone()], &self.limits)
     }
 
     /// Every message in order, each opened only when the iterator reaches it.
@@ -324,7 +329,7 @@ impl<R: Read> Iterator for MessageReader<R> {
 /// the messages before it are untouched.
 pub fn append(path: impl AsRef<Path>, message: &[u8]) -> Result<()> {
     let path = path.as_ref();
-    Message::open(message, &Limits::unlimited())?;
+    Message::open_with(message, &Limits::unlimited())?;
     let ctx = || format!("appending to {}", path.display());
     let mut f = std::fs::OpenOptions::new()
         .create(true)

@@ -17,7 +17,7 @@
 //! let bytes = encode(&meta, &[desc], &[&data], &EncodeOptions::default())?;
 //!
 //! // Random access: the header index leads straight to object 0; its hash is checked.
-//! let msg = Message::open(&bytes, &Limits::default())?;
+//! let msg = Message::open_with(&bytes, &Limits::default())?;
 //! let opts = DecodeOptions { verify_hash: true, ..DecodeOptions::default() };
 //! let field = msg.decode_object(0, opts)?;
 //! assert_eq!(&*field.view().typed::<f32>()?, &values);
@@ -26,6 +26,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod container;
 mod encode;
 mod error;
 mod file;

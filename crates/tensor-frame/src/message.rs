@@ -233,11 +233,19 @@ pub struct Message<'a> {
     index: Option<Index>,
     hashes: Option<HashList>,
     objects: Vec<(u64, u64)>,
+    /// Every object's dtype and shape, once asked for ([`crate::container`]).
+    pub(crate) layouts: std::sync::OnceLock<Vec<(tensor_dtype::Dtype, Vec<u64>)>>,
 }
 
 impl<'a> Message<'a> {
+    /// Opens the message at the start of `buf` (which may continue with more messages),
+    /// with default [`Limits`].
+    pub fn open(buf: &'a [u8]) -> Result<Self> {
+        Self::open_with(buf, &Limits::default())
+    }
+
     /// Opens the message at the start of `buf` (which may continue with more messages).
-    pub fn open(buf: &'a [u8], limits: &Limits) -> Result<Self> {
+    pub fn open_with(buf: &'a [u8], limits: &Limits) -> Result<Self> {
         let preamble = Preamble::parse(buf)?;
         let min = PREAMBLE_LEN + POSTAMBLE_LEN;
         let (bytes, walked) = if preamble.total_length == 0 {
@@ -372,6 +380,7 @@ impl<'a> Message<'a> {
             index,
             hashes,
             objects,
+            layouts: std::sync::OnceLock::new(),
         })
     }
 
@@ -540,7 +549,7 @@ pub fn decode(
     opts: DecodeOptions,
     limits: &Limits,
 ) -> Result<(GlobalMetadata, Vec<Tensor>)> {
-    let m = Message::open(buf, limits)?;
+    let m = Message::open_with(buf, limits)?;
     let tensors = m.decode_all(opts)?;
     Ok((m.metadata()?.clone(), tensors))
 }

@@ -245,3 +245,34 @@ impl<'a> SafeTensors<'a> {
         self.tensors.iter().find(|t| t.name == name)
     }
 }
+
+impl<'a> tensor_dtype::TensorContainer<'a> for SafeTensors<'a> {
+    type Error = Error;
+
+    fn len(&self) -> usize {
+        self.tensors.len()
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        Some(&self.tensors[i].name)
+    }
+
+    fn dtype(&self, i: usize) -> Result<tensor_dtype::Dtype> {
+        Ok(self.tensors[i].view.dtype())
+    }
+
+    fn shape(&self, i: usize) -> Result<&[u64]> {
+        Ok(self.tensors[i].view.shape())
+    }
+
+    fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
+        Ok(Some(self.tensors[i].view.clone()))
+    }
+
+    fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        Ok(tensor_dtype::container::copy_native(
+            &self.tensors[i].view,
+            dst,
+        )?)
+    }
+}

@@ -5,6 +5,7 @@ use crate::error::{Class, Error, Result};
 use crate::read::{ChecksumStatus, Decoded, ReadOptions};
 use crate::v0_1::ZTensor;
 use tensor_core::ByteOrder;
+use tensor_dtype::{Dtype, TensorView};
 
 /// An open zTensor file of any generation, dispatched on its first 8 bytes.
 #[derive(Debug)]
@@ -125,6 +126,99 @@ impl<'a> AnyZTensor<'a> {
             }
         }
         Ok(n)
+    }
+}
+
+impl<'a> tensor_dtype::TensorContainer<'a> for AnyZTensor<'a> {
+    type Error = Error;
+
+    fn len(&self) -> usize {
+        AnyZTensor::len(self)
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        Some(AnyZTensor::name(self, i))
+    }
+
+    fn dtype(&self, i: usize) -> Result<Dtype> {
+        match self {
+            AnyZTensor::V0_1(f) => f.known_dtype(i),
+            AnyZTensor::Later(c) => c.objects()[i].dtype(),
+        }
+    }
+
+    fn shape(&self, i: usize) -> Result<&[u64]> {
+        Ok(match self {
+            AnyZTensor::V0_1(f) => &f.entries()[i].shape,
+            AnyZTensor::Later(c) => &c.objects()[i].shape,
+        })
+    }
+
+    /// Raw dense tensors only; reading one checks what [`AnyZTensor::read`] checks
+    /// (its checksum or digest, as the options say).
+    fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
+        let raw = match self {
+            AnyZTensor::V0_1(f) => {
+                let e = &f.entries()[i];
+                e.encoding == crate::v0_1::Encoding::Raw && e.layout == crate::v0_1::Layout::Dense
+            }
+            AnyZTensor::Later(c) => {
+                let o = &c.objects()[i];
+                o.layout == "dense"
+                    && o.part("data")
+                        .is_some_and(|p| p.encoding == crate::PartEncoding::Raw)
+            }
+        };
+        if !raw {
+            return Ok(None);
+        }
+        let d = self.read(i)?;
+        Ok(match d.data {
+            std::borrow::Cow::Borrowed(b) => {
+                Some(TensorView::new(b, d.dtype, &d.shape, d.byte_order)?)
+            }
+            std::borrow::Cow::Owned(_) => None,
+        })
+    }
+
+    fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        if let AnyZTensor::V0_1(f) = self {
+            return f.read_into(i, dst);
+        }
+        // Dense objects decode in runs straight into `dst`; sparse ones are expanded whole.
+        let need = tensor_dtype::shape::byte_len(self.dtype(i)?, self.shape(i)?)?;
+        if need == dst.len() as u64 {
+            let mut at = 0usize;
+            let streamed = self.read_chunks(i, 1 << 20, &mut |run| {
+                let end = at + run.len();
+                let slot = dst.get_mut(at..end).ok_or_else(|| {
+                    Error::Core(tensor_core::Error::InvalidArgument(format!(
+                        "tensor {:?} decoded past its {need} bytes",
+                        self.name(i)
+                    )))
+                })?;
+                slot.copy_from_slice(run);
+                at = end;
+                Ok(())
+            })?;
+            if let Some(order) = streamed {
+                if at as u64 != need {
+                    return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
+                        "tensor {:?} decoded to {at} of its {need} bytes",
+                        self.name(i)
+                    ))));
+                }
+                tensor_core::byte_order::to_native_in_place(
+                    order,
+                    dst,
+                    self.dtype(i)?.swap_width(),
+                )?;
+                return Ok(());
+            }
+        }
+        let d = self.read(i)?;
+        let view = TensorView::new(&d.data, d.dtype, &d.shape, d.byte_order)?;
+        Ok(tensor_dtype::container::copy_native(&view, dst)?)
     }
 }
 

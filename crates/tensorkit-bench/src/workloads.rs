@@ -156,7 +156,7 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             );
         }
         "tensorkit Tensogram" => {
-            let msg = Message::open(&m, &Limits::default()).expect("read");
+            let msg = Message::open_with(&m, &Limits::default()).expect("read");
             let o = msg.object(index).expect("object");
             dst.resize(o.decoded_len().expect("size") as usize, 0);
             o.decode_into(
@@ -306,7 +306,7 @@ fn read_into(who: &str, path: &Path, dst: &mut [u8]) {
                 .data,
         ),
         "tensorkit Tensogram" => {
-            let msg = Message::open(&m, &Limits::default()).expect("read");
+            let msg = Message::open_with(&m, &Limits::default()).expect("read");
             msg.object(0)
                 .expect("object")
                 .decode_into(dst, DecodeOptions::default(), &Limits::default())
@@ -342,7 +342,7 @@ fn zero_copy(who: &str, path: &Path) -> usize {
             f.read(0).expect("read").data.len()
         }
         "tensorkit Tensogram" => {
-            let msg = Message::open(&m, &Limits::default()).expect("read");
+            let msg = Message::open_with(&m, &Limits::default()).expect("read");
             msg.object(0)
                 .expect("object")
                 .view()
@@ -427,7 +427,7 @@ pub(crate) fn pipelines(scale: Scale) -> Vec<Value> {
             tensorkit::frame::encode_into(&meta, &descs, &[&data], &opts, &mut msg)
                 .expect("encode");
         });
-        let m = Message::open(&msg, &Limits::default()).expect("open");
+        let m = Message::open_with(&msg, &Limits::default()).expect("open");
         let o = m.object(0).expect("object");
         let stored = o.payload_region().len();
         let dec = time(scale.runs, || {

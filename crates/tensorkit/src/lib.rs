@@ -111,7 +111,7 @@
 //! desc.params.insert("sp_bits_per_value".into(), 16u64.into());
 //! let msg = encode(&GlobalMetadata::default(), &[desc], &[t2m.data()], &EncodeOptions::default())?;
 //!
-//! let m = Message::open(&msg, &Limits::default())?;
+//! let m = Message::open_with(&msg, &Limits::default())?;
 //! let back = m.decode_object(0, DecodeOptions { verify_hash: true, ..DecodeOptions::default() })?;
 //! let values = back.view().typed::<f64>()?;
 //! assert!((values[3] - 274.0).abs() < 1e-3); // within half a quantisation step

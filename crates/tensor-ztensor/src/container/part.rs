@@ -110,4 +110,22 @@ impl Object {
     pub fn part(&self, role: &str) -> Option<&Part> {
         self.parts.iter().find(|p| p.role == role)
     }
+
+    /// The dtype of the object's dense form: its `data` part's for a dense object, its
+    /// `values` part's for a sparse one.
+    pub fn dtype(&self) -> Result<Dtype> {
+        let role = if self.layout == "dense" {
+            "data"
+        } else {
+            "values"
+        };
+        self.part(role)
+            .ok_or_else(|| {
+                Error::format(
+                    Class::IndexMalformed,
+                    format!("object {:?} has no {role:?} part", self.name),
+                )
+            })?
+            .dtype()
+    }
 }

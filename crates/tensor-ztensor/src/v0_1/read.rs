@@ -237,7 +237,7 @@ impl<'a> ZTensor<'a> {
         }
     }
 
-    fn known_dtype(&self, i: usize) -> Result<Dtype> {
+    pub(crate) fn known_dtype(&self, i: usize) -> Result<Dtype> {
         let e = &self.entries[i];
         e.dtype.ok_or_else(|| {
             Error::format(

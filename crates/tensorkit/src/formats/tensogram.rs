@@ -14,7 +14,9 @@ use tensor_core::cbor::json::{to_cbor, to_json};
 use tensor_dtype::{Dtype, TensorView};
 use tensor_frame::MetaValue;
 use tensor_frame::descriptor::DataObjectDescriptor;
-use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile};
+use tensor_frame::{
+    DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile, container,
+};
 
 /// Tensogram messages start with `TENSOGRM` (a shorter file that starts like it is a
 /// truncated message).
@@ -72,19 +74,19 @@ pub(crate) fn messages<'a>(
         if r.start != pos {
             break;
         }
-        out.push(Message::open(&bytes[r.clone()], limits).map_err(|source| {
-            Error::TensogramAt {
+        out.push(
+            Message::open_with(&bytes[r.clone()], limits).map_err(|source| Error::TensogramAt {
                 path: path.to_path_buf(),
                 message: i,
                 offset: r.start as u64,
                 source,
-            }
-        })?);
+            })?,
+        );
         pos = r.end;
     }
     if pos != bytes.len() || out.is_empty() {
         let at = pos;
-        let e = Message::open(&bytes[at..], limits)
+        let e = Message::open_with(&bytes[at..], limits)
             .err()
             .unwrap_or_else(|| tensor_frame::Error::Framing {
                 offset: 0,
@@ -125,7 +127,9 @@ pub(super) fn read<'a>(
                 .get(j)
                 .cloned()
                 .unwrap_or_default();
-            let dtype = original_dtype(&base, o.descriptor().dtype);
+            let stored = o.descriptor().dtype;
+            let written = container::original_dtype(Some(&base), stored);
+            let dtype = (written != stored).then_some(written);
             let data = match (o.view(), dtype) {
                 (Some(v), None) => TensorData::View(v),
                 (Some(_), Some(d)) => TensorData::View(TensorView::new(
@@ -148,7 +152,7 @@ pub(super) fn read<'a>(
                     .filter(|(k, _)| {
                         !matches!(
                             k.as_str(),
-                            "name" | STORED_DTYPE | tensor_frame::metadata::RESERVED
+                            "name" | container::STORED_DTYPE | tensor_frame::metadata::RESERVED
                         )
                     })
                     .map(|(k, v)| (k, Value::from(&v)))
@@ -236,21 +240,6 @@ fn lazy<'a>(
     }
 }
 
-/// The `base` key that records the dtype of a one-byte tensor Tensogram has no dtype for
-/// (bool, the float8 family): it is stored as uint8, and read back as what it was.
-pub(crate) const STORED_DTYPE: &str = "tensorkit_dtype";
-
-/// One-byte dtypes Tensogram lacks, stored as uint8 with [`STORED_DTYPE`].
-fn stored_as_uint8(dtype: Dtype) -> bool {
-    dtype.byte_width() == 1 && !tensor_frame::descriptor::DTYPES.contains(&dtype)
-}
-
-/// The dtype an object was written from, when [`STORED_DTYPE`] names one.
-fn original_dtype(base: &tensor_frame::Map, stored: Dtype) -> Option<Dtype> {
-    let d: Dtype = base.get(STORED_DTYPE)?.as_text()?.parse().ok()?;
-    (stored == Dtype::Uint8 && stored_as_uint8(d)).then_some(d)
-}
-
 /// Writes every tensor into one message with `pipeline` applied to each.
 pub(super) fn write(
     set: &TensorSet<'_>,
@@ -266,18 +255,13 @@ pub(super) fn write(
     for (name, t) in names.iter().zip(&set.tensors) {
         let mut entry = Map::new();
         entry.insert("name".into(), MetaValue::from(name.as_str()));
-        let dtype = if stored_as_uint8(t.dtype()) {
-            entry.insert(STORED_DTYPE.into(), MetaValue::from(t.dtype().name()));
-            Dtype::Uint8
-        } else {
-            t.dtype()
-        };
-        if !tensor_frame::descriptor::DTYPES.contains(&dtype) {
+        let Some(dtype) = container::storage_dtype(t.dtype()) else {
             return Err(Error::CannotRepresent {
                 format: "tensogram",
-                what: format!("dtype {dtype} (tensor {name:?})"),
+                what: format!("dtype {} (tensor {name:?})", t.dtype()),
             });
-        }
+        };
+        container::record_dtype(&mut entry, t.dtype());
         let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
         for l in pipeline.apply(&mut d) {
             left_out.entry(l).or_default().push(name);

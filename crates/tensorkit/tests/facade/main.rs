@@ -1,6 +1,7 @@
 //! Integration tests of the facade: the front door over every conformance file, and memory
 //! bounds on hostile input.
 
+mod container;
 mod front_door;
 mod memory;
 mod shards;
