@@ -103,6 +103,9 @@ pub enum Error {
     /// Subscripts given for the wrong number of dimensions, or no submodes to resolve them.
     #[error("{0}")]
     InvalidSubscripts(String),
+    /// A JSON specification of meta data that does not describe any (feature `json`).
+    #[error("{0}")]
+    InvalidSpec(String),
     /// The `paranoid` feature's check: a written buffer does not read back as what was given.
     #[error("self-check of the written buffer failed: {0}")]
     SelfCheck(String),
@@ -126,7 +129,7 @@ impl Kinded for Error {
             | Error::UnknownIndexMode { .. }
             | Error::InvalidNsubmodes(_)
             | Error::TrailingBytes { .. } => ErrorKind::Malformed,
-            Error::IndexOutOfRange { .. } | Error::InvalidSubscripts(_) => {
+            Error::IndexOutOfRange { .. } | Error::InvalidSubscripts(_) | Error::InvalidSpec(_) => {
                 ErrorKind::InvalidArgument
             }
         }

@@ -36,6 +36,8 @@
 mod array;
 mod enums;
 mod error;
+#[cfg(feature = "json")]
+pub mod json;
 mod meta;
 
 pub use array::{StridedArray, meta_for_view};

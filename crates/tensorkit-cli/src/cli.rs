@@ -243,6 +243,17 @@ pub enum ValidateLevel {
     Full,
 }
 
+impl From<ValidateLevel> for tensorkit::check::Level {
+    fn from(level: ValidateLevel) -> Self {
+        match level {
+            ValidateLevel::Quick => Self::Quick,
+            ValidateLevel::Default => Self::Default,
+            ValidateLevel::Checksum => Self::Checksum,
+            ValidateLevel::Full => Self::Full,
+        }
+    }
+}
+
 /// `tensorkit stdlib-meta ...`
 #[derive(Debug, Subcommand)]
 pub enum StdlibMetaCommand {

@@ -12,14 +12,13 @@
 
 pub mod cli;
 // The format-neutral layer lives in the library; the command uses it as its own modules.
-pub use tensorkit::{error, formats, model, npy, pipeline_spec};
+pub use tensorkit::{check, error, formats, model, npy, pipeline_spec};
 pub mod convert;
 pub mod demo;
 pub mod demo_data;
 pub mod report;
 pub mod stdlib_meta;
 pub mod tools;
-pub mod validate;
 
 use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
@@ -91,7 +90,8 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
             let meta = stdlib_meta::decode(file)?;
             let text = if *json {
                 let mut s =
-                    serde_json::to_string_pretty(&stdlib_meta::to_json(&meta)).unwrap_or_default();
+                    serde_json::to_string_pretty(&tensorkit::stdlib_meta::json::to_json(&meta))
+                        .unwrap_or_default();
                 s.push('\n');
                 s
             } else {
@@ -126,7 +126,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             tools::get(file, name, output.as_deref(), limits).and_then(|t| write_out(out, &t)),
             false,
         ),
-        Command::Verify { file } => match tools::verify(file, limits) {
+        Command::Verify { file } => match tensorkit::verify(file, limits) {
             Err(e) => (Err(e), false),
             Ok(v) => {
                 if let Err(e) = write_out(out, &v.text) {
@@ -190,7 +190,11 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             canonical,
             json,
         } => {
-            let r = validate::run(file, *level, *canonical, limits).map(|o| {
+            let options = check::ValidateOptions {
+                level: (*level).into(),
+                canonical: *canonical,
+            };
+            let r = tensorkit::validate(file, options, limits).map(|o| {
                 let text = if *json {
                     format!(
                         "{}\n",

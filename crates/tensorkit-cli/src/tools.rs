@@ -8,7 +8,7 @@ use crate::pipeline_spec::PipelineSpec;
 use crate::report;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tensor_core::{ByteOrder, Limits, MmapSource};
+use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::scalar::{self, Scalar};
 
 /// `ls`: one line per tensor — name (or `-`), dtype, shape, bytes, and where it sits.
@@ -164,93 +164,6 @@ pub fn get(file: &Path, key: &str, output: Option<&Path>, limits: &Limits) -> Re
         start += row;
     }
     Ok(out)
-}
-
-/// What `verify` found.
-#[derive(Debug)]
-pub struct Verified {
-    /// The report to print on standard output.
-    pub text: String,
-    /// Why the check did not pass: a mismatch ([`Error::VerifyFailed`]) or nothing to
-    /// verify ([`Error::NothingVerified`]); `None` when every checksum matched.
-    pub problem: Option<Error>,
-}
-
-/// Decodes every tensor of `file` in bounded runs, discarding the values: the data that
-/// checksums do not cover must at least decode.
-fn read_every_tensor(file: &Path, map: &[u8], limits: &Limits) -> Result<usize> {
-    let set = formats::read(file, map, limits)?;
-    set.decode_every_tensor()?;
-    Ok(set.tensors.len())
-}
-
-/// `verify`: every checksum and hash the file carries, and every tensor decoded. A file
-/// that carries nothing to verify is reported as such, never as verified.
-pub fn verify(file: &Path, limits: &Limits) -> Result<Verified> {
-    let map = MmapSource::open(file)?;
-    let format = formats::detect(file, &map)?;
-    let head = format!("{}: {}", file.display(), format.id());
-    let nothing = |reason: &str| {
-        Some(Error::NothingVerified {
-            path: file.to_path_buf(),
-            reason: reason.to_owned(),
-        })
-    };
-    match format {
-        FormatId::Tensogram => {
-            let o = crate::validate::run(file, crate::cli::ValidateLevel::Checksum, false, limits)?;
-            let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
-            for (severity, code, at, detail) in &o.problems {
-                let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
-            }
-            let problem = if o.failed() {
-                let (_, code, at, detail) = o
-                    .problems
-                    .iter()
-                    .find(|p| p.0 == "error")
-                    .cloned()
-                    .unwrap_or_default();
-                Some(Error::VerifyFailed {
-                    path: file.to_path_buf(),
-                    detail: format!("{code}{at}: {detail}"),
-                })
-            } else if o.hashes_verified == 0 {
-                nothing("no frame carries a hash")
-            } else {
-                read_every_tensor(file, &map, limits)?;
-                None
-            };
-            Ok(Verified { text, problem })
-        }
-        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-            match crate::validate::ztensor_checksums(file, &map) {
-                Ok((n, _)) => {
-                    read_every_tensor(file, &map, limits)?;
-                    Ok(Verified {
-                        text: format!("{head}, {n} checksums verified\n"),
-                        problem: (n == 0)
-                            .then(|| nothing("no tensor carries a checksum"))
-                            .flatten(),
-                    })
-                }
-                Err(e) => Ok(Verified {
-                    text: format!("{head}\nerror: {e}\n"),
-                    problem: Some(Error::VerifyFailed {
-                        path: file.to_path_buf(),
-                        detail: e.to_string(),
-                    }),
-                }),
-            }
-        }
-        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
-            // No checksums to check: reading every tensor is the only check there is.
-            let n = read_every_tensor(file, &map, limits)?;
-            Ok(Verified {
-                text: format!("{head}: the format stores no checksums; all {n} tensors read\n"),
-                problem: nothing("the format stores no checksums"),
-            })
-        }
-    }
 }
 
 /// Real and imaginary parts of a value, for numeric comparison.

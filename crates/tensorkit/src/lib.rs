@@ -181,6 +181,8 @@ pub use tensor_stdlib_meta as stdlib_meta;
 pub use tensor_ztensor as ztensor;
 
 #[cfg(feature = "files")]
+pub mod check;
+#[cfg(feature = "files")]
 pub mod error;
 #[cfg(feature = "files")]
 pub mod formats;
@@ -195,6 +197,8 @@ pub mod pipeline_spec;
 #[cfg(feature = "files")]
 pub mod shards;
 
+#[cfg(feature = "files")]
+pub use check::{validate, verify};
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
 #[cfg(feature = "files")]

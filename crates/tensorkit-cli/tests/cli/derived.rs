@@ -181,18 +181,18 @@ fn zstd_bomb(bytes: u64, shape: &[u64]) -> Result<Vec<u8>, Failed> {
     let mut enc = zstd::stream::read::Encoder::new(std::io::repeat(0).take(bytes), 3)?;
     let mut payload = Vec::new();
     enc.read_to_end(&mut payload)?;
-    let mut d = tensor_frame::descriptor::DataObjectDescriptor::new(
+    let mut d = tensorkit::frame::descriptor::DataObjectDescriptor::new(
         tensor_dtype::Dtype::Float32,
         shape,
         tensor_core::ByteOrder::Little,
     );
     tensorkit_cli::pipeline_spec::PipelineSpec::parse("zstd")?.apply(&mut d);
-    let meta = tensor_frame::GlobalMetadata::default();
-    Ok(tensor_frame::encode_pre_encoded(
+    let meta = tensorkit::frame::GlobalMetadata::default();
+    Ok(tensorkit::frame::encode_pre_encoded(
         &meta,
         &[d],
         &[&payload],
-        &tensor_frame::EncodeOptions::default(),
+        &tensorkit::frame::EncodeOptions::default(),
     )?)
 }
 
@@ -237,13 +237,13 @@ fn bombs() -> Result<(), Failed> {
         tensor_core::ByteOrder::Little,
     )?;
     let mut bytes = Vec::new();
-    let mut w = tensor_ztensor::v0_1::Writer::new(&mut bytes)?;
+    let mut w = tensorkit::ztensor::v0_1::Writer::new(&mut bytes)?;
     w.add(
         "zeros",
         &zeros.view(),
-        &tensor_ztensor::v0_1::TensorOptions {
-            encoding: tensor_ztensor::v0_1::WriteEncoding::Zstd(3),
-            ..tensor_ztensor::v0_1::TensorOptions::default()
+        &tensorkit::ztensor::v0_1::TensorOptions {
+            encoding: tensorkit::ztensor::v0_1::WriteEncoding::Zstd(3),
+            ..tensorkit::ztensor::v0_1::TensorOptions::default()
         },
     )?;
     w.finish()?;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 fn unsupported_codec(sidecar: &Value) -> Option<&'static str> {
     let requires = sidecar["requires"].to_string();
-    tensor_frame::UNSUPPORTED_CODECS
+    tensorkit::frame::UNSUPPORTED_CODECS
         .into_iter()
         .find(|c| requires.contains(c))
 }

@@ -132,3 +132,35 @@ fn read_options_reach_every_reader() {
     let e = tensorkit::open_with(&appended, &tight).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::LimitExceeded);
 }
+
+#[test]
+fn validate_and_verify_report_what_a_file_carries() {
+    use tensorkit::check::{Level, ValidateOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let t = tensorkit::Tensor::from_elements(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
+    let limits = tensorkit::Limits::default();
+    // zTensor 2 carries a digest per blob: verified; safetensors carries none.
+    let zt = dir.path().join("t.zt");
+    tensorkit::save_tensors(&zt, [("t", t.view())], &WriteOptions::default()).unwrap();
+    let v = tensorkit::verify(&zt, &limits).unwrap();
+    assert!(v.problem.is_none(), "{}", v.text);
+    let st = dir.path().join("t.safetensors");
+    tensorkit::save_tensors(&st, [("t", t.view())], &WriteOptions::default()).unwrap();
+    let v = tensorkit::verify(&st, &limits).unwrap();
+    assert_eq!(v.problem.map(|e| e.kind()), Some(ErrorKind::MissingHash));
+    // A damaged blob: validate reports it as a problem of the file, not an error.
+    let mut bytes = std::fs::read(&zt).unwrap();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == 2.0f32.to_le_bytes())
+        .unwrap();
+    bytes[at] ^= 1;
+    std::fs::write(&zt, &bytes).unwrap();
+    let options = ValidateOptions {
+        level: Level::Full,
+        canonical: false,
+    };
+    let found = tensorkit::validate(&zt, options, &limits).unwrap();
+    assert!(found.failed(), "{}", found.text(&zt));
+    assert!(tensorkit::verify(&zt, &limits).unwrap().problem.is_some());
+}

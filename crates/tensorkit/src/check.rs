@@ -1,22 +1,23 @@
-//! `tensorkit validate FILE`: every problem a file has, or none.
+//! Checking a file: `validate` (every problem it has, or none) and `verify` (every checksum
+//! and hash it carries, and every tensor decoded).
 //!
 //! Tensogram files get tensor-frame's levelled validation, which reports every problem it
 //! finds. Other formats are read completely, every checksum their readers know verified,
 //! and report the first problem (their readers stop there).
 
-use crate::cli::ValidateLevel;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::FormatId;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
 use tensor_core::{Kinded, Limits, MmapSource};
-use tensor_frame::{Level, Severity, ValidateOptions};
+use tensor_frame::Severity;
+pub use tensor_frame::{Level, ValidateOptions};
 
 /// What validation found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Validation {
     /// The format, when it was recognised.
     pub format: Option<FormatId>,
     /// Tensors (objects) checked.
@@ -27,7 +28,7 @@ pub struct Outcome {
     pub problems: Vec<(&'static str, String, String, String)>,
 }
 
-impl Outcome {
+impl Validation {
     /// Whether any problem is an error.
     #[must_use]
     pub fn failed(&self) -> bool {
@@ -71,31 +72,24 @@ impl Outcome {
 
 /// Verifies every checksum and digest of the zTensor file `file` mapped at `map`; returns how
 /// many there were, and what the reader tolerated but a conforming writer never produces.
-pub(crate) fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<(usize, Vec<String>)> {
+fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<(usize, Vec<String>)> {
     tensor_ztensor::AnyZTensor::open(map)
         .and_then(|z| Ok((z.verify_all()?, z.warnings().to_vec())))
-        .map_err(|source| crate::error::Error::Ztensor {
+        .map_err(|source| Error::Ztensor {
             path: file.to_path_buf(),
             source,
         })
 }
 
-/// Validates `file`.
-pub fn run(file: &Path, level: ValidateLevel, canonical: bool, limits: &Limits) -> Result<Outcome> {
+/// Validates `file`: `options` choose how deep Tensogram validation goes (other formats are
+/// always read whole, every checksum verified). A problem with the file is part of the
+/// result; only a file that cannot be read at all is an error.
+pub fn validate(file: &Path, options: ValidateOptions, limits: &Limits) -> Result<Validation> {
     let map = MmapSource::open(file)?;
     let limits = *limits;
     let format = formats::detect(file, &map);
     if let Ok(FormatId::Tensogram) = format {
-        let opts = ValidateOptions {
-            level: match level {
-                ValidateLevel::Quick => Level::Quick,
-                ValidateLevel::Default => Level::Default,
-                ValidateLevel::Checksum => Level::Checksum,
-                ValidateLevel::Full => Level::Full,
-            },
-            canonical,
-        };
-        let r = tensor_frame::validate(&map, opts, &limits);
+        let r = tensor_frame::validate(&map, options, &limits);
         let problems = r
             .issues
             .iter()
@@ -123,14 +117,14 @@ pub fn run(file: &Path, level: ValidateLevel, canonical: bool, limits: &Limits) 
                 (severity, i.code.to_owned(), at, i.detail.clone())
             })
             .collect();
-        return Ok(Outcome {
+        return Ok(Validation {
             format: Some(FormatId::Tensogram),
             tensors: r.objects,
             hashes_verified: r.hashes_verified,
             problems,
         });
     }
-    let problem = |e: &crate::error::Error| {
+    let problem = |e: &Error| {
         (
             "error",
             e.kind().as_str().to_owned(),
@@ -159,17 +153,111 @@ pub fn run(file: &Path, level: ValidateLevel, canonical: bool, limits: &Limits) 
         Ok((f, set.tensors.len(), verified))
     });
     Ok(match checked {
-        Ok((f, tensors, hashes_verified)) => Outcome {
+        Ok((f, tensors, hashes_verified)) => Validation {
             format: Some(f),
             tensors,
             hashes_verified,
             problems: warnings,
         },
-        Err(e) => Outcome {
+        Err(e) => Validation {
             format: formats::detect(file, &map).ok(),
             tensors: 0,
             hashes_verified: 0,
             problems: vec![problem(&e)],
         },
     })
+}
+
+/// What `verify` found.
+#[derive(Debug)]
+pub struct Verification {
+    /// The report to print on standard output.
+    pub text: String,
+    /// Why the check did not pass: a mismatch ([`Error::VerifyFailed`]) or nothing to
+    /// verify ([`Error::NothingVerified`]); `None` when every checksum matched.
+    pub problem: Option<Error>,
+}
+
+/// Decodes every tensor of `file` in bounded runs, discarding the values: the data that
+/// checksums do not cover must at least decode.
+fn read_every_tensor(file: &Path, map: &[u8], limits: &Limits) -> Result<usize> {
+    let set = formats::read(file, map, limits)?;
+    set.decode_every_tensor()?;
+    Ok(set.tensors.len())
+}
+
+/// `verify`: every checksum and hash the file carries, and every tensor decoded. A file
+/// that carries nothing to verify is reported as such, never as verified.
+pub fn verify(file: &Path, limits: &Limits) -> Result<Verification> {
+    let map = MmapSource::open(file)?;
+    let format = formats::detect(file, &map)?;
+    let head = format!("{}: {}", file.display(), format.id());
+    let nothing = |reason: &str| {
+        Some(Error::NothingVerified {
+            path: file.to_path_buf(),
+            reason: reason.to_owned(),
+        })
+    };
+    match format {
+        FormatId::Tensogram => {
+            let o = validate(
+                file,
+                ValidateOptions {
+                    level: Level::Checksum,
+                    canonical: false,
+                },
+                limits,
+            )?;
+            let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
+            for (severity, code, at, detail) in &o.problems {
+                let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
+            }
+            let problem = if o.failed() {
+                let (_, code, at, detail) = o
+                    .problems
+                    .iter()
+                    .find(|p| p.0 == "error")
+                    .cloned()
+                    .unwrap_or_default();
+                Some(Error::VerifyFailed {
+                    path: file.to_path_buf(),
+                    detail: format!("{code}{at}: {detail}"),
+                })
+            } else if o.hashes_verified == 0 {
+                nothing("no frame carries a hash")
+            } else {
+                read_every_tensor(file, &map, limits)?;
+                None
+            };
+            Ok(Verification { text, problem })
+        }
+        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+            match ztensor_checksums(file, &map) {
+                Ok((n, _)) => {
+                    read_every_tensor(file, &map, limits)?;
+                    Ok(Verification {
+                        text: format!("{head}, {n} checksums verified\n"),
+                        problem: (n == 0)
+                            .then(|| nothing("no tensor carries a checksum"))
+                            .flatten(),
+                    })
+                }
+                Err(e) => Ok(Verification {
+                    text: format!("{head}\nerror: {e}\n"),
+                    problem: Some(Error::VerifyFailed {
+                        path: file.to_path_buf(),
+                        detail: e.to_string(),
+                    }),
+                }),
+            }
+        }
+        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
+            // No checksums to check: reading every tensor is the only check there is.
+            let n = read_every_tensor(file, &map, limits)?;
+            Ok(Verification {
+                text: format!("{head}: the format stores no checksums; all {n} tensors read\n"),
+                problem: nothing("the format stores no checksums"),
+            })
+        }
+    }
 }
