@@ -1,0 +1,143 @@
+//! Unit tests of the CBOR codec.
+
+use super::*;
+
+fn text(s: &str) -> Value {
+    Value::Text(s.into())
+}
+
+#[test]
+fn rfc_examples_decode() {
+    let cases: [(&[u8], Value); 12] = [
+        (&[0x00], Value::Uint(0)),
+        (&[0x18, 0x64], Value::Uint(100)),
+        (&[0x3a, 0x7f, 0xff, 0xff, 0xff], Value::Nint(0x7fff_ffff)),
+        (&[0xf9, 0x3c, 0x00], Value::Float(1.0)),
+        (&[0xfa, 0x47, 0xc3, 0x50, 0x00], Value::Float(100_000.0)),
+        (
+            &[0xfb, 0x3f, 0xf1, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a],
+            Value::Float(1.1),
+        ),
+        (&[0x64, 0x49, 0x45, 0x54, 0x46], text("IETF")),
+        (
+            &[0x83, 0x01, 0x02, 0x03],
+            Value::Array(vec![Value::Uint(1), Value::Uint(2), Value::Uint(3)]),
+        ),
+        (
+            &[0xbf, 0x61, 0x61, 0x01, 0xff],
+            Value::Map(vec![(text("a"), Value::Uint(1))]),
+        ),
+        (&[0x7f, 0x62, 0x73, 0x74, 0x61, 0x72, 0xff], text("str")),
+        (
+            &[0xc1, 0x1a, 0x51, 0x4b, 0x67, 0xb0],
+            Value::Tag(1, Box::new(Value::Uint(1_363_896_240))),
+        ),
+        (&[0xf6], Value::Null),
+    ];
+    for (bytes, want) in cases {
+        assert_eq!(from_slice(bytes).unwrap(), want, "{bytes:02x?}");
+    }
+    assert_eq!(
+        from_slice(&[0x3b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+            .unwrap()
+            .as_i128(),
+        Some(-(1i128 << 64))
+    );
+}
+
+#[test]
+fn hostile_lengths_fail_before_allocating() {
+    // An array claiming 2^64-1 items, a string claiming 2^40 bytes, a map of a million
+    // entries in a few bytes: all refused without reserving memory.
+    for bytes in [
+        &[0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff][..],
+        &[0x5b, 0, 0, 1, 0, 0, 0, 0, 0],
+        &[0xba, 0x00, 0x0f, 0x42, 0x40, 0x01],
+        &[0x61],
+        &[0xff],
+        &[0x1c],
+        &[0x62, 0xff, 0xfe],
+    ] {
+        assert!(from_slice(bytes).is_err(), "{bytes:02x?}");
+    }
+    let deep = vec![0x81u8; MAX_DEPTH + 2];
+    assert!(
+        from_slice(&deep)
+            .unwrap_err()
+            .to_string()
+            .contains("nesting")
+    );
+    assert!(from_slice(&[0x01, 0x02]).is_err());
+}
+
+#[test]
+fn spans_and_canonical_flags() {
+    let bytes = [0xa2, 0x61, 0x62, 0x18, 0x2a, 0x61, 0x61, 0x82, 0x01, 0x02];
+    let mut d = Decoder::new(&bytes);
+    assert_eq!(
+        d.head().unwrap(),
+        Head {
+            major: 5,
+            arg: Some(2),
+            info: 2
+        }
+    );
+    d.value().unwrap();
+    let (v, span) = d.value_with_span().unwrap();
+    assert_eq!(v, Value::Uint(42));
+    assert_eq!(span, &[0x18, 0x2a]);
+    assert!(d.was_canonical());
+    let mut d = Decoder::new(&[0x18, 0x05]);
+    d.value().unwrap();
+    assert!(!d.was_canonical());
+}
+
+#[test]
+fn canonical_encoding_sorts_keys_and_shortens_numbers() {
+    let v = Value::Map(vec![
+        (
+            text("shape"),
+            Value::Array(vec![Value::Uint(100), Value::Uint(200)]),
+        ),
+        (text("dtype"), text("float32")),
+        (Value::Uint(10), Value::Float(1.5)),
+        (text("a"), Value::Float(0.1)),
+        (text("n"), Value::Nint(0)),
+        (text("x"), Value::Float(f64::NAN)),
+        (text("y"), Value::Float(100_000.0)),
+    ]);
+    let bytes = to_canonical(&v);
+    let back = from_slice(&bytes).unwrap();
+    let keys: Vec<String> = back
+        .as_map()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| format!("{k:?}"))
+        .collect();
+    assert_eq!(keys[0], "Uint(10)");
+    assert_eq!(keys[1], "Text(\"a\")");
+    assert_eq!(back.get("a"), Some(&Value::Float(0.1)));
+    assert!(
+        bytes.windows(3).any(|w| w == [0xf9, 0x3e, 0x00]),
+        "1.5 as half"
+    );
+    assert!(
+        bytes.windows(3).any(|w| w == [0xf9, 0x7e, 0x00]),
+        "NaN as half"
+    );
+    assert!(
+        bytes
+            .windows(5)
+            .any(|w| w == [0xfa, 0x47, 0xc3, 0x50, 0x00]),
+        "1e5 as single"
+    );
+    let mut d = Decoder::new(&bytes);
+    d.value().unwrap();
+    assert!(d.was_canonical());
+    let mut e = Encoder::new();
+    e.indefinite_map();
+    e.text("k");
+    e.int(-7);
+    e.brk();
+    assert_eq!(e.out, [0xbf, 0x61, 0x6b, 0x26, 0xff]);
+}

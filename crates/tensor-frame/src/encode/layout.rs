@@ -1,0 +1,315 @@
+//! Laying a message out: frame sizes, the index sized to a fixed point, then the bytes.
+
+use super::{EncodeOptions, HashFrames, IndexFrame, complete_metadata};
+use crate::error::{Error, Result};
+use crate::frame_out::{EncodedObject, frame, write_frame};
+use crate::metadata::{GlobalMetadata, HashList, Index};
+use crate::wire::{
+    self, FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION,
+    flags,
+};
+use std::io::Write;
+use tensor_core::checked;
+use tensor_descriptor::DataObjectDescriptor;
+
+/// Bytes a frame with a `body_len`-byte body takes, padding included, when it starts aligned.
+pub(super) fn padded_len(kind: FrameType, body_len: u64) -> u64 {
+    let t = FRAME_HEADER_LEN + body_len + kind.footer_len();
+    t + wire::padding(t)
+}
+
+/// The layout of a buffered message, decided before anything is written.
+#[allow(clippy::struct_excessive_bools)] // One switch per optional frame.
+pub(super) struct Plan {
+    pub(super) meta_cbor: Vec<u8>,
+    pub(super) preceders: Vec<Option<Vec<u8>>>,
+    pub(super) index_cbor: Vec<u8>,
+    pub(super) index_header: bool,
+    pub(super) index_footer: bool,
+    pub(super) hash_header: bool,
+    pub(super) hash_footer: bool,
+    pub(super) flags: u16,
+    pub(super) total: u64,
+    pub(super) first_footer: u64,
+    /// Where the header hash frame starts (when there is one).
+    pub(super) header_hash_at: u64,
+}
+
+/// Lays out a buffered message.
+///
+/// The index's integers depend on where the objects start, which depends on the index's
+/// size: the layout is iterated until it settles. The hash list has the same size whatever
+/// the hashes are, so its frame can be placed before they are known.
+pub(super) fn plan(
+    metadata: &GlobalMetadata,
+    objects: &[EncodedObject<'_>],
+    opts: &EncodeOptions,
+) -> Result<Plan> {
+    if matches!(
+        opts.hash_frames,
+        HashFrames::Header | HashFrames::Both | HashFrames::Footer
+    ) && !opts.hashing
+    {
+        return Err(Error::InvalidArgument(
+            "an aggregate hash frame needs hashing on".into(),
+        ));
+    }
+    let descs: Vec<&DataObjectDescriptor> = objects.iter().map(|o| &o.descriptor).collect();
+    let full = complete_metadata(metadata, &descs, &opts.provenance, !opts.preceders);
+    let meta_cbor = full.encode();
+    let preceders: Vec<Option<Vec<u8>>> = (0..objects.len())
+        .map(|i| {
+            let entry = metadata.base.get(i).filter(|m| !m.is_empty());
+            (opts.preceders && entry.is_some()).then(|| {
+                GlobalMetadata {
+                    base: vec![entry.cloned().unwrap_or_default()],
+                    ..GlobalMetadata::default()
+                }
+                .encode()
+            })
+        })
+        .collect();
+    let some = !objects.is_empty();
+    let (hash_header, hash_footer) = match (opts.hashing && some, opts.hash_frames) {
+        (false, _) | (true, HashFrames::None) => (false, false),
+        (true, HashFrames::Auto | HashFrames::Header) => (true, false),
+        (true, HashFrames::Footer) => (false, true),
+        (true, HashFrames::Both) => (true, true),
+    };
+    let hash_len = HashList::encode_xxh3(&vec![0; objects.len()]).len() as u64;
+    let index_header = some && opts.index == IndexFrame::Header;
+    let index_footer = some && opts.index == IndexFrame::Footer;
+    let data_len =
+        |o: &EncodedObject<'_>| FRAME_HEADER_LEN + o.body_len() + FrameType::NTensor.footer_len();
+    let mut index_len = 0u64;
+    let (index, end_of_body, header_hash_at) = loop {
+        let mut pos = PREAMBLE_LEN + padded_len(FrameType::HeaderMetadata, meta_cbor.len() as u64);
+        if index_header {
+            pos += padded_len(FrameType::HeaderIndex, index_len);
+        }
+        let header_hash_at = pos;
+        if hash_header {
+            pos += padded_len(FrameType::HeaderHash, hash_len);
+        }
+        let mut ix = Index::default();
+        for (o, pre) in objects.iter().zip(&preceders) {
+            if let Some(p) = pre {
+                pos += padded_len(FrameType::PrecederMetadata, p.len() as u64);
+            }
+            ix.offsets.push(pos);
+            ix.lengths.push(data_len(o));
+            pos = checked::add(
+                pos,
+                padded_len(FrameType::NTensor, o.body_len()),
+                "message size",
+            )?;
+        }
+        let len = ix.encode().len() as u64;
+        if !index_header || len == index_len {
+            break (ix, pos, header_hash_at);
+        }
+        index_len = len;
+    };
+    let index_cbor = index.encode();
+    let mut total = end_of_body + POSTAMBLE_LEN;
+    if hash_footer {
+        total += padded_len(FrameType::FooterHash, hash_len);
+    }
+    if index_footer {
+        total += padded_len(FrameType::FooterIndex, index_cbor.len() as u64);
+    }
+    let mut fl = flags::HEADER_METADATA;
+    for (on, flag) in [
+        (index_header, flags::HEADER_INDEX),
+        (hash_header, flags::HEADER_HASHES),
+        (
+            preceders.iter().any(Option::is_some),
+            flags::PRECEDER_METADATA,
+        ),
+        (hash_footer, flags::FOOTER_HASHES),
+        (index_footer, flags::FOOTER_INDEX),
+        (opts.hashing, flags::HASHES_PRESENT),
+    ] {
+        if on {
+            fl |= flag;
+        }
+    }
+    Ok(Plan {
+        meta_cbor,
+        preceders,
+        index_cbor,
+        index_header,
+        index_footer,
+        hash_header,
+        hash_footer,
+        flags: fl,
+        total,
+        first_footer: end_of_body,
+        header_hash_at,
+    })
+}
+
+/// Hands a deferred object's payload to the writer: `fetch(i, put)` calls `put` with object
+/// `i`'s bytes.
+type Fetch<'f> =
+    dyn FnMut(usize, &mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> + 'f;
+
+/// For messages without deferred payloads.
+pub(super) fn nothing_deferred(
+    i: usize,
+    _: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    Err(std::io::Error::other(format!("object {i} has no payload")))
+}
+
+/// Writes a planned message to `w`, with `header_hashes` in the header hash frame, asking
+/// `fetch` for deferred payloads. Returns the data frames' hashes, computed while their
+/// bodies are copied.
+pub(super) fn emit<W: Write + ?Sized>(
+    plan: &Plan,
+    objects: &[EncodedObject<'_>],
+    hashing: bool,
+    header_hashes: &[u64],
+    w: &mut W,
+    fetch: &mut Fetch<'_>,
+) -> std::io::Result<Vec<u64>> {
+    let mut at = 0u64;
+    w.write_all(
+        &Preamble {
+            version: VERSION,
+            flags: plan.flags,
+            total_length: plan.total,
+        }
+        .to_bytes(),
+    )?;
+    at += PREAMBLE_LEN;
+    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
+        let (n, h) = write_frame(w, *at, kind, parts, hashing, cbor)?;
+        *at += n;
+        Ok::<u64, std::io::Error>(h)
+    };
+    frame_to(
+        w,
+        &mut at,
+        FrameType::HeaderMetadata,
+        &[&plan.meta_cbor],
+        None,
+    )?;
+    if plan.index_header {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::HeaderIndex,
+            &[&plan.index_cbor],
+            None,
+        )?;
+    }
+    if plan.hash_header {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::HeaderHash,
+            &[&HashList::encode_xxh3(header_hashes)],
+            None,
+        )?;
+    }
+    let mut hashes = Vec::with_capacity(objects.len());
+    for (i, (o, pre)) in objects.iter().zip(&plan.preceders).enumerate() {
+        if let Some(p) = pre {
+            frame_to(w, &mut at, FrameType::PrecederMetadata, &[p], None)?;
+        }
+        if let Some(len) = o.deferred {
+            let mut hash = None;
+            fetch(i, &mut |payload: &[u8]| {
+                if payload.len() as u64 != len {
+                    return Err(std::io::Error::other(format!(
+                        "object {i}: {} payload bytes the second time, {len} the first",
+                        payload.len()
+                    )));
+                }
+                hash = Some(frame_to(
+                    w,
+                    &mut at,
+                    FrameType::NTensor,
+                    &[payload, &o.masks, &o.cbor],
+                    Some(o.cbor_offset()),
+                )?);
+                Ok(())
+            })?;
+            hashes.push(hash.ok_or_else(|| {
+                std::io::Error::other(format!("object {i}: no payload was handed over"))
+            })?);
+        } else {
+            hashes.push(frame_to(
+                w,
+                &mut at,
+                FrameType::NTensor,
+                &o.parts(),
+                Some(o.cbor_offset()),
+            )?);
+        }
+    }
+    if plan.hash_footer {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::FooterHash,
+            &[&HashList::encode_xxh3(&hashes)],
+            None,
+        )?;
+    }
+    if plan.index_footer {
+        frame_to(
+            w,
+            &mut at,
+            FrameType::FooterIndex,
+            &[&plan.index_cbor],
+            None,
+        )?;
+    }
+    debug_assert_eq!(at + POSTAMBLE_LEN, plan.total);
+    w.write_all(
+        &Postamble {
+            first_footer_offset: plan.first_footer,
+            total_length: plan.total,
+        }
+        .to_bytes(),
+    )?;
+    Ok(hashes)
+}
+
+/// Lays out and writes a buffered message into `out`. Data frames are hashed while they are
+/// copied; the header hash frame is written with placeholders and filled in afterwards.
+pub(super) fn assemble(
+    metadata: &GlobalMetadata,
+    objects: &[EncodedObject<'_>],
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let plan = plan(metadata, objects, opts)?;
+    out.clear();
+    out.reserve(checked::to_usize(plan.total, "message size")?);
+    let placeholders = vec![0; objects.len()];
+    let hashes = emit(
+        &plan,
+        objects,
+        opts.hashing,
+        &placeholders,
+        out,
+        &mut nothing_deferred,
+    )
+    .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
+    if plan.hash_header {
+        let at = plan.header_hash_at;
+        let f = frame(
+            FrameType::HeaderHash,
+            &HashList::encode_xxh3(&hashes),
+            opts.hashing,
+            at,
+        );
+        out[at as usize..at as usize + f.len()].copy_from_slice(&f);
+    }
+    #[cfg(feature = "paranoid")]
+    crate::paranoid::check_message(out, objects)?;
+    Ok(())
+}

@@ -1,0 +1,408 @@
+//! Writing messages in one go: objects through their pipelines, frames laid out with the
+//! index sized in as many passes as it takes, hashes, metadata with provenance.
+
+mod layout;
+mod prepare;
+
+use layout::{assemble, emit, nothing_deferred, plan};
+pub(crate) use prepare::encode_object;
+
+use crate::error::{Error, Result};
+use crate::frame_out::EncodedObject;
+use crate::metadata::{GlobalMetadata, Map, RESERVED};
+use crate::object;
+use crate::provenance::Provenance;
+use std::borrow::Cow;
+use std::io::Write;
+use tensor_core::ByteOrder;
+use tensor_descriptor::DataObjectDescriptor;
+use tensor_pipeline::masks::MaskMethod;
+
+/// Where the aggregate hash frame goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HashFrames {
+    /// In the header for buffered messages, in the footer for streamed ones.
+    #[default]
+    Auto,
+    /// No aggregate hash frame (the inline slots still hold each frame's hash).
+    None,
+    /// In the header (buffered only).
+    Header,
+    /// In the footer.
+    Footer,
+    /// In both (buffered only).
+    Both,
+}
+
+/// Where the index frame goes in a buffered message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum IndexFrame {
+    /// In the header: readers find any object after reading the header alone.
+    #[default]
+    Header,
+    /// In the footer.
+    Footer,
+    /// No index: readers walk the frames.
+    None,
+}
+
+/// How messages are written.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // Independent switches, as the reference has them.
+pub struct EncodeOptions {
+    /// Hash every frame (XXH3-64 in each frame's slot) and set `HASHES_PRESENT`.
+    pub hashing: bool,
+    /// Where the aggregate hash frame goes (only when hashing).
+    pub hash_frames: HashFrames,
+    /// Where the index goes (buffered messages; streamed ones always index in the footer).
+    pub index: IndexFrame,
+    /// Write each object's `base` entry in a `PrecederMetadata` frame just before the object,
+    /// instead of in the header metadata.
+    pub preceders: bool,
+    /// The encoder, time and uuid written to `_reserved_`.
+    pub provenance: Provenance,
+    /// Accept NaN in float and complex data: replaced by zero and recorded in a mask.
+    pub allow_nan: bool,
+    /// Accept ±Inf the same way.
+    pub allow_inf: bool,
+    /// With a lossless pipeline (no `simple_packing`), store NaN and ±Inf as they are — bit
+    /// for bit, NaN payloads and signs included — instead of moving them into masks. Masks
+    /// are for lossy packing, which cannot represent them; a lossless pipeline can. (The
+    /// reference's encoder always masks; its decoder reads either.)
+    pub keep_non_finite: bool,
+    /// Write what tensorkit reads but the reference (tensogram 0.24) does not: simple
+    /// packing of float32, and szip after packing to a width that is not 8, 16, 24 or 32
+    /// bits (tensorkit codes such samples in byte containers; the reference's decoder fails
+    /// on them or decodes them wrongly). Off by default: such objects are refused.
+    pub beyond_reference: bool,
+    /// How masks are compressed.
+    pub mask_method: MaskMethod,
+    /// Masks whose packed size is at most this many bytes are stored raw (`none`).
+    pub small_mask_threshold: u64,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            hashing: true,
+            hash_frames: HashFrames::Auto,
+            index: IndexFrame::Header,
+            preceders: false,
+            provenance: Provenance::now(),
+            allow_nan: false,
+            allow_inf: false,
+            keep_non_finite: false,
+            beyond_reference: false,
+            mask_method: MaskMethod::Roaring,
+            small_mask_threshold: 128,
+        }
+    }
+}
+
+/// `_reserved_.tensor` for one object.
+fn tensor_entry(d: &DataObjectDescriptor) -> crate::MetaValue {
+    use crate::MetaValue as V;
+    let uints = |v: &[u64]| V::Array(v.iter().map(|&x| V::from(x)).collect());
+    V::Map(vec![(
+        V::Text("tensor".into()),
+        V::Map(vec![
+            (V::Text("ndim".into()), V::from(d.ndim)),
+            (V::Text("dtype".into()), V::Text(d.dtype.name().into())),
+            (V::Text("shape".into()), uints(&d.shape)),
+            (V::Text("strides".into()), uints(&d.strides)),
+        ]),
+    )])
+}
+
+/// Checks the caller's metadata: `_reserved_` belongs to the library, and `base` may not
+/// name more objects than there are.
+pub(crate) fn check_caller_metadata(meta: &GlobalMetadata, objects: Option<usize>) -> Result<()> {
+    if !meta.reserved.is_empty() {
+        return Err(Error::Metadata(
+            "`_reserved_` is written by the library; remove it from the metadata".into(),
+        ));
+    }
+    if let Some(i) = meta.base.iter().position(|m| m.contains_key(RESERVED)) {
+        return Err(Error::Metadata(format!(
+            "base[{i}] holds `_reserved_`, which is written by the library"
+        )));
+    }
+    if let Some(n) = objects
+        && meta.base.len() > n
+    {
+        return Err(Error::Metadata(format!(
+            "`base` has {} entries but there are {n} objects",
+            meta.base.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The complete metadata: the caller's, with `_reserved_.tensor` in each `base` entry and
+/// the provenance at top level. With preceders, `base` entries keep only `_reserved_`.
+pub(crate) fn complete_metadata(
+    meta: &GlobalMetadata,
+    descriptors: &[&DataObjectDescriptor],
+    provenance: &Provenance,
+    keep_base: bool,
+) -> GlobalMetadata {
+    let mut out = meta.clone();
+    out.base.resize_with(descriptors.len(), Map::new);
+    for (entry, d) in out.base.iter_mut().zip(descriptors) {
+        if !keep_base {
+            entry.clear();
+        }
+        entry.insert(RESERVED.into(), tensor_entry(d));
+    }
+    out.reserved = provenance.to_map();
+    out
+}
+
+/// Checks the caller's input and runs every object through its pipeline.
+fn encode_objects<'a>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&'a [u8]],
+    opts: &EncodeOptions,
+) -> Result<Vec<EncodedObject<'a>>> {
+    if descriptors.len() != data.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} descriptors but {} data slices",
+            descriptors.len(),
+            data.len()
+        )));
+    }
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    descriptors
+        .iter()
+        .zip(data)
+        .enumerate()
+        .map(|(i, (d, x))| encode_object(d, x, i, opts))
+        .collect()
+}
+
+/// Encodes one message holding `descriptors[i]` over `data[i]` for every `i`, with the
+/// global `metadata` (its `base[i]` is object `i`'s application metadata).
+pub fn encode(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    encode_into(metadata, descriptors, data, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode`] into `out`, which is cleared first: a buffer reused from message to message
+/// keeps its memory, so nothing new is allocated or faulted in for the payloads.
+pub fn encode_into(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let objects = encode_objects(metadata, descriptors, data, opts)?;
+    assemble(metadata, &objects, opts, out)
+}
+
+/// [`encode`] straight to a writer, for messages too large to hold twice: only compressed
+/// payloads are kept in memory, raw ones are copied from `data` as they are written. With a
+/// header hash frame the data is hashed once before writing, since the frame precedes it.
+/// Returns the bytes written.
+pub fn encode_to<W: Write + ?Sized>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
+    let objects = encode_objects(metadata, descriptors, data, opts)?;
+    let plan = plan(metadata, &objects, opts)?;
+    let hashes: Vec<u64> = if plan.hash_header {
+        objects.iter().map(EncodedObject::body_hash).collect()
+    } else {
+        Vec::new()
+    };
+    #[cfg(not(feature = "paranoid"))]
+    emit(
+        &plan,
+        &objects,
+        opts.hashing,
+        &hashes,
+        w,
+        &mut nothing_deferred,
+    )
+    .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    #[cfg(feature = "paranoid")]
+    {
+        // What went to `w` must be the message the buffered encoder checks and writes.
+        let mut tee = crate::paranoid::HashingWriter::new(w);
+        emit(
+            &plan,
+            &objects,
+            opts.hashing,
+            &hashes,
+            &mut tee,
+            &mut nothing_deferred,
+        )
+        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+        let written = tee.digest();
+        let mut again = Vec::new();
+        assemble(metadata, &objects, opts, &mut again)?;
+        if xxhash_rust::xxh3::xxh3_64(&again) != written {
+            return Err(Error::SelfCheck {
+                object: None,
+                what: "the streamed message differs from the buffered one".into(),
+            });
+        }
+    }
+    Ok(plan.total)
+}
+
+/// [`encode_to`] for data that is produced one object at a time (decoded from another file,
+/// say): `data(i)` gives object `i`'s bytes, and only one object's bytes are held at a time.
+/// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
+/// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
+/// payloads are kept (they are what the file holds), while raw ones are asked for again
+/// when their frame is written — so `data` must give the same bytes each time it is asked;
+/// a change is an error. Returns the bytes written.
+pub fn encode_to_streamed<'d, W: Write + ?Sized>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &mut dyn FnMut(usize) -> Result<Cow<'d, [u8]>>,
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    let mut objects: Vec<EncodedObject<'d>> = Vec::with_capacity(descriptors.len());
+    let mut deferred_hashes = Vec::with_capacity(descriptors.len());
+    for (i, d) in descriptors.iter().enumerate() {
+        match data(i)? {
+            Cow::Borrowed(b) => {
+                objects.push(encode_object(d, b, i, opts)?);
+                deferred_hashes.push(None);
+            }
+            Cow::Owned(v) => {
+                let o = encode_object(d, &v, i, opts)?;
+                // Raw and unchanged (still `v`): hashed now, asked for again when its frame
+                // is written. Encoded payloads are kept.
+                let raw = matches!(o.payload, Cow::Borrowed(_));
+                let hash = raw.then(|| o.body_hash());
+                let deferred = raw.then_some(o.payload.len() as u64);
+                let payload = if raw {
+                    Cow::Owned(Vec::new())
+                } else {
+                    Cow::Owned(o.payload.into_owned())
+                };
+                objects.push(EncodedObject {
+                    descriptor: o.descriptor,
+                    payload,
+                    deferred,
+                    masks: o.masks,
+                    cbor: o.cbor,
+                });
+                deferred_hashes.push(hash);
+            }
+        }
+    }
+    let plan = plan(metadata, &objects, opts)?;
+    let header_hashes: Vec<u64> = if plan.hash_header {
+        objects
+            .iter()
+            .zip(&deferred_hashes)
+            .map(|(o, h)| h.unwrap_or_else(|| o.body_hash()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut failed = None;
+    let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| match data(i) {
+        Ok(bytes) => put(&bytes),
+        Err(e) => {
+            failed = Some(e);
+            Err(std::io::Error::other(
+                "the data could not be produced again",
+            ))
+        }
+    };
+    #[cfg(feature = "paranoid")]
+    let mut w = crate::paranoid::HashingWriter::new(w);
+    #[cfg(feature = "paranoid")]
+    let w = &mut w;
+    let written = emit(&plan, &objects, opts.hashing, &header_hashes, w, &mut fetch);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let frame_hashes = written.map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    if plan.hash_header && opts.hashing && frame_hashes != header_hashes {
+        return Err(Error::InvalidArgument(
+            "an object's data changed between the two times it was asked for".into(),
+        ));
+    }
+    #[cfg(feature = "paranoid")]
+    {
+        // What went to `w` must be the message the buffered encoder checks and writes
+        // (all objects' data at once: the paranoid mode's price).
+        let written = w.digest();
+        let owned = (0..descriptors.len())
+            .map(|i| data(i).map(Cow::into_owned))
+            .collect::<Result<Vec<_>>>()?;
+        let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let again = encode(metadata, descriptors, &slices, opts)?;
+        if xxhash_rust::xxh3::xxh3_64(&again) != written {
+            return Err(Error::SelfCheck {
+                object: None,
+                what: "the streamed message differs from the buffered one".into(),
+            });
+        }
+    }
+    Ok(plan.total)
+}
+
+/// Encodes one message from payloads that are already encoded: each descriptor must carry
+/// every parameter its pipeline needs (and `szip_block_offsets` for range access). The
+/// payloads (with any mask blobs the descriptor's `masks` points into) are framed and hashed
+/// as they are; codecs this build cannot run are framed too.
+pub fn encode_pre_encoded(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    payloads: &[&[u8]],
+    opts: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    if descriptors.len() != payloads.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} descriptors but {} payloads",
+            descriptors.len(),
+            payloads.len()
+        )));
+    }
+    check_caller_metadata(metadata, Some(descriptors.len()))?;
+    let objects: Vec<EncodedObject<'_>> = descriptors
+        .iter()
+        .zip(payloads)
+        .enumerate()
+        .map(|(i, (d, p))| {
+            d.validate()
+                .map_err(|source| Error::Descriptor { object: i, source })?;
+            match object::pipeline(d, i) {
+                Ok(_) | Err(Error::Unsupported { .. }) => {}
+                Err(e) => return Err(e),
+            }
+            let mut d = d.clone();
+            d.byte_order.get_or_insert(ByteOrder::NATIVE);
+            let cbor = d.encode();
+            Ok(EncodedObject {
+                descriptor: d,
+                payload: Cow::Borrowed(*p),
+                deferred: None,
+                masks: Vec::new(),
+                cbor,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    assemble(metadata, &objects, opts, &mut out)?;
+    Ok(out)
+}

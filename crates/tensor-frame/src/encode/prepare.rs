@@ -1,0 +1,246 @@
+//! One object through its pipeline: simple packing completed from the data, what the
+//! reference can read checked, NaN and ±Inf masked.
+
+use super::EncodeOptions;
+use crate::error::{Error, Result};
+use crate::frame_out::EncodedObject;
+use crate::nonfinite;
+use crate::object;
+use std::borrow::Cow;
+use tensor_core::ByteOrder;
+use tensor_descriptor::ParamValue;
+use tensor_descriptor::{DataObjectDescriptor, MaskEntry, MasksMetadata};
+use tensor_dtype::Dtype;
+use tensor_pipeline::SimplePacking;
+use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
+
+fn f64s<'d>(data: &'d [u8], dtype: Dtype, order: ByteOrder) -> Box<dyn Iterator<Item = f64> + 'd> {
+    let big = order == ByteOrder::Big;
+    match dtype {
+        Dtype::Float32 => Box::new(data.as_chunks::<4>().0.iter().map(move |c| {
+            f64::from(if big {
+                f32::from_be_bytes(*c)
+            } else {
+                f32::from_le_bytes(*c)
+            })
+        })),
+        _ => Box::new(data.as_chunks::<8>().0.iter().map(move |c| {
+            if big {
+                f64::from_be_bytes(*c)
+            } else {
+                f64::from_le_bytes(*c)
+            }
+        })),
+    }
+}
+
+/// Refuses the pipelines tensogram 0.24 cannot decode (see
+/// [`EncodeOptions::beyond_reference`]).
+fn reference_readable(d: &DataObjectDescriptor, i: usize) -> Result<()> {
+    if d.encoding != "simple_packing" {
+        return Ok(());
+    }
+    if d.dtype != Dtype::Float64 {
+        return Err(Error::encoding(
+            Some(i),
+            format!(
+                "simple_packing of {} is a tensorkit extension: tensogram decodes simple_packing \
+                 of float64 only (opt in with beyond_reference)",
+                d.dtype
+            ),
+        ));
+    }
+    let bits = d.param_u64("sp_bits_per_value").ok().flatten().unwrap_or(0);
+    if d.compression == "szip" && !bits.is_multiple_of(8) {
+        return Err(Error::encoding(
+            Some(i),
+            format!(
+                "szip after {bits}-bit packing is a tensorkit extension: tensogram's szip \
+                 decodes packed values of 8, 16, 24 or 32 bits only (opt in with \
+                 beyond_reference)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Fills in the simple-packing parameters the caller left out (reference value and binary
+/// scale factor together, computed from the data; decimal scale factor 0).
+fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) -> Result<()> {
+    if d.encoding != "simple_packing" {
+        return Ok(());
+    }
+    if !matches!(d.dtype, Dtype::Float32 | Dtype::Float64) {
+        return Err(Error::encoding(
+            Some(i),
+            format!("simple_packing packs float32 or float64, not {}", d.dtype),
+        ));
+    }
+    let has_r = d.params.contains_key("sp_reference_value");
+    let has_e = d.params.contains_key("sp_binary_scale_factor");
+    match (has_r, has_e) {
+        (true, true) => {}
+        (false, false) => {
+            let bits = d
+                .param_u64("sp_bits_per_value")
+                .map_err(|source| Error::Descriptor { object: i, source })?
+                .ok_or_else(|| {
+                    Error::Metadata(format!("object {i}: `sp_bits_per_value` is missing"))
+                })?;
+            let decimal = d
+                .param_i64("sp_decimal_scale_factor")
+                .map_err(|source| Error::Descriptor { object: i, source })?
+                .unwrap_or(0);
+            let sp = SimplePacking::compute(
+                f64s(data, d.dtype, d.byte_order_or_native()),
+                u32::try_from(bits).unwrap_or(u32::MAX),
+                i32::try_from(decimal).unwrap_or(i32::MAX),
+            )
+            .map_err(|source| Error::Pipeline { object: i, source })?;
+            d.params.insert(
+                "sp_reference_value".into(),
+                ParamValue::Float(sp.reference_value),
+            );
+            d.params.insert(
+                "sp_binary_scale_factor".into(),
+                ParamValue::from(i64::from(sp.binary_scale_factor)),
+            );
+        }
+        _ => {
+            return Err(Error::Metadata(format!(
+                "object {i}: give both `sp_reference_value` and `sp_binary_scale_factor`, or neither"
+            )));
+        }
+    }
+    d.params
+        .entry("sp_decimal_scale_factor".into())
+        .or_insert(ParamValue::from(0u64));
+    Ok(())
+}
+
+/// Runs one object through its pipeline and builds its frame body.
+pub(crate) fn encode_object<'a>(
+    desc: &DataObjectDescriptor,
+    data: &'a [u8],
+    i: usize,
+    opts: &EncodeOptions,
+) -> Result<EncodedObject<'a>> {
+    let mut d = desc.clone();
+    d.validate()
+        .map_err(|source| Error::Descriptor { object: i, source })?;
+    if d.masks.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "object {i}: `masks` is written by the encoder, not given"
+        )));
+    }
+    let order = d.byte_order_or_native();
+    d.byte_order = Some(order);
+    let n = d.element_count();
+    let expected = d
+        .dtype
+        .payload_bytes(n)
+        .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
+    if expected != data.len() as u64 {
+        return Err(Error::encoding(
+            Some(i),
+            format!(
+                "shape {:?} of {} needs {expected} bytes, but {} were given",
+                d.shape,
+                d.dtype,
+                data.len()
+            ),
+        ));
+    }
+    // NaN/Inf: refused unless allowed; allowed ones become zeros plus masks.
+    let mut input = Cow::Borrowed(data);
+    let mut found = nonfinite::Found::default();
+    let lossless = d.encoding == "none";
+    if !(opts.keep_non_finite && lossless) && nonfinite::any(data, d.dtype, order) {
+        let mut owned = data.to_vec();
+        let f = nonfinite::scan(&mut owned, d.dtype, order, true);
+        if let Some((at, kind)) = f.first {
+            let allowed = match kind {
+                MaskKind::Nan => opts.allow_nan,
+                MaskKind::PosInf | MaskKind::NegInf => opts.allow_inf,
+            };
+            let disallowed = f.masks.iter().zip(MaskKind::ALL).any(|(m, k)| {
+                m.is_some()
+                    && !match k {
+                        MaskKind::Nan => opts.allow_nan,
+                        _ => opts.allow_inf,
+                    }
+            });
+            if !allowed || disallowed {
+                return Err(Error::encoding(
+                    Some(i),
+                    format!(
+                        "element {at} is {} (allow NaN/Inf to store it through a mask)",
+                        kind.name()
+                    ),
+                ));
+            }
+            if d.encoding != "none" {
+                return Err(Error::encoding(
+                    Some(i),
+                    "NaN/Inf masks cannot be combined with simple_packing",
+                ));
+            }
+            input = Cow::Owned(owned);
+            found = f;
+        }
+    }
+    complete_simple_packing(&mut d, &input, i)?;
+    if !opts.beyond_reference {
+        reference_readable(&d, i)?;
+    }
+    let p = object::pipeline(&d, i)?;
+    let payload = if p == tensor_pipeline::Pipeline::NONE {
+        input
+    } else {
+        let enc = p
+            .encode(&input, d.dtype, order, n)
+            .map_err(|source| Error::Pipeline { object: i, source })?;
+        #[cfg(feature = "paranoid")]
+        crate::paranoid::check_payload(&p, &enc.payload, &input, d.dtype, order, n, i)?;
+        if let Some(offsets) = enc.szip_block_offsets {
+            d.params.insert(
+                "szip_block_offsets".into(),
+                ParamValue::Array(offsets.into_iter().map(ParamValue::from).collect()),
+            );
+        }
+        Cow::Owned(enc.payload)
+    };
+    let mut masks = Vec::new();
+    let mut mask_meta = MasksMetadata::default();
+    for (kind, mask) in MaskKind::ALL.into_iter().zip(found.masks) {
+        let Some(mask) = mask else { continue };
+        let method = if (mask.len() as u64) <= opts.small_mask_threshold {
+            MaskMethod::None
+        } else {
+            opts.mask_method
+        };
+        let blob = masks::encode_mask(method, &mask, n)
+            .map_err(|source| Error::Pipeline { object: i, source })?;
+        mask_meta.masks.insert(
+            kind.name().to_owned(),
+            MaskEntry {
+                method: method.name().to_owned(),
+                offset: (payload.len() + masks.len()) as u64,
+                length: blob.len() as u64,
+                extra: std::collections::BTreeMap::new(),
+            },
+        );
+        masks.extend_from_slice(&blob);
+    }
+    if !mask_meta.masks.is_empty() {
+        d.masks = Some(mask_meta);
+    }
+    let cbor = d.encode();
+    Ok(EncodedObject {
+        descriptor: d,
+        payload,
+        deferred: None,
+        masks,
+        cbor,
+    })
+}
