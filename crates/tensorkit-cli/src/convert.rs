@@ -98,7 +98,7 @@ pub fn run(
         set.disambiguate();
     }
     if let Some(max) = max_shard_size {
-        let written = tensorkit::shards::write_sharded(target, &set, output, max, pipeline)?;
+        let written = tensorkit::shards::write_sharded(target, &set, output, max, pipeline, None)?;
         let mut bytes = 0;
         for f in &written.shards {
             bytes += std::fs::metadata(f)
@@ -149,9 +149,9 @@ pub(crate) fn write_output(
     let dropped = match bar {
         Some(bar) => {
             let mut wrapped = bar.wrap_write(&mut file);
-            formats::write_into(target, set, output, &mut wrapped, pipeline)?
+            formats::write_into(target, set, output, &mut wrapped, pipeline, None)?
         }
-        None => formats::write_into(target, set, output, &mut file, pipeline)?,
+        None => formats::write_into(target, set, output, &mut file, pipeline, None)?,
     };
     file.commit()?;
     Ok(dropped)

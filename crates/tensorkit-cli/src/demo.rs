@@ -68,6 +68,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
             &set,
             &path,
             &crate::pipeline_spec::PipelineSpec::default(),
+            None,
         )?;
         let write = start.elapsed();
         let mut read = Duration::MAX;

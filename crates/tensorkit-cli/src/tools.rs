@@ -542,7 +542,7 @@ pub fn split(
             tensors: vec![one],
             limits: set.limits,
         };
-        formats::write(target, &single, &path, pipeline)?;
+        formats::write(target, &single, &path, pipeline, None)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({

@@ -335,6 +335,12 @@ pub struct WriteOptions {
     /// data beside `path`, and `<path>.index.json` (the Hugging Face layout; see
     /// [`crate::shards::write_sharded`]).
     pub max_shard_size: Option<u64>,
+    /// Where the format lets the writer choose it — zTensor 2 — blobs start at multiples of
+    /// this many bytes: a power of two, at least 4096. `None` writes the canonical 64 KiB,
+    /// byte-identical to the reference's canonical writer. Every other format fixes its own
+    /// layout (safetensors and BinTensors pack tensors after an 8-byte-padded header,
+    /// zTensor 0.1 aligns to 64, Tensogram frames to 8), and refuses a value.
+    pub alignment: Option<u64>,
 }
 
 impl WriteOptions {
@@ -382,10 +388,16 @@ fn write_set(
     options: &WriteOptions,
 ) -> Result<Vec<String>> {
     match options.max_shard_size {
-        Some(max) => {
-            Ok(crate::shards::write_sharded(format, set, path, max, &options.pipeline)?.left_out)
-        }
-        None => formats::write(format, set, path, &options.pipeline),
+        Some(max) => Ok(crate::shards::write_sharded(
+            format,
+            set,
+            path,
+            max,
+            &options.pipeline,
+            options.alignment,
+        )?
+        .left_out),
+        None => formats::write(format, set, path, &options.pipeline, options.alignment),
     }
 }
 

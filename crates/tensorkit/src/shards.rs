@@ -201,6 +201,7 @@ pub fn write_sharded(
     path: &Path,
     max_shard_bytes: u64,
     pipeline: &crate::pipeline_spec::PipelineSpec,
+    alignment: Option<u64>,
 ) -> Result<Sharded> {
     if max_shard_bytes == 0 {
         return Err(Error::UnknownTarget {
@@ -255,7 +256,7 @@ pub fn write_sharded(
                 limits: set.limits,
             };
             let shard_path = dir.join(&file);
-            for note in crate::formats::write(format, &shard, &shard_path, pipeline)? {
+            for note in crate::formats::write(format, &shard, &shard_path, pipeline, alignment)? {
                 if !left_out.contains(&note) {
                     left_out.push(note);
                 }

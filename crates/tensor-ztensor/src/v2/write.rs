@@ -6,7 +6,7 @@
 //! (manifest offset, manifest length, XXH3-64 of the manifest, version 2, reserved 0, magic).
 //! Every part carries an `xxh3:` digest of its decoded bytes.
 
-use crate::container::{CANONICAL_ALIGNMENT, MAGIC_V2, MAX_RANK_V2};
+use crate::container::{ALIGNMENT_V2, CANONICAL_ALIGNMENT, MAGIC_V2, MAX_RANK_V2};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
@@ -95,6 +95,7 @@ fn check_attribute_value(value: &Value, whose: &str, depth: usize) -> Result<()>
 struct Sink<'w> {
     out: &'w mut dyn Write,
     pos: u64,
+    alignment: u64,
     /// Everything written, for the `paranoid` feature's read-back.
     #[cfg(feature = "paranoid")]
     copy: Vec<u8>,
@@ -111,10 +112,10 @@ impl Sink<'_> {
         Ok(())
     }
 
-    /// Zero padding up to the next multiple of the canonical alignment.
+    /// Zero padding up to the next multiple of the alignment.
     fn align(&mut self) -> Result<()> {
         const ZEROS: [u8; 4096] = [0; 4096];
-        let target = self.pos.div_ceil(CANONICAL_ALIGNMENT) * CANONICAL_ALIGNMENT;
+        let target = self.pos.div_ceil(self.alignment) * self.alignment;
         while self.pos < target {
             let n = ((target - self.pos) as usize).min(ZEROS.len());
             self.put(&ZEROS[..n])?;
@@ -175,17 +176,26 @@ pub struct ObjectEntry<'n> {
 /// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they are
 /// needed: twice per object — once to digest them (objects with identical bytes share one
 /// blob), once to write them — and never for more than one object at a time. `data` must
-/// produce the same bytes both times, exactly the object's size. Returns the number of bytes
+/// produce the same bytes both times, exactly the object's size. Blobs and the manifest
+/// start at multiples of `alignment`: a power of two, at least [`ALIGNMENT_V2`] (4096);
+/// [`CANONICAL_ALIGNMENT`] (64 KiB) gives the canonical bytes. Returns the number of bytes
 /// written.
 pub fn write_streamed(
     out: &mut dyn Write,
     entries: &[ObjectEntry<'_>],
     attributes: Option<Value>,
+    alignment: u64,
     data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
+    if !alignment.is_power_of_two() || alignment < ALIGNMENT_V2 {
+        return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
+            "zTensor 2 alignment {alignment} is not a power of two of at least {ALIGNMENT_V2}"
+        ))));
+    }
     let mut sink = Sink {
         out,
         pos: 0,
+        alignment,
         #[cfg(feature = "paranoid")]
         copy: Vec::new(),
     };
@@ -316,10 +326,16 @@ pub fn write<'a, N: AsRef<str>>(
             attributes: attrs.clone(),
         })
         .collect();
-    write_streamed(out, &entries, attributes, &mut |i, w| {
-        w.write_all(&tensors[i].1.to_canonical_le_bytes())
-            .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))
-    })
+    write_streamed(
+        out,
+        &entries,
+        attributes,
+        CANONICAL_ALIGNMENT,
+        &mut |i, w| {
+            w.write_all(&tensors[i].1.to_canonical_le_bytes())
+                .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))
+        },
+    )
 }
 
 /// A whole canonical zTensor 2 file in memory (see [`write`]).

@@ -87,7 +87,9 @@ pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Res
 }
 
 /// Writes `set` to `path` in `format`, atomically (a temporary file, synced, renamed into
-/// place), with `pipeline` applied to every tensor (Tensogram output only). Returns what the target could not
+/// place), with `pipeline` applied to every tensor (Tensogram output only) and blobs at
+/// multiples of `alignment` where the format lets the writer choose (zTensor 2; see
+/// [`WriteOptions::alignment`](crate::WriteOptions::alignment)). Returns what the target could not
 /// hold and was left out (file metadata, per-tensor attributes), one note each; anything
 /// that would change the tensors themselves is an error instead, and leaves no file.
 pub fn write(
@@ -95,9 +97,10 @@ pub fn write(
     set: &TensorSet<'_>,
     path: &Path,
     pipeline: &PipelineSpec,
+    alignment: Option<u64>,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create(path)?;
-    let dropped = write_into(format, set, path, &mut file, pipeline)?;
+    let dropped = write_into(format, set, path, &mut file, pipeline, alignment)?;
     file.commit()?;
     Ok(dropped)
 }
@@ -110,7 +113,16 @@ pub fn write_into(
     path: &Path,
     out: &mut dyn std::io::Write,
     pipeline: &PipelineSpec,
+    alignment: Option<u64>,
 ) -> Result<Vec<String>> {
+    if alignment.is_some() && format != FormatId::Ztensor2 {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "an alignment applies to ztensor-2 output; {} fixes its own",
+                format.id()
+            ),
+        });
+    }
     if format != FormatId::Tensogram && *pipeline != PipelineSpec::default() {
         return Err(Error::UnknownTarget {
             what: format!(
@@ -150,7 +162,7 @@ pub fn write_into(
             bintensors::write(set, out, path, tensor_bintensors::Layout::Legacy)?;
         }
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
-        FormatId::Ztensor2 => ztensor::write_v2(set, out, path)?,
+        FormatId::Ztensor2 => ztensor::write_v2(set, out, path, alignment)?,
         FormatId::Tensogram => dropped.extend(tensogram::write(set, out, path, pipeline)?),
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {

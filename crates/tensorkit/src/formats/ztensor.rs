@@ -202,6 +202,7 @@ pub(super) fn write_v2(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
     path: &Path,
+    alignment: Option<u64>,
 ) -> Result<()> {
     let names = set.names();
     let entries: Vec<tensor_ztensor::v2::ObjectEntry<'_>> = names
@@ -231,11 +232,17 @@ pub(super) fn write_v2(
     // One tensor decoded at a time, when the writer asks for it (twice: to digest it, then
     // to write it); an error from our side is kept whole and returned as it is.
     let mut carried = super::Carried::default();
-    let written = tensor_ztensor::v2::write_streamed(out, &entries, attributes, &mut |i, w| {
-        set.tensors[i]
-            .write_canonical(&set.limits, w)
-            .map_err(|e| carried.keep(e, invalid_argument))
-    });
+    let written = tensor_ztensor::v2::write_streamed(
+        out,
+        &entries,
+        attributes,
+        alignment.unwrap_or(tensor_ztensor::CANONICAL_ALIGNMENT),
+        &mut |i, w| {
+            set.tensors[i]
+                .write_canonical(&set.limits, w)
+                .map_err(|e| carried.keep(e, invalid_argument))
+        },
+    );
     carried.finish(written, wrap(path))?;
     Ok(())
 }

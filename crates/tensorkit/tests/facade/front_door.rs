@@ -164,3 +164,36 @@ fn validate_and_verify_report_what_a_file_carries() {
     assert!(found.failed(), "{}", found.text(&zt));
     assert!(tensorkit::verify(&zt, &limits).unwrap().problem.is_some());
 }
+
+#[test]
+fn alignment_is_chosen_where_the_format_allows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tensorkit::Tensor::from_elements(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
+    let zt = dir.path().join("t.zt");
+    let aligned = WriteOptions {
+        alignment: Some(4096),
+        ..WriteOptions::default()
+    };
+    tensorkit::save_tensors(&zt, [("t", t.view())], &aligned).unwrap();
+    let bytes = std::fs::read(&zt).unwrap();
+    // The blob at 4096 instead of the canonical 65536: a smaller file, read back the same.
+    assert!(bytes.len() < 65536, "{} bytes", bytes.len());
+    assert_eq!(&bytes[4096..4108], t.data());
+    let file = tensorkit::open(&zt).unwrap();
+    assert_eq!(file.get("t").unwrap().to_tensor().unwrap(), t);
+    // Not a power of two, or below zTensor 2's minimum: refused, no file left.
+    for bad in [5000, 2048] {
+        let path = dir.path().join(format!("bad{bad}.zt"));
+        let options = WriteOptions {
+            alignment: Some(bad),
+            ..WriteOptions::default()
+        };
+        assert!(tensorkit::save_tensors(&path, [("t", t.view())], &options).is_err());
+        assert!(!path.exists());
+    }
+    // Formats with a fixed layout refuse it.
+    let st = dir.path().join("t.safetensors");
+    let e = tensorkit::save_tensors(&st, [("t", t.view())], &aligned).unwrap_err();
+    assert!(e.to_string().contains("alignment"), "{e}");
+    assert!(!st.exists());
+}
