@@ -238,7 +238,7 @@ pub fn write<'a, N: AsRef<str>>(
     })
 }
 
-/// The whole file as bytes (see [`write`]).
+/// The whole file as bytes (see [`write()`]).
 pub fn serialize<'a, N: AsRef<str>>(
     tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     metadata: Option<&BTreeMap<String, String>>,

@@ -190,7 +190,7 @@ pub fn write<'a, N: AsRef<str>>(
     })
 }
 
-/// A whole safetensors file in memory (see [`write`]).
+/// A whole safetensors file in memory (see [`write()`]).
 pub fn serialize<'a, N: AsRef<str>>(
     tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     metadata: Option<&BTreeMap<String, String>>,

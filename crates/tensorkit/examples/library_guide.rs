@@ -3,6 +3,7 @@
 //!
 //! `cargo run -p tensorkit --example library_guide`
 
+use tensorkit::dtype::TensorContainer;
 use tensorkit::{Format, ReadOptions, Tensor, WriteOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -53,5 +54,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let refused = tensorkit::open_with(dir.path().join("model.tgm"), &tight).unwrap_err();
     println!("opening past the limit: {refused}");
+
+    // Check a file: every checksum and hash it carries, every tensor decoded.
+    let checked = tensorkit::verify(dir.path().join("model.zt"), &tensorkit::Limits::default())?;
+    print!("{}", checked.text);
+    assert!(checked.problem.is_none());
+
+    // Below the front door: each format crate's reader, through the one trait they share.
+    let bytes = std::fs::read(dir.path().join("model.zt"))?;
+    let zt = tensorkit::ztensor::AnyZTensor::open(&bytes)?;
+    print_container(&zt)?;
+    Ok(())
+}
+
+/// Lists any format crate's reader: safetensors, BinTensors, zTensor, a Tensogram message.
+fn print_container<'a, C: TensorContainer<'a>>(c: &C) -> Result<(), C::Error> {
+    for i in 0..c.len() {
+        let zero_copy = c.view(i)?.is_some();
+        println!(
+            "  {:?} {} {:?} zero-copy: {zero_copy}",
+            c.name(i),
+            c.dtype(i)?,
+            c.shape(i)?
+        );
+    }
     Ok(())
 }

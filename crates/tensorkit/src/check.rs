@@ -84,7 +84,12 @@ fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<(usize, Vec<String>)> {
 /// Validates `file`: `options` choose how deep Tensogram validation goes (other formats are
 /// always read whole, every checksum verified). A problem with the file is part of the
 /// result; only a file that cannot be read at all is an error.
-pub fn validate(file: &Path, options: ValidateOptions, limits: &Limits) -> Result<Validation> {
+pub fn validate(
+    file: impl AsRef<Path>,
+    options: ValidateOptions,
+    limits: &Limits,
+) -> Result<Validation> {
+    let file = file.as_ref();
     let map = MmapSource::open(file)?;
     let limits = *limits;
     let format = formats::detect(file, &map);
@@ -188,7 +193,8 @@ fn read_every_tensor(file: &Path, map: &[u8], limits: &Limits) -> Result<usize> 
 
 /// `verify`: every checksum and hash the file carries, and every tensor decoded. A file
 /// that carries nothing to verify is reported as such, never as verified.
-pub fn verify(file: &Path, limits: &Limits) -> Result<Verification> {
+pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
+    let file = file.as_ref();
     let map = MmapSource::open(file)?;
     let format = formats::detect(file, &map)?;
     let head = format!("{}: {}", file.display(), format.id());

@@ -1,5 +1,5 @@
 //! zTensor 0.1 (`ZTEN0001`): a CBOR index of tensors at the end of the file, blobs aligned
-//! to 64 bytes before it. [`ZTensor`] reads it; [`write`], [`serialize`] and [`Writer`]
+//! to 64 bytes before it. [`ZTensor`] reads it; [`write()`], [`serialize`] and [`Writer`]
 //! write it, one [`TensorOptions`] per tensor (raw or zstd, a checksum or none).
 
 mod index;

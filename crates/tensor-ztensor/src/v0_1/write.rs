@@ -207,7 +207,7 @@ pub fn write<'a, N: AsRef<str>>(
     Ok(w.finish()?.1)
 }
 
-/// A whole file in memory (see [`write`]).
+/// A whole file in memory (see [`write()`]).
 pub fn serialize<'a, N: AsRef<str>>(
     tensors: impl IntoIterator<Item = (N, TensorView<'a>, TensorOptions)>,
 ) -> Result<Vec<u8>> {

@@ -338,7 +338,7 @@ pub fn write<'a, N: AsRef<str>>(
     )
 }
 
-/// A whole canonical zTensor 2 file in memory (see [`write`]).
+/// A whole canonical zTensor 2 file in memory (see [`write()`]).
 pub fn serialize<'a, N: AsRef<str>>(
     tensors: impl IntoIterator<Item = (N, TensorView<'a>, Option<Value>)>,
     attributes: Option<Value>,
