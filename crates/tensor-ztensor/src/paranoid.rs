@@ -35,7 +35,7 @@ pub(crate) fn check(bytes: &[u8], expected: &[Expected]) -> Result<()> {
 /// Reads what [`write_streamed`](crate::v2::write_streamed) wrote back: every object is
 /// there with its dtype and shape, and every digest verifies (the digests were computed
 /// from the bytes as they were handed over).
-pub(crate) fn check_written(bytes: &[u8], entries: &[crate::ObjectEntry<'_>]) -> Result<()> {
+pub(crate) fn check_written(bytes: &[u8], entries: &[crate::v2::ObjectEntry<'_>]) -> Result<()> {
     let fail = |what: String| Error::SelfCheck(what);
     let file =
         AnyZTensor::open(bytes).map_err(|e| fail(format!("the file does not read back: {e}")))?;
@@ -65,8 +65,8 @@ mod tests {
     #[test]
     fn mismatches_are_reported() {
         let t = tensor_dtype::Tensor::from_elements(&[2], &[1u16, 2]).unwrap();
-        let opts = crate::TensorOptions::default();
-        let bytes = crate::serialize([("a", t.view(), opts)]).unwrap();
+        let opts = crate::v0_1::TensorOptions::default();
+        let bytes = crate::v0_1::serialize([("a", t.view(), opts)]).unwrap();
         check(&bytes, &[("a".into(), vec![1, 0, 2, 0])]).unwrap();
         assert!(check(&bytes, &[("a".into(), vec![1, 0, 3, 0])]).is_err());
         assert!(check(&bytes, &[("b".into(), vec![1, 0, 2, 0])]).is_err());
