@@ -110,9 +110,78 @@ impl std::ops::DerefMut for LargeBuffer {
     }
 }
 
+/// Fills a caller's buffer of known size from runs handed out one after another (a
+/// decoder's chunks): a run past the end, or too few bytes by [`finish`](Self::finish), is
+/// an [`Error::InvalidArgument`] naming `what` — the buffer is never left partly written
+/// without an error.
+///
+/// ```
+/// let mut buf = [0u8; 4];
+/// let mut fill = tensor_core::buffer::Filler::new(&mut buf, "tensor \"t\"");
+/// fill.put(&[1, 2])?;
+/// fill.put(&[3, 4])?;
+/// fill.finish()?;
+/// assert_eq!(buf, [1, 2, 3, 4]);
+/// # Ok::<(), tensor_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Filler<'d, 'w> {
+    dst: &'d mut [u8],
+    at: usize,
+    what: &'w str,
+}
+
+impl<'d, 'w> Filler<'d, 'w> {
+    /// A filler of `dst` for the data `what` names (in errors).
+    pub fn new(dst: &'d mut [u8], what: &'w str) -> Self {
+        Filler { dst, at: 0, what }
+    }
+
+    /// Copies `run` after what came before.
+    pub fn put(&mut self, run: &[u8]) -> Result<()> {
+        let end = self.at + run.len();
+        let len = self.dst.len();
+        let slot = self.dst.get_mut(self.at..end).ok_or_else(|| {
+            Error::InvalidArgument(format!("{} decoded past its {len} bytes", self.what))
+        })?;
+        slot.copy_from_slice(run);
+        self.at = end;
+        Ok(())
+    }
+
+    /// Checks that every byte of the buffer was filled.
+    pub fn finish(self) -> Result<()> {
+        if self.at == self.dst.len() {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "{} decoded to {} of its {} bytes",
+                self.what,
+                self.at,
+                self.dst.len()
+            )))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filler_refuses_too_many_bytes_and_too_few() {
+        let mut buf = [0u8; 3];
+        let mut f = Filler::new(&mut buf, "tensor \"t\"");
+        f.put(&[1, 2]).unwrap();
+        let e = f.put(&[3, 4]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("tensor \"t\" decoded past its 3 bytes"),
+            "{e}"
+        );
+        let e = f.finish().unwrap_err();
+        assert!(e.to_string().contains("decoded to 2 of its 3 bytes"), "{e}");
+    }
 
     #[test]
     fn refused_memory_is_an_error_not_an_abort() {

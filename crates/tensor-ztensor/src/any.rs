@@ -162,12 +162,7 @@ impl<'a> tensor_dtype::TensorContainer<'a> for AnyZTensor<'a> {
                 let e = &f.entries()[i];
                 e.encoding == crate::v0_1::Encoding::Raw && e.layout == crate::v0_1::Layout::Dense
             }
-            AnyZTensor::Later(c) => {
-                let o = &c.objects()[i];
-                o.layout == "dense"
-                    && o.part("data")
-                        .is_some_and(|p| p.encoding == crate::PartEncoding::Raw)
-            }
+            AnyZTensor::Later(c) => c.objects()[i].is_raw_dense(),
         };
         if !raw {
             return Ok(None);
@@ -182,43 +177,10 @@ impl<'a> tensor_dtype::TensorContainer<'a> for AnyZTensor<'a> {
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
-        if let AnyZTensor::V0_1(f) = self {
-            return f.read_into(i, dst);
+        match self {
+            AnyZTensor::V0_1(f) => f.read_into(i, dst),
+            AnyZTensor::Later(c) => c.read_into(i, dst),
         }
-        // Dense objects decode in runs straight into `dst`; sparse ones are expanded whole.
-        let need = tensor_dtype::shape::byte_len(self.dtype(i)?, self.shape(i)?)?;
-        if need == dst.len() as u64 {
-            let mut at = 0usize;
-            let streamed = self.read_chunks(i, 1 << 20, &mut |run| {
-                let end = at + run.len();
-                let slot = dst.get_mut(at..end).ok_or_else(|| {
-                    Error::Core(tensor_core::Error::InvalidArgument(format!(
-                        "tensor {:?} decoded past its {need} bytes",
-                        self.name(i)
-                    )))
-                })?;
-                slot.copy_from_slice(run);
-                at = end;
-                Ok(())
-            })?;
-            if let Some(order) = streamed {
-                if at as u64 != need {
-                    return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
-                        "tensor {:?} decoded to {at} of its {need} bytes",
-                        self.name(i)
-                    ))));
-                }
-                tensor_core::byte_order::to_native_in_place(
-                    order,
-                    dst,
-                    self.dtype(i)?.swap_width(),
-                )?;
-                return Ok(());
-            }
-        }
-        let d = self.read(i)?;
-        let view = TensorView::new(&d.data, d.dtype, &d.shape, d.byte_order)?;
-        Ok(tensor_dtype::container::copy_native(&view, dst)?)
     }
 }
 

@@ -299,20 +299,11 @@ impl<'f> TensorRef<'f> {
             ))
             .into());
         }
-        let mut at = 0usize;
-        self.tensor.stream(&self.set.limits, &mut |c| {
-            let end = at + c.len();
-            let Some(dst) = out.get_mut(at..end) else {
-                return Err(tensor_core::Error::InvalidArgument(format!(
-                    "tensor {:?} decoded past its {want} bytes",
-                    self.name()
-                ))
-                .into());
-            };
-            dst.copy_from_slice(c);
-            at = end;
-            Ok(())
-        })?;
+        let what = format!("tensor {:?}", self.name());
+        let mut fill = tensor_core::buffer::Filler::new(out, &what);
+        self.tensor
+            .stream(&self.set.limits, &mut |c| Ok(fill.put(c)?))?;
+        fill.finish()?;
         if !ByteOrder::Little.is_native() {
             tensor_core::byte_order::swap_in_place(out, self.dtype().swap_width())?;
         }

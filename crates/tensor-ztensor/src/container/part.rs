@@ -111,6 +111,15 @@ impl Object {
         self.parts.iter().find(|p| p.role == role)
     }
 
+    /// Whether the object is dense and stored as it is: its elements can be viewed in place.
+    #[must_use]
+    pub fn is_raw_dense(&self) -> bool {
+        self.layout == "dense"
+            && self
+                .part("data")
+                .is_some_and(|p| p.encoding == PartEncoding::Raw)
+    }
+
     /// The dtype of the object's dense form: its `data` part's for a dense object, its
     /// `values` part's for a sparse one.
     pub fn dtype(&self) -> Result<Dtype> {

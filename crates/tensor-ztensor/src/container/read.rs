@@ -107,6 +107,39 @@ impl<'a> Container<'a> {
         Ok((dtype, bytes))
     }
 
+    /// Decodes object `i` into `dst`, which must be exactly its dense size: C order, the
+    /// machine's byte order. Dense objects decode in runs straight into `dst` (digests
+    /// checked as [`read_chunks`](Self::read_chunks) checks them); other layouts are
+    /// expanded whole first.
+    pub fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        const RUN: usize = 1 << 20;
+        let o = &self.objects[i];
+        let dtype = o.dtype()?;
+        let need = shape::byte_len(dtype, &o.shape)?;
+        if need != dst.len() as u64 {
+            return Err(tensor_core::Error::InvalidArgument(format!(
+                "object {:?} holds {need} bytes; the buffer has {}",
+                o.name,
+                dst.len()
+            ))
+            .into());
+        }
+        let what = format!("object {:?}", o.name);
+        let mut fill = tensor_core::buffer::Filler::new(dst, &what);
+        if self.read_chunks(i, RUN, &mut |run| Ok(fill.put(run)?))? {
+            fill.finish()?;
+            tensor_core::byte_order::to_native_in_place(
+                ByteOrder::Little,
+                dst,
+                dtype.swap_width(),
+            )?;
+            return Ok(());
+        }
+        let d = self.read(i)?;
+        let view = tensor_dtype::TensorView::new(&d.data, d.dtype, &d.shape, d.byte_order)?;
+        Ok(tensor_dtype::container::copy_native(&view, dst)?)
+    }
+
     /// Object `i`'s elements (little-endian) in runs of at most `run` bytes, for dense
     /// objects: raw parts straight from the file, zstd parts decoded as a stream, so memory
     /// stays within one run whatever the object's size. Digests are checked as the options

@@ -156,16 +156,8 @@ fn read_container<'a>(
                 .collect(),
             _ => Vec::new(),
         };
-        let raw = o.layout == "dense"
-            && o.part("data")
-                .is_some_and(|p| p.encoding == tensor_ztensor::PartEncoding::Raw);
-        let dtype = o
-            .part(if o.layout == "dense" {
-                "data"
-            } else {
-                "values"
-            })
-            .and_then(|p| p.dtype().ok());
+        let raw = o.is_raw_dense();
+        let dtype = o.dtype().ok();
         let decodable = o
             .parts
             .iter()
