@@ -90,9 +90,7 @@ impl<'a> TensorContainer<'a> for Message<'a> {
 
     fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
         let o = self.object(i)?;
-        let dtype = self.dtype(i)?;
-        Ok(o.view()
-            .and_then(|v| TensorView::new(o.payload(), dtype, v.shape(), v.byte_order()).ok()))
+        Ok(o.view_as(original_dtype(self.base_entry(i), o.descriptor().dtype)))
     }
 
     /// Decoded with the message's limits, NaN and ±Inf restored from their masks; the

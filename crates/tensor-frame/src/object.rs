@@ -310,6 +310,14 @@ impl<'a> ObjectFrame<'a> {
     /// descriptor's byte order.
     #[must_use]
     pub fn view(&self) -> Option<TensorView<'a>> {
+        self.view_as(self.descriptor.dtype)
+    }
+
+    /// [`view`](Self::view) with the elements read as `dtype` — the dtype they were
+    /// written from, when it is stored as another of the same width (see
+    /// [`container::original_dtype`](crate::container::original_dtype)).
+    #[must_use]
+    pub fn view_as(&self, dtype: Dtype) -> Option<TensorView<'a>> {
         let d = &self.descriptor;
         if d.encoding != "none"
             || d.filter != "none"
@@ -318,7 +326,7 @@ impl<'a> ObjectFrame<'a> {
         {
             return None;
         }
-        TensorView::new(self.payload(), d.dtype, &d.shape, d.byte_order_or_native()).ok()
+        TensorView::new(self.payload(), dtype, &d.shape, d.byte_order_or_native()).ok()
     }
 
     /// Without compression, the size the descriptor implies must be the stored size: checked

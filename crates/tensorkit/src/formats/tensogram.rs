@@ -11,7 +11,7 @@ use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
-use tensor_dtype::{Dtype, TensorView};
+use tensor_dtype::Dtype;
 use tensor_frame::MetaValue;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
@@ -130,14 +130,8 @@ pub(super) fn read<'a>(
             let stored = o.descriptor().dtype;
             let written = container::original_dtype(Some(&base), stored);
             let dtype = (written != stored).then_some(written);
-            let data = match (o.view(), dtype) {
-                (Some(v), None) => TensorData::View(v),
-                (Some(_), Some(d)) => TensorData::View(TensorView::new(
-                    o.payload(),
-                    d,
-                    &o.descriptor().shape,
-                    o.descriptor().byte_order_or_native(),
-                )?),
+            let data = match (o.view_as(written), dtype) {
+                (Some(v), _) => TensorData::View(v),
                 (None, d) => {
                     o.check_decodable(limits).map_err(&named)?;
                     TensorData::Encoded(lazy(path, name.clone(), o, d))
