@@ -91,10 +91,21 @@ pub fn validate(
 ) -> Result<Validation> {
     let file = file.as_ref();
     let map = MmapSource::open(file)?;
+    Ok(validate_bytes(file, &map, options, limits))
+}
+
+/// [`validate`] of `file`'s bytes, already mapped.
+fn validate_bytes(
+    file: &Path,
+    map: &[u8],
+    options: ValidateOptions,
+    limits: &Limits,
+) -> Validation {
     let limits = *limits;
-    let format = formats::detect(file, &map);
+    let format = formats::detect(file, map);
+    let detected = format.as_ref().ok().copied();
     if let Ok(FormatId::Tensogram) = format {
-        let r = tensor_frame::validate(&map, options, &limits);
+        let r = tensor_frame::validate(map, options, &limits);
         let problems = r
             .issues
             .iter()
@@ -122,12 +133,12 @@ pub fn validate(
                 (severity, i.code.to_owned(), at, i.detail.clone())
             })
             .collect();
-        return Ok(Validation {
+        return Validation {
             format: Some(FormatId::Tensogram),
             tensors: r.objects,
             hashes_verified: r.hashes_verified,
             problems,
-        });
+        };
     }
     let problem = |e: &Error| {
         (
@@ -139,11 +150,11 @@ pub fn validate(
     };
     let mut warnings = Vec::new();
     let checked = format.and_then(|f| {
-        let set = formats::read(file, &map, &limits)?;
+        let set = formats::read(file, map, &limits)?;
         // zTensor carries checksums and digests: verify every one, not only those read.
         let verified = match f {
             FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-                let (n, tolerated) = ztensor_checksums(file, &map)?;
+                let (n, tolerated) = ztensor_checksums(file, map)?;
                 warnings.extend(
                     tolerated
                         .into_iter()
@@ -157,7 +168,7 @@ pub fn validate(
         set.decode_every_tensor()?;
         Ok((f, set.tensors.len(), verified))
     });
-    Ok(match checked {
+    match checked {
         Ok((f, tensors, hashes_verified)) => Validation {
             format: Some(f),
             tensors,
@@ -165,12 +176,12 @@ pub fn validate(
             problems: warnings,
         },
         Err(e) => Validation {
-            format: formats::detect(file, &map).ok(),
+            format: detected,
             tensors: 0,
             hashes_verified: 0,
             problems: vec![problem(&e)],
         },
-    })
+    }
 }
 
 /// What `verify` found.
@@ -206,14 +217,15 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
     };
     match format {
         FormatId::Tensogram => {
-            let o = validate(
+            let o = validate_bytes(
                 file,
+                &map,
                 ValidateOptions {
                     level: Level::Checksum,
                     canonical: false,
                 },
                 limits,
-            )?;
+            );
             let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
             for (severity, code, at, detail) in &o.problems {
                 let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
