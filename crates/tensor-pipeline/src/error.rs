@@ -30,6 +30,16 @@ pub enum Error {
         /// Bytes produced (a lower bound when decoding stopped early at the cap).
         actual: String,
     },
+    /// A codec this build leaves out (its cargo feature is off).
+    #[error(
+        "{codec}: this build of tensor-pipeline leaves the codec out (cargo feature `{feature}`)"
+    )]
+    NotBuilt {
+        /// The codec.
+        codec: &'static str,
+        /// The cargo feature that builds it.
+        feature: &'static str,
+    },
 }
 
 impl Kinded for Error {
@@ -38,6 +48,7 @@ impl Kinded for Error {
             Error::Core(e) => e.kind(),
             Error::Dtype(e) => e.kind(),
             Error::Corrupt { .. } | Error::SizeMismatch { .. } => ErrorKind::Malformed,
+            Error::NotBuilt { .. } => ErrorKind::Unsupported,
         }
     }
 }

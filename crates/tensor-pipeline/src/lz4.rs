@@ -13,7 +13,7 @@ pub fn compress(data: &[u8]) -> Result<Vec<u8>> {
             reason: format!("{} bytes exceed the 4-byte length prefix", data.len()),
         });
     }
-    Ok(lz4_flex::block::compress_prepend_size(data))
+    encode_block(data)
 }
 
 /// Decodes `src` into `dst`, which must be exactly the decoded size (the prefix must agree).
@@ -32,10 +32,7 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
             actual: declared.to_string(),
         });
     }
-    let n = lz4_flex::block::decompress_into(body, dst).map_err(|e| Error::Corrupt {
-        codec: CODEC,
-        reason: e.to_string(),
-    })?;
+    let n = decode_block(body, dst)?;
     if n != dst.len() {
         return Err(Error::SizeMismatch {
             codec: CODEC,
@@ -46,7 +43,38 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(feature = "lz4")]
+fn encode_block(data: &[u8]) -> Result<Vec<u8>> {
+    Ok(lz4_flex::block::compress_prepend_size(data))
+}
+
+#[cfg(feature = "lz4")]
+fn decode_block(body: &[u8], dst: &mut [u8]) -> Result<usize> {
+    lz4_flex::block::decompress_into(body, dst).map_err(|e| Error::Corrupt {
+        codec: CODEC,
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(not(feature = "lz4"))]
+fn encode_block(_: &[u8]) -> Result<Vec<u8>> {
+    Err(not_built())
+}
+
+#[cfg(not(feature = "lz4"))]
+fn decode_block(_: &[u8], _: &mut [u8]) -> Result<usize> {
+    Err(not_built())
+}
+
+#[cfg(not(feature = "lz4"))]
+fn not_built() -> Error {
+    Error::NotBuilt {
+        codec: CODEC,
+        feature: "lz4",
+    }
+}
+
+#[cfg(all(test, feature = "lz4"))]
 mod tests {
     use super::*;
 

@@ -47,6 +47,35 @@ impl MaskMethod {
             MaskMethod::Zstd => "zstd",
         }
     }
+
+    /// Every method, in declaration order.
+    pub const ALL: [MaskMethod; 5] = [
+        MaskMethod::None,
+        MaskMethod::Rle,
+        MaskMethod::Roaring,
+        MaskMethod::Lz4,
+        MaskMethod::Zstd,
+    ];
+
+    /// Whether this build includes the method's codec (`roaring` and `lz4` are cargo
+    /// features, on by default); the others report [`Error::NotBuilt`].
+    #[must_use]
+    pub fn is_built(self) -> bool {
+        self.not_built().is_none()
+    }
+
+    /// The error for a codec this build leaves out.
+    fn not_built(self) -> Option<Error> {
+        let feature = match self {
+            MaskMethod::Roaring if !cfg!(feature = "roaring") => "roaring",
+            MaskMethod::Lz4 if !cfg!(feature = "lz4") => "lz4",
+            _ => return None,
+        };
+        Some(Error::NotBuilt {
+            codec: feature,
+            feature,
+        })
+    }
 }
 
 /// The kind of non-finite value a mask records.
@@ -89,6 +118,9 @@ impl MaskKind {
 /// Decodes a mask blob into `ceil(n/8)` packed bytes for `n` elements, after checking
 /// that size against `limits`.
 pub fn decode_mask(method: MaskMethod, blob: &[u8], n: u64, limits: &Limits) -> Result<Vec<u8>> {
+    if let Some(err) = method.not_built() {
+        return Err(err);
+    }
     limits.check_total_bytes(n.div_ceil(8))?;
     let len = tensor_core::checked::to_usize(n.div_ceil(8), "mask size")?;
     let mut out = tensor_core::buffer::try_filled(len, 0u8, "a decoded mask")?;
@@ -113,6 +145,9 @@ pub fn decode_mask(method: MaskMethod, blob: &[u8], n: u64, limits: &Limits) -> 
 
 /// Encodes `n` packed mask bits with `method`.
 pub fn encode_mask(method: MaskMethod, packed: &[u8], n: u64) -> Result<Vec<u8>> {
+    if let Some(err) = method.not_built() {
+        return Err(err);
+    }
     let packed =
         &packed[..tensor_core::checked::to_usize(n.div_ceil(8), "mask size")?.min(packed.len())];
     match method {
@@ -201,13 +236,17 @@ mod tests {
     #[test]
     fn masks_round_trip_and_restore() {
         let packed = [0b0100_0000u8, 0];
-        for m in [
-            MaskMethod::None,
-            MaskMethod::Rle,
-            MaskMethod::Roaring,
-            MaskMethod::Lz4,
-            MaskMethod::Zstd,
-        ] {
+        for m in MaskMethod::ALL {
+            if !m.is_built() {
+                let err = encode_mask(m, &packed, 10).unwrap_err();
+                assert!(matches!(err, Error::NotBuilt { .. }), "{m:?}: {err}");
+                let err = decode_mask(m, &[0; 8], 10, &Limits::default()).unwrap_err();
+                assert_eq!(
+                    tensor_core::Kinded::kind(&err),
+                    tensor_core::ErrorKind::Unsupported
+                );
+                continue;
+            }
             let blob = encode_mask(m, &packed, 10).unwrap();
             assert_eq!(
                 decode_mask(m, &blob, 10, &Limits::default()).unwrap(),
@@ -255,7 +294,7 @@ mod tests {
             for (i, _) in bits.iter().enumerate().filter(|(_, b)| **b) {
                 packed[i / 8] |= 0x80 >> (i % 8);
             }
-            for m in [MaskMethod::None, MaskMethod::Rle, MaskMethod::Roaring, MaskMethod::Lz4, MaskMethod::Zstd] {
+            for m in MaskMethod::ALL.into_iter().filter(|m| m.is_built()) {
                 let blob = encode_mask(m, &packed, n).unwrap();
                 proptest::prop_assert_eq!(&decode_mask(m, &blob, n, &Limits::default()).unwrap(), &packed, "{:?}", m);
             }

@@ -59,6 +59,28 @@ pub enum Compression {
     },
 }
 
+impl Compression {
+    /// Whether this build includes the codec (`lz4` and `roaring` are cargo features, on by
+    /// default); encoding or decoding with one left out reports [`Error::NotBuilt`].
+    #[must_use]
+    pub fn is_built(&self) -> bool {
+        self.not_built().is_none()
+    }
+
+    /// The error for a codec this build leaves out.
+    fn not_built(&self) -> Option<Error> {
+        let feature = match self {
+            Compression::Lz4 if !cfg!(feature = "lz4") => "lz4",
+            Compression::Roaring if !cfg!(feature = "roaring") => "roaring",
+            _ => return None,
+        };
+        Some(Error::NotBuilt {
+            codec: feature,
+            feature,
+        })
+    }
+}
+
 /// An encoded payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Encoded {
@@ -323,6 +345,9 @@ impl Pipeline {
     }
 
     fn check(&self, dtype: Dtype) -> Result<()> {
+        if let Some(err) = self.compression.not_built() {
+            return Err(err);
+        }
         if matches!(self.compression, Compression::Rle | Compression::Roaring)
             && dtype != Dtype::Bitmask
         {
