@@ -208,6 +208,11 @@ pub struct Target {
     /// file opens in tensogram, and the stages it cannot read are left out (and listed).
     #[arg(long)]
     pub allow_extensions: bool,
+    /// zTensor 2 output only: start every tensor's data at a multiple of this many bytes
+    /// (a power of two of at least 4096, e.g. `2MiB` for huge-page-aligned mappings;
+    /// default 64 KiB). Other formats fix their layout and refuse it.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub alignment: Option<u64>,
 }
 
 /// `--duplicates`: what to do with tensors that share a name.

@@ -98,7 +98,8 @@ pub fn run(
         set.disambiguate();
     }
     if let Some(max) = max_shard_size {
-        let written = tensorkit::shards::write_sharded(target, &set, output, max, pipeline, None)?;
+        let written =
+            tensorkit::shards::write_sharded(target, &set, output, max, pipeline, args.alignment)?;
         let mut bytes = 0;
         for f in &written.shards {
             bytes += std::fs::metadata(f)
@@ -117,7 +118,7 @@ pub fn run(
         });
     }
     let bar = progress_bar(&set, output, progress);
-    let dropped = write_output(target, &set, output, bar.as_ref(), pipeline)?;
+    let dropped = write_output(target, &set, output, bar.as_ref(), pipeline, args.alignment)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -144,14 +145,15 @@ pub(crate) fn write_output(
     output: &Path,
     bar: Option<&indicatif::ProgressBar>,
     pipeline: &PipelineSpec,
+    alignment: Option<u64>,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create(output)?;
     let dropped = match bar {
         Some(bar) => {
             let mut wrapped = bar.wrap_write(&mut file);
-            formats::write_into(target, set, output, &mut wrapped, pipeline, None)?
+            formats::write_into(target, set, output, &mut wrapped, pipeline, alignment)?
         }
-        None => formats::write_into(target, set, output, &mut file, pipeline, None)?,
+        None => formats::write_into(target, set, output, &mut file, pipeline, alignment)?,
     };
     file.commit()?;
     Ok(dropped)

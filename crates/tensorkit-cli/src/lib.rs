@@ -156,12 +156,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             target,
             quiet,
         } => (
-            target
-                .pipeline()
-                .and_then(|p| {
-                    tools::merge(inputs, output, target.to.as_deref(), &p, !quiet, limits)
-                })
-                .and_then(|t| write_out(out, &t)),
+            tools::merge(inputs, output, target, !quiet, limits).and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Split {
@@ -169,19 +164,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             out_dir,
             target,
         } => (
-            target
-                .pipeline()
-                .and_then(|p| {
-                    tools::split(
-                        input,
-                        out_dir,
-                        target.to.as_deref(),
-                        &p,
-                        limits,
-                        target.duplicates,
-                    )
-                })
-                .and_then(|t| write_out(out, &t)),
+            tools::split(input, out_dir, target, limits).and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Validate {

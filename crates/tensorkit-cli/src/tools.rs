@@ -4,7 +4,6 @@
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
-use crate::pipeline_spec::PipelineSpec;
 use crate::report;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -331,12 +330,12 @@ fn format_for(output: &Path, to: Option<&str>, fallback: Option<FormatId>) -> Re
 pub fn merge(
     inputs: &[PathBuf],
     output: &Path,
-    to: Option<&str>,
-    pipeline: &PipelineSpec,
+    args: &crate::cli::Target,
     progress: bool,
     limits: &Limits,
 ) -> Result<String> {
-    let target = format_for(output, to, None)?;
+    let pipeline = &args.pipeline()?;
+    let target = format_for(output, args.to.as_deref(), None)?;
     // A directory `split` wrote (or its manifest) stands for its files, in the original
     // order, with the real names.
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
@@ -400,7 +399,14 @@ pub fn merge(
         }
     }
     let bar = crate::convert::progress_bar(&merged, output, progress);
-    let dropped = crate::convert::write_output(target, &merged, output, bar.as_ref(), pipeline)?;
+    let dropped = crate::convert::write_output(
+        target,
+        &merged,
+        output,
+        bar.as_ref(),
+        pipeline,
+        args.alignment,
+    )?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -501,20 +507,16 @@ fn file_stem(name: &str) -> String {
 pub fn split(
     input: &Path,
     dir: &Path,
-    to: Option<&str>,
-    pipeline: &PipelineSpec,
+    args: &crate::cli::Target,
     limits: &Limits,
-    duplicates: crate::cli::Duplicates,
 ) -> Result<String> {
+    let pipeline = &args.pipeline()?;
     let opened = crate::open(input, limits)?;
     let mut set = opened.tensor_set().clone();
-    if duplicates == crate::cli::Duplicates::Suffix {
+    if args.duplicates == crate::cli::Duplicates::Suffix {
         set.disambiguate();
     }
-    let target = match to {
-        Some(_) => format_for(Path::new(""), to, None)?,
-        None => format_for(Path::new(""), None, Some(set.format))?,
-    };
+    let target = format_for(Path::new(""), args.to.as_deref(), Some(set.format))?;
     std::fs::create_dir_all(dir)
         .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
     let names = set.names();
@@ -542,7 +544,7 @@ pub fn split(
             tensors: vec![one],
             limits: set.limits,
         };
-        formats::write(target, &single, &path, pipeline, None)?;
+        formats::write(target, &single, &path, pipeline, args.alignment)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({

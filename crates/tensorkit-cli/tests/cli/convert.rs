@@ -273,6 +273,60 @@ fn refuses_unknown_targets() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--alignment` places zTensor 2 blobs where asked; formats with a fixed layout and values
+/// that are not powers of two of at least 4096 are refused, leaving no file.
+fn alignment_places_ztensor_2_blobs() -> Result<(), Failed> {
+    let file = testdata().join("conformance/safetensors/scalar_f32.safetensors");
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("a.zt");
+    let (i, o) = (file.to_string_lossy(), out.to_string_lossy());
+    let run = tensorkit(&["convert", &i, &o, "--alignment", "1MiB"]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    let bytes = std::fs::read(&out)?;
+    // The one tensor (3.5f32) is the first blob: zero padding after the 8-byte magic up to
+    // 1 MiB, then its bytes.
+    let at = 1 << 20;
+    if bytes
+        .get(8..at)
+        .is_none_or(|pad| pad.iter().any(|&b| b != 0))
+        || bytes.get(at..at + 4) != Some(&3.5f32.to_le_bytes()[..])
+    {
+        return Err("the blob does not start at 1 MiB".into());
+    }
+    if tensors(&inspect_json(&out)?) != tensors(&inspect_json(&file)?) {
+        return Err("the aligned file reads back differently".into());
+    }
+    for (name, alignment) in [
+        ("b.bt", "4096"),
+        ("c.safetensors", "64KiB"),
+        ("d.zt", "5000"),
+        ("e.zt", "2048"),
+    ] {
+        let o = dir.path().join(name);
+        let run = tensorkit(&[
+            "convert",
+            &i,
+            &o.to_string_lossy(),
+            "--alignment",
+            alignment,
+        ]);
+        let kind = expect_error_contract(&run, false)?;
+        if kind != "invalid_argument" || o.exists() {
+            return Err(format!(
+                "{name} --alignment {alignment}: kind {kind}, file left: {}",
+                o.exists()
+            )
+            .into());
+        }
+    }
+    if std::fs::read_dir(dir.path())?.count() != 1 {
+        return Err("a refused conversion left a file behind".into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (format, dir, ext) in crate::conformance::FIXTURE_SETS {
@@ -287,6 +341,10 @@ pub(crate) fn trials() -> Vec<Trial> {
     trials.push(Trial::test(
         "convert::refuses_unknown_targets",
         refuses_unknown_targets,
+    ));
+    trials.push(Trial::test(
+        "convert::alignment_places_ztensor_2_blobs",
+        alignment_places_ztensor_2_blobs,
     ));
     trials.push(Trial::test(
         "convert::non_finite_bits_survive",

@@ -118,7 +118,7 @@ pub fn write_into(
     if alignment.is_some() && format != FormatId::Ztensor2 {
         return Err(Error::UnknownTarget {
             what: format!(
-                "an alignment applies to ztensor-2 output; {} fixes its own",
+                "an alignment applies to ztensor-2 output only; {} lays its tensors out itself",
                 format.id()
             ),
         });
