@@ -44,6 +44,10 @@ pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
 }
 
 #[cfg(feature = "lz4")]
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "the signature of the build without lz4, which fails"
+)]
 fn encode_block(data: &[u8]) -> Result<Vec<u8>> {
     Ok(lz4_flex::block::compress_prepend_size(data))
 }
