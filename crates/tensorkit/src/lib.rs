@@ -206,7 +206,7 @@ pub use model::FormatId as Format;
 #[cfg(feature = "files")]
 pub use open::{
     File, ReadOptions, TensorRef, WriteOptions, open, open_bytes, open_many, open_with, save,
-    save_tensors,
+    save_tensors, serialize_tensors,
 };
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

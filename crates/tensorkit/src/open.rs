@@ -401,7 +401,44 @@ pub fn save_tensors<'a, N: Into<String>>(
 ) -> Result<Vec<String>> {
     let path = path.as_ref();
     let format = options.format_for(path)?;
-    let set = TensorSet {
+    let set = named_set(format, tensors, options);
+    write_set(format, &set, path, options)
+}
+
+/// The bytes of a file holding `tensors` — any `(name, view)` pairs — in the format the
+/// options name (required: there is no extension to follow). Shard sets are files of their
+/// own: [`WriteOptions::max_shard_size`] is refused here.
+pub fn serialize_tensors<'a, N: Into<String>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    let format = options.format.ok_or_else(|| Error::UnknownTarget {
+        what: "serializing needs a format (WriteOptions::format)".into(),
+    })?;
+    if options.max_shard_size.is_some() {
+        return Err(Error::UnknownTarget {
+            what: "a shard set is several files; serializing makes one".into(),
+        });
+    }
+    let set = named_set(format, tensors, options);
+    let mut out = Vec::new();
+    formats::write_into(
+        format,
+        &set,
+        Path::new("<bytes>"),
+        &mut out,
+        &options.pipeline,
+        options.alignment,
+    )?;
+    Ok(out)
+}
+
+fn named_set<'a, N: Into<String>>(
+    format: FormatId,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> TensorSet<'a> {
+    TensorSet {
         format,
         metadata: options.metadata.clone(),
         tensors: tensors
@@ -409,6 +446,5 @@ pub fn save_tensors<'a, N: Into<String>>(
             .map(|(n, v)| NamedTensor::borrowed(n.into(), v))
             .collect(),
         limits: tensor_core::Limits::default(),
-    };
-    write_set(format, &set, path, options)
+    }
 }

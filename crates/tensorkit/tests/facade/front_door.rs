@@ -117,6 +117,33 @@ fn save_and_save_tensors_write_what_opens_again() {
 }
 
 #[test]
+fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = tensorkit::Tensor::from_elements(&[3], &[1u16, 2, 65535]).unwrap();
+    for format in Format::WRITABLE {
+        let options = WriteOptions::for_format(format);
+        let bytes = tensorkit::serialize_tensors([("w", w.view())], &options).unwrap();
+        let path = dir.path().join("w.out");
+        tensorkit::save_tensors(&path, [("w", w.view())], &options).unwrap();
+        // Tensogram stamps each message with a time and a UUID; the rest are deterministic.
+        if format != Format::Tensogram {
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{format:?}");
+        }
+        let back = tensorkit::open_bytes(&bytes).unwrap();
+        assert_eq!(back.format(), format);
+        assert_eq!(back.get("w").unwrap().to_tensor().unwrap(), w);
+    }
+    let no_format = tensorkit::serialize_tensors([("w", w.view())], &WriteOptions::default());
+    assert_eq!(no_format.unwrap_err().kind(), ErrorKind::InvalidArgument);
+    let sharded = WriteOptions {
+        max_shard_size: Some(1),
+        ..WriteOptions::for_format(Format::Safetensors)
+    };
+    let e = tensorkit::serialize_tensors([("w", w.view())], &sharded).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
 fn read_options_reach_every_reader() {
     let appended = tensor_testkit::testdata().join("reference/zt2_appended.zt");
     assert_eq!(tensorkit::open(&appended).unwrap().len(), 2);
