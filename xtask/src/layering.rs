@@ -63,7 +63,9 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         ],
         "tensorkit" => CLI,
         // The command and the Python package stand on the facade's front door alone.
-        "tensorkit-cli" | "tensorkit-py" => &["tensor-core", "tensor-dtype", "tensor-testkit", "tensorkit"],
+        "tensorkit-cli" | "tensorkit-py" => {
+            &["tensor-core", "tensor-dtype", "tensor-testkit", "tensorkit"]
+        }
         // The benchmark suite drives the facade.
         "tensorkit-bench" => &[
             "tensor-core",

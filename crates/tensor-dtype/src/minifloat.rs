@@ -90,35 +90,37 @@ pub fn packed_code(dtype: Dtype, bytes: &[u8], index: usize) -> Option<u8> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Packs `codes` (one element per byte, in the low bits) into the payload layout of
-    /// `dtype`; unused trailing bits are zero. `None` for a type that is not packed.
-    fn pack(dtype: Dtype, codes: &[u8]) -> Option<Vec<u8>> {
-        let bits = dtype.bit_width();
-        if !dtype.is_packed() {
-            return None;
-        }
-        let mut out = vec![0u8; (codes.len() * bits).div_ceil(8)];
-        for (i, &c) in codes.iter().enumerate() {
-            let c = c & ((1u16 << bits) - 1) as u8;
-            match dtype {
-                Dtype::Bitmask => out[i / 8] |= c << (7 - i % 8),
-                Dtype::Float4E2m1 => out[i / 2] |= c << (4 * (i % 2)),
-                _ => {
-                    let bit = i * 6;
-                    let v = u16::from(c) << (bit % 8);
-                    out[bit / 8] |= v as u8;
-                    if v > 0xFF {
-                        out[bit / 8 + 1] |= (v >> 8) as u8;
-                    }
+/// Packs `codes` (one element per byte, in the low bits) into the payload layout of
+/// `dtype` (the inverse of [`packed_code`]); unused trailing bits are zero. `None` for a
+/// type that is not packed.
+#[must_use]
+pub fn pack_codes(dtype: Dtype, codes: &[u8]) -> Option<Vec<u8>> {
+    let bits = dtype.bit_width();
+    if !dtype.is_packed() {
+        return None;
+    }
+    let mut out = vec![0u8; (codes.len() * bits).div_ceil(8)];
+    for (i, &c) in codes.iter().enumerate() {
+        let c = c & ((1u16 << bits) - 1) as u8;
+        match dtype {
+            Dtype::Bitmask => out[i / 8] |= c << (7 - i % 8),
+            Dtype::Float4E2m1 => out[i / 2] |= c << (4 * (i % 2)),
+            _ => {
+                let bit = i * 6;
+                let v = u16::from(c) << (bit % 8);
+                out[bit / 8] |= v as u8;
+                if v > 0xFF {
+                    out[bit / 8 + 1] |= (v >> 8) as u8;
                 }
             }
         }
-        Some(out)
     }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     /// `ml_dtypes` (the numpy extension types) gives the value of every code; the table was
     /// written by `scripts/reference/minifloats.py`.
@@ -149,7 +151,7 @@ mod tests {
             let mask = ((1u16 << dtype.bit_width()) - 1) as u8;
             for n in 0..20usize {
                 let codes: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(37) & mask).collect();
-                let packed = pack(dtype, &codes).unwrap();
+                let packed = pack_codes(dtype, &codes).unwrap();
                 assert_eq!(packed.len() as u64, dtype.payload_bytes(n as u64).unwrap());
                 let back: Vec<u8> = (0..n)
                     .map(|i| packed_code(dtype, &packed, i).unwrap())
@@ -157,8 +159,11 @@ mod tests {
                 assert_eq!(back, codes, "{dtype} n={n}");
             }
         }
-        assert_eq!(pack(Dtype::Float4E2m1, &[1, 2, 3]).unwrap(), [0x21, 0x03]);
+        assert_eq!(
+            pack_codes(Dtype::Float4E2m1, &[1, 2, 3]).unwrap(),
+            [0x21, 0x03]
+        );
         assert_eq!(packed_code(Dtype::Float4E2m1, &[0x21], 2), None);
-        assert_eq!(pack(Dtype::Uint8, &[1]), None);
+        assert_eq!(pack_codes(Dtype::Uint8, &[1]), None);
     }
 }

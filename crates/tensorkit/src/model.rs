@@ -119,6 +119,8 @@ pub type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
 /// An encoded tensor: what it decodes to, and how.
 #[derive(Clone)]
 pub struct Lazy<'a> {
+    /// How the tensor is stored, for people: `simple_packing+szip`, `zstd`, `sparse_csr`...
+    pub encoding: String,
     /// The decoded dtype.
     pub dtype: Dtype,
     /// The decoded shape.
@@ -132,6 +134,7 @@ pub struct Lazy<'a> {
 impl std::fmt::Debug for Lazy<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Lazy")
+            .field("encoding", &self.encoding)
             .field("dtype", &self.dtype)
             .field("shape", &self.shape)
             .finish_non_exhaustive()
@@ -418,6 +421,7 @@ mod tests {
         NamedTensor {
             name: Some("t".into()),
             data: TensorData::Encoded(Lazy {
+                encoding: "test".into(),
                 dtype: Dtype::Bool,
                 shape: vec![4],
                 stream: Arc::new(move |_, _, sink| sink(&vec![7u8; produce])),

@@ -254,6 +254,23 @@ impl<'f> TensorRef<'f> {
         &self.tensor.attributes
     }
 
+    /// How the elements are stored when they need decoding (`simple_packing+szip`, `zstd`,
+    /// `sparse_csr`...); `None` when they are stored as they are.
+    #[must_use]
+    pub fn encoding(&self) -> Option<&'f str> {
+        match &self.tensor.data {
+            TensorData::Encoded(l) => Some(&l.encoding),
+            TensorData::View(_) | TensorData::Owned(_) => None,
+        }
+    }
+
+    /// Where the tensor sits in formats with nested structure (Tensogram: `message`,
+    /// `object`; shard sets: `shard`).
+    #[must_use]
+    pub fn location(&self) -> &'f [(&'static str, u64)] {
+        &self.tensor.location
+    }
+
     /// Bytes the elements occupy.
     #[must_use]
     pub fn byte_len(&self) -> u64 {

@@ -199,7 +199,14 @@ fn lazy<'a>(
     };
     let big = o.descriptor().byte_order_or_native() == tensor_core::ByteOrder::Big;
     let swap = o.descriptor().dtype.swap_width();
+    let d = o.descriptor();
+    let stages: Vec<&str> = [&d.encoding, &d.filter, &d.compression]
+        .into_iter()
+        .map(String::as_str)
+        .filter(|s| *s != "none")
+        .collect();
     Lazy {
+        encoding: stages.join("+"),
         dtype: dtype_out,
         shape: shape.clone(),
         decode: std::sync::Arc::new(move |limits| {

@@ -38,12 +38,14 @@ fn lazy<'a>(
     path: &Path,
     file: &Arc<AnyZTensor<'a>>,
     i: usize,
+    encoding: String,
     dtype: tensor_dtype::Dtype,
     shape: Vec<u64>,
 ) -> TensorData<'a> {
     let (whole, runs) = (Arc::clone(file), Arc::clone(file));
     let (p1, p2) = (path.to_path_buf(), path.to_path_buf());
     TensorData::Encoded(Lazy {
+        encoding,
         dtype,
         shape,
         decode: Arc::new(move |_| {
@@ -112,7 +114,18 @@ pub(super) fn read<'a>(
             || (e.encoding == v0_1::Encoding::Raw
                 && matches!(e.layout, v0_1::Layout::SparseCsr | v0_1::Layout::SparseCoo));
         let data = match e.dtype {
-            Some(dtype) if deferred => lazy(path, &any, i, dtype, e.shape.clone()),
+            Some(dtype) if deferred => {
+                let mut stages = Vec::new();
+                if e.encoding == v0_1::Encoding::Zstd {
+                    stages.push("zstd");
+                }
+                match e.layout {
+                    v0_1::Layout::SparseCsr => stages.push("sparse_csr"),
+                    v0_1::Layout::SparseCoo => stages.push("sparse_coo"),
+                    _ => {}
+                }
+                lazy(path, &any, i, stages.join("+"), dtype, e.shape.clone())
+            }
             _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
         };
         tensors.push(NamedTensor {
@@ -163,7 +176,19 @@ fn read_container<'a>(
             .iter()
             .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)));
         let data = match dtype {
-            Some(dtype) if !raw && decodable => lazy(path, any, i, dtype, o.shape.clone()),
+            Some(dtype) if !raw && decodable => {
+                let mut stages = Vec::new();
+                if o.layout != "dense" {
+                    stages.push(o.layout.as_str());
+                }
+                if o.parts
+                    .iter()
+                    .any(|p| p.encoding != tensor_ztensor::PartEncoding::Raw)
+                {
+                    stages.push("zstd");
+                }
+                lazy(path, any, i, stages.join("+"), dtype, o.shape.clone())
+            }
             _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
         };
         tensors.push(NamedTensor {

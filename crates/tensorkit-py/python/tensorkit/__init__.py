@@ -1,0 +1,41 @@
+"""tensorkit: read, write, validate and convert tensor files — safetensors, BinTensors,
+zTensor and Tensogram — as numpy arrays.
+
+>>> import tensorkit
+>>> with tensorkit.open("model.safetensors") as f:
+...     w = f["encoder.w"]
+"""
+
+from ._errors import (
+    ChecksumMismatchError,
+    InvalidArgumentError,
+    IoError,
+    LimitExceededError,
+    MalformedError,
+    MissingHashError,
+    TensorkitError,
+    TruncatedError,
+    UnsupportedError,
+)
+from ._file import File, convert, open, open_bytes, save, serialize, validate
+from ._tensorkit import __version__
+
+__all__ = [
+    "ChecksumMismatchError",
+    "File",
+    "InvalidArgumentError",
+    "IoError",
+    "LimitExceededError",
+    "MalformedError",
+    "MissingHashError",
+    "TensorkitError",
+    "TruncatedError",
+    "UnsupportedError",
+    "__version__",
+    "convert",
+    "open",
+    "open_bytes",
+    "save",
+    "serialize",
+    "validate",
+]

@@ -1,0 +1,286 @@
+"""Open files as read-only mappings of name -> numpy array, and writing arrays."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from . import _tensorkit
+from ._dtypes import from_numpy, to_numpy
+from ._errors import InvalidArgumentError
+
+PathLike = str | os.PathLike[str]
+
+_MISSING = object()
+
+
+def _paths(path: PathLike | list[PathLike]) -> list[str]:
+    if isinstance(path, (list, tuple)):
+        return [os.fspath(p) for p in path]
+    return [os.fspath(path)]
+
+
+class File(Mapping[str, np.ndarray]):
+    """An open tensor file of any format: a read-only mapping of tensor name -> array.
+
+    ``f[name]`` is a zero-copy, read-only view of the memory-mapped file when the tensor is
+    stored raw in the machine's byte order (it keeps the file mapped while it lives), and a
+    freshly decoded, writable array otherwise.
+    """
+
+    def __init__(self, native: _tensorkit.File, reopen: tuple[list[str], dict[str, Any]] | None):
+        self._native = native
+        self._reopen = reopen
+        self._metadata: Any = _MISSING
+
+    # The mapping.
+    def __getitem__(self, name: str) -> np.ndarray:
+        if not isinstance(name, str) or name not in self._native:
+            raise KeyError(name)
+        return self._array(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._native.keys())
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._native
+
+    def get(self, name: str, default: Any = None, *, out: np.ndarray | None = None) -> Any:
+        """The array called ``name`` (``default`` when there is none). With ``out``, decodes
+        into that array — C-contiguous, writable, of the tensor's dtype and shape — and
+        returns it."""
+        if name not in self:
+            return default
+        if out is None:
+            return self._array(name)
+        dtype, shape = self._native.describe(name)[:2]
+        want = to_numpy(dtype)
+        if not isinstance(out, np.ndarray):
+            raise InvalidArgumentError(f"out must be a numpy array, not {type(out).__name__}")
+        if out.dtype != want or out.shape != tuple(shape):
+            raise InvalidArgumentError(
+                f"tensor {name!r} is {dtype} {list(shape)}; out is {out.dtype} {list(out.shape)}"
+            )
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise InvalidArgumentError("out must be C-contiguous and writable")
+        self._native.read_into(name, _bytes_of(out))
+        return out
+
+    def _array(self, name: str) -> np.ndarray:
+        dtype, shape = self._native.describe(name)[:2]
+        buf = self._native.tensor(name)
+        return np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
+
+    # What the file says.
+    @property
+    def format(self) -> str:
+        """The format's id: ``safetensors``, ``bintensors``, ``ztensor-2``, ``tensogram``..."""
+        return self._native.format
+
+    @property
+    def path(self) -> str:
+        """Where the file was opened from."""
+        return self._native.path
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """File-level metadata (``None`` when the file has none)."""
+        if self._metadata is _MISSING:
+            text = self._native.metadata_json()
+            self._metadata = None if text is None else json.loads(text)
+        return self._metadata
+
+    def info(self, name: str) -> dict[str, Any]:
+        """What the file says about tensor ``name``, without decoding it: dtype, shape,
+        attributes, encoding (``"none"`` when stored as it is), location, bytes, and whether
+        ``f[name]`` is a zero-copy view."""
+        if name not in self:
+            raise KeyError(name)
+        dtype, shape, encoding, location, attributes, nbytes, zero_copy = self._native.describe(name)
+        return {
+            "name": name,
+            "dtype": dtype,
+            "shape": tuple(shape),
+            "attributes": json.loads(attributes),
+            "encoding": encoding or "none",
+            "location": dict(location),
+            "nbytes": nbytes,
+            "zero_copy": zero_copy,
+        }
+
+    # Lifetime.
+    def close(self) -> None:
+        """Releases the file (its map lives on while arrays made from it do)."""
+        self._native.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._native.closed
+
+    def __enter__(self) -> File:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __reduce__(self):
+        if self._reopen is None:
+            raise TypeError("a file opened from bytes cannot be pickled")
+        paths, options = self._reopen
+        return (_reopen, (paths, options))
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{len(self)} tensors"
+        return f"<tensorkit.File {self.path!r} {self.format if not self.closed else ''} {state}>"
+
+
+def _reopen(paths: list[str], options: dict[str, Any]) -> File:
+    return open(paths, **options)
+
+
+def open(
+    path: PathLike | list[PathLike],
+    *,
+    verify: bool = True,
+    strict: bool = False,
+    max_memory: int | None = None,
+    max_ratio: int | None = None,
+) -> File:
+    """Opens a tensor file, the format told by its content: safetensors, BinTensors, zTensor
+    (0.1, 1.x, 2) or Tensogram; a Hugging Face ``*.index.json`` opens its shards as one file,
+    and a list of paths opens them as one (names must not repeat).
+
+    ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
+    tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
+    to) and ``max_ratio`` (decompressed : stored) bound what a hostile file can ask for.
+    """
+    paths = _paths(path)
+    options = {"verify": verify, "strict": strict, "max_memory": max_memory, "max_ratio": max_ratio}
+    return File(_tensorkit.open(paths, **options), (paths, options))
+
+
+def open_bytes(data: bytes) -> File:
+    """Opens a whole file held in memory (copied)."""
+    return File(_tensorkit.open_bytes(data), None)
+
+
+def _bytes_of(a: np.ndarray) -> memoryview:
+    """The bytes of a C-contiguous array, as a one-dimensional byte buffer."""
+    return memoryview(a.reshape(-1).view(np.uint8))
+
+
+def _entries(tensors: Mapping[str, Any]) -> list[tuple[str, str, list[int], memoryview]]:
+    """(name, dtype, shape, bytes) for each array: C order, the machine's byte order."""
+    if not isinstance(tensors, Mapping):
+        raise InvalidArgumentError("tensors must be a mapping of name -> array")
+    out = []
+    for name, value in tensors.items():
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"tensor names must be str, not {type(name).__name__}")
+        a = np.asarray(value)
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        if not a.flags.c_contiguous:
+            a = a.copy(order="C")  # (np.ascontiguousarray would make a scalar 1-d)
+        out.append((name, from_numpy(a.dtype), list(a.shape), _bytes_of(a)))
+    return out
+
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def _size(value: int | str | None) -> int | None:
+    """A byte count: an int, or text like ``"5GB"`` (powers of 1000) or ``"2MiB"`` (of 1024)."""
+    if value is None or isinstance(value, int):
+        return value
+    m = _SIZE.match(value)
+    if not m:
+        raise InvalidArgumentError(f"{value!r} is not a size such as 5GB or 2MiB")
+    return int(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
+
+
+def _metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
+    return None if metadata is None else json.dumps(dict(metadata))
+
+
+def save(
+    path: PathLike,
+    tensors: Mapping[str, Any],
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    format: str | None = None,
+    pipeline: str | None = None,
+    alignment: int | str | None = None,
+    max_shard_size: int | str | None = None,
+) -> list[str]:
+    """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
+    the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``). ``pipeline`` chooses
+    Tensogram's stages (``"simple_packing:16,szip"``); ``alignment`` zTensor 2's blob
+    alignment; ``max_shard_size`` writes a Hugging Face shard set. Returns what the format
+    could not hold and left out."""
+    return _tensorkit.save(
+        os.fspath(path),
+        _entries(tensors),
+        format=format,
+        metadata_json=_metadata_json(metadata),
+        pipeline=pipeline,
+        alignment=_size(alignment),
+        max_shard_size=_size(max_shard_size),
+    )
+
+
+def serialize(
+    tensors: Mapping[str, Any],
+    format: str,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    pipeline: str | None = None,
+    alignment: int | str | None = None,
+) -> bytes:
+    """The bytes of a ``format`` file holding ``tensors``."""
+    return _tensorkit.serialize(
+        _entries(tensors),
+        format,
+        metadata_json=_metadata_json(metadata),
+        pipeline=pipeline,
+        alignment=_size(alignment),
+    )
+
+
+def convert(
+    src: PathLike,
+    dst: PathLike,
+    *,
+    format: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    pipeline: str | None = None,
+    alignment: int | str | None = None,
+    max_shard_size: int | str | None = None,
+) -> list[str]:
+    """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
+    names, dtypes, shapes, values and metadata. Returns what the target left out."""
+    return _tensorkit.convert(
+        os.fspath(src),
+        os.fspath(dst),
+        format=format,
+        metadata_json=_metadata_json(metadata),
+        pipeline=pipeline,
+        alignment=_size(alignment),
+        max_shard_size=_size(max_shard_size),
+    )
+
+
+def validate(path: PathLike, *, level: str = "full", canonical: bool = False) -> dict[str, Any]:
+    """Checks a file as ``tensorkit validate --json`` does; the same report as a dict
+    (``problems`` is empty for a sound file)."""
+    return json.loads(_tensorkit.validate(os.fspath(path), level=level, canonical=canonical))

@@ -1,0 +1,214 @@
+//! An open tensor file as the Python package sees it: names, descriptions, and each
+//! tensor's bytes — zero-copy from the file where they are stored raw in the machine's byte
+//! order, decoded otherwise. `tensorkit/_file.py` turns them into numpy arrays.
+
+use crate::buffer::{Borrowed, Buffer};
+use crate::errors::{invalid, to_py};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::{Arc, RwLock};
+use tensor_core::buffer::LargeBuffer;
+use tensor_dtype::Dtype;
+
+/// What `File.describe` returns: dtype, shape, encoding (`None` when stored as it is),
+/// location, attributes as JSON, decoded bytes, whether `tensor` returns a zero-copy buffer.
+type Description = (
+    String,
+    Vec<u64>,
+    Option<String>,
+    Vec<(String, u64)>,
+    String,
+    u64,
+    bool,
+);
+
+/// An open tensor file of any format.
+#[pyclass(module = "tensorkit._tensorkit", name = "File", frozen)]
+pub struct File {
+    inner: RwLock<Option<Arc<tensorkit::File>>>,
+}
+
+impl File {
+    pub(crate) fn new(file: tensorkit::File) -> File {
+        File {
+            inner: RwLock::new(Some(Arc::new(file))),
+        }
+    }
+
+    /// The open file, or Python's error for an operation on a closed one.
+    fn file(&self) -> PyResult<Arc<tensorkit::File>> {
+        self.inner
+            .read()
+            .map_err(|_| PyValueError::new_err("the file's lock is poisoned"))?
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("I/O operation on a closed file"))
+    }
+}
+
+/// Whether the tensor's bytes can be handed to numpy as they are stored.
+fn zero_copy(t: &tensorkit::TensorRef<'_>) -> bool {
+    !t.dtype().is_packed()
+        && t.view().is_ok_and(|v| {
+            v.byte_order().is_native()
+                && v.contiguous_order() == Some(tensor_dtype::Order::C)
+                && v.contiguous_bytes().is_some()
+        })
+}
+
+/// Unpacks the elements of a packed dtype one per byte: 0/1 for a bitmask, the element's
+/// code for 4- and 6-bit floats (as `ml_dtypes` holds them).
+fn unpack(dtype: Dtype, packed: &[u8], out: &mut [u8]) {
+    for (i, e) in out.iter_mut().enumerate() {
+        *e = tensor_dtype::minifloat::packed_code(dtype, packed, i).unwrap_or(0);
+    }
+}
+
+/// Bytes numpy needs for `t`: its decoded size, or one byte per element for packed dtypes.
+fn array_len(t: &tensorkit::TensorRef<'_>) -> tensorkit::Result<u64> {
+    Ok(if t.dtype().is_packed() {
+        tensor_dtype::shape::element_count(t.shape())?
+    } else {
+        t.byte_len()
+    })
+}
+
+/// Decodes `t` into `out` (exactly [`array_len`] bytes), unpacking packed dtypes.
+fn decode_into(
+    t: &tensorkit::TensorRef<'_>,
+    limits: &tensorkit::Limits,
+    out: &mut [u8],
+) -> tensorkit::Result<()> {
+    if !t.dtype().is_packed() {
+        return t.read_into(out);
+    }
+    let expected = array_len(t)?;
+    if out.len() as u64 != expected {
+        return Err(tensor_core::Error::InvalidArgument(format!(
+            "tensor {:?} ({}) unpacks to {expected} bytes, one per element, not {}",
+            t.name(),
+            t.dtype(),
+            out.len()
+        ))
+        .into());
+    }
+    limits.check_total_bytes(t.byte_len())?;
+    let len = tensor_core::checked::to_usize(t.byte_len(), "a packed tensor")?;
+    let mut packed = tensor_core::buffer::try_filled(len, 0u8, "a packed tensor")?;
+    t.read_into(&mut packed)?;
+    unpack(t.dtype(), &packed, out);
+    Ok(())
+}
+
+#[pymethods]
+impl File {
+    /// The format's id (`safetensors`, `tensogram`, `ztensor-2`...).
+    #[getter]
+    fn format(&self) -> PyResult<&'static str> {
+        Ok(self.file()?.format().id())
+    }
+
+    /// Where the file was opened from.
+    #[getter]
+    fn path(&self) -> PyResult<String> {
+        Ok(self.file()?.path().display().to_string())
+    }
+
+    /// File-level metadata as JSON text, or `None`.
+    fn metadata_json(&self) -> PyResult<Option<String>> {
+        let file = self.file()?;
+        file.metadata()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| invalid(e.to_string()))
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.file()?.len())
+    }
+
+    /// The tensor names, in the order the file stores them.
+    fn keys(&self) -> PyResult<Vec<String>> {
+        Ok(self
+            .file()?
+            .tensors()
+            .map(|t| t.name().into_owned())
+            .collect())
+    }
+
+    fn __contains__(&self, name: &str) -> PyResult<bool> {
+        Ok(self.file()?.tensors().any(|t| t.name() == name))
+    }
+
+    /// What the file says about tensor `name`, without decoding it.
+    fn describe(&self, name: &str) -> PyResult<Description> {
+        let file = self.file()?;
+        let t = file.get(name).map_err(to_py)?;
+        let attributes: serde_json::Map<String, serde_json::Value> = t
+            .attributes()
+            .iter()
+            .map(|(k, v)| (k.clone(), tensor_core::cbor::json::to_json(v)))
+            .collect();
+        Ok((
+            t.dtype().name().to_owned(),
+            t.shape().to_vec(),
+            t.encoding().map(str::to_owned),
+            t.location()
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), *v))
+                .collect(),
+            serde_json::Value::Object(attributes).to_string(),
+            t.byte_len(),
+            zero_copy(&t),
+        ))
+    }
+
+    /// Tensor `name`'s bytes for numpy: a read-only view of the file when `describe` says
+    /// zero-copy, else a writable buffer of decoded bytes (one per element for packed
+    /// dtypes). Decoding runs without the GIL.
+    fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<Buffer> {
+        let file = self.file()?;
+        let name = name.to_owned();
+        py.detach(move || {
+            let t = file.get(&name)?;
+            if zero_copy(&t)
+                && let Some(bytes) = t.view()?.contiguous_bytes()
+            {
+                return Ok(Buffer::in_file(Arc::clone(&file), bytes));
+            }
+            let len = array_len(&t)?;
+            file.tensor_set().limits.check_total_bytes(len)?;
+            let mut out = LargeBuffer::zeroed(tensor_core::checked::to_usize(len, "a tensor")?)?;
+            decode_into(&t, &file.tensor_set().limits, &mut out)?;
+            Ok(Buffer::owned(out))
+        })
+        .map_err(to_py::<tensorkit::Error>)
+    }
+
+    /// Decodes tensor `name` into `out`, a writable C-contiguous byte buffer of exactly the
+    /// tensor's size (one byte per element for packed dtypes). Runs without the GIL.
+    fn read_into(&self, py: Python<'_>, name: &str, out: &Bound<'_, PyAny>) -> PyResult<()> {
+        let file = self.file()?;
+        let mut out = Borrowed::get(out, true, "the output array")?;
+        let dst = out.bytes_mut();
+        py.detach(|| {
+            let t = file.get(name)?;
+            decode_into(&t, &file.tensor_set().limits, dst)
+        })
+        .map_err(to_py)
+    }
+
+    /// Closes the file: its memory map is released once no array made from it remains.
+    fn close(&self) -> PyResult<()> {
+        self.inner
+            .write()
+            .map_err(|_| PyValueError::new_err("the file's lock is poisoned"))?
+            .take();
+        Ok(())
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.read().map_or(true, |f| f.is_none())
+    }
+}

@@ -1,0 +1,91 @@
+//! The native half of tensorkit's Python package (`tensorkit._tensorkit`).
+//!
+//! It stands on the library's front door alone ([`tensorkit::open`], [`tensorkit::save`]):
+//! files open, tensors come out as buffers numpy wraps without copying, arrays go in as
+//! buffers, and errors become the exceptions of `tensorkit._errors`. The Python modules
+//! around it (`python/tensorkit/`) build the user-facing API: see `docs/python.md`.
+//!
+//! The GIL is released around opening, decoding, writing and checking.
+//!
+//! Build and try it with `pip install ./crates/tensorkit-py`:
+//!
+//! ```text
+//! >>> import tensorkit
+//! >>> f = tensorkit.open("model.safetensors")
+//! >>> f["encoder.w"].shape
+//! (16, 16)
+//! ```
+#![deny(unsafe_code)]
+// Functions Python calls take their arguments as pyo3 extracts them (owned, all keywords
+// in one signature), and protocol methods have the receiver Python's slots expect.
+#![allow(
+    clippy::needless_pass_by_value,
+    clippy::too_many_arguments,
+    clippy::unused_self,
+    reason = "signatures are Python's, through pyo3"
+)]
+
+mod buffer;
+mod errors;
+mod file;
+mod write;
+
+use file::File;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// Opens one file (any format, or a `*.index.json` shard set) or several as one.
+#[pyfunction]
+#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None))]
+fn open(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    verify: bool,
+    strict: bool,
+    max_memory: Option<u64>,
+    max_ratio: Option<u64>,
+) -> PyResult<File> {
+    let mut limits = tensorkit::Limits::default();
+    if let Some(bytes) = max_memory {
+        limits = limits.with_max_total_bytes(bytes);
+    }
+    if let Some(ratio) = max_ratio {
+        limits = limits.with_max_decompression_ratio(ratio);
+    }
+    let options = tensorkit::ReadOptions {
+        limits,
+        strict,
+        verify,
+    };
+    let file = py
+        .detach(|| match paths.as_slice() {
+            [one] => tensorkit::open_with(one, &options),
+            many => tensorkit::open_many(many, &options),
+        })
+        .map_err(errors::to_py)?;
+    Ok(File::new(file))
+}
+
+/// Opens a whole file held in memory (copied).
+#[pyfunction]
+fn open_bytes(py: Python<'_>, data: &[u8]) -> PyResult<File> {
+    let file = py
+        .detach(|| tensorkit::open_bytes(data))
+        .map_err(errors::to_py)?;
+    Ok(File::new(file))
+}
+
+/// The module.
+#[pymodule(gil_used = false)]
+fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<File>()?;
+    m.add_class::<buffer::Buffer>()?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(open_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(write::save, m)?)?;
+    m.add_function(wrap_pyfunction!(write::serialize, m)?)?;
+    m.add_function(wrap_pyfunction!(write::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(write::validate, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

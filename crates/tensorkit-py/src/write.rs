@@ -1,0 +1,198 @@
+//! Writing from Python: numpy arrays (handed over as dtype name, shape and a byte buffer)
+//! saved to a file or to bytes, files converted, files checked.
+
+use crate::buffer::Borrowed;
+use crate::errors::{invalid, to_py};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+use tensor_dtype::{Dtype, TensorView};
+use tensorkit::pipeline_spec::PipelineSpec;
+use tensorkit::{ByteOrder, Format, WriteOptions};
+
+/// One tensor from Python: name, dtype name, shape, and an object exporting its bytes
+/// (C order, native byte order; one byte per element for 4- and 6-bit floats and bool-typed
+/// bitmasks, which are packed here).
+pub(crate) type Entry<'py> = (String, String, Vec<u64>, Bound<'py, PyAny>);
+
+/// An entry's bytes: borrowed from Python, or packed here.
+enum Bytes {
+    Borrowed(Borrowed),
+    Packed(Vec<u8>),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b.bytes(),
+            Bytes::Packed(v) => v,
+        }
+    }
+}
+
+/// The entries' bytes, ready to be viewed.
+struct Entries {
+    items: Vec<(String, Dtype, Vec<u64>, Bytes)>,
+}
+
+impl Entries {
+    fn new(entries: &[Entry<'_>]) -> PyResult<Entries> {
+        let mut items = Vec::with_capacity(entries.len());
+        for (name, dtype, shape, data) in entries {
+            let dtype: Dtype = dtype
+                .parse()
+                .map_err(|e: tensor_dtype::Error| invalid(format!("tensor {name:?}: {e}")))?;
+            let borrowed = Borrowed::get(data, false, &format!("tensor {name:?}"))?;
+            let bytes = if dtype.is_packed() {
+                let codes = borrowed.bytes();
+                Bytes::Packed(
+                    tensor_dtype::minifloat::pack_codes(dtype, codes).ok_or_else(|| {
+                        invalid(format!("tensor {name:?}: {dtype} is not a packed dtype"))
+                    })?,
+                )
+            } else {
+                Bytes::Borrowed(borrowed)
+            };
+            items.push((name.clone(), dtype, shape.clone(), bytes));
+        }
+        Ok(Entries { items })
+    }
+
+    fn views(&self) -> PyResult<Vec<(&str, TensorView<'_>)>> {
+        self.items
+            .iter()
+            .map(|(name, dtype, shape, bytes)| {
+                TensorView::new(bytes.as_slice(), *dtype, shape, ByteOrder::NATIVE)
+                    .map(|v| (name.as_str(), v))
+                    .map_err(|e| invalid(format!("tensor {name:?}: {e}")))
+            })
+            .collect()
+    }
+}
+
+/// The write options Python's keywords describe.
+fn options(
+    format: Option<&str>,
+    metadata_json: Option<&str>,
+    pipeline: Option<&str>,
+    alignment: Option<u64>,
+    max_shard_size: Option<u64>,
+) -> PyResult<WriteOptions> {
+    let format = format
+        .map(|id| {
+            Format::from_id(id).ok_or_else(|| {
+                let ids: Vec<&str> = Format::WRITABLE.iter().map(|f| f.id()).collect();
+                invalid(format!("unknown format {id:?}; one of {}", ids.join(", ")))
+            })
+        })
+        .transpose()?;
+    let metadata = metadata_json
+        .map(|text| match serde_json::from_str(text) {
+            Ok(serde_json::Value::Object(m)) => Ok(m),
+            Ok(_) => Err(invalid("metadata must be a dict")),
+            Err(e) => Err(invalid(format!("metadata: {e}"))),
+        })
+        .transpose()?;
+    let pipeline = pipeline
+        .map(PipelineSpec::parse)
+        .transpose()
+        .map_err(to_py)?
+        .unwrap_or_default();
+    Ok(WriteOptions {
+        format,
+        metadata,
+        pipeline,
+        max_shard_size,
+        alignment,
+    })
+}
+
+/// Saves tensors to `path` atomically; returns what the format left out.
+#[pyfunction]
+#[pyo3(signature = (path, tensors, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None))]
+pub(crate) fn save(
+    py: Python<'_>,
+    path: PathBuf,
+    tensors: Vec<Entry<'_>>,
+    format: Option<&str>,
+    metadata_json: Option<&str>,
+    pipeline: Option<&str>,
+    alignment: Option<u64>,
+    max_shard_size: Option<u64>,
+) -> PyResult<Vec<String>> {
+    let options = options(format, metadata_json, pipeline, alignment, max_shard_size)?;
+    let entries = Entries::new(&tensors)?;
+    let views = entries.views()?;
+    py.detach(|| tensorkit::save_tensors(&path, views, &options))
+        .map_err(to_py)
+}
+
+/// The bytes of a file holding the tensors, in `format`.
+#[pyfunction]
+#[pyo3(signature = (tensors, format, *, metadata_json=None, pipeline=None, alignment=None))]
+pub(crate) fn serialize<'py>(
+    py: Python<'py>,
+    tensors: Vec<Entry<'py>>,
+    format: &str,
+    metadata_json: Option<&str>,
+    pipeline: Option<&str>,
+    alignment: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let options = options(Some(format), metadata_json, pipeline, alignment, None)?;
+    let entries = Entries::new(&tensors)?;
+    let views = entries.views()?;
+    let bytes = py
+        .detach(|| tensorkit::serialize_tensors(views, &options))
+        .map_err(to_py)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Converts the file at `src` (any format, or a shard index) to `dst`.
+#[pyfunction]
+#[pyo3(signature = (src, dst, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None))]
+pub(crate) fn convert(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    format: Option<&str>,
+    metadata_json: Option<&str>,
+    pipeline: Option<&str>,
+    alignment: Option<u64>,
+    max_shard_size: Option<u64>,
+) -> PyResult<Vec<String>> {
+    let options = options(format, metadata_json, pipeline, alignment, max_shard_size)?;
+    py.detach(|| {
+        let file = tensorkit::open(&src)?;
+        tensorkit::save(&dst, &file, &options)
+    })
+    .map_err(to_py)
+}
+
+/// Checks the file at `path` (`level`: quick, default, checksum or full); the report as
+/// JSON text, the one `tensorkit validate --json` prints.
+#[pyfunction]
+#[pyo3(signature = (path, *, level="full", canonical=false))]
+pub(crate) fn validate(
+    py: Python<'_>,
+    path: PathBuf,
+    level: &str,
+    canonical: bool,
+) -> PyResult<String> {
+    use tensorkit::check::Level;
+    let level = match level {
+        "quick" => Level::Quick,
+        "default" => Level::Default,
+        "checksum" => Level::Checksum,
+        "full" => Level::Full,
+        other => {
+            return Err(invalid(format!(
+                "unknown level {other:?}; one of quick, default, checksum, full"
+            )));
+        }
+    };
+    let options = tensorkit::check::ValidateOptions { level, canonical };
+    let report = py
+        .detach(|| tensorkit::validate(&path, options, &tensorkit::Limits::default()))
+        .map_err(to_py)?;
+    Ok(report.json().to_string())
+}

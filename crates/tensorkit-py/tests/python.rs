@@ -1,0 +1,85 @@
+//! The Python package's tests: builds the extension into a project-local virtual
+//! environment (`target/python-env`, created and filled from `tests/requirements.txt` on
+//! first use) with `maturin develop`, then runs pytest on `tests/py/`.
+//!
+//! The environment is rebuilt when the requirements change. Nothing is skipped: a machine
+//! that cannot create the environment fails this test, saying which step failed.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| crate_dir().join("../../target"), PathBuf::from)
+}
+
+fn run(what: &str, cmd: &mut Command) -> Result<(), Failed> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{what}: cannot start {}: {e}", cmd.get_program().display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})").into())
+    }
+}
+
+/// The virtual environment, created and filled when missing or out of date.
+fn environment() -> Result<PathBuf, Failed> {
+    let env = target_dir().join("python-env");
+    let requirements = crate_dir().join("tests/requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements)?;
+    let stamp = env.join("requirements.installed");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(env);
+    }
+    let python = std::env::var("TENSORKIT_PYTHON").unwrap_or_else(|_| "python3".into());
+    run(
+        "creating the virtual environment",
+        Command::new(&python)
+            .args(["-m", "venv", "--clear"])
+            .arg(&env),
+    )?;
+    run(
+        "installing the test requirements",
+        Command::new(bin(&env, "pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements),
+    )?;
+    std::fs::write(&stamp, wanted)?;
+    Ok(env)
+}
+
+fn bin(env: &Path, name: &str) -> PathBuf {
+    env.join("bin").join(name)
+}
+
+fn pytest() -> Result<(), Failed> {
+    let env = environment()?;
+    // maturin builds in its own target directory: the outer cargo holds the workspace's.
+    run(
+        "building the extension (maturin develop)",
+        Command::new(bin(&env, "maturin"))
+            .args(["develop", "--quiet", "--manifest-path"])
+            .arg(crate_dir().join("Cargo.toml"))
+            .env("VIRTUAL_ENV", &env)
+            .env("CARGO_TARGET_DIR", target_dir().join("python-build")),
+    )?;
+    run(
+        "pytest",
+        Command::new(bin(&env, "python"))
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(crate_dir().join("tests/py"))
+            .env("TENSORKIT_TESTDATA", crate_dir().join("../../testdata")),
+    )
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    libtest_mimic::run(&args, vec![Trial::test("python::pytest", pytest)]).exit();
+}
