@@ -181,10 +181,7 @@ pub fn roaring_decode(_codec: &[u8], n_bits: u64, out: &mut [u8]) -> Result<()> 
 
 #[cfg(not(feature = "roaring"))]
 fn roaring_not_built() -> Error {
-    Error::NotBuilt {
-        codec: "roaring",
-        feature: "roaring",
-    }
+    Error::not_built("roaring")
 }
 
 /// A bitmask codec used as the main compressor.

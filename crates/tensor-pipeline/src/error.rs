@@ -42,6 +42,16 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// [`Error::NotBuilt`] for a codec named like the cargo feature that builds it.
+    pub(crate) fn not_built(feature: &'static str) -> Error {
+        Error::NotBuilt {
+            codec: feature,
+            feature,
+        }
+    }
+}
+
 impl Kinded for Error {
     fn kind(&self) -> ErrorKind {
         match self {

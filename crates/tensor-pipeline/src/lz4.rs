@@ -72,10 +72,7 @@ fn decode_block(_: &[u8], _: &mut [u8]) -> Result<usize> {
 
 #[cfg(not(feature = "lz4"))]
 fn not_built() -> Error {
-    Error::NotBuilt {
-        codec: CODEC,
-        feature: "lz4",
-    }
+    Error::not_built(CODEC)
 }
 
 #[cfg(all(test, feature = "lz4"))]

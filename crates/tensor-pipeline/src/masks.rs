@@ -71,10 +71,7 @@ impl MaskMethod {
             MaskMethod::Lz4 if !cfg!(feature = "lz4") => "lz4",
             _ => return None,
         };
-        Some(Error::NotBuilt {
-            codec: feature,
-            feature,
-        })
+        Some(Error::not_built(feature))
     }
 }
 

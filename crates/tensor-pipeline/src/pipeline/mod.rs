@@ -74,10 +74,7 @@ impl Compression {
             Compression::Roaring if !cfg!(feature = "roaring") => "roaring",
             _ => return None,
         };
-        Some(Error::NotBuilt {
-            codec: feature,
-            feature,
-        })
+        Some(Error::not_built(feature))
     }
 }
 

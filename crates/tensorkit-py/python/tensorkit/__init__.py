@@ -6,6 +6,7 @@ zTensor and Tensogram — as numpy arrays.
 ...     w = f["encoder.w"]
 """
 
+from . import _errors
 from ._errors import (
     ChecksumMismatchError,
     InvalidArgumentError,
@@ -21,16 +22,8 @@ from ._file import File, convert, open, open_bytes, save, serialize, validate
 from ._tensorkit import __version__
 
 __all__ = [
-    "ChecksumMismatchError",
+    *_errors.__all__,
     "File",
-    "InvalidArgumentError",
-    "IoError",
-    "LimitExceededError",
-    "MalformedError",
-    "MissingHashError",
-    "TensorkitError",
-    "TruncatedError",
-    "UnsupportedError",
     "__version__",
     "convert",
     "open",
