@@ -169,19 +169,14 @@ pub fn roaring_decode(codec: &[u8], n_bits: u64, out: &mut [u8]) -> Result<()> {
 #[cfg(not(feature = "roaring"))]
 pub fn roaring_encode(packed: &[u8], n_bits: u64) -> Result<Vec<u8>> {
     check_len("roaring", packed, n_bits)?;
-    Err(roaring_not_built())
+    Err(Error::not_built("roaring"))
 }
 
 /// Decodes a Roaring bitmap (this build leaves the codec out: always [`Error::NotBuilt`]).
 #[cfg(not(feature = "roaring"))]
 pub fn roaring_decode(_codec: &[u8], n_bits: u64, out: &mut [u8]) -> Result<()> {
     check_len("roaring", out, n_bits)?;
-    Err(roaring_not_built())
-}
-
-#[cfg(not(feature = "roaring"))]
-fn roaring_not_built() -> Error {
-    Error::not_built("roaring")
+    Err(Error::not_built("roaring"))
 }
 
 /// A bitmask codec used as the main compressor.

@@ -62,17 +62,12 @@ fn decode_block(body: &[u8], dst: &mut [u8]) -> Result<usize> {
 
 #[cfg(not(feature = "lz4"))]
 fn encode_block(_: &[u8]) -> Result<Vec<u8>> {
-    Err(not_built())
+    Err(Error::not_built(CODEC))
 }
 
 #[cfg(not(feature = "lz4"))]
 fn decode_block(_: &[u8], _: &mut [u8]) -> Result<usize> {
-    Err(not_built())
-}
-
-#[cfg(not(feature = "lz4"))]
-fn not_built() -> Error {
-    Error::not_built(CODEC)
+    Err(Error::not_built(CODEC))
 }
 
 #[cfg(all(test, feature = "lz4"))]

@@ -181,6 +181,18 @@ fn unpack(
 }
 
 /// `read_exact`, with a stream that ends early reported as a size mismatch.
+/// A [`Error::SizeMismatch`] unless `actual` bytes are the `expected` ones.
+fn expect_len(expected: u64, actual: usize) -> Result<()> {
+    if actual as u64 == expected {
+        return Ok(());
+    }
+    Err(Error::SizeMismatch {
+        codec: "pipeline",
+        expected,
+        actual: actual.to_string(),
+    })
+}
+
 fn read_exactly(src: &mut dyn Read, buf: &mut [u8]) -> Result<()> {
     src.read_exact(buf).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => Error::SizeMismatch {
@@ -360,13 +372,7 @@ impl Pipeline {
     pub fn encode(&self, data: &[u8], dtype: Dtype, order: ByteOrder, n: u64) -> Result<Encoded> {
         self.check(dtype)?;
         let raw_len = dtype.payload_bytes(n)?;
-        if data.len() as u64 != raw_len {
-            return Err(Error::SizeMismatch {
-                codec: "pipeline",
-                expected: raw_len,
-                actual: data.len().to_string(),
-            });
-        }
+        expect_len(raw_len, data.len())?;
         let encoded: Cow<'_, [u8]> = match self.encoding {
             Encoding::None => Cow::Borrowed(data),
             Encoding::SimplePacking(p) => {
@@ -416,13 +422,7 @@ impl Pipeline {
     ) -> Result<()> {
         self.check(dtype)?;
         let out_len = dtype.payload_bytes(n)?;
-        if dst.len() as u64 != out_len {
-            return Err(Error::SizeMismatch {
-                codec: "pipeline",
-                expected: out_len,
-                actual: dst.len().to_string(),
-            });
-        }
+        expect_len(out_len, dst.len())?;
         let encoded_len = checked::to_usize(self.encoded_len(dtype, n)?, "encoded size")?;
         if self.compression != Compression::None {
             limits.check_expansion(payload.len() as u64, encoded_len as u64)?;
@@ -463,13 +463,7 @@ impl Pipeline {
                 &scratch
             }
         };
-        if filtered.len() != encoded_len {
-            return Err(Error::SizeMismatch {
-                codec: "pipeline",
-                expected: encoded_len as u64,
-                actual: filtered.len().to_string(),
-            });
-        }
+        expect_len(encoded_len as u64, filtered.len())?;
         let unfiltered: Cow<'_, [u8]> = match self.filter {
             Filter::None => Cow::Borrowed(filtered),
             Filter::Shuffle { element_size } => {
@@ -523,13 +517,7 @@ impl Pipeline {
             return out.chunks(run).try_for_each(&mut *sink);
         }
         if self.compression == Compression::None {
-            if payload.len() as u64 != encoded_len {
-                return Err(Error::SizeMismatch {
-                    codec: "pipeline",
-                    expected: encoded_len,
-                    actual: payload.len().to_string(),
-                });
-            }
+            expect_len(encoded_len, payload.len())?;
             self.stream_decoded(&mut &payload[..], dtype, order, n, chunk, sink)
         } else {
             limits.check_expansion(payload.len() as u64, encoded_len)?;
