@@ -4,7 +4,7 @@
 
 use crate::buffer::{Borrowed, Buffer};
 use crate::errors::{invalid, to_py};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::{Arc, RwLock};
 use tensor_core::buffer::LargeBuffer;
@@ -45,14 +45,25 @@ impl File {
     }
 }
 
-/// Whether the tensor's bytes can be handed to numpy as they are stored.
-fn zero_copy(t: &tensorkit::TensorRef<'_>) -> bool {
-    !t.dtype().is_packed()
-        && t.view().is_ok_and(|v| {
-            v.byte_order().is_native()
-                && v.contiguous_order() == Some(tensor_dtype::Order::C)
-                && v.contiguous_bytes().is_some()
-        })
+/// The tensor's bytes as they are stored, when numpy can use them so: raw, C order, the
+/// machine's byte order, whole bytes per element.
+fn zero_copy_bytes<'f>(t: &tensorkit::TensorRef<'f>) -> Option<&'f [u8]> {
+    if t.dtype().is_packed() {
+        return None;
+    }
+    let v = t.view().ok()?;
+    if !v.byte_order().is_native() || v.contiguous_order() != Some(tensor_dtype::Order::C) {
+        return None;
+    }
+    v.contiguous_bytes()
+}
+
+/// Tensor `name` of `file`; a missing name is Python's `KeyError`, as a mapping's is.
+fn lookup<'f>(file: &'f tensorkit::File, name: &str) -> PyResult<tensorkit::TensorRef<'f>> {
+    file.get(name).map_err(|e| match e {
+        tensorkit::Error::NoSuchTensor { .. } => PyKeyError::new_err(name.to_owned()),
+        other => to_py(other),
+    })
 }
 
 /// Unpacks the elements of a packed dtype one per byte: 0/1 for a bitmask, the element's
@@ -142,7 +153,7 @@ impl File {
     /// What the file says about tensor `name`, without decoding it.
     fn describe(&self, name: &str) -> PyResult<Description> {
         let file = self.file()?;
-        let t = file.get(name).map_err(to_py)?;
+        let t = lookup(&file, name)?;
         let attributes: serde_json::Map<String, serde_json::Value> = t
             .attributes()
             .iter()
@@ -158,43 +169,39 @@ impl File {
                 .collect(),
             serde_json::Value::Object(attributes).to_string(),
             t.byte_len(),
-            zero_copy(&t),
+            zero_copy_bytes(&t).is_some(),
         ))
     }
 
-    /// Tensor `name`'s bytes for numpy: a read-only view of the file when `describe` says
-    /// zero-copy, else a writable buffer of decoded bytes (one per element for packed
-    /// dtypes). Decoding runs without the GIL.
-    fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<Buffer> {
+    /// Tensor `name` for numpy: its dtype, its shape, and its bytes — a read-only view of
+    /// the file when `describe` says zero-copy, else a writable buffer of decoded bytes (one
+    /// per element for packed dtypes). Decoding runs without the GIL.
+    fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<(Buffer, &'static str, Vec<u64>)> {
         let file = self.file()?;
-        let name = name.to_owned();
-        py.detach(move || {
-            let t = file.get(&name)?;
-            if zero_copy(&t)
-                && let Some(bytes) = t.view()?.contiguous_bytes()
-            {
-                return Ok(Buffer::in_file(Arc::clone(&file), bytes));
-            }
+        let t = lookup(&file, name)?;
+        let (dtype, shape) = (t.dtype().name(), t.shape().to_vec());
+        if let Some(bytes) = zero_copy_bytes(&t) {
+            return Ok((Buffer::in_file(Arc::clone(&file), bytes), dtype, shape));
+        }
+        let buffer = py.detach(|| {
             let len = array_len(&t)?;
             file.tensor_set().limits.check_total_bytes(len)?;
             let mut out = LargeBuffer::zeroed(tensor_core::checked::to_usize(len, "a tensor")?)?;
             decode_into(&t, &file.tensor_set().limits, &mut out)?;
             Ok(Buffer::owned(out))
-        })
-        .map_err(to_py::<tensorkit::Error>)
+        });
+        Ok((buffer.map_err(to_py::<tensorkit::Error>)?, dtype, shape))
     }
 
     /// Decodes tensor `name` into `out`, a writable C-contiguous byte buffer of exactly the
     /// tensor's size (one byte per element for packed dtypes). Runs without the GIL.
     fn read_into(&self, py: Python<'_>, name: &str, out: &Bound<'_, PyAny>) -> PyResult<()> {
         let file = self.file()?;
+        let t = lookup(&file, name)?;
         let mut out = Borrowed::get(out, true, "the output array")?;
         let dst = out.bytes_mut();
-        py.detach(|| {
-            let t = file.get(name)?;
-            decode_into(&t, &file.tensor_set().limits, dst)
-        })
-        .map_err(to_py)
+        py.detach(|| decode_into(&t, &file.tensor_set().limits, dst))
+            .map_err(to_py)
     }
 
     /// Closes the file: its memory map is released once no array made from it remains.

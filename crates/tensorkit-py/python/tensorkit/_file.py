@@ -40,9 +40,10 @@ class File(Mapping[str, np.ndarray]):
 
     # The mapping.
     def __getitem__(self, name: str) -> np.ndarray:
-        if not isinstance(name, str) or name not in self._native:
+        if not isinstance(name, str):
             raise KeyError(name)
-        return self._array(name)
+        buf, dtype, shape = self._native.tensor(name)  # KeyError when there is no such tensor
+        return np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._native.keys())
@@ -57,10 +58,13 @@ class File(Mapping[str, np.ndarray]):
         """The array called ``name`` (``default`` when there is none). With ``out``, decodes
         into that array — C-contiguous, writable, of the tensor's dtype and shape — and
         returns it."""
+        if out is None:
+            try:
+                return self[name]
+            except KeyError:
+                return default
         if name not in self:
             return default
-        if out is None:
-            return self._array(name)
         dtype, shape = self._native.describe(name)[:2]
         want = to_numpy(dtype)
         if not isinstance(out, np.ndarray):
@@ -73,11 +77,6 @@ class File(Mapping[str, np.ndarray]):
             raise InvalidArgumentError("out must be C-contiguous and writable")
         self._native.read_into(name, _bytes_of(out))
         return out
-
-    def _array(self, name: str) -> np.ndarray:
-        dtype, shape = self._native.describe(name)[:2]
-        buf = self._native.tensor(name)
-        return np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
 
     # What the file says.
     @property
@@ -102,8 +101,6 @@ class File(Mapping[str, np.ndarray]):
         """What the file says about tensor ``name``, without decoding it: dtype, shape,
         attributes, encoding (``"none"`` when stored as it is), location, bytes, and whether
         ``f[name]`` is a zero-copy view."""
-        if name not in self:
-            raise KeyError(name)
         dtype, shape, encoding, location, attributes, nbytes, zero_copy = self._native.describe(name)
         return {
             "name": name,

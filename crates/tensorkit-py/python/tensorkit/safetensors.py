@@ -146,9 +146,7 @@ class safe_open:
         return self._f.metadata
 
     def get_tensor(self, name: str) -> np.ndarray:
-        if name not in self._f:
-            raise KeyError(name)
-        return _owned(self._f, name)
+        return _owned(self._f, name)  # KeyError when there is no such tensor
 
     def get_tensors(self) -> dict[str, np.ndarray]:
         return {name: self.get_tensor(name) for name in self.keys()}
