@@ -267,14 +267,7 @@ fn decode_samples(
 /// Decodes a stream into `dst`, whose length (whole sample containers) says how many
 /// samples to produce.
 pub fn decode_into(p: &Params, stream: &[u8], dst: &mut [u8]) -> Result<()> {
-    p.check()?;
-    let sb = p.sample_bytes();
-    if !dst.len().is_multiple_of(sb) {
-        return Err(bad(format!(
-            "{} bytes are not whole {sb}-byte samples",
-            dst.len()
-        )));
-    }
+    let sb = p.check_samples(dst.len())?;
     decode_samples(p, stream, 0, dst.len() / sb, |at, samples| {
         p.write_samples(samples, &mut dst[at * sb..(at + samples.len()) * sb]);
     })
@@ -289,14 +282,7 @@ pub fn decode_range(
     first: u64,
     dst: &mut [u8],
 ) -> Result<()> {
-    p.check()?;
-    let sb = p.sample_bytes();
-    if !dst.len().is_multiple_of(sb) {
-        return Err(bad(format!(
-            "{} bytes are not whole {sb}-byte samples",
-            dst.len()
-        )));
-    }
+    let sb = p.check_samples(dst.len())?;
     let rsi_len = u64::from(p.block_size) * u64::from(p.rsi);
     let start_rsi = first / rsi_len;
     let Some(&bit) = offsets.get(start_rsi as usize) else {

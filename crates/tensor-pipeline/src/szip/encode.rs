@@ -2,7 +2,7 @@
 
 #![allow(clippy::many_single_char_names)]
 
-use super::{PAD_RSI, PREPROCESS, Params, ROS, ROS_FS, Result, SIGNED, bad, sign_extend};
+use super::{PAD_RSI, PREPROCESS, Params, ROS, ROS_FS, Result, SIGNED, sign_extend};
 
 /// Writes bits most significant first.
 struct BitWriter {
@@ -237,14 +237,7 @@ fn preprocess(p: &Params, x: &[i64], d: &mut [u32]) {
 /// Encodes `data` (whole sample containers). Returns the stream and the bit offset at
 /// which each RSI starts (what Tensogram records as `szip_block_offsets`).
 pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
-    p.check()?;
-    let sb = p.sample_bytes();
-    if !data.len().is_multiple_of(sb) {
-        return Err(bad(format!(
-            "{} bytes are not whole {sb}-byte samples",
-            data.len()
-        )));
-    }
+    let sb = p.check_samples(data.len())?;
     let id_len = p.id_len();
     let mut enc = Encoder {
         p,

@@ -118,6 +118,17 @@ impl Params {
         }
     }
 
+    /// Checks the parameters and that `len` bytes are whole sample containers; returns
+    /// the container size.
+    fn check_samples(&self, len: usize) -> Result<usize> {
+        self.check()?;
+        let sb = self.sample_bytes();
+        if !len.is_multiple_of(sb) {
+            return Err(bad(format!("{len} bytes are not whole {sb}-byte samples")));
+        }
+        Ok(sb)
+    }
+
     fn id_len(&self) -> u32 {
         match self.bits_per_sample {
             n if n > 16 => 5,
