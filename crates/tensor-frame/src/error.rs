@@ -213,9 +213,8 @@ impl Kinded for Error {
             }
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::ObjectIndex { .. } | Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
-            Error::HashMismatch { .. } | Error::MissingHash { .. } | Error::SelfCheck { .. } => {
-                ErrorKind::ChecksumMismatch
-            }
+            Error::HashMismatch { .. } | Error::SelfCheck { .. } => ErrorKind::ChecksumMismatch,
+            Error::MissingHash { .. } => ErrorKind::MissingHash,
         }
     }
 }

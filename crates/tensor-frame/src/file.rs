@@ -184,6 +184,12 @@ impl<B: AsRef<[u8]>> TgmFile<B> {
         self.messages.is_empty()
     }
 
+    /// The whole file, messages and anything between them.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
     /// Where each message sits.
     #[must_use]
     pub fn ranges(&self) -> &[Range<usize>] {

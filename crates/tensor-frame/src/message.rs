@@ -197,7 +197,22 @@ struct Section {
 }
 
 impl Section {
+    /// Takes in frame `f`. A second frame of the same kind in one section is refused: which
+    /// of the two would hold the truth is anyone's guess (one flipped bit in a frame type
+    /// makes a hash frame look like a second metadata frame).
     fn read(&mut self, msg: &[u8], f: &FrameInfo, limits: &Limits) -> Result<()> {
+        let taken = match f.frame_type {
+            FrameType::HeaderMetadata | FrameType::FooterMetadata => self.metadata.is_some(),
+            FrameType::HeaderIndex | FrameType::FooterIndex => self.index.is_some(),
+            FrameType::HeaderHash | FrameType::FooterHash => self.hashes.is_some(),
+            FrameType::PrecederMetadata | FrameType::NTensor => false,
+        };
+        if taken {
+            return Err(Error::framing(
+                f.offset,
+                format!("a second {} frame in the same section", f.frame_type.name()),
+            ));
+        }
         let body = f.body(msg);
         match f.frame_type {
             FrameType::HeaderMetadata | FrameType::FooterMetadata => {
@@ -495,6 +510,16 @@ impl<'a> Message<'a> {
     pub fn verify_hashes(&self) -> Result<()> {
         let frames = self.frames()?;
         frame_hash_checks(self.bytes, &frames).try_for_each(|(_, r)| r)
+    }
+
+    /// Checks the hash of every frame that carries one except the data frames — metadata,
+    /// index and hash frames — for readers that verify the objects they decode one by one
+    /// ([`DecodeOptions::verify_hash`]).
+    pub fn verify_metadata_hashes(&self) -> Result<()> {
+        let frames = self.frames()?;
+        frame_hash_checks(self.bytes, &frames)
+            .filter(|(object, _)| object.is_none())
+            .try_for_each(|(_, r)| r)
     }
 
     /// The limits the message was opened with.

@@ -66,17 +66,54 @@ fn every_flip_is_reported(hash_frames: HashFrames) -> Result<(), Failed> {
     }
 }
 
+/// What a reader that checks the metadata frames' hashes, then decodes each object with its
+/// own hash verified, gets from `bytes`: an error, or the metadata and the objects.
+fn read_object_by_object(bytes: &[u8]) -> Option<(GlobalMetadata, Vec<tensor_dtype::Tensor>)> {
+    let msg = tensor_frame::Message::open_with(bytes, &Limits::default()).ok()?;
+    msg.verify_metadata_hashes().ok()?;
+    let opts = tensor_frame::DecodeOptions {
+        verify_hash: true,
+        ..tensor_frame::DecodeOptions::default()
+    };
+    let objects = (0..msg.len())
+        .map(|i| msg.decode_object(i, opts))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    Some((msg.metadata().ok()?.clone(), objects))
+}
+
+/// Every flip that object-by-object reading does not refuse leaves what it reads unchanged.
+fn object_by_object_reading_never_passes_damage(hash_frames: HashFrames) -> Result<(), Failed> {
+    let good = message(hash_frames)?;
+    let want = read_object_by_object(&good).ok_or("the intact message does not read")?;
+    for bit in 0..good.len() * 8 {
+        let mut bad = good.clone();
+        bad[bit / 8] ^= 0x80 >> (bit % 8);
+        if read_object_by_object(&bad).is_some_and(|got| got != want) {
+            return Err(format!("flipping bit {bit} changes what is read, unnoticed").into());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
-    [
-        ("header", HashFrames::Auto),
-        ("footer", HashFrames::Footer),
-        ("none", HashFrames::None),
-    ]
-    .into_iter()
-    .map(|(name, h)| {
-        Trial::test(format!("bitflip::hash_frame_{name}"), move || {
-            every_flip_is_reported(h)
-        })
-    })
-    .collect()
+    let by_object = Trial::test(
+        "bitflip::object_by_object_reading_never_passes_damage",
+        || object_by_object_reading_never_passes_damage(HashFrames::Auto),
+    );
+    std::iter::once(by_object)
+        .chain(
+            [
+                ("header", HashFrames::Auto),
+                ("footer", HashFrames::Footer),
+                ("none", HashFrames::None),
+            ]
+            .into_iter()
+            .map(|(name, h)| {
+                Trial::test(format!("bitflip::hash_frame_{name}"), move || {
+                    every_flip_is_reported(h)
+                })
+            }),
+        )
+        .collect()
 }
