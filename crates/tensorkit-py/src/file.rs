@@ -68,7 +68,7 @@ fn lookup<'f>(file: &'f tensorkit::File, name: &str) -> PyResult<tensorkit::Tens
 
 /// Unpacks the elements of a packed dtype one per byte: 0/1 for a bitmask, the element's
 /// code for 4- and 6-bit floats (as `ml_dtypes` holds them).
-fn unpack(dtype: Dtype, packed: &[u8], out: &mut [u8]) {
+pub(crate) fn unpack(dtype: Dtype, packed: &[u8], out: &mut [u8]) {
     for (i, e) in out.iter_mut().enumerate() {
         *e = tensor_dtype::minifloat::packed_code(dtype, packed, i).unwrap_or(0);
     }

@@ -26,8 +26,11 @@
 )]
 
 mod buffer;
+mod cbor;
 mod errors;
 mod file;
+mod stdlib;
+mod tensogram;
 mod write;
 
 use file::File;
@@ -86,6 +89,8 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::serialize, m)?)?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::validate, m)?)?;
+    tensogram::register(m)?;
+    stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -9,6 +9,7 @@ zTensor and Tensogram — as numpy arrays.
 from . import _errors
 from ._errors import (
     ChecksumMismatchError,
+    IntegrityError,
     InvalidArgumentError,
     IoError,
     LimitExceededError,

@@ -1,5 +1,9 @@
 """The exceptions tensorkit raises: one per error kind, with the kind's name in ``kind``.
 
+Errors about the input's content (truncated, malformed, unsupported, over a limit) and bad
+arguments are also ``ValueError``s, as Python's own parsers raise; the integrity errors are
+``IntegrityError``s; ``IoError`` is also an ``OSError``.
+
 The names and messages are those the ``tensorkit`` command prints as ``error[kind]: message``.
 """
 
@@ -18,31 +22,36 @@ class IoError(TensorkitError, OSError):
     kind = "io"
 
 
-class TruncatedError(TensorkitError):
+class TruncatedError(TensorkitError, ValueError):
     """The input ends before a structure it declares."""
 
     kind = "truncated"
 
 
-class MalformedError(TensorkitError):
+class MalformedError(TensorkitError, ValueError):
     """The input is structurally invalid."""
 
     kind = "malformed"
 
 
-class UnsupportedError(TensorkitError):
+class UnsupportedError(TensorkitError, ValueError):
     """Valid input using a feature, version, dtype or codec tensorkit does not implement."""
 
     kind = "unsupported"
 
 
-class LimitExceededError(TensorkitError):
+class LimitExceededError(TensorkitError, ValueError):
     """The input asks for more memory or work than the limits allow."""
 
     kind = "limit_exceeded"
 
 
-class ChecksumMismatchError(TensorkitError):
+class IntegrityError(TensorkitError):
+    """A stored checksum or hash could not vouch for the data: it does not match
+    (``ChecksumMismatchError``), or it was asked for and is absent (``MissingHashError``)."""
+
+
+class ChecksumMismatchError(IntegrityError):
     """A checksum or hash stored with the data does not match the data."""
 
     kind = "checksum_mismatch"
@@ -54,7 +63,7 @@ class InvalidArgumentError(TensorkitError, ValueError):
     kind = "invalid_argument"
 
 
-class MissingHashError(TensorkitError):
+class MissingHashError(IntegrityError):
     """A hash check was asked for, but the data carries none."""
 
     kind = "missing_hash"
@@ -62,6 +71,7 @@ class MissingHashError(TensorkitError):
 
 __all__ = [
     "ChecksumMismatchError",
+    "IntegrityError",
     "InvalidArgumentError",
     "IoError",
     "LimitExceededError",

@@ -1,0 +1,645 @@
+"""Tensogram messages under the names of tensogram's own Python package.
+
+Code written for ``import tensogram`` runs with ``from tensorkit import tensogram``: the same
+functions, arguments and results — ``encode``, ``decode``, ``decode_metadata``,
+``decode_descriptors``, ``decode_object``, ``decode_range``, ``scan``, ``iter_messages``,
+``validate``, ``validate_file``, ``compute_hash`` and ``TensogramFile``.
+
+>>> import numpy as np
+>>> from tensorkit import tensogram
+>>> t2m = np.linspace(270.0, 280.0, 6).reshape(2, 3)
+>>> desc = {"type": "ntensor", "shape": [2, 3], "dtype": "float64",
+...         "encoding": "simple_packing", "sp_bits_per_value": 16, "compression": "szip"}
+>>> msg = tensogram.encode({"base": [{"name": "2t"}]}, [(desc, t2m)])
+>>> meta, [(d, values)] = tensogram.decode(msg, verify_hash=True)
+>>> meta["name"], d.encoding, bool(abs(values - t2m).max() < 1e-3)
+('2t', 'simple_packing', True)
+
+Where tensorkit differs from tensogram 0.24:
+
+- An array whose byte order differs from the descriptor's ``byte_order`` is converted by
+  value (tensogram stores its bytes as they are, under the descriptor's label).
+- ``bitmask`` objects take and give ``bool`` arrays; ``complex64`` and ``complex128`` arrays
+  are accepted.
+- One mask method serves NaN, +Inf and -Inf (``nan_mask_method`` and its siblings must
+  agree when more than one is given).
+- Errors are tensorkit's exceptions: bad input and bad arguments raise ``ValueError``
+  subclasses, as in tensogram; ``HashMismatchError`` and ``MissingHashError`` are
+  ``IntegrityError`` subclasses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import namedtuple
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _tensorkit
+from ._dtypes import from_numpy, to_numpy
+from ._errors import ChecksumMismatchError, IntegrityError, InvalidArgumentError, MissingHashError
+
+__all__ = [
+    "WIRE_VERSION",
+    "DataObjectDescriptor",
+    "HashMismatchError",
+    "IntegrityError",
+    "Message",
+    "Metadata",
+    "MissingHashError",
+    "TensogramFile",
+    "compute_hash",
+    "decode",
+    "decode_descriptors",
+    "decode_metadata",
+    "decode_object",
+    "decode_range",
+    "encode",
+    "iter_messages",
+    "scan",
+    "validate",
+    "validate_file",
+]
+
+#: The wire version tensorkit writes.
+WIRE_VERSION = 3
+
+#: A stored hash does not match the bytes (tensogram's name for it).
+HashMismatchError = ChecksumMismatchError
+
+#: A decoded message: its ``Metadata`` and a list of ``(DataObjectDescriptor, ndarray)``.
+Message = namedtuple("Message", ["metadata", "objects"])
+
+_RESERVED = "_reserved_"
+# The descriptor keys that are fields; every other key is a pipeline parameter.
+_FIELDS = frozenset(
+    ["type", "ndim", "shape", "strides", "dtype", "byte_order", "encoding", "filter", "compression", "masks"]
+)
+
+
+class DataObjectDescriptor:
+    """What a data object is (type, shape, strides, dtype, byte order) and how it is stored
+    (encoding, filter, compression and their ``params``)."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, fields: Mapping[str, Any]):
+        self._d = dict(fields)
+
+    @property
+    def obj_type(self) -> str:
+        return self._d["type"]
+
+    @property
+    def ndim(self) -> int:
+        return self._d["ndim"]
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._d["shape"])
+
+    @property
+    def strides(self) -> list[int]:
+        return list(self._d["strides"])
+
+    @property
+    def dtype(self) -> str:
+        return self._d["dtype"]
+
+    @property
+    def byte_order(self) -> str:
+        return self._d.get("byte_order", sys.byteorder)
+
+    @property
+    def encoding(self) -> str:
+        return self._d["encoding"]
+
+    @property
+    def filter(self) -> str:
+        return self._d["filter"]
+
+    @property
+    def compression(self) -> str:
+        return self._d["compression"]
+
+    @property
+    def masks(self) -> dict[str, Any] | None:
+        return self._d.get("masks")
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The pipeline's parameters: every key that is not a field."""
+        return {k: v for k, v in self._d.items() if k not in _FIELDS}
+
+    @property
+    def hash(self) -> None:
+        """Always ``None``: wire version 3 keeps hashes in the frames, not the descriptor."""
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every key of the descriptor, as the message stores it."""
+        return dict(self._d)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DataObjectDescriptor) and other._d == self._d
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"DataObjectDescriptor(type={self.obj_type!r}, shape={self.shape}, dtype={self.dtype!r}, "
+            f"encoding={self.encoding!r}, compression={self.compression!r})"
+        )
+
+
+class Metadata(Mapping[str, Any]):
+    """A message's metadata. ``base[i]`` is object ``i``'s dict; ``extra`` the message-level
+    keys; ``reserved`` what the encoder recorded. ``meta[key]`` finds ``key`` in the first
+    ``base`` entry that has it, then in ``extra``."""
+
+    __slots__ = ("_base", "_extra", "_reserved", "_version")
+
+    def __init__(self, version: int, base: list[dict[str, Any]], extra: dict[str, Any], reserved: dict[str, Any]):
+        self._version = version
+        self._base = base
+        self._extra = extra
+        self._reserved = reserved
+
+    @property
+    def version(self) -> int:
+        """The wire version of the message."""
+        return self._version
+
+    @property
+    def base(self) -> list[dict[str, Any]]:
+        """Per-object metadata, one dict per object (with the encoder's ``_reserved_``)."""
+        return self._base
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Message-level metadata."""
+        return self._extra
+
+    @property
+    def reserved(self) -> dict[str, Any]:
+        """What the encoder recorded: its name and version, the time, a uuid."""
+        return self._reserved
+
+    @property
+    def num_objects(self) -> int:
+        return len(self._base)
+
+    def keys(self) -> list[str]:  # type: ignore[override]
+        """Every key ``meta[key]`` finds, each once, ``base`` entries first."""
+        seen: dict[str, None] = {}
+        for entry in self._base:
+            for k in entry:
+                if k != _RESERVED:
+                    seen.setdefault(k)
+        for k in self._extra:
+            seen.setdefault(k)
+        return list(seen)
+
+    def __getitem__(self, key: str) -> Any:
+        if key != _RESERVED:
+            for entry in self._base:
+                if key in entry:
+                    return entry[key]
+        if key in self._extra:
+            return self._extra[key]
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    def get_path(self, path: str, default: Any = None) -> Any:
+        """A value by dotted path, message-wide: ``meta.get_path("mars.class")``."""
+        head, _, rest = path.partition(".")
+        if head not in self:
+            return default
+        return _walk(self[head], rest, default)
+
+    def get_path_at(self, obj: int, path: str, default: Any = None) -> Any:
+        """A value by dotted path within ``base[obj]`` only."""
+        return _walk(self._base[obj], path, default)
+
+    def has_path(self, path: str) -> bool:
+        return self.get_path(path, _ABSENT) is not _ABSENT
+
+    def has_path_at(self, obj: int, path: str) -> bool:
+        return self.get_path_at(obj, path, _ABSENT) is not _ABSENT
+
+    def __repr__(self) -> str:
+        extra = ", ".join(f'"{k}"' for k in self._extra)
+        return f"Metadata(version={self._version}, base_len={len(self._base)}, extra_keys=[{extra}])"
+
+
+_ABSENT = object()
+
+
+def _walk(value: Any, path: str, default: Any) -> Any:
+    for part in path.split(".") if path else []:
+        if not isinstance(value, dict) or part not in value:
+            return default
+        value = value[part]
+    return value
+
+
+def _metadata(native: tuple[int, list, dict, dict]) -> Metadata:
+    return Metadata(*native)
+
+
+def _array(buf: Any, dtype: str, shape: list[int], order: str) -> np.ndarray:
+    dt = to_numpy(dtype)
+    if dt.itemsize > 1 and order != sys.byteorder:
+        dt = dt.newbyteorder("<" if order == "little" else ">")
+    return np.frombuffer(buf, dtype=dt).reshape(shape)
+
+
+def _objects(native: list) -> list[tuple[DataObjectDescriptor, np.ndarray]]:
+    return [(DataObjectDescriptor(d), _array(b, dt, shape, order)) for d, b, dt, shape, order in native]
+
+
+def _c_strides(shape: Sequence[int]) -> list[int]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= int(n)
+    return strides[::-1]
+
+
+def _prepare(i: int, descriptor: Any, data: Any) -> tuple[dict[str, Any], Any, bool]:
+    """The descriptor with its defaults filled in, the bytes, and whether they are one byte
+    per element of a bitmask."""
+    if not isinstance(descriptor, Mapping):
+        raise InvalidArgumentError(f"object {i}: the descriptor must be a dict, not {type(descriptor).__name__}")
+    d = dict(descriptor)
+    d.setdefault("type", "ntensor")
+    order = d.setdefault("byte_order", sys.byteorder)
+    one_per_element = False
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        if "dtype" not in d or "shape" not in d:
+            raise InvalidArgumentError(f"object {i}: raw bytes need 'dtype' and 'shape' in the descriptor")
+        raw = data
+    else:
+        if not isinstance(data, np.ndarray) and "dtype" in d and d["dtype"] != "bitmask":
+            data = np.asarray(data, dtype=to_numpy(d["dtype"]))
+        arr = np.asarray(data)
+        dtype = d.setdefault("dtype", "bitmask" if arr.dtype == np.bool_ else from_numpy(arr.dtype))
+        d.setdefault("shape", list(arr.shape))
+        if dtype == "bitmask":
+            arr = np.ascontiguousarray(arr, dtype=np.bool_)
+            one_per_element = True
+        else:
+            want = to_numpy(dtype)
+            if arr.dtype.itemsize > 1:
+                target = arr.dtype.newbyteorder("<" if order == "little" else ">")
+            else:
+                target = arr.dtype
+            bits_of_want = arr.dtype.itemsize == want.itemsize and arr.dtype.kind in "uV"
+            if np.dtype(arr.dtype).name != want.name and not bits_of_want:
+                raise InvalidArgumentError(f"object {i}: the array is {arr.dtype}; the descriptor says {dtype}")
+            arr = np.ascontiguousarray(arr, dtype=target)
+        raw = arr.reshape(-1).view(np.uint8) if arr.size else b""
+    d.setdefault("ndim", len(d["shape"]))
+    d.setdefault("strides", _c_strides(d["shape"]))
+    for key in ("encoding", "filter", "compression"):
+        d.setdefault(key, "none")
+    return d, raw, one_per_element
+
+
+def encode(
+    global_meta_dict: Mapping[str, Any] | None,
+    descriptors_and_data: Sequence[tuple[Mapping[str, Any], Any]],
+    hash: str | None = "xxh3",
+    threads: int = 0,
+    allow_nan: bool = False,
+    allow_inf: bool = False,
+    nan_mask_method: str | None = None,
+    pos_inf_mask_method: str | None = None,
+    neg_inf_mask_method: str | None = None,
+    small_mask_threshold_bytes: int | None = None,
+) -> bytes:
+    """Encodes arrays into one message; its bytes.
+
+    ``global_meta_dict`` is ``{"base": [one dict per object], ...}`` with any other keys
+    (message-level metadata). Each descriptor names ``type``, ``shape`` and ``dtype`` (taken
+    from the array when left out), optionally ``byte_order``, ``encoding``
+    (``simple_packing``), ``filter`` (``shuffle``), ``compression`` (``zstd``, ``lz4``,
+    ``szip``...) and their parameters. ``hash`` is ``"xxh3"`` or ``None``. NaN and ±Inf are
+    refused unless ``allow_nan`` / ``allow_inf`` (they are then stored in masks).
+    ``threads`` is accepted for tensogram's signature; encoding runs on one thread.
+    """
+    if hash not in ("xxh3", None):
+        raise InvalidArgumentError(f"unknown hash algorithm {hash!r}; 'xxh3' or None")
+    methods = {m for m in (nan_mask_method, pos_inf_mask_method, neg_inf_mask_method) if m is not None}
+    if len(methods) > 1:
+        raise InvalidArgumentError(f"tensorkit uses one mask method for NaN and ±Inf; got {sorted(methods)}")
+    del threads
+    objects = [_prepare(i, d, data) for i, (d, data) in enumerate(descriptors_and_data)]
+    return _tensorkit.tgm_encode(
+        global_meta_dict,
+        objects,
+        hash=hash is not None,
+        allow_nan=allow_nan,
+        allow_inf=allow_inf,
+        mask_method=methods.pop() if methods else None,
+        small_mask_threshold=small_mask_threshold_bytes,
+    )
+
+
+def decode(
+    buf: Any,
+    native_byte_order: bool = True,
+    threads: int = 0,
+    restore_non_finite: bool = True,
+    verify_hash: bool = False,
+) -> Message:
+    """Decodes a message: ``Message(metadata, objects)`` with ``objects`` a list of
+    ``(DataObjectDescriptor, ndarray)``. The objects decode in parallel (``threads=0``: every
+    core; ``1``: this thread)."""
+    meta, objects = _tensorkit.tgm_decode(
+        buf,
+        verify_hash=verify_hash,
+        native_byte_order=native_byte_order,
+        restore_non_finite=restore_non_finite,
+        threads=threads,
+    )
+    return Message(_metadata(meta), _objects(objects))
+
+
+def decode_metadata(buf: Any) -> Metadata:
+    """The metadata alone; no payload is decoded."""
+    return _metadata(_tensorkit.tgm_describe(buf)[0])
+
+
+def decode_descriptors(buf: Any) -> tuple[Metadata, list[DataObjectDescriptor]]:
+    """The metadata and every object's descriptor; no payload is decoded."""
+    meta, descs = _tensorkit.tgm_describe(buf)
+    return _metadata(meta), [DataObjectDescriptor(d) for d in descs]
+
+
+def decode_object(
+    buf: Any,
+    index: int,
+    native_byte_order: bool = True,
+    threads: int = 0,
+    restore_non_finite: bool = True,
+    verify_hash: bool = False,
+) -> tuple[Metadata, DataObjectDescriptor, np.ndarray]:
+    """Object ``index`` alone: ``(Metadata, DataObjectDescriptor, ndarray)``. Only the
+    header and that object's frame are read."""
+    meta, [(d, arr)] = _decode_one(buf, index, native_byte_order, threads, restore_non_finite, verify_hash)
+    return meta, d, arr
+
+
+def _decode_one(buf, index, native_byte_order, threads, restore_non_finite, verify_hash, native=None, message=None):
+    if index < 0:
+        raise InvalidArgumentError(f"object index {index} is negative")
+    kwargs = dict(
+        index=index,
+        verify_hash=verify_hash,
+        native_byte_order=native_byte_order,
+        restore_non_finite=restore_non_finite,
+        threads=threads,
+    )
+    if native is None:
+        meta, objects = _tensorkit.tgm_decode(buf, **kwargs)
+    else:
+        meta, objects = native.decode(message, **kwargs)
+    return _metadata(meta), _objects(objects)
+
+
+def _ranges(arr: np.ndarray, ranges: Sequence[tuple[int, int]], join: bool) -> Any:
+    flat = arr.reshape(-1)
+    parts = []
+    for start, count in ranges:
+        if start < 0 or count < 0 or start + count > flat.size:
+            raise InvalidArgumentError(f"range ({start}, {count}) is outside the object's {flat.size} elements")
+        parts.append(flat[start : start + count].copy())
+    if join:
+        return np.concatenate(parts) if parts else flat[:0].copy()
+    return parts
+
+
+def decode_range(
+    buf: Any,
+    object_index: int,
+    ranges: Sequence[tuple[int, int]],
+    join: bool = False,
+    native_byte_order: bool = True,
+    threads: int = 0,
+    restore_non_finite: bool = True,
+) -> list[np.ndarray] | np.ndarray:
+    """Elements ``[start, start + count)`` of object ``object_index`` (flattened, C order)
+    for each ``(start, count)`` in ``ranges``: a list of 1-d arrays, or one joined array."""
+    _, _, arr = decode_object(buf, object_index, native_byte_order, threads, restore_non_finite)
+    return _ranges(arr, ranges, join)
+
+
+def scan(buf: Any) -> list[tuple[int, int]]:
+    """Where the messages in ``buf`` are: ``(offset, length)`` of each, in order. Damaged
+    messages and bytes between messages are skipped."""
+    return _tensorkit.tgm_scan(buf)
+
+
+def iter_messages(buf: Any, *, verify_hash: bool = False) -> Iterator[Message]:
+    """Decodes the messages in ``buf`` one after another (without copying ``buf``)."""
+    view = memoryview(buf).cast("B")
+    for offset, length in scan(view):
+        yield decode(view[offset : offset + length], verify_hash=verify_hash)
+
+
+def validate(buf: Any, level: str = "default", check_canonical: bool = False) -> dict[str, Any]:
+    """Checks one message. ``level``: ``quick`` (structure), ``default`` (also metadata and
+    hashes), ``checksum`` (the same, errors only), ``full`` (also decodes every object and
+    looks for NaN/Inf). Returns ``{"issues": [...], "object_count": n, "hash_verified":
+    bool}``; each issue has ``code``, ``level``, ``severity``, ``description`` and, where
+    known, ``object_index`` and ``byte_offset``."""
+    return _tensorkit.tgm_validate(buf, level, check_canonical)
+
+
+def validate_file(path: str | os.PathLike[str], level: str = "default", check_canonical: bool = False) -> dict[str, Any]:
+    """Checks every message of a ``.tgm`` file: ``{"file_issues": [...], "messages":
+    [report per message]}``; file issues are bytes no message claims (``byte_offset``,
+    ``length``, ``description``)."""
+    return _tensorkit.tgm_validate_file(os.fspath(path), level, check_canonical)
+
+
+def compute_hash(data: Any, algo: str = "xxh3") -> str:
+    """The hash Tensogram stores, as 16 hex digits."""
+    if algo != "xxh3":
+        raise InvalidArgumentError(f"unknown hash algorithm {algo!r}; only 'xxh3'")
+    return f"{_tensorkit.tgm_hash(data):016x}"
+
+
+class TensogramFile:
+    """A ``.tgm`` file: ``open`` maps it and finds its messages; ``create`` starts a new one
+    that ``append`` adds messages to. Indexing and iteration decode messages.
+
+    >>> with TensogramFile.open("forecast.tgm") as f:  # doctest: +SKIP
+    ...     meta, objects = f.decode_message(0)
+    """
+
+    def __init__(self, path: str, native: Any = None):
+        self._path = path
+        self._native = native
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> TensogramFile:
+        p = os.fspath(path)
+        return cls(p, _tensorkit.TgmFile(p))
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str]) -> TensogramFile:
+        """A new, empty file at ``path`` (an existing one is truncated)."""
+        p = os.fspath(path)
+        with open(p, "wb"):
+            pass
+        return cls(p)
+
+    def append(
+        self,
+        global_meta_dict: Mapping[str, Any] | None,
+        descriptors_and_data: Sequence[tuple[Mapping[str, Any], Any]],
+        hash: str | None = "xxh3",
+        **options: Any,
+    ) -> None:
+        """Encodes one message (as ``encode`` does) and appends it, synced to disk."""
+        message = encode(global_meta_dict, descriptors_and_data, hash=hash, **options)
+        self._check_open()
+        _tensorkit.tgm_append(self._path, message)
+        if self._native is not None:
+            self._native.close()
+            self._native = None
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("I/O operation on a closed file")
+
+    def _file(self) -> Any:
+        self._check_open()
+        if self._native is None:
+            self._native = _tensorkit.TgmFile(self._path)
+        return self._native
+
+    def _index(self, index: int) -> int:
+        n = len(self._file())
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"message index {index} out of range for file with {n} messages")
+        return index
+
+    def __len__(self) -> int:
+        return len(self._file())
+
+    def message_count(self) -> int:
+        """How many messages the file holds."""
+        return len(self)
+
+    def source(self) -> str:
+        return self._path
+
+    def is_remote(self) -> bool:
+        return False
+
+    def decode_message(
+        self,
+        index: int,
+        native_byte_order: bool = True,
+        threads: int = 0,
+        restore_non_finite: bool = True,
+        verify_hash: bool = False,
+    ) -> Message:
+        """Decodes message ``index``: ``Message(metadata, objects)``."""
+        meta, objects = self._file().decode(
+            self._index(index),
+            verify_hash=verify_hash,
+            native_byte_order=native_byte_order,
+            restore_non_finite=restore_non_finite,
+            threads=threads,
+        )
+        return Message(_metadata(meta), _objects(objects))
+
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self.decode_message(i) for i in range(*index.indices(len(self)))]
+        return self.decode_message(index)
+
+    def __iter__(self) -> Iterator[Message]:
+        for i in range(len(self)):
+            yield self.decode_message(i)
+
+    def read_message(self, index: int) -> bytes:
+        """The bytes of message ``index``."""
+        return self._file().message(self._index(index))
+
+    def messages(self) -> list[bytes]:
+        """The bytes of every message."""
+        f = self._file()
+        return [f.message(i) for i in range(len(f))]
+
+    def file_decode_metadata(self, msg_index: int) -> Metadata:
+        return _metadata(self._file().describe(self._index(msg_index))[0])
+
+    def file_decode_descriptors(self, msg_index: int) -> dict[str, Any]:
+        meta, descs = self._file().describe(self._index(msg_index))
+        return {"metadata": _metadata(meta), "descriptors": [DataObjectDescriptor(d) for d in descs]}
+
+    def file_decode_object(
+        self,
+        msg_index: int,
+        obj_index: int,
+        native_byte_order: bool = True,
+        threads: int = 0,
+        restore_non_finite: bool = True,
+        verify_hash: bool = False,
+    ) -> dict[str, Any]:
+        meta, [(d, arr)] = _decode_one(
+            None,
+            obj_index,
+            native_byte_order,
+            threads,
+            restore_non_finite,
+            verify_hash,
+            native=self._file(),
+            message=self._index(msg_index),
+        )
+        return {"metadata": meta, "descriptor": d, "data": arr}
+
+    def file_decode_range(
+        self,
+        msg_index: int,
+        obj_index: int,
+        ranges: Sequence[tuple[int, int]],
+        join: bool = False,
+        native_byte_order: bool = True,
+        threads: int = 0,
+        restore_non_finite: bool = True,
+    ) -> list[np.ndarray] | np.ndarray:
+        arr = self.file_decode_object(msg_index, obj_index, native_byte_order, threads, restore_non_finite)["data"]
+        return _ranges(arr, ranges, join)
+
+    def close(self) -> None:
+        """Unmaps the file; arrays decoded from it stay valid."""
+        if self._native is not None:
+            self._native.close()
+            self._native = None
+        self._closed = True
+
+    def __enter__(self) -> TensogramFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"TensogramFile(source={self._path!r})"

@@ -1,0 +1,654 @@
+//! Tensogram messages for Python: encode arrays under descriptors, decode whole messages or
+//! single objects, read metadata and descriptors alone, find messages in a buffer, validate,
+//! and `.tgm` files mapped from disk. `tensorkit/tensogram.py` builds tensogram's own Python
+//! API (names, arguments, result shapes) on these.
+//!
+//! Metadata and descriptors cross as Python values (see [`crate::cbor`]); decoded objects
+//! cross as owned buffers numpy wraps without copying. The GIL is released while encoding,
+//! decoding and validating; the objects of a message decode in parallel.
+
+use crate::buffer::{Borrowed, Buffer};
+use crate::cbor;
+use crate::errors::{invalid, to_py};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use tensor_core::buffer::LargeBuffer;
+use tensor_core::cbor::{Value, to_canonical};
+use tensor_core::source::MmapSource;
+use tensorkit::frame::descriptor::DataObjectDescriptor;
+use tensorkit::frame::validate::{Level, Report, Severity, ValidateOptions};
+use tensorkit::frame::{
+    self, DecodeOptions, EncodeOptions, GlobalMetadata, MaskMethod, Message, ObjectFrame,
+};
+use tensorkit::{ByteOrder, Limits};
+
+/// A message's metadata for Python: wire version, `base`, `_extra_`, `_reserved_`.
+type PyMeta<'py> = (
+    u16,
+    Bound<'py, PyList>,
+    Bound<'py, PyDict>,
+    Bound<'py, PyDict>,
+);
+
+/// A decoded object for Python: descriptor (a dict), bytes, dtype name, shape, and the byte
+/// order of the bytes. Bitmasks hold one byte (0 or 1) per element.
+type PyObject<'py> = (
+    Bound<'py, PyAny>,
+    Buffer,
+    &'static str,
+    Vec<u64>,
+    &'static str,
+);
+
+fn meta_to_py<'py>(py: Python<'py>, version: u16, m: &GlobalMetadata) -> PyResult<PyMeta<'py>> {
+    let base = PyList::empty(py);
+    for entry in &m.base {
+        base.append(cbor::map_to_py(py, entry)?)?;
+    }
+    Ok((
+        version,
+        base,
+        cbor::map_to_py(py, &m.extra)?,
+        cbor::map_to_py(py, &m.reserved)?,
+    ))
+}
+
+fn descriptor_to_py<'py>(py: Python<'py>, d: &DataObjectDescriptor) -> PyResult<Bound<'py, PyAny>> {
+    cbor::to_py(py, &tensor_core::ciborium::Value::from(&d.to_value()))
+}
+
+/// A Python value as the canonical CBOR of it.
+fn canonical(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    Ok(to_canonical(&Value::from(&cbor::from_py(obj, what)?)))
+}
+
+/// The global metadata a dict describes (`base`, `_extra_`, any other key as extra).
+fn global_metadata(meta: &Bound<'_, PyAny>) -> PyResult<GlobalMetadata> {
+    if meta.is_none() {
+        return Ok(GlobalMetadata::default());
+    }
+    let bytes = canonical(meta, "the metadata")?;
+    GlobalMetadata::decode(&bytes)
+        .map(|(m, _)| m)
+        .map_err(|e| invalid(e.to_string()))
+}
+
+/// The descriptor a dict describes (every field present: `tensorkit.tensogram` fills the
+/// defaults).
+fn descriptor(d: &Bound<'_, PyAny>, i: usize) -> PyResult<DataObjectDescriptor> {
+    let bytes = canonical(d, &format!("descriptor {i}"))?;
+    DataObjectDescriptor::decode(&bytes)
+        .map(|(d, _)| d)
+        .map_err(|e| invalid(format!("descriptor {i}: {e}")))
+}
+
+/// One object to encode: descriptor dict, an object exporting the bytes, and whether the
+/// bytes of a bitmask are one per element (a bool array) rather than packed.
+type Input<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, bool);
+
+/// Encodes one message; its bytes.
+#[pyfunction]
+#[pyo3(signature = (metadata, objects, *, hash=true, allow_nan=false, allow_inf=false, mask_method=None, small_mask_threshold=None))]
+pub(crate) fn tgm_encode<'py>(
+    py: Python<'py>,
+    metadata: &Bound<'py, PyAny>,
+    objects: Vec<Input<'py>>,
+    hash: bool,
+    allow_nan: bool,
+    allow_inf: bool,
+    mask_method: Option<&str>,
+    small_mask_threshold: Option<u64>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let meta = global_metadata(metadata)?;
+    let mut descs = Vec::with_capacity(objects.len());
+    let mut borrowed = Vec::with_capacity(objects.len());
+    let mut packed = Vec::with_capacity(objects.len());
+    for (i, (d, data, one_per_element)) in objects.iter().enumerate() {
+        let desc = descriptor(d, i)?;
+        let b = Borrowed::get(data, false, &format!("object {i}'s data"))?;
+        packed.push(if *one_per_element && desc.dtype.is_packed() {
+            Some(
+                tensor_dtype::minifloat::pack_codes(desc.dtype, b.bytes())
+                    .ok_or_else(|| invalid(format!("object {i}: cannot pack {}", desc.dtype)))?,
+            )
+        } else {
+            None
+        });
+        descs.push(desc);
+        borrowed.push(b);
+    }
+    let mut opts = EncodeOptions {
+        hashing: hash,
+        allow_nan,
+        allow_inf,
+        ..EncodeOptions::default()
+    };
+    if let Some(name) = mask_method {
+        opts.mask_method = MaskMethod::from_name(name).ok_or_else(|| {
+            invalid(format!(
+                "unknown mask method {name:?}; one of none, rle, roaring, lz4, zstd"
+            ))
+        })?;
+    }
+    if let Some(t) = small_mask_threshold {
+        opts.small_mask_threshold = t;
+    }
+    let data: Vec<&[u8]> = borrowed
+        .iter()
+        .zip(&packed)
+        .map(|(b, p)| p.as_deref().unwrap_or_else(|| b.bytes()))
+        .collect();
+    let bytes = py
+        .detach(|| frame::encode(&meta, &descs, &data, &opts))
+        .map_err(to_py)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// What to decode, and how.
+#[derive(Clone, Copy)]
+struct Decode {
+    /// One object, or all of them.
+    index: Option<usize>,
+    opts: DecodeOptions,
+    /// 0: every core; 1: this thread; n: n threads.
+    threads: usize,
+}
+
+/// One decoded object, not yet handed to Python.
+struct Decoded {
+    descriptor: DataObjectDescriptor,
+    bytes: LargeBuffer,
+    order: ByteOrder,
+}
+
+/// Bytes numpy needs for object `o`: its decoded size, or one per element for a bitmask.
+fn array_len(o: &ObjectFrame<'_>) -> frame::Result<u64> {
+    let d = o.descriptor();
+    if d.dtype.is_packed() {
+        Ok(d.element_count())
+    } else {
+        o.decoded_len()
+    }
+}
+
+fn decode_one(o: &ObjectFrame<'_>, opts: DecodeOptions, limits: &Limits) -> frame::Result<Decoded> {
+    let len = tensor_core::checked::to_usize(o.decoded_len()?, "a decoded object")?;
+    let mut bytes = LargeBuffer::zeroed(len)?;
+    let order = o.decode_into(&mut bytes, opts, limits)?;
+    let d = o.descriptor();
+    if d.dtype.is_packed() {
+        let n = tensor_core::checked::to_usize(d.element_count(), "a bitmask")?;
+        let mut one_per_element = LargeBuffer::zeroed(n)?;
+        crate::file::unpack(d.dtype, &bytes, &mut one_per_element);
+        bytes = one_per_element;
+    }
+    Ok(Decoded {
+        descriptor: d.clone(),
+        bytes,
+        order,
+    })
+}
+
+/// Decodes object `how.index` (or all of them, after checking the whole message) of `msg`;
+/// with hash verification, the hashes of its metadata, index and hash frames are checked too.
+fn decode_objects(msg: &Message<'_>, how: Decode) -> frame::Result<Vec<Decoded>> {
+    if how.opts.verify_hash {
+        // The objects' own hashes are checked as they decode.
+        msg.verify_metadata_hashes()?;
+    }
+    let objects: Vec<ObjectFrame<'_>> = if let Some(i) = how.index {
+        vec![msg.object(i)?]
+    } else {
+        msg.frames()?;
+        (0..msg.len())
+            .map(|i| msg.object(i))
+            .collect::<frame::Result<_>>()?
+    };
+    let mut total = 0u64;
+    for o in &objects {
+        total = tensor_core::checked::add(total, array_len(o)?, "decoded message size")?;
+    }
+    let limits = *msg.limits();
+    limits.check_total_bytes(total)?;
+    let one = |o: &ObjectFrame<'_>| decode_one(o, how.opts, &limits);
+    match how.threads {
+        1 => objects.iter().map(one).collect(),
+        _ if objects.len() < 2 => objects.iter().map(one).collect(),
+        0 => objects.par_iter().map(one).collect(),
+        n => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| {
+                frame::Error::Core(tensor_core::Error::InvalidArgument(format!(
+                    "starting {n} threads: {e}"
+                )))
+            })?
+            .install(|| objects.par_iter().map(one).collect()),
+    }
+}
+
+/// Decodes the message at the start of `bytes`: its version, metadata and objects.
+fn decode_message(
+    bytes: &[u8],
+    limits: &Limits,
+    how: Decode,
+) -> frame::Result<(u16, GlobalMetadata, Vec<Decoded>)> {
+    let msg = Message::open_with(bytes, limits)?;
+    let meta = msg.metadata()?.clone();
+    let objects = decode_objects(&msg, how)?;
+    Ok((msg.preamble().version, meta, objects))
+}
+
+type PyDecoded<'py> = (PyMeta<'py>, Vec<PyObject<'py>>);
+
+fn decoded_to_py(
+    py: Python<'_>,
+    (version, meta, objects): (u16, GlobalMetadata, Vec<Decoded>),
+) -> PyResult<PyDecoded<'_>> {
+    let mut out = Vec::with_capacity(objects.len());
+    for o in objects {
+        let d = &o.descriptor;
+        out.push((
+            descriptor_to_py(py, d)?,
+            Buffer::owned(o.bytes),
+            d.dtype.name(),
+            d.shape.clone(),
+            o.order.as_str(),
+        ));
+    }
+    Ok((meta_to_py(py, version, &meta)?, out))
+}
+
+/// Decodes a message (the one at the start of `buf`): metadata and every object, or only
+/// object `index`.
+#[pyfunction]
+#[pyo3(signature = (buf, *, index=None, verify_hash=false, native_byte_order=true, restore_non_finite=true, threads=0))]
+pub(crate) fn tgm_decode<'py>(
+    py: Python<'py>,
+    buf: &Bound<'py, PyAny>,
+    index: Option<usize>,
+    verify_hash: bool,
+    native_byte_order: bool,
+    restore_non_finite: bool,
+    threads: usize,
+) -> PyResult<PyDecoded<'py>> {
+    let buf = Borrowed::get(buf, false, "the message")?;
+    let how = Decode {
+        index,
+        opts: DecodeOptions {
+            verify_hash,
+            native_byte_order,
+            restore_non_finite,
+        },
+        threads,
+    };
+    let bytes = buf.bytes();
+    let decoded = py
+        .detach(|| decode_message(bytes, &Limits::default(), how))
+        .map_err(to_py)?;
+    decoded_to_py(py, decoded)
+}
+
+type PyDescribed<'py> = (PyMeta<'py>, Vec<Bound<'py, PyAny>>);
+
+/// Metadata and descriptors of the message at the start of `bytes`, nothing decoded.
+fn describe_message<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    limits: &Limits,
+) -> PyResult<PyDescribed<'py>> {
+    let read = || -> frame::Result<_> {
+        let msg = Message::open_with(bytes, limits)?;
+        let meta = msg.metadata()?.clone();
+        let descs: Vec<DataObjectDescriptor> = (0..msg.len())
+            .map(|i| msg.object(i).map(|o| o.descriptor().clone()))
+            .collect::<frame::Result<_>>()?;
+        Ok((msg.preamble().version, meta, descs))
+    };
+    let (version, meta, descs) = py.detach(read).map_err(to_py)?;
+    let descs = descs
+        .iter()
+        .map(|d| descriptor_to_py(py, d))
+        .collect::<PyResult<_>>()?;
+    Ok((meta_to_py(py, version, &meta)?, descs))
+}
+
+/// The metadata and descriptors of a message, without decoding any payload.
+#[pyfunction]
+pub(crate) fn tgm_describe<'py>(
+    py: Python<'py>,
+    buf: &Bound<'py, PyAny>,
+) -> PyResult<PyDescribed<'py>> {
+    let buf = Borrowed::get(buf, false, "the message")?;
+    describe_message(py, buf.bytes(), &Limits::default())
+}
+
+/// Where the messages in `buf` are: `(offset, length)` pairs.
+#[pyfunction]
+pub(crate) fn tgm_scan(py: Python<'_>, buf: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, usize)>> {
+    let buf = Borrowed::get(buf, false, "the buffer")?;
+    let bytes = buf.bytes();
+    Ok(py.detach(|| {
+        frame::scan(bytes)
+            .into_iter()
+            .map(|r| (r.start, r.len()))
+            .collect()
+    }))
+}
+
+/// XXH3-64 of `data`, the hash Tensogram stores.
+#[pyfunction]
+pub(crate) fn tgm_hash(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let data = Borrowed::get(data, false, "the data")?;
+    let bytes = data.bytes();
+    Ok(py.detach(|| frame::xxh3(bytes)))
+}
+
+/// Appends one encoded message to the file at `path` (created if missing), synced.
+#[pyfunction]
+pub(crate) fn tgm_append(
+    py: Python<'_>,
+    path: PathBuf,
+    message: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let message = Borrowed::get(message, false, "the message")?;
+    let bytes = message.bytes();
+    py.detach(|| frame::append(&path, bytes)).map_err(to_py)
+}
+
+/// Which part of validation found an issue, in tensogram's words.
+fn issue_level(code: &str) -> &'static str {
+    match code {
+        "metadata"
+        | "metadata_cbor_non_canonical"
+        | "descriptor_cbor_non_canonical"
+        | "encoding"
+        | "unsupported_codec" => "metadata",
+        "hash_mismatch"
+        | "missing_hash"
+        | "no_hash_available"
+        | "hash_frame_mismatch"
+        | "hash_count_mismatch"
+        | "unknown_hash_algorithm" => "integrity",
+        "compression" | "nan_detected" | "inf_detected" => "fidelity",
+        _ => "structure",
+    }
+}
+
+/// A validation depth by tensogram's names: its `default` verifies hashes, and `checksum`
+/// is the same depth with the warnings left out.
+fn level(name: &str) -> PyResult<(Level, bool)> {
+    Ok(match name {
+        "quick" => (Level::Quick, false),
+        "default" => (Level::Checksum, false),
+        "checksum" => (Level::Checksum, true),
+        "full" => (Level::Full, false),
+        other => {
+            return Err(invalid(format!(
+                "unknown validation level: {other:?}, expected one of: quick, default, checksum, full"
+            )));
+        }
+    })
+}
+
+/// A report as tensogram's dict: `issues`, `object_count`, `hash_verified`.
+fn report_to_py<'py>(
+    py: Python<'py>,
+    report: &Report,
+    level: Level,
+    errors_only: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let issues = PyList::empty(py);
+    let mut hash_trouble = false;
+    for i in &report.issues {
+        let is_error = i.severity == Severity::Error;
+        hash_trouble |= is_error && issue_level(i.code) == "integrity";
+        if errors_only && !is_error {
+            continue;
+        }
+        let d = PyDict::new(py);
+        d.set_item("code", i.code)?;
+        d.set_item("level", issue_level(i.code))?;
+        d.set_item("severity", if is_error { "error" } else { "warning" })?;
+        d.set_item("description", &i.detail)?;
+        if let Some(o) = i.object {
+            d.set_item("object_index", o)?;
+        }
+        if let Some(o) = i.offset {
+            d.set_item("byte_offset", o)?;
+        }
+        issues.append(d)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("issues", issues)?;
+    out.set_item("object_count", report.objects)?;
+    out.set_item(
+        "hash_verified",
+        level >= Level::Checksum && report.hashes_verified > 0 && !hash_trouble,
+    )?;
+    Ok(out)
+}
+
+/// Validates one message buffer (tensogram's levels and report).
+#[pyfunction]
+#[pyo3(signature = (buf, level_name="default", canonical=false))]
+pub(crate) fn tgm_validate<'py>(
+    py: Python<'py>,
+    buf: &Bound<'py, PyAny>,
+    level_name: &str,
+    canonical: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (level, errors_only) = level(level_name)?;
+    let buf = Borrowed::get(buf, false, "the message")?;
+    let bytes = buf.bytes();
+    let opts = ValidateOptions { level, canonical };
+    let report = py.detach(|| frame::validate(bytes, opts, &Limits::default()));
+    report_to_py(py, &report, level, errors_only)
+}
+
+/// Validates every message of the file at `path`: bytes between messages as `file_issues`,
+/// one report per message in `messages`.
+#[pyfunction]
+#[pyo3(signature = (path, level_name="default", canonical=false))]
+pub(crate) fn tgm_validate_file<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    level_name: &str,
+    canonical: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (level, errors_only) = level(level_name)?;
+    let opts = ValidateOptions { level, canonical };
+    let limits = Limits::default();
+    let (gaps, reports) = py
+        .detach(|| -> tensor_core::Result<_> {
+            let source = MmapSource::open(&path)?;
+            let buf: &[u8] = source.as_ref();
+            let ranges = frame::scan(buf);
+            let mut gaps = Vec::new();
+            let mut pos = 0;
+            let ends = ranges.iter().map(|r| r.start).chain([buf.len()]);
+            for (start, next) in ends.zip(ranges.iter().map(|r| r.end).chain([buf.len()])) {
+                if start > pos {
+                    let why = frame::validate(&buf[pos..start], opts, &limits)
+                        .issues
+                        .first()
+                        .map_or_else(String::new, |i| i.detail.clone());
+                    gaps.push((pos, start - pos, why));
+                }
+                pos = next;
+            }
+            let reports: Vec<Report> = ranges
+                .iter()
+                .map(|r| frame::validate(&buf[r.clone()], opts, &limits))
+                .collect();
+            Ok((gaps, reports))
+        })
+        .map_err(to_py)?;
+    let file_issues = PyList::empty(py);
+    for (offset, length, why) in gaps {
+        let d = PyDict::new(py);
+        d.set_item("byte_offset", offset)?;
+        d.set_item("length", length)?;
+        d.set_item(
+            "description",
+            format!("{length} bytes at offset {offset} belong to no message: {why}"),
+        )?;
+        file_issues.append(d)?;
+    }
+    let messages = PyList::empty(py);
+    for r in &reports {
+        messages.append(report_to_py(py, r, level, errors_only)?)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("file_issues", file_issues)?;
+    out.set_item("messages", messages)?;
+    Ok(out)
+}
+
+/// A `.tgm` file mapped from disk, its messages found once at open.
+#[pyclass(module = "tensorkit._tensorkit", name = "TgmFile", frozen)]
+pub struct TgmFile {
+    inner: RwLock<Option<Arc<frame::TgmFile<MmapSource>>>>,
+    path: String,
+}
+
+impl TgmFile {
+    fn file(&self) -> PyResult<Arc<frame::TgmFile<MmapSource>>> {
+        self.inner
+            .read()
+            .map_err(|_| invalid("the file's lock is poisoned"))?
+            .clone()
+            .ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err("I/O operation on a closed file")
+            })
+    }
+
+    /// The bytes of message `i`, or Python's `IndexError`.
+    fn range(file: &frame::TgmFile<MmapSource>, i: usize) -> PyResult<std::ops::Range<usize>> {
+        file.ranges().get(i).cloned().ok_or_else(|| {
+            pyo3::exceptions::PyIndexError::new_err(format!(
+                "message index {i} out of range for file with {} messages",
+                file.len()
+            ))
+        })
+    }
+}
+
+#[pymethods]
+impl TgmFile {
+    /// Maps the file at `path` and finds its messages.
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let file = py
+            .detach(|| frame::TgmFile::open_with(&path, &Limits::default()))
+            .map_err(to_py)?;
+        Ok(TgmFile {
+            inner: RwLock::new(Some(Arc::new(file))),
+            path: path.display().to_string(),
+        })
+    }
+
+    /// Where the file was opened from.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        Ok(self.file()?.len())
+    }
+
+    /// `(offset, length)` of each message.
+    fn ranges(&self) -> PyResult<Vec<(usize, usize)>> {
+        Ok(self
+            .file()?
+            .ranges()
+            .iter()
+            .map(|r| (r.start, r.len()))
+            .collect())
+    }
+
+    /// The bytes of message `i` (a copy).
+    fn message<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let file = self.file()?;
+        let r = Self::range(&file, i)?;
+        let bytes = file.bytes();
+        Ok(PyBytes::new(py, &bytes[r]))
+    }
+
+    /// Decodes message `i` (every object, or object `index`) from the map.
+    #[pyo3(signature = (i, *, index=None, verify_hash=false, native_byte_order=true, restore_non_finite=true, threads=0))]
+    fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+        index: Option<usize>,
+        verify_hash: bool,
+        native_byte_order: bool,
+        restore_non_finite: bool,
+        threads: usize,
+    ) -> PyResult<PyDecoded<'py>> {
+        let file = self.file()?;
+        let r = Self::range(&file, i)?;
+        let how = Decode {
+            index,
+            opts: DecodeOptions {
+                verify_hash,
+                native_byte_order,
+                restore_non_finite,
+            },
+            threads,
+        };
+        let decoded = py
+            .detach(|| decode_message(&file.bytes()[r], &Limits::default(), how))
+            .map_err(to_py)?;
+        decoded_to_py(py, decoded)
+    }
+
+    /// Metadata and descriptors of message `i`, nothing decoded.
+    fn describe<'py>(&self, py: Python<'py>, i: usize) -> PyResult<PyDescribed<'py>> {
+        let file = self.file()?;
+        let r = Self::range(&file, i)?;
+        describe_message(py, &file.bytes()[r], &Limits::default())
+    }
+
+    /// Unmaps the file (decoded arrays stay valid: they own their bytes).
+    fn close(&self) -> PyResult<()> {
+        self.inner
+            .write()
+            .map_err(|_| invalid("the file's lock is poisoned"))?
+            .take();
+        Ok(())
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.read().map_or(true, |f| f.is_none())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("TgmFile({:?})", self.path)
+    }
+}
+
+/// Registers the functions and the class.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<TgmFile>()?;
+    for f in [
+        wrap_pyfunction!(tgm_encode, m)?,
+        wrap_pyfunction!(tgm_decode, m)?,
+        wrap_pyfunction!(tgm_describe, m)?,
+        wrap_pyfunction!(tgm_scan, m)?,
+        wrap_pyfunction!(tgm_hash, m)?,
+        wrap_pyfunction!(tgm_append, m)?,
+        wrap_pyfunction!(tgm_validate, m)?,
+        wrap_pyfunction!(tgm_validate_file, m)?,
+    ] {
+        m.add_function(f)?;
+    }
+    Ok(())
+}

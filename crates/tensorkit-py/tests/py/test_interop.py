@@ -1,0 +1,88 @@
+"""What tensorkit saves, each format's own package opens with the same values; what they
+save, tensorkit opens with the same values."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+import safetensors.numpy as st
+import tensogram
+import bintensors.numpy as bt
+import ztensor.numpy as zt
+
+import tensorkit
+
+RNG = np.random.default_rng(3)
+
+TENSORS = {
+    "w.f32": RNG.normal(size=(16, 8)).astype(np.float32),
+    "w.f64": RNG.normal(size=(5,)),
+    "w.f16": RNG.normal(size=(4, 4)).astype(np.float16),
+    "w.bf16": RNG.normal(size=(6,)).astype(ml_dtypes.bfloat16),
+    "i8": np.arange(-4, 4, dtype=np.int8),
+    "i16": np.arange(6, dtype=np.int16).reshape(2, 3),
+    "i32": np.arange(-3, 3, dtype=np.int32),
+    "i64": np.array([2**40, -(2**40)], dtype=np.int64),
+    "u8": np.arange(250, 256, dtype=np.uint8),
+    "flags": np.array([True, False, True]),
+}
+
+
+def readers():
+    """Each package's loader for the file tensorkit saved at `path`: name -> array."""
+
+    def tgm(path):
+        out = {}
+        with tensogram.TensogramFile.open(str(path)) as f:
+            for message in f:
+                for base, (desc, arr) in zip(message.metadata.base, message.objects):
+                    out[base["name"]] = arr
+        return out
+
+    return {
+        "safetensors": (".safetensors", st.load_file),
+        "bintensors": (".bt", bt.load_file),
+        "ztensor": (".zt", zt.load_file),
+        "tensogram": (".tgm", tgm),
+    }
+
+
+def same(got, want, name):
+    got = np.asarray(got)
+    if want.dtype == ml_dtypes.bfloat16 and got.dtype == np.uint16:
+        got = got.view(ml_dtypes.bfloat16)  # packages that give bfloat16 as its bits
+    if got.dtype == np.uint8 and got.shape == (*want.shape, want.itemsize) != want.shape:
+        got = got.view(want.dtype)[..., 0]  # ztensor's numpy side: bytes per element
+    assert got.shape == want.shape, name
+    assert got.tobytes() == want.tobytes(), name
+
+
+@pytest.mark.parametrize("package", ["safetensors", "bintensors", "ztensor", "tensogram"])
+def test_the_reference_packages_open_what_tensorkit_saves(tmp_path, package):
+    ext, load = readers()[package]
+    tensors = TENSORS  # a bool array goes to Tensogram as uint8 0/1, marked as bool for tensorkit
+    path = tmp_path / f"model{ext}"
+    tensorkit.save(path, tensors)
+    loaded = load(path)
+    assert sorted(loaded) == sorted(tensors)
+    for name, want in tensors.items():
+        same(loaded[name], want, name)
+
+
+def test_tensorkit_opens_what_the_reference_packages_save(tmp_path):
+    plain = {k: v for k, v in TENSORS.items() if k not in ("w.bf16", "flags", "u8")}
+    st.save_file(TENSORS, tmp_path / "a.safetensors")
+    bt.save_file(plain, tmp_path / "a.bt")
+    no_bf16 = {k: v for k, v in TENSORS.items() if k != "w.bf16"}  # ztensor.numpy refuses it
+    zt.save_file(no_bf16, tmp_path / "a.zt")
+    zt.save_file(no_bf16, tmp_path / "c.zt", compression=True)
+    tg_plain = {k: v for k, v in plain.items() if k != "w.f16"}  # its encoder lacks float16
+    with tensogram.TensogramFile.create(str(tmp_path / "a.tgm")) as f:
+        for name, arr in tg_plain.items():
+            desc = {"type": "ntensor", "shape": list(arr.shape), "dtype": arr.dtype.name}
+            f.append({"base": [{"name": name}]}, [(desc, arr)])
+    expected = {"a.safetensors": TENSORS, "a.bt": plain, "a.zt": no_bf16, "c.zt": no_bf16, "a.tgm": tg_plain}
+    for file, want in expected.items():
+        with tensorkit.open(tmp_path / file) as f:
+            assert sorted(f) == sorted(want), file
+            for name, arr in want.items():
+                same(f[name], arr, f"{file}:{name}")

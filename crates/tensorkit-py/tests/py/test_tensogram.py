@@ -1,0 +1,231 @@
+"""tensorkit.tensogram: tensogram's Python API, checked against tensogram 0.24 itself."""
+
+import json
+
+import ml_dtypes
+import numpy as np
+import pytest
+import tensogram as reference
+
+import tensorkit
+from tensorkit import tensogram as tg
+
+PENDING_CODECS = ("blosc2", "zfp", "sz3")  # issue 21
+
+
+def desc(shape, dtype, **pipeline):
+    return {"type": "ntensor", "shape": list(shape), "dtype": dtype, **pipeline}
+
+
+def sample_objects():
+    rng = np.random.default_rng(7)
+    field = rng.normal(280.0, 10.0, (30, 40))
+    return [
+        (desc((3, 4), "float32"), np.arange(12, dtype=np.float32).reshape(3, 4)),
+        (desc(field.shape, "float64", encoding="simple_packing", sp_bits_per_value=16, compression="szip",
+              szip_rsi=128, szip_block_size=16, szip_flags=8), field),
+        (desc((50,), "int32", filter="shuffle", shuffle_element_size=4, compression="zstd"), np.arange(-25, 25, dtype=np.int32)),
+        (desc((8,), "uint16", compression="lz4"), np.arange(8, dtype=np.uint16) * 1000),
+        (desc((4,), "bfloat16"), np.array([1.5, -2.0, 0.25, 3.0], dtype=ml_dtypes.bfloat16)),
+        (desc((2,), "complex128"), np.array([1 + 2j, -3.5j])),
+    ]
+
+
+META = {"base": [{"name": f"v{i}", "mars": {"param": i}} for i in range(6)], "centre": "ecmf", "run": [1, 2.5, None, True]}
+
+
+def assert_same_values(got, want, lossy):
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if lossy:
+        np.testing.assert_allclose(got, want, atol=1e-2)
+    else:
+        assert got.tobytes() == want.tobytes()
+
+
+def test_encode_decode_round_trip_with_pipelines_and_metadata():
+    objects = sample_objects()
+    msg = tg.encode(META, objects)
+    meta, decoded = tg.decode(msg, verify_hash=True)
+    assert meta.version == 3 and meta.num_objects == 6
+    assert meta["centre"] == "ecmf" and meta.extra["run"] == [1, 2.5, None, True]
+    assert meta["name"] == "v0" and meta.get_path_at(4, "mars.param") == 4
+    assert meta.get_path("mars.param") == 0 and meta.has_path("centre") and not meta.has_path("nope")
+    assert meta.reserved["encoder"]["name"] == "tensorkit"
+    for (d_in, want), (d, got) in zip(objects, decoded):
+        assert d.shape == d_in["shape"] and d.dtype == d_in["dtype"] and d.obj_type == "ntensor"
+        assert_same_values(got, want, lossy=d.encoding == "simple_packing")
+        assert got.flags.writeable
+    d = decoded[1][0]
+    assert (d.encoding, d.filter, d.compression) == ("simple_packing", "none", "szip")
+    assert d.params["sp_bits_per_value"] == 16 and "sp_reference_value" in d.params
+    assert repr(meta).startswith("Metadata(version=3, base_len=6")
+
+
+def test_what_tensorkit_encodes_tensogram_decodes_and_back():
+    objects = sample_objects()
+    ours = tg.encode(META, objects)
+    # tensogram takes neither complex arrays nor ml_dtypes' bfloat16 (it wants the bits).
+    shared = [(d, a.view(np.uint16) if d["dtype"] == "bfloat16" else a) for d, a in objects[:5]]
+    theirs = reference.encode({**META, "base": META["base"][:5]}, shared)
+    for msg in (ours, theirs):
+        ref_meta, ref_objects = reference.decode(msg, verify_hash=True)
+        meta, objs = tg.decode(msg, verify_hash=True)
+        assert meta.extra == ref_meta.extra
+        assert [{k: v for k, v in b.items()} for b in meta.base] == [dict(b) for b in ref_meta.base]
+        for (d, got), (rd, want) in zip(objs, ref_objects):
+            assert (d.shape, d.dtype, d.encoding, d.compression, d.params) == (
+                rd.shape, rd.dtype, rd.encoding, rd.compression, rd.params)
+            assert got.tobytes() == want.tobytes()
+        assert reference.validate(msg)["issues"] == []
+        assert tg.validate(msg) == {"issues": [], "object_count": len(objs), "hash_verified": True}
+
+
+def test_the_conformance_fixtures_decode_as_tensogram_decodes_them(testdata):
+    files = sorted((testdata / "conformance" / "tensogram").glob("*.tgm"))
+    assert files
+    checked = 0
+    for path in files:
+        sidecar = json.loads(path.with_suffix(".json").read_text())
+        if sidecar.get("expected") == "reject" or any(c in json.dumps(sidecar) for c in PENDING_CODECS):
+            continue
+        buf = path.read_bytes()
+        assert tg.scan(buf) == reference.scan(buf), path.name
+        for offset, length in tg.scan(buf):
+            one = buf[offset : offset + length]
+            try:
+                want = reference.decode(one)
+            except Exception:
+                continue  # what tensogram cannot read (tensorkit's own beyond-reference objects)
+            got = tg.decode(one)
+            assert got.metadata.extra == want.metadata.extra, path.name
+            for (d, a), (rd, b) in zip(got.objects, want.objects):
+                assert d.shape == rd.shape and d.dtype == rd.dtype, path.name
+                if d.dtype != "bitmask":
+                    assert a.tobytes() == b.tobytes(), path.name
+            checked += 1
+    assert checked > 10
+
+
+def test_objects_descriptors_metadata_and_ranges_without_decoding_everything():
+    objects = sample_objects()
+    msg = tg.encode(META, objects)
+    meta = tg.decode_metadata(msg)
+    assert meta.keys()[:2] == ["mars", "name"] and "centre" in meta
+    meta, descs = tg.decode_descriptors(msg)
+    assert [d.dtype for d in descs] == ["float32", "float64", "int32", "uint16", "bfloat16", "complex128"]
+    meta, d, arr = tg.decode_object(msg, 2, verify_hash=True)
+    assert d.filter == "shuffle" and arr.tolist() == list(range(-25, 25))
+    parts = tg.decode_range(msg, 2, [(0, 2), (48, 2)])
+    assert [p.tolist() for p in parts] == [[-25, -24], [23, 24]]
+    assert tg.decode_range(msg, 2, [(0, 2), (48, 2)], join=True).tolist() == [-25, -24, 23, 24]
+    with pytest.raises(ValueError, match="object 9 does not exist"):
+        tg.decode_object(msg, 9)
+    with pytest.raises(ValueError, match="outside"):
+        tg.decode_range(msg, 2, [(49, 2)])
+
+
+def test_scan_iterate_and_hash_like_tensogram():
+    a = tg.encode({}, [(desc((2,), "float64"), np.array([1.0, 2.0]))])
+    b = tg.encode({"base": [{"name": "b"}]}, [(desc((1,), "int8"), np.array([7], np.int8))])
+    buf = b"junk" + a + b"\x00" * 3 + b
+    assert tg.scan(buf) == reference.scan(buf) == [(4, len(a)), (7 + len(a), len(b))]
+    msgs = list(tg.iter_messages(buf, verify_hash=True))
+    assert [m.objects[0][1].tolist() for m in msgs] == [[1.0, 2.0], [7]]
+    assert msgs[1].metadata["name"] == "b"
+    assert tg.compute_hash(b"abc") == reference.compute_hash(b"abc") == "78af5f94892f3950"
+
+
+def test_byte_order_nan_bitmask_and_raw_bytes():
+    values = np.array([1.5, -2.25, 3.0], dtype=">f4")
+    msg = tg.encode({}, [(desc((3,), "float32", byte_order="big"), values)])
+    assert reference.decode(msg).objects[0][1].tolist() == [1.5, -2.25, 3.0]
+    native = tg.decode(msg).objects[0][1]
+    assert native.dtype == np.float32 and native.tolist() == [1.5, -2.25, 3.0]
+    stored = tg.decode(msg, native_byte_order=False).objects[0][1]
+    assert stored.dtype == np.dtype(">f4") and stored.tolist() == [1.5, -2.25, 3.0]
+    # Native-order values under a big-endian label are converted by value.
+    msg = tg.encode({}, [(desc((3,), "float32", byte_order="big"), values.astype("<f4"))])
+    assert tg.decode(msg).objects[0][1].tolist() == [1.5, -2.25, 3.0]
+
+    with_nan = np.array([1.0, np.nan, np.inf, 4.0])
+    with pytest.raises(ValueError, match="nan"):
+        tg.encode({}, [(desc((4,), "float64"), with_nan)])
+    msg = tg.encode({}, [(desc((4,), "float64"), with_nan)], allow_nan=True, allow_inf=True)
+    got = tg.decode(msg).objects[0][1]
+    assert np.array_equal(got, with_nan, equal_nan=True)
+    assert np.array_equal(reference.decode(msg).objects[0][1], with_nan, equal_nan=True)
+
+    mask = np.array([True, False, True, True, False, False, True, False, True, True])
+    msg = tg.encode({}, [(desc((10,), "bitmask"), mask)])
+    assert tg.decode(msg).objects[0][1].tolist() == mask.tolist()
+
+    raw = np.arange(4, dtype=np.int16)
+    msg = tg.encode({}, [(desc((4,), "int16"), raw.tobytes())], hash=None)
+    assert tg.decode(msg).objects[0][1].tolist() == [0, 1, 2, 3]
+    with pytest.raises(tensorkit.MissingHashError):
+        tg.decode(msg, verify_hash=True)
+
+
+def test_a_damaged_message_is_never_decoded_as_sound():
+    objects = sample_objects()
+    msg = bytearray(tg.encode(META, objects))
+    first = objects[0][1].tobytes()
+    msg[msg.index(first) + 5] ^= 0x01  # inside object 0's payload
+    with pytest.raises(tg.HashMismatchError):
+        tg.decode(bytes(msg), verify_hash=True)
+    with pytest.raises(tg.IntegrityError):
+        tg.decode(bytes(msg), verify_hash=True)
+    report = tg.validate(bytes(msg))
+    assert not report["hash_verified"]
+    assert any(i["code"] == "hash_mismatch" and i["level"] == "integrity" for i in report["issues"])
+    assert tg.validate(bytes(msg), level="quick")["issues"] == []
+    with pytest.raises(ValueError, match="unknown validation level"):
+        tg.validate(bytes(msg), level="thorough")
+
+
+def test_hostile_messages_raise_tensorkit_errors(testdata):
+    files = sorted((testdata / "conformance" / "tensogram" / "bad").glob("*.tgm"))
+    assert files
+    for path in files:
+        buf = path.read_bytes()
+        with pytest.raises(tensorkit.TensorkitError):
+            tg.decode(buf, verify_hash=True)
+        assert tg.validate(buf, level="full")["issues"], path.name
+        for cut in range(0, len(buf), max(1, len(buf) // 40)):
+            try:
+                tg.decode(buf[:cut])
+            except tensorkit.TensorkitError:
+                pass
+
+
+def test_files_create_append_open_index_and_validate(tmp_path):
+    path = tmp_path / "forecast.tgm"
+    with tg.TensogramFile.create(path) as f:
+        for step in range(3):
+            f.append({"base": [{"step": step}]}, [(desc((2, 2), "float32"), np.full((2, 2), step, np.float32))])
+        assert len(f) == 3
+    with tg.TensogramFile.open(path) as f:
+        assert len(f) == f.message_count() == 3 and f.source() == str(path)
+        assert [m.metadata["step"] for m in f] == [0, 1, 2]
+        assert f[-1].objects[0][1].tolist() == [[2.0, 2.0], [2.0, 2.0]]
+        assert [m.metadata["step"] for m in f[0:2]] == [0, 1]
+        with pytest.raises(IndexError, match="out of range"):
+            f[3]
+        assert f.read_message(1) == f.messages()[1]
+        assert tg.decode(f.read_message(1)).metadata["step"] == 1
+        assert f.file_decode_metadata(2)["step"] == 2
+        assert f.file_decode_descriptors(0)["descriptors"][0].shape == [2, 2]
+        assert f.file_decode_object(1, 0, verify_hash=True)["data"].sum() == 4
+        assert f.file_decode_range(2, 0, [(1, 2)], join=True).tolist() == [2.0, 2.0]
+    ref = reference.TensogramFile.open(str(path))
+    assert len(ref) == 3 and ref.decode_message(2).metadata["step"] == 2
+    with pytest.raises(ValueError, match="closed"):
+        len(f)
+
+    assert tg.validate_file(path) == {"file_issues": [], "messages": [{"issues": [], "object_count": 1, "hash_verified": True}] * 3}
+    data = path.read_bytes()
+    n = len(data) // 3
+    path.write_bytes(data[:n] + b"garbage!" + data[n:])
+    report = tg.validate_file(path)
+    assert [(i["byte_offset"], i["length"]) for i in report["file_issues"]] == [(n, 8)]
+    assert len(report["messages"]) == 3
