@@ -23,6 +23,7 @@
 
 pub mod dtype;
 mod error;
+mod header;
 mod read;
 mod write;
 

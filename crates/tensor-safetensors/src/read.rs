@@ -1,9 +1,7 @@
-//! Reading: the framing checked first (so errors say where), then the header through the
-//! `safetensors` crate.
+//! Reading: the framing checked first (so errors say where), then the header
+//! ([`crate::header`]).
 
 use crate::error::{Error, Result};
-use safetensors::tensor::{SafeTensorError, SafeTensors as StSafeTensors};
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tensor_core::{ByteOrder, ErrorKind, Limits};
 use tensor_dtype::TensorView;
@@ -37,146 +35,6 @@ fn check_framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
     Ok(n)
 }
 
-/// The header's top-level keys in order, repeats included (a JSON map type would keep only
-/// the last of each).
-struct HeaderKeys(Vec<String>);
-
-impl<'de> serde::Deserialize<'de> for HeaderKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = HeaderKeys;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HeaderKeys, A::Error> {
-                let mut keys = Vec::new();
-                while let Some((k, serde::de::IgnoredAny)) = map.next_entry::<String, _>()? {
-                    keys.push(k);
-                }
-                Ok(HeaderKeys(keys))
-            }
-        }
-        d.deserialize_map(Visit)
-    }
-}
-
-/// The format requires unique names; a JSON parser would silently keep the last entry of a
-/// repeated key, so repeats are refused here, naming the key.
-fn check_unique_keys(header: &[u8], header_end: u64) -> Result<()> {
-    let Ok(HeaderKeys(keys)) = serde_json::from_slice::<HeaderKeys>(header) else {
-        return Ok(()); // not JSON: the crate's own error explains it
-    };
-    let mut seen = std::collections::HashSet::with_capacity(keys.len());
-    for k in &keys {
-        if !seen.insert(k.as_str()) {
-            return Err(Error::format(
-                ErrorKind::Malformed,
-                format!(
-                    "the JSON header (bytes 8..{header_end}) lists {k:?} more than once; names must be unique"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The data length the header claims, for explaining a buffer mismatch.
-fn claimed_data_len(header: &[u8]) -> Option<u64> {
-    let v: Value = serde_json::from_slice(header).ok()?;
-    v.as_object()?
-        .iter()
-        .filter(|(k, _)| *k != "__metadata__")
-        .filter_map(|(_, t)| t.get("data_offsets")?.get(1)?.as_u64())
-        .max()
-}
-
-fn describe(bytes: &[u8], n: u64, e: &SafeTensorError) -> Error {
-    let header_end = 8 + n;
-    let (kind, message) = match e {
-        SafeTensorError::InvalidHeader(u) => (
-            ErrorKind::Malformed,
-            format!("the JSON header (bytes 8..{header_end}) is not UTF-8: {u}"),
-        ),
-        SafeTensorError::InvalidHeaderDeserialization(j) | SafeTensorError::JsonError(j)
-            if j.to_string().contains("unknown variant") =>
-        {
-            // A dtype newer than safetensors 0.8, which knows every one tensorkit reads.
-            (
-                ErrorKind::Unsupported,
-                format!(
-                    "the JSON header (bytes 8..{header_end}) names a dtype safetensors 0.8 does not define: {j}"
-                ),
-            )
-        }
-        SafeTensorError::InvalidHeaderDeserialization(j) | SafeTensorError::JsonError(j) => (
-            ErrorKind::Malformed,
-            format!("the JSON header (bytes 8..{header_end}) is invalid: {j}"),
-        ),
-        SafeTensorError::HeaderTooLarge => (
-            ErrorKind::LimitExceeded,
-            "the header is larger than 100 MB".into(),
-        ),
-        SafeTensorError::MetadataIncompleteBuffer => {
-            let have = bytes.len() as u64 - header_end;
-            match claimed_data_len(&bytes[8..header_end as usize]) {
-                Some(claimed) if claimed > have => (
-                    ErrorKind::Truncated,
-                    format!(
-                        "the header places tensor data up to byte {claimed} of the data section (offset {header_end}), but the file holds only {have} bytes of data"
-                    ),
-                ),
-                _ => (
-                    ErrorKind::Malformed,
-                    format!(
-                        "the tensors do not cover the {have}-byte data section at offset {header_end} exactly"
-                    ),
-                ),
-            }
-        }
-        SafeTensorError::InvalidOffset(name) => (
-            ErrorKind::Malformed,
-            format!(
-                "tensor {name:?} has invalid data offsets (they must be contiguous and start at 0)"
-            ),
-        ),
-        SafeTensorError::TensorInvalidInfo => (
-            ErrorKind::Malformed,
-            "a tensor's data offsets do not match its shape and dtype".into(),
-        ),
-        SafeTensorError::ValidationOverflow => (
-            ErrorKind::Malformed,
-            "a tensor's shape overflows 64-bit arithmetic".into(),
-        ),
-        other => (ErrorKind::Malformed, other.to_string()),
-    };
-    Error::format(kind, message)
-}
-
-/// Tensor names in stored order: by data offsets, and for equal offsets (empty tensors) in
-/// the order the header lists them, so that the order is the file's and never a hash map's.
-fn stored_order(header: &[u8], meta: &safetensors::tensor::Metadata) -> Vec<String> {
-    // read_metadata already parsed this header, so it is valid JSON with an object on top.
-    let listed: Vec<String> = serde_json::from_slice::<Map<String, Value>>(header).map_or_else(
-        |_| meta.offset_keys(),
-        |m| {
-            m.into_iter()
-                .map(|(k, _)| k)
-                .filter(|k| k != "__metadata__")
-                .collect()
-        },
-    );
-    let mut keyed: Vec<((usize, usize), String)> = listed
-        .into_iter()
-        .filter_map(|name| Some((meta.info(&name)?.data_offsets, name)))
-        .collect();
-    keyed.sort_by_key(|(offsets, _)| *offsets);
-    keyed.into_iter().map(|(_, name)| name).collect()
-}
-
 /// One tensor of a safetensors file, borrowed from the file's bytes.
 #[derive(Clone, Debug)]
 pub struct Tensor<'a> {
@@ -202,41 +60,36 @@ impl<'a> SafeTensors<'a> {
         Self::open_with(bytes, &Limits::default())
     }
 
-    /// Reads a whole file from `bytes`: the framing first (with offsets in errors), then the
-    /// header through the `safetensors` crate, refusing names the header repeats.
+    /// Reads a whole file from `bytes`: the framing first, then the header in one pass
+    /// (refusing what the reference refuses, and names the header repeats), then a view of
+    /// each tensor.
     pub fn open_with(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
         let n = check_framing(bytes, limits)?;
-        let (_, meta) = StSafeTensors::read_metadata(bytes).map_err(|e| describe(bytes, n, &e))?;
+        let header = crate::header::parse(bytes, n)?;
+        limits.check_tensor_count(header.entries.len() as u64)?;
         let data_start = 8 + n as usize;
-        check_unique_keys(&bytes[8..data_start], 8 + n)?;
-        let names = stored_order(&bytes[8..data_start], &meta);
-        limits.check_tensor_count(names.len() as u64)?;
-        let mut tensors = Vec::with_capacity(names.len());
-        for name in names {
-            // The name came from this header, and read_metadata checked every offset.
-            let Some(info) = meta.info(&name) else {
-                continue;
-            };
-            let dtype = crate::dtype::from_reference(info.dtype).ok_or_else(|| {
+        let mut tensors = Vec::with_capacity(header.entries.len());
+        for e in header.entries {
+            let dtype = crate::dtype::from_reference(e.dtype).ok_or_else(|| {
                 Error::format(
                     ErrorKind::Unsupported,
                     format!(
-                        "tensor {name:?} has dtype {:?}, which tensorkit does not support",
-                        info.dtype
+                        "tensor {:?} has dtype {:?}, which tensorkit does not support",
+                        e.name, e.dtype
                     ),
                 )
             })?;
-            let (begin, end) = info.data_offsets;
+            // header::parse checked that the offsets tile the data section.
+            let (begin, end) = e.offsets;
             let data = &bytes[data_start + begin..data_start + end];
-            let shape: Vec<u64> = info.shape.iter().map(|&d| d as u64).collect();
+            let shape: Vec<u64> = e.shape.iter().map(|&d| d as u64).collect();
             let view = TensorView::new(data, dtype, &shape, ByteOrder::Little)?;
-            tensors.push(Tensor { name, view });
+            tensors.push(Tensor { name: e.name, view });
         }
-        let metadata = meta
-            .metadata()
-            .as_ref()
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
-        Ok(SafeTensors { tensors, metadata })
+        Ok(SafeTensors {
+            tensors,
+            metadata: header.metadata,
+        })
     }
 
     /// The tensor called `name`.
