@@ -1,6 +1,8 @@
 //! `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]`:
 //! runs the benchmark suite (`tensorkit-bench`, release build) and, with `--with-python`,
-//! the Python peers (`peer_bench.py` in that virtual environment), and writes
+//! the Python peers (`peer_bench.py` in that virtual environment) and the Python package
+//! against them (`crates/tensorkit-py/bench/bench_python.py`, on a release build installed
+//! into the same environment), and writes
 //! `docs/benchmarks.md`: medians, min–max, ratios to the peers, fractions of the machine's
 //! limits, and every speed target with "met" or the shortfall.
 
@@ -334,6 +336,111 @@ fn peers(out: &mut String, peer: &Value) {
     }
 }
 
+/// Installs a release build of the Python package into `venv` (with maturin, from PyPI when
+/// the environment lacks it) and runs its benchmark against the peers there.
+fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String> {
+    let python = venv.join("bin/python");
+    let has_maturin = Command::new(&python)
+        .args(["-c", "import maturin"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_maturin {
+        let ok = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "maturin>=1.9.4,<2"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            return Err(format!("installing maturin into {}", venv.display()));
+        }
+    }
+    let built = Command::new(&python)
+        .current_dir(root)
+        .env("VIRTUAL_ENV", venv)
+        .env("CARGO_TARGET_DIR", root.join("target/python-release"))
+        .args(["-m", "maturin", "develop", "--release", "--quiet"])
+        .args(["-m", "crates/tensorkit-py/Cargo.toml"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("running maturin: {e}"))?;
+    if !built.success() {
+        return Err(format!("maturin develop --release failed: {built}"));
+    }
+    let scale: &[&str] = if quick {
+        &[
+            "--runs",
+            "3",
+            "--big-mib",
+            "128",
+            "--small-mib",
+            "32",
+            "--tg-mib",
+            "64",
+        ]
+    } else {
+        &[
+            "--runs",
+            "5",
+            "--big-mib",
+            "1024",
+            "--small-mib",
+            "64",
+            "--tg-mib",
+            "256",
+        ]
+    };
+    let mut cmd = Command::new(&python);
+    cmd.current_dir(root)
+        .arg("crates/tensorkit-py/bench/bench_python.py")
+        .args(scale);
+    run_json(&mut cmd, "the Python package's benchmark")
+}
+
+/// The Python package's rows: workload, ours, the peer's, the ratio, the target and whether
+/// it was met.
+fn package_table(out: &mut String, p: &Value) {
+    let versions = p["versions"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k} {}", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    let s = &p["scale"];
+    let _ = writeln!(
+        out,
+        "Versions: {versions}. Machine: {}. Data: {} tensors in {} MiB (safetensors); one float32 tensor of {} MiB (safetensors and `.npy`); a Tensogram message of {} float64 fields, {} MiB decoded (16-bit simple packing, szip and zstd alternately, written by tensogram).\n",
+        p["machine"].as_str().unwrap_or_default(),
+        s["small_n"],
+        s["small_mib"],
+        s["big_mib"],
+        s["tg_objects"],
+        s["tg_mib"],
+    );
+    out.push_str("| workload | tensorkit | peer | peer's median | vs peer | target | met |\n|---|---:|---|---:|---:|---|---|\n");
+    for r in p["rows"].as_array().into_iter().flatten() {
+        let med = |v: &Value| v["median_s"].as_f64().map_or_else(String::new, secs);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r["case"].as_str().unwrap_or_default(),
+            med(&r["ours"]),
+            r["peer_name"].as_str().unwrap_or_default(),
+            med(&r["peer"]),
+            r["speedup"]
+                .as_f64()
+                .map_or_else(String::new, |x| format!("{x:.2}×")),
+            r["target"].as_str().unwrap_or_default(),
+            if r["met"].as_bool() == Some(true) {
+                "yes"
+            } else {
+                "**no**"
+            },
+        );
+    }
+}
+
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -422,6 +529,10 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
             Some(serde_json::from_slice::<Value>(&text).map_err(|e| e.to_string())?)
         }
     };
+    let package = match &o.python {
+        None => None,
+        Some(venv) => Some(python_package(root, venv, o.quick)?),
+    };
     let rows: Vec<Value> = ours["rows"].as_array().cloned().unwrap_or_default();
     let limit = |case: &str| {
         find(&rows, case, "machine")
@@ -490,6 +601,14 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
             peers(&mut md, p);
         }
         None => md.push_str("Not included in this run (`--with-python VENV` adds them).\n"),
+    }
+    md.push_str("\n## The Python package against the Python peers, same machine, same run\n\n");
+    match &package {
+        Some(p) => {
+            md.push_str("Timed by `crates/tensorkit-py/bench/bench_python.py` on a release build of the package installed into the same virtual environment as the peers; every figure includes Python's own overhead on both sides. \"vs peer\" is the peer's median over ours: above 1× we are faster.\n\n");
+            package_table(&mut md, p);
+        }
+        None => md.push_str("Not included in this run (`--with-python VENV` adds it).\n"),
     }
     std::fs::write(&o.out, &md).map_err(|e| format!("writing {}: {e}", o.out.display()))?;
     Ok(format!(

@@ -1,0 +1,167 @@
+"""The Python package against the Python peers, on the same files in the same run.
+
+Run by ``cargo xtask bench --with-python VENV`` (which installs a release build of the
+package into VENV first); prints a JSON report, or writes it with ``--json PATH``. Each row
+is one workload: our median, the peer's median, and the target the issue sets.
+
+Workloads (issue 18):
+  open_get_one   open a 2000-tensor safetensors file and get one tensor
+                 (peer: safetensors.safe_open(...).get_tensor)
+  zero_copy_big  a 1 GiB float32 tensor as a zero-copy array, file opened (target < 1 ms)
+  owned_load     the same tensor loaded into an owned array (peer: np.load of the same bytes)
+  tgm_decode     decode a multi-object Tensogram message (peer: tensogram.decode; target 5x)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def timed(fn, runs: int) -> dict[str, float]:
+    """Median, fastest and slowest of ``runs`` calls (one untimed warm-up call first)."""
+    fn()
+    samples = []
+    for _ in range(runs):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t)
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
+
+
+def make_files(root: Path, small_n: int, small_mib: int, big_mib: int, tg_objects: int, tg_mib: int) -> dict[str, Path]:
+    import safetensors.numpy as st
+    import tensogram
+
+    rng = np.random.default_rng(1)
+    per = max(1, small_mib * (1 << 20) // small_n // 4)
+    small = {f"layer.{i}.w": rng.standard_normal(per, dtype=np.float32) for i in range(small_n)}
+    paths = {"small": root / "small.safetensors", "big": root / "big.safetensors", "npy": root / "big.npy", "tgm": root / "fields.tgm"}
+    st.save_file(small, paths["small"])
+    del small
+    big = np.ones(big_mib * (1 << 20) // 4, dtype=np.float32)
+    big[::4097] = np.arange(big[::4097].size, dtype=np.float32)
+    st.save_file({"w": big}, paths["big"])
+    np.save(paths["npy"], big)
+    del big
+    n = tg_mib * (1 << 20) // 8 // tg_objects
+    side = int(np.sqrt(n))
+    objects = []
+    for i in range(tg_objects):
+        y, x = np.mgrid[0:side, 0:side]
+        field = 250.0 + 30.0 * np.sin(x / 37.0 + i) * np.cos(y / 23.0) + rng.normal(0, 0.5, (side, side))
+        desc = {"type": "ntensor", "shape": [side, side], "dtype": "float64", "encoding": "simple_packing", "sp_bits_per_value": 16}
+        if i % 2 == 0:
+            desc.update(compression="szip", szip_rsi=128, szip_block_size=16, szip_flags=8)
+        else:
+            desc.update(compression="zstd", zstd_level=3)
+        objects.append((desc, field))
+    meta = {"base": [{"name": f"field{i}"} for i in range(tg_objects)]}
+    paths["tgm"].write_bytes(tensogram.encode(meta, objects))
+    return paths
+
+
+def run(args: argparse.Namespace) -> dict:
+    import safetensors
+    import tensogram
+
+    import tensorkit
+    from tensorkit import tensogram as tk_tensogram
+
+    rows = []
+
+    def row(case: str, ours, peer, peer_name: str, target: str, check) -> None:
+        r = {"case": case, "ours": ours, "peer": peer, "peer_name": peer_name, "target": target}
+        r["speedup"] = peer["median_s"] / ours["median_s"] if peer else None
+        r["met"] = bool(check(r))
+        rows.append(r)
+
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        p = make_files(Path(tmp), args.small_n, args.small_mib, args.big_mib, args.tg_objects, args.tg_mib)
+        # Warm the page cache: every workload reads files already in memory.
+        for path in p.values():
+            path.read_bytes()
+        name = f"layer.{args.small_n // 2}.w"
+
+        def ours_one():
+            with tensorkit.open(p["small"]) as f:
+                f[name]
+
+        def peer_one():
+            with safetensors.safe_open(p["small"], framework="np") as f:
+                f.get_tensor(name)
+
+        row("open_get_one", timed(ours_one, args.runs * 10), timed(peer_one, args.runs * 10),
+            "safetensors.safe_open().get_tensor", "faster than the peer", lambda r: r["speedup"] > 1.0)
+
+        def ours_view():
+            f = tensorkit.open(p["big"])
+            a = f["w"]
+            assert not a.flags.writeable and a.nbytes == args.big_mib << 20
+
+        def peer_view():
+            np.load(p["npy"], mmap_mode="r")
+
+        row("zero_copy_big", timed(ours_view, args.runs * 10), timed(peer_view, args.runs * 10),
+            "np.load(mmap_mode='r')", "< 1 ms", lambda r: r["ours"]["median_s"] < 1e-3)
+
+        def ours_owned():
+            a = tensorkit.safetensors.load_file(p["big"])["w"]
+            assert a.flags.writeable
+
+        def peer_owned():
+            np.load(p["npy"])
+
+        import tensorkit.safetensors  # noqa: F401 (the drop-in, as users call it)
+
+        row("owned_load", timed(ours_owned, args.runs), timed(peer_owned, args.runs),
+            "np.load", "at least as fast as the peer", lambda r: r["speedup"] >= 1.0)
+
+        buf = p["tgm"].read_bytes()
+        row("tgm_decode", timed(lambda: tk_tensogram.decode(buf), args.runs), timed(lambda: tensogram.decode(buf), args.runs),
+            "tensogram.decode", ">= 5x the peer", lambda r: r["speedup"] >= 5.0)
+        row("tgm_decode_one_thread", timed(lambda: tk_tensogram.decode(buf, threads=1), args.runs),
+            timed(lambda: tensogram.decode(buf, threads=1), args.runs), "tensogram.decode(threads=1)",
+            "(reported)", lambda r: True)
+
+    return {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "versions": {"tensorkit": tensorkit.__version__, "safetensors": safetensors.__version__,
+                     "tensogram": tensogram.__version__, "numpy": np.__version__},
+        "scale": {"small_n": args.small_n, "small_mib": args.small_mib, "big_mib": args.big_mib,
+                  "tg_objects": args.tg_objects, "tg_mib": args.tg_mib, "runs": args.runs},
+        "rows": rows,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--small-n", type=int, default=2000)
+    ap.add_argument("--small-mib", type=int, default=64)
+    ap.add_argument("--big-mib", type=int, default=1024)
+    ap.add_argument("--tg-objects", type=int, default=8)
+    ap.add_argument("--tg-mib", type=int, default=256, help="decoded size of the Tensogram message")
+    ap.add_argument("--dir", default=None, help="where the temporary files go")
+    ap.add_argument("--json", default=None, help="write the report here instead of printing it")
+    args = ap.parse_args()
+    report = run(args)
+    text = json.dumps(report, indent=2)
+    if args.json:
+        Path(args.json).write_text(text)
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
