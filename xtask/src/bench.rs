@@ -336,7 +336,7 @@ fn peers(out: &mut String, peer: &Value) {
     }
 }
 
-/// Installs a release build of the Python package into `venv` (with maturin, from PyPI when
+/// Installs a release build of the Python package into `venv` (with maturin, from `PyPI` when
 /// the environment lacks it) and runs its benchmark against the peers there.
 fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String> {
     let python = venv.join("bin/python");
