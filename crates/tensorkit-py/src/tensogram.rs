@@ -157,6 +157,27 @@ struct Decode {
     threads: usize,
 }
 
+impl Decode {
+    /// What Python's keywords ask for.
+    fn new(
+        index: Option<usize>,
+        verify_hash: bool,
+        native_byte_order: bool,
+        restore_non_finite: bool,
+        threads: usize,
+    ) -> Self {
+        Decode {
+            index,
+            opts: DecodeOptions {
+                verify_hash,
+                native_byte_order,
+                restore_non_finite,
+            },
+            threads,
+        }
+    }
+}
+
 /// One decoded object, not yet handed to Python.
 struct Decoded {
     descriptor: DataObjectDescriptor,
@@ -276,15 +297,13 @@ pub(crate) fn tgm_decode<'py>(
     threads: usize,
 ) -> PyResult<PyDecoded<'py>> {
     let buf = Borrowed::get(buf, false, "the message")?;
-    let how = Decode {
+    let how = Decode::new(
         index,
-        opts: DecodeOptions {
-            verify_hash,
-            native_byte_order,
-            restore_non_finite,
-        },
+        verify_hash,
+        native_byte_order,
+        restore_non_finite,
         threads,
-    };
+    );
     let bytes = buf.bytes();
     let decoded = py
         .detach(|| decode_message(bytes, &Limits::default(), how))
@@ -593,15 +612,13 @@ impl TgmFile {
     ) -> PyResult<PyDecoded<'py>> {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
-        let how = Decode {
+        let how = Decode::new(
             index,
-            opts: DecodeOptions {
-                verify_hash,
-                native_byte_order,
-                restore_non_finite,
-            },
+            verify_hash,
+            native_byte_order,
+            restore_non_finite,
             threads,
-        };
+        );
         let decoded = py
             .detach(|| decode_message(&file.bytes()[r], &Limits::default(), how))
             .map_err(to_py)?;
