@@ -4,9 +4,10 @@
 
 use crate::buffer::{Borrowed, Buffer};
 use crate::errors::{invalid, to_py};
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use crate::handle::Handle;
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use tensor_core::buffer::LargeBuffer;
 use tensor_dtype::Dtype;
 
@@ -25,23 +26,19 @@ type Description = (
 /// An open tensor file of any format.
 #[pyclass(module = "tensorkit._tensorkit", name = "File", frozen)]
 pub struct File {
-    inner: RwLock<Option<Arc<tensorkit::File>>>,
+    inner: Handle<tensorkit::File>,
 }
 
 impl File {
     pub(crate) fn new(file: tensorkit::File) -> File {
         File {
-            inner: RwLock::new(Some(Arc::new(file))),
+            inner: Handle::new(file),
         }
     }
 
     /// The open file, or Python's error for an operation on a closed one.
     fn file(&self) -> PyResult<Arc<tensorkit::File>> {
-        self.inner
-            .read()
-            .map_err(|_| PyValueError::new_err("the file's lock is poisoned"))?
-            .clone()
-            .ok_or_else(|| PyValueError::new_err("I/O operation on a closed file"))
+        self.inner.get()
     }
 }
 
@@ -224,16 +221,12 @@ impl File {
 
     /// Closes the file: its memory map is released once no array made from it remains.
     fn close(&self) -> PyResult<()> {
-        self.inner
-            .write()
-            .map_err(|_| PyValueError::new_err("the file's lock is poisoned"))?
-            .take();
-        Ok(())
+        self.inner.close()
     }
 
     /// Whether `close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.inner.read().map_or(true, |f| f.is_none())
+        self.inner.is_closed()
     }
 }

@@ -29,6 +29,7 @@ mod buffer;
 mod cbor;
 mod errors;
 mod file;
+mod handle;
 mod stdlib;
 mod tensogram;
 mod write;

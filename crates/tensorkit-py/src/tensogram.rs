@@ -10,11 +10,12 @@
 use crate::buffer::{Borrowed, Buffer};
 use crate::cbor;
 use crate::errors::{invalid, to_py};
+use crate::handle::Handle;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rayon::prelude::*;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use tensor_core::buffer::LargeBuffer;
 use tensor_core::cbor::{Value, to_canonical};
 use tensor_core::source::MmapSource;
@@ -217,13 +218,15 @@ fn decode_one(o: &ObjectFrame<'_>, opts: DecodeOptions, limits: &Limits) -> fram
 /// with hash verification, the hashes of its metadata, index and hash frames are checked too.
 fn decode_objects(msg: &Message<'_>, how: Decode) -> frame::Result<Vec<Decoded>> {
     if how.opts.verify_hash {
-        // The objects' own hashes are checked as they decode.
+        // Walks and checks every frame, as `frames` does; the objects' own hashes are
+        // checked as they decode.
         msg.verify_metadata_hashes()?;
+    } else if how.index.is_none() {
+        msg.frames()?;
     }
     let objects: Vec<ObjectFrame<'_>> = if let Some(i) = how.index {
         vec![msg.object(i)?]
     } else {
-        msg.frames()?;
         (0..msg.len())
             .map(|i| msg.object(i))
             .collect::<frame::Result<_>>()?
@@ -488,16 +491,20 @@ pub(crate) fn tgm_validate_file<'py>(
             let ranges = frame::scan(buf);
             let mut gaps = Vec::new();
             let mut pos = 0;
-            let ends = ranges.iter().map(|r| r.start).chain([buf.len()]);
-            for (start, next) in ends.zip(ranges.iter().map(|r| r.end).chain([buf.len()])) {
-                if start > pos {
-                    let why = frame::validate(&buf[pos..start], opts, &limits)
+            // Each message, then an empty one at the end, so a gap before it is seen too.
+            for r in ranges
+                .iter()
+                .cloned()
+                .chain(std::iter::once(buf.len()..buf.len()))
+            {
+                if r.start > pos {
+                    let why = frame::validate(&buf[pos..r.start], opts, &limits)
                         .issues
                         .first()
                         .map_or_else(String::new, |i| i.detail.clone());
-                    gaps.push((pos, start - pos, why));
+                    gaps.push((pos, r.start - pos, why));
                 }
-                pos = next;
+                pos = r.end;
             }
             let reports: Vec<Report> = ranges
                 .iter()
@@ -530,19 +537,13 @@ pub(crate) fn tgm_validate_file<'py>(
 /// A `.tgm` file mapped from disk, its messages found once at open.
 #[pyclass(module = "tensorkit._tensorkit", name = "TgmFile", frozen)]
 pub struct TgmFile {
-    inner: RwLock<Option<Arc<frame::TgmFile<MmapSource>>>>,
+    inner: Handle<frame::TgmFile<MmapSource>>,
     path: String,
 }
 
 impl TgmFile {
     fn file(&self) -> PyResult<Arc<frame::TgmFile<MmapSource>>> {
-        self.inner
-            .read()
-            .map_err(|_| invalid("the file's lock is poisoned"))?
-            .clone()
-            .ok_or_else(|| {
-                pyo3::exceptions::PyValueError::new_err("I/O operation on a closed file")
-            })
+        self.inner.get()
     }
 
     /// The bytes of message `i`, or Python's `IndexError`.
@@ -565,7 +566,7 @@ impl TgmFile {
             .detach(|| frame::TgmFile::open_with(&path, &Limits::default()))
             .map_err(to_py)?;
         Ok(TgmFile {
-            inner: RwLock::new(Some(Arc::new(file))),
+            inner: Handle::new(file),
             path: path.display().to_string(),
         })
     }
@@ -634,17 +635,13 @@ impl TgmFile {
 
     /// Unmaps the file (decoded arrays stay valid: they own their bytes).
     fn close(&self) -> PyResult<()> {
-        self.inner
-            .write()
-            .map_err(|_| invalid("the file's lock is poisoned"))?
-            .take();
-        Ok(())
+        self.inner.close()
     }
 
     /// Whether `close` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.inner.read().map_or(true, |f| f.is_none())
+        self.inner.is_closed()
     }
 
     fn __repr__(&self) -> String {
