@@ -31,17 +31,21 @@ pub(crate) fn stdlib_deserialize(buf: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// Checks that every element the record `meta` describes lies inside `data`, and that
-/// numpy can view it; the tensorkit dtype name of the elements.
+/// numpy can view it; the tensorkit dtype name of the elements and the record's fields as
+/// JSON text (those `stdlib_deserialize` gives).
 #[pyfunction]
 pub(crate) fn stdlib_check(
     meta: &Bound<'_, PyAny>,
     data: &Bound<'_, PyAny>,
-) -> PyResult<&'static str> {
+) -> PyResult<(&'static str, String)> {
     let meta = Borrowed::get(meta, false, "the meta data")?;
     let data = Borrowed::get(data, false, "the data buffer")?;
     let meta = MetaDataRef::open(meta.bytes()).map_err(to_py)?.to_owned();
     let array = StridedArray::new(&meta, data.bytes()).map_err(to_py)?;
-    Ok(array.view().dtype().name())
+    Ok((
+        array.view().dtype().name(),
+        json::to_json(&meta).to_string(),
+    ))
 }
 
 /// Registers the functions.

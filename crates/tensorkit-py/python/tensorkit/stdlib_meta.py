@@ -77,8 +77,8 @@ def view(meta: Any, data: Any) -> np.ndarray:
     without copying; read-only unless ``data`` is writable and the record is not READONLY.
     Every element is checked to lie inside ``data`` first."""
     record = serialize(meta) if isinstance(meta, Mapping) else bytes(meta)
-    dtype = to_numpy(_tensorkit.stdlib_check(record, data))
-    fields = deserialize(record)
+    dtype_name, fields_json = _tensorkit.stdlib_check(record, data)
+    dtype, fields = to_numpy(dtype_name), json.loads(fields_json)
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if fields["endianness"] == 1 else ">")
     buf = memoryview(data).cast("B")
