@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> dict:
     import tensogram
 
     import tensorkit
+    import tensorkit.safetensors
     from tensorkit import tensogram as tk_tensogram
 
     rows = []
@@ -121,8 +122,6 @@ def run(args: argparse.Namespace) -> dict:
 
         def peer_owned():
             np.load(p["npy"])
-
-        import tensorkit.safetensors  # noqa: F401 (the drop-in, as users call it)
 
         row("owned_load", timed(ours_owned, args.runs), timed(peer_owned, args.runs),
             "np.load", "at least as fast as the peer", lambda r: r["speedup"] >= 1.0)

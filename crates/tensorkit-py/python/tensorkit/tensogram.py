@@ -266,6 +266,12 @@ def _objects(native: list) -> list[tuple[DataObjectDescriptor, np.ndarray]]:
     return [(DataObjectDescriptor(d), _array(b, dt, shape, order)) for d, b, dt, shape, order in native]
 
 
+def _message(native: tuple[tuple[int, list, dict, dict], list]) -> Message:
+    """A decoded message from what the native side returns: metadata and objects."""
+    meta, objects = native
+    return Message(_metadata(meta), _objects(objects))
+
+
 def _c_strides(shape: Sequence[int]) -> list[int]:
     strides, step = [], 1
     for n in reversed(shape):
@@ -364,14 +370,15 @@ def decode(
     """Decodes a message: ``Message(metadata, objects)`` with ``objects`` a list of
     ``(DataObjectDescriptor, ndarray)``. The objects decode in parallel (``threads=0``: every
     core; ``1``: this thread)."""
-    meta, objects = _tensorkit.tgm_decode(
-        buf,
-        verify_hash=verify_hash,
-        native_byte_order=native_byte_order,
-        restore_non_finite=restore_non_finite,
-        threads=threads,
+    return _message(
+        _tensorkit.tgm_decode(
+            buf,
+            verify_hash=verify_hash,
+            native_byte_order=native_byte_order,
+            restore_non_finite=restore_non_finite,
+            threads=threads,
+        )
     )
-    return Message(_metadata(meta), _objects(objects))
 
 
 def decode_metadata(buf: Any) -> Metadata:
@@ -395,25 +402,23 @@ def decode_object(
 ) -> tuple[Metadata, DataObjectDescriptor, np.ndarray]:
     """Object ``index`` alone: ``(Metadata, DataObjectDescriptor, ndarray)``. Only the
     header and that object's frame are read."""
-    meta, [(d, arr)] = _decode_one(buf, index, native_byte_order, threads, restore_non_finite, verify_hash)
+    meta, [(d, arr)] = _message(
+        _tensorkit.tgm_decode(
+            buf,
+            index=_object_index(index),
+            verify_hash=verify_hash,
+            native_byte_order=native_byte_order,
+            restore_non_finite=restore_non_finite,
+            threads=threads,
+        )
+    )
     return meta, d, arr
 
 
-def _decode_one(buf, index, native_byte_order, threads, restore_non_finite, verify_hash, native=None, message=None):
+def _object_index(index: int) -> int:
     if index < 0:
         raise InvalidArgumentError(f"object index {index} is negative")
-    kwargs = dict(
-        index=index,
-        verify_hash=verify_hash,
-        native_byte_order=native_byte_order,
-        restore_non_finite=restore_non_finite,
-        threads=threads,
-    )
-    if native is None:
-        meta, objects = _tensorkit.tgm_decode(buf, **kwargs)
-    else:
-        meta, objects = native.decode(message, **kwargs)
-    return _metadata(meta), _objects(objects)
+    return index
 
 
 def _ranges(arr: np.ndarray, ranges: Sequence[tuple[int, int]], join: bool) -> Any:
@@ -560,14 +565,15 @@ class TensogramFile:
         verify_hash: bool = False,
     ) -> Message:
         """Decodes message ``index``: ``Message(metadata, objects)``."""
-        meta, objects = self._file().decode(
-            self._index(index),
-            verify_hash=verify_hash,
-            native_byte_order=native_byte_order,
-            restore_non_finite=restore_non_finite,
-            threads=threads,
+        return _message(
+            self._file().decode(
+                self._index(index),
+                verify_hash=verify_hash,
+                native_byte_order=native_byte_order,
+                restore_non_finite=restore_non_finite,
+                threads=threads,
+            )
         )
-        return Message(_metadata(meta), _objects(objects))
 
     def __getitem__(self, index: int | slice) -> Message | list[Message]:
         if isinstance(index, slice):
@@ -603,15 +609,15 @@ class TensogramFile:
         restore_non_finite: bool = True,
         verify_hash: bool = False,
     ) -> dict[str, Any]:
-        meta, [(d, arr)] = _decode_one(
-            None,
-            obj_index,
-            native_byte_order,
-            threads,
-            restore_non_finite,
-            verify_hash,
-            native=self._file(),
-            message=self._index(msg_index),
+        meta, [(d, arr)] = _message(
+            self._file().decode(
+                self._index(msg_index),
+                index=_object_index(obj_index),
+                verify_hash=verify_hash,
+                native_byte_order=native_byte_order,
+                restore_non_finite=restore_non_finite,
+                threads=threads,
+            )
         )
         return {"metadata": meta, "descriptor": d, "data": arr}
 
