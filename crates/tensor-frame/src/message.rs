@@ -112,6 +112,12 @@ fn frame_at(msg: &[u8], offset: u64, end: u64) -> Result<FrameInfo> {
     })
 }
 
+/// Whether the frame at `offset` is a header frame, from its 16-byte header alone.
+fn is_header_frame(msg: &[u8], offset: u64, end: u64) -> Result<bool> {
+    let header = FrameHeader::parse(&msg[offset as usize..end as usize], offset)?;
+    Ok(header.known_type(offset)?.phase() == Phase::Header)
+}
+
 /// Where the frame after `f` starts.
 fn next_offset(f: &FrameInfo) -> u64 {
     let end = f.offset + f.header.total_length;
@@ -315,10 +321,12 @@ impl<'a> Message<'a> {
         } else {
             let mut pos = PREAMBLE_LEN;
             while pos < post_off {
-                let f = frame_at(bytes, pos, post_off)?;
-                if f.frame_type.phase() != Phase::Header {
+                // The first frame of another phase ends the header; it is checked whole
+                // when it is read (an object) or walked (validation), not here.
+                if !is_header_frame(bytes, pos, post_off)? {
                     break;
                 }
+                let f = frame_at(bytes, pos, post_off)?;
                 header.read(bytes, &f, limits)?;
                 pos = next_offset(&f);
             }
@@ -457,6 +465,14 @@ impl<'a> Message<'a> {
         self.objects.is_empty()
     }
 
+    /// Where data object `i`'s frame lies, as the index (or the walk of the frames) gives it:
+    /// its offset from the message start and its length. Nothing is read or checked; `(0, 0)`
+    /// past the last object.
+    #[must_use]
+    pub fn object_span(&self, i: usize) -> (u64, u64) {
+        self.objects.get(i).copied().unwrap_or((0, 0))
+    }
+
     /// Data object `i`: its frame is checked and its descriptor decoded; nothing else of the
     /// message is read.
     pub fn object(&self, i: usize) -> Result<ObjectFrame<'a>> {
@@ -509,6 +525,31 @@ impl<'a> Message<'a> {
     /// well as data frames.
     pub fn verify_hashes(&self) -> Result<()> {
         let frames = self.frames()?;
+        frame_hash_checks(self.bytes, &frames).try_for_each(|(_, r)| r)
+    }
+
+    /// Checks the hash of every header and footer frame that carries one (metadata, index,
+    /// hash list) and of every preceder, reading only those frames: for readers that hold
+    /// the message's framing but not its data frames, and verify each object as they read
+    /// it ([`ObjectFrame::verify_hash`]).
+    pub fn verify_section_hashes(&self) -> Result<()> {
+        let post_off = self.bytes.len() as u64 - POSTAMBLE_LEN;
+        let mut frames: Vec<FrameInfo> = self.preceders.iter().map(|(_, f)| *f).collect();
+        let mut pos = PREAMBLE_LEN;
+        while pos < post_off && is_header_frame(self.bytes, pos, post_off)? {
+            let f = frame_at(self.bytes, pos, post_off)?;
+            frames.push(f);
+            pos = next_offset(&f);
+        }
+        let mut pos = self.postamble.first_footer_offset;
+        while pos >= PREAMBLE_LEN && pos < post_off {
+            let f = frame_at(self.bytes, pos, post_off)?;
+            if f.frame_type.phase() != Phase::Footer {
+                break;
+            }
+            frames.push(f);
+            pos = next_offset(&f);
+        }
         frame_hash_checks(self.bytes, &frames).try_for_each(|(_, r)| r)
     }
 

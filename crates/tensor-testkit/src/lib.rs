@@ -3,6 +3,8 @@
 //! the values a fixture's JSON sidecar records.
 #![forbid(unsafe_code)]
 
+pub mod http;
+
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

@@ -19,6 +19,9 @@ pub struct Cli {
     /// 32768, zstd's own ceiling).
     #[arg(long, global = true, value_name = "RATIO")]
     pub max_ratio: Option<u64>,
+    /// Report on standard error what reading URLs cost: requests made and bytes received.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
 }
 
 impl Cli {

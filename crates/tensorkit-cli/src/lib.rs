@@ -115,6 +115,21 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
 
 /// Runs one command, writing its output to `out` and errors to `err`; returns the exit status.
 pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let before = tensorkit::remote::process_transfer();
+    let status = run_command(cli, out, err);
+    let after = tensorkit::remote::process_transfer();
+    if cli.verbose && after.requests > before.requests {
+        let _ = writeln!(
+            err,
+            "remote: {} requests, {} bytes received",
+            after.requests - before.requests,
+            after.bytes - before.bytes
+        );
+    }
+    status
+}
+
+fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let limits = &cli.limits();
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out, limits), *json),

@@ -90,8 +90,19 @@ pub fn validate(
     limits: &Limits,
 ) -> Result<Validation> {
     let file = file.as_ref();
-    let map = MmapSource::open(file)?;
+    let map = whole_file(file, limits)?;
     Ok(validate_bytes(file, &map, options, limits))
+}
+
+/// Every byte of `file`, mapped: a local file, or (feature `remote`) an object at a URL,
+/// downloaded into an unnamed temporary file first.
+fn whole_file(file: &Path, limits: &Limits) -> Result<MmapSource> {
+    #[cfg(feature = "remote")]
+    if let Some(url) = file.to_str().filter(|s| crate::remote::is_url(s)) {
+        return crate::remote::download(url, limits);
+    }
+    let _ = limits;
+    Ok(MmapSource::open(file)?)
 }
 
 /// [`validate`] of `file`'s bytes, already mapped.
@@ -206,7 +217,7 @@ fn read_every_tensor(file: &Path, map: &[u8], limits: &Limits) -> Result<usize> 
 /// that carries nothing to verify is reported as such, never as verified.
 pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
     let file = file.as_ref();
-    let map = MmapSource::open(file)?;
+    let map = whole_file(file, limits)?;
     let format = formats::detect(file, &map)?;
     let head = format!("{}: {}", file.display(), format.id());
     let nothing = |reason: &str| {

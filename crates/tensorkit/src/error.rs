@@ -151,6 +151,15 @@ pub enum Error {
         /// How it is stored.
         why: String,
     },
+    /// A remote object could not be read as asked (not found, refused, changed, timed out,
+    /// or answered with other bytes than were asked for).
+    #[error("{url}: {what}")]
+    Remote {
+        /// The object's URL.
+        url: String,
+        /// What went wrong, and with which bytes.
+        what: String,
+    },
     /// A check of written data against what was read back failed.
     #[error("round trip through {format} changed tensor {tensor:?}")]
     RoundTripMismatch {
@@ -198,6 +207,7 @@ impl Kinded for Error {
                 ErrorKind::ChecksumMismatch
             }
             Error::NothingVerified { .. } => ErrorKind::MissingHash,
+            Error::Remote { .. } => ErrorKind::Io,
         }
     }
 }

@@ -194,6 +194,8 @@ pub mod npy;
 mod open;
 #[cfg(feature = "files")]
 pub mod pipeline_spec;
+#[cfg(feature = "remote")]
+pub mod remote;
 #[cfg(feature = "files")]
 pub mod shards;
 
@@ -205,8 +207,10 @@ pub use error::{Error, Result};
 pub use model::FormatId as Format;
 #[cfg(feature = "files")]
 pub use open::{
-    File, ReadOptions, TensorRef, WriteOptions, open, open_bytes, open_many, open_with, save,
-    save_tensors, serialize_tensors,
+    File, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes, open_many, open_with,
+    save, save_tensors, serialize_tensors,
 };
+#[cfg(feature = "remote")]
+pub use open::{open_url_async, open_url_with};
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

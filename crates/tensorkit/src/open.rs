@@ -42,6 +42,9 @@ self_cell::self_cell!(
 pub struct File {
     parsed: Parsed,
     path: PathBuf,
+    /// The remote objects the tensors are fetched from (none for local files).
+    #[cfg(feature = "remote")]
+    remote: Vec<std::sync::Arc<crate::remote::Object>>,
 }
 
 impl std::fmt::Debug for File {
@@ -61,8 +64,16 @@ pub fn open(path: impl AsRef<Path>) -> Result<File> {
 
 /// Opens the file at `path` with `options` (limits, strictness, verification). A Hugging
 /// Face shard index (`*.index.json`) opens its shards as one file (see [`crate::shards`]).
+///
+/// With the `remote` feature, `path` may be a URL: `https://`, `http://`, `s3://`, `gs://`,
+/// `az://` objects are read through range requests (see [`open_url`]), `file://` URLs are
+/// local files.
 pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> {
     let path = path.as_ref();
+    if let Some(url) = path.to_str().filter(|s| is_url(s)) {
+        #[cfg(feature = "remote")]
+        return open_url_with(url, options, &crate::remote::RemoteOptions::default());
+    }
     if crate::shards::is_index(path) {
         let index = crate::shards::Index::read(path, &options.limits)?;
         let files = index.files();
@@ -77,10 +88,109 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         return Ok(File {
             parsed,
             path: path.to_path_buf(),
+            #[cfg(feature = "remote")]
+            remote: Vec::new(),
         });
     }
     let map = MmapSource::open(path)?;
     parse(vec![Bytes::Mapped(map)], vec![path.to_path_buf()], options)
+}
+
+/// Whether `path` is a URL that [`open`] reads remotely (with the `remote` feature) rather
+/// than a local path.
+#[must_use]
+pub fn is_url(path: &str) -> bool {
+    #[cfg(feature = "remote")]
+    {
+        crate::remote::is_url(path)
+    }
+    #[cfg(not(feature = "remote"))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// Opens the object at `url` with `options`, reaching it as `remote` says (credentials,
+/// endpoint, time limits, retries). `file://` URLs open local files.
+///
+/// The header, index or footer is read in as few range requests as the format allows
+/// (usually one to three), and each tensor's bytes only when its elements are asked for:
+/// [`TensorRef::to_tensor`], [`TensorRef::read_into`] and everything built on them fetch
+/// them; [`TensorRef::view`] is refused, as there is no mapped file to view.
+#[cfg(feature = "remote")]
+pub fn open_url_with(
+    url: &str,
+    options: &ReadOptions,
+    remote: &crate::remote::RemoteOptions,
+) -> Result<File> {
+    if let Some(path) = crate::remote::file_url_path(url) {
+        return open_with(path?, options);
+    }
+    from_opened(
+        url,
+        crate::remote::open_blocking(url, options, remote)?,
+        options,
+    )
+}
+
+/// [`open_url_with`] for callers inside an async runtime: the header is read on the
+/// caller's runtime. (Tensors are fetched when asked for, as with a file opened from
+/// synchronous code.)
+#[cfg(feature = "remote")]
+pub async fn open_url_async(
+    url: &str,
+    options: &ReadOptions,
+    remote: &crate::remote::RemoteOptions,
+) -> Result<File> {
+    if let Some(path) = crate::remote::file_url_path(url) {
+        return open_with(path?, options);
+    }
+    from_opened(
+        url,
+        crate::remote::open(url, options, remote).await?,
+        options,
+    )
+}
+
+#[cfg(feature = "remote")]
+fn from_opened(url: &str, opened: crate::remote::Opened, options: &ReadOptions) -> Result<File> {
+    let crate::remote::Opened { index, objects } = opened;
+    let remote: Vec<_> = objects
+        .iter()
+        .map(|o| std::sync::Arc::clone(&o.object))
+        .collect();
+    let paths: Vec<PathBuf> = objects
+        .iter()
+        .map(|o| PathBuf::from(o.object.url()))
+        .collect();
+    // Objects held whole are read as local files are; the others come listed.
+    let owners: Vec<Bytes> = objects
+        .iter()
+        .map(|o| Bytes::Owned(o.whole.as_ref().map(|b| b.to_vec()).unwrap_or_default()))
+        .collect();
+    let mut listed: Vec<Option<TensorSet<'static>>> =
+        objects.into_iter().map(|o| o.listed).collect();
+    let parsed = Parsed::try_new(owners, |owned| {
+        let sets = paths
+            .iter()
+            .zip(owned)
+            .zip(listed.iter_mut())
+            .map(|((p, b), l)| match l.take() {
+                Some(set) => Ok(set),
+                None => formats::read_with(p, b, options),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        match &index {
+            Some(index) => index.select(sets),
+            None => crate::shards::join(&paths, sets),
+        }
+    })?;
+    Ok(File {
+        parsed,
+        path: PathBuf::from(url),
+        remote,
+    })
 }
 
 /// Opens several files as one: their tensors in file order, the first file's metadata. Names
@@ -133,7 +243,12 @@ fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Resul
         crate::shards::join(&paths, sets)
     })?;
     let path = paths.into_iter().next().unwrap_or_default();
-    Ok(File { parsed, path })
+    Ok(File {
+        parsed,
+        path,
+        #[cfg(feature = "remote")]
+        remote: Vec::new(),
+    })
 }
 
 impl File {
@@ -199,6 +314,14 @@ impl File {
                     .collect::<Vec<_>>()
                     .join(", "),
             })
+    }
+
+    /// For a file opened from a URL, what reading it has cost so far: requests made and
+    /// bytes received (its header and every tensor fetched). `None` for local files.
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn transfer(&self) -> Option<crate::remote::Transfer> {
+        (!self.remote.is_empty()).then(|| crate::remote::totals(&self.remote))
     }
 
     /// The format-neutral tensor set, for the layers built on it (conversion, checks).

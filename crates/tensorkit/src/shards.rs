@@ -50,7 +50,14 @@ impl Index {
         limits.check_header_bytes(len)?;
         let text = std::fs::read(path)
             .map_err(|e| tensor_core::Error::io(format!("reading {}", path.display()), e))?;
-        let v: Value = serde_json::from_slice(&text)
+        Self::parse(path, &text, limits)
+    }
+
+    /// Checks and parses `text`, the index at `path` (a file, or a URL whose shards lie
+    /// beside it).
+    pub fn parse(path: &Path, text: &[u8], limits: &Limits) -> Result<Self> {
+        limits.check_header_bytes(text.len() as u64)?;
+        let v: Value = serde_json::from_slice(text)
             .map_err(|e| bad(path, format!("not a shard index: {e}")))?;
         let map = v["weight_map"]
             .as_object()

@@ -86,6 +86,115 @@ pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Res
     }
 }
 
+/// How a remote reader gets one tensor's elements once its bytes are fetched.
+#[cfg(feature = "remote")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fetch {
+    /// The bytes are the elements, contiguous in C order, in this byte order, and nothing
+    /// checks them: they are used as they arrive.
+    Raw(tensor_core::ByteOrder),
+    /// The bytes are decoded (and their checksum or hash checked) by the format's reader,
+    /// run again over the header and these bytes ([`read_one`]).
+    Reparse,
+}
+
+/// One tensor as a file's header describes it, without its bytes.
+#[cfg(feature = "remote")]
+#[derive(Clone, Debug)]
+pub(crate) struct Listed {
+    pub(crate) name: Option<String>,
+    pub(crate) dtype: tensor_dtype::Dtype,
+    pub(crate) shape: Vec<u64>,
+    /// As [`crate::TensorRef::encoding`] reports it; `None` for raw elements.
+    pub(crate) encoding: Option<String>,
+    pub(crate) location: Vec<(&'static str, u64)>,
+    pub(crate) attributes: Vec<(String, tensor_core::cbor::Value)>,
+    /// The bytes of the file the tensor's data occupies: everything [`read_one`] reads.
+    pub(crate) span: std::ops::Range<u64>,
+    pub(crate) fetch: Fetch,
+}
+
+/// A file's tensors as its header describes them: what a remote reader lists before it
+/// fetches any tensor.
+#[cfg(feature = "remote")]
+#[derive(Clone, Debug)]
+pub(crate) struct Listing {
+    pub(crate) format: FormatId,
+    pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(crate) tensors: Vec<Listed>,
+}
+
+/// Lists the tensors of `bytes` — a file's length, of which only the header, index or
+/// footer need hold the file's bytes — touching no tensor's bytes.
+#[cfg(feature = "remote")]
+pub(crate) fn list(path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Listing> {
+    let format = detect(path, bytes)?;
+    let unverified = ReadOptions {
+        verify: false,
+        ..*options
+    };
+    match format {
+        FormatId::Tensogram => tensogram::list(path, bytes, options),
+        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+            ztensor::list(path, bytes, &unverified)
+        }
+        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
+            let set = read_with(path, bytes, &unverified)?;
+            let base = bytes.as_ptr() as usize;
+            let tensors = set
+                .tensors
+                .into_iter()
+                .map(|t| {
+                    let crate::model::TensorData::View(v) = &t.data else {
+                        unreachable!("safetensors and BinTensors tensors are views")
+                    };
+                    let start = (v.buffer().as_ptr() as usize - base + v.offset()) as u64;
+                    Listed {
+                        dtype: t.dtype(),
+                        shape: t.shape().to_vec(),
+                        encoding: None,
+                        span: start..start + v.byte_len(),
+                        fetch: Fetch::Raw(v.byte_order()),
+                        name: t.name,
+                        location: t.location,
+                        attributes: t.attributes,
+                    }
+                })
+                .collect();
+            Ok(Listing {
+                format: set.format,
+                metadata: set.metadata,
+                tensors,
+            })
+        }
+    }
+}
+
+/// Tensor `i` of `bytes` — a file's length of which the header and that tensor's span hold
+/// the file's bytes — read, checked and decoded as [`read_with`] would, touching no other
+/// tensor's bytes.
+#[cfg(feature = "remote")]
+pub(crate) fn read_one<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &ReadOptions,
+    i: usize,
+) -> Result<crate::model::NamedTensor<'a>> {
+    match detect(path, bytes)? {
+        FormatId::Tensogram => tensogram::read_one(path, bytes, options, i),
+        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
+            ztensor::read_one(path, bytes, options, i)
+        }
+        _ => read_with(path, bytes, options)?
+            .tensors
+            .into_iter()
+            .nth(i)
+            .ok_or_else(|| Error::UnknownTarget {
+                what: format!("{}: no tensor #{i}", path.display()),
+            }),
+    }
+}
+
 /// Writes `set` to `path` in `format`, atomically (a temporary file, synced, renamed into
 /// place), with `pipeline` applied to every tensor (Tensogram output only) and blobs at
 /// multiples of `alignment` where the format lets the writer choose (zTensor 2; see

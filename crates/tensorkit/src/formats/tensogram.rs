@@ -116,56 +116,186 @@ pub(super) fn read<'a>(
         if options.verify {
             m.verify_hashes().map_err(wrap(path))?;
         }
-        let object_names = object_names(m);
-        let named = wrap_named(path, &object_names);
-        for (j, name) in object_names.iter().enumerate() {
-            let o = m.object(j).map_err(&named)?;
-            let base = m
-                .metadata()
-                .map_err(wrap(path))?
-                .base
-                .get(j)
-                .cloned()
-                .unwrap_or_default();
-            let stored = o.descriptor().dtype;
-            let written = container::original_dtype(Some(&base), stored);
-            let dtype = (written != stored).then_some(written);
-            let data = match (o.view_as(written), dtype) {
-                (Some(v), _) => TensorData::View(v),
-                (None, d) => {
-                    o.check_decodable(limits).map_err(&named)?;
-                    TensorData::Encoded(lazy(path, name.clone(), o, d))
-                }
-            };
-            tensors.push(NamedTensor {
-                name: name.clone(),
-                data,
-                location: vec![("message", mi as u64), ("object", j as u64)],
-                attributes: base
-                    .into_iter()
-                    .filter(|(k, _)| {
-                        !matches!(
-                            k.as_str(),
-                            "name" | container::STORED_DTYPE | tensor_frame::metadata::RESERVED
-                        )
-                    })
-                    .map(|(k, v)| (k, Value::from(&v)))
-                    .collect(),
-            });
+        for j in 0..m.len() {
+            tensors.push(object_tensor(path, m, mi, j, limits)?);
         }
     }
-    let extra = &msgs[0].metadata().map_err(wrap(path))?.extra;
-    let metadata = (!extra.is_empty()).then(|| {
+    Ok(TensorSet {
+        format: FormatId::Tensogram,
+        metadata: file_metadata(path, &msgs[0])?,
+        tensors,
+        limits: *limits,
+    })
+}
+
+/// Object `j` of message `mi`: a view when stored as it is, decoded on demand otherwise.
+fn object_tensor<'a>(
+    path: &Path,
+    m: &Message<'a>,
+    mi: usize,
+    j: usize,
+    limits: &Limits,
+) -> Result<NamedTensor<'a>> {
+    let object_names = object_names(m);
+    let name = object_names.get(j).cloned().flatten();
+    let named = wrap_named(path, &object_names);
+    let o = m.object(j).map_err(&named)?;
+    let base = base_entry(path, m, j)?;
+    let stored = o.descriptor().dtype;
+    let written = container::original_dtype(Some(&base), stored);
+    let dtype = (written != stored).then_some(written);
+    let data = match (o.view_as(written), dtype) {
+        (Some(v), _) => TensorData::View(v),
+        (None, d) => {
+            o.check_decodable(limits).map_err(&named)?;
+            TensorData::Encoded(lazy(path, name.clone(), o, d))
+        }
+    };
+    Ok(NamedTensor {
+        name,
+        data,
+        location: vec![("message", mi as u64), ("object", j as u64)],
+        attributes: attributes(base),
+    })
+}
+
+/// `base[j]` of a message (empty when `base` is shorter).
+fn base_entry(path: &Path, m: &Message<'_>, j: usize) -> Result<Map> {
+    Ok(m.metadata()
+        .map_err(wrap(path))?
+        .base
+        .get(j)
+        .cloned()
+        .unwrap_or_default())
+}
+
+/// An object's attributes: its `base` entry but the keys the container itself uses.
+fn attributes(base: Map) -> Vec<(String, Value)> {
+    base.into_iter()
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "name" | container::STORED_DTYPE | tensor_frame::metadata::RESERVED
+            )
+        })
+        .map(|(k, v)| (k, Value::from(&v)))
+        .collect()
+}
+
+/// The file metadata: the first message's `_extra_`.
+fn file_metadata(
+    path: &Path,
+    first: &Message<'_>,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
+    let extra = &first.metadata().map_err(wrap(path))?.extra;
+    Ok((!extra.is_empty()).then(|| {
         extra
             .iter()
             .map(|(k, v)| (k.clone(), to_json(&Value::from(v))))
             .collect()
-    });
-    Ok(TensorSet {
+    }))
+}
+
+/// The objects of every message as the metadata and index describe them: dtype and shape
+/// from `base[i]._reserved_.tensor`, each object's span from the index. No data frame is
+/// read: a message whose metadata lacks an object's `_reserved_.tensor` is an error here,
+/// and the caller reads that object's frame instead ([`read_one`]).
+#[cfg(feature = "remote")]
+pub(super) fn list(
+    path: &Path,
+    bytes: &[u8],
+    options: &crate::model::ReadOptions,
+) -> Result<super::Listing> {
+    let msgs = messages(path, bytes, &options.limits)?;
+    let mut tensors = Vec::new();
+    for (mi, m) in msgs.iter().enumerate() {
+        if options.verify {
+            m.verify_section_hashes().map_err(wrap(path))?;
+        }
+        let start = m.bytes().as_ptr() as usize - bytes.as_ptr() as usize;
+        let names = object_names(m);
+        let meta = m.metadata().map_err(wrap(path))?;
+        for (j, name) in names.into_iter().enumerate() {
+            let (stored, shape) = reserved_layout(meta, j).ok_or_else(|| {
+                wrap(path)(tensor_frame::Error::Metadata(format!(
+                    "message {mi}, object {j}: the metadata does not give its dtype and shape \
+                     (_reserved_.tensor); its frame must be read"
+                )))
+            })?;
+            let base = base_entry(path, m, j)?;
+            let (offset, length) = m.object_span(j);
+            let at = start as u64 + offset;
+            tensors.push(super::Listed {
+                name,
+                dtype: container::original_dtype(Some(&base), stored),
+                shape,
+                encoding: Some(NOT_READ.to_owned()),
+                location: vec![("message", mi as u64), ("object", j as u64)],
+                attributes: attributes(base),
+                span: at..at.saturating_add(length),
+                fetch: super::Fetch::Reparse,
+            });
+        }
+    }
+    Ok(super::Listing {
         format: FormatId::Tensogram,
-        metadata,
+        metadata: file_metadata(path, &msgs[0])?,
         tensors,
-        limits: *limits,
+    })
+}
+
+/// What a listed object reports as its encoding until its frame is read.
+#[cfg(feature = "remote")]
+pub(crate) const NOT_READ: &str = "(not read yet)";
+
+/// `_reserved_.tensor`'s dtype and shape for object `j`.
+#[cfg(feature = "remote")]
+fn reserved_layout(meta: &GlobalMetadata, j: usize) -> Option<(Dtype, Vec<u64>)> {
+    let prefix = format!("{}.tensor", tensor_frame::metadata::RESERVED);
+    let dtype: Dtype = meta
+        .get(j, &format!("{prefix}.dtype"))?
+        .as_text()?
+        .parse()
+        .ok()?;
+    let shape = meta
+        .get(j, &format!("{prefix}.shape"))?
+        .as_array()?
+        .iter()
+        .map(|v| u64::try_from(v.as_integer()?).ok())
+        .collect::<Option<Vec<u64>>>()?;
+    Some((dtype, shape))
+}
+
+/// Object `i` of the file (counted across messages), with its own hash checked when the
+/// options verify, as well as the message's metadata frames; no other data frame is read.
+#[cfg(feature = "remote")]
+pub(super) fn read_one<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &crate::model::ReadOptions,
+    i: usize,
+) -> Result<NamedTensor<'a>> {
+    let msgs = messages(path, bytes, &options.limits)?;
+    let mut first = 0;
+    for (mi, m) in msgs.iter().enumerate() {
+        if i < first + m.len() {
+            let j = i - first;
+            if options.verify {
+                m.verify_section_hashes().map_err(wrap(path))?;
+                let names = object_names(m);
+                // As `verify_hashes` does for a whole message: a frame without a hash is
+                // not checked, one with a hash must match it.
+                let o = m.object(j).map_err(wrap_named(path, &names))?;
+                if o.stored_hash().is_some() {
+                    o.verify_hash().map_err(wrap_named(path, &names))?;
+                }
+            }
+            return object_tensor(path, m, mi, j, &options.limits);
+        }
+        first += m.len();
+    }
+    Err(Error::UnknownTarget {
+        what: format!("{}: no object #{i}", path.display()),
     })
 }
 

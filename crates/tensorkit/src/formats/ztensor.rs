@@ -5,12 +5,11 @@ use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
-use tensor_core::Limits;
 use tensor_core::cbor::Encoder;
 use tensor_core::cbor::Value;
 use tensor_dtype::TensorView;
 use tensor_ztensor::v0_1::{self, TensorOptions};
-use tensor_ztensor::{AnyZTensor, ChecksumKind, Container, Generation, ReadOptions};
+use tensor_ztensor::{AnyZTensor, ChecksumKind, Generation, ReadOptions};
 
 /// zTensor files start with one of three magic numbers (a shorter file that starts like
 /// one is a truncated zTensor file).
@@ -86,6 +85,17 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
     })
 }
 
+fn options(read: &crate::model::ReadOptions) -> ReadOptions {
+    ReadOptions::default()
+        .limits(read.limits)
+        .strict(read.strict)
+        .verify(if read.verify {
+            tensor_ztensor::Verify::OnRead
+        } else {
+            tensor_ztensor::Verify::Never
+        })
+}
+
 /// Reads any zTensor generation.
 pub(super) fn read<'a>(
     path: &Path,
@@ -93,124 +103,215 @@ pub(super) fn read<'a>(
     read: &crate::model::ReadOptions,
 ) -> Result<TensorSet<'a>> {
     let limits = &read.limits;
-    let options = ReadOptions::default()
-        .limits(*limits)
-        .strict(read.strict)
-        .verify(if read.verify {
-            tensor_ztensor::Verify::OnRead
-        } else {
-            tensor_ztensor::Verify::Never
-        });
-    let any = Arc::new(AnyZTensor::open_with(bytes, &options).map_err(wrap(path))?);
-    let file = match &*any {
-        AnyZTensor::V0_1(f) => f,
-        AnyZTensor::Later(c) => return read_container(path, c, &any, limits),
-    };
-    let mut tensors = Vec::with_capacity(file.entries().len());
-    for (i, e) in file.entries().iter().enumerate() {
-        // Decoded on demand: zstd-compressed and sparse tensors. Raw dense ones are views,
-        // and anything this build cannot decode is refused now.
-        let deferred = e.encoding == v0_1::Encoding::Zstd
-            || (e.encoding == v0_1::Encoding::Raw
-                && matches!(e.layout, v0_1::Layout::SparseCsr | v0_1::Layout::SparseCoo));
-        let data = match e.dtype {
-            Some(dtype) if deferred => {
-                let mut stages = Vec::new();
-                if e.encoding == v0_1::Encoding::Zstd {
-                    stages.push("zstd");
-                }
-                match e.layout {
-                    v0_1::Layout::SparseCsr => stages.push("sparse_csr"),
-                    v0_1::Layout::SparseCoo => stages.push("sparse_coo"),
-                    _ => {}
-                }
-                lazy(path, &any, i, stages.join("+"), dtype, e.shape.clone())
-            }
-            _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
-        };
-        tensors.push(NamedTensor {
-            name: Some(e.name.to_string()),
-            data,
-            location: Vec::new(),
-            attributes: e
-                .custom
-                .iter()
-                .map(|c| (c.key.clone(), c.value.clone()))
-                .collect(),
-        });
-    }
+    let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
+    let (format, count) = shape_of(&any);
+    let tensors = (0..count)
+        .map(|i| tensor(path, &any, i))
+        .collect::<Result<Vec<_>>>()?;
     Ok(TensorSet {
-        format: FormatId::Ztensor01,
-        metadata: None,
+        format,
+        metadata: file_metadata(&any),
         tensors,
         limits: *limits,
     })
 }
 
-/// zTensor 1.x and 2: objects as dense tensors, object attributes per tensor, file
-/// attributes as metadata.
-fn read_container<'a>(
-    path: &Path,
-    c: &Container<'a>,
-    any: &Arc<AnyZTensor<'a>>,
-    limits: &Limits,
-) -> Result<TensorSet<'a>> {
-    let format = if c.generation() == Generation::V1 {
-        FormatId::Ztensor1
-    } else {
-        FormatId::Ztensor2
-    };
-    let mut tensors = Vec::with_capacity(c.objects().len());
-    for (i, o) in c.objects().iter().enumerate() {
-        let attributes = match &o.attributes {
-            Some(Value::Map(m)) => m
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_text()?.to_owned(), v.clone())))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let raw = o.is_raw_dense();
-        let dtype = o.dtype().ok();
-        let decodable = o
-            .parts
-            .iter()
-            .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)));
-        let data = match dtype {
-            Some(dtype) if !raw && decodable => {
-                let mut stages = Vec::new();
-                if o.layout != "dense" {
-                    stages.push(o.layout.as_str());
-                }
-                if o.parts
-                    .iter()
-                    .any(|p| p.encoding != tensor_ztensor::PartEncoding::Raw)
-                {
-                    stages.push("zstd");
-                }
-                lazy(path, any, i, stages.join("+"), dtype, o.shape.clone())
-            }
-            _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
-        };
-        tensors.push(NamedTensor {
-            name: Some(o.name.clone()),
-            data,
-            location: Vec::new(),
-            attributes,
-        });
+/// The generation and the number of tensors.
+fn shape_of(any: &AnyZTensor<'_>) -> (FormatId, usize) {
+    match any {
+        AnyZTensor::V0_1(f) => (FormatId::Ztensor01, f.entries().len()),
+        AnyZTensor::Later(c) if c.generation() == Generation::V1 => {
+            (FormatId::Ztensor1, c.objects().len())
+        }
+        AnyZTensor::Later(c) => (FormatId::Ztensor2, c.objects().len()),
     }
-    let metadata = c.attributes().and_then(Value::as_map).map(|m| {
+}
+
+/// zTensor 1.x and 2 file attributes, as metadata (0.1 has none).
+fn file_metadata(any: &AnyZTensor<'_>) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let AnyZTensor::Later(c) = any else {
+        return None;
+    };
+    c.attributes().and_then(Value::as_map).map(|m| {
         m.iter()
             .filter_map(|(k, v)| {
                 Some((k.as_text()?.to_owned(), tensor_core::cbor::json::to_json(v)))
             })
             .collect()
-    });
-    Ok(TensorSet {
-        format,
-        metadata,
-        tensors,
-        limits: *limits,
     })
+}
+
+/// Tensor `i` of any generation: raw dense tensors as views (checked as the options say),
+/// compressed and sparse ones decoded on demand, anything this build cannot decode refused.
+fn tensor<'a>(path: &Path, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedTensor<'a>> {
+    match &**any {
+        AnyZTensor::V0_1(file) => {
+            let e = &file.entries()[i];
+            let deferred = e.encoding == v0_1::Encoding::Zstd
+                || (e.encoding == v0_1::Encoding::Raw
+                    && matches!(e.layout, v0_1::Layout::SparseCsr | v0_1::Layout::SparseCoo));
+            let data = match e.dtype {
+                Some(dtype) if deferred => {
+                    lazy(path, any, i, stages_v0_1(e), dtype, e.shape.clone())
+                }
+                _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
+            };
+            Ok(NamedTensor {
+                name: Some(e.name.to_string()),
+                data,
+                location: Vec::new(),
+                attributes: e
+                    .custom
+                    .iter()
+                    .map(|c| (c.key.clone(), c.value.clone()))
+                    .collect(),
+            })
+        }
+        AnyZTensor::Later(c) => {
+            let o = &c.objects()[i];
+            let data = match o.dtype().ok() {
+                Some(dtype) if !o.is_raw_dense() && decodable(o) => {
+                    lazy(path, any, i, stages(o), dtype, o.shape.clone())
+                }
+                _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
+            };
+            Ok(NamedTensor {
+                name: Some(o.name.clone()),
+                data,
+                location: Vec::new(),
+                attributes: object_attributes(o),
+            })
+        }
+    }
+}
+
+/// How a 0.1 tensor is stored, for people (`zstd`, `sparse_csr`, `zstd+sparse_coo`).
+fn stages_v0_1(e: &v0_1::Entry<'_>) -> String {
+    let mut stages = Vec::new();
+    if e.encoding == v0_1::Encoding::Zstd {
+        stages.push("zstd");
+    }
+    match e.layout {
+        v0_1::Layout::SparseCsr => stages.push("sparse_csr"),
+        v0_1::Layout::SparseCoo => stages.push("sparse_coo"),
+        _ => {}
+    }
+    stages.join("+")
+}
+
+/// How a 1.x or 2 object is stored, for people.
+fn stages(o: &tensor_ztensor::Object) -> String {
+    let mut stages = Vec::new();
+    if o.layout != "dense" {
+        stages.push(o.layout.as_str());
+    }
+    if o.parts
+        .iter()
+        .any(|p| p.encoding != tensor_ztensor::PartEncoding::Raw)
+    {
+        stages.push("zstd");
+    }
+    stages.join("+")
+}
+
+fn decodable(o: &tensor_ztensor::Object) -> bool {
+    o.parts
+        .iter()
+        .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)))
+}
+
+fn object_attributes(o: &tensor_ztensor::Object) -> Vec<(String, Value)> {
+    match &o.attributes {
+        Some(Value::Map(m)) => m
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_text()?.to_owned(), v.clone())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The tensors of a zTensor file as its index or manifest describes them, each with the
+/// bytes its parts occupy; no tensor's bytes are read.
+#[cfg(feature = "remote")]
+pub(super) fn list(
+    path: &Path,
+    bytes: &[u8],
+    read: &crate::model::ReadOptions,
+) -> Result<super::Listing> {
+    let any = AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?;
+    let (format, _) = shape_of(&any);
+    let unsupported = |name: &str| Error::CannotRepresent {
+        format: "tensorkit",
+        what: format!("tensor {name:?}: its dtype is not one this build reads"),
+    };
+    let tensors = match &any {
+        AnyZTensor::V0_1(file) => file
+            .entries()
+            .iter()
+            .map(|e| {
+                let raw = stages_v0_1(e).is_empty();
+                Ok(super::Listed {
+                    name: Some(e.name.to_string()),
+                    dtype: e.dtype.ok_or_else(|| unsupported(&e.name))?,
+                    shape: e.shape.clone(),
+                    encoding: (!raw).then(|| stages_v0_1(e)),
+                    location: Vec::new(),
+                    attributes: e
+                        .custom
+                        .iter()
+                        .map(|c| (c.key.clone(), c.value.clone()))
+                        .collect(),
+                    span: e.offset..e.offset.saturating_add(e.size),
+                    fetch: super::Fetch::Reparse,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+        AnyZTensor::Later(c) => c
+            .objects()
+            .iter()
+            .map(|o| {
+                let start = o.parts.iter().map(|p| p.offset).min().unwrap_or(0);
+                let end = o
+                    .parts
+                    .iter()
+                    .map(|p| p.offset.saturating_add(p.length))
+                    .max()
+                    .unwrap_or(0);
+                Ok(super::Listed {
+                    name: Some(o.name.clone()),
+                    dtype: o.dtype().map_err(wrap(path))?,
+                    shape: o.shape.clone(),
+                    encoding: (!o.is_raw_dense()).then(|| stages(o)),
+                    location: Vec::new(),
+                    attributes: object_attributes(o),
+                    span: start..end.max(start),
+                    fetch: super::Fetch::Reparse,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    Ok(super::Listing {
+        format,
+        metadata: file_metadata(&any),
+        tensors,
+    })
+}
+
+/// Tensor `i` alone, checked as the options say; only its own bytes are read.
+#[cfg(feature = "remote")]
+pub(super) fn read_one<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    read: &crate::model::ReadOptions,
+    i: usize,
+) -> Result<NamedTensor<'a>> {
+    let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
+    if i >= shape_of(&any).1 {
+        return Err(Error::UnknownTarget {
+            what: format!("{}: no tensor #{i}", path.display()),
+        });
+    }
+    tensor(path, &any, i)
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as

@@ -4,4 +4,5 @@
 mod container;
 mod front_door;
 mod memory;
+mod remote;
 mod shards;

@@ -1,0 +1,322 @@
+//! An HTTP/1.1 server on `127.0.0.1` for remote-read tests: it serves files from a folder
+//! with `Range` (one range per request), `ETag` and `If-Match`, counts every request and
+//! every body byte it sends, and misbehaves on request — 404s, 5xx answers, short bodies,
+//! `Range` ignored, a version that changes, a delay per request — so that each way a real
+//! server can fail is tried without the internet.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How the server misbehaves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Faults {
+    /// Answer this many requests with `503` before answering properly.
+    pub unavailable_first: u64,
+    /// Answer every request with `500`.
+    pub always_failing: bool,
+    /// Send this many bytes fewer than the body promises, then close the connection.
+    pub short_by: u64,
+    /// Answer range requests with `200` and the whole file.
+    pub ignore_range: bool,
+    /// Wait this long before answering each request.
+    pub delay: Duration,
+    /// After this many requests, report another `ETag` (the object was replaced).
+    pub new_version_after: Option<u64>,
+}
+
+struct State {
+    root: PathBuf,
+    faults: Mutex<Faults>,
+    requests: AtomicU64,
+    bytes: AtomicU64,
+    log: Mutex<Vec<String>>,
+    stop: AtomicBool,
+}
+
+/// A running server; it stops when dropped.
+pub struct Server {
+    state: Arc<State>,
+    port: u16,
+}
+
+impl Server {
+    /// Serves the files of `root` at `http://127.0.0.1:<port>/<name>`.
+    ///
+    /// # Panics
+    /// When no port on the loopback interface can be bound.
+    #[must_use]
+    pub fn start(root: impl Into<PathBuf>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let state = Arc::new(State {
+            root: root.into(),
+            faults: Mutex::new(Faults::default()),
+            requests: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            log: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+        });
+        let s = Arc::clone(&state);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if let Ok(conn) = conn {
+                    let s = Arc::clone(&s);
+                    std::thread::spawn(move || serve(&s, conn));
+                }
+            }
+        });
+        Server { state, port }
+    }
+
+    /// The URL of `name`.
+    #[must_use]
+    pub fn url(&self, name: &str) -> String {
+        format!("http://127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Misbehaves as `faults` says from now on.
+    pub fn set_faults(&self, faults: Faults) {
+        *self
+            .state
+            .faults
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = faults;
+    }
+
+    /// Requests answered so far.
+    #[must_use]
+    pub fn requests(&self) -> u64 {
+        self.state.requests.load(Ordering::SeqCst)
+    }
+
+    /// Body bytes sent so far.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.state.bytes.load(Ordering::SeqCst)
+    }
+
+    /// Every request line and range so far, for messages.
+    #[must_use]
+    pub fn log(&self) -> Vec<String> {
+        self.state
+            .log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Forgets the counts.
+    pub fn reset(&self) {
+        self.state.requests.store(0, Ordering::SeqCst);
+        self.state.bytes.store(0, Ordering::SeqCst);
+        self.state
+            .log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.state.stop.store(true, Ordering::Relaxed);
+        // Wakes the accepting thread so that it sees the flag.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn serve(s: &State, conn: TcpStream) {
+    let Ok(mut out) = conn.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut headers = Vec::new();
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end().to_owned();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+            }
+        }
+        let header = |k: &str| headers.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        let n = s.requests.fetch_add(1, Ordering::SeqCst) + 1;
+        let faults = s
+            .faults
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        s.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(format!(
+                "{} {}",
+                line.trim_end(),
+                header("range").unwrap_or_default()
+            ));
+        std::thread::sleep(faults.delay);
+        let mut parts = line.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+        let name = target
+            .trim_start_matches('/')
+            .split('?')
+            .next()
+            .unwrap_or("");
+        if faults.always_failing || n <= faults.unavailable_first {
+            let code = if faults.always_failing {
+                "500 Internal Server Error"
+            } else {
+                "503 Service Unavailable"
+            };
+            if reply(&mut out, code, &[], b"try again").is_err() {
+                return;
+            }
+            continue;
+        }
+        let path = s.root.join(name);
+        let Ok(mut file) = std::fs::File::open(&path).and_then(|f| {
+            if name.is_empty() || name.contains("..") || !f.metadata()?.is_file() {
+                Err(std::io::Error::other("not served"))
+            } else {
+                Ok(f)
+            }
+        }) else {
+            if reply(&mut out, "404 Not Found", &[], b"no such object").is_err() {
+                return;
+            }
+            continue;
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let version = match faults.new_version_after {
+            Some(k) if n > k => 2,
+            _ => 1,
+        };
+        let etag = format!("\"{len:x}-v{version}\"");
+        if header("if-match").is_some_and(|m| m != etag && m != "*") {
+            if reply(&mut out, "412 Precondition Failed", &[], b"").is_err() {
+                return;
+            }
+            continue;
+        }
+        let range = header("range")
+            .filter(|_| !faults.ignore_range)
+            .and_then(|r| parse_range(&r, len));
+        let (status, start, end) = match range {
+            Some(Ok((a, b))) => ("206 Partial Content", a, b),
+            Some(Err(())) => {
+                let cr = format!("bytes */{len}");
+                if reply(
+                    &mut out,
+                    "416 Range Not Satisfiable",
+                    &[("Content-Range", &cr)],
+                    b"",
+                )
+                .is_err()
+                {
+                    return;
+                }
+                continue;
+            }
+            None => ("200 OK", 0, len),
+        };
+        let content_range = format!("bytes {start}-{}/{len}", end.saturating_sub(1));
+        let mut extra: Vec<(&str, &str)> = vec![("ETag", &etag), ("Accept-Ranges", "bytes")];
+        if status.starts_with("206") {
+            extra.push(("Content-Range", &content_range));
+        }
+        let body_len = end - start;
+        let head = head_of(status, &extra, body_len);
+        if out.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        if method == "HEAD" {
+            continue;
+        }
+        let send = body_len.saturating_sub(faults.short_by);
+        if file.seek(SeekFrom::Start(start)).is_err() {
+            return;
+        }
+        let mut left = send;
+        let mut buf = vec![0u8; 1 << 16];
+        while left > 0 {
+            let want = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
+            let Ok(got) = file.read(&mut buf[..want]) else {
+                return;
+            };
+            if got == 0 || out.write_all(&buf[..got]).is_err() {
+                return;
+            }
+            s.bytes.fetch_add(got as u64, Ordering::SeqCst);
+            left -= got as u64;
+        }
+        if faults.short_by > 0 {
+            // The promised length was not sent: the connection ends early.
+            let _ = out.shutdown(std::net::Shutdown::Both);
+            return;
+        }
+    }
+}
+
+fn head_of(status: &str, extra: &[(&str, &str)], body_len: u64) -> String {
+    let mut head = format!("HTTP/1.1 {status}\r\nContent-Length: {body_len}\r\n");
+    for (k, v) in extra {
+        let _ = write!(head, "{k}: {v}\r\n");
+    }
+    head.push_str("\r\n");
+    head
+}
+
+fn reply(
+    out: &mut TcpStream,
+    status: &str,
+    extra: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<()> {
+    out.write_all(head_of(status, extra, body.len() as u64).as_bytes())?;
+    out.write_all(body)
+}
+
+/// `bytes=a-b`, `bytes=a-` or `bytes=-n` against a file of `len` bytes: the half-open range,
+/// or `Err` when it cannot be satisfied; `None` for anything else (answered whole).
+fn parse_range(r: &str, len: u64) -> Option<Result<(u64, u64), ()>> {
+    let spec = r.strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    Some(match (a.parse::<u64>().ok(), b.parse::<u64>().ok()) {
+        (Some(a), _) if a >= len => Err(()),
+        (Some(a), Some(b)) if b >= a => Ok((a, (b + 1).min(len))),
+        (Some(a), None) if b.is_empty() => Ok((a, len)),
+        (None, Some(n)) if a.is_empty() && n > 0 => Ok((len.saturating_sub(n), len)),
+        _ => return None,
+    })
+}
+
+/// A server process of a test's own (nginx, an S3 stand-in), stopped when dropped.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -1,0 +1,403 @@
+//! Files that live elsewhere: `https://`, `s3://`, `gs://`, `az://` objects read through
+//! range requests (`object_store`), and `file://` URLs, which are local files.
+//!
+//! Opening reads the object's header, index or footer in as few requests as its format
+//! allows — the first [`RemoteOptions::read_ahead`] bytes, then whatever the format's own
+//! pointers lead to, each request widened so that one round trip usually finds the next
+//! structure too ([`header`]). The listing is made by the format's own reader, run over a
+//! stand-in for the object in which only those bytes are present ([`image`]). A tensor's
+//! bytes are fetched when its elements are asked for, in one request; reading tensors in
+//! order fetches the next ones with it, neighbours merged into one request and the rest
+//! concurrently. Elements stored as they are go straight to the caller; anything with a
+//! checksum, hash or encoding goes through the format's reader again, over the header and
+//! that tensor's bytes, so that what is checked and decoded remotely is exactly what is
+//! checked and decoded locally.
+
+mod header;
+mod image;
+mod store;
+
+pub(crate) use store::Object;
+pub use store::{RemoteOptions, Stats, is_url};
+
+use crate::error::{Error, Result};
+use crate::formats::{Fetch, Listed, Listing};
+use crate::model::{Lazy, NamedTensor, ReadOptions, TensorData, TensorSet};
+use bytes::Bytes;
+use header::Parts;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tensor_dtype::{Tensor, TensorView};
+
+/// Reading tensors in order fetches the ones after them with them, up to this many bytes.
+const WINDOW_BYTES: u64 = 32 << 20;
+
+/// A tensor longer than this is streamed from the network in runs rather than fetched
+/// whole, when the caller streams it.
+const STREAM_ABOVE: u64 = 8 << 20;
+
+/// One remote object, opened: listed, or — when the first reads held all of it — held
+/// whole, to be read as local files are.
+pub(crate) struct OpenedObject {
+    pub(crate) object: Arc<Object>,
+    pub(crate) listed: Option<TensorSet<'static>>,
+    pub(crate) whole: Option<Bytes>,
+}
+
+/// A remote file opened: one object, or a shard index and its shards.
+pub(crate) struct Opened {
+    pub(crate) index: Option<crate::shards::Index>,
+    pub(crate) objects: Vec<OpenedObject>,
+}
+
+/// Opens the object at `url` and lists its tensors (a shard index opens its shards, all at
+/// once).
+pub(crate) async fn open(
+    url: &str,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<Opened> {
+    if !crate::shards::is_index(Path::new(url)) {
+        return Ok(Opened {
+            index: None,
+            objects: vec![open_one(url, options, remote).await?],
+        });
+    }
+    let (object, head) = Object::open(url, remote).await?;
+    options.limits.check_header_bytes(object.len())?;
+    let text = if head.len() as u64 == object.len() {
+        head
+    } else {
+        object.get(0..object.len()).await?
+    };
+    let index = crate::shards::Index::parse(Path::new(url), &text, &options.limits)?;
+    let urls: Vec<String> = index
+        .files()
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let objects =
+        futures::future::try_join_all(urls.iter().map(|u| open_one(u, options, remote))).await?;
+    Ok(Opened {
+        index: Some(index),
+        objects,
+    })
+}
+
+async fn open_one(
+    url: &str,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<OpenedObject> {
+    let path = PathBuf::from(url);
+    let (object, head) = Object::open(url, remote).await?;
+    let len = object.len();
+    let format = crate::formats::detect(&path, &head).map_err(|e| match e {
+        Error::UnknownFormat {
+            too_short: true, ..
+        } if head.len() as u64 == len => header::too_short(url, len),
+        other => other,
+    })?;
+    let mut parts = Parts::new(len, vec![(0, head)]);
+    loop {
+        let need = header::needed(format, &parts, &options.limits)?;
+        if need.is_empty() {
+            break;
+        }
+        let wide: Vec<Range<u64>> = need
+            .into_iter()
+            .map(|r| header::widen(r, len, remote.read_ahead))
+            .collect();
+        for (r, b) in wide.iter().zip(object.get_many(&wide).await?) {
+            parts.add(r.start, b);
+        }
+    }
+    if parts.complete() {
+        let whole = parts.parts()[0].1.clone();
+        return Ok(OpenedObject {
+            object,
+            listed: None,
+            whole: Some(whole),
+        });
+    }
+    let image = image::Image::new(len, parts.parts())?;
+    let listing = crate::formats::list(&path, image.bytes(), options)?;
+    Ok(OpenedObject {
+        listed: Some(remote_set(&object, parts, listing, &path, options)),
+        object,
+        whole: None,
+    })
+}
+
+/// What every tensor of one object shares: the object, the header bytes its format's
+/// reader needs again, and the tensors fetched ahead of being asked for.
+struct Shared {
+    object: Arc<Object>,
+    header: Parts,
+    path: PathBuf,
+    options: ReadOptions,
+    spans: Vec<Range<u64>>,
+    ahead: Mutex<Ahead>,
+}
+
+/// Tensors fetched ahead, and the last one asked for.
+#[derive(Default)]
+struct Ahead {
+    fetched: HashMap<usize, Bytes>,
+    last: Option<usize>,
+}
+
+fn remote_set(
+    object: &Arc<Object>,
+    header: Parts,
+    listing: Listing,
+    path: &Path,
+    options: &ReadOptions,
+) -> TensorSet<'static> {
+    let shared = Arc::new(Shared {
+        object: Arc::clone(object),
+        header,
+        path: path.to_path_buf(),
+        options: *options,
+        spans: listing.tensors.iter().map(|t| t.span.clone()).collect(),
+        ahead: Mutex::new(Ahead::default()),
+    });
+    let tensors = listing
+        .tensors
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| remote_tensor(&shared, i, t))
+        .collect();
+    TensorSet {
+        format: listing.format,
+        metadata: listing.metadata,
+        tensors,
+        limits: options.limits,
+    }
+}
+
+fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'static> {
+    let (whole, runs) = (Arc::clone(shared), Arc::clone(shared));
+    let (dtype, shape, fetch) = (t.dtype, t.shape.clone(), t.fetch);
+    let shape2 = shape.clone();
+    NamedTensor {
+        name: t.name,
+        data: TensorData::Encoded(Lazy {
+            encoding: t.encoding.unwrap_or_else(|| REMOTE_RAW.to_owned()),
+            dtype,
+            shape: t.shape,
+            decode: Arc::new(move |limits| match fetch {
+                Fetch::Raw(order) => {
+                    let bytes = whole.bytes(i, limits)?;
+                    Ok(Tensor::new(Vec::from(bytes), dtype, &shape, order)?)
+                }
+                Fetch::Reparse => whole.reparse(i, limits, &mut |t| {
+                    Ok(match t.load(limits)? {
+                        crate::model::Loaded::View(v) => v.to_tensor(),
+                        crate::model::Loaded::Owned(t) => t,
+                    })
+                }),
+            }),
+            stream: Arc::new(move |limits, run, sink| match fetch {
+                Fetch::Raw(order) => runs.stream_raw(i, dtype, &shape2, order, limits, run, sink),
+                Fetch::Reparse => runs.reparse(i, limits, &mut |t| t.stream(limits, sink)),
+            }),
+        }),
+        location: t.location,
+        attributes: t.attributes,
+    }
+}
+
+/// What a remote tensor stored as it is reports as its encoding: its bytes are the
+/// elements, but they are fetched when asked for, not viewed.
+pub const REMOTE_RAW: &str = "raw, remote";
+
+impl Shared {
+    fn span(&self, i: usize) -> Range<u64> {
+        self.spans[i].clone()
+    }
+
+    /// Tensor `i`'s bytes: fetched ahead, or now — with the tensors after it when the
+    /// tensors are being read in order.
+    fn bytes(&self, i: usize, limits: &tensor_core::Limits) -> Result<Bytes> {
+        let span = self.span(i);
+        limits.check_total_bytes(span.end - span.start)?;
+        let mut ahead = self
+            .ahead
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = ahead.fetched.remove(&i) {
+            ahead.last = Some(i);
+            return Ok(b);
+        }
+        let in_order = ahead.last.is_some_and(|l| l + 1 == i) || (ahead.last.is_none() && i == 0);
+        ahead.fetched.clear();
+        ahead.last = Some(i);
+        let mut wanted = vec![i];
+        if in_order {
+            let mut total = span.end - span.start;
+            for j in i + 1..self.spans.len() {
+                let s = &self.spans[j];
+                total = total.saturating_add(s.end - s.start);
+                if total > WINDOW_BYTES {
+                    break;
+                }
+                wanted.push(j);
+            }
+        }
+        let ranges: Vec<Range<u64>> = wanted.iter().map(|&j| self.span(j)).collect();
+        let mut got = store::block_on(self.object.get_many(&ranges))?.into_iter();
+        let first = got.next().unwrap_or_default();
+        for (j, b) in wanted[1..].iter().zip(got) {
+            ahead.fetched.insert(*j, b);
+        }
+        Ok(first)
+    }
+
+    /// Runs `f` on tensor `i` as the format's reader gives it, from a stand-in holding the
+    /// header and the tensor's bytes.
+    fn reparse<T>(
+        &self,
+        i: usize,
+        limits: &tensor_core::Limits,
+        f: &mut dyn FnMut(&NamedTensor<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let bytes = self.bytes(i, limits)?;
+        let mut parts = self.header.clone();
+        parts.add(self.span(i).start, bytes);
+        let image = image::Image::new(parts.len(), parts.parts())?;
+        let options = ReadOptions {
+            limits: *limits,
+            ..self.options
+        };
+        let t = crate::formats::read_one(&self.path, image.bytes(), &options, i)?;
+        f(&t)
+    }
+
+    /// Hands tensor `i`'s elements, stored as they are, to `sink` in runs of whole elements
+    /// of at most `run` bytes, little-endian: large tensors straight from the network.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_raw(
+        &self,
+        i: usize,
+        dtype: tensor_dtype::Dtype,
+        shape: &[u64],
+        order: tensor_core::ByteOrder,
+        limits: &tensor_core::Limits,
+        run: usize,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let span = self.span(i);
+        if span.end - span.start <= STREAM_ABOVE {
+            let bytes = self.bytes(i, limits)?;
+            let view = TensorView::new(&bytes, dtype, shape, order)?;
+            return crate::model::stream_view(&view, sink);
+        }
+        let width = match dtype.byte_width() {
+            0 => 3,
+            w => w,
+        };
+        let run = (run / width).max(1) * width;
+        let swap = (order == tensor_core::ByteOrder::Big).then(|| dtype.swap_width());
+        let mut pending: Vec<u8> = Vec::with_capacity(run);
+        let flush = |pending: &mut Vec<u8>, sink: &mut dyn FnMut(&[u8]) -> Result<()>| {
+            if let Some(w) = swap.filter(|w| *w > 1) {
+                tensor_core::byte_order::swap_in_place(pending, w)?;
+            }
+            sink(pending)?;
+            pending.clear();
+            Ok::<(), Error>(())
+        };
+        for chunk in self.object.stream_blocking(span) {
+            let mut chunk = &chunk?[..];
+            while !chunk.is_empty() {
+                let take = (run - pending.len()).min(chunk.len());
+                pending.extend_from_slice(&chunk[..take]);
+                chunk = &chunk[take..];
+                if pending.len() == run {
+                    flush(&mut pending, sink)?;
+                }
+            }
+        }
+        if !pending.is_empty() {
+            flush(&mut pending, sink)?;
+        }
+        Ok(())
+    }
+}
+
+/// What reading a remote file has cost so far: requests made and object bytes received,
+/// over every object it reads (a shard set's shards and index included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transfer {
+    /// Requests made (retries inside one request not counted).
+    pub requests: u64,
+    /// Bytes of the objects received.
+    pub bytes: u64,
+}
+
+/// The requests and bytes of `objects`, added up.
+pub(crate) fn totals(objects: &[Arc<Object>]) -> Transfer {
+    objects.iter().fold(Transfer::default(), |t, o| Transfer {
+        requests: t.requests + o.stats().requests(),
+        bytes: t.bytes + o.stats().bytes(),
+    })
+}
+
+/// What every remote read of this process has cost so far (for tools that report it, such
+/// as the command line's `--verbose`).
+#[must_use]
+pub fn process_transfer() -> Transfer {
+    Transfer {
+        requests: store::PROCESS.requests(),
+        bytes: store::PROCESS.bytes(),
+    }
+}
+
+/// The whole object at `url` in a local temporary file (unnamed: nothing is left behind),
+/// mapped: for checks that read every byte (`validate`, `verify`). Memory stays at the
+/// network's chunk size; `limits` bounds the object's length.
+pub(crate) fn download(url: &str, limits: &tensor_core::Limits) -> Result<tensor_core::MmapSource> {
+    use std::io::Write;
+    if let Some(path) = file_url_path(url) {
+        return Ok(tensor_core::MmapSource::open(path?)?);
+    }
+    let remote = RemoteOptions::default();
+    let (object, _) = store::block_on(Object::open(url, &remote))?;
+    limits.check_total_bytes(object.len())?;
+    let io = |e| tensor_core::Error::io(format!("downloading {url}"), e);
+    let mut file = tempfile::tempfile().map_err(io)?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut file);
+        for chunk in object.stream_blocking(0..object.len()) {
+            out.write_all(&chunk?).map_err(io)?;
+        }
+        out.flush().map_err(io)?;
+    }
+    Ok(tensor_core::MmapSource::map(&file)?)
+}
+
+/// Opens `url` from synchronous code.
+pub(crate) fn open_blocking(
+    url: &str,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<Opened> {
+    store::block_on(open(url, options, remote))
+}
+
+/// The local path a `file://` URL names, when `url` is one.
+pub(crate) fn file_url_path(url: &str) -> Option<Result<PathBuf>> {
+    let rest = url.strip_prefix("file://")?;
+    Some(
+        url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            .ok_or_else(|| Error::Remote {
+                url: url.to_owned(),
+                what: format!("{rest:?} is not an absolute local path"),
+            }),
+    )
+}

@@ -1,0 +1,557 @@
+//! One remote object: where it is, how long, which version, and range reads of it through
+//! `object_store`, counted.
+//!
+//! Every read names the version it expects (`If-Match` with the `ETag` of the first
+//! response) and checks the length the server reports, so an object replaced between two
+//! requests is an error, never a mix of two versions. Responses are checked to be exactly
+//! the bytes asked for: `object_store` refuses a whole-object `200` answer to a range
+//! request, and a body of another length is refused here.
+
+use crate::error::{Error, Result};
+use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as StorePath;
+use object_store::{ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreScheme};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Ranges closer than this are fetched as one request: one more round trip costs more than
+/// this many bytes on any link worth reading from.
+pub(crate) const MERGE_GAP: u64 = 64 << 10;
+
+/// How many ranges are in flight at once.
+const CONCURRENT_REQUESTS: usize = 8;
+
+/// How to reach remote objects: the store's own configuration, time limits, retries and how
+/// much of each end to read when opening.
+#[derive(Clone, Debug)]
+pub struct RemoteOptions {
+    /// `object_store` configuration keys and values, applied over what the environment gives
+    /// (`AWS_*`, `GOOGLE_*`, `AZURE_*`): e.g. `("aws_endpoint", "http://127.0.0.1:9000")`,
+    /// `("aws_region", "eu-west-1")`, `("allow_http", "true")`.
+    pub config: Vec<(String, String)>,
+    /// The longest one request may take, body included.
+    pub timeout: Duration,
+    /// The longest a connection may take to open.
+    pub connect_timeout: Duration,
+    /// How often a request that failed for a reason worth retrying (a 5xx answer, a
+    /// dropped connection, a timeout) is tried again, with exponential back-off.
+    pub retries: usize,
+    /// The longest all tries of one request may take together.
+    pub retry_timeout: Duration,
+    /// Bytes read from each end of the object when it is opened: most formats' headers or
+    /// footers fit, so that one or two requests find them.
+    pub read_ahead: u64,
+}
+
+impl Default for RemoteOptions {
+    fn default() -> Self {
+        RemoteOptions {
+            config: Vec::new(),
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(5),
+            retries: 3,
+            retry_timeout: Duration::from_mins(1),
+            read_ahead: 64 << 10,
+        }
+    }
+}
+
+/// Requests made and bytes received, for `--verbose` and for tests.
+#[derive(Debug, Default)]
+pub struct Stats {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Stats {
+    /// Requests made so far (retries inside one request not counted).
+    #[must_use]
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of object data received so far.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    fn count(&self, bytes: u64) {
+        for s in [self, &PROCESS] {
+            s.requests.fetch_add(1, Ordering::Relaxed);
+            s.bytes.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
+    fn received(&self, bytes: u64) {
+        for s in [self, &PROCESS] {
+            s.bytes.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Every request this process made, whatever object and file it was for.
+pub(crate) static PROCESS: Stats = Stats {
+    requests: AtomicU64::new(0),
+    bytes: AtomicU64::new(0),
+};
+
+/// The runtime every blocking call runs its requests on: two workers, as many as the
+/// machines this is built for have cores; requests wait on the network, not the CPU.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("tensorkit-remote")
+            .enable_all()
+            .build()
+            .expect("a tokio runtime starts (threads and an epoll instance)")
+    })
+}
+
+/// Runs `f` to completion from synchronous code: on the library's runtime, or — when the
+/// caller is itself inside a runtime, where blocking its thread on another runtime is
+/// refused — on a scoped thread of its own.
+pub(crate) fn block_on<F>(f: F) -> F::Output
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    if tokio::runtime::Handle::try_current().is_err() {
+        return runtime().block_on(f);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| runtime().block_on(f))
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Whether `s` is a URL `open` reads remotely (`file://` included, which it maps).
+#[must_use]
+pub fn is_url(s: &str) -> bool {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return false;
+    };
+    !rest.is_empty()
+        && matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "http"
+                | "https"
+                | "s3"
+                | "s3a"
+                | "gs"
+                | "az"
+                | "adl"
+                | "azure"
+                | "abfs"
+                | "abfss"
+                | "file"
+        )
+}
+
+/// One object, opened: its length and version are those of the first response.
+#[derive(Debug)]
+pub(crate) struct Object {
+    store: Arc<dyn ObjectStore>,
+    location: StorePath,
+    url: String,
+    len: u64,
+    etag: Option<String>,
+    stats: Arc<Stats>,
+}
+
+fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
+    // rustls needs one crypto provider chosen for the process; ring is ours. Another one
+    // installed first by the application is as good, so the result is not checked.
+    static PROVIDER: OnceLock<()> = OnceLock::new();
+    PROVIDER.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    let bad = |what: String| Error::Remote {
+        url: url.to_string(),
+        what,
+    };
+    let (scheme, path) =
+        ObjectStoreScheme::parse(url).map_err(|e| bad(format!("not an object URL: {e}")))?;
+    let location = StorePath::parse(path).map_err(|e| bad(format!("not an object path: {e}")))?;
+    let client = ClientOptions::new()
+        .with_timeout(options.timeout)
+        .with_connect_timeout(options.connect_timeout)
+        .with_allow_http(true);
+    let retry = object_store::RetryConfig {
+        max_retries: options.retries,
+        retry_timeout: options.retry_timeout,
+        backoff: object_store::BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+            base: 2.0,
+        },
+    };
+    let config = options
+        .config
+        .iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v));
+    let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
+        ObjectStoreScheme::Http => {
+            let base = &url[..url::Position::BeforePath];
+            let mut b = object_store::http::HttpBuilder::new()
+                .with_url(base)
+                .with_client_options(client)
+                .with_retry(retry);
+            for (k, v) in config {
+                if let Ok(key) = k.parse() {
+                    b = b.with_config(key, v);
+                }
+            }
+            b.build().map(|s| Arc::new(s) as _)
+        }
+        ObjectStoreScheme::AmazonS3 => {
+            let mut b = object_store::aws::AmazonS3Builder::from_env()
+                .with_url(url.as_str())
+                .with_client_options(client)
+                .with_retry(retry);
+            for (k, v) in config {
+                if let Ok(key) = k.parse() {
+                    b = b.with_config(key, v);
+                }
+            }
+            b.build().map(|s| Arc::new(s) as _)
+        }
+        ObjectStoreScheme::GoogleCloudStorage => {
+            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                .with_url(url.as_str())
+                .with_client_options(client)
+                .with_retry(retry);
+            for (k, v) in config {
+                if let Ok(key) = k.parse() {
+                    b = b.with_config(key, v);
+                }
+            }
+            b.build().map(|s| Arc::new(s) as _)
+        }
+        ObjectStoreScheme::MicrosoftAzure => {
+            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
+                .with_url(url.as_str())
+                .with_client_options(client)
+                .with_retry(retry);
+            for (k, v) in config {
+                if let Ok(key) = k.parse() {
+                    b = b.with_config(key, v);
+                }
+            }
+            b.build().map(|s| Arc::new(s) as _)
+        }
+        other => {
+            return Err(bad(format!("{other:?} URLs are not read remotely")));
+        }
+    };
+    let store = built.map_err(|e| bad(format!("cannot reach the store: {e}")))?;
+    Ok((store, location))
+}
+
+impl Object {
+    /// Opens the object at `url` with one request, which reads its first
+    /// `options.read_ahead` bytes and learns its length and version.
+    pub(crate) async fn open(url: &str, options: &RemoteOptions) -> Result<(Arc<Object>, Bytes)> {
+        let parsed = url::Url::parse(url).map_err(|e| Error::Remote {
+            url: url.to_owned(),
+            what: format!("not a URL: {e}"),
+        })?;
+        let (store, location) = store_for(&parsed, options)?;
+        let ahead = options.read_ahead.max(64);
+        let first = store
+            .get_opts(
+                &location,
+                GetOptions {
+                    range: Some(GetRange::Bounded(0..ahead)),
+                    ..GetOptions::default()
+                },
+            )
+            .await
+            .map_err(|e| request_error(url, "reading the first bytes", &e))?;
+        let object = Arc::new(Object {
+            store,
+            location,
+            url: url.to_owned(),
+            len: first.meta.size,
+            etag: first.meta.e_tag.clone(),
+            stats: Arc::new(Stats::default()),
+        });
+        let head = object
+            .body(first, 0..ahead.min(object.len), "reading the first bytes")
+            .await?;
+        Ok((object, head))
+    }
+
+    /// The object's URL.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The object's length in bytes.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The requests and bytes counted for this object.
+    pub(crate) fn stats(&self) -> &Arc<Stats> {
+        &self.stats
+    }
+
+    fn error(&self, what: String) -> Error {
+        Error::Remote {
+            url: self.url.clone(),
+            what,
+        }
+    }
+
+    fn options(&self, range: Range<u64>) -> GetOptions {
+        GetOptions {
+            range: Some(GetRange::Bounded(range)),
+            if_match: self.etag.clone(),
+            ..GetOptions::default()
+        }
+    }
+
+    /// Checks a response's metadata against the object's and reads its body, which must be
+    /// exactly `range`.
+    async fn body(
+        &self,
+        response: object_store::GetResult,
+        range: Range<u64>,
+        what: &str,
+    ) -> Result<Bytes> {
+        self.check_same(&response.meta)?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| request_error(&self.url, what, &e))?;
+        self.stats.count(bytes.len() as u64);
+        let want = range.end - range.start;
+        if bytes.len() as u64 != want {
+            return Err(self.error(format!(
+                "asked for bytes {}..{} ({want} bytes), the server sent {}",
+                range.start,
+                range.end,
+                bytes.len()
+            )));
+        }
+        Ok(bytes)
+    }
+
+    fn check_same(&self, meta: &object_store::ObjectMeta) -> Result<()> {
+        if meta.size != self.len {
+            return Err(self.error(format!(
+                "the object changed while being read: it was {} bytes long, now {}",
+                self.len, meta.size
+            )));
+        }
+        if self.etag.is_some() && meta.e_tag.is_some() && meta.e_tag != self.etag {
+            return Err(self.error(format!(
+                "the object changed while being read: ETag {} became {}",
+                self.etag.as_deref().unwrap_or_default(),
+                meta.e_tag.as_deref().unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The bytes at `range`, in one request.
+    pub(crate) async fn get(&self, range: Range<u64>) -> Result<Bytes> {
+        if range.start > range.end || range.end > self.len {
+            return Err(self.error(format!(
+                "bytes {}..{} lie outside the object's {} bytes",
+                range.start, range.end, self.len
+            )));
+        }
+        if range.is_empty() {
+            return Ok(Bytes::new());
+        }
+        let what = format!("reading bytes {}..{}", range.start, range.end);
+        let response = self
+            .store
+            .get_opts(&self.location, self.options(range.clone()))
+            .await
+            .map_err(|e| request_error(&self.url, &what, &e))?;
+        self.body(response, range, &what).await
+    }
+
+    /// The bytes of every range of `ranges`, in their order: ranges closer than
+    /// [`MERGE_GAP`] are fetched as one request, and requests run concurrently.
+    pub(crate) async fn get_many(&self, ranges: &[Range<u64>]) -> Result<Vec<Bytes>> {
+        let merged = merge(ranges);
+        let fetched: Vec<Bytes> = futures::stream::iter(merged.iter().cloned())
+            .map(|r| self.get(r))
+            .buffered(CONCURRENT_REQUESTS)
+            .try_collect()
+            .await?;
+        Ok(ranges
+            .iter()
+            .map(|r| {
+                if r.is_empty() {
+                    return Bytes::new();
+                }
+                let i = merged
+                    .iter()
+                    .position(|m| m.start <= r.start && r.end <= m.end)
+                    .expect("every range lies in a merged range");
+                let start = usize::try_from(r.start - merged[i].start).unwrap_or(usize::MAX);
+                let len = usize::try_from(r.end - r.start).unwrap_or(usize::MAX);
+                fetched[i].slice(start..start + len)
+            })
+            .collect())
+    }
+
+    /// Hands the bytes at `range` to `sink` as they arrive, in one request: memory stays
+    /// at the network's chunk size whatever the range's length.
+    pub(crate) async fn stream(
+        &self,
+        range: Range<u64>,
+        sink: &mut (dyn FnMut(&[u8]) -> Result<()> + Send),
+    ) -> Result<()> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        let what = format!("reading bytes {}..{}", range.start, range.end);
+        let response = self
+            .store
+            .get_opts(&self.location, self.options(range.clone()))
+            .await
+            .map_err(|e| request_error(&self.url, &what, &e))?;
+        self.check_same(&response.meta)?;
+        let mut body = response.into_stream();
+        let want = range.end - range.start;
+        let mut got = 0u64;
+        self.stats.count(0);
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| request_error(&self.url, &what, &e))?;
+            got += chunk.len() as u64;
+            self.stats.received(chunk.len() as u64);
+            if got > want {
+                return Err(self.error(format!(
+                    "asked for bytes {}..{} ({want} bytes), the server sent more",
+                    range.start, range.end
+                )));
+            }
+            sink(&chunk)?;
+        }
+        if got != want {
+            return Err(self.error(format!(
+                "asked for bytes {}..{} ({want} bytes), the server sent {got}",
+                range.start, range.end
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Object {
+    /// The bytes at `range` as they arrive, for synchronous code: one request, read on the
+    /// library's runtime, at most a few chunks ahead of the caller (memory stays bounded
+    /// whatever the range's length). Stopping early cancels the request.
+    pub(crate) fn stream_blocking(
+        self: &Arc<Self>,
+        range: Range<u64>,
+    ) -> impl Iterator<Item = Result<Bytes>> + use<> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Bytes>>(4);
+        let object = Arc::clone(self);
+        runtime().spawn(async move {
+            let mut send = |chunk: &[u8]| {
+                tx.send(Ok(Bytes::copy_from_slice(chunk)))
+                    .map_err(|_| object.error("the reader stopped".into()))
+            };
+            if let Err(e) = object.stream(range, &mut send).await {
+                // The reader may be gone already; then nobody needs the error.
+                let _ = tx.send(Err(e));
+            }
+        });
+        rx.into_iter()
+    }
+}
+
+/// `ranges` sorted and merged where they overlap or lie closer than [`MERGE_GAP`]; empty
+/// ranges need no request and are left out.
+pub(crate) fn merge(ranges: &[Range<u64>]) -> Vec<Range<u64>> {
+    let mut sorted: Vec<Range<u64>> = ranges.iter().filter(|r| !r.is_empty()).cloned().collect();
+    sorted.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<u64>> = Vec::with_capacity(sorted.len());
+    for r in sorted {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(MERGE_GAP) => {
+                last.end = last.end.max(r.end);
+            }
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// An `object_store` error as ours: what was being done, and what the store said, in words
+/// a user can act on.
+fn request_error(url: &str, doing: &str, e: &object_store::Error) -> Error {
+    let said = match e {
+        object_store::Error::NotFound { .. } => "not found (404)".to_owned(),
+        object_store::Error::Precondition { .. } => {
+            "the object changed while being read (its ETag no longer matches)".to_owned()
+        }
+        object_store::Error::PermissionDenied { .. }
+        | object_store::Error::Unauthenticated { .. } => {
+            format!("access refused: {e}")
+        }
+        other => {
+            let mut text = other.to_string();
+            let mut source = std::error::Error::source(other);
+            while let Some(s) = source {
+                let next = s.to_string();
+                if !text.contains(&next) {
+                    text.push_str(": ");
+                    text.push_str(&next);
+                }
+                source = s.source();
+            }
+            text
+        }
+    };
+    Error::Remote {
+        url: url.to_owned(),
+        what: format!("{doing}: {said}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        for url in [
+            "https://example.org/x.tgm",
+            "http://127.0.0.1:8080/a/b.safetensors",
+            "s3://bucket/key.zt",
+            "gs://bucket/key",
+            "az://container/blob",
+            "file:///tmp/x.bt",
+        ] {
+            assert!(is_url(url), "{url}");
+        }
+        for path in ["x.tgm", "/tmp/x.bt", "C:\\x.bt", "weird://x", "https://"] {
+            assert!(!is_url(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn neighbouring_ranges_merge_and_distant_ones_do_not() {
+        let far = 10 * MERGE_GAP;
+        assert_eq!(
+            merge(&[100..200, 0..50, 250..300, far..far + 1]),
+            vec![0..300, far..far + 1]
+        );
+        assert_eq!(merge(&[0..10, 5..8]), vec![0..10]);
+        assert!(merge(&[5..5, 7..7]).is_empty());
+    }
+}
