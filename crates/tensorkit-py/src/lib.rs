@@ -40,7 +40,7 @@ use std::path::PathBuf;
 
 /// Opens one file (any format, or a `*.index.json` shard set) or several as one.
 #[pyfunction]
-#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None))]
+#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None, storage_options=None))]
 fn open(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -48,6 +48,7 @@ fn open(
     strict: bool,
     max_memory: Option<u64>,
     max_ratio: Option<u64>,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<File> {
     let mut limits = tensorkit::Limits::default();
     if let Some(bytes) = max_memory {
@@ -63,7 +64,17 @@ fn open(
     };
     let file = py
         .detach(|| match paths.as_slice() {
-            [one] => tensorkit::open_with(one, &options),
+            [one] => match one.to_str().filter(|s| tensorkit::is_url(s)) {
+                Some(url) => tensorkit::open_url_with(
+                    url,
+                    &options,
+                    &tensorkit::remote::RemoteOptions {
+                        config: storage_options.unwrap_or_default(),
+                        ..tensorkit::remote::RemoteOptions::default()
+                    },
+                ),
+                None => tensorkit::open_with(one, &options),
+            },
             many => tensorkit::open_many(many, &options),
         })
         .map_err(errors::to_py)?;

@@ -9,6 +9,7 @@ mod hostile;
 mod killed;
 mod output;
 mod reference;
+mod remote;
 mod stdlib;
 mod support;
 mod tensogram;
@@ -24,6 +25,7 @@ fn main() {
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(reference::trials());
+    trials.extend(remote::trials());
     trials.extend(stdlib::trials());
     trials.extend(tensogram::trials());
     trials.extend(tools::trials());

@@ -150,17 +150,31 @@ def open(
     strict: bool = False,
     max_memory: int | None = None,
     max_ratio: int | None = None,
+    storage_options: Mapping[str, str] | None = None,
 ) -> File:
     """Opens a tensor file, the format told by its content: safetensors, BinTensors, zTensor
     (0.1, 1.x, 2) or Tensogram; a Hugging Face ``*.index.json`` opens its shards as one file,
     and a list of paths opens them as one (names must not repeat).
+
+    ``path`` may be a URL: ``https://``, ``s3://``, ``gs://`` and ``az://`` objects are read
+    through range requests (the header first, each tensor when it is indexed), ``file://``
+    URLs are local files. Credentials and endpoints come from the usual environment variables
+    (``AWS_*``, ``GOOGLE_*``, ``AZURE_*``) and ``storage_options``, object_store's
+    configuration keys (``{"aws_endpoint": "http://127.0.0.1:9000", "aws_region": ...}``).
 
     ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
     tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
     to) and ``max_ratio`` (decompressed : stored) bound what a hostile file can ask for.
     """
     paths = _paths(path)
-    options = {"verify": verify, "strict": strict, "max_memory": max_memory, "max_ratio": max_ratio}
+    options = {
+        "verify": verify,
+        "strict": strict,
+        "max_memory": max_memory,
+        "max_ratio": max_ratio,
+        "storage_options": sorted((str(k), str(v)) for k, v in (storage_options or {}).items())
+        or None,
+    }
     return File(_tensorkit.open(paths, **options), (paths, options))
 
 

@@ -38,6 +38,7 @@ def open(
     strict: bool = False,
     max_memory: int | None = None,
     max_ratio: int | None = None,
+    storage_options: list[tuple[str, str]] | None = None,
 ) -> File: ...
 def open_bytes(data: bytes) -> File: ...
 def save(

@@ -31,7 +31,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tensor_dtype::{Tensor, TensorView};
 
-/// Reading tensors in order fetches the ones after them with them, up to this many bytes.
+/// Reading tensors in order fetches the ones after them with them: this many bytes at first,
+/// twice as many each time the reading stays in order, up to [`WINDOW_BYTES`].
+const FIRST_WINDOW_BYTES: u64 = 1 << 20;
+
+/// The most bytes one in-order fetch reads ahead.
 const WINDOW_BYTES: u64 = 32 << 20;
 
 /// A tensor longer than this is streamed from the network in runs rather than fetched
@@ -142,11 +146,13 @@ struct Shared {
     ahead: Mutex<Ahead>,
 }
 
-/// Tensors fetched ahead, and the last one asked for.
+/// Tensors fetched ahead (and the one being read), and the last one asked for.
 #[derive(Default)]
 struct Ahead {
     fetched: HashMap<usize, Bytes>,
     last: Option<usize>,
+    /// Bytes the next in-order fetch reads ahead.
+    window: u64,
 }
 
 fn remote_set(
@@ -228,32 +234,42 @@ impl Shared {
             .ahead
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(b) = ahead.fetched.remove(&i) {
-            ahead.last = Some(i);
-            return Ok(b);
-        }
-        let in_order = ahead.last.is_some_and(|l| l + 1 == i) || (ahead.last.is_none() && i == 0);
-        ahead.fetched.clear();
+        let in_order = match ahead.last {
+            Some(l) => l == i || l + 1 == i,
+            None => i == 0,
+        };
         ahead.last = Some(i);
+        if !in_order {
+            ahead.fetched.clear();
+            ahead.window = 0;
+        }
+        // What lies behind the reader is not read again (a writer may ask for the tensor
+        // it is on twice: to size it, then to copy it).
+        ahead.fetched.retain(|&j, _| j >= i);
+        if let Some(b) = ahead.fetched.get(&i) {
+            return Ok(b.clone());
+        }
+        // Read-ahead as the kernel does it for files: nothing for a jump, then a window that
+        // doubles while the reading stays in order, up to WINDOW_BYTES.
         let mut wanted = vec![i];
         if in_order {
+            ahead.window = (ahead.window * 2).clamp(FIRST_WINDOW_BYTES, WINDOW_BYTES);
             let mut total = span.end - span.start;
             for j in i + 1..self.spans.len() {
                 let s = &self.spans[j];
                 total = total.saturating_add(s.end - s.start);
-                if total > WINDOW_BYTES {
+                if total > ahead.window {
                     break;
                 }
                 wanted.push(j);
             }
         }
         let ranges: Vec<Range<u64>> = wanted.iter().map(|&j| self.span(j)).collect();
-        let mut got = store::block_on(self.object.get_many(&ranges))?.into_iter();
-        let first = got.next().unwrap_or_default();
-        for (j, b) in wanted[1..].iter().zip(got) {
+        let got = store::block_on(self.object.get_many(&ranges))?;
+        for (j, b) in wanted.iter().zip(got) {
             ahead.fetched.insert(*j, b);
         }
-        Ok(first)
+        Ok(ahead.fetched.get(&i).cloned().unwrap_or_default())
     }
 
     /// Runs `f` on tensor `i` as the format's reader gives it, from a stand-in holding the

@@ -1,0 +1,98 @@
+//! Every command that reads files reads URLs too: `inspect`, `ls`, `get`, `verify`,
+//! `validate`, `diff` and `convert` against the counting server on 127.0.0.1, the output the
+//! same as for the local file, and `--verbose` reporting what the reads cost.
+
+use crate::support::{tensorkit, testdata};
+use libtest_mimic::{Failed, Trial};
+use tensor_testkit::http::Server;
+
+fn stdout(args: &[&str]) -> (i32, String, String) {
+    let o = tensorkit(args);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn same_output_as_local() -> Result<(), Failed> {
+    let root = testdata().join("conformance");
+    let server = Server::start(&root);
+    for rel in [
+        "tensogram/multi_object_mixed.tgm",
+        "safetensors/all_dtypes.safetensors",
+        "ztensor/v2/v2_zstd_seekable.zt",
+    ] {
+        let local = root.join(rel);
+        if !local.exists() {
+            return Err(format!("missing fixture {rel}").into());
+        }
+        let local = local.to_string_lossy().into_owned();
+        let url = server.url(rel);
+        for cmd in [
+            &["inspect"][..],
+            &["inspect", "--json"],
+            &["ls"],
+            &["verify"],
+            &["validate"],
+        ] {
+            let mut a: Vec<&str> = cmd.to_vec();
+            a.push(&local);
+            let mut b: Vec<&str> = cmd.to_vec();
+            b.push(&url);
+            let (ca, oa, _) = stdout(&a);
+            let (cb, ob, eb) = stdout(&b);
+            if ca != cb || oa.replace(&local, "FILE") != ob.replace(&url, "FILE") {
+                return Err(format!(
+                    "{cmd:?} {rel}: local exit {ca}:\n{oa}\nremote exit {cb}:\n{ob}\n{eb}"
+                )
+                .into());
+            }
+        }
+        let (code, text, err) = stdout(&["diff", &local, &url]);
+        if code != 0 {
+            return Err(format!("diff {rel}: exit {code}: {text} {err}").into());
+        }
+    }
+    Ok(())
+}
+
+fn get_and_convert_with_verbose() -> Result<(), Failed> {
+    let root = testdata().join("conformance");
+    let server = Server::start(&root);
+    let url = server.url("tensogram/multi_object_mixed.tgm");
+    let (code, text, err) = stdout(&["get", &url, "t2m", "--verbose"]);
+    if code != 0 || text.is_empty() || !err.contains("remote: ") || !err.contains("requests") {
+        return Err(format!("get: exit {code}: {text}\n{err}").into());
+    }
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("x.tgm");
+    let out_s = out.to_string_lossy().into_owned();
+    let (code, text, err) = stdout(&["convert", &url, &out_s, "--quiet", "-v"]);
+    if code != 0 || !err.contains("bytes received") {
+        return Err(format!("convert: exit {code}: {text}\n{err}").into());
+    }
+    let local = root
+        .join("tensogram/multi_object_mixed.tgm")
+        .to_string_lossy()
+        .into_owned();
+    let (code, text, err) = stdout(&["diff", &local, &out_s]);
+    if code != 0 {
+        return Err(format!("converted file differs: {text}\n{err}").into());
+    }
+    let (code, _, err) = stdout(&["inspect", &server.url("nothing.tgm")]);
+    if code == 0 || !err.contains("not found") {
+        return Err(format!("missing object: exit {code}: {err}").into());
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("remote::same_output_as_local", same_output_as_local),
+        Trial::test(
+            "remote::get_and_convert_with_verbose",
+            get_and_convert_with_verbose,
+        ),
+    ]
+}
