@@ -66,7 +66,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<File> {
 /// Face shard index (`*.index.json`) opens its shards as one file (see [`crate::shards`]).
 ///
 /// With the `remote` feature, `path` may be a URL: `https://`, `http://`, `s3://`, `gs://`,
-/// `az://` objects are read through range requests (see [`open_url`]), `file://` URLs are
+/// `az://` objects are read through range requests (see `open_url_with`), `file://` URLs are
 /// local files.
 pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> {
     let path = path.as_ref();

@@ -4,8 +4,8 @@
 //! Opening reads the object's header, index or footer in as few requests as its format
 //! allows — the first [`RemoteOptions::read_ahead`] bytes, then whatever the format's own
 //! pointers lead to, each request widened so that one round trip usually finds the next
-//! structure too ([`header`]). The listing is made by the format's own reader, run over a
-//! stand-in for the object in which only those bytes are present ([`image`]). A tensor's
+//! structure too (module `header`). The listing is made by the format's own reader, run over a
+//! stand-in for the object in which only those bytes are present (module `image`). A tensor's
 //! bytes are fetched when its elements are asked for, in one request; reading tensors in
 //! order fetches the next ones with it, neighbours merged into one request and the rest
 //! concurrently. Elements stored as they are go straight to the caller; anything with a
