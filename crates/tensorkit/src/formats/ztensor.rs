@@ -249,12 +249,12 @@ pub(super) fn list(
             .entries()
             .iter()
             .map(|e| {
-                let raw = stages_v0_1(e).is_empty();
+                let stages = stages_v0_1(e);
                 Ok(super::Listed {
                     name: Some(e.name.to_string()),
                     dtype: e.dtype.ok_or_else(|| unsupported(&e.name))?,
                     shape: e.shape.clone(),
-                    encoding: (!raw).then(|| stages_v0_1(e)),
+                    encoding: (!stages.is_empty()).then_some(stages),
                     location: Vec::new(),
                     attributes: e
                         .custom

@@ -196,56 +196,33 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
         .config
         .iter()
         .map(|(k, v)| (k.to_ascii_lowercase(), v));
-    let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
-        ObjectStoreScheme::Http => {
-            let base = &url[..url::Position::BeforePath];
-            let mut b = object_store::http::HttpBuilder::new()
-                .with_url(base)
-                .with_client_options(client)
-                .with_retry(retry);
+    // Every backend's builder takes the same three things — client options, retries, and
+    // the caller's configuration keys (a key its own key type does not know is ignored, as
+    // `object_store::parse_url_opts` ignores it) — through methods of the same names.
+    macro_rules! configured {
+        ($builder:expr) => {{
+            let mut b = $builder.with_client_options(client).with_retry(retry);
             for (k, v) in config {
                 if let Ok(key) = k.parse() {
                     b = b.with_config(key, v);
                 }
             }
-            b.build().map(|s| Arc::new(s) as _)
-        }
+            b.build().map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+        }};
+    }
+    let built = match scheme {
+        ObjectStoreScheme::Http => configured!(
+            object_store::http::HttpBuilder::new().with_url(&url[..url::Position::BeforePath])
+        ),
         ObjectStoreScheme::AmazonS3 => {
-            let mut b = object_store::aws::AmazonS3Builder::from_env()
-                .with_url(url.as_str())
-                .with_client_options(client)
-                .with_retry(retry);
-            for (k, v) in config {
-                if let Ok(key) = k.parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.build().map(|s| Arc::new(s) as _)
+            configured!(object_store::aws::AmazonS3Builder::from_env().with_url(url.as_str()))
         }
-        ObjectStoreScheme::GoogleCloudStorage => {
-            let mut b = object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_url(url.as_str())
-                .with_client_options(client)
-                .with_retry(retry);
-            for (k, v) in config {
-                if let Ok(key) = k.parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.build().map(|s| Arc::new(s) as _)
-        }
-        ObjectStoreScheme::MicrosoftAzure => {
-            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
-                .with_url(url.as_str())
-                .with_client_options(client)
-                .with_retry(retry);
-            for (k, v) in config {
-                if let Ok(key) = k.parse() {
-                    b = b.with_config(key, v);
-                }
-            }
-            b.build().map(|s| Arc::new(s) as _)
-        }
+        ObjectStoreScheme::GoogleCloudStorage => configured!(
+            object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url.as_str())
+        ),
+        ObjectStoreScheme::MicrosoftAzure => configured!(
+            object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url.as_str())
+        ),
         other => {
             return Err(bad(format!("{other:?} URLs are not read remotely")));
         }
