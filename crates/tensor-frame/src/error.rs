@@ -147,6 +147,18 @@ impl Error {
         }
     }
 
+    /// The same error with its framing offset moved by `by`: for a frame parsed on its own,
+    /// whose offsets count from the frame rather than the message.
+    pub(crate) fn shifted(self, by: u64) -> Self {
+        match self {
+            Error::Framing { offset, reason } => Error::Framing {
+                offset: offset.saturating_add(by),
+                reason,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn encoding(object: Option<usize>, reason: impl Into<String>) -> Self {
         Error::Encoding {
             object,

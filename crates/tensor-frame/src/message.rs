@@ -501,6 +501,37 @@ impl<'a> Message<'a> {
         ObjectFrame::parse(f.bytes(self.bytes), f.header, i, offset, &self.limits)
     }
 
+    /// Data object `i` from `frame`, its frame's bytes alone (the message's
+    /// [`object_span`](Self::object_span), fetched on their own): checked as
+    /// [`object`](Self::object) checks it. For readers that keep a message's header parsed
+    /// and fetch one object at a time (a remote file).
+    pub fn object_in<'f>(&self, i: usize, frame: &'f [u8]) -> Result<ObjectFrame<'f>> {
+        let &(offset, length) = self.objects.get(i).ok_or(Error::ObjectIndex {
+            index: i,
+            count: self.objects.len(),
+        })?;
+        if frame.len() as u64 != length {
+            return Err(Error::framing(
+                offset,
+                format!(
+                    "object {i}: the index gives its frame {length} bytes, {} were given",
+                    frame.len()
+                ),
+            ));
+        }
+        let f = frame_at(frame, 0, length).map_err(|e| e.shifted(offset))?;
+        if f.frame_type != FrameType::NTensor {
+            return Err(Error::framing(
+                offset,
+                format!(
+                    "the index puts object {i} at {offset}, but a {} frame is there",
+                    f.frame_type.name()
+                ),
+            ));
+        }
+        ObjectFrame::parse(frame, f.header, i, offset, &self.limits)
+    }
+
     /// Every frame, in order, after checking the whole structure: frame headers, lengths,
     /// `ENDF`, the phase order, preceders, and that any index agrees with the frames.
     pub fn frames(&self) -> Result<Vec<FrameInfo>> {

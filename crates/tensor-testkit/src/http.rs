@@ -97,7 +97,7 @@ impl Server {
         self.state.requests.load(Ordering::SeqCst)
     }
 
-    /// Body bytes sent so far.
+    /// Body bytes sent so far (a chunk counts as it starts being sent).
     #[must_use]
     pub fn bytes(&self) -> u64 {
         self.state.bytes.load(Ordering::SeqCst)
@@ -261,10 +261,15 @@ fn serve(s: &State, conn: TcpStream) {
             let Ok(got) = file.read(&mut buf[..want]) else {
                 return;
             };
-            if got == 0 || out.write_all(&buf[..got]).is_err() {
+            if got == 0 {
                 return;
             }
+            // Counted before it is written: the client may have it (and the test read the
+            // count) before `write_all` returns here.
             s.bytes.fetch_add(got as u64, Ordering::SeqCst);
+            if out.write_all(&buf[..got]).is_err() {
+                return;
+            }
             left -= got as u64;
         }
         if faults.short_by > 0 {

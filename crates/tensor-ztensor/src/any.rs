@@ -96,6 +96,19 @@ impl<'a> AnyZTensor<'a> {
         }
     }
 
+    /// A reader of tensor `i` alone over `bytes`, which hold the file from offset `start` on
+    /// (see [`ZTensor::window`] and [`Container::window`]): the parsed index or manifest is
+    /// shared, not parsed again.
+    pub fn window<'w>(&self, i: usize, bytes: &'w [u8], start: u64) -> Result<AnyZTensor<'w>>
+    where
+        'a: 'w,
+    {
+        Ok(match self {
+            AnyZTensor::V0_1(f) => AnyZTensor::V0_1(f.window(i, bytes, start)?),
+            AnyZTensor::Later(c) => AnyZTensor::Later(c.window(i, bytes, start)?),
+        })
+    }
+
     /// What the reader tolerated but a conforming writer never produces.
     #[must_use]
     pub fn warnings(&self) -> &[String] {

@@ -139,6 +139,13 @@ impl File {
         Ok(self.file()?.path().display().to_string())
     }
 
+    /// For a file opened from a URL, `(requests, bytes)`: what reading it has cost so far;
+    /// `None` for a local file.
+    #[getter]
+    fn transfer(&self) -> PyResult<Option<(u64, u64)>> {
+        Ok(self.file()?.transfer().map(|t| (t.requests, t.bytes)))
+    }
+
     /// File-level metadata as JSON text, or `None`.
     fn metadata_json(&self) -> PyResult<Option<String>> {
         let file = self.file()?;

@@ -73,6 +73,8 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
     if let Some(url) = path.to_str().filter(|s| is_url(s)) {
         #[cfg(feature = "remote")]
         return open_url_with(url, options, &crate::remote::RemoteOptions::default());
+        #[cfg(not(feature = "remote"))]
+        let _ = url;
     }
     if crate::shards::is_index(path) {
         let index = crate::shards::Index::read(path, &options.limits)?;

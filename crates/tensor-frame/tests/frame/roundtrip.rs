@@ -71,6 +71,44 @@ fn decoded_f32(m: &Message<'_>, i: usize) -> Result<Vec<f32>, Failed> {
     Ok(t.view().typed::<f32>()?.into_owned())
 }
 
+/// An object read from its frame's bytes alone (`object_in`, as a remote reader fetches
+/// it) is the object read from the whole message; a frame of the wrong length, another
+/// object's frame of a different length and a damaged frame are refused or caught.
+fn object_from_its_own_frame() -> Result<(), Failed> {
+    let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
+    let (d1, x1) = f32_object(&[5.0; 9]);
+    let bytes = encode(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
+    let m = Message::open(&bytes)?;
+    for i in 0..2 {
+        let (offset, length) = m.object_span(i);
+        let frame = &bytes[offset as usize..(offset + length) as usize];
+        let own = m.object_in(i, frame)?;
+        let whole = m.object(i)?;
+        if own.payload() != whole.payload() || own.descriptor() != whole.descriptor() {
+            return Err(format!("object {i} differs read from its own frame").into());
+        }
+        own.verify_hash()?;
+        if m.object_in(i, &frame[..frame.len() - 8]).is_ok() {
+            return Err("a short frame was accepted".into());
+        }
+        let mut damaged = frame.to_vec();
+        damaged[40] ^= 1;
+        if m.object_in(i, &damaged)
+            .and_then(|o| o.verify_hash())
+            .is_ok()
+        {
+            return Err(format!("damage in object {i}'s frame went unnoticed").into());
+        }
+    }
+    let (o0, l0) = m.object_span(0);
+    if m.object_in(1, &bytes[o0 as usize..(o0 + l0) as usize])
+        .is_ok()
+    {
+        return Err("object 0's frame was read as object 1".into());
+    }
+    Ok(())
+}
+
 fn streaming_unknown_length() -> Result<(), Failed> {
     let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
     let mut d1 = DataObjectDescriptor::new(Dtype::Int16, &[2, 2], ByteOrder::Big);
@@ -589,6 +627,7 @@ pub(crate) fn trials() -> Vec<Trial> {
     let t =
         |name: &str, f: fn() -> Result<(), Failed>| Trial::test(format!("roundtrip::{name}"), f);
     vec![
+        t("object_from_its_own_frame", object_from_its_own_frame),
         t("streaming_unknown_length", streaming_unknown_length),
         t(
             "streaming_backfilled_with_preceders",

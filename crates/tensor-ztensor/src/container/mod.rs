@@ -61,8 +61,10 @@ pub fn detect(bytes: &[u8]) -> Option<Generation> {
 #[derive(Debug)]
 pub struct Container<'a> {
     bytes: &'a [u8],
+    /// Where `bytes` start in the file: 0, or the start of a [window](Self::window).
+    base: u64,
     generation: Generation,
-    objects: Vec<Object>,
+    objects: std::sync::Arc<[Object]>,
     attributes: Option<Value>,
     options: ReadOptions,
     warnings: Vec<String>,
@@ -151,15 +153,16 @@ impl<'a> Container<'a> {
         };
         let mut c = Container {
             bytes,
+            base: 0,
             generation,
-            objects,
+            objects: objects.into(),
             attributes: map_get(&root, "attributes").cloned(),
             options: *options,
             warnings,
         };
         c.check_blobs(m_offset, m_len)?;
         if options.verify == Verify::OnOpen {
-            for o in &c.objects {
+            for o in c.objects.iter() {
                 for p in &o.parts {
                     c.part_bytes(o, p)?;
                 }
@@ -179,7 +182,7 @@ impl<'a> Container<'a> {
         };
         let mut names = HashSet::with_capacity(self.objects.len());
         let mut spans = vec![(m_offset, m_offset + m_len, "(manifest)".to_owned())];
-        for o in &self.objects {
+        for o in self.objects.iter() {
             if !names.insert(o.name.as_str()) {
                 return Err(Error::format(
                     Class::DuplicateName,
@@ -273,5 +276,45 @@ impl<'a> Container<'a> {
     #[must_use]
     pub fn attributes(&self) -> Option<&Value> {
         self.attributes.as_ref()
+    }
+
+    /// A reader of object `i` alone over `bytes`, which hold the file from offset `start` on
+    /// and must cover every part of object `i`: for readers that fetch one object's bytes at
+    /// a time (a remote file) and keep the manifest parsed once. The window shares the parsed
+    /// manifest (no copy); reading any other object from it is an error, and it carries
+    /// neither the file's attributes nor its warnings.
+    pub fn window<'w>(&self, i: usize, bytes: &'w [u8], start: u64) -> Result<Container<'w>>
+    where
+        'a: 'w,
+    {
+        let o = self.objects.get(i).ok_or_else(|| {
+            Error::format(
+                Class::BlobOutOfBounds,
+                format!("no object #{i} (the file has {})", self.objects.len()),
+            )
+        })?;
+        let end = start.saturating_add(bytes.len() as u64);
+        if let Some(p) = o
+            .parts
+            .iter()
+            .find(|p| p.offset < start || p.offset.saturating_add(p.length) > end)
+        {
+            return Err(Error::format(
+                Class::BlobOutOfBounds,
+                format!(
+                    "{}/{}: blob {}+{} lies outside the bytes given ({start}..{end})",
+                    o.name, p.role, p.offset, p.length
+                ),
+            ));
+        }
+        Ok(Container {
+            bytes,
+            base: start,
+            generation: self.generation,
+            objects: std::sync::Arc::clone(&self.objects),
+            attributes: None,
+            options: self.options,
+            warnings: Vec::new(),
+        })
     }
 }

@@ -13,10 +13,22 @@ use tensor_core::{ByteOrder, checked};
 use tensor_dtype::{Dtype, Tensor, shape};
 
 impl<'a> Container<'a> {
-    /// A part's bytes as stored.
-    #[must_use]
-    pub fn stored(&self, part: &Part) -> &'a [u8] {
-        &self.bytes[part.offset as usize..(part.offset + part.length) as usize]
+    /// A part's bytes as stored (an error only for a part outside a
+    /// [window](Self::window)'s bytes).
+    pub fn stored(&self, part: &Part) -> Result<&'a [u8]> {
+        // Bounds within the file were checked at open.
+        part.offset
+            .checked_sub(self.base)
+            .and_then(|at| self.bytes.get(at as usize..(at + part.length) as usize))
+            .ok_or_else(|| {
+                Error::format(
+                    Class::BlobOutOfBounds,
+                    format!(
+                        "{}: blob {}+{} is not among the bytes this reader holds",
+                        part.role, part.offset, part.length
+                    ),
+                )
+            })
     }
 
     fn verify(who: &str, digest: Option<&Checksum>, data: &[u8]) -> Result<()> {
@@ -42,7 +54,7 @@ impl<'a> Container<'a> {
     /// A part's decoded bytes (little-endian elements), its digest verified.
     pub fn part_bytes(&self, object: &Object, part: &Part) -> Result<Cow<'a, [u8]>> {
         let who = format!("{}/{}", object.name, part.role);
-        let stored = self.stored(part);
+        let stored = self.stored(part)?;
         let check = self.options.verify != Verify::Never;
         if check && self.generation == Generation::V1 {
             Self::verify(&who, part.digest.as_ref(), stored)?;
@@ -79,7 +91,7 @@ impl<'a> Container<'a> {
     ) -> Result<()> {
         let who = format!("{}/{}", object.name, part.role);
         if let PartEncoding::ZstdSeekable { .. } = &part.encoding {
-            return tensor_pipeline::zstd::seekable::decode_range(self.stored(part), start, dst)
+            return tensor_pipeline::zstd::seekable::decode_range(self.stored(part)?, start, dst)
                 .map_err(|e| Error::format(Class::DecompressionError, format!("{who}: {e}")));
         }
         let all = self.part_bytes(object, part)?;
@@ -185,7 +197,7 @@ impl<'a> Container<'a> {
                 ),
             ));
         }
-        let stored = self.stored(part);
+        let stored = self.stored(part)?;
         let check = self.options.verify != Verify::Never;
         if check && self.generation == Generation::V1 {
             Self::verify(&who, part.digest.as_ref(), stored)?;

@@ -15,7 +15,9 @@ use tensor_dtype::{Dtype, shape};
 #[derive(Debug)]
 pub struct ZTensor<'a> {
     bytes: &'a [u8],
-    entries: Vec<Entry<'a>>,
+    /// Where `bytes` start in the file: 0, or the start of a [window](Self::window).
+    base: u64,
+    entries: std::sync::Arc<[Entry<'a>]>,
     index_start: u64,
     options: ReadOptions,
 }
@@ -170,7 +172,8 @@ impl<'a> ZTensor<'a> {
         validate(&entries, index_start)?;
         let file = ZTensor {
             bytes,
-            entries,
+            base: 0,
+            entries: entries.into(),
             index_start,
             options: *options,
         };
@@ -200,12 +203,56 @@ impl<'a> ZTensor<'a> {
         self.index_start
     }
 
-    /// The blob of tensor `i` as stored on disk.
-    #[must_use]
-    pub fn stored(&self, i: usize) -> &'a [u8] {
+    /// The blob of tensor `i` as stored on disk (an error only for a tensor outside a
+    /// [window](Self::window)'s bytes).
+    pub fn stored(&self, i: usize) -> Result<&'a [u8]> {
         let e = &self.entries[i];
-        // Bounds were checked at open.
-        &self.bytes[e.offset as usize..(e.offset + e.size) as usize]
+        // Bounds within the file were checked at open.
+        e.offset
+            .checked_sub(self.base)
+            .and_then(|at| self.bytes.get(at as usize..(at + e.size) as usize))
+            .ok_or_else(|| {
+                Error::format(
+                    Class::BlobOutOfBounds,
+                    format!(
+                        "tensor {:?}: blob {}+{} is not among the bytes this reader holds",
+                        e.name, e.offset, e.size
+                    ),
+                )
+            })
+    }
+
+    /// A reader of tensor `i` alone over `bytes`, which hold the file from offset `start` on
+    /// and must cover tensor `i`'s blob: for readers that fetch one tensor's bytes at a time
+    /// (a remote file) and keep the index parsed once. The window shares the parsed index
+    /// (no copy); reading any other tensor from it is an error.
+    pub fn window<'w>(&self, i: usize, bytes: &'w [u8], start: u64) -> Result<ZTensor<'w>>
+    where
+        'a: 'w,
+    {
+        let e = self.entries.get(i).ok_or_else(|| {
+            Error::format(
+                Class::BlobOutOfBounds,
+                format!("no tensor #{i} (the file has {})", self.entries.len()),
+            )
+        })?;
+        let end = start.saturating_add(bytes.len() as u64);
+        if e.offset < start || e.offset.saturating_add(e.size) > end {
+            return Err(Error::format(
+                Class::BlobOutOfBounds,
+                format!(
+                    "tensor {:?}: blob {}+{} lies outside the bytes given ({start}..{end})",
+                    e.name, e.offset, e.size
+                ),
+            ));
+        }
+        Ok(ZTensor {
+            bytes,
+            base: start,
+            entries: std::sync::Arc::<[Entry<'a>]>::clone(&self.entries),
+            index_start: self.index_start,
+            options: self.options,
+        })
     }
 
     /// Checks tensor `i`'s checksum against its stored bytes.
@@ -219,7 +266,7 @@ impl<'a> ZTensor<'a> {
                 format!("tensor {:?}: checksum {s:?} cannot be parsed", e.name),
             )),
             Some(c) => {
-                if c.matches(self.stored(i)) == Some(true) {
+                if c.matches(self.stored(i)?) == Some(true) {
                     Ok(ChecksumStatus::Verified)
                 } else {
                     Err(Error::format(
@@ -257,7 +304,7 @@ impl<'a> ZTensor<'a> {
         if self.options.verify == Verify::OnRead {
             self.verify(i)?;
         }
-        let stored = self.stored(i);
+        let stored = self.stored(i)?;
         match &e.encoding {
             Encoding::Raw => Ok((Cow::Borrowed(stored), e.byte_order)),
             Encoding::Zstd => {
@@ -343,7 +390,7 @@ impl<'a> ZTensor<'a> {
         }
         let who = format!("tensor {:?}", e.name);
         crate::runs::zstd_runs(
-            self.stored(i),
+            self.stored(i)?,
             expected,
             &self.options.limits,
             run,
@@ -378,7 +425,7 @@ impl<'a> ZTensor<'a> {
             if self.options.verify == Verify::OnRead {
                 self.verify(i)?;
             }
-            tensor_pipeline::zstd::decompress_into(self.stored(i), dst).map_err(|err| {
+            tensor_pipeline::zstd::decompress_into(self.stored(i)?, dst).map_err(|err| {
                 Error::format(
                     Class::DecompressionError,
                     format!("tensor {:?}: {err}", e.name),
@@ -413,7 +460,7 @@ impl<'a> ZTensor<'a> {
                 if self.options.verify == Verify::OnRead {
                     self.verify(i)?;
                 }
-                Cow::Owned(zstd_unsized(self.stored(i), cap).map_err(|m| {
+                Cow::Owned(zstd_unsized(self.stored(i)?, cap).map_err(|m| {
                     Error::format(
                         Class::DecompressionError,
                         format!("tensor {:?}: {m}", e.name),

@@ -155,7 +155,82 @@ pub(crate) fn trials() -> Vec<Trial> {
             "v2::canonical_rewrite_is_byte_identical",
             crate::conformance::v2_canonical_rewrite,
         ),
+        Trial::test("window::reads_one_tensor_from_its_own_bytes", windows),
     ]
+}
+
+/// A window over one tensor's bytes reads it as the whole file does (checksums included:
+/// damage inside the window is caught) and refuses every other tensor and short windows.
+fn windows() -> Result<(), Failed> {
+    let tensors: Vec<Tensor> = (0..3u8)
+        .map(|k| {
+            let data: Vec<u8> = (0..4096u32).map(|i| (i as u8) ^ k).collect();
+            Tensor::new(data, Dtype::Uint32, &[1024], ByteOrder::Little).unwrap()
+        })
+        .collect();
+    let v0_1 = serialize(tensors.iter().enumerate().map(|(i, t)| {
+        let options = TensorOptions {
+            encoding: if i == 1 {
+                WriteEncoding::Zstd(3)
+            } else {
+                WriteEncoding::Raw
+            },
+            checksum: ChecksumKind::Crc32c,
+            byte_order: None,
+            custom: Vec::new(),
+        };
+        (format!("t{i}"), t.view(), options)
+    }))?;
+    let v2 = tensor_ztensor::v2::serialize(
+        tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("t{i}"), t.view(), None)),
+        None,
+    )?;
+    for file in [v0_1, v2] {
+        let options = tensor_ztensor::ReadOptions::default().verify(Verify::OnRead);
+        let any = tensor_ztensor::AnyZTensor::open_with(&file, &options)?;
+        let span = |i: usize| -> (u64, u64) {
+            match &any {
+                tensor_ztensor::AnyZTensor::V0_1(f) => {
+                    let e = &f.entries()[i];
+                    (e.offset, e.offset + e.size)
+                }
+                tensor_ztensor::AnyZTensor::Later(c) => {
+                    let p = &c.objects()[i].parts[0];
+                    (p.offset, p.offset + p.length)
+                }
+            }
+        };
+        for (i, want) in tensors.iter().enumerate() {
+            let (start, end) = span(i);
+            let mut own = file[start as usize..end as usize].to_vec();
+            let w = any.window(i, &own, start)?;
+            let got = w.read(i)?.into_tensor()?;
+            if got.data() != want.data() {
+                return Err(format!(
+                    "{:?}: tensor {i} differs read through a window",
+                    any.generation()
+                )
+                .into());
+            }
+            let other = (i + 1) % 3;
+            if w.read(other).is_ok() {
+                return Err(format!("tensor {other} read from tensor {i}'s window").into());
+            }
+            if any.window(i, &own[1..], start + 1).is_ok() {
+                return Err("a window short of the tensor was accepted".into());
+            }
+            let mid = own.len() / 2;
+            own[mid] ^= 1;
+            let damaged = any.window(i, &own, start)?.read(i);
+            if damaged.is_ok() {
+                return Err(format!("damage in tensor {i}'s window went unnoticed").into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Builds a file with one sparse tensor, given its layout keys and blob.

@@ -19,12 +19,13 @@ from ._errors import (
     TruncatedError,
     UnsupportedError,
 )
-from ._file import File, convert, open, open_bytes, save, serialize, validate
+from ._file import File, Transfer, convert, open, open_bytes, save, serialize, validate
 from ._tensorkit import __version__
 
 __all__ = [
     *_errors.__all__,
     "File",
+    "Transfer",
     "__version__",
     "convert",
     "open",

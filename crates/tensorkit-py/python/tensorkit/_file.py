@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,6 +23,15 @@ def _paths(path: PathLike | list[PathLike]) -> list[str]:
     if isinstance(path, (list, tuple)):
         return [os.fspath(p) for p in path]
     return [os.fspath(path)]
+
+
+class Transfer(NamedTuple):
+    """What reading a remote file has cost so far (:attr:`File.transfer`)."""
+
+    requests: int
+    """Requests made (retries inside one request not counted)."""
+    bytes: int
+    """Bytes of the object received."""
 
 
 class File(Mapping[str, np.ndarray]):
@@ -88,6 +97,14 @@ class File(Mapping[str, np.ndarray]):
     def path(self) -> str:
         """Where the file was opened from."""
         return self._native.path
+
+    @property
+    def transfer(self) -> Transfer | None:
+        """For a file opened from a URL, what reading it has cost so far: requests made and
+        object bytes received (the header and every tensor fetched). ``None`` for a local
+        file."""
+        t = self._native.transfer
+        return None if t is None else Transfer(*t)
 
     @property
     def metadata(self) -> dict[str, Any] | None:

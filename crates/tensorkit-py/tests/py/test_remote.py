@@ -67,10 +67,20 @@ def test_open_a_url_reads_the_header_then_only_what_is_indexed(served, ext):
     f = tensorkit.open(f"{base}/x.{ext}")
     listed = len(handler.requests)
     assert listed <= 3, handler.requests
+    assert f.transfer.requests == listed
+    header_bytes = f.transfer.bytes
+    assert 0 < header_bytes < (root / f"x.{ext}").stat().st_size // 10
     assert sorted(f) == sorted(tensors)
     np.testing.assert_array_equal(f["w123"], tensors["w123"])
     assert len(handler.requests) == listed + 1, handler.requests
+    assert f.transfer == tensorkit.Transfer(listed + 1, f.transfer.bytes)
+    assert f.transfer.bytes - header_bytes >= tensors["w123"].nbytes
     assert tuple(f.info("w5")["shape"]) == (64, 64)
+
+
+def test_a_local_file_has_no_transfer(tmp_path):
+    tensorkit.save(tmp_path / "x.safetensors", _tensors(2))
+    assert tensorkit.open(tmp_path / "x.safetensors").transfer is None
 
 
 def test_a_missing_object_raises_an_os_error(served):

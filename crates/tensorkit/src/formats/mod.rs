@@ -94,8 +94,8 @@ pub(crate) enum Fetch {
     /// checks them: they are used as they arrive.
     Raw(tensor_core::ByteOrder),
     /// The bytes are decoded (and their checksum or hash checked) by the format's reader,
-    /// run again over the header and these bytes ([`read_one`]).
-    Reparse,
+    /// through the header parsed at open ([`Header::read_in`]).
+    Decode,
 }
 
 /// One tensor as a file's header describes it, without its bytes.
@@ -109,7 +109,7 @@ pub(crate) struct Listed {
     pub(crate) encoding: Option<String>,
     pub(crate) location: Vec<(&'static str, u64)>,
     pub(crate) attributes: Vec<(String, tensor_core::cbor::Value)>,
-    /// The bytes of the file the tensor's data occupies: everything [`read_one`] reads.
+    /// The bytes of the file the tensor's data occupies: everything [`Header::read_in`] reads.
     pub(crate) span: std::ops::Range<u64>,
     pub(crate) fetch: Fetch,
 }
@@ -124,19 +124,72 @@ pub(crate) struct Listing {
     pub(crate) tensors: Vec<Listed>,
 }
 
-/// Lists the tensors of `bytes` — a file's length, of which only the header, index or
-/// footer need hold the file's bytes — touching no tensor's bytes.
+/// What opening a file's header gives a remote reader: its tensors listed, or the byte
+/// ranges it must fetch first.
 #[cfg(feature = "remote")]
-pub(crate) fn list(path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Listing> {
+pub(crate) enum Opening<'a> {
+    /// The tensors, and the header parsed to read them by.
+    Listed(Listing, Box<Header<'a>>),
+    /// These bytes (object frames a Tensogram message's metadata does not describe) are
+    /// needed before the tensors can be listed.
+    Needs(Vec<std::ops::Range<u64>>),
+}
+
+/// A file's header, index or manifest, parsed once: a remote reader reads any tensor from
+/// its own bytes through it, without parsing the header again.
+#[cfg(feature = "remote")]
+pub(crate) enum Header<'a> {
+    /// Tensors stored as they are (safetensors, BinTensors): their bytes are the elements.
+    Raw,
+    /// A zTensor file's index or manifest.
+    Ztensor(tensor_ztensor::AnyZTensor<'a>),
+    /// A Tensogram file's messages.
+    Tensogram(tensogram::Header<'a>),
+}
+
+#[cfg(feature = "remote")]
+impl Header<'_> {
+    /// Tensor `i`, listed over `span`, from `bytes`: exactly the file's bytes in `span`.
+    pub(crate) fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        span: std::ops::Range<u64>,
+        bytes: &'w [u8],
+        options: &ReadOptions,
+    ) -> Result<crate::model::NamedTensor<'w>> {
+        match self {
+            Header::Ztensor(any) => ztensor::read_in(path, any, i, bytes, span.start),
+            Header::Tensogram(h) => h.read_in(path, i, bytes, options.verify, &options.limits),
+            Header::Raw => Err(Error::UnknownTarget {
+                what: format!(
+                    "{}: tensor #{i} is read as stored, not through its header",
+                    path.display()
+                ),
+            }),
+        }
+    }
+}
+
+/// Lists the tensors of `bytes` — a file's length, of which only the header, index or
+/// footer need hold the file's bytes (`held` tells which ranges do) — touching no tensor's
+/// bytes, and keeps the header parsed to read them by.
+#[cfg(feature = "remote")]
+pub(crate) fn open_header<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &ReadOptions,
+    held: &dyn Fn(std::ops::Range<u64>) -> bool,
+) -> Result<Opening<'a>> {
     let format = detect(path, bytes)?;
     let unverified = ReadOptions {
         verify: false,
         ..*options
     };
     match format {
-        FormatId::Tensogram => tensogram::list(path, bytes, options),
+        FormatId::Tensogram => tensogram::open_header(path, bytes, options, held),
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-            ztensor::list(path, bytes, &unverified)
+            ztensor::open_header(path, bytes, options)
         }
         FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
             let set = read_with(path, bytes, &unverified)?;
@@ -161,37 +214,13 @@ pub(crate) fn list(path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<L
                     }
                 })
                 .collect();
-            Ok(Listing {
+            let listing = Listing {
                 format: set.format,
                 metadata: set.metadata,
                 tensors,
-            })
+            };
+            Ok(Opening::Listed(listing, Box::new(Header::Raw)))
         }
-    }
-}
-
-/// Tensor `i` of `bytes` — a file's length of which the header and that tensor's span hold
-/// the file's bytes — read, checked and decoded as [`read_with`] would, touching no other
-/// tensor's bytes.
-#[cfg(feature = "remote")]
-pub(crate) fn read_one<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &ReadOptions,
-    i: usize,
-) -> Result<crate::model::NamedTensor<'a>> {
-    match detect(path, bytes)? {
-        FormatId::Tensogram => tensogram::read_one(path, bytes, options, i),
-        FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
-            ztensor::read_one(path, bytes, options, i)
-        }
-        _ => read_with(path, bytes, options)?
-            .tensors
-            .into_iter()
-            .nth(i)
-            .ok_or_else(|| Error::UnknownTarget {
-                what: format!("{}: no tensor #{i}", path.display()),
-            }),
     }
 }
 

@@ -47,17 +47,17 @@ pub(crate) fn wrap_named<'p>(
     }
 }
 
-/// The name `base` gives each object of `m` (`None` where it gives none).
-fn object_names(m: &Message<'_>) -> Vec<Option<String>> {
-    let base = m.metadata().map(|g| g.base.as_slice()).unwrap_or_default();
-    (0..m.len())
-        .map(|j| {
-            base.get(j)?
-                .get("name")
-                .and_then(MetaValue::as_text)
-                .map(str::to_owned)
-        })
-        .collect()
+/// Like [`wrap`], naming the tensor (when it has a name) an object error concerns.
+fn wrap_one(path: &Path, name: Option<String>) -> impl Fn(tensor_frame::Error) -> Error + use<> {
+    let path = path.to_path_buf();
+    move |source| match name.clone() {
+        Some(tensor) => Error::TensogramTensor {
+            path: path.clone(),
+            tensor,
+            source: Box::new(source),
+        },
+        None => wrap(&path)(source),
+    }
 }
 
 /// The messages of `bytes`, which must cover the file: bytes no message claims are
@@ -136,27 +136,44 @@ fn object_tensor<'a>(
     j: usize,
     limits: &Limits,
 ) -> Result<NamedTensor<'a>> {
-    let object_names = object_names(m);
-    let name = object_names.get(j).cloned().flatten();
-    let named = wrap_named(path, &object_names);
-    let o = m.object(j).map_err(&named)?;
     let base = base_entry(path, m, j)?;
-    let stored = o.descriptor().dtype;
-    let written = container::original_dtype(Some(&base), stored);
-    let dtype = (written != stored).then_some(written);
-    let data = match (o.view_as(written), dtype) {
-        (Some(v), _) => TensorData::View(v),
-        (None, d) => {
-            o.check_decodable(limits).map_err(&named)?;
-            TensorData::Encoded(lazy(path, name.clone(), o, d))
-        }
-    };
+    let name = object_name(&base);
+    let o = m.object(j).map_err(wrap_one(path, name.clone()))?;
     Ok(NamedTensor {
+        data: object_data(path, name.clone(), o, &base, limits)?,
         name,
-        data,
         location: vec![("message", mi as u64), ("object", j as u64)],
         attributes: attributes(base),
     })
+}
+
+/// An object's elements: a view when stored as they are (in the dtype `base` records),
+/// decoded on demand otherwise.
+fn object_data<'a>(
+    path: &Path,
+    name: Option<String>,
+    o: tensor_frame::ObjectFrame<'a>,
+    base: &Map,
+    limits: &Limits,
+) -> Result<TensorData<'a>> {
+    let stored = o.descriptor().dtype;
+    let written = container::original_dtype(Some(base), stored);
+    let dtype = (written != stored).then_some(written);
+    Ok(match (o.view_as(written), dtype) {
+        (Some(v), _) => TensorData::View(v),
+        (None, d) => {
+            o.check_decodable(limits)
+                .map_err(wrap_one(path, name.clone()))?;
+            TensorData::Encoded(lazy(path, name, o, d))
+        }
+    })
+}
+
+/// The name `base` gives an object, when it gives one as text.
+fn object_name(base: &Map) -> Option<String> {
+    base.get("name")
+        .and_then(MetaValue::as_text)
+        .map(str::to_owned)
 }
 
 /// `base[j]` of a message (empty when `base` is shorter).
@@ -196,52 +213,119 @@ fn file_metadata(
     }))
 }
 
-/// The objects of every message as the metadata and index describe them: dtype and shape
-/// from `base[i]._reserved_.tensor`, each object's span from the index. No data frame is
-/// read: a message whose metadata lacks an object's `_reserved_.tensor` is an error here,
-/// and the caller reads that object's frame instead ([`read_one`]).
+/// The objects of every message as the metadata and index describe them, and the messages
+/// parsed (kept to read objects from their frames' bytes alone). Dtype and shape come from
+/// `base[i]._reserved_.tensor`, each object's span from the index; no data frame is read,
+/// except where the metadata lacks an object's `_reserved_.tensor`: its frame must be among
+/// the bytes held (`held` says which are), or it is asked for.
 #[cfg(feature = "remote")]
-pub(super) fn list(
+pub(super) fn open_header<'a>(
     path: &Path,
-    bytes: &[u8],
+    bytes: &'a [u8],
     options: &crate::model::ReadOptions,
-) -> Result<super::Listing> {
-    let msgs = messages(path, bytes, &options.limits)?;
+    held: &dyn Fn(std::ops::Range<u64>) -> bool,
+) -> Result<super::Opening<'a>> {
+    let messages = messages(path, bytes, &options.limits)?;
     let mut tensors = Vec::new();
-    for (mi, m) in msgs.iter().enumerate() {
+    let mut at = Vec::new();
+    let mut needed = Vec::new();
+    for (mi, m) in messages.iter().enumerate() {
         if options.verify {
             m.verify_section_hashes().map_err(wrap(path))?;
         }
-        let start = m.bytes().as_ptr() as usize - bytes.as_ptr() as usize;
-        let names = object_names(m);
+        let start = (m.bytes().as_ptr() as usize - bytes.as_ptr() as usize) as u64;
         let meta = m.metadata().map_err(wrap(path))?;
-        for (j, name) in names.into_iter().enumerate() {
-            let (stored, shape) = reserved_layout(meta, j).ok_or_else(|| {
-                wrap(path)(tensor_frame::Error::Metadata(format!(
-                    "message {mi}, object {j}: the metadata does not give its dtype and shape \
-                     (_reserved_.tensor); its frame must be read"
-                )))
-            })?;
+        for j in 0..m.len() {
             let base = base_entry(path, m, j)?;
+            let name = object_name(&base);
             let (offset, length) = m.object_span(j);
-            let at = start as u64 + offset;
+            let span = start + offset..(start + offset).saturating_add(length);
+            let (dtype, shape, encoding) = match reserved_layout(meta, j) {
+                Some((stored, shape)) => (
+                    container::original_dtype(Some(&base), stored),
+                    shape,
+                    Some(NOT_READ.to_owned()),
+                ),
+                None if held(span.clone()) => {
+                    let o = m.object(j).map_err(wrap_one(path, name.clone()))?;
+                    let d = o.descriptor();
+                    let stages = stages(d);
+                    (
+                        container::original_dtype(Some(&base), d.dtype),
+                        d.shape.clone(),
+                        (!stages.is_empty()).then_some(stages),
+                    )
+                }
+                None => {
+                    needed.push(span);
+                    continue;
+                }
+            };
             tensors.push(super::Listed {
                 name,
-                dtype: container::original_dtype(Some(&base), stored),
+                dtype,
                 shape,
-                encoding: Some(NOT_READ.to_owned()),
+                encoding,
                 location: vec![("message", mi as u64), ("object", j as u64)],
                 attributes: attributes(base),
-                span: at..at.saturating_add(length),
-                fetch: super::Fetch::Reparse,
+                span,
+                fetch: super::Fetch::Decode,
             });
+            at.push((mi, j));
         }
     }
-    Ok(super::Listing {
-        format: FormatId::Tensogram,
-        metadata: file_metadata(path, &msgs[0])?,
-        tensors,
-    })
+    if !needed.is_empty() {
+        return Ok(super::Opening::Needs(needed));
+    }
+    Ok(super::Opening::Listed(
+        super::Listing {
+            format: FormatId::Tensogram,
+            metadata: file_metadata(path, &messages[0])?,
+            tensors,
+        },
+        Box::new(super::Header::Tensogram(Header { messages, at })),
+    ))
+}
+
+/// A Tensogram file's messages, parsed once, and where each object is: message and object
+/// index, in file order.
+#[cfg(feature = "remote")]
+pub(crate) struct Header<'a> {
+    messages: Vec<Message<'a>>,
+    at: Vec<(usize, usize)>,
+}
+
+#[cfg(feature = "remote")]
+impl Header<'_> {
+    /// Object `i` of the file (counted across messages) from `frame`, its frame's bytes
+    /// alone, with its hash checked when `verify` (a frame without one is not checked, as
+    /// for a whole message).
+    pub(super) fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        frame: &'w [u8],
+        verify: bool,
+        limits: &Limits,
+    ) -> Result<NamedTensor<'w>> {
+        let &(mi, j) = self.at.get(i).ok_or_else(|| Error::UnknownTarget {
+            what: format!("{}: no object #{i}", path.display()),
+        })?;
+        let m = &self.messages[mi];
+        let base = base_entry(path, m, j)?;
+        let name = object_name(&base);
+        let named = wrap_one(path, name.clone());
+        let o = m.object_in(j, frame).map_err(&named)?;
+        if verify && o.stored_hash().is_some() {
+            o.verify_hash().map_err(&named)?;
+        }
+        Ok(NamedTensor {
+            data: object_data(path, name.clone(), o, &base, limits)?,
+            name,
+            location: vec![("message", mi as u64), ("object", j as u64)],
+            attributes: attributes(base),
+        })
+    }
 }
 
 /// What a listed object reports as its encoding until its frame is read.
@@ -266,37 +350,14 @@ fn reserved_layout(meta: &GlobalMetadata, j: usize) -> Option<(Dtype, Vec<u64>)>
     Some((dtype, shape))
 }
 
-/// Object `i` of the file (counted across messages), with its own hash checked when the
-/// options verify, as well as the message's metadata frames; no other data frame is read.
-#[cfg(feature = "remote")]
-pub(super) fn read_one<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-    i: usize,
-) -> Result<NamedTensor<'a>> {
-    let msgs = messages(path, bytes, &options.limits)?;
-    let mut first = 0;
-    for (mi, m) in msgs.iter().enumerate() {
-        if i < first + m.len() {
-            let j = i - first;
-            if options.verify {
-                m.verify_section_hashes().map_err(wrap(path))?;
-                let names = object_names(m);
-                // As `verify_hashes` does for a whole message: a frame without a hash is
-                // not checked, one with a hash must match it.
-                let o = m.object(j).map_err(wrap_named(path, &names))?;
-                if o.stored_hash().is_some() {
-                    o.verify_hash().map_err(wrap_named(path, &names))?;
-                }
-            }
-            return object_tensor(path, m, mi, j, &options.limits);
-        }
-        first += m.len();
-    }
-    Err(Error::UnknownTarget {
-        what: format!("{}: no object #{i}", path.display()),
-    })
+/// How an object is encoded, for people: its stages joined by `+` (`simple_packing+zstd`).
+fn stages(d: &DataObjectDescriptor) -> String {
+    let stages: Vec<&str> = [&d.encoding, &d.filter, &d.compression]
+        .into_iter()
+        .map(String::as_str)
+        .filter(|s| *s != "none")
+        .collect();
+    stages.join("+")
 }
 
 /// An object that needs decoding, decoded only when asked: whole (one allocation, checked
@@ -309,19 +370,7 @@ fn lazy<'a>(
 ) -> Lazy<'a> {
     let shape = o.descriptor().shape.clone();
     let dtype_out = dtype.unwrap_or(o.descriptor().dtype);
-    let named = move |path: &Path| {
-        let name = name.clone();
-        let path = path.to_path_buf();
-        move |source: tensor_frame::Error| match name.clone() {
-            Some(tensor) => Error::TensogramTensor {
-                path: path.clone(),
-                tensor,
-                source: Box::new(source),
-            },
-            None => wrap(&path)(source),
-        }
-    };
-    let (w1, w2) = (named(path), named(path));
+    let (w1, w2) = (wrap_one(path, name.clone()), wrap_one(path, name));
     let o2 = o.clone();
     let le = DecodeOptions {
         native_byte_order: false,
@@ -329,14 +378,8 @@ fn lazy<'a>(
     };
     let big = o.descriptor().byte_order_or_native() == tensor_core::ByteOrder::Big;
     let swap = o.descriptor().dtype.swap_width();
-    let d = o.descriptor();
-    let stages: Vec<&str> = [&d.encoding, &d.filter, &d.compression]
-        .into_iter()
-        .map(String::as_str)
-        .filter(|s| *s != "none")
-        .collect();
     Lazy {
-        encoding: stages.join("+"),
+        encoding: stages(o.descriptor()),
         dtype: dtype_out,
         shape: shape.clone(),
         decode: std::sync::Arc::new(move |limits| {

@@ -231,13 +231,14 @@ fn object_attributes(o: &tensor_ztensor::Object) -> Vec<(String, Value)> {
 }
 
 /// The tensors of a zTensor file as its index or manifest describes them, each with the
-/// bytes its parts occupy; no tensor's bytes are read.
+/// bytes its parts occupy, and the index or manifest parsed (kept to read any tensor from
+/// its own bytes, [`read_in`]); no tensor's bytes are read.
 #[cfg(feature = "remote")]
-pub(super) fn list(
+pub(super) fn open_header<'a>(
     path: &Path,
-    bytes: &[u8],
+    bytes: &'a [u8],
     read: &crate::model::ReadOptions,
-) -> Result<super::Listing> {
+) -> Result<super::Opening<'a>> {
     let any = AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?;
     let (format, _) = shape_of(&any);
     let unsupported = |name: &str| Error::CannotRepresent {
@@ -262,7 +263,7 @@ pub(super) fn list(
                         .map(|c| (c.key.clone(), c.value.clone()))
                         .collect(),
                     span: e.offset..e.offset.saturating_add(e.size),
-                    fetch: super::Fetch::Reparse,
+                    fetch: super::Fetch::Decode,
                 })
             })
             .collect::<Result<Vec<_>>>()?,
@@ -285,33 +286,34 @@ pub(super) fn list(
                     location: Vec::new(),
                     attributes: object_attributes(o),
                     span: start..end.max(start),
-                    fetch: super::Fetch::Reparse,
+                    fetch: super::Fetch::Decode,
                 })
             })
             .collect::<Result<Vec<_>>>()?,
     };
-    Ok(super::Listing {
-        format,
-        metadata: file_metadata(&any),
-        tensors,
-    })
+    Ok(super::Opening::Listed(
+        super::Listing {
+            format,
+            metadata: file_metadata(&any),
+            tensors,
+        },
+        Box::new(super::Header::Ztensor(any)),
+    ))
 }
 
-/// Tensor `i` alone, checked as the options say; only its own bytes are read.
+/// Tensor `i` from `bytes`, which hold the file from `start` on and cover the tensor's
+/// parts, through `any`, the file's index or manifest parsed at open; checked as `any`'s
+/// options say.
 #[cfg(feature = "remote")]
-pub(super) fn read_one<'a>(
+pub(super) fn read_in<'w>(
     path: &Path,
-    bytes: &'a [u8],
-    read: &crate::model::ReadOptions,
+    any: &'w AnyZTensor<'w>,
     i: usize,
-) -> Result<NamedTensor<'a>> {
-    let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
-    if i >= shape_of(&any).1 {
-        return Err(Error::UnknownTarget {
-            what: format!("{}: no tensor #{i}", path.display()),
-        });
-    }
-    tensor(path, &any, i)
+    bytes: &'w [u8],
+    start: u64,
+) -> Result<NamedTensor<'w>> {
+    let window = any.window(i, bytes, start).map_err(wrap(path))?;
+    tensor(path, &Arc::new(window), i)
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as

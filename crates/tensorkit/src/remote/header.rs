@@ -88,7 +88,7 @@ impl Parts {
     }
 
     /// The part of `r` not held yet, as one range (`None` when all of it is held).
-    fn missing(&self, r: Range<u64>) -> Option<Range<u64>> {
+    pub(crate) fn missing(&self, r: Range<u64>) -> Option<Range<u64>> {
         let r = r.start.min(self.len)..r.end.min(self.len);
         if r.is_empty() || self.slice(r.clone()).is_some() {
             return None;

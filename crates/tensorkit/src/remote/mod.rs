@@ -21,7 +21,7 @@ pub(crate) use store::Object;
 pub use store::{RemoteOptions, Stats, is_url};
 
 use crate::error::{Error, Result};
-use crate::formats::{Fetch, Listed, Listing};
+use crate::formats::{Fetch, Listed, Listing, Opening};
 use crate::model::{Lazy, NamedTensor, ReadOptions, TensorData, TensorSet};
 use bytes::Bytes;
 use header::Parts;
@@ -106,68 +106,133 @@ async fn open_one(
     })?;
     let mut parts = Parts::new(len, vec![(0, head)]);
     loop {
-        let need = header::needed(format, &parts, &options.limits)?;
+        let mut need = header::needed(format, &parts, &options.limits)?;
         if need.is_empty() {
-            break;
+            if parts.complete() {
+                let whole = parts.parts()[0].1.clone();
+                return Ok(OpenedObject {
+                    object,
+                    listed: None,
+                    whole: Some(whole),
+                });
+            }
+            let image = image::Image::new(len, parts.parts())?;
+            let is_held = |r: Range<u64>| parts.missing(r).is_none();
+            let mut opened = HeaderCell::try_new(image, |image| {
+                crate::formats::open_header(&path, image.bytes(), options, &is_held)
+            })?;
+            if let Some(listing) = opened.with_dependent_mut(|_, o| match o {
+                Opening::Listed(listing, _) => Some(Listing {
+                    format: listing.format,
+                    metadata: listing.metadata.take(),
+                    tensors: std::mem::take(&mut listing.tensors),
+                }),
+                Opening::Needs(ranges) => {
+                    need = std::mem::take(ranges);
+                    None
+                }
+            }) {
+                return Ok(OpenedObject {
+                    listed: Some(remote_set(&object, opened, listing, &path, options)),
+                    object,
+                    whole: None,
+                });
+            }
+            options
+                .limits
+                .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
+        } else {
+            need = need
+                .into_iter()
+                .map(|r| header::widen(r, len, remote.read_ahead))
+                .collect();
         }
-        let wide: Vec<Range<u64>> = need
-            .into_iter()
-            .map(|r| header::widen(r, len, remote.read_ahead))
-            .collect();
-        for (r, b) in wide.iter().zip(object.get_many(&wide).await?) {
+        for (r, b) in need.iter().zip(object.get_many(&need).await?) {
             parts.add(r.start, b);
         }
     }
-    if parts.complete() {
-        let whole = parts.parts()[0].1.clone();
-        return Ok(OpenedObject {
-            object,
-            listed: None,
-            whole: Some(whole),
-        });
-    }
-    let image = image::Image::new(len, parts.parts())?;
-    let listing = crate::formats::list(&path, image.bytes(), options)?;
-    Ok(OpenedObject {
-        listed: Some(remote_set(&object, parts, listing, &path, options)),
-        object,
-        whole: None,
-    })
 }
 
-/// What every tensor of one object shares: the object, the header bytes its format's
-/// reader needs again, and the tensors fetched ahead of being asked for.
+self_cell::self_cell!(
+    /// The stand-in holding a remote object's header, and the header parsed from it (kept
+    /// to read every tensor by).
+    struct HeaderCell {
+        owner: image::Image,
+        #[covariant]
+        dependent: Opening,
+    }
+);
+
+/// What every tensor of one object shares: the object, its header parsed, and the tensors
+/// fetched ahead of being asked for.
 struct Shared {
     object: Arc<Object>,
-    header: Parts,
+    header: HeaderCell,
     path: PathBuf,
     options: ReadOptions,
     spans: Vec<Range<u64>>,
+    /// The orders readers follow (see [`Order`]); read-ahead follows the one being followed.
+    orders: Vec<Order>,
     ahead: Mutex<Ahead>,
 }
 
-/// Tensors fetched ahead (and the one being read), and the last one asked for.
+/// One order in which tensors may be read: the object's own (by offset), by name (how
+/// writers that sort, such as zTensor 2's, ask for them), and by dtype then name
+/// (safetensors' writer groups tensors by dtype).
+struct Order {
+    /// The tensors in this order.
+    seq: Vec<usize>,
+    /// Where each tensor is in `seq`.
+    rank: Vec<usize>,
+}
+
+impl Order {
+    fn new(len: usize, key: impl Fn(usize, usize) -> std::cmp::Ordering) -> Order {
+        let mut seq: Vec<usize> = (0..len).collect();
+        seq.sort_by(|&a, &b| key(a, b).then(a.cmp(&b)));
+        let mut rank = vec![0; len];
+        for (r, &i) in seq.iter().enumerate() {
+            rank[i] = r;
+        }
+        Order { seq, rank }
+    }
+}
+
+/// Tensors fetched ahead (and the one being read), the last one asked for, and the order
+/// the reading follows.
 #[derive(Default)]
 struct Ahead {
     fetched: HashMap<usize, Bytes>,
     last: Option<usize>,
+    /// Which of [`Shared::orders`] the reading follows.
+    order: usize,
     /// Bytes the next in-order fetch reads ahead.
     window: u64,
 }
 
 fn remote_set(
     object: &Arc<Object>,
-    header: Parts,
+    header: HeaderCell,
     listing: Listing,
     path: &Path,
     options: &ReadOptions,
 ) -> TensorSet<'static> {
+    let t = &listing.tensors;
+    let spans: Vec<Range<u64>> = t.iter().map(|t| t.span.clone()).collect();
+    let orders = vec![
+        Order::new(t.len(), |a, b| spans[a].start.cmp(&spans[b].start)),
+        Order::new(t.len(), |a, b| t[a].name.cmp(&t[b].name)),
+        Order::new(t.len(), |a, b| {
+            (t[a].dtype.name(), &t[a].name).cmp(&(t[b].dtype.name(), &t[b].name))
+        }),
+    ];
     let shared = Arc::new(Shared {
         object: Arc::clone(object),
         header,
         path: path.to_path_buf(),
         options: *options,
-        spans: listing.tensors.iter().map(|t| t.span.clone()).collect(),
+        spans,
+        orders,
         ahead: Mutex::new(Ahead::default()),
     });
     let tensors = listing
@@ -199,7 +264,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
                     let bytes = whole.bytes(i, limits)?;
                     Ok(Tensor::new(Vec::from(bytes), dtype, &shape, order)?)
                 }
-                Fetch::Reparse => whole.reparse(i, limits, &mut |t| {
+                Fetch::Decode => whole.decode(i, limits, &mut |t| {
                     Ok(match t.load(limits)? {
                         crate::model::Loaded::View(v) => v.to_tensor(),
                         crate::model::Loaded::Owned(t) => t,
@@ -208,7 +273,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
             }),
             stream: Arc::new(move |limits, run, sink| match fetch {
                 Fetch::Raw(order) => runs.stream_raw(i, dtype, &shape2, order, limits, run, sink),
-                Fetch::Reparse => runs.reparse(i, limits, &mut |t| t.stream(limits, sink)),
+                Fetch::Decode => runs.decode(i, limits, &mut |t| t.stream(limits, sink)),
             }),
         }),
         location: t.location,
@@ -226,7 +291,7 @@ impl Shared {
     }
 
     /// Tensor `i`'s bytes: fetched ahead, or now — with the tensors after it when the
-    /// tensors are being read in order.
+    /// reading follows one of the [orders](Order) readers use.
     fn bytes(&self, i: usize, limits: &tensor_core::Limits) -> Result<Bytes> {
         let span = self.span(i);
         limits.check_total_bytes(span.end - span.start)?;
@@ -234,28 +299,42 @@ impl Shared {
             .ahead
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let in_order = match ahead.last {
-            Some(l) => l == i || l + 1 == i,
-            None => i == 0,
+        // The order the reading follows: the one it followed, else the first in which this
+        // tensor comes right after (or is) the last one read; none after a jump.
+        let follows = |k: usize| {
+            let rank = &self.orders[k].rank;
+            match ahead.last {
+                Some(l) => rank[i] == rank[l] || rank[i] == rank[l] + 1,
+                None => rank[i] == 0,
+            }
         };
-        ahead.last = Some(i);
-        if !in_order {
+        let order = std::iter::once(ahead.order)
+            .chain(0..self.orders.len())
+            .find(|&k| follows(k));
+        if let Some(k) = order
+            && k != ahead.order
+        {
             ahead.fetched.clear();
             ahead.window = 0;
+            ahead.order = k;
         }
-        // What lies behind the reader is not read again (a writer may ask for the tensor
-        // it is on twice: to size it, then to copy it).
-        ahead.fetched.retain(|&j, _| j >= i);
+        ahead.last = Some(i);
+        let rank = &self.orders[ahead.order].rank;
+        // What lies behind the reader is not kept (a writer may ask for the tensor it is on
+        // twice: to size it, then to copy it); after a jump, what was fetched ahead is kept
+        // only if the jump landed in it.
+        ahead.fetched.retain(|&j, _| rank[j] >= rank[i]);
         if let Some(b) = ahead.fetched.get(&i) {
             return Ok(b.clone());
         }
+        ahead.fetched.clear();
         // Read-ahead as the kernel does it for files: nothing for a jump, then a window that
         // doubles while the reading stays in order, up to WINDOW_BYTES.
         let mut wanted = vec![i];
-        if in_order {
+        if order.is_some() {
             ahead.window = (ahead.window * 2).clamp(FIRST_WINDOW_BYTES, WINDOW_BYTES);
             let mut total = span.end - span.start;
-            for j in i + 1..self.spans.len() {
+            for &j in &self.orders[ahead.order].seq[rank[i] + 1..] {
                 let s = &self.spans[j];
                 total = total.saturating_add(s.end - s.start);
                 if total > ahead.window {
@@ -263,6 +342,8 @@ impl Shared {
                 }
                 wanted.push(j);
             }
+        } else {
+            ahead.window = 0;
         }
         let ranges: Vec<Range<u64>> = wanted.iter().map(|&j| self.span(j)).collect();
         let got = store::block_on(self.object.get_many(&ranges))?;
@@ -272,23 +353,23 @@ impl Shared {
         Ok(ahead.fetched.get(&i).cloned().unwrap_or_default())
     }
 
-    /// Runs `f` on tensor `i` as the format's reader gives it, from a stand-in holding the
-    /// header and the tensor's bytes.
-    fn reparse<T>(
+    /// Runs `f` on tensor `i` as the format's reader gives it from the tensor's own bytes,
+    /// through the header parsed at open.
+    fn decode<T>(
         &self,
         i: usize,
         limits: &tensor_core::Limits,
         f: &mut dyn FnMut(&NamedTensor<'_>) -> Result<T>,
     ) -> Result<T> {
         let bytes = self.bytes(i, limits)?;
-        let mut parts = self.header.clone();
-        parts.add(self.span(i).start, bytes);
-        let image = image::Image::new(parts.len(), parts.parts())?;
         let options = ReadOptions {
             limits: *limits,
             ..self.options
         };
-        let t = crate::formats::read_one(&self.path, image.bytes(), &options, i)?;
+        let Opening::Listed(_, header) = self.header.borrow_dependent() else {
+            unreachable!("a remote set is made from a listed header")
+        };
+        let t = header.read_in(&self.path, i, self.span(i), &bytes, &options)?;
         f(&t)
     }
 

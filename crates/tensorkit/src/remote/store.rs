@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as StorePath;
-use object_store::{ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreScheme};
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreScheme};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -179,10 +179,6 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
     let (scheme, path) =
         ObjectStoreScheme::parse(url).map_err(|e| bad(format!("not an object URL: {e}")))?;
     let location = StorePath::parse(path).map_err(|e| bad(format!("not an object path: {e}")))?;
-    let client = ClientOptions::new()
-        .with_timeout(options.timeout)
-        .with_connect_timeout(options.connect_timeout)
-        .with_allow_http(true);
     let retry = object_store::RetryConfig {
         max_retries: options.retries,
         retry_timeout: options.retry_timeout,
@@ -192,17 +188,34 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
             base: 2.0,
         },
     };
-    let config = options
-        .config
-        .iter()
-        .map(|(k, v)| (k.to_ascii_lowercase(), v));
-    // Every backend's builder takes the same three things — client options, retries, and
-    // the caller's configuration keys (a key its own key type does not know is ignored, as
-    // `object_store::parse_url_opts` ignores it) — through methods of the same names.
+    // The time limits go in as configuration keys, after the environment's and before the
+    // caller's: client settings the environment gives (a proxy, certificates) are kept, and
+    // a caller's `timeout` key wins over `RemoteOptions::timeout`.
+    let millis = |d: Duration| format!("{}ms", d.as_millis());
+    let ours = [
+        ("timeout".to_owned(), millis(options.timeout)),
+        (
+            "connect_timeout".to_owned(),
+            millis(options.connect_timeout),
+        ),
+        ("allow_http".to_owned(), "true".to_owned()),
+    ];
+    let config: Vec<(String, String)> = ours
+        .into_iter()
+        .chain(
+            options
+                .config
+                .iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone())),
+        )
+        .collect();
+    // Every backend's builder takes the same two things — retries, and configuration keys
+    // (a key its own key type does not know is ignored, as `object_store::parse_url_opts`
+    // ignores it) — through methods of the same names.
     macro_rules! configured {
         ($builder:expr) => {{
-            let mut b = $builder.with_client_options(client).with_retry(retry);
-            for (k, v) in config {
+            let mut b = $builder.with_retry(retry);
+            for (k, v) in &config {
                 if let Ok(key) = k.parse() {
                     b = b.with_config(key, v);
                 }
