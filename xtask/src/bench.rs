@@ -90,17 +90,22 @@ fn peer_of(group: &str, who: &str) -> Option<&'static str> {
     match (group, who) {
         ("a" | "b", w) if w.starts_with("tensorkit") => Some("safetensors crate"),
         ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
+        ("f", "tensorkit (range requests)") => Some("download first"),
         _ => None,
     }
 }
 
-const GROUPS: [(&str, &str); 4] = [
+const GROUPS: [(&str, &str); 5] = [
     ("a", "(a) Open a 2000-tensor file and read one tensor"),
     ("b", "(b) Save and load one large float32 tensor"),
     ("c", "(c) Tensogram pipelines on one float32 field"),
     (
         "d",
         "(d) Encoding stages: szip against `tensogram-szip`, simple packing, shuffle",
+    ),
+    (
+        "f",
+        "(f) Remote: the files of (a) behind a local HTTP server that adds 20 ms to every request, through range requests against downloading them first",
     ),
 ];
 
@@ -139,6 +144,17 @@ fn table(out: &mut String, group: &str, rows: &[Value], limits: (f64, f64)) {
         if let Some(e) = r["extra"]["max_error"].as_f64() {
             let _ = write!(extra, ", max error {e:.2e}");
         }
+        if let (Some(n), Some(b)) = (
+            r["extra"]["requests"].as_u64(),
+            r["extra"]["bytes_received"].as_u64(),
+        ) {
+            let _ = write!(
+                extra,
+                "; {n} request{}, {:.2} MB received",
+                if n == 1 { "" } else { "s" },
+                b as f64 / 1e6
+            );
+        }
         let _ = writeln!(
             out,
             "| {case}{extra} | {who} | {} | {} – {} | {} | {vs} | {fraction} |",
@@ -166,7 +182,7 @@ enum Bar {
     Faster(f64),
 }
 
-const TARGETS: [Target; 15] = [
+const TARGETS: [Target; 25] = [
     Target {
         what: "BinTensors: open a 2000-tensor file (≤ 350 µs)",
         case: "open a 2000",
@@ -256,6 +272,66 @@ const TARGETS: [Target; 15] = [
         case: "unshuffle, 4",
         who: "tensorkit",
         bar: Bar::Rate(4e9),
+    },
+    Target {
+        what: "Remote, 20 ms per request: inspect a 2000-tensor safetensors file (< 100 ms)",
+        case: "inspect a 2000-tensor file, safetensors",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: get one tensor of a 2000-tensor safetensors file (< 100 ms)",
+        case: "get one tensor of a 2000-tensor file, safetensors",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: inspect a 2000-tensor BinTensors file (< 100 ms)",
+        case: "inspect a 2000-tensor file, BinTensors",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: get one tensor of a 2000-tensor BinTensors file (< 100 ms)",
+        case: "get one tensor of a 2000-tensor file, BinTensors",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: inspect a 2000-tensor zTensor 0.1 file (< 100 ms)",
+        case: "inspect a 2000-tensor file, zTensor 0.1",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: get one tensor of a 2000-tensor zTensor 0.1 file (< 100 ms)",
+        case: "get one tensor of a 2000-tensor file, zTensor 0.1",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: inspect a 2000-tensor zTensor 2 file (< 100 ms)",
+        case: "inspect a 2000-tensor file, zTensor 2",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: get one tensor of a 2000-tensor zTensor 2 file (< 100 ms)",
+        case: "get one tensor of a 2000-tensor file, zTensor 2",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: inspect a 2000-tensor Tensogram file (< 100 ms)",
+        case: "inspect a 2000-tensor file, Tensogram",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
+    },
+    Target {
+        what: "Remote, 20 ms per request: get one tensor of a 2000-tensor Tensogram file (< 100 ms)",
+        case: "get one tensor of a 2000-tensor file, Tensogram",
+        who: "tensorkit (range requests)",
+        bar: Bar::Seconds(0.1),
     },
 ];
 
@@ -585,7 +661,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
             throughput(r).map_or_else(String::new, |t| rate(t, 1.0))
         );
     }
-    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. \"vs peer\" is the peer's median over ours: above 1× we are faster.\n\n");
+    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. \"vs peer\" is the peer's median over ours: above 1× we are faster. Remote cases ((f)) are wall-clock times from opening the URL to the last byte needed, the server's 20 ms per request included; \"download first\" fetches the whole file with one GET into a local file, then opens that.\n\n");
     for (g, title) in GROUPS {
         let _ = writeln!(md, "## {title}\n");
         table(&mut md, g, &rows, limits);

@@ -14,7 +14,9 @@
 //! Only the command, the Python package and the benchmarks depend on the facade; nothing depends on the CLI or
 //! xtask, and format crates never depend on each
 //! other. `tensor-testkit` (shared test helpers, on core and dtype) may be a dependency of
-//! the crates' tests, and of nothing the crates ship. Every dependency kind is checked.
+//! the crates' tests and of the benchmark suite (which is not published, and serves its
+//! remote workload with the tests' HTTP server), and of nothing the crates ship. Every
+//! dependency kind is checked.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -76,6 +78,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-bintensors",
             "tensor-ztensor",
             "tensor-stdlib-meta",
+            "tensor-testkit",
             "tensorkit",
         ],
         _ => return None,
@@ -132,6 +135,9 @@ pub(crate) fn violations(edges: &BTreeMap<String, Vec<String>>) -> Vec<String> {
     out
 }
 
+/// Crates that are never published and may use the shared test helpers outright.
+const UNPUBLISHED_TOOLS: &[&str] = &["tensorkit-bench"];
+
 /// Non-dev dependencies on the shared test helpers: they must never ship.
 pub(crate) fn testkit_outside_tests(metadata: &Value) -> Vec<String> {
     let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
@@ -139,12 +145,13 @@ pub(crate) fn testkit_outside_tests(metadata: &Value) -> Vec<String> {
         .iter()
         .flat_map(|p| {
             let name = p["name"].as_str().unwrap_or_default().to_owned();
+            let tool = UNPUBLISHED_TOOLS.contains(&name.as_str());
             p["dependencies"]
                 .as_array()
                 .cloned()
                 .unwrap_or_default()
                 .into_iter()
-                .filter(|d| d["name"] == "tensor-testkit" && d["kind"] != "dev")
+                .filter(move |d| d["name"] == "tensor-testkit" && d["kind"] != "dev" && !tool)
                 .map(move |_| format!("{name} -> tensor-testkit: allowed only as a dev-dependency"))
         })
         .collect()

@@ -8,7 +8,8 @@
 //!
 //! Workloads: (a) open a 2000-tensor file and read one tensor, (b) save and load one large
 //! float32 tensor, (c) Tensogram pipelines on a large float32 field, (d) szip against the
-//! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth.
+//! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth, (f) the
+//! files of (a) read over HTTP with 20 ms per request, against downloading them first.
 #![forbid(unsafe_code)]
 
 use serde_json::{Value, json};
@@ -17,6 +18,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
+mod remote;
 mod workloads;
 
 /// How big and how often.
@@ -159,6 +161,7 @@ fn main() {
     rows.extend(workloads::big_tensor(scale, dir.path()));
     rows.extend(workloads::pipelines(scale));
     rows.extend(workloads::szip(scale));
+    rows.extend(remote::remote(scale, dir.path()));
     let out = json!({
         "quick": quick,
         "scale": {

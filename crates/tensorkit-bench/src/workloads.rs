@@ -177,9 +177,16 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
 pub(crate) fn many_tensors(scale: Scale, dir: &Path) -> Vec<Value> {
     let n = scale.small_tensor / 4;
     let base = as_bytes(&field(n));
+    // Each tensor different (its first element is its number): a writer that stores equal
+    // blobs once (zTensor 2) must not shrink the file.
     let tensors: Vec<(String, Vec<u8>, Vec<u64>)> = (0..2000)
-        .map(|i| (format!("layer.{i}.weight"), base.clone(), vec![n as u64]))
+        .map(|i| {
+            let mut t = base.clone();
+            t[..4].copy_from_slice(&(i as f32).to_le_bytes());
+            (format!("layer.{i}.weight"), t, vec![n as u64])
+        })
         .collect();
+    let base = tensors[1000].1.clone();
     let files = write_all(dir, "many", &tensors);
     let mut rows = Vec::new();
     let mut dst = Vec::new();

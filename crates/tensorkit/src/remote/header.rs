@@ -260,6 +260,21 @@ fn tensogram(parts: &Parts, limits: &Limits) -> Result<Vec<Range<u64>>> {
     Ok(Vec::new())
 }
 
+/// Whether a file called `path` may keep its header, index or footer at its end (zTensor,
+/// Tensogram, and any name that does not say), so that opening it reads its last bytes
+/// along with its first: safetensors and BinTensors files, and shard indexes, start with
+/// everything a reader needs.
+pub(crate) fn may_end_with_header(path: &std::path::Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    !matches!(
+        ext.as_deref(),
+        Some("safetensors" | "bt" | "bintensors" | "json")
+    )
+}
+
 /// `r` widened for reading: by the read-ahead towards the object's end, or to the end when
 /// it lies that close to it, and by its own length (the frame or section after a header
 /// part is usually no longer than it): a second round trip for a neighbour costs more than

@@ -69,8 +69,9 @@ pub(crate) async fn open(
             objects: vec![open_one(url, options, remote).await?],
         });
     }
-    let (object, head) = Object::open(url, remote).await?;
+    let (object, mut read) = Object::open(url, remote, false).await?;
     options.limits.check_header_bytes(object.len())?;
+    let head = read.swap_remove(0).1;
     let text = if head.len() as u64 == object.len() {
         head
     } else {
@@ -96,15 +97,16 @@ async fn open_one(
     remote: &RemoteOptions,
 ) -> Result<OpenedObject> {
     let path = PathBuf::from(url);
-    let (object, head) = Object::open(url, remote).await?;
+    let (object, read) = Object::open(url, remote, header::may_end_with_header(&path)).await?;
     let len = object.len();
-    let format = crate::formats::detect(&path, &head).map_err(|e| match e {
+    let head = &read[0].1;
+    let format = crate::formats::detect(&path, head).map_err(|e| match e {
         Error::UnknownFormat {
             too_short: true, ..
         } if head.len() as u64 == len => header::too_short(url, len),
         other => other,
     })?;
-    let mut parts = Parts::new(len, vec![(0, head)]);
+    let mut parts = Parts::new(len, read);
     loop {
         let mut need = header::needed(format, &parts, &options.limits)?;
         if need.is_empty() {
@@ -462,7 +464,7 @@ pub(crate) fn download(url: &str, limits: &tensor_core::Limits) -> Result<tensor
         return Ok(tensor_core::MmapSource::open(path?)?);
     }
     let remote = RemoteOptions::default();
-    let (object, _) = store::block_on(Object::open(url, &remote))?;
+    let (object, _) = store::block_on(Object::open(url, &remote, false))?;
     limits.check_total_bytes(object.len())?;
     let io = |e| tensor_core::Error::io(format!("downloading {url}"), e);
     let mut file = tempfile::tempfile().map_err(io)?;

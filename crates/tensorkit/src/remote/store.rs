@@ -246,36 +246,66 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
 
 impl Object {
     /// Opens the object at `url` with one request, which reads its first
-    /// `options.read_ahead` bytes and learns its length and version.
-    pub(crate) async fn open(url: &str, options: &RemoteOptions) -> Result<(Arc<Object>, Bytes)> {
+    /// `options.read_ahead` bytes and learns its length and version — and, with `tail`, a
+    /// second one at the same time for its last `options.read_ahead` bytes (where footers
+    /// and indexes are), so that both ends arrive in one round trip. Returns what was read,
+    /// each part with its offset.
+    pub(crate) async fn open(
+        url: &str,
+        options: &RemoteOptions,
+        tail: bool,
+    ) -> Result<(Arc<Object>, Vec<(u64, Bytes)>)> {
         let parsed = url::Url::parse(url).map_err(|e| Error::Remote {
             url: url.to_owned(),
             what: format!("not a URL: {e}"),
         })?;
         let (store, location) = store_for(&parsed, options)?;
         let ahead = options.read_ahead.max(64);
-        let first = store
-            .get_opts(
+        let get = |range| {
+            store.get_opts(
                 &location,
                 GetOptions {
-                    range: Some(GetRange::Bounded(0..ahead)),
+                    range: Some(range),
                     ..GetOptions::default()
                 },
             )
-            .await
-            .map_err(|e| request_error(url, "reading the first bytes", &e))?;
+        };
+        let (first, last) = if tail {
+            let (first, last) = futures::join!(
+                get(GetRange::Bounded(0..ahead)),
+                get(GetRange::Suffix(ahead))
+            );
+            (first, Some(last))
+        } else {
+            (get(GetRange::Bounded(0..ahead)).await, None)
+        };
+        let first = first.map_err(|e| request_error(url, "reading the first bytes", &e))?;
         let object = Arc::new(Object {
-            store,
-            location,
+            store: Arc::clone(&store),
+            location: location.clone(),
             url: url.to_owned(),
             len: first.meta.size,
             etag: first.meta.e_tag.clone(),
             stats: Arc::new(Stats::default()),
         });
-        let head = object
-            .body(first, 0..ahead.min(object.len), "reading the first bytes")
-            .await?;
-        Ok((object, head))
+        let len = object.len;
+        let mut parts = vec![(
+            0,
+            object
+                .body(first, 0..ahead.min(len), "reading the first bytes")
+                .await?,
+        )];
+        if let Some(last) = last {
+            let last = last.map_err(|e| request_error(url, "reading the last bytes", &e))?;
+            let start = len.saturating_sub(ahead);
+            parts.push((
+                start,
+                object
+                    .body(last, start..len, "reading the last bytes")
+                    .await?,
+            ));
+        }
+        Ok((object, parts))
     }
 
     /// The object's URL.
