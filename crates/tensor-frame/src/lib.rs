@@ -40,6 +40,7 @@ mod object;
 mod paranoid;
 mod provenance;
 mod stream;
+pub mod v2;
 pub mod validate;
 pub mod wire;
 

@@ -23,6 +23,9 @@ pub struct Faults {
     pub short_by: u64,
     /// Answer range requests with `200` and the whole file.
     pub ignore_range: bool,
+    /// Answer suffix ranges (`bytes=-n`, the last n bytes) with `200` and the whole file,
+    /// as some servers do (and Azure's blob store refuses them).
+    pub no_suffix_ranges: bool,
     /// Wait this long before answering each request.
     pub delay: Duration,
     /// After this many requests, report another `ETag` (the object was replaced).
@@ -221,6 +224,7 @@ fn serve(s: &State, conn: TcpStream) {
         }
         let range = header("range")
             .filter(|_| !faults.ignore_range)
+            .filter(|r| !(faults.no_suffix_ranges && r.starts_with("bytes=-")))
             .and_then(|r| parse_range(&r, len));
         let (status, start, end) = match range {
             Some(Ok((a, b))) => ("206 Partial Content", a, b),

@@ -94,6 +94,15 @@ pub enum Command {
         #[arg(short, long, value_name = "OUT.npy")]
         output: Option<PathBuf>,
     },
+    /// Rewrite a Tensogram file of wire version 2 (tensogram 0.14 to 0.16, which tensogram
+    /// 0.19 and later refuse) as version 3: payloads, descriptors and metadata kept as they
+    /// are, every version 2 hash checked first.
+    Migrate {
+        /// The version 2 file.
+        input: PathBuf,
+        /// The version 3 file to write.
+        output: PathBuf,
+    },
     /// Check every checksum and hash the file carries; exit 2 on a mismatch.
     Verify {
         /// The file to check.

@@ -141,6 +141,30 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             tools::get(file, name, output.as_deref(), limits).and_then(|t| write_out(out, &t)),
             false,
         ),
+        Command::Migrate { input, output } => (
+            tensorkit::migrate(input, output, limits).and_then(|m| {
+                let mut text = format!(
+                    "migrated {} wire version 2 message{} ({} objects, {} hashes verified){}: {} ({} bytes)\n",
+                    m.v2_messages,
+                    if m.v2_messages == 1 { "" } else { "s" },
+                    m.objects,
+                    m.hashes_verified,
+                    if m.v3_messages > 0 {
+                        format!(", {} version 3 messages copied", m.v3_messages)
+                    } else {
+                        String::new()
+                    },
+                    output.display(),
+                    m.bytes
+                );
+                for n in &m.notes {
+                    use std::fmt::Write as _;
+                    let _ = writeln!(text, "note: {n}");
+                }
+                write_out(out, &text)
+            }),
+            false,
+        ),
         Command::Verify { file } => match tensorkit::verify(file, limits) {
             Err(e) => (Err(e), false),
             Ok(v) => {

@@ -101,6 +101,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::serialize, m)?)?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(write::migrate, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

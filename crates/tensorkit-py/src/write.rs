@@ -196,3 +196,24 @@ pub(crate) fn validate(
         .map_err(to_py)?;
     Ok(report.json().to_string())
 }
+
+/// Rewrites a Tensogram file of wire version 2 as version 3 at `dst` (see
+/// `tensorkit::migrate`); returns `(v2 messages, v3 messages copied, objects, hashes
+/// verified, bytes written)`.
+#[pyfunction]
+pub(crate) fn migrate(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+) -> PyResult<(usize, usize, usize, usize, u64)> {
+    let m = py
+        .detach(|| tensorkit::migrate(&src, &dst, &tensorkit::Limits::default()))
+        .map_err(to_py)?;
+    Ok((
+        m.v2_messages,
+        m.v3_messages,
+        m.objects,
+        m.hashes_verified,
+        m.bytes,
+    ))
+}

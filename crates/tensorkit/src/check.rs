@@ -96,7 +96,7 @@ pub fn validate(
 
 /// Every byte of `file`, mapped: a local file, or (feature `remote`) an object at a URL,
 /// downloaded into an unnamed temporary file first.
-fn whole_file(file: &Path, limits: &Limits) -> Result<MmapSource> {
+pub(crate) fn whole_file(file: &Path, limits: &Limits) -> Result<MmapSource> {
     #[cfg(feature = "remote")]
     if let Some(url) = file.to_str().filter(|s| crate::remote::is_url(s)) {
         return crate::remote::download(url, limits);
@@ -116,39 +116,15 @@ fn validate_bytes(
     let format = formats::detect(file, map);
     let detected = format.as_ref().ok().copied();
     if let Ok(FormatId::Tensogram) = format {
+        if tensor_frame::v2::holds_v2(map) {
+            return validate_v2(map, options, &limits);
+        }
         let r = tensor_frame::validate(map, options, &limits);
-        let problems = r
-            .issues
-            .iter()
-            .map(|i| {
-                let mut at = String::new();
-                for (k, v) in [
-                    ("message", i.message.map(|m| m as u64)),
-                    ("object", i.object.map(|o| o as u64)),
-                    ("byte", i.offset),
-                ] {
-                    if let Some(v) = v {
-                        let _ = write!(at, " {k} {v}");
-                    }
-                }
-                let at = if at.is_empty() {
-                    at
-                } else {
-                    format!(" at{at}")
-                };
-                let severity = if i.severity == Severity::Error {
-                    "error"
-                } else {
-                    "warning"
-                };
-                (severity, i.code.to_owned(), at, i.detail.clone())
-            })
-            .collect();
         return Validation {
             format: Some(FormatId::Tensogram),
             tensors: r.objects,
             hashes_verified: r.hashes_verified,
-            problems,
+            problems: tensogram_problems(&r),
         };
     }
     let problem = |e: &Error| {
@@ -192,6 +168,83 @@ fn validate_bytes(
             hashes_verified: 0,
             problems: vec![problem(&e)],
         },
+    }
+}
+
+/// Every issue of a Tensogram validation report, as [`Validation::problems`] lists them.
+fn tensogram_problems(r: &tensor_frame::Report) -> Vec<(&'static str, String, String, String)> {
+    r.issues
+        .iter()
+        .map(|i| {
+            let mut at = String::new();
+            for (k, v) in [
+                ("message", i.message.map(|m| m as u64)),
+                ("object", i.object.map(|o| o as u64)),
+                ("byte", i.offset),
+            ] {
+                if let Some(v) = v {
+                    let _ = write!(at, " {k} {v}");
+                }
+            }
+            let at = if at.is_empty() {
+                at
+            } else {
+                format!(" at{at}")
+            };
+            let severity = if i.severity == Severity::Error {
+                "error"
+            } else {
+                "warning"
+            };
+            (severity, i.code.to_owned(), at, i.detail.clone())
+        })
+        .collect()
+}
+
+/// [`validate_bytes`] of a Tensogram file holding wire version 2 messages: they are
+/// migrated to version 3 (every version 2 hash checked), and the result validated as any
+/// version 3 file is. The report says what was found: how many version 2 messages, and that
+/// tensogram 0.19 and later no longer read them.
+fn validate_v2(map: &[u8], options: ValidateOptions, limits: &Limits) -> Validation {
+    let v2 = |severity: &'static str, detail: String| {
+        (severity, "wire_version_2".to_owned(), String::new(), detail)
+    };
+    match tensor_frame::v2::migrate(map, limits) {
+        Err(e) => Validation {
+            format: Some(FormatId::Tensogram),
+            tensors: 0,
+            hashes_verified: 0,
+            problems: vec![(
+                "error",
+                e.class().name().to_owned(),
+                String::new(),
+                format!("wire version 2: {e}"),
+            )],
+        },
+        Ok(m) => {
+            let r = tensor_frame::validate(&m.bytes, options, limits);
+            let mut problems = vec![v2(
+                "warning",
+                format!(
+                    "{} of {} messages are wire version 2 (tensogram 0.14 to 0.16; tensogram 0.19 \
+                     and later refuse them), {} objects, read as migrated to version 3 with \
+                     every version 2 hash checked ({}); `tensorkit migrate` writes the version 3 \
+                     file",
+                    m.v2_messages,
+                    m.v2_messages + m.v3_messages,
+                    m.v2_objects,
+                    m.hashes_verified
+                ),
+            )];
+            problems.extend(m.notes.iter().map(|n| v2("warning", n.clone())));
+            problems.extend(tensogram_problems(&r));
+            Validation {
+                format: Some(FormatId::Tensogram),
+                tensors: r.objects,
+                hashes_verified: m.hashes_verified,
+                problems,
+            }
+        }
     }
 }
 
@@ -254,6 +307,11 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 })
             } else if o.hashes_verified == 0 {
                 nothing("no frame carries a hash")
+            } else if tensor_frame::v2::holds_v2(&map) {
+                let migrated = tensor_frame::v2::migrate(&map, limits)
+                    .map_err(formats::tensogram::wrap(file))?;
+                read_every_tensor(file, &migrated.bytes, limits)?;
+                None
             } else {
                 read_every_tensor(file, &map, limits)?;
                 None

@@ -187,6 +187,8 @@ pub mod error;
 #[cfg(feature = "files")]
 pub mod formats;
 #[cfg(feature = "files")]
+mod migrate;
+#[cfg(feature = "files")]
 pub mod model;
 #[cfg(feature = "files")]
 pub mod npy;
@@ -203,6 +205,8 @@ pub mod shards;
 pub use check::{validate, verify};
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
+#[cfg(feature = "files")]
+pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
 pub use model::FormatId as Format;
 #[cfg(feature = "files")]

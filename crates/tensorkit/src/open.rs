@@ -81,8 +81,8 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         let files = index.files();
         let maps = files
             .iter()
-            .map(|f| MmapSource::open(f).map(Bytes::Mapped))
-            .collect::<tensor_core::Result<Vec<_>>>()?;
+            .map(|f| current_wire(f, Bytes::Mapped(MmapSource::open(f)?), &options.limits))
+            .collect::<Result<Vec<_>>>()?;
         let parsed = Parsed::try_new(maps, |maps| {
             let sets = read_all(&files, maps, options)?;
             index.select(sets)
@@ -169,8 +169,12 @@ fn from_opened(url: &str, opened: crate::remote::Opened, options: &ReadOptions) 
     // Objects held whole are read as local files are; the others come listed.
     let owners: Vec<Bytes> = objects
         .iter()
-        .map(|o| Bytes::Owned(o.whole.as_ref().map(|b| b.to_vec()).unwrap_or_default()))
-        .collect();
+        .zip(&paths)
+        .map(|(o, p)| {
+            let whole = Bytes::Owned(o.whole.as_ref().map(|b| b.to_vec()).unwrap_or_default());
+            current_wire(p, whole, &options.limits)
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut listed: Vec<Option<TensorSet<'static>>> =
         objects.into_iter().map(|o| o.listed).collect();
     let parsed = Parsed::try_new(owners, |owned| {
@@ -239,7 +243,24 @@ fn read_all<'a>(
         .collect()
 }
 
+/// `bytes` in a wire version the readers read: a Tensogram file holding wire version 2
+/// messages (tensogram 0.14 to 0.16) is migrated to version 3 in memory, every version 2
+/// hash checked on the way; anything else is returned as it is.
+fn current_wire(path: &Path, bytes: Bytes, limits: &tensor_core::Limits) -> Result<Bytes> {
+    if !tensor_frame::v2::holds_v2(&bytes) {
+        return Ok(bytes);
+    }
+    let migrated =
+        tensor_frame::v2::migrate(&bytes, limits).map_err(formats::tensogram::wrap(path))?;
+    Ok(Bytes::Owned(migrated.bytes))
+}
+
 fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Result<File> {
+    let bytes = bytes
+        .into_iter()
+        .zip(&paths)
+        .map(|(b, p)| current_wire(p, b, &options.limits))
+        .collect::<Result<Vec<_>>>()?;
     let parsed = Parsed::try_new(bytes, |maps| {
         let sets = read_all(&paths, maps, options)?;
         crate::shards::join(&paths, sets)

@@ -6,11 +6,13 @@ use libtest_mimic::Arguments;
 mod bitflip;
 mod conformance;
 mod roundtrip;
+mod v2;
 
 fn main() {
     let args = Arguments::from_args();
     let mut trials = conformance::trials();
     trials.extend(roundtrip::trials());
     trials.extend(bitflip::trials());
+    trials.extend(v2::trials());
     libtest_mimic::run(&args, trials).exit();
 }

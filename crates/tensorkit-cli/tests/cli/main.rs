@@ -14,6 +14,7 @@ mod stdlib;
 mod support;
 mod tensogram;
 mod tools;
+mod wire_v2;
 
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
@@ -29,5 +30,6 @@ fn main() {
     trials.extend(stdlib::trials());
     trials.extend(tensogram::trials());
     trials.extend(tools::trials());
+    trials.extend(wire_v2::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -19,7 +19,17 @@ from ._errors import (
     TruncatedError,
     UnsupportedError,
 )
-from ._file import File, Transfer, convert, open, open_bytes, save, serialize, validate
+from ._file import (
+    File,
+    Transfer,
+    convert,
+    migrate,
+    open,
+    open_bytes,
+    save,
+    serialize,
+    validate,
+)
 from ._tensorkit import __version__
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "Transfer",
     "__version__",
     "convert",
+    "migrate",
     "open",
     "open_bytes",
     "save",

@@ -308,6 +308,21 @@ def convert(
     )
 
 
+def migrate(src: PathLike, dst: PathLike) -> dict[str, int]:
+    """Rewrites a Tensogram file of wire version 2 (tensogram 0.14 to 0.16, which tensogram
+    0.19 and later refuse) as version 3 at ``dst``, payloads and metadata as they are, every
+    version 2 hash checked first. Returns what was done: ``v2_messages``, ``v3_messages``
+    (copied as they were), ``objects``, ``hashes_verified``, ``bytes`` written."""
+    v2, v3, objects, hashes, n = _tensorkit.migrate(os.fspath(src), os.fspath(dst))
+    return {
+        "v2_messages": v2,
+        "v3_messages": v3,
+        "objects": objects,
+        "hashes_verified": hashes,
+        "bytes": n,
+    }
+
+
 def validate(path: PathLike, *, level: str = "full", canonical: bool = False) -> dict[str, Any]:
     """Checks a file as ``tensorkit validate --json`` does; the same report as a dict
     (``problems`` is empty for a sound file)."""

@@ -15,7 +15,8 @@ import tensorkit
 
 
 class _Ranged(BaseHTTPRequestHandler):
-    """Serves files from ``root`` with single ``Range`` requests, counting them."""
+    """Serves files from ``root`` with single ``Range`` requests (``a-b``, ``a-`` and the
+    last ``n`` bytes, ``-n``), counting them."""
 
     root = "."
     requests: list[str] = []
@@ -30,10 +31,13 @@ class _Ranged(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         data = open(path, "rb").read()
-        m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-        if m:
-            start = int(m.group(1))
-            end = min(int(m.group(2)) + 1 if m.group(2) else len(data), len(data))
+        m = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+        if m and (m.group(1) or m.group(2)):
+            if m.group(1):
+                start = int(m.group(1))
+                end = min(int(m.group(2)) + 1 if m.group(2) else len(data), len(data))
+            else:  # the last n bytes
+                start, end = max(len(data) - int(m.group(2)), 0), len(data)
             self.send_response(206)
             self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
             body = data[start:end]

@@ -295,15 +295,16 @@ impl Object {
                 .body(first, 0..ahead.min(len), "reading the first bytes")
                 .await?,
         )];
-        if let Some(last) = last {
-            let last = last.map_err(|e| request_error(url, "reading the last bytes", &e))?;
+        // The last bytes only save a round trip: a store that cannot serve a suffix range
+        // (Azure, servers that ignore `bytes=-n`) costs that round trip, nothing more.
+        if let Some(Ok(last)) = last {
             let start = len.saturating_sub(ahead);
-            parts.push((
-                start,
-                object
-                    .body(last, start..len, "reading the last bytes")
-                    .await?,
-            ));
+            if let Ok(b) = object
+                .body(last, start..len, "reading the last bytes")
+                .await
+            {
+                parts.push((start, b));
+            }
         }
         Ok((object, parts))
     }

@@ -417,6 +417,43 @@ fn a_server_that_ignores_range_is_refused() {
     assert!(server.bytes() < LEN, "{}", server.bytes());
 }
 
+/// A server that cannot serve the last bytes of an object on their own (`bytes=-n`) costs
+/// the round trip that read saves, nothing more: the file still opens and reads.
+#[test]
+fn a_server_without_suffix_ranges_still_serves_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tail.zt");
+    let data = elements();
+    let tensors = (0..8).map(|i| {
+        let v = TensorView::new(
+            &data[i * 65536..(i + 1) * 65536],
+            Dtype::Float32,
+            &[16384],
+            tensorkit::ByteOrder::Little,
+        )
+        .unwrap();
+        (format!("t{i}"), v)
+    });
+    tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(Format::Ztensor2)).unwrap();
+    let server = Server::start(dir.path());
+    server.set_faults(Faults {
+        no_suffix_ranges: true,
+        ..Faults::default()
+    });
+    let url = server.url(path.file_name().unwrap().to_str().unwrap());
+    let remote = tensorkit::open_url_with(&url, &ReadOptions::default(), &quick()).unwrap();
+    assert!(
+        server.log().iter().any(|l| l.contains("bytes=-")),
+        "{:?}",
+        server.log()
+    );
+    let local = tensorkit::open(&path).unwrap();
+    assert_eq!(remote.len(), local.len());
+    for (r, l) in remote.tensors().zip(local.tensors()) {
+        assert_eq!(r.to_tensor().unwrap().data(), l.to_tensor().unwrap().data());
+    }
+}
+
 #[test]
 fn an_object_replaced_while_being_read_is_an_error() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,124 @@
+//! Tensogram wire version 2 files written by tensogram 0.14.0 and 0.16.1
+//! (`testdata/reference/tensogram_v2`): every command reads them (as migrated to version 3,
+//! every version 2 hash checked), `validate` says what it found, `migrate` writes a
+//! version 3 file that holds the same tensors bit for bit, and damage is an error.
+
+use crate::support::{expect_error_contract, inspect_json, tensorkit};
+use libtest_mimic::{Failed, Trial};
+use std::path::{Path, PathBuf};
+use tensor_testkit::{files_with_extension, testdata};
+
+fn fixtures() -> Vec<PathBuf> {
+    files_with_extension(&testdata().join("reference/tensogram_v2"), "tgm")
+}
+
+fn text(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn commands_read_it(file: &Path) -> Result<(), Failed> {
+    let path = file.to_string_lossy();
+    let sidecar = tensor_testkit::sidecar(file)?;
+    let ours = inspect_json(file)?;
+    let listed = ours["tensors"].as_array().ok_or("no tensors")?;
+    let objects: Vec<&serde_json::Value> = sidecar["messages"]
+        .as_array()
+        .ok_or("sidecar: messages")?
+        .iter()
+        .flat_map(|m| m["objects"].as_array().into_iter().flatten())
+        .collect();
+    if listed.len() != objects.len() {
+        return Err(format!("{} tensors, {} written", listed.len(), objects.len()).into());
+    }
+    for (t, o) in listed.iter().zip(&objects) {
+        if t["sha256_le"] != o["sha256"] || t["dtype"] != o["dtype"] || t["shape"] != o["shape"] {
+            return Err(format!("{}: differs from what the writer decoded", t["name"]).into());
+        }
+    }
+    let validated = tensorkit(&["validate", &path, "--level", "full"]);
+    let said = text(&validated);
+    if !validated.status.success() || !said.contains("wire_version_2") || !said.contains("valid") {
+        return Err(format!("validate: {said}").into());
+    }
+    let verified = tensorkit(&["verify", &path]);
+    let hashed = !path.contains("nohash");
+    if verified.status.success() != hashed {
+        return Err(format!("verify: {}", text(&verified)).into());
+    }
+    let dir = tempfile::tempdir()?;
+    let v3 = dir.path().join("v3.tgm");
+    let v3s = v3.to_string_lossy();
+    let migrated = tensorkit(&["migrate", &path, &v3s]);
+    if !migrated.status.success() || !text(&migrated).contains("migrated") {
+        return Err(format!("migrate: {}", text(&migrated)).into());
+    }
+    let check = tensorkit(&["validate", &v3s, "--level", "full", "--canonical"]);
+    if !check.status.success() || text(&check).contains("wire_version_2") {
+        return Err(format!("the migrated file: {}", text(&check)).into());
+    }
+    let diff = tensorkit(&["diff", &path, &v3s]);
+    if !diff.status.success() {
+        return Err(format!("diff: {}", text(&diff)).into());
+    }
+    // Migrating a version 3 file is refused: there is nothing to do.
+    let again = tensorkit(&[
+        "migrate",
+        &v3s,
+        &dir.path().join("again.tgm").to_string_lossy(),
+    ]);
+    expect_error_contract(&again, false)?;
+    Ok(())
+}
+
+/// A flipped byte in the middle of the file is an error for every reading command (a hash,
+/// a frame or a descriptor that no longer holds), and `migrate` leaves no file.
+fn damage_is_an_error(file: &Path) -> Result<(), Failed> {
+    let mut bytes = std::fs::read(file)?;
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    let dir = tempfile::tempdir()?;
+    let damaged = dir.path().join("damaged.tgm");
+    std::fs::write(&damaged, &bytes)?;
+    let d = damaged.to_string_lossy();
+    let out = dir.path().join("out.tgm");
+    let unhashed = file.to_string_lossy().contains("nohash");
+    for args in [vec!["inspect", &*d], vec!["verify", &*d]] {
+        // A flip inside an unhashed payload reads as other values: only files with hashes
+        // promise to notice.
+        if tensorkit(&args).status.success() && !unhashed {
+            return Err(format!("{args:?} succeeded on a damaged file").into());
+        }
+    }
+    let migrated = tensorkit(&["migrate", &d, &out.to_string_lossy()]);
+    if migrated.status.success() {
+        if !unhashed {
+            return Err("migrate succeeded on a damaged file".into());
+        }
+    } else {
+        expect_error_contract(&migrated, false)?;
+        if out.exists() {
+            return Err("migrate left a file behind".into());
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for f in fixtures() {
+        let stem = tensor_testkit::stem(&f);
+        let g = f.clone();
+        trials.push(Trial::test(format!("wire_v2::read::{stem}"), move || {
+            commands_read_it(&g)
+        }));
+        trials.push(Trial::test(format!("wire_v2::damage::{stem}"), move || {
+            damage_is_an_error(&f)
+        }));
+    }
+    assert!(trials.len() >= 20, "tensogram v2 fixtures missing");
+    trials
+}
