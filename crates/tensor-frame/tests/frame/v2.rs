@@ -158,10 +158,43 @@ fn every_cut_is_refused(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// A file that mixes version 3 and version 2 messages: the version 3 message is copied as
+/// it is, the version 2 one migrated, in their order.
+fn mixed_file() -> Result<(), Failed> {
+    let v3 = tensor_frame::encode(
+        &tensor_frame::GlobalMetadata::default(),
+        &[tensor_frame::descriptor::DataObjectDescriptor::new(
+            tensor_dtype::Dtype::Uint8,
+            &[3],
+            ByteOrder::Little,
+        )],
+        &[&[1, 2, 3]],
+        &tensor_frame::EncodeOptions::default(),
+    )?;
+    let v2_file = fixtures()
+        .into_iter()
+        .find(|f| f.to_string_lossy().ends_with("_raw.tgm"))
+        .ok_or("no raw fixture")?;
+    let mut bytes = v3.clone();
+    bytes.extend(std::fs::read(&v2_file)?);
+    if !v2::holds_v2(&bytes) || v2::holds_v2(&v3) {
+        return Err("holds_v2 does not follow the messages".into());
+    }
+    let m = v2::migrate(&bytes, &Limits::default())?;
+    if (m.v3_messages, m.v2_messages) != (1, 1) || m.bytes[..v3.len()] != v3[..] {
+        return Err(format!("{} v3, {} v2 messages", m.v3_messages, m.v2_messages).into());
+    }
+    let file = TgmFile::new(&m.bytes[..], &Limits::default());
+    if file.len() != 2 || file.unclaimed_bytes() != 0 {
+        return Err(format!("{} messages after migration", file.len()).into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let files = fixtures();
     assert!(files.len() >= 10, "tensogram v2 fixtures missing");
-    let mut trials = Vec::new();
+    let mut trials = vec![Trial::test("v2::mixed_file", mixed_file)];
     for f in files {
         let stem = tensor_testkit::stem(&f);
         let g = f.clone();
