@@ -157,7 +157,7 @@ desc = {"type": "ntensor", "ndim": 1, "shape": [64], "strides": [1], "dtype": "u
 sidecar("tgm_szip_restricted_flag", "tensogram", tensogram.__version__,
         {"u": describe("uint8", [64], u.tobytes(), None)})
 
-# --- Tensogram: a NaN mask compressed with blosc2, a codec tensorkit does not build -------
+# --- Tensogram: a NaN mask compressed with blosc2 (bit-shuffled, LZ4 inside) -------------
 nan_field = np.array([1.0, np.nan, 3.0] * 100)
 desc = {"type": "ntensor", "ndim": 1, "shape": [300], "strides": [1], "dtype": "float64",
         "byte_order": "little", "encoding": "none", "filter": "none", "compression": "none"}

@@ -338,6 +338,17 @@ impl DataObjectDescriptor {
             .transpose()
     }
 
+    /// A text parameter.
+    pub fn param_text(&self, key: &str) -> Result<Option<&str>> {
+        self.params
+            .get(key)
+            .map(|v| {
+                v.as_text()
+                    .ok_or_else(|| Error::invalid(key, "must be text"))
+            })
+            .transpose()
+    }
+
     /// A float parameter: a CBOR float, or an integer within ±2^53; it must be finite.
     pub fn param_f64(&self, key: &str) -> Result<Option<f64>> {
         self.param_value(key)

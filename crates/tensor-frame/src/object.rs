@@ -12,7 +12,7 @@ use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
 use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
 
 /// Codecs the format defines that this build does not implement.
-pub const UNSUPPORTED_CODECS: [&str; 3] = ["blosc2", "zfp", "sz3"];
+pub const UNSUPPORTED_CODECS: [&str; 2] = ["zfp", "sz3"];
 
 /// How to decode an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +121,28 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
                 .map_or(3, |l| l.clamp(-131_072, 22) as i32),
         },
         "lz4" => Compression::Lz4,
+        "blosc2" => {
+            let name = d.param_text("blosc2_codec").map_err(&e)?.unwrap_or("lz4");
+            let codec =
+                tensor_pipeline::blosc2::Codec::parse(name).ok_or_else(|| Error::Encoding {
+                    object: Some(object),
+                    reason: format!(
+                        "blosc2_codec {name:?} is not one of blosclz, lz4, lz4hc, zlib, zstd"
+                    ),
+                })?;
+            let clevel = d.param_i64("blosc2_clevel").map_err(&e)?.unwrap_or(5);
+            Compression::Blosc2 {
+                codec,
+                clevel: u8::try_from(clevel)
+                    .ok()
+                    .filter(|l| *l <= 9)
+                    .ok_or_else(|| {
+                        Error::Metadata(format!(
+                            "object {object}: `blosc2_clevel` {clevel} is not 0 to 9"
+                        ))
+                    })?,
+            }
+        }
         "rle" => Compression::Rle,
         "roaring" => Compression::Roaring,
         "szip" => Compression::Szip {

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bitmask;
+pub mod blosc2;
 mod dense_bits;
 mod error;
 pub mod lz4;

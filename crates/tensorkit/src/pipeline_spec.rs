@@ -8,6 +8,7 @@
 //! | `simple_packing:BITS` | quantise float64 to BITS bits, 0 to 64 (lossy) |
 //! | `shuffle` | byte shuffle, one lane per byte of an element (of a packed value) |
 //! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default; levels −131072 to 22) |
+//! | `blosc2[:CODEC[:LEVEL]]` | lossless compression in blosc2 frames: codec `blosclz`, `lz4` (the default), `lz4hc`, `zlib` or `zstd`, level 0 to 9 (5 by default) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
 //!
 //! The stages are chosen per tensor, so one specification serves a file of mixed dtypes.
@@ -51,7 +52,14 @@ pub struct LeftOut {
 enum Codec {
     Zstd(i64),
     Lz4,
-    Szip { rsi: u64, block: u64 },
+    Blosc2 {
+        codec: tensor_frame::pipeline::blosc2::Codec,
+        level: u8,
+    },
+    Szip {
+        rsi: u64,
+        block: u64,
+    },
 }
 
 fn bad(spec: &str, why: &str) -> Error {
@@ -129,6 +137,25 @@ impl PipelineSpec {
                     p.compression = Some(Codec::Zstd(level));
                 }
                 "lz4" => p.compression = Some(Codec::Lz4),
+                "blosc2" => {
+                    let name = a.unwrap_or("lz4");
+                    let codec = tensor_frame::pipeline::blosc2::Codec::parse(name).ok_or_else(|| {
+                        bad(
+                            spec,
+                            &format!(
+                                "blosc2 codec {name:?} is not one of blosclz, lz4, lz4hc, zlib, zstd"
+                            ),
+                        )
+                    })?;
+                    let level = num(b, 5, "level")?;
+                    if level > 9 {
+                        return Err(bad(spec, &format!("blosc2 level {level} is not 0 to 9")));
+                    }
+                    p.compression = Some(Codec::Blosc2 {
+                        codec,
+                        level: level as u8,
+                    });
+                }
                 "szip" => {
                     p.compression = Some(Codec::Szip {
                         rsi: num(a, 128, "rsi")?,
@@ -139,7 +166,7 @@ impl PipelineSpec {
                     return Err(bad(
                         spec,
                         &format!(
-                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, szip[:RSI[:BLOCK]])"
+                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, blosc2[:CODEC[:LEVEL]], szip[:RSI[:BLOCK]])"
                         ),
                     ));
                 }
@@ -229,6 +256,13 @@ impl PipelineSpec {
                 d.params.insert("zstd_level".into(), Value::from(level));
             }
             Some(Codec::Lz4) => d.compression = "lz4".into(),
+            Some(Codec::Blosc2 { codec, level }) => {
+                d.compression = "blosc2".into();
+                d.params
+                    .insert("blosc2_codec".into(), Value::from(codec.name()));
+                d.params
+                    .insert("blosc2_clevel".into(), Value::from(u64::from(level)));
+            }
             Some(Codec::Szip { rsi, block }) => {
                 // szip codes samples of 1 to 32 bits; packed data at widths that are not
                 // whole bytes is coded in byte containers (an extension), which a shuffle
@@ -304,6 +338,28 @@ mod tests {
             "zstd:23",
             "zstd:100",
             "zstd:-131073",
+        ] {
+            assert!(PipelineSpec::parse(bad).is_err(), "{bad}");
+        }
+        let b = PipelineSpec::parse("shuffle,blosc2:zstd:9").unwrap();
+        let mut d = DataObjectDescriptor::new(Dtype::Float32, &[8], ByteOrder::Little);
+        assert!(b.apply(&mut d).is_empty());
+        assert_eq!(
+            (d.filter.as_str(), d.compression.as_str()),
+            ("shuffle", "blosc2")
+        );
+        assert_eq!(d.param_text("blosc2_codec").unwrap(), Some("zstd"));
+        assert_eq!(d.param_i64("blosc2_clevel").unwrap(), Some(9));
+        let default = PipelineSpec::parse("blosc2").unwrap();
+        let mut d = DataObjectDescriptor::new(Dtype::Int16, &[8], ByteOrder::Little);
+        default.apply(&mut d);
+        assert_eq!(d.param_text("blosc2_codec").unwrap(), Some("lz4"));
+        assert_eq!(d.param_i64("blosc2_clevel").unwrap(), Some(5));
+        for bad in [
+            "blosc2:snappy",
+            "blosc2:lz4:10",
+            "blosc2:lz4:x",
+            "blosc2,zstd",
         ] {
             assert!(PipelineSpec::parse(bad).is_err(), "{bad}");
         }

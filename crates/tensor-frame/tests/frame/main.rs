@@ -4,6 +4,7 @@
 use libtest_mimic::Arguments;
 
 mod bitflip;
+mod codecs;
 mod conformance;
 mod roundtrip;
 mod v2;
@@ -14,5 +15,6 @@ fn main() {
     trials.extend(roundtrip::trials());
     trials.extend(bitflip::trials());
     trials.extend(v2::trials());
+    trials.extend(codecs::trials());
     libtest_mimic::run(&args, trials).exit();
 }

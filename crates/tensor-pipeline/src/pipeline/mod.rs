@@ -46,6 +46,14 @@ pub enum Compression {
     Rle,
     /// Roaring bitmask codec (dtype bitmask only).
     Roaring,
+    /// blosc2: one super-chunk frame, its chunks compressed with `codec` at `clevel`. The
+    /// type size is not stored: see [`Pipeline::blosc2_typesize`].
+    Blosc2 {
+        /// The codec inside the chunks.
+        codec: crate::blosc2::Codec,
+        /// The level, 0 to 9.
+        clevel: u8,
+    },
     /// szip (CCSDS 121.0-B-3). The sample width is not stored: see
     /// [`Pipeline::szip_params`].
     Szip {
@@ -72,6 +80,7 @@ impl Compression {
         let feature = match self {
             Compression::Lz4 if !cfg!(feature = "lz4") => "lz4",
             Compression::Roaring if !cfg!(feature = "roaring") => "roaring",
+            Compression::Blosc2 { .. } if !cfg!(feature = "blosc2") => "blosc2",
             _ => return None,
         };
         Some(Error::not_built(feature))
@@ -237,6 +246,18 @@ impl Pipeline {
         }
     }
 
+    /// The element size blosc2 is told (its byte shuffle works on elements of this size),
+    /// derived as the reference derives it: simple packing's bits per value rounded up to
+    /// whole bytes, 1 after a shuffle, or else the dtype's width.
+    #[must_use]
+    pub fn blosc2_typesize(&self, dtype: Dtype) -> usize {
+        match (self.encoding, self.filter) {
+            (Encoding::SimplePacking(p), _) => p.bits_per_value.div_ceil(8).max(1) as usize,
+            (Encoding::None, Filter::Shuffle { .. }) => 1,
+            (Encoding::None, Filter::None) => dtype.byte_width().max(1),
+        }
+    }
+
     /// The parameters szip runs with, derived as the reference derives them: the sample
     /// width is simple packing's bits per value, 8 after a shuffle, or else the dtype's width.
     /// `None` when the compression is not szip.
@@ -391,6 +412,9 @@ impl Pipeline {
             Compression::None => filtered.into_owned(),
             Compression::Zstd { level } => zstd::compress(&filtered, level)?,
             Compression::Lz4 => lz4::compress(&filtered)?,
+            Compression::Blosc2 { codec, clevel } => {
+                crate::blosc2::compress(&filtered, codec, clevel, self.blosc2_typesize(dtype))?
+            }
             Compression::Rle => bitmask::compress(BitmaskCodec::Rle, &filtered)?,
             Compression::Roaring => bitmask::compress(BitmaskCodec::Roaring, &filtered)?,
             Compression::Szip {
@@ -443,6 +467,7 @@ impl Pipeline {
                 match codec {
                     Compression::Zstd { .. } => zstd::decompress_into(payload, buf)?,
                     Compression::Lz4 => lz4::decompress_into(payload, buf)?,
+                    Compression::Blosc2 { .. } => crate::blosc2::decompress_into(payload, buf)?,
                     Compression::Rle => bitmask::decompress_into(BitmaskCodec::Rle, payload, buf)?,
                     Compression::Roaring => {
                         bitmask::decompress_into(BitmaskCodec::Roaring, payload, buf)?;

@@ -86,3 +86,22 @@ def test_tensorkit_opens_what_the_reference_packages_save(tmp_path):
             assert sorted(f) == sorted(want), file
             for name, arr in want.items():
                 same(f[name], arr, f"{file}:{name}")
+
+
+@pytest.mark.parametrize("codec", ["blosclz", "lz4", "lz4hc", "zlib", "zstd"])
+def test_tensogram_reads_blosc2_that_tensorkit_writes(tmp_path, codec):
+    rng = np.random.default_rng(7)
+    tensors = {
+        "f8": np.cumsum(rng.normal(size=(30, 40)), axis=1),
+        "f4": rng.normal(size=500).astype(np.float32),
+        "i2": rng.integers(-300, 300, size=(7, 9), dtype=np.int16),
+        "u1": rng.integers(0, 255, size=333, dtype=np.uint8),
+    }
+    for spec in [f"blosc2:{codec}:5", f"shuffle,blosc2:{codec}:9"]:
+        path = tmp_path / f"{codec}.tgm"
+        tensorkit.save(path, tensors, pipeline=spec)
+        meta, objects = tensogram.decode(path.read_bytes(), verify_hash=True)
+        for (desc, arr), (name, want) in zip(objects, tensors.items(), strict=True):
+            assert desc.compression == "blosc2"
+            assert desc.params["blosc2_codec"] == codec
+            np.testing.assert_array_equal(np.asarray(arr), want, err_msg=f"{spec} {name}")

@@ -1,0 +1,95 @@
+"""Writes Tensogram files with the codecs tensogram 0.24 ships beyond the core ones (blosc2),
+each with a JSON sidecar: per object its descriptor's pipeline and the SHA-256 of its
+little-endian elements as tensogram decodes them.
+
+    python -m venv env && env/bin/pip install tensogram==0.24.0 numpy
+    env/bin/python scripts/reference/tensogram_codecs.py testdata/reference/tensogram_codecs
+
+Files:
+- ``blosc2_codecs``: one float64 field per blosc2 codec (blosclz, lz4, lz4hc, zlib, zstd) at
+  levels 1, 5 and 9; the codec left out (lz4 by default).
+- ``blosc2_dtypes``: float32, int16, uint8, big-endian float64, and blosc2 after a shuffle and
+  after 16-bit simple packing.
+"""
+
+import hashlib
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import tensogram
+
+VERSION = importlib.metadata.version("tensogram")
+
+
+def field(n=20, m=30):
+    y, x = np.mgrid[0:n, 0:m]
+    return (250.0 + 20.0 * np.sin(x / 7.0) * np.cos(y / 5.0)).astype("<f8")
+
+
+def desc(a, **params):
+    d = {
+        "type": "ntensor",
+        "shape": list(a.shape),
+        "dtype": {"f4": "float32", "f8": "float64", "i2": "int16", "u1": "uint8"}[a.dtype.str[1:]],
+        "byte_order": "big" if a.dtype.str[0] == ">" else "little",
+        "encoding": "none",
+        "filter": "none",
+        "compression": "none",
+    }
+    d.update(params)
+    return d
+
+
+def sha256_le(a):
+    a = np.asarray(a)
+    le = a.astype(a.dtype.newbyteorder("<"), copy=False)
+    return hashlib.sha256(np.ascontiguousarray(le).tobytes()).hexdigest()
+
+
+def write(out, name, objects):
+    meta = {"base": [{"name": n} for n, _, _ in objects]}
+    # Bytes, not arrays: the binding takes native-order arrays only.
+    data = tensogram.encode(meta, [(desc(a, **p), np.ascontiguousarray(a).tobytes()) for _, a, p in objects])
+    (out / f"{name}.tgm").write_bytes(data)
+    msg = tensogram.decode(data, verify_hash=True)
+    arrays = [arr for _, arr in msg[1]]
+    sidecar = {
+        "writer": f"tensogram {VERSION}",
+        "objects": [
+            {"name": n, "params": p, "dtype": desc(a)["dtype"], "shape": list(a.shape), "sha256": sha256_le(arr)}
+            for (n, a, p), arr in zip(objects, arrays)
+        ],
+    }
+    (out / f"{name}.json").write_text(json.dumps(sidecar, indent=1, sort_keys=True) + "\n")
+    print(name, len(data))
+
+
+def main(out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    f = field()
+    codecs = [("default", f, {"compression": "blosc2"})]
+    for codec in ["blosclz", "lz4", "lz4hc", "zlib", "zstd"]:
+        for level in [1, 5, 9]:
+            codecs.append(
+                (f"{codec}_{level}", f, {"compression": "blosc2", "blosc2_codec": codec, "blosc2_clevel": level})
+            )
+    write(out, "blosc2_codecs", codecs)
+    packing = tensogram.compute_packing_params(f.ravel(), 16, 0)
+    dtypes = [
+        ("f4", f.astype("<f4"), {"compression": "blosc2", "blosc2_codec": "zstd"}),
+        ("i2", (f * 10).astype("<i2"), {"compression": "blosc2"}),
+        ("u1", (f % 256).astype("u1"), {"compression": "blosc2", "blosc2_codec": "zlib"}),
+        ("f8_big", f.astype(">f8"), {"compression": "blosc2"}),
+        ("shuffled", f, {"filter": "shuffle", "shuffle_element_size": 8, "compression": "blosc2"}),
+    ]
+    sp = {k if k.startswith("sp_") else "sp_" + k: v for k, v in packing.items()}
+    dtypes.append(("packed", f, {"encoding": "simple_packing", **sp, "compression": "blosc2", "blosc2_codec": "lz4"}))
+    write(out, "blosc2_dtypes", dtypes)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
