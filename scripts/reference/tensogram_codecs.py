@@ -1,4 +1,5 @@
-"""Writes Tensogram files with the codecs tensogram 0.24 ships beyond the core ones (blosc2),
+"""Writes Tensogram files with the codecs tensogram 0.24 ships beyond the core ones (blosc2,
+zfp),
 each with a JSON sidecar: per object its descriptor's pipeline and the SHA-256 of its
 little-endian elements as tensogram decodes them.
 
@@ -10,6 +11,11 @@ Files:
   levels 1, 5 and 9; the codec left out (lz4 by default).
 - ``blosc2_dtypes``: float32, int16, uint8, big-endian float64, and blosc2 after a shuffle and
   after 16-bit simple packing.
+- ``zfp_modes``: float64 fields in each zfp mode (fixed rate 8/16/32, fixed precision 16/32,
+  fixed accuracy 1e-2/1e-6), and big-endian float64, which the reference compresses as if it
+  were native and decodes into big-endian bytes: the sidecar holds what tensogram decodes.
+  (float32 is left out: tensogram 0.24 cannot decode its own float32 zfp objects.)
+  ``zfp_input.f64`` holds the field's values, to encode again.
 """
 
 import hashlib
@@ -89,6 +95,22 @@ def main(out):
     sp = {k if k.startswith("sp_") else "sp_" + k: v for k, v in packing.items()}
     dtypes.append(("packed", f, {"encoding": "simple_packing", **sp, "compression": "blosc2", "blosc2_codec": "lz4"}))
     write(out, "blosc2_dtypes", dtypes)
+    zfp = [
+        (f"rate_{r}", f, {"compression": "zfp", "zfp_mode": "fixed_rate", "zfp_rate": float(r)}) for r in (8, 16, 32)
+    ]
+    zfp += [
+        (f"precision_{p}", f, {"compression": "zfp", "zfp_mode": "fixed_precision", "zfp_precision": p})
+        for p in (16, 32)
+    ]
+    zfp += [
+        (f"accuracy_{t}", f, {"compression": "zfp", "zfp_mode": "fixed_accuracy", "zfp_tolerance": t})
+        for t in (1e-2, 1e-6)
+    ]
+    zfp.append(("f8_big", f.astype(">f8"), {"compression": "zfp", "zfp_mode": "fixed_accuracy", "zfp_tolerance": 1e-6}))
+    write(out, "zfp_modes", zfp)
+    # The values zfp_modes compressed (little-endian float64): encoding them again must give
+    # tensogram's streams byte for byte.
+    (out / "zfp_input.f64").write_bytes(f.astype("<f8").tobytes())
 
 
 if __name__ == "__main__":

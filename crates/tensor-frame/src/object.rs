@@ -12,7 +12,7 @@ use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
 use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
 
 /// Codecs the format defines that this build does not implement.
-pub const UNSUPPORTED_CODECS: [&str; 2] = ["zfp", "sz3"];
+pub const UNSUPPORTED_CODECS: [&str; 1] = ["sz3"];
 
 /// How to decode an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +142,40 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
                         ))
                     })?,
             }
+        }
+        "zfp" => {
+            let missing =
+                |key: &str| Error::Metadata(format!("object {object}: zfp needs `{key}`"));
+            let mode = match d.param_text("zfp_mode").map_err(&e)? {
+                Some("fixed_rate") => tensor_pipeline::zfp::Mode::FixedRate(
+                    d.param_f64("zfp_rate")
+                        .map_err(&e)?
+                        .ok_or_else(|| missing("zfp_rate"))?,
+                ),
+                Some("fixed_precision") => {
+                    let p = d
+                        .param_u64("zfp_precision")
+                        .map_err(&e)?
+                        .ok_or_else(|| missing("zfp_precision"))?;
+                    tensor_pipeline::zfp::Mode::FixedPrecision(u32::try_from(p).map_err(|_| {
+                        Error::Metadata(format!(
+                            "object {object}: `zfp_precision` {p} is out of range"
+                        ))
+                    })?)
+                }
+                Some("fixed_accuracy") => tensor_pipeline::zfp::Mode::FixedAccuracy(
+                    d.param_f64("zfp_tolerance")
+                        .map_err(&e)?
+                        .ok_or_else(|| missing("zfp_tolerance"))?,
+                ),
+                Some(other) => {
+                    return Err(Error::Metadata(format!(
+                        "object {object}: zfp_mode {other:?} is not fixed_rate, fixed_precision or fixed_accuracy"
+                    )));
+                }
+                None => return Err(missing("zfp_mode")),
+            };
+            Compression::Zfp { mode }
         }
         "rle" => Compression::Rle,
         "roaring" => Compression::Roaring,

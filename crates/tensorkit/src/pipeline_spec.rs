@@ -8,6 +8,7 @@
 //! | `simple_packing:BITS` | quantise float64 to BITS bits, 0 to 64 (lossy) |
 //! | `shuffle` | byte shuffle, one lane per byte of an element (of a packed value) |
 //! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default; levels −131072 to 22) |
+//! | `zfp:rate:BITS`, `zfp:precision:PLANES`, `zfp:accuracy:TOLERANCE` | lossy compression of float64 (zfp's fixed-rate, fixed-precision and fixed-accuracy modes) |
 //! | `blosc2[:CODEC[:LEVEL]]` | lossless compression in blosc2 frames: codec `blosclz`, `lz4` (the default), `lz4hc`, `zlib` or `zstd`, level 0 to 9 (5 by default) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
 //!
@@ -31,7 +32,7 @@ use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::descriptor::ParamValue as Value;
 
 /// A parsed `--pipeline`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PipelineSpec {
     packing_bits: Option<u64>,
     shuffle: bool,
@@ -48,7 +49,7 @@ pub struct LeftOut {
     pub why: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Codec {
     Zstd(i64),
     Lz4,
@@ -56,6 +57,7 @@ enum Codec {
         codec: tensor_frame::pipeline::blosc2::Codec,
         level: u8,
     },
+    Zfp(tensor_frame::pipeline::zfp::Mode),
     Szip {
         rsi: u64,
         block: u64,
@@ -156,6 +158,50 @@ impl PipelineSpec {
                         level: level as u8,
                     });
                 }
+                "zfp" => {
+                    use tensor_frame::pipeline::zfp::Mode;
+                    if p.shuffle || p.packing_bits.is_some() {
+                        return Err(bad(
+                            spec,
+                            "zfp compresses float64 values: no packing or shuffle before it",
+                        ));
+                    }
+                    let value = b.ok_or_else(|| {
+                        bad(spec, "zfp needs a mode and its value, e.g. zfp:rate:16, zfp:precision:32 or zfp:accuracy:1e-4")
+                    })?;
+                    let float = |what: &str| {
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|v| v.is_finite() && *v > 0.0)
+                            .ok_or_else(|| {
+                                bad(
+                                    spec,
+                                    &format!("zfp {what} {value:?} is not a positive number"),
+                                )
+                            })
+                    };
+                    let mode = match a {
+                        Some("rate") => Mode::FixedRate(float("rate")?),
+                        Some("precision") => Mode::FixedPrecision(
+                            value
+                                .parse::<u32>()
+                                .ok()
+                                .filter(|p| (1..=64).contains(p))
+                                .ok_or_else(|| {
+                                    bad(spec, &format!("zfp precision {value:?} is not 1 to 64"))
+                                })?,
+                        ),
+                        Some("accuracy") => Mode::FixedAccuracy(float("accuracy")?),
+                        other => {
+                            return Err(bad(
+                                spec,
+                                &format!("zfp mode {other:?} is not rate, precision or accuracy"),
+                            ));
+                        }
+                    };
+                    p.compression = Some(Codec::Zfp(mode));
+                }
                 "szip" => {
                     p.compression = Some(Codec::Szip {
                         rsi: num(a, 128, "rsi")?,
@@ -166,7 +212,7 @@ impl PipelineSpec {
                     return Err(bad(
                         spec,
                         &format!(
-                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, blosc2[:CODEC[:LEVEL]], szip[:RSI[:BLOCK]])"
+                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, blosc2[:CODEC[:LEVEL]], zfp:MODE:VALUE, szip[:RSI[:BLOCK]])"
                         ),
                     ));
                 }
@@ -178,7 +224,7 @@ impl PipelineSpec {
     /// Whether the pipeline can change values (simple packing).
     #[must_use]
     pub fn is_lossy(&self) -> bool {
-        self.packing_bits.is_some()
+        self.packing_bits.is_some() || matches!(self.compression, Some(Codec::Zfp(_)))
     }
 
     /// Allows what only tensorkit reads (`--allow-extensions`): packing float32, szip after
@@ -256,6 +302,27 @@ impl PipelineSpec {
                 d.params.insert("zstd_level".into(), Value::from(level));
             }
             Some(Codec::Lz4) => d.compression = "lz4".into(),
+            Some(Codec::Zfp(mode)) => {
+                use tensor_frame::pipeline::zfp::Mode;
+                if d.dtype == Dtype::Float64 {
+                    d.compression = "zfp".into();
+                    d.params.insert("zfp_mode".into(), Value::from(mode.name()));
+                    let (key, value) = match mode {
+                        Mode::FixedRate(r) => ("zfp_rate", Value::Float(r)),
+                        Mode::FixedPrecision(p) => ("zfp_precision", Value::from(u64::from(p))),
+                        Mode::FixedAccuracy(t) => ("zfp_tolerance", Value::Float(t)),
+                    };
+                    d.params.insert(key.into(), value);
+                } else {
+                    skip(
+                        "zfp",
+                        format!(
+                            "tensogram's zfp reads every payload as float64 values, so {} would not come back",
+                            d.dtype
+                        ),
+                    );
+                }
+            }
             Some(Codec::Blosc2 { codec, level }) => {
                 d.compression = "blosc2".into();
                 d.params
@@ -341,9 +408,9 @@ mod tests {
         ] {
             assert!(PipelineSpec::parse(bad).is_err(), "{bad}");
         }
-        let b = PipelineSpec::parse("shuffle,blosc2:zstd:9").unwrap();
+        let blosc = PipelineSpec::parse("shuffle,blosc2:zstd:9").unwrap();
         let mut d = DataObjectDescriptor::new(Dtype::Float32, &[8], ByteOrder::Little);
-        assert!(b.apply(&mut d).is_empty());
+        assert!(blosc.apply(&mut d).is_empty());
         assert_eq!(
             (d.filter.as_str(), d.compression.as_str()),
             ("shuffle", "blosc2")
@@ -355,7 +422,28 @@ mod tests {
         default.apply(&mut d);
         assert_eq!(d.param_text("blosc2_codec").unwrap(), Some("lz4"));
         assert_eq!(d.param_i64("blosc2_clevel").unwrap(), Some(5));
+        let zfp = PipelineSpec::parse("zfp:accuracy:1e-4").unwrap();
+        assert!(zfp.is_lossy());
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[8], ByteOrder::Little);
+        assert!(zfp.apply(&mut d).is_empty());
+        assert_eq!(d.param_text("zfp_mode").unwrap(), Some("fixed_accuracy"));
+        assert_eq!(d.param_f64("zfp_tolerance").unwrap(), Some(1e-4));
+        let mut f = DataObjectDescriptor::new(Dtype::Float32, &[8], ByteOrder::Little);
+        let left = zfp.apply(&mut f);
+        assert_eq!((left.len(), f.compression.as_str()), (1, "none"));
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[8], ByteOrder::Little);
+        PipelineSpec::parse("zfp:precision:32")
+            .unwrap()
+            .apply(&mut d);
+        assert_eq!(d.param_u64("zfp_precision").unwrap(), Some(32));
         for bad in [
+            "zfp",
+            "zfp:rate",
+            "zfp:speed:3",
+            "zfp:rate:-1",
+            "zfp:precision:0",
+            "shuffle,zfp:rate:8",
+            "simple_packing:16,zfp:rate:8",
             "blosc2:snappy",
             "blosc2:lz4:10",
             "blosc2:lz4:x",

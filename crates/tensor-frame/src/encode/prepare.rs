@@ -154,7 +154,8 @@ pub(crate) fn encode_object<'a>(
     // NaN/Inf: refused unless allowed; allowed ones become zeros plus masks.
     let mut input = Cow::Borrowed(data);
     let mut found = nonfinite::Found::default();
-    let lossless = d.encoding == "none";
+    // zfp and sz3 are lossy too: NaN and ±Inf go into masks before them.
+    let lossless = d.encoding == "none" && !matches!(d.compression.as_str(), "zfp" | "sz3");
     if !(opts.keep_non_finite && lossless) && nonfinite::any(data, d.dtype, order) {
         let mut owned = data.to_vec();
         let f = nonfinite::scan(&mut owned, d.dtype, order, true);

@@ -31,7 +31,7 @@ pub enum Filter {
 }
 
 /// The compression stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Compression {
     /// Nothing.
     None,
@@ -53,6 +53,11 @@ pub enum Compression {
         codec: crate::blosc2::Codec,
         /// The level, 0 to 9.
         clevel: u8,
+    },
+    /// zfp (lossy): one stream of the payload read as float64 values (see [`crate::zfp`]).
+    Zfp {
+        /// The mode and its parameter.
+        mode: crate::zfp::Mode,
     },
     /// szip (CCSDS 121.0-B-3). The sample width is not stored: see
     /// [`Pipeline::szip_params`].
@@ -81,6 +86,7 @@ impl Compression {
             Compression::Lz4 if !cfg!(feature = "lz4") => "lz4",
             Compression::Roaring if !cfg!(feature = "roaring") => "roaring",
             Compression::Blosc2 { .. } if !cfg!(feature = "blosc2") => "blosc2",
+            Compression::Zfp { .. } if !cfg!(feature = "zfp") => "zfp",
             _ => return None,
         };
         Some(Error::not_built(feature))
@@ -415,6 +421,7 @@ impl Pipeline {
             Compression::Blosc2 { codec, clevel } => {
                 crate::blosc2::compress(&filtered, codec, clevel, self.blosc2_typesize(dtype))?
             }
+            Compression::Zfp { mode } => crate::zfp::compress(&filtered, mode)?,
             Compression::Rle => bitmask::compress(BitmaskCodec::Rle, &filtered)?,
             Compression::Roaring => bitmask::compress(BitmaskCodec::Roaring, &filtered)?,
             Compression::Szip {
@@ -468,6 +475,10 @@ impl Pipeline {
                     Compression::Zstd { .. } => zstd::decompress_into(payload, buf)?,
                     Compression::Lz4 => lz4::decompress_into(payload, buf)?,
                     Compression::Blosc2 { .. } => crate::blosc2::decompress_into(payload, buf)?,
+                    Compression::Zfp { mode } => {
+                        // The reference writes the decoded values in the descriptor's order.
+                        crate::zfp::decompress_into(payload, mode, buf, order == ByteOrder::Big)?;
+                    }
                     Compression::Rle => bitmask::decompress_into(BitmaskCodec::Rle, payload, buf)?,
                     Compression::Roaring => {
                         bitmask::decompress_into(BitmaskCodec::Roaring, payload, buf)?;

@@ -105,3 +105,34 @@ def test_tensogram_reads_blosc2_that_tensorkit_writes(tmp_path, codec):
             assert desc.compression == "blosc2"
             assert desc.params["blosc2_codec"] == codec
             np.testing.assert_array_equal(np.asarray(arr), want, err_msg=f"{spec} {name}")
+
+
+@pytest.mark.parametrize(
+    "spec,params",
+    [
+        ("zfp:rate:16", {"zfp_mode": "fixed_rate", "zfp_rate": 16.0}),
+        ("zfp:precision:32", {"zfp_mode": "fixed_precision", "zfp_precision": 32}),
+        ("zfp:accuracy:0.001", {"zfp_mode": "fixed_accuracy", "zfp_tolerance": 0.001}),
+    ],
+)
+def test_zfp_that_tensorkit_writes_is_tensograms_byte_for_byte(tmp_path, spec, params):
+    y, x = np.mgrid[0:30, 0:40]
+    field = 250.0 + 20.0 * np.sin(x / 7.0) * np.cos(y / 5.0)
+    path = tmp_path / "z.tgm"
+    tensorkit.save(path, {"t": field}, pipeline=spec)
+    ours = tensogram.decode(path.read_bytes(), verify_hash=True)[1][0]
+    desc = {
+        "type": "ntensor",
+        "shape": [30, 40],
+        "dtype": "float64",
+        "byte_order": "little",
+        "encoding": "none",
+        "filter": "none",
+        "compression": "zfp",
+        **params,
+    }
+    theirs = tensogram.decode(tensogram.encode({}, [(desc, field)]))[1][0]
+    assert ours[0].params["zfp_mode"] == params["zfp_mode"]
+    np.testing.assert_array_equal(np.asarray(ours[1]), np.asarray(theirs[1]))
+    if "zfp_tolerance" in params:
+        assert np.max(np.abs(np.asarray(ours[1]) - field)) <= params["zfp_tolerance"]
