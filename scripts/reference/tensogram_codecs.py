@@ -1,5 +1,5 @@
 """Writes Tensogram files with the codecs tensogram 0.24 ships beyond the core ones (blosc2,
-zfp),
+zfp, sz3),
 each with a JSON sidecar: per object its descriptor's pipeline and the SHA-256 of its
 little-endian elements as tensogram decodes them.
 
@@ -15,7 +15,9 @@ Files:
   fixed accuracy 1e-2/1e-6), and big-endian float64, which the reference compresses as if it
   were native and decodes into big-endian bytes: the sidecar holds what tensogram decodes.
   (float32 is left out: tensogram 0.24 cannot decode its own float32 zfp objects.)
-  ``zfp_input.f64`` holds the field's values, to encode again.
+- ``sz3_bounds``: float64 fields under absolute, relative and PSNR error bounds, and
+  big-endian float64.
+``lossy_input.f64`` holds the field zfp and sz3 compressed, to encode again.
 """
 
 import hashlib
@@ -108,9 +110,15 @@ def main(out):
     ]
     zfp.append(("f8_big", f.astype(">f8"), {"compression": "zfp", "zfp_mode": "fixed_accuracy", "zfp_tolerance": 1e-6}))
     write(out, "zfp_modes", zfp)
-    # The values zfp_modes compressed (little-endian float64): encoding them again must give
-    # tensogram's streams byte for byte.
-    (out / "zfp_input.f64").write_bytes(f.astype("<f8").tobytes())
+    sz3 = [
+        (f"{mode}_{bound}", f, {"compression": "sz3", "sz3_error_bound_mode": mode, "sz3_error_bound": bound})
+        for mode, bound in [("abs", 1e-3), ("abs", 1e-6), ("rel", 1e-4), ("psnr", 80.0)]
+    ]
+    sz3.append(("f8_big", f.astype(">f8"), {"compression": "sz3", "sz3_error_bound_mode": "abs", "sz3_error_bound": 1e-6}))
+    write(out, "sz3_bounds", sz3)
+    # The values zfp_modes and sz3_bounds compressed (little-endian float64): encoding them
+    # again must give tensogram's streams byte for byte.
+    (out / "lossy_input.f64").write_bytes(f.astype("<f8").tobytes())
 
 
 if __name__ == "__main__":

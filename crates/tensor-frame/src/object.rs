@@ -11,8 +11,10 @@ use tensor_dtype::{Dtype, Tensor, TensorView};
 use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
 use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
 
-/// Codecs the format defines that this build does not implement.
-pub const UNSUPPORTED_CODECS: [&str; 1] = ["sz3"];
+/// Codecs the format defines that no build implements: none any more (blosc2, zfp and sz3
+/// are cargo features of tensor-pipeline, on by default; a build without one reports
+/// `NotBuilt`, naming the feature).
+pub const UNSUPPORTED_CODECS: [&str; 0] = [];
 
 /// How to decode an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +178,23 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
                 None => return Err(missing("zfp_mode")),
             };
             Compression::Zfp { mode }
+        }
+        "sz3" => {
+            let mode = d
+                .param_text("sz3_error_bound_mode")
+                .map_err(&e)?
+                .ok_or_else(|| {
+                    Error::Metadata(format!("object {object}: sz3 needs `sz3_error_bound_mode`"))
+                })?;
+            let value = d.param_f64("sz3_error_bound").map_err(&e)?.ok_or_else(|| {
+                Error::Metadata(format!("object {object}: sz3 needs `sz3_error_bound`"))
+            })?;
+            let bound = tensor_pipeline::sz3::Bound::parse(mode, value).ok_or_else(|| {
+                Error::Metadata(format!(
+                    "object {object}: sz3_error_bound_mode {mode:?} is not abs, rel or psnr"
+                ))
+            })?;
+            Compression::Sz3 { bound }
         }
         "rle" => Compression::Rle,
         "roaring" => Compression::Roaring,

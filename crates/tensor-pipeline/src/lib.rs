@@ -34,6 +34,7 @@ pub mod masks;
 mod pipeline;
 pub mod shuffle;
 pub mod simple_packing;
+pub mod sz3;
 pub mod szip;
 pub mod zfp;
 pub mod zstd;

@@ -206,7 +206,8 @@ pub struct Target {
     pub to: Option<String>,
     /// Tensogram output only: the stages applied to every tensor, e.g.
     /// `simple_packing:16,szip`, `shuffle,zstd:3`, `shuffle,blosc2:lz4:5` or
-    /// `zfp:accuracy:1e-4` (stages that do not fit a tensor's dtype are skipped for it).
+    /// `zfp:accuracy:1e-4` or `sz3:abs:1e-4` (stages that do not fit a tensor's dtype are
+    /// skipped for it).
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same

@@ -9,6 +9,7 @@
 //! | `shuffle` | byte shuffle, one lane per byte of an element (of a packed value) |
 //! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default; levels −131072 to 22) |
 //! | `zfp:rate:BITS`, `zfp:precision:PLANES`, `zfp:accuracy:TOLERANCE` | lossy compression of float64 (zfp's fixed-rate, fixed-precision and fixed-accuracy modes) |
+//! | `sz3:abs:BOUND`, `sz3:rel:BOUND`, `sz3:psnr:DB` | lossy compression of float64 (SZ3 under an absolute, relative or PSNR error bound) |
 //! | `blosc2[:CODEC[:LEVEL]]` | lossless compression in blosc2 frames: codec `blosclz`, `lz4` (the default), `lz4hc`, `zlib` or `zstd`, level 0 to 9 (5 by default) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
 //!
@@ -58,6 +59,7 @@ enum Codec {
         level: u8,
     },
     Zfp(tensor_frame::pipeline::zfp::Mode),
+    Sz3(tensor_frame::pipeline::sz3::Bound),
     Szip {
         rsi: u64,
         block: u64,
@@ -202,6 +204,28 @@ impl PipelineSpec {
                     };
                     p.compression = Some(Codec::Zfp(mode));
                 }
+                "sz3" => {
+                    if p.shuffle || p.packing_bits.is_some() {
+                        return Err(bad(
+                            spec,
+                            "sz3 compresses float64 values: no packing or shuffle before it",
+                        ));
+                    }
+                    let value = b
+                        .and_then(|v| v.parse::<f64>().ok())
+                        .filter(|v| v.is_finite() && *v > 0.0)
+                        .ok_or_else(|| {
+                            bad(spec, "sz3 needs a bound and a positive value, e.g. sz3:abs:1e-4, sz3:rel:1e-3 or sz3:psnr:80")
+                        })?;
+                    let bound = tensor_frame::pipeline::sz3::Bound::parse(a.unwrap_or(""), value)
+                        .ok_or_else(|| {
+                        bad(
+                            spec,
+                            &format!("sz3 bound {:?} is not abs, rel or psnr", a.unwrap_or("")),
+                        )
+                    })?;
+                    p.compression = Some(Codec::Sz3(bound));
+                }
                 "szip" => {
                     p.compression = Some(Codec::Szip {
                         rsi: num(a, 128, "rsi")?,
@@ -212,7 +236,7 @@ impl PipelineSpec {
                     return Err(bad(
                         spec,
                         &format!(
-                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, blosc2[:CODEC[:LEVEL]], zfp:MODE:VALUE, szip[:RSI[:BLOCK]])"
+                            "unknown stage {other:?} (none, simple_packing:BITS, shuffle, zstd[:LEVEL], lz4, blosc2[:CODEC[:LEVEL]], zfp:MODE:VALUE, sz3:BOUND:VALUE, szip[:RSI[:BLOCK]])"
                         ),
                     ));
                 }
@@ -224,7 +248,8 @@ impl PipelineSpec {
     /// Whether the pipeline can change values (simple packing).
     #[must_use]
     pub fn is_lossy(&self) -> bool {
-        self.packing_bits.is_some() || matches!(self.compression, Some(Codec::Zfp(_)))
+        self.packing_bits.is_some()
+            || matches!(self.compression, Some(Codec::Zfp(_) | Codec::Sz3(_)))
     }
 
     /// Allows what only tensorkit reads (`--allow-extensions`): packing float32, szip after
@@ -318,6 +343,23 @@ impl PipelineSpec {
                         "zfp",
                         format!(
                             "tensogram's zfp reads every payload as float64 values, so {} would not come back",
+                            d.dtype
+                        ),
+                    );
+                }
+            }
+            Some(Codec::Sz3(bound)) => {
+                if d.dtype == Dtype::Float64 {
+                    d.compression = "sz3".into();
+                    d.params
+                        .insert("sz3_error_bound_mode".into(), Value::from(bound.name()));
+                    d.params
+                        .insert("sz3_error_bound".into(), Value::Float(bound.value()));
+                } else {
+                    skip(
+                        "sz3",
+                        format!(
+                            "tensogram's sz3 reads every payload as float64 values, so {} would not come back",
                             d.dtype
                         ),
                     );
@@ -436,7 +478,19 @@ mod tests {
             .unwrap()
             .apply(&mut d);
         assert_eq!(d.param_u64("zfp_precision").unwrap(), Some(32));
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[8], ByteOrder::Little);
+        let sz3 = PipelineSpec::parse("sz3:psnr:80").unwrap();
+        assert!(sz3.is_lossy() && sz3.apply(&mut d).is_empty());
+        assert_eq!(d.param_text("sz3_error_bound_mode").unwrap(), Some("psnr"));
+        assert_eq!(d.param_f64("sz3_error_bound").unwrap(), Some(80.0));
+        let mut i = DataObjectDescriptor::new(Dtype::Int32, &[8], ByteOrder::Little);
+        assert_eq!(sz3.apply(&mut i).len(), 1);
         for bad in [
+            "sz3",
+            "sz3:abs",
+            "sz3:l2:1",
+            "sz3:abs:0",
+            "shuffle,sz3:abs:1",
             "zfp",
             "zfp:rate",
             "zfp:speed:3",

@@ -1,6 +1,7 @@
-//! Objects tensogram 0.24 compressed with blosc2 and zfp (`testdata/reference/
+//! Objects tensogram 0.24 compressed with blosc2, zfp and sz3 (`testdata/reference/
 //! tensogram_codecs`, made by `scripts/reference/tensogram_codecs.py`): every blosc2 codec and
-//! level, several dtypes, after a shuffle and after simple packing; every zfp mode. Each
+//! level, several dtypes, after a shuffle and after simple packing; every zfp mode; every SZ3
+//! error bound. Each
 //! decodes to exactly what tensogram decoded, and encoding the same input again with the
 //! object's descriptor gives tensogram's payload byte for byte.
 
@@ -43,13 +44,13 @@ fn as_written(path: &Path) -> Result<(), Failed> {
             return Err(format!("{name}: the values differ from tensogram's").into());
         }
         // The same input values and descriptor give the same payload: for lossless
-        // pipelines the decoded values, for zfp the field the fixture script compressed.
+        // pipelines the decoded values, for zfp and sz3 the field the script compressed.
         let d = o.descriptor();
-        let input = if d.compression == "zfp" {
+        let input = if matches!(d.compression.as_str(), "zfp" | "sz3") {
             if d.byte_order == Some(ByteOrder::Big) {
                 continue;
             }
-            std::fs::read(path.with_file_name("zfp_input.f64"))?
+            std::fs::read(path.with_file_name("lossy_input.f64"))?
         } else if d.encoding == "none" {
             t.data().to_vec()
         } else {

@@ -59,6 +59,11 @@ pub enum Compression {
         /// The mode and its parameter.
         mode: crate::zfp::Mode,
     },
+    /// SZ3 (lossy): one stream of the payload read as float64 values (see [`crate::sz3`]).
+    Sz3 {
+        /// The error bound.
+        bound: crate::sz3::Bound,
+    },
     /// szip (CCSDS 121.0-B-3). The sample width is not stored: see
     /// [`Pipeline::szip_params`].
     Szip {
@@ -87,6 +92,7 @@ impl Compression {
             Compression::Roaring if !cfg!(feature = "roaring") => "roaring",
             Compression::Blosc2 { .. } if !cfg!(feature = "blosc2") => "blosc2",
             Compression::Zfp { .. } if !cfg!(feature = "zfp") => "zfp",
+            Compression::Sz3 { .. } if !cfg!(feature = "sz3") => "sz3",
             _ => return None,
         };
         Some(Error::not_built(feature))
@@ -422,6 +428,7 @@ impl Pipeline {
                 crate::blosc2::compress(&filtered, codec, clevel, self.blosc2_typesize(dtype))?
             }
             Compression::Zfp { mode } => crate::zfp::compress(&filtered, mode)?,
+            Compression::Sz3 { bound } => crate::sz3::compress(&filtered, bound)?,
             Compression::Rle => bitmask::compress(BitmaskCodec::Rle, &filtered)?,
             Compression::Roaring => bitmask::compress(BitmaskCodec::Roaring, &filtered)?,
             Compression::Szip {
@@ -478,6 +485,9 @@ impl Pipeline {
                     Compression::Zfp { mode } => {
                         // The reference writes the decoded values in the descriptor's order.
                         crate::zfp::decompress_into(payload, mode, buf, order == ByteOrder::Big)?;
+                    }
+                    Compression::Sz3 { .. } => {
+                        crate::sz3::decompress_into(payload, buf, order == ByteOrder::Big)?;
                     }
                     Compression::Rle => bitmask::decompress_into(BitmaskCodec::Rle, payload, buf)?,
                     Compression::Roaring => {

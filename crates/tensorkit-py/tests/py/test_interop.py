@@ -113,9 +113,12 @@ def test_tensogram_reads_blosc2_that_tensorkit_writes(tmp_path, codec):
         ("zfp:rate:16", {"zfp_mode": "fixed_rate", "zfp_rate": 16.0}),
         ("zfp:precision:32", {"zfp_mode": "fixed_precision", "zfp_precision": 32}),
         ("zfp:accuracy:0.001", {"zfp_mode": "fixed_accuracy", "zfp_tolerance": 0.001}),
+        ("sz3:abs:0.001", {"sz3_error_bound_mode": "abs", "sz3_error_bound": 0.001}),
+        ("sz3:rel:0.0001", {"sz3_error_bound_mode": "rel", "sz3_error_bound": 0.0001}),
+        ("sz3:psnr:80", {"sz3_error_bound_mode": "psnr", "sz3_error_bound": 80.0}),
     ],
 )
-def test_zfp_that_tensorkit_writes_is_tensograms_byte_for_byte(tmp_path, spec, params):
+def test_lossy_codecs_that_tensorkit_writes_are_tensograms(tmp_path, spec, params):
     y, x = np.mgrid[0:30, 0:40]
     field = 250.0 + 20.0 * np.sin(x / 7.0) * np.cos(y / 5.0)
     path = tmp_path / "z.tgm"
@@ -128,11 +131,12 @@ def test_zfp_that_tensorkit_writes_is_tensograms_byte_for_byte(tmp_path, spec, p
         "byte_order": "little",
         "encoding": "none",
         "filter": "none",
-        "compression": "zfp",
+        "compression": spec.split(":")[0],
         **params,
     }
     theirs = tensogram.decode(tensogram.encode({}, [(desc, field)]))[1][0]
-    assert ours[0].params["zfp_mode"] == params["zfp_mode"]
+    assert {k: ours[0].params[k] for k in params} == params
     np.testing.assert_array_equal(np.asarray(ours[1]), np.asarray(theirs[1]))
-    if "zfp_tolerance" in params:
-        assert np.max(np.abs(np.asarray(ours[1]) - field)) <= params["zfp_tolerance"]
+    bound = params.get("zfp_tolerance", params.get("sz3_error_bound") if spec.startswith("sz3:abs") else None)
+    if bound is not None:
+        assert np.max(np.abs(np.asarray(ours[1]) - field)) <= bound
