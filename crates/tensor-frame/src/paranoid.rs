@@ -8,7 +8,7 @@ use crate::object::ObjectFrame;
 use crate::wire::{FRAME_HEADER_LEN, FrameHeader, FrameType};
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
-use tensor_pipeline::{Encoding, Pipeline};
+use tensor_pipeline::{Compression, Encoding, Pipeline};
 
 fn fail(object: Option<usize>, what: String) -> Error {
     Error::SelfCheck { object, what }
@@ -59,6 +59,50 @@ pub(crate) fn check_payload(
     let back = p
         .decode(payload, dtype, order, n, &Limits::unlimited())
         .map_err(|e| fail(Some(object), format!("the payload does not decode: {e}")))?;
+    // zfp and SZ3 are lossy: the values come back within the bound when the mode has an
+    // absolute one (fixed accuracy, an absolute error bound), and the right size otherwise.
+    let lossy_bound = match p.compression {
+        Compression::Zfp { mode } => Some(match mode {
+            tensor_pipeline::zfp::Mode::FixedAccuracy(t) => Some(t),
+            _ => None,
+        }),
+        Compression::Sz3 { bound } => Some(match bound {
+            tensor_pipeline::sz3::Bound::Absolute(b) => Some(b),
+            _ => None,
+        }),
+        _ => None,
+    };
+    if let Some(bound) = lossy_bound {
+        if back.len() != input.len() {
+            return Err(fail(
+                Some(object),
+                "the payload decodes to another size".into(),
+            ));
+        }
+        let Some(bound) = bound else { return Ok(()) };
+        let get = |b: &[u8]| -> Vec<f64> {
+            b.as_chunks::<8>()
+                .0
+                .iter()
+                .map(|c| {
+                    if order == ByteOrder::Big {
+                        f64::from_be_bytes(*c)
+                    } else {
+                        f64::from_le_bytes(*c)
+                    }
+                })
+                .collect()
+        };
+        for (i, (a, b)) in get(input).iter().zip(get(&back)).enumerate() {
+            if (a - b).abs() > bound * (1.0 + 1e-9) {
+                return Err(fail(
+                    Some(object),
+                    format!("element {i} comes back as {b}, not within {bound} of {a}"),
+                ));
+            }
+        }
+        return Ok(());
+    }
     let Encoding::SimplePacking(sp) = p.encoding else {
         return if back == input {
             Ok(())
