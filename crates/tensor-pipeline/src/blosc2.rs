@@ -79,15 +79,7 @@ pub fn compress(data: &[u8], codec: Codec, clevel: u8, typesize: usize) -> Resul
 /// each chunk's size is checked against what is left of `dst` before it is decoded.
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
     if src.is_empty() {
-        return if dst.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::SizeMismatch {
-                codec: CODEC,
-                expected: dst.len() as u64,
-                actual: "0".into(),
-            })
-        };
+        return Error::empty_payload(CODEC, dst);
     }
     let at = unframe(src, dst)?;
     if at != dst.len() {

@@ -43,6 +43,21 @@ pub enum Error {
 }
 
 impl Error {
+    /// For a codec's empty payload, which holds nothing (writers store an empty tensor's
+    /// blob with zero bytes): `Ok` when `dst` expects nothing, [`Error::SizeMismatch`]
+    /// otherwise.
+    pub(crate) fn empty_payload(codec: &'static str, dst: &[u8]) -> Result<()> {
+        if dst.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::SizeMismatch {
+                codec,
+                expected: dst.len() as u64,
+                actual: "0".into(),
+            })
+        }
+    }
+
     /// [`Error::NotBuilt`] for a codec named like the cargo feature that builds it.
     pub(crate) fn not_built(feature: &'static str) -> Error {
         Error::NotBuilt {

@@ -29,6 +29,7 @@ pub mod bitmask;
 pub mod blosc2;
 mod dense_bits;
 mod error;
+mod float64_field;
 pub mod lz4;
 pub mod masks;
 mod pipeline;

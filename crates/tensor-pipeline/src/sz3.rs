@@ -9,6 +9,7 @@
 //! same, and the pipeline writes SZ3 for little-endian float64 only.
 
 use crate::error::{Error, Result};
+use crate::float64_field;
 
 const CODEC: &str = "sz3";
 
@@ -62,59 +63,25 @@ fn failed(e: impl std::fmt::Debug) -> Error {
     }
 }
 
-fn not_float64(len: usize) -> Error {
-    Error::Corrupt {
-        codec: CODEC,
-        reason: format!(
-            "{len} bytes are not whole float64 values (SZ3 codes float64 payloads only)"
-        ),
-    }
-}
-
 /// Compresses `data`, float64 values in the machine's byte order, under `bound`.
 pub fn compress(data: &[u8], bound: Bound) -> Result<Vec<u8>> {
-    if !data.len().is_multiple_of(8) {
-        return Err(not_float64(data.len()));
-    }
-    if data.is_empty() {
+    let values = float64_field::values(CODEC, data)?;
+    if values.is_empty() {
         return Ok(Vec::new());
     }
-    let values: Vec<f64> = data
-        .as_chunks::<8>()
-        .0
-        .iter()
-        .map(|c| f64::from_ne_bytes(*c))
-        .collect();
     encode(&values, bound)
 }
 
 /// Decodes the stream `src` of `dst.len() / 8` float64 values into `dst`, each in
 /// `big_endian` order or the machine's.
 pub fn decompress_into(src: &[u8], dst: &mut [u8], big_endian: bool) -> Result<()> {
-    if !dst.len().is_multiple_of(8) {
-        return Err(not_float64(dst.len()));
-    }
-    let n = dst.len() / 8;
-    if n == 0 || src.is_empty() {
-        return if n == 0 && src.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::SizeMismatch {
-                codec: CODEC,
-                expected: dst.len() as u64,
-                actual: if n == 0 { "more".into() } else { "0".into() },
-            })
-        };
+    let n = float64_field::count(CODEC, dst.len())?;
+    if !float64_field::has_values(CODEC, src, n)? {
+        return Ok(());
     }
     let mut values = tensor_core::buffer::try_filled(n, 0f64, "SZ3 values")?;
     decode(src, &mut values)?;
-    for (out, v) in dst.chunks_exact_mut(8).zip(values) {
-        out.copy_from_slice(&if big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_ne_bytes()
-        });
-    }
+    float64_field::write(&values, dst, big_endian);
     Ok(())
 }
 

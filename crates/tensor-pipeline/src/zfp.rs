@@ -10,7 +10,8 @@
 //! of float32 taken for one float64 included); the pipeline writes zfp for little-endian
 //! float64 only, the one case both read as the values they are.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::float64_field;
 
 const CODEC: &str = "zfp";
 
@@ -38,8 +39,9 @@ impl Mode {
     }
 }
 
-fn failed(what: impl Into<String>) -> Error {
-    Error::Corrupt {
+#[cfg(feature = "zfp")]
+fn failed(what: impl Into<String>) -> crate::error::Error {
+    crate::error::Error::Corrupt {
         codec: CODEC,
         reason: what.into(),
     }
@@ -47,7 +49,7 @@ fn failed(what: impl Into<String>) -> Error {
 
 /// Compresses `data`, float64 values in the machine's byte order, in `mode`.
 pub fn compress(data: &[u8], mode: Mode) -> Result<Vec<u8>> {
-    let values = to_values(data)?;
+    let values = float64_field::values(CODEC, data)?;
     if values.is_empty() {
         return Ok(Vec::new());
     }
@@ -57,49 +59,14 @@ pub fn compress(data: &[u8], mode: Mode) -> Result<Vec<u8>> {
 /// Decodes the stream `src` of `dst.len() / 8` float64 values into `dst`, each in
 /// `big_endian` order or the machine's.
 pub fn decompress_into(src: &[u8], mode: Mode, dst: &mut [u8], big_endian: bool) -> Result<()> {
-    if !dst.len().is_multiple_of(8) {
-        return Err(failed(format!(
-            "{} bytes are not whole float64 values (zfp codes float64 payloads only)",
-            dst.len()
-        )));
-    }
-    let n = dst.len() / 8;
-    match (n, src.is_empty()) {
-        (0, true) => return Ok(()),
-        (0, false) | (_, true) => {
-            return Err(Error::SizeMismatch {
-                codec: CODEC,
-                expected: dst.len() as u64,
-                actual: if n == 0 { "more".into() } else { "0".into() },
-            });
-        }
-        _ => {}
+    let n = float64_field::count(CODEC, dst.len())?;
+    if !float64_field::has_values(CODEC, src, n)? {
+        return Ok(());
     }
     let mut values = tensor_core::buffer::try_filled(n, 0f64, "zfp values")?;
     ffi::decompress(src, mode, &mut values)?;
-    for (out, v) in dst.chunks_exact_mut(8).zip(values) {
-        out.copy_from_slice(&if big_endian {
-            v.to_be_bytes()
-        } else {
-            v.to_ne_bytes()
-        });
-    }
+    float64_field::write(&values, dst, big_endian);
     Ok(())
-}
-
-fn to_values(data: &[u8]) -> Result<Vec<f64>> {
-    if !data.len().is_multiple_of(8) {
-        return Err(failed(format!(
-            "{} bytes are not whole float64 values (zfp codes float64 payloads only)",
-            data.len()
-        )));
-    }
-    Ok(data
-        .as_chunks::<8>()
-        .0
-        .iter()
-        .map(|c| f64::from_ne_bytes(*c))
-        .collect())
 }
 
 #[cfg(feature = "zfp")]

@@ -30,15 +30,7 @@ pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
 /// nothing (writers store an empty tensor's blob with zero bytes).
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
     if src.is_empty() {
-        return if dst.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::SizeMismatch {
-                codec: CODEC,
-                expected: dst.len() as u64,
-                actual: "0".into(),
-            })
-        };
+        return Error::empty_payload(CODEC, dst);
     }
     let mut dec = reader(src)?;
     let mut filled = 0;
