@@ -11,9 +11,13 @@ use tensor_dtype::{Dtype, Tensor, TensorView};
 use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
 use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
 
-/// Codecs the format defines that no build implements: none any more (blosc2, zfp and sz3
-/// are cargo features of tensor-pipeline, on by default; a build without one reports
-/// `NotBuilt`, naming the feature).
+/// Codecs the format defines that this build does not decode: `sz3` unless the `sz3`
+/// feature is on (it is off by default: SZ3's decoder aborts the process on a malformed
+/// stream). blosc2 and zfp are default features.
+#[cfg(not(feature = "sz3"))]
+pub const UNSUPPORTED_CODECS: [&str; 1] = ["sz3"];
+/// Codecs the format defines that this build does not decode: none.
+#[cfg(feature = "sz3")]
 pub const UNSUPPORTED_CODECS: [&str; 0] = [];
 
 /// How to decode an object.
@@ -179,6 +183,7 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             };
             Compression::Zfp { mode }
         }
+        #[cfg(feature = "sz3")]
         "sz3" => {
             let mode = d
                 .param_text("sz3_error_bound_mode")

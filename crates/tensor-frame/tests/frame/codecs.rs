@@ -29,6 +29,13 @@ fn as_written(path: &Path) -> Result<(), Failed> {
     for (i, w) in objects.iter().enumerate() {
         let name = w["name"].as_str().unwrap_or_default();
         let o = m.object(i)?;
+        // A codec this build leaves out (sz3 unless its feature is on) is refused by name.
+        if tensor_frame::UNSUPPORTED_CODECS.contains(&o.descriptor().compression.as_str()) {
+            match m.decode_object(i, DecodeOptions::default()) {
+                Err(tensor_frame::Error::Unsupported { .. }) => continue,
+                other => return Err(format!("{name}: {:?}", other.map(|_| ())).into()),
+            }
+        }
         let t = m.decode_object(
             i,
             DecodeOptions {
