@@ -176,6 +176,12 @@ impl DataObjectDescriptor {
             ));
         }
         let canonical = d.was_canonical() && to_canonical(&root) == bytes;
+        Ok((Self::from_value(root)?, canonical))
+    }
+
+    /// The descriptor a decoded CBOR map holds (what [`decode`](Self::decode) builds once the
+    /// bytes are parsed), checked the same way.
+    pub fn from_value(root: Value) -> Result<Self> {
         let mut seen = std::collections::BTreeSet::new();
         let mut params = BTreeMap::new();
         let (mut obj_type, mut ndim, mut shape, mut strides, mut dt, mut byte_order) =
@@ -227,7 +233,7 @@ impl DataObjectDescriptor {
             params,
         };
         desc.validate()?;
-        Ok((desc, canonical))
+        Ok(desc)
     }
 
     /// Checks what the descriptor says about itself: a non-empty type, `ndim` equal to the

@@ -481,24 +481,15 @@ impl<'a> Message<'a> {
             count: self.objects.len(),
         })?;
         let post_off = self.bytes.len() as u64 - POSTAMBLE_LEN;
-        if offset < PREAMBLE_LEN || offset > post_off {
-            return Err(Error::framing(
-                offset,
-                format!("object {i} is indexed at {offset}, outside the message's frames"),
-            ));
-        }
-        let f = frame_at(self.bytes, offset, post_off)?;
-        if f.frame_type != FrameType::NTensor || f.header.total_length != length {
+        if offset < PREAMBLE_LEN || offset > post_off || length > post_off - offset {
             return Err(Error::framing(
                 offset,
                 format!(
-                    "the index puts object {i} at {offset} with {length} bytes, but a {} frame of {} bytes is there",
-                    f.frame_type.name(),
-                    f.header.total_length
+                    "object {i} is indexed at {offset} with {length} bytes, outside the message's frames"
                 ),
             ));
         }
-        ObjectFrame::parse(f.bytes(self.bytes), f.header, i, offset, &self.limits)
+        self.object_in(i, &self.bytes[offset as usize..(offset + length) as usize])
     }
 
     /// Data object `i` from `frame`, its frame's bytes alone (the message's
@@ -520,12 +511,13 @@ impl<'a> Message<'a> {
             ));
         }
         let f = frame_at(frame, 0, length).map_err(|e| e.shifted(offset))?;
-        if f.frame_type != FrameType::NTensor {
+        if f.frame_type != FrameType::NTensor || f.header.total_length != length {
             return Err(Error::framing(
                 offset,
                 format!(
-                    "the index puts object {i} at {offset}, but a {} frame is there",
-                    f.frame_type.name()
+                    "the index puts object {i} at {offset} with {length} bytes, but a {} frame of {} bytes is there",
+                    f.frame_type.name(),
+                    f.header.total_length
                 ),
             ));
         }

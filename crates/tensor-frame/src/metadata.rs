@@ -68,7 +68,7 @@ fn to_value(m: &Map) -> Value {
 }
 
 /// The entry `key` of a map with text keys.
-fn field<'v>(v: &'v MetaValue, key: &str) -> Option<&'v MetaValue> {
+pub(crate) fn field<'v>(v: &'v MetaValue, key: &str) -> Option<&'v MetaValue> {
     v.as_map()?
         .iter()
         .find(|(k, _)| k.as_text() == Some(key))
@@ -97,6 +97,11 @@ impl GlobalMetadata {
     /// canonical.
     pub fn decode(bytes: &[u8]) -> Result<(Self, bool)> {
         let (v, canonical) = decode_cbor(bytes, "global metadata")?;
+        Ok((Self::from_value(v)?, canonical))
+    }
+
+    /// The metadata a decoded metadata map holds.
+    pub(crate) fn from_value(v: Value) -> Result<Self> {
         let mut meta = GlobalMetadata::default();
         let mut unknown = Vec::new();
         for (k, v) in text_map(v, "global metadata")? {
@@ -124,7 +129,7 @@ impl GlobalMetadata {
             }
             meta.extra.insert(k, MetaValue::from(&v));
         }
-        Ok((meta, canonical))
+        Ok(meta)
     }
 
     /// The canonical CBOR of this metadata. Empty parts are left out.

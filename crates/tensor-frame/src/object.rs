@@ -57,15 +57,14 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
     };
     let unknown =
         |what: &str, name: &str| Error::encoding(Some(object), format!("unknown {what} {name:?}"));
+    let missing = |key: &str| Error::Metadata(format!("object {object}: `{key}` is missing"));
     let encoding = match d.encoding.as_str() {
         "none" => Encoding::None,
         "simple_packing" => {
             let bits = d
                 .param_u64("sp_bits_per_value")
                 .map_err(&e)?
-                .ok_or_else(|| {
-                    Error::Metadata(format!("object {object}: `sp_bits_per_value` is missing"))
-                })?;
+                .ok_or_else(|| missing("sp_bits_per_value"))?;
             let reference = d.param_f64("sp_reference_value").map_err(&e)?;
             let scale = d.param_i64("sp_binary_scale_factor").map_err(&e)?;
             let (Some(reference_value), Some(scale)) = (reference, scale) else {
@@ -99,11 +98,7 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             let size = d
                 .param_u64("shuffle_element_size")
                 .map_err(&e)?
-                .ok_or_else(|| {
-                    Error::Metadata(format!(
-                        "object {object}: `shuffle_element_size` is missing"
-                    ))
-                })?;
+                .ok_or_else(|| missing("shuffle_element_size"))?;
             Filter::Shuffle {
                 element_size: checked::to_usize(size, "shuffle element size")?,
             }
@@ -111,10 +106,7 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
         other => return Err(unknown("filter", other)),
     };
     let szip_param = |key: &'static str| -> Result<u32> {
-        let v = d
-            .param_u64(key)
-            .map_err(&e)?
-            .ok_or_else(|| Error::Metadata(format!("object {object}: `{key}` is missing")))?;
+        let v = d.param_u64(key).map_err(&e)?.ok_or_else(|| missing(key))?;
         u32::try_from(v)
             .map_err(|_| Error::Metadata(format!("object {object}: `{key}` {v} is out of range")))
     };
@@ -150,8 +142,6 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             }
         }
         "zfp" => {
-            let missing =
-                |key: &str| Error::Metadata(format!("object {object}: zfp needs `{key}`"));
             let mode = match d.param_text("zfp_mode").map_err(&e)? {
                 Some("fixed_rate") => tensor_pipeline::zfp::Mode::FixedRate(
                     d.param_f64("zfp_rate")
@@ -188,12 +178,11 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             let mode = d
                 .param_text("sz3_error_bound_mode")
                 .map_err(&e)?
-                .ok_or_else(|| {
-                    Error::Metadata(format!("object {object}: sz3 needs `sz3_error_bound_mode`"))
-                })?;
-            let value = d.param_f64("sz3_error_bound").map_err(&e)?.ok_or_else(|| {
-                Error::Metadata(format!("object {object}: sz3 needs `sz3_error_bound`"))
-            })?;
+                .ok_or_else(|| missing("sz3_error_bound_mode"))?;
+            let value = d
+                .param_f64("sz3_error_bound")
+                .map_err(&e)?
+                .ok_or_else(|| missing("sz3_error_bound"))?;
             let bound = tensor_pipeline::sz3::Bound::parse(mode, value).ok_or_else(|| {
                 Error::Metadata(format!(
                     "object {object}: sz3_error_bound_mode {mode:?} is not abs, rel or psnr"

@@ -23,27 +23,24 @@
 
 use crate::encode::{EncodeOptions, encode_pre_encoded};
 use crate::error::{Error, Result};
-use crate::metadata::{GlobalMetadata, Map, MetaValue, RESERVED};
+use crate::metadata::{GlobalMetadata, Map, MetaValue, RESERVED, field};
 use crate::provenance::Provenance;
-use crate::wire::{END_MAGIC, FRAME_END, MAGIC, PREAMBLE_LEN};
+use crate::wire::{
+    CBOR_AFTER_PAYLOAD, END_MAGIC, FRAME_END, FRAME_HEADER_LEN, MAGIC, PREAMBLE_LEN, be_u16,
+    be_u64, flags::PRECEDER_METADATA,
+};
 use tensor_core::Limits;
-use tensor_core::cbor::{Decoder, Value, to_canonical};
+use tensor_core::cbor::{Decoder, Value};
 use tensor_descriptor::DataObjectDescriptor;
 
 /// The version number in a version 2 preamble.
 pub const VERSION: u16 = 2;
 /// Bytes in a version 2 postamble: `first_footer_offset` and the end magic.
 pub const POSTAMBLE_LEN: u64 = 16;
-/// A frame header's bytes (as in version 3).
-const FRAME_HEADER_LEN: u64 = 16;
 /// The smallest frame: a header and `ENDF`.
 const MIN_FRAME: u64 = FRAME_HEADER_LEN + 4;
 /// The smallest data frame: a header, `cbor_offset` and `ENDF`.
 const MIN_DATA_FRAME: u64 = FRAME_HEADER_LEN + 12;
-/// Data frame flag: the descriptor follows the payload.
-const CBOR_AFTER_PAYLOAD: u16 = 1;
-/// Preamble flag: preceder metadata frames are present.
-const PRECEDER_FLAG: u16 = 1 << 6;
 
 /// Whether `bytes` start with a version 2 message.
 #[must_use]
@@ -124,34 +121,23 @@ pub struct Message<'a> {
     pub notes: Vec<String>,
 }
 
-fn be_u16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-
-fn be_u64(b: &[u8], at: usize) -> u64 {
-    let mut x = [0u8; 8];
-    x.copy_from_slice(&b[at..at + 8]);
-    u64::from_be_bytes(x)
-}
-
-fn framing(offset: u64, reason: impl Into<String>) -> Error {
-    Error::framing(offset, reason)
-}
-
 /// Where the message at the start of `bytes` ends: from the preamble's length, or, for a
 /// streamed message, by walking its frames to the postamble.
 fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
     let len = bytes.len() as u64;
     if total != 0 {
         if total < PREAMBLE_LEN + POSTAMBLE_LEN || total > len {
-            return Err(framing(
+            return Err(Error::framing(
                 16,
                 format!("the preamble gives the message {total} bytes; {len} are there"),
             ));
         }
-        let end = usize::try_from(total).map_err(|_| framing(16, "length overflows"))?;
+        let end = usize::try_from(total).map_err(|_| Error::framing(16, "length overflows"))?;
         if bytes[end - 8..end] != *END_MAGIC {
-            return Err(framing(total - 8, "the message does not end with 39277777"));
+            return Err(Error::framing(
+                total - 8,
+                "the message does not end with 39277777",
+            ));
         }
         return Ok(end);
     }
@@ -159,7 +145,7 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
     loop {
         pos = skip_padding(bytes, pos)?;
         if pos + POSTAMBLE_LEN > len {
-            return Err(framing(
+            return Err(Error::framing(
                 pos,
                 "the streamed message ends before its postamble",
             ));
@@ -168,7 +154,7 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
         if bytes[at..at + 2] == *b"FR" {
             let flen = be_u64(bytes, at + 8);
             if flen < MIN_FRAME || flen > len - pos {
-                return Err(framing(
+                return Err(Error::framing(
                     pos,
                     format!("a frame of {flen} bytes does not fit"),
                 ));
@@ -177,7 +163,7 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
         } else if bytes[at + 8..at + 16] == *END_MAGIC {
             return Ok(at + 16);
         } else {
-            return Err(framing(pos, "neither a frame nor the postamble"));
+            return Err(Error::framing(pos, "neither a frame nor the postamble"));
         }
     }
 }
@@ -189,7 +175,7 @@ fn skip_padding(bytes: &[u8], mut pos: u64) -> Result<u64> {
         pos += 1;
     }
     if pos < aligned && bytes[pos as usize..].first() != Some(&b'F') {
-        return Err(framing(pos, "non-zero bytes between frames"));
+        return Err(Error::framing(pos, "non-zero bytes between frames"));
     }
     Ok(pos)
 }
@@ -210,23 +196,16 @@ fn metadata(bytes: &[u8], limits: &Limits) -> Result<GlobalMetadata> {
         .into_iter()
         .filter(|(k, _)| k.as_text() != Some("version"))
         .collect();
-    Ok(GlobalMetadata::decode(&to_canonical(&Value::Map(kept)))?.0)
-}
-
-fn text_key<'v>(m: &'v [(Value, Value)], key: &str) -> Option<&'v Value> {
-    m.iter()
-        .find(|(k, _)| k.as_text() == Some(key))
-        .map(|(_, v)| v)
+    GlobalMetadata::from_value(Value::Map(kept))
 }
 
 /// The `offsets` of an index frame.
 fn index_offsets(bytes: &[u8], limits: &Limits) -> Result<Vec<u64>> {
     let v = cbor(bytes, "index frame", limits)?;
-    let offsets = match &v {
-        Value::Map(m) => text_key(m, "offsets").and_then(Value::as_array),
-        _ => None,
-    }
-    .ok_or_else(|| Error::Metadata("index frame: `offsets` must be an array".into()))?;
+    let offsets = v
+        .get("offsets")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::Metadata("index frame: `offsets` must be an array".into()))?;
     offsets
         .iter()
         .map(|o| {
@@ -239,13 +218,12 @@ fn index_offsets(bytes: &[u8], limits: &Limits) -> Result<Vec<u64>> {
 /// The `hashes` of a hash frame (with its `hash_type`).
 fn hash_list(bytes: &[u8], limits: &Limits) -> Result<(String, Vec<String>)> {
     let v = cbor(bytes, "hash frame", limits)?;
-    let Value::Map(m) = &v else {
-        return Err(Error::Metadata("hash frame: not a map".into()));
-    };
-    let algorithm = text_key(m, "hash_type")
+    let algorithm = v
+        .get("hash_type")
         .and_then(Value::as_text)
         .ok_or_else(|| Error::Metadata("hash frame: `hash_type` must be text".into()))?;
-    let hashes = text_key(m, "hashes")
+    let hashes = v
+        .get("hashes")
         .and_then(Value::as_array)
         .ok_or_else(|| Error::Metadata("hash frame: `hashes` must be an array".into()))?
         .iter()
@@ -269,7 +247,7 @@ fn data_object<'a>(
     let footer = frame.len() - 12;
     let cbor_offset = be_u64(frame, footer);
     if cbor_offset < FRAME_HEADER_LEN || cbor_offset > footer as u64 {
-        return Err(framing(
+        return Err(Error::framing(
             offset + footer as u64,
             format!("object {index}: cbor_offset {cbor_offset} lies outside [16, {footer}]"),
         ));
@@ -294,26 +272,21 @@ fn data_object<'a>(
     } else {
         &region[used..]
     };
+    let packed = value.get("encoding").and_then(Value::as_text) == Some("simple_packing");
     let Value::Map(entries) = value else {
         return Err(Error::Metadata(format!(
             "object {index}: the descriptor is not a map"
         )));
     };
-    let packed = text_key(&entries, "encoding").and_then(Value::as_text) == Some("simple_packing");
     let mut hash = None;
     let mut kept = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         match k.as_text() {
             Some("hash") => {
-                let Value::Map(h) = &v else {
-                    return Err(Error::Metadata(format!(
-                        "object {index}: `hash` must be a map"
-                    )));
-                };
-                let get = |k: &str| text_key(h, k).and_then(Value::as_text).map(str::to_owned);
+                let get = |k: &str| v.get(k).and_then(Value::as_text).map(str::to_owned);
                 let (Some(algorithm), Some(value)) = (get("type"), get("value")) else {
                     return Err(Error::Metadata(format!(
-                        "object {index}: `hash` must hold text `type` and `value`"
+                        "object {index}: `hash` must be a map of text `type` and `value`"
                     )));
                 };
                 hash = Some(StoredHash { algorithm, value });
@@ -328,12 +301,10 @@ fn data_object<'a>(
             _ => kept.push((k, v)),
         }
     }
-    let (descriptor, _) =
-        DataObjectDescriptor::decode(&to_canonical(&Value::Map(kept))).map_err(|source| {
-            Error::Descriptor {
-                object: index,
-                source,
-            }
+    let descriptor =
+        DataObjectDescriptor::from_value(Value::Map(kept)).map_err(|source| Error::Descriptor {
+            object: index,
+            source,
         })?;
     Ok(Object {
         descriptor,
@@ -356,7 +327,7 @@ impl<'a> Message<'a> {
     /// found, preceders, and each descriptor. Hashes are checked by [`verify`](Self::verify).
     pub fn parse(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
         if !is_v2(bytes) || bytes.len() < (PREAMBLE_LEN + POSTAMBLE_LEN) as usize {
-            return Err(framing(0, "not a version 2 Tensogram message"));
+            return Err(Error::framing(0, "not a version 2 Tensogram message"));
         }
         let message_flags = be_u16(bytes, 10);
         let total = be_u64(bytes, 16);
@@ -366,7 +337,7 @@ impl<'a> Message<'a> {
         let first_footer = be_u64(bytes, body_end as usize);
         let mut notes = Vec::new();
         if first_footer < PREAMBLE_LEN || first_footer > body_end {
-            return Err(framing(
+            return Err(Error::framing(
                 body_end,
                 format!("first_footer_offset {first_footer} lies outside the message"),
             ));
@@ -386,14 +357,14 @@ impl<'a> Message<'a> {
             }
             let at = pos as usize;
             if bytes.len() - at < FRAME_HEADER_LEN as usize || bytes[at..at + 2] != *b"FR" {
-                return Err(framing(pos, "expected a frame (FR)"));
+                return Err(Error::framing(pos, "expected a frame (FR)"));
             }
             let kind = be_u16(bytes, at + 2);
             let frame_flags = be_u16(bytes, at + 6);
             let flen = be_u64(bytes, at + 8);
             let min = if kind == 4 { MIN_DATA_FRAME } else { MIN_FRAME };
             if flen < min || flen > body_end - pos {
-                return Err(framing(
+                return Err(Error::framing(
                     pos,
                     format!(
                         "a frame of type {kind} claims {flen} bytes; at least {min} and at most {} fit",
@@ -403,23 +374,26 @@ impl<'a> Message<'a> {
             }
             let frame = &bytes[at..at + flen as usize];
             if frame[frame.len() - 4..] != *FRAME_END {
-                return Err(framing(pos + flen - 4, "the frame does not end with ENDF"));
+                return Err(Error::framing(
+                    pos + flen - 4,
+                    "the frame does not end with ENDF",
+                ));
             }
             let body = &frame[FRAME_HEADER_LEN as usize..frame.len() - 4];
             let this = match kind {
                 1..=3 => Phase::Header,
                 4 | 8 => Phase::Body,
                 5..=7 => Phase::Footer,
-                other => return Err(framing(pos, format!("unknown frame type {other}"))),
+                other => return Err(Error::framing(pos, format!("unknown frame type {other}"))),
             };
             if this < phase {
-                return Err(framing(
+                return Err(Error::framing(
                     pos,
                     format!("a frame of type {kind} after the frames of a later section"),
                 ));
             }
             if pending.is_some() && kind != 4 {
-                return Err(framing(
+                return Err(Error::framing(
                     pos,
                     "a preceder metadata frame is not followed by a data object",
                 ));
@@ -453,12 +427,12 @@ impl<'a> Message<'a> {
             pos += flen;
         }
         if pending.is_some() {
-            return Err(framing(
+            return Err(Error::framing(
                 pos,
                 "a preceder metadata frame ends the data objects",
             ));
         }
-        if message_flags & PRECEDER_FLAG != 0 && preceders.is_empty() {
+        if message_flags & PRECEDER_METADATA != 0 && preceders.is_empty() {
             notes.push(
                 "the preamble announces preceder metadata frames, but there are none \
                  (tensogram 0.16's streaming encoder sets the flag regardless)"
@@ -481,7 +455,7 @@ impl<'a> Message<'a> {
         if let Some(offsets) = &index {
             let found: Vec<u64> = objects.iter().map(|o| o.offset).collect();
             if *offsets != found {
-                return Err(framing(
+                return Err(Error::framing(
                     0,
                     format!(
                         "the index gives {} objects at {:?}; the frames hold {} at {:?}",
@@ -586,14 +560,6 @@ fn provenance(reserved: &Map) -> Option<Provenance> {
         time: text(reserved.get("time")),
         uuid: text(reserved.get("uuid")),
     })
-}
-
-/// The value at text key `key` of the map `v`.
-fn field<'v>(v: &'v MetaValue, key: &str) -> Option<&'v MetaValue> {
-    v.as_map()?
-        .iter()
-        .find(|(k, _)| k.as_text() == Some(key))
-        .map(|(_, v)| v)
 }
 
 /// A file migrated to wire version 3, and what was found on the way.

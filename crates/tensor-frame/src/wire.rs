@@ -159,7 +159,7 @@ impl FrameType {
     }
 }
 
-fn be_u16(b: &[u8], at: usize) -> u16 {
+pub(crate) fn be_u16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
