@@ -116,16 +116,7 @@ fn validate_bytes(
     let format = formats::detect(file, map);
     let detected = format.as_ref().ok().copied();
     if let Ok(FormatId::Tensogram) = format {
-        if tensor_frame::v2::holds_v2(map) {
-            return validate_v2(map, options, &limits);
-        }
-        let r = tensor_frame::validate(map, options, &limits);
-        return Validation {
-            format: Some(FormatId::Tensogram),
-            tensors: r.objects,
-            hashes_verified: r.hashes_verified,
-            problems: tensogram_problems(&r),
-        };
+        return validate_tensogram(map, options, &limits).0;
     }
     let problem = |e: &Error| {
         (
@@ -201,26 +192,53 @@ fn tensogram_problems(r: &tensor_frame::Report) -> Vec<(&'static str, String, St
         .collect()
 }
 
-/// [`validate_bytes`] of a Tensogram file holding wire version 2 messages: they are
-/// migrated to version 3 (every version 2 hash checked), and the result validated as any
-/// version 3 file is. The report says what was found: how many version 2 messages, and that
-/// tensogram 0.19 and later no longer read them.
-fn validate_v2(map: &[u8], options: ValidateOptions, limits: &Limits) -> Validation {
+/// [`validate_bytes`] of a Tensogram file, with the file migrated to wire version 3 when it
+/// holds version 2 messages (returned, for callers that go on to read it).
+fn validate_tensogram(
+    map: &[u8],
+    options: ValidateOptions,
+    limits: &Limits,
+) -> (Validation, Option<Vec<u8>>) {
+    if !tensor_frame::v2::holds_v2(map) {
+        let r = tensor_frame::validate(map, options, limits);
+        let v = Validation {
+            format: Some(FormatId::Tensogram),
+            tensors: r.objects,
+            hashes_verified: r.hashes_verified,
+            problems: tensogram_problems(&r),
+        };
+        return (v, None);
+    }
+    validate_v2(map, options, limits)
+}
+
+/// A Tensogram file holding wire version 2 messages: they are migrated to version 3 (every
+/// version 2 hash checked), and the result validated as any version 3 file is. The report
+/// says what was found: how many version 2 messages, and that tensogram 0.19 and later no
+/// longer read them.
+fn validate_v2(
+    map: &[u8],
+    options: ValidateOptions,
+    limits: &Limits,
+) -> (Validation, Option<Vec<u8>>) {
     let v2 = |severity: &'static str, detail: String| {
         (severity, "wire_version_2".to_owned(), String::new(), detail)
     };
     match tensor_frame::v2::migrate(map, limits) {
-        Err(e) => Validation {
-            format: Some(FormatId::Tensogram),
-            tensors: 0,
-            hashes_verified: 0,
-            problems: vec![(
-                "error",
-                e.class().name().to_owned(),
-                String::new(),
-                format!("wire version 2: {e}"),
-            )],
-        },
+        Err(e) => {
+            let v = Validation {
+                format: Some(FormatId::Tensogram),
+                tensors: 0,
+                hashes_verified: 0,
+                problems: vec![(
+                    "error",
+                    e.class().name().to_owned(),
+                    String::new(),
+                    format!("wire version 2: {e}"),
+                )],
+            };
+            (v, None)
+        }
         Ok(m) => {
             let r = tensor_frame::validate(&m.bytes, options, limits);
             let mut problems = vec![v2(
@@ -238,12 +256,13 @@ fn validate_v2(map: &[u8], options: ValidateOptions, limits: &Limits) -> Validat
             )];
             problems.extend(m.notes.iter().map(|n| v2("warning", n.clone())));
             problems.extend(tensogram_problems(&r));
-            Validation {
+            let v = Validation {
                 format: Some(FormatId::Tensogram),
                 tensors: r.objects,
                 hashes_verified: m.hashes_verified,
                 problems,
-            }
+            };
+            (v, Some(m.bytes))
         }
     }
 }
@@ -281,8 +300,7 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
     };
     match format {
         FormatId::Tensogram => {
-            let o = validate_bytes(
-                file,
+            let (o, migrated) = validate_tensogram(
                 &map,
                 ValidateOptions {
                     level: Level::Checksum,
@@ -307,13 +325,9 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 })
             } else if o.hashes_verified == 0 {
                 nothing("no frame carries a hash")
-            } else if tensor_frame::v2::holds_v2(&map) {
-                let migrated = tensor_frame::v2::migrate(&map, limits)
-                    .map_err(formats::tensogram::wrap(file))?;
-                read_every_tensor(file, &migrated.bytes, limits)?;
-                None
             } else {
-                read_every_tensor(file, &map, limits)?;
+                // A version 2 file is read as the validation migrated it.
+                read_every_tensor(file, migrated.as_deref().unwrap_or(&map), limits)?;
                 None
             };
             Ok(Verification { text, problem })

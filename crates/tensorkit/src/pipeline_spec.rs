@@ -162,12 +162,7 @@ impl PipelineSpec {
                 }
                 "zfp" => {
                     use tensor_frame::pipeline::zfp::Mode;
-                    if p.shuffle || p.packing_bits.is_some() {
-                        return Err(bad(
-                            spec,
-                            "zfp compresses float64 values: no packing or shuffle before it",
-                        ));
-                    }
+                    p.nothing_before_a_float64_codec(spec, "zfp")?;
                     let value = b.ok_or_else(|| {
                         bad(spec, "zfp needs a mode and its value, e.g. zfp:rate:16, zfp:precision:32 or zfp:accuracy:1e-4")
                     })?;
@@ -212,12 +207,7 @@ impl PipelineSpec {
                              default, as SZ3's decoder aborts on malformed streams)",
                         ));
                     }
-                    if p.shuffle || p.packing_bits.is_some() {
-                        return Err(bad(
-                            spec,
-                            "sz3 compresses float64 values: no packing or shuffle before it",
-                        ));
-                    }
+                    p.nothing_before_a_float64_codec(spec, "sz3")?;
                     let value = b
                         .and_then(|v| v.parse::<f64>().ok())
                         .filter(|v| v.is_finite() && *v > 0.0)
@@ -250,6 +240,18 @@ impl PipelineSpec {
             }
         }
         Ok(p)
+    }
+
+    /// zfp and sz3 compress float64 values as they are: a packing or shuffle stage before
+    /// them is refused.
+    fn nothing_before_a_float64_codec(&self, spec: &str, codec: &str) -> Result<()> {
+        if self.shuffle || self.packing_bits.is_some() {
+            return Err(bad(
+                spec,
+                &format!("{codec} compresses float64 values: no packing or shuffle before it"),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the pipeline can change values (simple packing).
@@ -336,41 +338,20 @@ impl PipelineSpec {
             Some(Codec::Lz4) => d.compression = "lz4".into(),
             Some(Codec::Zfp(mode)) => {
                 use tensor_frame::pipeline::zfp::Mode;
-                if d.dtype == Dtype::Float64 {
-                    d.compression = "zfp".into();
-                    d.params.insert("zfp_mode".into(), Value::from(mode.name()));
-                    let (key, value) = match mode {
-                        Mode::FixedRate(r) => ("zfp_rate", Value::Float(r)),
-                        Mode::FixedPrecision(p) => ("zfp_precision", Value::from(u64::from(p))),
-                        Mode::FixedAccuracy(t) => ("zfp_tolerance", Value::Float(t)),
-                    };
-                    d.params.insert(key.into(), value);
-                } else {
-                    skip(
-                        "zfp",
-                        format!(
-                            "tensogram's zfp reads every payload as float64 values, so {} would not come back",
-                            d.dtype
-                        ),
-                    );
-                }
+                let param = match mode {
+                    Mode::FixedRate(r) => ("zfp_rate", Value::Float(r)),
+                    Mode::FixedPrecision(p) => ("zfp_precision", Value::from(u64::from(p))),
+                    Mode::FixedAccuracy(t) => ("zfp_tolerance", Value::Float(t)),
+                };
+                let params = [("zfp_mode", Value::from(mode.name())), param];
+                float64_codec(d, "zfp", params, &mut skip);
             }
             Some(Codec::Sz3(bound)) => {
-                if d.dtype == Dtype::Float64 {
-                    d.compression = "sz3".into();
-                    d.params
-                        .insert("sz3_error_bound_mode".into(), Value::from(bound.name()));
-                    d.params
-                        .insert("sz3_error_bound".into(), Value::Float(bound.value()));
-                } else {
-                    skip(
-                        "sz3",
-                        format!(
-                            "tensogram's sz3 reads every payload as float64 values, so {} would not come back",
-                            d.dtype
-                        ),
-                    );
-                }
+                let params = [
+                    ("sz3_error_bound_mode", Value::from(bound.name())),
+                    ("sz3_error_bound", Value::Float(bound.value())),
+                ];
+                float64_codec(d, "sz3", params, &mut skip);
             }
             Some(Codec::Blosc2 { codec, level }) => {
                 d.compression = "blosc2".into();
@@ -414,6 +395,28 @@ impl PipelineSpec {
             }
         }
         left_out
+    }
+}
+
+/// Sets `codec` (zfp or sz3, which tensogram reads as float64 values whatever the dtype)
+/// with its `params` on a float64 tensor; leaves any other dtype uncompressed, saying why.
+fn float64_codec(
+    d: &mut DataObjectDescriptor,
+    codec: &'static str,
+    params: [(&str, Value); 2],
+    skip: &mut impl FnMut(&'static str, String),
+) {
+    if d.dtype == Dtype::Float64 {
+        d.compression = codec.into();
+        d.params.extend(params.map(|(k, v)| (k.to_owned(), v)));
+    } else {
+        skip(
+            codec,
+            format!(
+                "tensogram's {codec} reads every payload as float64 values, so {} would not come back",
+                d.dtype
+            ),
+        );
     }
 }
 

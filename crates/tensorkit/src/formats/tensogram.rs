@@ -136,9 +136,27 @@ fn object_tensor<'a>(
     j: usize,
     limits: &Limits,
 ) -> Result<NamedTensor<'a>> {
+    frame_tensor(path, m, (mi, j), || m.object(j), false, limits)
+}
+
+/// Object `j` of message `mi`, its frame from `frame` (the message's, or one fetched on its
+/// own), its hash checked first when `verify` (a frame without one is not checked, as for a
+/// whole message).
+fn frame_tensor<'a>(
+    path: &Path,
+    m: &Message<'_>,
+    (mi, j): (usize, usize),
+    frame: impl FnOnce() -> tensor_frame::Result<tensor_frame::ObjectFrame<'a>>,
+    verify: bool,
+    limits: &Limits,
+) -> Result<NamedTensor<'a>> {
     let base = base_entry(path, m, j)?;
     let name = object_name(&base);
-    let o = m.object(j).map_err(wrap_one(path, name.clone()))?;
+    let named = wrap_one(path, name.clone());
+    let o = frame().map_err(&named)?;
+    if verify && o.stored_hash().is_some() {
+        o.verify_hash().map_err(&named)?;
+    }
     Ok(NamedTensor {
         data: object_data(path, name.clone(), o, &base, limits)?,
         name,
@@ -298,8 +316,7 @@ pub(crate) struct Header<'a> {
 #[cfg(feature = "remote")]
 impl Header<'_> {
     /// Object `i` of the file (counted across messages) from `frame`, its frame's bytes
-    /// alone, with its hash checked when `verify` (a frame without one is not checked, as
-    /// for a whole message).
+    /// alone, with its hash checked when `verify`.
     pub(super) fn read_in<'w>(
         &'w self,
         path: &Path,
@@ -312,19 +329,7 @@ impl Header<'_> {
             what: format!("{}: no object #{i}", path.display()),
         })?;
         let m = &self.messages[mi];
-        let base = base_entry(path, m, j)?;
-        let name = object_name(&base);
-        let named = wrap_one(path, name.clone());
-        let o = m.object_in(j, frame).map_err(&named)?;
-        if verify && o.stored_hash().is_some() {
-            o.verify_hash().map_err(&named)?;
-        }
-        Ok(NamedTensor {
-            data: object_data(path, name.clone(), o, &base, limits)?,
-            name,
-            location: vec![("message", mi as u64), ("object", j as u64)],
-            attributes: attributes(base),
-        })
+        frame_tensor(path, m, (mi, j), || m.object_in(j, frame), verify, limits)
     }
 }
 
