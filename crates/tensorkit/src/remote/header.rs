@@ -179,7 +179,8 @@ pub(crate) fn needed(format: FormatId, parts: &Parts, limits: &Limits) -> Result
 
 /// Tensogram: every message's preamble, header frames (up to the first data frame's
 /// header), postamble and footer frames. A message without an index, with preceders, or of
-/// unknown length is needed whole: its objects are found only by walking its frames.
+/// unknown length is needed whole: its objects are found only by walking its frames. A file
+/// with a message of wire version 2 is needed whole.
 fn tensogram(parts: &Parts, limits: &Limits) -> Result<Vec<Range<u64>>> {
     use tensor_frame::wire::{
         FRAME_HEADER_LEN as FRAME_HEADER, POSTAMBLE_LEN, PREAMBLE_LEN, padding,
@@ -194,6 +195,12 @@ fn tensogram(parts: &Parts, limits: &Limits) -> Result<Vec<Range<u64>>> {
         if pre.len() < 24 || &pre[..8] != tensor_frame::wire::MAGIC {
             // Not a message here: the listing reports what is wrong.
             return Ok(Vec::new());
+        }
+        if tensor_frame::v2::is_v2(pre) {
+            // Wire version 2 (tensogram 0.14 to 0.16) is migrated to version 3 before it
+            // is read, which takes every byte of the object.
+            limits.check_total_bytes(len)?;
+            return Ok(parts.missing(0..len).into_iter().collect());
         }
         let flags = u16::from_be_bytes([pre[10], pre[11]]);
         let total = u64::from_be_bytes(pre[16..24].try_into().unwrap_or_default());

@@ -107,12 +107,6 @@ async fn open_one(
         other => other,
     })?;
     let mut parts = Parts::new(len, read);
-    if tensor_frame::v2::is_v2(&parts.parts()[0].1) && !parts.complete() {
-        // Wire version 2 (tensogram 0.14 to 0.16) is migrated to version 3 before it is
-        // read, which takes every byte: the object is fetched whole.
-        options.limits.check_total_bytes(len)?;
-        parts.add(0, object.get(0..len).await?);
-    }
     loop {
         let mut need = header::needed(format, &parts, &options.limits)?;
         if need.is_empty() {

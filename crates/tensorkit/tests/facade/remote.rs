@@ -336,6 +336,55 @@ fn open_quick(url: &str) -> tensorkit::Result<tensorkit::File> {
     tensorkit::open_url_with(url, &ReadOptions::default(), &quick())
 }
 
+/// Tensogram files of wire version 2 read remotely as locally, the version 2 message first
+/// or after a version 3 one: the object is fetched whole once a version 2 preamble is seen,
+/// and migrated.
+#[test]
+fn wire_version_2_files_read_remotely_as_locally() {
+    let dir = tempfile::tempdir().unwrap();
+    let v2_dir = tensor_testkit::testdata().join("reference/tensogram_v2");
+    let v3 = dir.path().join("v3.tgm");
+    let data = elements();
+    let big = TensorView::new(
+        &data[..65536],
+        Dtype::Float32,
+        &[16384],
+        tensorkit::ByteOrder::Little,
+    )
+    .unwrap();
+    tensorkit::save_tensors(
+        &v3,
+        [("first", big)],
+        &WriteOptions::for_format(Format::Tensogram),
+    )
+    .unwrap();
+    let mut names = Vec::new();
+    for f in tensor_testkit::files_with_extension(&v2_dir, "tgm") {
+        let stem = tensor_testkit::stem(&f);
+        std::fs::copy(&f, dir.path().join(format!("{stem}.tgm"))).unwrap();
+        let mut mixed = std::fs::read(&v3).unwrap();
+        mixed.extend(std::fs::read(&f).unwrap());
+        std::fs::write(dir.path().join(format!("mixed_{stem}.tgm")), mixed).unwrap();
+        names.extend([format!("{stem}.tgm"), format!("mixed_{stem}.tgm")]);
+    }
+    assert!(names.len() >= 20);
+    let server = Server::start(dir.path());
+    for name in names {
+        let remote = open_quick(&server.url(&name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let local = tensorkit::open(dir.path().join(&name)).unwrap();
+        assert_eq!(remote.len(), local.len(), "{name}");
+        for (r, l) in remote.tensors().zip(local.tensors()) {
+            assert_eq!(r.name(), l.name(), "{name}");
+            assert_eq!(
+                r.to_tensor().unwrap().data(),
+                l.to_tensor().unwrap().data(),
+                "{name}: {}",
+                r.name()
+            );
+        }
+    }
+}
+
 #[test]
 fn a_missing_object_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
