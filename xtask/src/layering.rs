@@ -4,7 +4,7 @@
 //! tensorkit-cli, tensorkit-py                the facade (its front door), core, dtype
 //! tensorkit (facade)                         every library crate
 //! tensor-frame                               descriptor, pipeline, dtype, core
-//! tensor-ztensor                             pipeline, dtype, core
+//! tensor-ztensor, tensor-grib                pipeline, dtype, core
 //! tensor-bintensors, tensor-stdlib-meta,
 //! tensor-safetensors                         dtype, core
 //! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
@@ -39,6 +39,7 @@ const CLI: &[&str] = &[
     "tensor-bintensors",
     "tensor-stdlib-meta",
     "tensor-safetensors",
+    "tensor-grib",
     "tensor-testkit",
 ];
 
@@ -50,7 +51,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta"
         | "tensor-safetensors" => TESTED,
-        "tensor-ztensor" => &[
+        "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",
             "tensor-pipeline",
@@ -78,6 +79,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-bintensors",
             "tensor-ztensor",
             "tensor-stdlib-meta",
+            "tensor-grib",
             "tensor-testkit",
             "tensorkit",
         ],

@@ -1,0 +1,253 @@
+//! GRIB edition 1: sections 0 to 5 (indicator, product definition, optional grid
+//! description and bitmap, binary data, end).
+
+use crate::bits::{be, ibm, signed};
+use crate::context::At;
+use crate::error::Result;
+use crate::field::{Field, Grid, Packing, Simple};
+use crate::names::{self, Ident, level_key};
+
+/// A section's 3-octet length at `pos` of `msg`, checked to lie inside it.
+fn section(msg: &[u8], pos: usize, what: &str, at: At) -> Result<std::ops::Range<usize>> {
+    let head = at.slice(msg, pos, 3, what)?;
+    let len = be(head) as usize;
+    if len < 3 || pos + len > msg.len().saturating_sub(4) {
+        return Err(at.malformed(format!(
+            "{what} at message offset {pos} claims {len} bytes; {} remain before section 5",
+            msg.len().saturating_sub(4 + pos)
+        )));
+    }
+    Ok(pos..pos + len)
+}
+
+/// The field of the edition 1 message `file[start..start + len]`.
+pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Field> {
+    let msg = &file[start..start + len];
+    if &msg[len - 4..] != b"7777" {
+        return Err(at.malformed("the message does not end with '7777' (section 5)"));
+    }
+    let pds = section(msg, 8, "section 1 (product definition)", at)?;
+    let p = at.slice(&msg[pds.clone()], 0, 28, "section 1")?;
+    let has_gds = p[7] & 0x80 != 0;
+    let has_bms = p[7] & 0x40 != 0;
+    let mut pos = pds.end;
+    let gds = if has_gds {
+        let r = section(msg, pos, "section 2 (grid description)", at)?;
+        pos = r.end;
+        Some(r)
+    } else {
+        None
+    };
+    let bms = if has_bms {
+        let r = section(msg, pos, "section 3 (bitmap)", at)?;
+        pos = r.end;
+        Some(r)
+    } else {
+        None
+    };
+    let bds = section(msg, pos, "section 4 (binary data)", at)?;
+
+    let mut ident = ident(p, &msg[pds.clone()]);
+    ident.edition = 1;
+    let (grid, points) = match &gds {
+        Some(r) => grid(&msg[r.clone()], at)?,
+        None => return Err(at.unsupported("a predefined grid (no section 2)")),
+    };
+
+    let bitmap = match &bms {
+        Some(r) => {
+            let b = at.slice(&msg[r.clone()], 0, 6, "section 3")?;
+            if be(&b[4..6]) != 0 {
+                return Err(at.unsupported(format!(
+                    "a predefined bitmap (section 3 table reference {})",
+                    be(&b[4..6])
+                )));
+            }
+            let bytes = start + r.start + 6..start + r.end;
+            if (bytes.len() as u64) < points.div_ceil(8) {
+                return Err(at.truncated(
+                    "the bitmap (section 3)",
+                    format!(
+                        "{points} points need {} bytes, it has {}",
+                        points.div_ceil(8),
+                        bytes.len()
+                    ),
+                ));
+            }
+            Some(bytes)
+        }
+        None => None,
+    };
+    let d = at.slice(&msg[bds.clone()], 0, 11, "section 4")?;
+    let flags = d[3] >> 4;
+    let unused_bits = u64::from(d[3] & 0x0f);
+    if flags & 0x8 != 0 {
+        return Err(at.unsupported("spherical harmonic coefficients (section 4)"));
+    }
+    if flags & 0x4 != 0 {
+        return Err(at.unsupported("second-order (complex) packing (GRIB 1 section 4)"));
+    }
+    if flags & 0x1 != 0 {
+        return Err(at.unsupported("additional flags in section 4 (matrix values)"));
+    }
+    let simple = Simple {
+        reference_value: ibm([d[6], d[7], d[8], d[9]]),
+        binary_scale_factor: signed(&d[4..6]) as i32,
+        decimal_scale_factor: signed(&p[26..28]) as i32,
+        bits_per_value: u32::from(d[10]),
+    };
+    if simple.bits_per_value > 64 {
+        return Err(at.malformed(format!(
+            "{} bits per value (section 4)",
+            simple.bits_per_value
+        )));
+    }
+    let packed_values = match &bitmap {
+        Some(b) => crate::unpack::count_present(&file[b.clone()], points),
+        None => points,
+    };
+    let data = start + bds.start + 11..start + bds.end;
+    if simple.bits_per_value > 0 {
+        let have = (data.len() as u64 * 8).saturating_sub(unused_bits);
+        let need = packed_values.saturating_mul(u64::from(simple.bits_per_value));
+        if have < need {
+            return Err(at.truncated(
+                "the packed values (section 4)",
+                format!(
+                    "{packed_values} values of {} bits need {need} bits, it holds {have}",
+                    simple.bits_per_value
+                ),
+            ));
+        }
+    }
+    Ok(Field {
+        message: at.message,
+        submessage: 0,
+        offset: at.offset,
+        length: len as u64,
+        edition: 1,
+        points,
+        grid,
+        packing: Packing::Simple(simple),
+        packed_values,
+        ident,
+        bitmap,
+        data,
+    })
+}
+
+fn ident(p: &[u8], whole: &[u8]) -> Ident {
+    let mut ident = Ident {
+        centre: u16::from(p[4]),
+        ..Ident::default()
+    };
+    ident.codes.push(("table2Version", i64::from(p[3])));
+    ident.codes.push(("indicatorOfParameter", i64::from(p[8])));
+    ident
+        .codes
+        .push(("indicatorOfTypeOfLevel", i64::from(p[9])));
+    let (name, layer) = names::level_type_1(p[9]);
+    ident.type_of_level = name.into();
+    ident.level = if layer {
+        level_key(f64::from(p[10]))
+    } else {
+        level_key(be(&p[10..12]) as f64)
+    };
+    let century = i64::from(p[24]);
+    let year = (century - 1) * 100 + i64::from(p[12]);
+    ident.data_date = year * 10000 + i64::from(p[13]) * 100 + i64::from(p[14]);
+    ident.data_time = i64::from(p[15]) * 100 + i64::from(p[16]);
+    let unit = p[17];
+    let (p1, p2) = (i64::from(p[18]), i64::from(p[19]));
+    let range = p[20];
+    ident.codes.push(("timeRangeIndicator", i64::from(range)));
+    // Table 5: 10 puts P1 and P2 together as one step; 2–5 are periods from P1 to P2.
+    let (start, end) = match range {
+        10 => ((p1 << 8) | p2, None),
+        2..=5 => (p1, Some(p2)),
+        _ => (p1, None),
+    };
+    // GRIB 1 table 4 units match code table 4.4 for the common ones.
+    let (s, step_unit) = names::step_hours(start, unit);
+    ident.step_unit = step_unit;
+    ident.step_range = match end {
+        Some(e) if e != start => format!("{s}-{}", names::step_hours(e, unit).0),
+        _ => s.to_string(),
+    };
+    // ECMWF's local extension (octet 41 on): MARS class, type, stream, expver.
+    if ident.centre == 98 && whole.len() >= 49 && whole[40] != 0 {
+        ident.local_mars = vec![
+            ("class", names::mars_class(u64::from(whole[41]))),
+            ("type", names::mars_type(u64::from(whole[42]))),
+            ("stream", names::mars_stream(be(&whole[43..45]))),
+            (
+                "expver",
+                String::from_utf8_lossy(&whole[45..49]).into_owned(),
+            ),
+        ];
+    }
+    ident
+}
+
+/// Millidegrees (3 octets, sign and magnitude) to degrees.
+fn degrees(b: &[u8]) -> f64 {
+    signed(b) as f64 / 1000.0
+}
+
+fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
+    let head = at.slice(g, 0, 6, "section 2")?;
+    let kind = head[5];
+    let name = match kind {
+        0 => "regular_ll",
+        4 => "regular_gg",
+        10 => "rotated_ll",
+        14 => "rotated_gg",
+        1 => "mercator",
+        3 => "lambert",
+        5 => "polar_stereographic",
+        50 => "sh",
+        _ => "unknown",
+    };
+    if !matches!(kind, 0 | 4 | 10 | 14) {
+        return Err(at.unsupported(format!("GRIB 1 grid type {kind} ({name})")));
+    }
+    let t = at.slice(g, 0, 28, "the grid description (section 2)")?;
+    let ni = be(&t[6..8]);
+    let nj = be(&t[8..10]);
+    let nv = u64::from(head[3]);
+    let pv_pl = usize::from(head[4]);
+    let mut grid = Grid {
+        grid_type: name.to_owned(),
+        ni: Some(ni),
+        nj: Some(nj),
+        first: Some((degrees(&t[10..13]), degrees(&t[13..16]))),
+        last: Some((degrees(&t[17..20]), degrees(&t[20..23]))),
+        di: (be(&t[23..25]) != 0xffff).then(|| be(&t[23..25]) as f64 / 1000.0),
+        dj: None,
+        gaussian_n: None,
+        scanning_mode: t[27],
+    };
+    if kind == 4 || kind == 14 {
+        grid.gaussian_n = Some(be(&t[25..27]));
+    } else {
+        grid.dj = (be(&t[25..27]) != 0xffff).then(|| be(&t[25..27]) as f64 / 1000.0);
+    }
+    let points = if ni == 0xffff {
+        // A reduced grid: the number of points per row follows the vertical coordinates.
+        if pv_pl == 0 || pv_pl == 255 {
+            return Err(at.malformed("a reduced grid without its list of points per row"));
+        }
+        grid.ni = None;
+        grid.grid_type = if kind == 4 {
+            "reduced_gg".into()
+        } else {
+            "reduced_ll".into()
+        };
+        let start = pv_pl - 1 + 4 * nv as usize;
+        let rows = at.slice(g, start, 2 * nj as usize, "the points per row (section 2)")?;
+        rows.chunks_exact(2).map(be).sum()
+    } else {
+        ni * nj
+    };
+    Ok((grid, points))
+}

@@ -1,0 +1,281 @@
+//! A GRIB field: what its sections say, and where its bitmap and data lie.
+
+use crate::names;
+use std::ops::Range;
+
+/// One key of a field's identification, with ecCodes' name and value type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Key {
+    /// An integer key (`paramId`, `level`, `dataDate`...).
+    Int(i64),
+    /// A floating-point key (grid coordinates in degrees).
+    Float(f64),
+    /// A text key (`shortName`, `typeOfLevel`, `stepRange`...).
+    Text(String),
+}
+
+impl Default for Key {
+    fn default() -> Self {
+        Key::Int(0)
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Self {
+        Key::Text(s.to_owned())
+    }
+}
+
+/// The grid a field's points lie on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    /// ecCodes' `gridType`: `regular_ll`, `rotated_ll`, `regular_gg`, or the template's name.
+    pub grid_type: String,
+    /// Points along a parallel (`Ni`); `None` on grids whose rows differ in length.
+    pub ni: Option<u64>,
+    /// Points along a meridian (`Nj`).
+    pub nj: Option<u64>,
+    /// `latitudeOfFirstGridPointInDegrees` and the other corners and increments, when the
+    /// grid template has them.
+    pub first: Option<(f64, f64)>,
+    /// The last grid point (latitude, longitude) in degrees.
+    pub last: Option<(f64, f64)>,
+    /// `iDirectionIncrementInDegrees`, when given.
+    pub di: Option<f64>,
+    /// `jDirectionIncrementInDegrees`, when given.
+    pub dj: Option<f64>,
+    /// `N` of a Gaussian grid: parallels between a pole and the equator.
+    pub gaussian_n: Option<u64>,
+    /// The scanning mode flags (code table 3.4 / GRIB 1 table 8).
+    pub scanning_mode: u8,
+}
+
+impl Grid {
+    /// Points along a row go from east to west (`iScansNegatively`).
+    #[must_use]
+    pub fn i_scans_negatively(&self) -> bool {
+        self.scanning_mode & 0x80 != 0
+    }
+
+    /// Rows go from south to north (`jScansPositively`).
+    #[must_use]
+    pub fn j_scans_positively(&self) -> bool {
+        self.scanning_mode & 0x40 != 0
+    }
+
+    /// Points are consecutive along a meridian (`jPointsAreConsecutive`): columns, not rows.
+    #[must_use]
+    pub fn j_points_are_consecutive(&self) -> bool {
+        self.scanning_mode & 0x20 != 0
+    }
+}
+
+/// Simple packing's parameters: `value = (X · 2^E + R) · 10^−D`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Simple {
+    /// The reference value `R` as stored (already scaled by `10^D`), exactly.
+    pub reference_value: f64,
+    /// The binary scale factor `E`.
+    pub binary_scale_factor: i32,
+    /// The decimal scale factor `D`.
+    pub decimal_scale_factor: i32,
+    /// Bits per packed value.
+    pub bits_per_value: u32,
+}
+
+/// Complex packing's group description (GRIB 2 templates 5.2 and 5.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Complex {
+    /// The reference, scales and the width of the group references.
+    pub simple: Simple,
+    /// Missing values inside the data: 0 none, 1 primary, 2 primary and secondary.
+    pub missing_management: u8,
+    /// Number of groups.
+    pub groups: u64,
+    /// Reference and bits of the group widths.
+    pub width_reference: u32,
+    /// Bits per group width.
+    pub width_bits: u32,
+    /// Reference, increment and bits of the group lengths, and the last group's true length.
+    pub length_reference: u64,
+    /// The group length increment.
+    pub length_increment: u64,
+    /// The true length of the last group.
+    pub last_length: u64,
+    /// Bits per scaled group length.
+    pub length_bits: u32,
+    /// Spatial differencing: order 0 (none), 1 or 2, and octets per extra descriptor.
+    pub order: u8,
+    /// Octets of each extra descriptor (spatial differencing's first values and minimum).
+    pub descriptor_octets: u8,
+}
+
+/// How a field's values are packed.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Packing {
+    /// `grid_simple` (GRIB 2 template 5.0, GRIB 1 simple grid-point packing).
+    Simple(Simple),
+    /// `grid_ccsds` (template 5.42): simple packing's integers, AEC-compressed.
+    Ccsds {
+        /// The packing's parameters.
+        simple: Simple,
+        /// libaec flags as stored (`ccsdsFlags`).
+        flags: u32,
+        /// Samples per block (`ccsdsBlockSize`).
+        block_size: u32,
+        /// Blocks per reference sample interval (`ccsdsRsi`).
+        rsi: u32,
+    },
+    /// `grid_complex` and `grid_complex_spatial_differencing` (templates 5.2, 5.3).
+    Complex(Complex),
+    /// `grid_ieee` (template 5.4): IEEE floats of 32 or 64 bits.
+    Ieee {
+        /// 32 or 64.
+        bits: u32,
+    },
+}
+
+impl Packing {
+    /// ecCodes' `packingType`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Packing::Simple(_) => "grid_simple",
+            Packing::Ccsds { .. } => "grid_ccsds",
+            Packing::Complex(c) if c.order == 0 => "grid_complex",
+            Packing::Complex(_) => "grid_complex_spatial_differencing",
+            Packing::Ieee { .. } => "grid_ieee",
+        }
+    }
+
+    /// The simple-packing parameters, for the packings that have them.
+    #[must_use]
+    pub fn simple(&self) -> Option<&Simple> {
+        match self {
+            Packing::Simple(s) | Packing::Ccsds { simple: s, .. } => Some(s),
+            Packing::Complex(c) => Some(&c.simple),
+            Packing::Ieee { .. } => None,
+        }
+    }
+}
+
+/// One field of a GRIB file: one tensor.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The message's index in the file.
+    pub message: usize,
+    /// The field's index inside its message (GRIB 2 messages may repeat sections 2–7).
+    pub submessage: usize,
+    /// The message's byte offset in the file.
+    pub offset: u64,
+    /// The message's length in bytes.
+    pub length: u64,
+    /// GRIB edition: 1 or 2.
+    pub edition: u8,
+    /// Grid points (`numberOfDataPoints`), missing ones included.
+    pub points: u64,
+    /// The grid.
+    pub grid: Grid,
+    /// How the values are packed.
+    pub packing: Packing,
+    /// Packed values (`numberOfValues`): the points the bitmap marks present.
+    pub packed_values: u64,
+    /// The identification, as ecCodes names it.
+    pub ident: names::Ident,
+    /// File bytes of the bitmap (one bit per point, 1 = present); `None` without a bitmap.
+    pub(crate) bitmap: Option<Range<usize>>,
+    /// File bytes of the packed data.
+    pub(crate) data: Range<usize>,
+}
+
+impl Field {
+    /// The tensor's shape: `[Nj, Ni]` as the points are stored (`[Ni, Nj]` when points are
+    /// consecutive along meridians), or `[points]` on grids without a fixed row length.
+    #[must_use]
+    pub fn shape(&self) -> Vec<u64> {
+        match (self.grid.ni, self.grid.nj) {
+            (Some(ni), Some(nj)) if ni.checked_mul(nj) == Some(self.points) => {
+                if self.grid.j_points_are_consecutive() {
+                    vec![ni, nj]
+                } else {
+                    vec![nj, ni]
+                }
+            }
+            _ => vec![self.points],
+        }
+    }
+
+    /// Whether some points are missing (the field has a bitmap).
+    #[must_use]
+    pub fn has_bitmap(&self) -> bool {
+        self.bitmap.is_some()
+    }
+
+    /// The bytes of the file the packed data occupies.
+    #[must_use]
+    pub fn data_range(&self) -> Range<usize> {
+        self.data.clone()
+    }
+
+    /// The bytes of the file the bitmap occupies, when there is one.
+    #[must_use]
+    pub fn bitmap_range(&self) -> Option<Range<usize>> {
+        self.bitmap.clone()
+    }
+
+    /// The identification keys users search by, with ecCodes' names: `shortName`,
+    /// `paramId`, `typeOfLevel`, `level`, `dataDate`, `dataTime`, `stepRange`, the grid's
+    /// geometry, the packing.
+    #[must_use]
+    pub fn keys(&self) -> Vec<(&'static str, Key)> {
+        let mut k = self.ident.keys();
+        let g = &self.grid;
+        k.push(("gridType", Key::Text(g.grid_type.clone())));
+        k.push(("numberOfDataPoints", Key::Int(self.points as i64)));
+        if let Some(ni) = g.ni {
+            k.push(("Ni", Key::Int(ni as i64)));
+        }
+        if let Some(nj) = g.nj {
+            k.push(("Nj", Key::Int(nj as i64)));
+        }
+        if let Some((lat, lon)) = g.first {
+            k.push(("latitudeOfFirstGridPointInDegrees", Key::Float(lat)));
+            k.push(("longitudeOfFirstGridPointInDegrees", Key::Float(lon)));
+        }
+        if let Some((lat, lon)) = g.last {
+            k.push(("latitudeOfLastGridPointInDegrees", Key::Float(lat)));
+            k.push(("longitudeOfLastGridPointInDegrees", Key::Float(lon)));
+        }
+        if let Some(di) = g.di {
+            k.push(("iDirectionIncrementInDegrees", Key::Float(di)));
+        }
+        if let Some(dj) = g.dj {
+            k.push(("jDirectionIncrementInDegrees", Key::Float(dj)));
+        }
+        if let Some(n) = g.gaussian_n {
+            k.push(("N", Key::Int(n as i64)));
+        }
+        k.push((
+            "iScansNegatively",
+            Key::Int(i64::from(g.i_scans_negatively())),
+        ));
+        k.push((
+            "jScansPositively",
+            Key::Int(i64::from(g.j_scans_positively())),
+        ));
+        k.push((
+            "jPointsAreConsecutive",
+            Key::Int(i64::from(g.j_points_are_consecutive())),
+        ));
+        k.push(("packingType", self.packing.name().into()));
+        if let Some(s) = self.packing.simple() {
+            k.push(("bitsPerValue", Key::Int(i64::from(s.bits_per_value))));
+        }
+        k.push((
+            "numberOfMissing",
+            Key::Int((self.points - self.packed_values) as i64),
+        ));
+        k
+    }
+}

@@ -1,0 +1,36 @@
+#![doc = include_str!("../../../docs/formats/grib.md")]
+//!
+//! ## Using this crate
+//!
+//! ```
+//! use tensor_core::Limits;
+//! use tensor_grib::{Grib, Key};
+//!
+//! let bytes = std::fs::read(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../../testdata/reference/grib/simple.grib2"
+//! ))?;
+//! let grib = Grib::open(&bytes, &Limits::default())?;
+//! let field = &grib.fields()[0];
+//! assert_eq!(field.shape(), [19, 36]);
+//! let keys = field.keys();
+//! assert!(keys.contains(&("shortName", Key::Text("2t".into()))));
+//! let values = grib.values(0, &Limits::default())?;
+//! assert_eq!(values.len(), 19 * 36);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod bits;
+mod context;
+mod edition1;
+mod edition2;
+mod error;
+mod field;
+mod file;
+pub mod names;
+mod unpack;
+
+pub use error::{Error, Result};
+pub use field::{Complex, Field, Grid, Key, Packing, Simple};
+pub use file::{Grib, looks_like};

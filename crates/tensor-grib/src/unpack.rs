@@ -1,0 +1,432 @@
+//! Decoding packed values into float64 exactly as ecCodes computes them, missing points as
+//! NaN.
+
+// Short names follow the formula's notation: R, E (`s` = 2^E), D (`d` = 10^−D), X.
+#![allow(clippy::many_single_char_names)]
+
+use crate::bits::BitReader;
+use crate::context::At;
+use crate::error::{Error, Result};
+use crate::field::{Complex, Field, Packing, Simple};
+use tensor_pipeline::szip;
+
+/// `n` to the power `s` as ecCodes computes it (`codes_power`): repeated multiplication or
+/// division by `n`, one step at a time. `10^−D` this way is not always the correctly
+/// rounded power, and the decoded values depend on it.
+pub(crate) fn codes_power(s: i64, n: f64) -> f64 {
+    let mut r = 1.0;
+    if s == 0 {
+        return 1.0;
+    }
+    if s == 1 {
+        return n;
+    }
+    let mut s = s;
+    while s < 0 {
+        r /= n;
+        s += 1;
+    }
+    while s > 0 {
+        r *= n;
+        s -= 1;
+    }
+    r
+}
+
+/// The scale factors of simple packing: `(2^E, 10^−D)`.
+pub(crate) fn scales(p: &Simple) -> (f64, f64) {
+    (
+        codes_power(i64::from(p.binary_scale_factor), 2.0),
+        codes_power(-i64::from(p.decimal_scale_factor), 10.0),
+    )
+}
+
+/// Points the bitmap marks present among the first `points`.
+pub(crate) fn count_present(bitmap: &[u8], points: u64) -> u64 {
+    let whole = (points / 8) as usize;
+    let mut n: u64 = bitmap[..whole]
+        .iter()
+        .map(|b| u64::from(b.count_ones()))
+        .sum();
+    let rest = (points % 8) as u32;
+    if rest > 0 {
+        n += u64::from((bitmap[whole] >> (8 - rest)).count_ones());
+    }
+    n
+}
+
+impl Field {
+    fn at(&self) -> At {
+        At {
+            message: self.message,
+            offset: self.offset,
+        }
+    }
+
+    /// Decodes the field's values into `out` (one per point, in the order they are stored):
+    /// bit for bit what ecCodes' `codes_get_values` returns, except that missing points are
+    /// NaN (ecCodes gives its `missingValue`, 9999 by default). `file` is the whole file
+    /// the field was listed from.
+    pub fn decode_into(&self, file: &[u8], out: &mut [f64]) -> Result<()> {
+        if out.len() as u64 != self.points {
+            return Err(Error::OutputLength {
+                field: self.message,
+                expected: self.points,
+                actual: out.len(),
+            });
+        }
+        let packed = self.packed_values as usize;
+        let data = &file[self.data.clone()];
+        let at = self.at();
+        match &self.packing {
+            Packing::Simple(p) => simple(p, data, &mut out[..packed], at)?,
+            Packing::Ieee { bits } => ieee(*bits, data, &mut out[..packed], at)?,
+            Packing::Ccsds {
+                simple: p,
+                flags,
+                block_size,
+                rsi,
+            } => ccsds(p, *flags, *block_size, *rsi, data, &mut out[..packed], at)?,
+            Packing::Complex(c) => complex(c, data, &mut out[..packed], at)?,
+        }
+        if let Some(b) = &self.bitmap {
+            spread(&file[b.clone()], out, packed);
+        }
+        Ok(())
+    }
+
+    /// Which points are present (`true`) and which missing, when the field has a bitmap,
+    /// as ecCodes' bitmap says; `None` when every point is present. Points that complex
+    /// packing marks missing inside the data are NaN in the values but not in this mask.
+    #[must_use]
+    pub fn present(&self, file: &[u8]) -> Option<Vec<bool>> {
+        let b = &file[self.bitmap.clone()?];
+        Some(
+            (0..self.points as usize)
+                .map(|i| b[i / 8] & (0x80 >> (i % 8)) != 0)
+                .collect(),
+        )
+    }
+}
+
+/// Moves the first `packed` values of `out` to the points the bitmap marks present, and
+/// NaN to the others, in place (from the end, so nothing is overwritten before it moves).
+fn spread(bitmap: &[u8], out: &mut [f64], packed: usize) {
+    let mut j = packed;
+    for i in (0..out.len()).rev() {
+        if bitmap[i / 8] & (0x80 >> (i % 8)) != 0 {
+            j -= 1;
+            out[i] = out[j];
+        } else {
+            out[i] = f64::NAN;
+        }
+    }
+}
+
+fn simple(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    if p.bits_per_value == 0 {
+        // ecCodes' special case: the reference value as it is (not scaled by 10^−D).
+        out.fill(p.reference_value);
+        return Ok(());
+    }
+    let need = (out.len() as u64 * u64::from(p.bits_per_value)).div_ceil(8);
+    if (data.len() as u64) < need {
+        return Err(at.truncated(
+            "the packed values",
+            format!(
+                "{} values of {} bits need {need} bytes, the data section has {}",
+                out.len(),
+                p.bits_per_value,
+                data.len()
+            ),
+        ));
+    }
+    let (s, d) = scales(p);
+    let r = p.reference_value;
+    let bits = p.bits_per_value;
+    match bits {
+        8 => out
+            .iter_mut()
+            .zip(data)
+            .for_each(|(o, &x)| *o = (f64::from(x) * s + r) * d),
+        16 => out
+            .iter_mut()
+            .zip(data.chunks_exact(2))
+            .for_each(|(o, x)| *o = (f64::from(u16::from_be_bytes([x[0], x[1]])) * s + r) * d),
+        _ => {
+            let mut reader = BitReader::new(data);
+            for o in out.iter_mut() {
+                let x = reader.read(bits).unwrap_or(0);
+                *o = (x as f64 * s + r) * d;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ieee(bits: u32, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    let width = (bits / 8) as usize;
+    if data.len() < out.len() * width {
+        return Err(at.truncated(
+            "the IEEE values",
+            format!(
+                "{} values of {bits} bits, the data section has {} bytes",
+                out.len(),
+                data.len()
+            ),
+        ));
+    }
+    if bits == 32 {
+        for (o, x) in out.iter_mut().zip(data.chunks_exact(4)) {
+            *o = f64::from(f32::from_be_bytes([x[0], x[1], x[2], x[3]]));
+        }
+    } else {
+        for (o, x) in out.iter_mut().zip(data.chunks_exact(8)) {
+            *o = f64::from_be_bytes(x.try_into().unwrap_or([0; 8]));
+        }
+    }
+    Ok(())
+}
+
+/// The libaec parameters a CCSDS field decodes with: the stored flags, samples in
+/// big-endian containers of 1, 2 or 4 bytes (as ecCodes lays them out; the container does
+/// not change the stream).
+pub(crate) fn ccsds_params(p: &Simple, flags: u32, block_size: u32, rsi: u32) -> szip::Params {
+    szip::Params {
+        bits_per_sample: p.bits_per_value,
+        block_size,
+        rsi,
+        flags: (flags & !(szip::THREE_BYTE)) | szip::MSB,
+    }
+}
+
+fn ccsds(
+    p: &Simple,
+    flags: u32,
+    block_size: u32,
+    rsi: u32,
+    data: &[u8],
+    out: &mut [f64],
+    at: At,
+) -> Result<()> {
+    if p.bits_per_value == 0 {
+        out.fill(p.reference_value);
+        return Ok(());
+    }
+    let params = ccsds_params(p, flags, block_size, rsi);
+    params.check().map_err(|e| at.data("grid_ccsds", e))?;
+    let width = params.sample_bytes();
+    let len = out
+        .len()
+        .checked_mul(width)
+        .ok_or_else(|| at.malformed("the CCSDS sample count overflows"))?;
+    let mut samples = tensor_core::buffer::try_filled(len, 0u8, "CCSDS samples")?;
+    szip::decode_into(&params, data, &mut samples).map_err(|e| at.data("grid_ccsds", e))?;
+    let (s, d) = scales(p);
+    let r = p.reference_value;
+    match width {
+        1 => out
+            .iter_mut()
+            .zip(&samples)
+            .for_each(|(o, &x)| *o = (f64::from(x) * s + r) * d),
+        2 => out
+            .iter_mut()
+            .zip(samples.chunks_exact(2))
+            .for_each(|(o, x)| *o = (f64::from(u16::from_be_bytes([x[0], x[1]])) * s + r) * d),
+        _ => out
+            .iter_mut()
+            .zip(samples.chunks_exact(4))
+            .for_each(|(o, x)| {
+                *o = (f64::from(u32::from_be_bytes([x[0], x[1], x[2], x[3]])) * s + r) * d;
+            }),
+    }
+    Ok(())
+}
+
+/// Complex packing, with or without spatial differencing (templates 5.2, 5.3, data
+/// template 7.2/7.3), as ecCodes decodes it.
+fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    const MISSING: i64 = i64::MAX;
+    let p = &c.simple;
+    let n = out.len();
+    if c.groups == 0 {
+        out.fill(p.reference_value);
+        return Ok(());
+    }
+    let bad = |what: &str| at.malformed(format!("complex packing: {what}"));
+    let short = |what: &str| {
+        at.truncated(
+            format!("complex packing's {what}"),
+            format!("the data section has {} bytes", data.len()),
+        )
+    };
+    let bits = p.bits_per_value;
+    if bits > 63 || c.width_bits > 63 || c.length_bits > 63 {
+        return Err(bad("a width of more than 63 bits"));
+    }
+    // Every part must fit in the data section before anything is read.
+    let extra_bits = if c.order > 0 {
+        u64::from(c.order + 1) * u64::from(c.descriptor_octets) * 8
+    } else {
+        0
+    };
+    let total_bits = data.len() as u64 * 8;
+    let part = |bits_each: u32| {
+        c.groups
+            .checked_mul(u64::from(bits_each))
+            .filter(|&b| b <= total_bits)
+    };
+    let refs_bits = part(bits)
+        .and_then(|b| b.checked_add(extra_bits))
+        .ok_or_else(|| short("group references"))?;
+    let widths_bits = part(c.width_bits).ok_or_else(|| short("group widths"))?;
+    let lengths_bits = part(c.length_bits).ok_or_else(|| short("group lengths"))?;
+    let refs_at = 0usize;
+    let widths_at = refs_at + refs_bits.div_ceil(8) as usize;
+    let lengths_at = widths_at + widths_bits.div_ceil(8) as usize;
+    let values_at = lengths_at + lengths_bits.div_ceil(8) as usize;
+    if values_at > data.len() {
+        return Err(short("group descriptions"));
+    }
+    let mut refs = BitReader::new(&data[refs_at..widths_at]);
+    let mut widths = BitReader::new(&data[widths_at..lengths_at]);
+    let mut lengths = BitReader::new(&data[lengths_at..values_at]);
+    let mut vals = BitReader::new(&data[values_at..]);
+    let mut extras = [0u64; 2];
+    let mut minimum = 0i64;
+    if c.order > 0 {
+        let w = u32::from(c.descriptor_octets) * 8;
+        for e in extras.iter_mut().take(usize::from(c.order)) {
+            *e = refs.read(w).ok_or_else(|| short("extra descriptors"))?;
+        }
+        minimum = refs
+            .read_signed(w)
+            .ok_or_else(|| short("extra descriptors"))?;
+    }
+    let mut ints: Vec<i64> = Vec::new();
+    tensor_core::buffer::try_reserve(&mut ints, n, "complex packing values")?;
+    for g in 0..c.groups {
+        let group_ref = refs.read(bits).ok_or_else(|| short("group references"))?;
+        let scaled_len = lengths
+            .read(c.length_bits)
+            .ok_or_else(|| short("group lengths"))?;
+        let width = widths
+            .read(c.width_bits)
+            .ok_or_else(|| short("group widths"))?
+            + u64::from(c.width_reference);
+        let len = if g == c.groups - 1 {
+            c.last_length
+        } else {
+            scaled_len
+                .checked_mul(c.length_increment)
+                .and_then(|l| l.checked_add(c.length_reference))
+                .ok_or_else(|| bad("a group length overflows"))?
+        };
+        if width > 63 {
+            return Err(bad(&format!("group {g} is {width} bits wide")));
+        }
+        if len > (n - ints.len()) as u64 {
+            return Err(bad(&format!(
+                "the groups hold more than the {n} packed values"
+            )));
+        }
+        let width = width as u32;
+        let primary = if width == 0 {
+            (1u64 << bits) - 1
+        } else {
+            (1u64 << width) - 1
+        };
+        for _ in 0..len {
+            let x = vals.read(width).ok_or_else(|| short("packed values"))?;
+            let missing = match c.missing_management {
+                1 if width == 0 => group_ref == primary,
+                1 => x == primary,
+                2 if width == 0 => group_ref == primary || group_ref == primary - 1,
+                2 => x == primary || x == primary - 1,
+                _ => false,
+            };
+            ints.push(if missing {
+                MISSING
+            } else {
+                group_ref.wrapping_add(x) as i64
+            });
+        }
+    }
+    if ints.len() != n {
+        return Err(bad(&format!(
+            "the groups hold {} values, not the {n} packed",
+            ints.len()
+        )));
+    }
+    if c.order > 0 {
+        undifference(&mut ints, c.order, minimum, extras, MISSING);
+    }
+    let (s, d) = scales(p);
+    let r = p.reference_value;
+    for (o, &x) in out.iter_mut().zip(&ints) {
+        *o = if x == MISSING {
+            f64::NAN
+        } else {
+            (x as f64 * s + r) * d
+        };
+    }
+    Ok(())
+}
+
+/// Undoes first- or second-order spatial differencing over the values that are not missing.
+fn undifference(v: &mut [i64], order: u8, bias: i64, extras: [u64; 2], missing: i64) {
+    let mut present = v.iter_mut().filter(|x| **x != missing);
+    let (mut penultimate, mut last) = (extras[0] as i64, extras[0] as i64);
+    if let Some(first) = present.next() {
+        *first = extras[0] as i64;
+    }
+    if order == 2
+        && let Some(second) = present.next()
+    {
+        *second = extras[1] as i64;
+        last = extras[1] as i64;
+    }
+    for x in present {
+        if order == 1 {
+            *x = x.wrapping_add(last).wrapping_add(bias);
+        } else {
+            *x = x
+                .wrapping_add(bias)
+                .wrapping_add(last.wrapping_mul(2))
+                .wrapping_sub(penultimate);
+            penultimate = last;
+        }
+        last = *x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powers_are_computed_step_by_step() {
+        assert_eq!(codes_power(0, 10.0), 1.0);
+        assert_eq!(codes_power(-1, 10.0), 0.1);
+        assert_eq!(codes_power(-2, 10.0), 0.1 / 10.0);
+        assert_eq!(codes_power(3, 2.0), 8.0);
+        assert_eq!(codes_power(-3, 2.0), 0.125);
+    }
+
+    #[test]
+    fn spreading_puts_values_on_present_points() {
+        let mut out = [1.0, 2.0, 0.0, 0.0];
+        spread(&[0b0110_0000], &mut out, 2);
+        assert!(out[0].is_nan() && out[3].is_nan());
+        assert_eq!(&out[1..3], &[1.0, 2.0]);
+    }
+
+    #[test]
+    fn second_order_differencing_skips_missing_values() {
+        let m = i64::MAX;
+        // Values 10, 12, 15, 19: second differences 1, 1 with bias 0.
+        let mut v = [0, m, 0, 1, 1];
+        undifference(&mut v, 2, 0, [10, 12], m);
+        assert_eq!(v, [10, m, 12, 15, 19]);
+    }
+}

@@ -1,0 +1,120 @@
+//! One trial per field of the files ecCodes wrote: values and keys as ecCodes gives them.
+
+use crate::ensure;
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tensor_core::Limits;
+use tensor_grib::{Grib, Key};
+
+pub(crate) fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/reference/grib")
+}
+
+/// Every GRIB fixture, with its sidecar.
+pub(crate) fn files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir())
+        .expect("testdata/reference/grib")
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "grib1" || e == "grib2" || e == "grib")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut out = Vec::new();
+    for path in files() {
+        let sidecar: Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{}.json", path.display())).unwrap(),
+        )
+        .unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, m) in sidecar["messages"].as_array().unwrap().iter().enumerate() {
+            let (path, m) = (path.clone(), m.clone());
+            out.push(Trial::test(format!("eccodes::{name}#{i}"), move || {
+                check(&path, i, &m)
+            }));
+        }
+    }
+    out
+}
+
+fn key<'a>(keys: &'a [(&'static str, Key)], name: &str) -> Option<&'a Key> {
+    keys.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+}
+
+#[allow(clippy::many_single_char_names)]
+fn check(path: &Path, i: usize, m: &Value) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let grib = Grib::open(&bytes, &Limits::default())?;
+    let f = &grib.fields()[i];
+    let values = grib.values(i, &Limits::default())?;
+
+    // Bit for bit: the SHA-256 of ecCodes' values with missing points as NaN…
+    let le: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let sha = format!("{:x}", Sha256::digest(&le));
+    // …and each value against ecCodes' own, to say where they differ.
+    let all = std::fs::read(format!("{}.values", path.display()))?;
+    let before: u64 = grib.fields()[..i].iter().map(|f| f.points).sum();
+    let theirs: Vec<f64> = all[before as usize * 8..][..values.len() * 8]
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let missing = m["missing_value"].as_f64().unwrap();
+    let bitmap = m["bitmap"].as_bool().unwrap();
+    for (j, (a, b)) in values.iter().zip(&theirs).enumerate() {
+        let same = if bitmap && *b == missing {
+            a.is_nan()
+        } else {
+            a.to_bits() == b.to_bits()
+        };
+        ensure(same, || format!("point {j}: {a:e} here, ecCodes {b:e}"))?;
+    }
+    ensure(sha == m["sha256_nan"].as_str().unwrap(), || {
+        "SHA-256 differs".into()
+    })?;
+
+    let shape: Vec<u64> = m["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    ensure(f.shape() == shape, || {
+        format!("shape {:?}, ecCodes {shape:?}", f.shape())
+    })?;
+    ensure(f.has_bitmap() == bitmap, || "bitmap".into())?;
+
+    let keys = f.keys();
+    for (k, want) in m["keys"].as_object().unwrap() {
+        let Some(got) = key(&keys, k) else {
+            // Keys we do not give (edition-specific codes of the other edition, `name`
+            // spelled differently) are not compared.
+            continue;
+        };
+        let same = match (got, want) {
+            (Key::Int(a), Value::Number(b)) => b.as_i64() == Some(*a),
+            (Key::Float(a), Value::Number(b)) => (a - b.as_f64().unwrap()).abs() < 1e-9,
+            (Key::Text(a), Value::String(b)) => a == b,
+            (Key::Int(a), Value::String(b)) => a.to_string() == *b,
+            _ => false,
+        };
+        ensure(same, || format!("key {k}: {got:?} here, ecCodes {want}"))?;
+    }
+    let mars: Vec<(&str, String)> = f.ident.mars();
+    for (k, want) in m["mars"].as_object().unwrap() {
+        let got = mars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        ensure(got == want.as_str(), || {
+            format!("mars.{k}: {got:?} here, ecCodes {want}")
+        })?;
+    }
+    ensure(mars.len() == m["mars"].as_object().unwrap().len(), || {
+        format!("mars keys {mars:?}, ecCodes {}", m["mars"])
+    })?;
+    Ok(())
+}

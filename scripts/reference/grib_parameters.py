@@ -1,0 +1,118 @@
+"""Writes the parameter table tensor-grib names GRIB fields by (crates/tensor-grib/src/parameters.tsv)
+from ecCodes' definition files, for the parameters weather users ask for most, and checks every
+row against the eccodes package: a message carrying the row's keys must get the row's
+shortName and paramId back.
+
+    python -m venv env && env/bin/pip install eccodes==2.50.0
+    env/bin/python scripts/reference/grib_parameters.py ECCODES_SOURCE/definitions \
+        crates/tensor-grib/src/parameters.tsv
+
+Each row: edition, shortName, paramId, name, units, and the conditions (key=value, comma
+separated) a field must meet. A field takes the row whose conditions all hold and are the
+most in number, as ecCodes' concepts do.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import eccodes as ec
+
+WANTED = """2t 2d 10u 10v 100u 100v t u v w z q r gh msl sp tp tcc lcc mcc hcc sst skt sd
+ssrd strd ssr str cp lsp 10fg ci lsm vo d pv tcwv tcw blh cape sf ro swvl1 stl1 e pev mx2t
+mn2t lnsp cc ciwc clwc o3 sp orog tciw tclw""".split()
+
+ENTRY = re.compile(r"'([^']*)'\s*=\s*\{([^}]*)\}", re.S)
+
+
+def concepts(path):
+    """(value, conditions) per entry of a concept file."""
+    out = []
+    for value, body in ENTRY.findall(Path(path).read_text()):
+        conds = []
+        for part in body.split(";"):
+            part = part.strip()
+            if not part:
+                continue
+            k, _, v = part.partition("=")
+            conds.append((k.strip(), v.strip()))
+        out.append((value, tuple(sorted(conds))))
+    return out
+
+
+def grib2(defs, local=None):
+    """WMO's concepts, or a centre's local ones (`local`: the directory under
+    localConcepts and the centre's code, which becomes a condition)."""
+    by = {}
+    base = defs / "grib2" if local is None else defs / "grib2" / "localConcepts" / local[0]
+    for kind in ("shortName", "paramId", "name", "units"):
+        for value, conds in concepts(base / f"{kind}.def"):
+            if local is not None:
+                conds = tuple(sorted(conds + (("centre", local[1]),)))
+            by.setdefault(conds, {})[kind] = value
+    rows = []
+    for conds, v in by.items():
+        if v.get("shortName") in WANTED and "paramId" in v:
+            if any(not c[1].lstrip("-").isdigit() for c in conds):
+                continue
+            rows.append((2, v["shortName"], v["paramId"], v.get("name", ""), v.get("units", ""), conds))
+    return rows
+
+
+def grib1(defs):
+    rows = []
+    for line in (defs / "grib1" / "2.98.128.table").read_text().splitlines():
+        m = re.match(r"(\d+)\s+(\S+)\s+(.*?)\s*\((.*)\)\s*$", line)
+        if not m:
+            continue
+        code, short, name, units = m.groups()
+        if short in WANTED:
+            conds = (("indicatorOfParameter", code), ("table2Version", "128"))
+            rows.append((1, short, code, name, units, conds))
+    return rows
+
+
+def check(row):
+    edition, short, param, _, _, conds = row
+    h = ec.codes_grib_new_from_samples(f"regular_ll_sfc_grib{edition}")
+    if edition == 2 and ("centre", "98") not in conds:
+        ec.codes_set(h, "centre", 7)  # not ECMWF: its local concepts do not apply
+    try:
+        keys = dict(conds)
+        if edition == 2 and "typeOfFirstFixedSurface" not in keys:
+            # A surface no row asks for, so rows without one are not outbid.
+            ec.codes_set(h, "typeOfFirstFixedSurface", 100)
+        if "typeOfStatisticalProcessing" in keys:
+            ec.codes_set(h, "productDefinitionTemplateNumber", 8)
+        for k, v in conds:
+            if k != "centre":
+                ec.codes_set(h, k, int(v))
+        got = (ec.codes_get_string(h, "shortName"), ec.codes_get_string(h, "paramId"))
+    except ec.GribInternalError as e:
+        got = ("error", str(e))
+    finally:
+        ec.codes_release(h)
+    return got == (short, param), got
+
+
+def main(defs, out):
+    defs = Path(defs)
+    rows = sorted(set(grib2(defs) + grib2(defs, ("ecmf", "98")) + grib1(defs)), key=lambda r: (r[0], r[1], r[5]))
+    kept = []
+    for r in rows:
+        ok, got = check(r)
+        if ok:
+            kept.append(r)
+        else:
+            print("left out (ecCodes reads it as %s/%s):" % got, r[:3], r[5], file=sys.stderr)
+    with open(out, "w") as f:
+        f.write("# edition\tshortName\tparamId\tname\tunits\tconditions\n")
+        f.write("# Made by scripts/reference/grib_parameters.py from ecCodes' definitions;\n")
+        f.write("# every row checked against eccodes %s.\n" % ec.__version__)
+        for e, s, p, n, u, c in kept:
+            f.write("\t".join([str(e), s, p, n, u, ",".join(f"{k}={v}" for k, v in c)]) + "\n")
+    print(len(kept), "rows")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
