@@ -1,7 +1,7 @@
 """Writes small GRIB files with ecCodes, each with a JSON sidecar: per message the keys users
 search by, the packing, the shape, and the SHA-256 of the float64 values (little-endian) as
-ecCodes decodes them, with missing points as NaN; the values themselves go to a `.values`
-file (float64, little-endian, every message in turn, ecCodes' missing value kept) so a
+ecCodes decodes them, with missing points as NaN (`NAME.json`); the values themselves go to
+`NAME.values` (float64, little-endian, every message in turn, ecCodes' missing value kept) so a
 mismatch can be located.
 
     python -m venv env && env/bin/pip install eccodes==2.50.0 numpy
@@ -130,9 +130,9 @@ def write(out, name, handles):
             values.append(v.astype("<f8"))
             ec.codes_release(r)
             ec.codes_release(h)
-    Path(str(path) + ".values").write_bytes(b"".join(v.tobytes() for v in values))
+    path.with_suffix(".values").write_bytes(b"".join(v.tobytes() for v in values))
     sidecar = {"written_by": f"eccodes {VERSION}", "messages": messages}
-    Path(str(path) + ".json").write_text(json.dumps(sidecar, indent=1, sort_keys=True) + "\n")
+    path.with_suffix(".json").write_text(json.dumps(sidecar, indent=1, sort_keys=True) + "\n")
     print(path, len(messages), "messages", path.stat().st_size, "bytes")
 
 

@@ -165,7 +165,8 @@ impl Ident {
             k.push(("paramId", Key::Int(id)));
         }
         if let Some(p) = p {
-            k.push(("name", p.name.into()));
+            // ecCodes' `name`, under another key: `name` is what tensors are called by.
+            k.push(("parameterName", p.name.into()));
             k.push(("units", p.units.into()));
         }
         k.push(("edition", Key::Int(i64::from(self.edition))));

@@ -352,7 +352,10 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 }),
             }
         }
-        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
+        FormatId::Safetensors
+        | FormatId::Bintensors
+        | FormatId::BintensorsLegacy
+        | FormatId::Grib => {
             // No checksums to check: reading every tensor is the only check there is.
             let n = read_every_tensor(file, &map, limits)?;
             Ok(Verification {

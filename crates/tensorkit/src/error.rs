@@ -51,6 +51,15 @@ pub enum Error {
         #[source]
         source: tensor_ztensor::Error,
     },
+    /// A GRIB file that could not be read.
+    #[error("{path}: {source}")]
+    Grib {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: Box<tensor_grib::Error>,
+    },
     /// A Tensogram file that could not be read or written.
     #[error("{path}: {source}")]
     Tensogram {
@@ -197,6 +206,7 @@ impl Kinded for Error {
             Error::StdlibMeta { source, .. } => source.kind(),
             Error::Bintensors { source, .. } => source.kind(),
             Error::Ztensor { source, .. } => source.kind(),
+            Error::Grib { source, .. } => source.kind(),
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::TensogramTensor { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } | Error::NoSuchTensor { .. } => {

@@ -171,6 +171,8 @@ pub use tensor_descriptor as descriptor;
 pub use tensor_dtype as dtype;
 #[cfg(feature = "frame")]
 pub use tensor_frame as frame;
+#[cfg(feature = "grib")]
+pub use tensor_grib as grib;
 #[cfg(feature = "pipeline")]
 pub use tensor_pipeline as pipeline;
 #[cfg(feature = "files")]

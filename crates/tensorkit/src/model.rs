@@ -27,6 +27,8 @@ pub enum FormatId {
     Ztensor2,
     /// Tensogram v3 (`.tgm`): messages of objects.
     Tensogram,
+    /// GRIB editions 1 and 2 (read only): one tensor per field.
+    Grib,
 }
 
 impl FormatId {
@@ -41,7 +43,7 @@ impl FormatId {
     ];
 
     /// Every format the command reads.
-    pub const ALL: [FormatId; 7] = [
+    pub const ALL: [FormatId; 8] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
@@ -49,6 +51,7 @@ impl FormatId {
         FormatId::Ztensor1,
         FormatId::Ztensor2,
         FormatId::Tensogram,
+        FormatId::Grib,
     ];
 
     /// The id used in JSON output and by `--to`.
@@ -62,6 +65,7 @@ impl FormatId {
             FormatId::Ztensor1 => "ztensor-1",
             FormatId::Ztensor2 => "ztensor-2",
             FormatId::Tensogram => "tensogram",
+            FormatId::Grib => "grib",
         }
     }
 
@@ -73,6 +77,7 @@ impl FormatId {
             FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
             FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => "zt",
             FormatId::Tensogram => "tgm",
+            FormatId::Grib => "grib2",
         }
     }
 

@@ -29,10 +29,9 @@ pub(crate) fn files() -> Vec<PathBuf> {
 pub(crate) fn trials() -> Vec<Trial> {
     let mut out = Vec::new();
     for path in files() {
-        let sidecar: Value = serde_json::from_str(
-            &std::fs::read_to_string(format!("{}.json", path.display())).unwrap(),
-        )
-        .unwrap();
+        let sidecar: Value =
+            serde_json::from_str(&std::fs::read_to_string(path.with_extension("json")).unwrap())
+                .unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for (i, m) in sidecar["messages"].as_array().unwrap().iter().enumerate() {
             let (path, m) = (path.clone(), m.clone());
@@ -59,7 +58,7 @@ fn check(path: &Path, i: usize, m: &Value) -> Result<(), Failed> {
     let le: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let sha = format!("{:x}", Sha256::digest(&le));
     // …and each value against ecCodes' own, to say where they differ.
-    let all = std::fs::read(format!("{}.values", path.display()))?;
+    let all = std::fs::read(path.with_extension("values"))?;
     let before: u64 = grib.fields()[..i].iter().map(|f| f.points).sum();
     let theirs: Vec<f64> = all[before as usize * 8..][..values.len() * 8]
         .chunks_exact(8)

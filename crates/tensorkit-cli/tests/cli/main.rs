@@ -5,6 +5,7 @@
 mod conformance;
 mod convert;
 mod derived;
+mod grib;
 mod hostile;
 mod killed;
 mod output;
@@ -22,6 +23,7 @@ fn main() {
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
     trials.extend(derived::trials());
+    trials.extend(grib::trials());
     trials.extend(killed::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());

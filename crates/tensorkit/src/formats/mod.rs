@@ -3,6 +3,7 @@
 //! The format of a file is decided from its content, never from its name.
 
 mod bintensors;
+pub(crate) mod grib;
 mod safetensors;
 pub(crate) mod tensogram;
 mod ztensor;
@@ -34,6 +35,9 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     }
     if tensogram::looks_like(bytes) {
         return Ok(FormatId::Tensogram);
+    }
+    if grib::looks_like(bytes) {
+        return Ok(FormatId::Grib);
     }
     if safetensors::looks_like(bytes) {
         return Ok(FormatId::Safetensors);
@@ -83,6 +87,7 @@ pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Res
             ztensor::read(path, bytes, options)
         }
         FormatId::Tensogram => tensogram::read(path, bytes, options),
+        FormatId::Grib => grib::read(path, bytes, options),
     }
 }
 
@@ -145,6 +150,8 @@ pub(crate) enum Header<'a> {
     Ztensor(tensor_ztensor::AnyZTensor<'a>),
     /// A Tensogram file's messages.
     Tensogram(tensogram::Header<'a>),
+    /// A GRIB file's fields (listed from the whole object).
+    Grib(std::sync::Arc<tensor_grib::Grib<'a>>),
 }
 
 #[cfg(feature = "remote")]
@@ -161,6 +168,7 @@ impl Header<'_> {
         match self {
             Header::Ztensor(any) => ztensor::read_in(path, any, i, bytes, span.start),
             Header::Tensogram(h) => h.read_in(path, i, bytes, options.verify, &options.limits),
+            Header::Grib(g) => Ok(grib::read_in(path, g, i)),
             Header::Raw => Err(Error::UnknownTarget {
                 what: format!(
                     "{}: tensor #{i} is read as stored, not through its header",
@@ -188,6 +196,7 @@ pub(crate) fn open_header<'a>(
     };
     match format {
         FormatId::Tensogram => tensogram::open_header(path, bytes, options, held),
+        FormatId::Grib => grib::open_header(path, bytes, options),
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             ztensor::open_header(path, bytes, options)
         }
@@ -305,6 +314,11 @@ pub fn write_into(
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),
+            });
+        }
+        FormatId::Grib => {
+            return Err(Error::UnknownTarget {
+                what: "GRIB is read only; convert it to tensogram (or another format)".into(),
             });
         }
     }

@@ -433,7 +433,6 @@ pub(super) fn write(
     let mut meta = GlobalMetadata::default();
     for (name, t) in names.iter().zip(&set.tensors) {
         let mut entry = Map::new();
-        entry.insert("name".into(), MetaValue::from(name.as_str()));
         let Some(dtype) = container::storage_dtype(t.dtype()) else {
             return Err(Error::CannotRepresent {
                 format: "tensogram",
@@ -449,6 +448,8 @@ pub(super) fn write(
         for (k, val) in &t.attributes {
             entry.insert(k.clone(), MetaValue::from(val));
         }
+        // The tensor's name, whatever its attributes hold.
+        entry.insert("name".into(), MetaValue::from(name.as_str()));
         meta.base.push(entry);
     }
     if let Some(m) = &set.metadata {

@@ -125,6 +125,8 @@ pub(crate) fn needed(format: FormatId, parts: &Parts, limits: &Limits) -> Result
     let len = parts.len();
     let want = |r: Range<u64>| parts.missing(r).into_iter().collect::<Vec<_>>();
     Ok(match format {
+        // Messages follow one another with no index: the whole object is read.
+        FormatId::Grib => want(0..len),
         // A u64 header length, then the header.
         FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
             match parts.u64_le(0) {

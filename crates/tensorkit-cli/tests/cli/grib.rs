@@ -1,0 +1,173 @@
+//! GRIB files written by ecCodes 2.50 (`testdata/reference/grib`): every command reads them,
+//! each field's values are ecCodes' bit for bit (missing points NaN), the keys users search
+//! by are its attributes, conversion keeps values and keys (`mars` included), and a cut file
+//! is an error.
+
+use crate::support::{expect_error_contract, inspect_json, tensorkit};
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tensor_testkit::testdata;
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = testdata().join("reference/grib");
+    let mut v: Vec<PathBuf> = ["grib", "grib1", "grib2"]
+        .iter()
+        .flat_map(|e| tensor_testkit::files_with_extension(&dir, e))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Each listed tensor against the sidecar (fields in file order; `names` are the tensors'
+/// names in that order, for targets that reorder them): values, shape, keys and MARS keys.
+fn same_as_eccodes(
+    listed: &[Value],
+    names: &[Value],
+    sidecar: &Value,
+    what: &str,
+) -> Result<(), Failed> {
+    let messages = sidecar["messages"].as_array().ok_or("sidecar: messages")?;
+    if listed.len() != messages.len() {
+        return Err(format!(
+            "{what}: {} tensors, {} fields",
+            listed.len(),
+            messages.len()
+        )
+        .into());
+    }
+    for (name, m) in names.iter().zip(messages) {
+        let t = listed
+            .iter()
+            .find(|t| t["name"] == *name)
+            .ok_or_else(|| format!("{what}: no tensor {name}"))?;
+        if t["sha256_le"] != m["sha256_nan"] || t["shape"] != m["shape"] || t["dtype"] != "float64"
+        {
+            return Err(format!("{what}: {name} differs from ecCodes' values").into());
+        }
+        let a = &t["attributes"];
+        for k in [
+            "shortName",
+            "paramId",
+            "typeOfLevel",
+            "level",
+            "dataDate",
+            "dataTime",
+            "stepRange",
+            "Ni",
+            "Nj",
+        ] {
+            if a[k] != m["keys"][k] {
+                return Err(
+                    format!("{what}: {name}: {k} is {}, ecCodes {}", a[k], m["keys"][k]).into(),
+                );
+            }
+        }
+        if a["mars"] != m["mars"] {
+            return Err(format!(
+                "{what}: {name}: mars {} vs ecCodes {}",
+                a["mars"], m["mars"]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn commands_read_it(file: &Path) -> Result<(), Failed> {
+    let sidecar = tensor_testkit::sidecar(file)?;
+    let ours = inspect_json(file)?;
+    if ours["format"] != "grib" {
+        return Err(format!("read as {}", ours["format"]).into());
+    }
+    let listed = ours["tensors"].as_array().ok_or("no tensors")?;
+    let names: Vec<Value> = listed.iter().map(|t| t["name"].clone()).collect();
+    same_as_eccodes(listed, &names, &sidecar, "inspect")?;
+    let path = file.to_string_lossy();
+    for args in [vec!["validate", &*path], vec!["diff", &*path, &*path]] {
+        let out = tensorkit(&args);
+        if !out.status.success() {
+            return Err(format!("{args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+    }
+    let dir = tempfile::tempdir()?;
+    for ext in ["tgm", "safetensors", "zt"] {
+        let out = dir.path().join(format!("x.{ext}"));
+        let converted = tensorkit(&["convert", &path, &out.to_string_lossy()]);
+        if !converted.status.success() {
+            return Err(format!(
+                "convert to {ext}: {}",
+                String::from_utf8_lossy(&converted.stderr)
+            )
+            .into());
+        }
+        let back = inspect_json(&out)?;
+        let tensors = back["tensors"].as_array().ok_or("no tensors")?;
+        for (name, m) in names
+            .iter()
+            .zip(sidecar["messages"].as_array().ok_or("messages")?)
+        {
+            let t = tensors
+                .iter()
+                .find(|t| t["name"] == *name)
+                .ok_or("a tensor is missing")?;
+            if t["sha256_le"] != m["sha256_nan"] {
+                return Err(format!("{ext}: {name} changed on conversion").into());
+            }
+        }
+        if ext != "safetensors" {
+            // Formats with per-tensor metadata keep the keys, `mars` included.
+            same_as_eccodes(tensors, &names, &sidecar, ext)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every cut through the middle of a message is an error that says so; writing GRIB is
+/// refused.
+fn cuts_and_writes_are_refused(file: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(file)?;
+    let dir = tempfile::tempdir()?;
+    let cut = dir.path().join("cut.grib2");
+    for at in [bytes.len() / 3, bytes.len() - 1] {
+        std::fs::write(&cut, &bytes[..at])?;
+        let out = tensorkit(&["inspect", &cut.to_string_lossy()]);
+        expect_error_contract(&out, false)?;
+        if !String::from_utf8_lossy(&out.stderr).contains("GRIB message #") {
+            return Err(format!(
+                "the error does not say where: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+    }
+    let out = tensorkit(&[
+        "convert",
+        &file.to_string_lossy(),
+        &dir.path().join("x.bin").to_string_lossy(),
+        "--to",
+        "grib",
+    ]);
+    expect_error_contract(&out, false)?;
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for f in fixtures() {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let g = f.clone();
+        trials.push(Trial::test(format!("grib::read::{name}"), move || {
+            commands_read_it(&g)
+        }));
+        trials.push(Trial::test(format!("grib::cut::{name}"), move || {
+            cuts_and_writes_are_refused(&f)
+        }));
+    }
+    assert!(trials.len() >= 16, "GRIB fixtures missing");
+    trials
+}
