@@ -45,8 +45,8 @@ pub mod validate;
 pub mod wire;
 
 pub use encode::{
-    EncodeOptions, HashFrames, IndexFrame, encode, encode_into, encode_pre_encoded, encode_to,
-    encode_to_streamed,
+    EncodeOptions, HashFrames, IndexFrame, ObjectBytes, encode, encode_into, encode_pre_encoded,
+    encode_to, encode_to_streamed,
 };
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};

@@ -83,6 +83,15 @@ pub struct Simple {
     pub bits_per_value: u32,
 }
 
+impl Simple {
+    /// The factors ecCodes scales by, `(2^E, 10^−D)`, computed as ecCodes computes them
+    /// (one multiplication or division at a time).
+    #[must_use]
+    pub fn scales(&self) -> (f64, f64) {
+        crate::unpack::scales(self)
+    }
+}
+
 /// Complex packing's group description (GRIB 2 templates 5.2 and 5.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Complex {

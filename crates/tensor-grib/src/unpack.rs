@@ -95,6 +95,63 @@ impl Field {
         Ok(())
     }
 
+    /// The packed integers of a simple-packed field as stored: `ceil(values · bits / 8)`
+    /// bytes, most significant bit first (what Tensogram's `simple_packing` stores too).
+    pub fn packed_bits<'f>(&self, file: &'f [u8]) -> Result<&'f [u8]> {
+        let Packing::Simple(p) = &self.packing else {
+            return Err(self.at().unsupported(format!(
+                "the packed integers of {} (only grid_simple stores them as they are)",
+                self.packing.name()
+            )));
+        };
+        let need = (self.packed_values * u64::from(p.bits_per_value)).div_ceil(8) as usize;
+        let data = &file[self.data.clone()];
+        data.get(..need).ok_or_else(|| {
+            self.at().truncated(
+                "the packed values",
+                format!("{need} bytes needed, the data section has {}", data.len()),
+            )
+        })
+    }
+
+    /// The integers of a CCSDS field, decoded from its stream into big-endian containers of
+    /// the next whole-byte width (1, 2, 3 or 4 bytes; the width is returned in bits).
+    pub fn ccsds_samples(
+        &self,
+        file: &[u8],
+        limits: &tensor_core::Limits,
+    ) -> Result<(Vec<u8>, u32)> {
+        let Packing::Ccsds {
+            simple: p,
+            flags,
+            block_size,
+            rsi,
+        } = &self.packing
+        else {
+            return Err(self
+                .at()
+                .unsupported(format!("CCSDS samples of {}", self.packing.name())));
+        };
+        let width = p.bits_per_value.div_ceil(8) * 8;
+        let mut params = ccsds_params(p, *flags, *block_size, *rsi);
+        if width == 24 {
+            params.flags |= szip::THREE_BYTE;
+        }
+        params
+            .check()
+            .map_err(|e| self.at().data("grid_ccsds", e))?;
+        let len = self
+            .packed_values
+            .saturating_mul(params.sample_bytes() as u64);
+        limits.check_total_bytes(len)?;
+        let len = tensor_core::checked::to_usize(len, "CCSDS samples")?;
+        let mut samples = tensor_core::buffer::try_filled(len, 0u8, "CCSDS samples")?;
+        let data = &file[self.data.clone()];
+        szip::decode_into(&params, data, &mut samples)
+            .map_err(|e| self.at().data("grid_ccsds", e))?;
+        Ok((samples, width))
+    }
+
     /// Which points are present (`true`) and which missing, when the field has a bitmap,
     /// as ecCodes' bitmap says; `None` when every point is present. Points that complex
     /// packing marks missing inside the data are NaN in the values but not in this mask.

@@ -121,6 +121,42 @@ pub type StreamFn<'a> =
 /// Decodes a whole tensor into memory (after checking its size against the limits).
 pub type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
 
+/// A tensor's values as Tensogram's `simple_packing` (optionally followed by `szip`) holds
+/// them, ready to be written as they are (`--pipeline keep`): decoding them gives the
+/// tensor's values bit for bit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packed {
+    /// Bits per packed value.
+    pub bits_per_value: u32,
+    /// The reference value, unscaled (Tensogram's `R`).
+    pub reference_value: f64,
+    /// The binary scale factor `E`.
+    pub binary_scale_factor: i32,
+    /// The decimal scale factor `D`.
+    pub decimal_scale_factor: i32,
+    /// szip's parameters when the payload is szip-compressed.
+    pub szip: Option<PackedSzip>,
+    /// The payload.
+    pub payload: Vec<u8>,
+}
+
+/// The szip stage of a [`Packed`] payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedSzip {
+    /// Blocks per reference sample interval.
+    pub rsi: u32,
+    /// Samples per block.
+    pub block_size: u32,
+    /// libaec flags as Tensogram stores them.
+    pub flags: u32,
+    /// The bit offset where each reference sample interval starts.
+    pub block_offsets: Vec<u64>,
+}
+
+/// A tensor's [`Packed`] form, or why it has none that decodes to its values exactly.
+pub type PackFn<'a> =
+    dyn Fn(&Limits) -> Result<std::result::Result<Packed, String>> + Send + Sync + 'a;
+
 /// An encoded tensor: what it decodes to, and how.
 #[derive(Clone)]
 pub struct Lazy<'a> {
@@ -134,6 +170,9 @@ pub struct Lazy<'a> {
     pub stream: Arc<StreamFn<'a>>,
     /// Decoded whole, for everything that needs all elements at once.
     pub decode: Arc<DecodeFn<'a>>,
+    /// The packed form a Tensogram object can hold as it is, for tensors that have one
+    /// (GRIB simple and CCSDS packing).
+    pub packed: Option<Arc<PackFn<'a>>>,
 }
 
 impl std::fmt::Debug for Lazy<'_> {
@@ -431,6 +470,7 @@ mod tests {
                 shape: vec![4],
                 stream: Arc::new(move |_, _, sink| sink(&vec![7u8; produce])),
                 decode: Arc::new(|_| unreachable!("not decoded whole")),
+                packed: None,
             }),
             location: Vec::new(),
             attributes: Vec::new(),

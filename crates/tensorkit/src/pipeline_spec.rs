@@ -12,6 +12,7 @@
 //! | `sz3:abs:BOUND`, `sz3:rel:BOUND`, `sz3:psnr:DB` | lossy compression of float64 (SZ3 under an absolute, relative or PSNR error bound) |
 //! | `blosc2[:CODEC[:LEVEL]]` | lossless compression in blosc2 frames: codec `blosclz`, `lz4` (the default), `lz4hc`, `zlib` or `zstd`, level 0 to 9 (5 by default) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
+//! | `keep` | first, alone or before other stages: tensors stored packed (GRIB simple and CCSDS packing) keep their packing — the same integers, reference value and scale factors, CCSDS streams as szip — where Tensogram decodes them to the same float64 values bit for bit; the other tensors go through the stages that follow (none: stored as they are) |
 //!
 //! The stages are chosen per tensor, so one specification serves a file of mixed dtypes.
 //! A stage that cannot apply to a tensor is left out for that tensor only, and `convert`
@@ -39,6 +40,7 @@ pub struct PipelineSpec {
     shuffle: bool,
     compression: Option<Codec>,
     extensions: bool,
+    keep: bool,
 }
 
 /// A stage [`PipelineSpec::apply`] left out for one tensor, and why.
@@ -94,6 +96,9 @@ impl PipelineSpec {
             }
             let order_ok = match name {
                 "none" => true,
+                "keep" => {
+                    !p.keep && !p.shuffle && p.compression.is_none() && p.packing_bits.is_none()
+                }
                 "simple_packing" | "sp" => {
                     !p.shuffle && p.compression.is_none() && p.packing_bits.is_none()
                 }
@@ -110,6 +115,7 @@ impl PipelineSpec {
             }
             match name {
                 "none" => {}
+                "keep" => p.keep = true,
                 "simple_packing" | "sp" => {
                     let bits = num(a, u64::MAX, "bits")?;
                     if bits == u64::MAX || bits > 64 {
@@ -259,6 +265,12 @@ impl PipelineSpec {
     pub fn is_lossy(&self) -> bool {
         self.packing_bits.is_some()
             || matches!(self.compression, Some(Codec::Zfp(_) | Codec::Sz3(_)))
+    }
+
+    /// Whether tensors stored packed keep their packing (`keep`); see the module's table.
+    #[must_use]
+    pub fn keeps_packing(&self) -> bool {
+        self.keep
     }
 
     /// Allows what only tensorkit reads (`--allow-extensions`): packing float32, szip after

@@ -261,30 +261,47 @@ pub fn encode_to<W: Write + ?Sized>(
     Ok(plan.total)
 }
 
+/// One object's bytes for [`encode_to_streamed`].
+#[derive(Clone, Debug)]
+pub enum ObjectBytes<'d> {
+    /// The elements, run through the descriptor's pipeline.
+    Raw(Cow<'d, [u8]>),
+    /// The payload, already encoded: the descriptor carries every parameter its pipeline
+    /// needs (as for [`encode_pre_encoded`]); it is framed and hashed as it is.
+    PreEncoded(Cow<'d, [u8]>),
+}
+
 /// [`encode_to`] for data that is produced one object at a time (decoded from another file,
 /// say): `data(i)` gives object `i`'s bytes, and only one object's bytes are held at a time.
 /// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
 /// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
 /// payloads are kept (they are what the file holds), while raw ones are asked for again
 /// when their frame is written — so `data` must give the same bytes each time it is asked;
-/// a change is an error. Returns the bytes written.
+/// a change is an error. Pre-encoded payloads ([`ObjectBytes::PreEncoded`]) are kept as they
+/// are given. Returns the bytes written.
 pub fn encode_to_streamed<'d, W: Write + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
-    data: &mut dyn FnMut(usize) -> Result<Cow<'d, [u8]>>,
+    data: &mut dyn FnMut(usize) -> Result<ObjectBytes<'d>>,
     opts: &EncodeOptions,
     w: &mut W,
 ) -> Result<u64> {
     check_caller_metadata(metadata, Some(descriptors.len()))?;
     let mut objects: Vec<EncodedObject<'d>> = Vec::with_capacity(descriptors.len());
     let mut deferred_hashes = Vec::with_capacity(descriptors.len());
+    let mut any_pre_encoded = false;
     for (i, d) in descriptors.iter().enumerate() {
         match data(i)? {
-            Cow::Borrowed(b) => {
+            ObjectBytes::PreEncoded(p) => {
+                any_pre_encoded = true;
+                objects.push(pre_encoded_object(d, Cow::Owned(p.into_owned()), i)?);
+                deferred_hashes.push(None);
+            }
+            ObjectBytes::Raw(Cow::Borrowed(b)) => {
                 objects.push(encode_object(d, b, i, opts)?);
                 deferred_hashes.push(None);
             }
-            Cow::Owned(v) => {
+            ObjectBytes::Raw(Cow::Owned(v)) => {
                 let o = encode_object(d, &v, i, opts)?;
                 // Raw and unchanged (still `v`): hashed now, asked for again when its frame
                 // is written. Encoded payloads are kept.
@@ -319,7 +336,7 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
     };
     let mut failed = None;
     let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| match data(i) {
-        Ok(bytes) => put(&bytes),
+        Ok(ObjectBytes::Raw(bytes) | ObjectBytes::PreEncoded(bytes)) => put(&bytes),
         Err(e) => {
             failed = Some(e);
             Err(std::io::Error::other(
@@ -341,13 +358,20 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
             "an object's data changed between the two times it was asked for".into(),
         ));
     }
+    #[cfg(not(feature = "paranoid"))]
+    let _ = any_pre_encoded;
     #[cfg(feature = "paranoid")]
-    {
+    if !any_pre_encoded {
         // What went to `w` must be the message the buffered encoder checks and writes
-        // (all objects' data at once: the paranoid mode's price).
+        // (all objects' data at once: the paranoid mode's price). Pre-encoded payloads
+        // are framed as given: there is nothing to encode again.
         let written = w.digest();
         let owned = (0..descriptors.len())
-            .map(|i| data(i).map(Cow::into_owned))
+            .map(|i| {
+                data(i).map(|b| match b {
+                    ObjectBytes::Raw(b) | ObjectBytes::PreEncoded(b) => b.into_owned(),
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let again = encode(metadata, descriptors, &slices, opts)?;
@@ -359,6 +383,31 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
         }
     }
     Ok(plan.total)
+}
+
+/// Object `i`, its payload already encoded by `d`'s pipeline: the descriptor checked, the
+/// payload framed as it is (codecs this build cannot run too).
+fn pre_encoded_object<'a>(
+    d: &DataObjectDescriptor,
+    payload: Cow<'a, [u8]>,
+    i: usize,
+) -> Result<EncodedObject<'a>> {
+    d.validate()
+        .map_err(|source| Error::Descriptor { object: i, source })?;
+    match object::pipeline(d, i) {
+        Ok(_) | Err(Error::Unsupported { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let mut d = d.clone();
+    d.byte_order.get_or_insert(ByteOrder::NATIVE);
+    let cbor = d.encode();
+    Ok(EncodedObject {
+        descriptor: d,
+        payload,
+        deferred: None,
+        masks: Vec::new(),
+        cbor,
+    })
 }
 
 /// Encodes one message from payloads that are already encoded: each descriptor must carry
@@ -383,24 +432,7 @@ pub fn encode_pre_encoded(
         .iter()
         .zip(payloads)
         .enumerate()
-        .map(|(i, (d, p))| {
-            d.validate()
-                .map_err(|source| Error::Descriptor { object: i, source })?;
-            match object::pipeline(d, i) {
-                Ok(_) | Err(Error::Unsupported { .. }) => {}
-                Err(e) => return Err(e),
-            }
-            let mut d = d.clone();
-            d.byte_order.get_or_insert(ByteOrder::NATIVE);
-            let cbor = d.encode();
-            Ok(EncodedObject {
-                descriptor: d,
-                payload: Cow::Borrowed(*p),
-                deferred: None,
-                masks: Vec::new(),
-                cbor,
-            })
-        })
+        .map(|(i, (d, p))| pre_encoded_object(d, Cow::Borrowed(*p), i))
         .collect::<Result<_>>()?;
     let mut out = Vec::new();
     assemble(metadata, &objects, opts, &mut out)?;

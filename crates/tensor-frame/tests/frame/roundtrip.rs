@@ -7,7 +7,7 @@ use std::io::Cursor;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
 use tensor_frame::MetaValue as Value;
-use tensor_frame::descriptor::DataObjectDescriptor;
+use tensor_frame::descriptor::{DataObjectDescriptor, ParamValue};
 use tensor_frame::{
     DecodeOptions, EncodeOptions, GlobalMetadata, HashFrames, IndexFrame, Level, Map, Message,
     MessageReader, Provenance, StreamEncoder, TgmFile, ValidateOptions, encode, scan,
@@ -549,11 +549,11 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
                     &descs,
                     &mut |i| {
                         asked += 1;
-                        Ok(if lend {
+                        Ok(tensor_frame::ObjectBytes::Raw(if lend {
                             std::borrow::Cow::Borrowed(data[i])
                         } else {
                             std::borrow::Cow::Owned(data[i].to_vec())
-                        })
+                        }))
                     },
                     &opts(),
                     &mut out,
@@ -576,7 +576,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
             calls += 1;
             let mut v = x.clone();
             v[0] ^= u8::from(calls > 1);
-            Ok(std::borrow::Cow::Owned(v))
+            Ok(tensor_frame::ObjectBytes::Raw(std::borrow::Cow::Owned(v)))
         },
         &opts(),
         &mut Vec::new(),
@@ -584,6 +584,53 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     .unwrap_err();
     assert_eq!(calls, 2);
     assert!(e.to_string().contains("changed"), "{e}");
+    // A payload given pre-encoded is framed as it is: for an object without stages, the
+    // same message as encoding its elements; for a packed object, what decodes to the
+    // values its payload packs.
+    let (d, x) = f32_object(&[1.0, 2.0, 3.0]);
+    let buffered = encode(&named(&["x"]), std::slice::from_ref(&d), &[&x], &opts()).unwrap();
+    let mut out = Vec::new();
+    tensor_frame::encode_to_streamed(
+        &named(&["x"]),
+        &[d],
+        &mut |_| {
+            Ok(tensor_frame::ObjectBytes::PreEncoded(
+                std::borrow::Cow::Borrowed(&x),
+            ))
+        },
+        &opts(),
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(out, buffered);
+    let mut packed = DataObjectDescriptor::new(Dtype::Float64, &[3], ByteOrder::Little);
+    packed.encoding = "simple_packing".into();
+    for (k, v) in [
+        ("sp_bits_per_value", ParamValue::from(8u64)),
+        ("sp_reference_value", ParamValue::from(10.0)),
+        ("sp_binary_scale_factor", ParamValue::from(-1i64)),
+        ("sp_decimal_scale_factor", ParamValue::from(0i64)),
+    ] {
+        packed.params.insert(k.into(), v);
+    }
+    let mut out = Vec::new();
+    tensor_frame::encode_to_streamed(
+        &named(&["p"]),
+        &[packed],
+        &mut |_| {
+            Ok(tensor_frame::ObjectBytes::PreEncoded(
+                std::borrow::Cow::Owned(vec![0, 1, 6]),
+            ))
+        },
+        &opts(),
+        &mut out,
+    )
+    .unwrap();
+    let back = Message::open(&out)
+        .unwrap()
+        .decode_object(0, DecodeOptions::default())
+        .unwrap();
+    assert_eq!(&*back.view().typed::<f64>().unwrap(), &[10.0, 10.5, 13.0]);
     Ok(())
 }
 

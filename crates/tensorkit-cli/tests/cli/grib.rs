@@ -91,9 +91,21 @@ fn commands_read_it(file: &Path) -> Result<(), Failed> {
         }
     }
     let dir = tempfile::tempdir()?;
-    for ext in ["tgm", "safetensors", "zt"] {
-        let out = dir.path().join(format!("x.{ext}"));
-        let converted = tensorkit(&["convert", &path, &out.to_string_lossy()]);
+    for (ext, extra) in [
+        ("tgm", None),
+        ("safetensors", None),
+        ("zt", None),
+        ("tgm", Some("keep")),
+    ] {
+        let out = dir
+            .path()
+            .join(format!("x{}.{ext}", extra.map_or("", |_| "_kept")));
+        let out_s = out.to_string_lossy();
+        let mut args = vec!["convert", &*path, &*out_s];
+        if let Some(p) = extra {
+            args.extend(["--pipeline", p]);
+        }
+        let converted = tensorkit(&args);
         if !converted.status.success() {
             return Err(format!(
                 "convert to {ext}: {}",

@@ -10,6 +10,11 @@ for every variable, or a dict of variable -> list); a tensor's ``dim_names`` att
 ``dim_0, dim_1, ...`` (``<variable>_dim_0, ...`` where sizes would clash). A one-dimensional
 tensor named like a dimension becomes that dimension's coordinate. Attributes and the file
 metadata become variable and dataset attributes.
+
+Fields on a regular latitude/longitude grid (GRIB files, and files converted from them, whose
+attributes carry ecCodes' grid keys) get dimensions ``latitude`` and ``longitude`` with their
+coordinates (``latitude_1``, ``longitude_1`` ... for a second grid), unless dimension names
+are given.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from xarray.core import indexing
 from ._dtypes import to_numpy
 from ._file import File, open
 
-_EXTENSIONS = (".tgm", ".safetensors", ".zt", ".bt", ".ztensor", ".bintensors")
+_EXTENSIONS = (
+    ".tgm", ".safetensors", ".zt", ".bt", ".ztensor", ".bintensors", ".grib", ".grib1", ".grib2",
+)
 
 # Open files per process, reused by every lazy array that reads from them.
 _OPEN: dict[tuple[str, ...], File] = {}
@@ -69,7 +76,7 @@ def _dims_from(value: Any) -> dict[str, list[str]] | None:
 
 
 def _dimension_names(
-    f: File, infos: dict[str, dict[str, Any]], dim_names: Any
+    f: File, infos: dict[str, dict[str, Any]], dim_names: Any, grid_dims: dict[str, list[str]]
 ) -> dict[str, tuple[str, ...]]:
     file_dims = _dims_from((f.metadata or {}).get("dim_names")) or {}
     chosen: dict[str, tuple[str, ...] | None] = {}
@@ -79,6 +86,7 @@ def _dimension_names(
             dim_names.get(name) if isinstance(dim_names, dict) else dim_names,
             info["attributes"].get("dim_names"),
             file_dims.get(name),
+            grid_dims.get(name),
         ]
         dims = next(
             (tuple(c) for c in candidates if isinstance(c, (list, tuple)) and len(c) == ndim),
@@ -105,6 +113,47 @@ def _dimension_names(
             dims = tuple(f"{prefix}dim_{i}" for i in range(len(info["shape"])))
         out[name] = dims
     return out
+
+
+def _grid(attrs: dict[str, Any], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Latitudes and longitudes of a regular lat/lon grid stored row by row, from ecCodes'
+    keys; None for any other grid."""
+    keys = (
+        "Ni", "Nj", "latitudeOfFirstGridPointInDegrees", "latitudeOfLastGridPointInDegrees",
+        "longitudeOfFirstGridPointInDegrees", "longitudeOfLastGridPointInDegrees",
+    )
+    if attrs.get("gridType") != "regular_ll" or attrs.get("jPointsAreConsecutive", 0) != 0:
+        return None
+    if any(not isinstance(attrs.get(k), (int, float)) for k in keys):
+        return None
+    ni, nj, lat1, lat2, lon1, lon2 = (attrs[k] for k in keys)
+    if tuple(shape) != (nj, ni):
+        return None
+    if attrs.get("iScansNegatively", 0) == 0 and lon2 < lon1:
+        lon2 += 360.0
+    if attrs.get("iScansNegatively", 0) == 1 and lon2 > lon1:
+        lon1 += 360.0
+    return np.linspace(lat1, lat2, nj), np.linspace(lon1, lon2, ni)
+
+
+def _grids(infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:
+    """Dimension names for the variables on regular lat/lon grids, and their coordinates:
+    one pair of dimensions per distinct grid."""
+    dims: dict[str, list[str]] = {}
+    coords: dict[str, np.ndarray] = {}
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    for name, info in infos.items():
+        g = _grid(info["attributes"], tuple(info["shape"]))
+        if g is None:
+            continue
+        k = next((i for i, s in enumerate(seen) if all(np.array_equal(a, b) for a, b in zip(s, g))), None)
+        if k is None:
+            k = len(seen)
+            seen.append(g)
+        suffix = f"_{k}" if k else ""
+        dims[name] = [f"latitude{suffix}", f"longitude{suffix}"]
+        coords[f"latitude{suffix}"], coords[f"longitude{suffix}"] = g
+    return dims, coords
 
 
 def _attribute_value(v: Any) -> Any:
@@ -141,7 +190,8 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         f = _cached(paths)
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
         infos = {name: f.info(name) for name in f if name not in drop}
-        dims = _dimension_names(f, infos, dim_names)
+        grid_dims, grid_coords = _grids(infos)
+        dims = _dimension_names(f, infos, dim_names, grid_dims)
         variables = {}
         for name, info in infos.items():
             array = TensorkitBackendArray(paths, name, info["shape"], to_numpy(info["dtype"]))
@@ -153,6 +203,11 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
             for name, v in variables.items()
             if v.ndim == 1 and v.dims == (name,)
         }
+        used = {d for v in variables.values() for d in v.dims}
+        for name, values in grid_coords.items():
+            if name in used and name not in variables:
+                units = "degrees_north" if name.startswith("latitude") else "degrees_east"
+                coords[name] = Variable((name,), values, attrs={"units": units})
         data_vars = {name: v for name, v in variables.items() if name not in coords}
         metadata = {
             k: _attribute_value(v) for k, v in (f.metadata or {}).items() if k != "dim_names"

@@ -1,6 +1,7 @@
 """The xarray engine: lazy, one dask chunk per tensor, picklable, named dimensions and
 coordinates from the file, many files at once, and a reduction on worker processes."""
 
+import hashlib
 import json
 import pickle
 
@@ -69,3 +70,24 @@ def test_open_mfdataset_reduces_on_a_local_cluster_of_processes(tmp_path):
             assert ds.t2m.data.npartitions == 4
             got = ds.t2m.mean("time").compute()
     np.testing.assert_allclose(got.values, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("convert", [None, "tgm", "zt"])
+def test_grib_fields_are_named_and_geolocated(testdata, tmp_path, convert):
+    src = testdata / "reference" / "grib" / "simple.grib2"
+    path = src
+    if convert:
+        path = tmp_path / f"x.{convert}"
+        tensorkit.convert(src, path)
+    ds = xr.open_dataset(path, engine="tensorkit")
+    assert {"sp", "t", "z"} <= set(ds.data_vars)
+    assert ds.t.dims == ("latitude", "longitude")
+    assert ds.latitude.values[0] == 90.0 and ds.latitude.values[-1] == -90.0
+    assert (ds.longitude.values == np.arange(0.0, 360.0, 10.0)).all()
+    assert ds.t.attrs["shortName"] == "t" and ds.t.attrs["typeOfLevel"] == "isobaricInhPa"
+    assert json.loads(ds.t.attrs["mars"])["levelist"] == "500"
+    sidecar = json.loads((src.with_suffix(".json")).read_text())
+    t = next(m for m in sidecar["messages"] if m["keys"]["shortName"] == "t")
+    assert hashlib.sha256(ds.t.values.astype("<f8").tobytes()).hexdigest() == t["sha256_nan"]
+    # The point at 0°N, 180°E, as ecCodes has it.
+    assert float(ds.t.sel(latitude=0.0, longitude=180.0)) == ds.t.values[9, 18]

@@ -2,7 +2,7 @@
 //! tensor per field, its identification keys as attributes and the MARS keys under `mars`.
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use crate::model::{FormatId, Lazy, NamedTensor, Packed, PackedSzip, TensorData, TensorSet};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -181,6 +181,10 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> Name
             t.view().to_le_bytes().chunks(run).try_for_each(sink)
         }
     };
+    let packed = {
+        let (grib, path) = (grib.clone(), path.to_path_buf());
+        move |limits: &tensor_core::Limits| pack(&grib, i, limits).map_err(wrap(&path))
+    };
     NamedTensor {
         name: Some(name),
         data: TensorData::Encoded(Lazy {
@@ -189,6 +193,7 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> Name
             shape,
             stream: Arc::new(stream),
             decode,
+            packed: Some(Arc::new(packed)),
         }),
         location: vec![
             ("message", f.message as u64),
@@ -196,4 +201,122 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> Name
         ],
         attributes: attributes(f),
     }
+}
+
+/// Field `i` as Tensogram's `simple_packing` (then `szip` for CCSDS fields) holds it, when
+/// that decodes to ecCodes' values bit for bit; otherwise why not.
+///
+/// The packed integers and R, E, D carry over. Tensogram decodes `R' + (2^E · 10^−D) · X`
+/// with `R'` unscaled, ecCodes `(X · 2^E + R) · 10^−D`: the two agree exactly when `D` is 0,
+/// and otherwise only by luck, so every value is checked. A CCSDS stream is decoded and
+/// coded again (the same integers) at the next whole-byte width, which tensogram reads
+/// (it misreads other widths after simple packing).
+// R, E, D, X and `d` (10^−D) follow the formula's notation.
+#[allow(clippy::many_single_char_names)]
+fn pack(
+    grib: &Grib<'_>,
+    i: usize,
+    limits: &tensor_core::Limits,
+) -> std::result::Result<std::result::Result<Packed, String>, tensor_grib::Error> {
+    use tensor_grib::Packing;
+    use tensor_pipeline::simple_packing::SimplePacking;
+    let f = &grib.fields()[i];
+    if f.has_bitmap() {
+        return Ok(Err("it has missing points (a bitmap)".into()));
+    }
+    let (p, ccsds) = match &f.packing {
+        Packing::Simple(p) => (p, None),
+        Packing::Ccsds {
+            simple,
+            flags,
+            block_size,
+            rsi,
+        } => (simple, Some((*flags, *block_size, *rsi))),
+        other => return Ok(Err(format!("{} has no Tensogram form", other.name()))),
+    };
+    let (_, d) = p.scales();
+    let sp = SimplePacking {
+        bits_per_value: p.bits_per_value,
+        reference_value: if p.decimal_scale_factor == 0 || p.bits_per_value == 0 {
+            p.reference_value
+        } else {
+            p.reference_value * d
+        },
+        binary_scale_factor: p.binary_scale_factor,
+        decimal_scale_factor: p.decimal_scale_factor,
+    };
+    if sp.check().is_err() {
+        return Ok(Err("its scale factors are outside Tensogram's range".into()));
+    }
+    let theirs = grib.values(i, limits)?;
+    let n = theirs.len();
+    let (integers, szip) = match ccsds {
+        Some((flags, block_size, rsi)) if p.bits_per_value > 0 => {
+            let (samples, width) = f.ccsds_samples(grib.bytes(), limits)?;
+            (
+                std::borrow::Cow::Owned(samples),
+                Some((flags, block_size, rsi, width)),
+            )
+        }
+        _ if p.bits_per_value == 0 => (std::borrow::Cow::Borrowed(&[][..]), None),
+        _ => (
+            std::borrow::Cow::Borrowed(f.packed_bits(grib.bytes())?),
+            None,
+        ),
+    };
+    let bits = szip.map_or(p.bits_per_value, |s| s.3);
+    let sp = SimplePacking {
+        bits_per_value: bits,
+        ..sp
+    };
+    let mut differ = 0usize;
+    let decoded = sp.decode(&integers, n, |j, v| {
+        differ += usize::from(v.to_bits() != theirs[j].to_bits());
+    });
+    if decoded.is_err() || differ > 0 {
+        return Ok(Err(format!(
+            "with a decimal scale factor other than 0, Tensogram's simple_packing gives other \
+             float64 values than ecCodes' (D = {})",
+            p.decimal_scale_factor
+        )));
+    }
+    let (payload, szip) = match szip {
+        None => (integers.into_owned(), None),
+        Some((flags, block_size, rsi, width)) => {
+            let mut run = flags | tensor_pipeline::szip::MSB;
+            if width == 24 {
+                run |= tensor_pipeline::szip::THREE_BYTE;
+            }
+            let params = tensor_pipeline::szip::Params {
+                bits_per_sample: width,
+                block_size,
+                rsi,
+                flags: run,
+            };
+            let (stream, offsets) =
+                tensor_pipeline::szip::encode(&params, &integers).map_err(|e| {
+                    tensor_grib::Error::Data {
+                        message: f.message,
+                        offset: f.offset,
+                        packing: "grid_ccsds",
+                        source: e,
+                    }
+                })?;
+            let szip = PackedSzip {
+                rsi,
+                block_size,
+                flags,
+                block_offsets: offsets,
+            };
+            (stream, Some(szip))
+        }
+    };
+    Ok(Ok(Packed {
+        bits_per_value: bits,
+        reference_value: sp.reference_value,
+        binary_scale_factor: sp.binary_scale_factor,
+        decimal_scale_factor: sp.decimal_scale_factor,
+        szip,
+        payload,
+    }))
 }

@@ -12,11 +12,11 @@ use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
 use tensor_dtype::Dtype;
-use tensor_frame::MetaValue;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
     DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile, container,
 };
+use tensor_frame::{MetaValue, ObjectBytes};
 
 /// Tensogram messages start with `TENSOGRM` (a shorter file that starts like it is a
 /// truncated message).
@@ -387,6 +387,7 @@ fn lazy<'a>(
         encoding: stages(o.descriptor()),
         dtype: dtype_out,
         shape: shape.clone(),
+        packed: None,
         decode: std::sync::Arc::new(move |limits| {
             let t = o.decode(DecodeOptions::default(), limits).map_err(&w1)?;
             match dtype {
@@ -430,8 +431,9 @@ pub(super) fn write(
     let mut left_out: std::collections::BTreeMap<LeftOut, Vec<&str>> =
         std::collections::BTreeMap::new();
     let mut descriptors = Vec::with_capacity(set.tensors.len());
+    let mut kept: Vec<Option<Vec<u8>>> = vec![None; set.tensors.len()];
     let mut meta = GlobalMetadata::default();
-    for (name, t) in names.iter().zip(&set.tensors) {
+    for (i, (name, t)) in names.iter().zip(&set.tensors).enumerate() {
         let mut entry = Map::new();
         let Some(dtype) = container::storage_dtype(t.dtype()) else {
             return Err(Error::CannotRepresent {
@@ -441,8 +443,28 @@ pub(super) fn write(
         };
         container::record_dtype(&mut entry, t.dtype());
         let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
-        for l in pipeline.apply(&mut d) {
-            left_out.entry(l).or_default().push(name);
+        let packed = if pipeline.keeps_packing() {
+            match packed_form(t, &set.limits)? {
+                Ok(p) => Some(p),
+                Err(why) => {
+                    let stage = "keep";
+                    left_out
+                        .entry(LeftOut { stage, why })
+                        .or_default()
+                        .push(name);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        match packed {
+            Some(p) => kept[i] = Some(keep_packing(&mut d, p)),
+            None => {
+                for l in pipeline.apply(&mut d) {
+                    left_out.entry(l).or_default().push(name);
+                }
+            }
         }
         descriptors.push(d);
         for (k, val) in &t.attributes {
@@ -473,10 +495,12 @@ pub(super) fn write(
     let written = tensor_frame::encode_to_streamed(
         &meta,
         &descriptors,
-        &mut |i| {
-            set.tensors[i]
+        &mut |i| match &kept[i] {
+            Some(payload) => Ok(ObjectBytes::PreEncoded(std::borrow::Cow::Borrowed(payload))),
+            None => set.tensors[i]
                 .le_bytes(&set.limits)
-                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))
+                .map(ObjectBytes::Raw)
+                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument)),
         },
         &opts,
         out,
@@ -498,4 +522,49 @@ pub(super) fn write(
             )
         })
         .collect())
+}
+
+/// A tensor's packed form for `--pipeline keep`, or why it has none.
+fn packed_form(
+    t: &crate::model::NamedTensor<'_>,
+    limits: &tensor_core::Limits,
+) -> Result<std::result::Result<crate::model::Packed, String>> {
+    match &t.data {
+        TensorData::Encoded(Lazy {
+            packed: Some(pack), ..
+        }) => pack(limits),
+        _ => Ok(Err("it is not stored packed".into())),
+    }
+}
+
+/// Sets `d` to hold `p` as it is (`simple_packing`, then `szip` when `p` is szip-coded), and
+/// returns the payload.
+fn keep_packing(d: &mut DataObjectDescriptor, p: crate::model::Packed) -> Vec<u8> {
+    use tensor_frame::descriptor::ParamValue as V;
+    d.encoding = "simple_packing".into();
+    let sp = [
+        ("sp_bits_per_value", V::from(u64::from(p.bits_per_value))),
+        ("sp_reference_value", V::from(p.reference_value)),
+        (
+            "sp_binary_scale_factor",
+            V::from(i64::from(p.binary_scale_factor)),
+        ),
+        (
+            "sp_decimal_scale_factor",
+            V::from(i64::from(p.decimal_scale_factor)),
+        ),
+    ];
+    d.params.extend(sp.map(|(k, v)| (k.to_owned(), v)));
+    if let Some(s) = p.szip {
+        d.compression = "szip".into();
+        let offsets = s.block_offsets.into_iter().map(V::from).collect::<Vec<_>>();
+        let szip = [
+            ("szip_rsi", V::from(u64::from(s.rsi))),
+            ("szip_block_size", V::from(u64::from(s.block_size))),
+            ("szip_flags", V::from(u64::from(s.flags))),
+            ("szip_block_offsets", V::Array(offsets)),
+        ];
+        d.params.extend(szip.map(|(k, v)| (k.to_owned(), v)));
+    }
+    p.payload
 }

@@ -47,6 +47,7 @@ fn lazy<'a>(
         encoding,
         dtype,
         shape,
+        packed: None,
         decode: Arc::new(move |_| {
             whole
                 .read(i)

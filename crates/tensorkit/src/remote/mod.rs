@@ -277,6 +277,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
                 Fetch::Raw(order) => runs.stream_raw(i, dtype, &shape2, order, limits, run, sink),
                 Fetch::Decode => runs.decode(i, limits, &mut |t| t.stream(limits, sink)),
             }),
+            packed: None,
         }),
         location: t.location,
         attributes: t.attributes,

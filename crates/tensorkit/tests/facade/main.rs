@@ -3,6 +3,7 @@
 
 mod container;
 mod front_door;
+mod grib;
 mod memory;
 mod remote;
 mod shards;
