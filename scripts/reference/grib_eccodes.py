@@ -18,6 +18,10 @@ Files (edition 2 unless the name says grib1):
 - ``grib1_simple``: edition 1, simple packing at 12 and 16 bits, decimal scale 0 and 1, a
   bitmap, a pressure level and a forecast step.
 - ``mixed``: an edition 1 and an edition 2 message in one file.
+- ``jpeg``: grid_jpeg (JPEG 2000, template 5.40) at 12, 16 and 24 bits, and with a bitmap.
+- ``second_order``: grid_second_order in edition 2 (ECMWF's template 5.50002) and edition 1,
+  on a regular lat/lon and a reduced Gaussian grid, and with boustrophedonic ordering.
+(ecCodes 2.50's wheel cannot write grid_png: libpng fails inside it.)
 """
 
 import hashlib
@@ -59,7 +63,16 @@ def new(sample, **keys):
     return h
 
 
-def put(h, values, packing=None, bits=None, decimal=None, bitmap=False):
+def put(h, values, packing=None, bits=None, decimal=None, bitmap=False, boustrophedonic=False):
+    if packing == "grid_second_order":
+        # Second-order packing needs values before the switch (and again after it).
+        ec.codes_set_values(h, values.ravel())
+        if boustrophedonic and ec.codes_get_long(h, "edition") == 1:
+            # Edition 1 takes the ordering with the packing type.
+            packing = "grid_second_order_boustrophedonic"
+        ec.codes_set(h, "packingType", packing)
+        if boustrophedonic and ec.codes_get_long(h, "edition") == 2:
+            ec.codes_set(h, "boustrophedonicOrdering", 1)
     if bitmap:
         ec.codes_set(h, "bitmapPresent", 1)
     if packing:
@@ -219,6 +232,31 @@ def main(out):
     h = ll(1, ni, nj, indicatorOfTypeOfLevel=100, level=500, shortName="t", stepRange="12")
     g1.append(put(h, field(ni, nj, 4, 15.0, 255.0), "grid_simple", 16))
     write(out, "grib1_simple", g1)
+
+    jpeg = []
+    for bits in (12, 16, 24):
+        h = ll(2, ni, nj, shortName="2t")
+        jpeg.append(put(h, field(ni, nj, bits), "grid_jpeg", bits))
+    h = ll(2, ni, nj, shortName="sst")
+    v = field(ni, nj, 2, 5.0, 285.0)
+    ec.codes_set(h, "missingValue", 9999.0)
+    v[(np.arange(v.size).reshape(v.shape) % 7) == 3] = 9999.0
+    jpeg.append(put(h, v, "grid_jpeg", 16, bitmap=True))
+    write(out, "jpeg", jpeg)
+
+    rng = np.random.default_rng(5)
+    second = []
+    for edition in (2, 1):
+        h = ll(edition, ni, nj, shortName="2t")
+        noisy = field(ni, nj, 1) + rng.normal(size=(nj, ni))
+        second.append(put(h, noisy, "grid_second_order", 16))
+        h = new("reduced_gg_pl_grib%d" % edition)
+        n = ec.codes_get_size(h, "values")
+        second.append(put(h, field(n, 1, 3).ravel() + rng.normal(size=n), "grid_second_order", 16))
+        h = ll(edition, ni, nj, shortName="2t")
+        noisy = field(ni, nj, 4) + rng.normal(size=(nj, ni))
+        second.append(put(h, noisy, "grid_second_order", 16, boustrophedonic=True))
+    write(out, "second_order", second)
 
     mixed = [
         put(ll(1, ni, nj, shortName="2t"), field(ni, nj, 1), "grid_simple", 16),

@@ -84,10 +84,7 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
     if flags & 0x8 != 0 {
         return Err(at.unsupported("spherical harmonic coefficients (section 4)"));
     }
-    if flags & 0x4 != 0 {
-        return Err(at.unsupported("second-order (complex) packing (GRIB 1 section 4)"));
-    }
-    if flags & 0x1 != 0 {
+    if flags & 0x1 != 0 && flags & 0x4 == 0 {
         return Err(at.unsupported("additional flags in section 4 (matrix values)"));
     }
     let simple = Simple {
@@ -96,6 +93,20 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
         decimal_scale_factor: signed(&p[26..28]) as i32,
         bits_per_value: u32::from(d[10]),
     };
+    if flags & 0x4 != 0 {
+        return second_order(
+            file,
+            start,
+            len,
+            bds,
+            simple,
+            (pds, gds, bitmap),
+            ident,
+            grid,
+            points,
+            at,
+        );
+    }
     if simple.bits_per_value > 64 {
         return Err(at.malformed(format!(
             "{} bits per value (section 4)",
@@ -250,4 +261,86 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         ni * nj
     };
     Ok((grid, points))
+}
+
+/// A field with second-order packing (section 4 flags: complex packing of grid points).
+/// Only ECMWF's "general extended" variant, what ecCodes writes, is read.
+#[allow(clippy::too_many_arguments)]
+fn second_order(
+    file: &[u8],
+    start: usize,
+    len: usize,
+    bds: std::ops::Range<usize>,
+    simple: Simple,
+    sections: (
+        std::ops::Range<usize>,
+        Option<std::ops::Range<usize>>,
+        Option<std::ops::Range<usize>>,
+    ),
+    ident: Ident,
+    grid: Grid,
+    points: u64,
+    at: At,
+) -> Result<Field> {
+    let msg = &file[start..start + len];
+    let d = at.slice(&msg[bds.clone()], 0, 26, "section 4 (second-order packing)")?;
+    let extended = d[13];
+    if extended & 0x08 == 0 {
+        return Err(at.unsupported(
+            "GRIB 1 second-order packing other than general extended (row by row, constant width)",
+        ));
+    }
+    if extended & 0x60 != 0 {
+        return Err(
+            at.unsupported("GRIB 1 second-order packing with a matrix or a secondary bitmap")
+        );
+    }
+    let order = (extended & 0x01) + 2 * ((extended >> 1) & 0x01);
+    // Octet 26 holds the width of the spatial differencing values, which follow it.
+    let (spd_width, spd_at) = if order > 0 {
+        (u32::from(d[25]), 26)
+    } else {
+        (0, 25)
+    };
+    let spd_bytes = (u64::from(order) + 1) * u64::from(spd_width);
+    let spd_len = if order > 0 {
+        spd_bytes.div_ceil(8) as usize
+    } else {
+        0
+    };
+    let section = &msg[bds.clone()];
+    let spd = crate::unpack::spd(section.get(spd_at..).unwrap_or(&[]), order, spd_width, at)?;
+    let packing = Packing::SecondOrder(crate::field::SecondOrder {
+        simple: Simple {
+            bits_per_value: 0,
+            ..simple
+        },
+        first_order_bits: u32::from(d[10]),
+        groups: be(&d[16..18]) + 65536 * u64::from(d[20]),
+        width_bits: u32::from(d[21]),
+        length_bits: u32::from(d[22]),
+        order,
+        spd,
+        boustrophedonic: extended & 0x04 != 0,
+    });
+    let (_, _, bitmap) = sections;
+    let packed_values = match &bitmap {
+        Some(b) => crate::unpack::count_present(&file[b.clone()], points),
+        None => points,
+    };
+    let data = start + bds.start + spd_at + spd_len..start + bds.end;
+    Ok(Field {
+        message: at.message,
+        submessage: 0,
+        offset: at.offset,
+        length: len as u64,
+        edition: 1,
+        points,
+        grid,
+        packing,
+        packed_values,
+        ident,
+        bitmap,
+        data,
+    })
 }

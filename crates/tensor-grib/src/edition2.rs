@@ -438,8 +438,33 @@ fn representation(s5: &[u8], at: At) -> Result<(Packing, u64)> {
                 descriptor_octets: octets,
             })
         }
-        40 => return Err(at.unsupported("JPEG 2000 packing (template 5.40, grid_jpeg)")),
+        40 => Packing::Jpeg(simple(at.slice(s5, 0, 21, "template 5.40")?)),
         41 => return Err(at.unsupported("PNG packing (template 5.41, grid_png)")),
+        50002 => {
+            let t = at.slice(s5, 0, 33, "template 5.50002")?;
+            let order = t[32];
+            let (spd_width, spd_at) = if order > 0 {
+                (
+                    u32::from(
+                        *s5.get(33)
+                            .ok_or_else(|| at.truncated("template 5.50002", "no widthOfSPD"))?,
+                    ),
+                    34,
+                )
+            } else {
+                (0, 33)
+            };
+            Packing::SecondOrder(crate::field::SecondOrder {
+                simple: simple(t),
+                first_order_bits: u32::from(t[20]),
+                groups: be(&t[21..25]),
+                width_bits: u32::from(t[29]),
+                length_bits: u32::from(t[30]),
+                boustrophedonic: t[31] & 0x80 != 0,
+                order,
+                spd: crate::unpack::spd(s5.get(spd_at..).unwrap_or(&[]), order, spd_width, at)?,
+            })
+        }
         50 | 51 => return Err(at.unsupported("spectral packing (templates 5.50, 5.51)")),
         other => return Err(at.unsupported(format!("data representation template 5.{other}"))),
     };

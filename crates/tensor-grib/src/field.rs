@@ -119,6 +119,29 @@ pub struct Complex {
     pub descriptor_octets: u8,
 }
 
+/// Second-order packing, "general extended" (GRIB 2 template 5.50002, GRIB 1 second-order
+/// packing with the general extended flag): groups of integers, each with its own first-order
+/// value and width, then up to third-order spatial differencing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SecondOrder {
+    /// The reference and scales (`bits_per_value` is 0 in GRIB 1, which does not store it).
+    pub simple: Simple,
+    /// Number of groups.
+    pub groups: u64,
+    /// Bits per first-order value, per group width and per group length.
+    pub first_order_bits: u32,
+    /// Bits per group width.
+    pub width_bits: u32,
+    /// Bits per group length.
+    pub length_bits: u32,
+    /// Order of spatial differencing (0 to 3).
+    pub order: u8,
+    /// The first `order` values, then the bias (sign and magnitude).
+    pub spd: [i64; 4],
+    /// Rows alternate direction (boustrophedonic ordering).
+    pub boustrophedonic: bool,
+}
+
 /// How a field's values are packed.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -138,6 +161,10 @@ pub enum Packing {
     },
     /// `grid_complex` and `grid_complex_spatial_differencing` (templates 5.2, 5.3).
     Complex(Complex),
+    /// `grid_second_order` (GRIB 2 template 5.50002, GRIB 1 general extended second-order).
+    SecondOrder(SecondOrder),
+    /// `grid_jpeg` (template 5.40): simple packing's integers as a JPEG 2000 codestream.
+    Jpeg(Simple),
     /// `grid_ieee` (template 5.4): IEEE floats of 32 or 64 bits.
     Ieee {
         /// 32 or 64.
@@ -155,6 +182,8 @@ impl Packing {
             Packing::Complex(c) if c.order == 0 => "grid_complex",
             Packing::Complex(_) => "grid_complex_spatial_differencing",
             Packing::Ieee { .. } => "grid_ieee",
+            Packing::Jpeg(_) => "grid_jpeg",
+            Packing::SecondOrder(_) => "grid_second_order",
         }
     }
 
@@ -162,8 +191,9 @@ impl Packing {
     #[must_use]
     pub fn simple(&self) -> Option<&Simple> {
         match self {
-            Packing::Simple(s) | Packing::Ccsds { simple: s, .. } => Some(s),
+            Packing::Simple(s) | Packing::Jpeg(s) | Packing::Ccsds { simple: s, .. } => Some(s),
             Packing::Complex(c) => Some(&c.simple),
+            Packing::SecondOrder(s) => Some(&s.simple),
             Packing::Ieee { .. } => None,
         }
     }
@@ -278,7 +308,9 @@ impl Field {
             Key::Int(i64::from(g.j_points_are_consecutive())),
         ));
         k.push(("packingType", self.packing.name().into()));
-        if let Some(s) = self.packing.simple() {
+        if let Some(s) = self.packing.simple()
+            && !(self.edition == 1 && matches!(self.packing, Packing::SecondOrder(_)))
+        {
             k.push(("bitsPerValue", Key::Int(i64::from(s.bits_per_value))));
         }
         k.push((

@@ -32,5 +32,5 @@ pub mod names;
 mod unpack;
 
 pub use error::{Error, Result};
-pub use field::{Complex, Field, Grid, Key, Packing, Simple};
+pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
 pub use file::{Grib, looks_like};

@@ -7,7 +7,7 @@
 use crate::bits::BitReader;
 use crate::context::At;
 use crate::error::{Error, Result};
-use crate::field::{Complex, Field, Packing, Simple};
+use crate::field::{Complex, Field, Packing, SecondOrder, Simple};
 use tensor_pipeline::szip;
 
 /// `n` to the power `s` as ecCodes computes it (`codes_power`): repeated multiplication or
@@ -88,9 +88,28 @@ impl Field {
                 rsi,
             } => ccsds(p, *flags, *block_size, *rsi, data, &mut out[..packed], at)?,
             Packing::Complex(c) => complex(c, data, &mut out[..packed], at)?,
+            Packing::Jpeg(p) => jpeg(p, data, &mut out[..packed], at)?,
+            Packing::SecondOrder(s) => second_order(s, data, &mut out[..packed], at)?,
         }
         if let Some(b) = &self.bitmap {
             spread(&file[b.clone()], out, packed);
+        }
+        if let Packing::SecondOrder(s) = &self.packing
+            && s.boustrophedonic
+        {
+            // Every other row runs the other way: turned back into scan order.
+            let ni = match (self.grid.ni, self.grid.nj) {
+                (Some(ni), Some(nj)) if ni * nj == self.points && ni > 0 => ni as usize,
+                _ => {
+                    return Err(at.unsupported(
+                        "boustrophedonic ordering on a grid with rows of different lengths",
+                    ));
+                }
+            };
+            out.chunks_mut(ni)
+                .skip(1)
+                .step_by(2)
+                .for_each(<[f64]>::reverse);
         }
         Ok(())
     }
@@ -296,6 +315,185 @@ fn ccsds(
             .for_each(|(o, x)| {
                 *o = (f64::from(u32::from_be_bytes([x[0], x[1], x[2], x[3]])) * s + r) * d;
             }),
+    }
+    Ok(())
+}
+
+/// The spatial differencing values of second-order packing: `order` unsigned values of
+/// `width` bits, then the bias (sign and magnitude).
+pub(crate) fn spd(bytes: &[u8], order: u8, width: u32, at: At) -> Result<[i64; 4]> {
+    let mut spd = [0i64; 4];
+    if order == 0 {
+        return Ok(spd);
+    }
+    if order > 3 || width == 0 || width > 63 {
+        return Err(at.malformed(format!(
+            "second-order packing: spatial differencing of order {order} with {width}-bit values"
+        )));
+    }
+    let short = || {
+        at.truncated(
+            "the spatial differencing values",
+            format!("{} bytes", bytes.len()),
+        )
+    };
+    let mut r = BitReader::new(bytes);
+    for v in spd.iter_mut().take(usize::from(order)) {
+        *v = r.read(width).ok_or_else(short)? as i64;
+    }
+    spd[usize::from(order)] = r.read_signed(width).ok_or_else(short)?;
+    Ok(spd)
+}
+
+/// Second-order packing, general extended (GRIB 2 template 5.50002 and GRIB 1): group
+/// widths, lengths and first-order values (each byte-aligned), then the groups' values;
+/// then up to third-order differencing is undone, as ecCodes does.
+fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    let n = out.len();
+    let order = usize::from(c.order);
+    let bad = |what: String| at.malformed(format!("second-order packing: {what}"));
+    let short = |what: &str| {
+        at.truncated(
+            format!("second-order packing's {what}"),
+            format!("the data section has {} bytes", data.len()),
+        )
+    };
+    if c.width_bits > 63 || c.length_bits > 63 || c.first_order_bits > 63 {
+        return Err(bad("a descriptor wider than 63 bits".into()));
+    }
+    let total_bits = data.len() as u64 * 8;
+    let part = |bits_each: u32, what: &str| {
+        c.groups
+            .checked_mul(u64::from(bits_each))
+            .filter(|&b| b <= total_bits)
+            .map(|b| b.div_ceil(8) as usize)
+            .ok_or_else(|| short(what))
+    };
+    let widths_len = part(c.width_bits, "group widths")?;
+    let lengths_len = part(c.length_bits, "group lengths")?;
+    let firsts_len = part(c.first_order_bits, "first-order values")?;
+    let values_at = widths_len + lengths_len + firsts_len;
+    if values_at > data.len() {
+        return Err(short("group descriptions"));
+    }
+    let mut widths = BitReader::new(&data[..widths_len]);
+    let mut lengths = BitReader::new(&data[widths_len..widths_len + lengths_len]);
+    let mut firsts = BitReader::new(&data[widths_len + lengths_len..values_at]);
+    let mut vals = BitReader::new(&data[values_at..]);
+    if n < order {
+        return Err(bad(format!(
+            "{n} values, fewer than the differencing order {order}"
+        )));
+    }
+    let mut x: Vec<i64> = Vec::new();
+    tensor_core::buffer::try_reserve(&mut x, n, "second-order values")?;
+    x.extend_from_slice(&c.spd[..order]);
+    for g in 0..c.groups {
+        let width = widths
+            .read(c.width_bits)
+            .ok_or_else(|| short("group widths"))?;
+        let len = lengths
+            .read(c.length_bits)
+            .ok_or_else(|| short("group lengths"))?;
+        let first = firsts
+            .read(c.first_order_bits)
+            .ok_or_else(|| short("first-order values"))? as i64;
+        if width > 63 {
+            return Err(bad(format!("group {g} is {width} bits wide")));
+        }
+        if len > (n - x.len()) as u64 {
+            return Err(bad(format!(
+                "the groups hold more than the {n} packed values"
+            )));
+        }
+        for _ in 0..len {
+            let v = vals
+                .read(width as u32)
+                .ok_or_else(|| short("packed values"))? as i64;
+            x.push(v.wrapping_add(first));
+        }
+    }
+    if x.len() != n {
+        return Err(bad(format!(
+            "the groups hold {} values, not the {n} packed",
+            x.len()
+        )));
+    }
+    let bias = c.spd[order];
+    match order {
+        1 => {
+            let mut y = x[0];
+            for v in &mut x[1..] {
+                y = y.wrapping_add(v.wrapping_add(bias));
+                *v = y;
+            }
+        }
+        2 => {
+            let (mut y, mut z) = (x[1].wrapping_sub(x[0]), x[1]);
+            for v in &mut x[2..] {
+                y = y.wrapping_add(v.wrapping_add(bias));
+                z = z.wrapping_add(y);
+                *v = z;
+            }
+        }
+        3 => {
+            let mut y = x[2].wrapping_sub(x[1]);
+            let mut z = y.wrapping_sub(x[1].wrapping_sub(x[0]));
+            let mut w = x[2];
+            for v in &mut x[3..] {
+                z = z.wrapping_add(v.wrapping_add(bias));
+                y = y.wrapping_add(z);
+                w = w.wrapping_add(y);
+                *v = w;
+            }
+        }
+        _ => {}
+    }
+    let (s, d) = scales(&c.simple);
+    let r = c.simple.reference_value;
+    for (o, &v) in out.iter_mut().zip(&x) {
+        *o = (v as f64 * s + r) * d;
+    }
+    Ok(())
+}
+
+/// JPEG 2000 packing (template 5.40): the integers are the one component of a JPEG 2000
+/// codestream of exactly as many samples as values are packed.
+fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
+    if p.bits_per_value == 0 || out.is_empty() {
+        out.fill(p.reference_value);
+        return Ok(());
+    }
+    let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the JPEG 2000 codestream: {e}"));
+    let image = Image::new(data, &DecodeSettings::default()).map_err(|e| bad(&e))?;
+    let samples = u64::from(image.width()) * u64::from(image.height());
+    if samples != out.len() as u64 {
+        return Err(at.malformed(format!(
+            "the JPEG 2000 image is {}×{} samples, {} values are packed",
+            image.width(),
+            image.height(),
+            out.len()
+        )));
+    }
+    let mut ctx = DecoderContext::default();
+    let decoded = image.decode(&mut ctx).map_err(|e| bad(&e))?;
+    let component = decoded
+        .components()
+        .first()
+        .ok_or_else(|| at.malformed("the JPEG 2000 image has no component"))?;
+    let x = component.samples();
+    if x.len() != out.len() {
+        return Err(at.malformed(format!(
+            "the JPEG 2000 component has {} samples, {} values are packed",
+            x.len(),
+            out.len()
+        )));
+    }
+    let (s, d) = scales(p);
+    let r = p.reference_value;
+    for (o, &x) in out.iter_mut().zip(x) {
+        *o = (f64::from(x) * s + r) * d;
     }
     Ok(())
 }
