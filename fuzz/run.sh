@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs fuzz targets for a while. Usage: fuzz/run.sh [seconds per target, default 600] [target...]
 # Needs the nightly toolchain and cargo-fuzz (`cargo +nightly install cargo-fuzz`).
-# Corpora start from the reference-written files in testdata/conformance; crashes land in
+# Corpora start from the reference-written files in testdata/conformance (and the GRIB
+# files ecCodes wrote); crashes land in
 # fuzz/artifacts/<target>/ and become regression files under testdata/<format>/malicious/.
 #
 # Memory: AddressSanitizer returns null for any single allocation above 2 GiB
@@ -22,7 +23,8 @@ failed=()
 mkdir -p logs
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
-    find ../testdata/conformance ../testdata/*/malicious -type f ! -name '*.json' -size -64k \
+    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib -type f \
+        ! -name '*.json' ! -name '*.values' -size -64k \
         -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
     echo "=== $target (${seconds}s; log in fuzz/logs/$target.log)"
     if cargo +nightly fuzz run -O "$target" "corpus/$target" -- \

@@ -1,6 +1,6 @@
 //! Any file, as the `tensorkit` command sees it: format detection from content, then the
 //! format's reader (safetensors, BinTensors in both layouts, zTensor of every generation,
-//! Tensogram), then every tensor decoded whole and streamed. With the default limits, so
+//! Tensogram, GRIB editions 1 and 2), then every tensor decoded whole and streamed. With the default limits, so
 //! that bombs within them show: under the fuzzer's 2 GiB allocation cap (ASan returns null
 //! past it) a large claim must end in an error, never an abort.
 #![no_main]

@@ -10,6 +10,15 @@ Workloads (issue 18):
   zero_copy_big  a 1 GiB float32 tensor as a zero-copy array, file opened (target < 1 ms)
   owned_load     the same tensor loaded into an owned array (peer: np.load of the same bytes)
   tgm_decode     decode a multi-object Tensogram message (peer: tensogram.decode; target 5x)
+
+Workloads (issue 21), when the environment has the peers (``eccodes`` for GRIB):
+  grib_<packing>      open a GRIB file of one global 0.25° field (1440 × 721) and get its
+                      values (peer: eccodes, codes_new_from_message + codes_get_values;
+                      target: at least as fast)
+  tgm_<codec>_decode  decode a Tensogram message of one 1440 × 721 × 8 float64 field
+  tgm_<codec>_encode  encode it (peer: tensogram.decode / tensogram.encode; target: within
+                      1.2x of the peer) for blosc2 (lz4 after a shuffle) and zfp (fixed rate
+                      16). SZ3 is left out: the package is built without it (it is opt-in).
 """
 
 from __future__ import annotations
@@ -133,14 +142,97 @@ def run(args: argparse.Namespace) -> dict:
             timed(lambda: tensogram.decode(buf, threads=1), args.runs), "tensogram.decode(threads=1)",
             "(reported)", lambda r: True)
 
+        weather(rows, row, Path(tmp), args)
+
+    versions = {}
+    try:
+        import eccodes
+
+        versions["eccodes"] = eccodes.__version__
+    except ImportError:
+        pass
     return {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "versions": {"tensorkit": tensorkit.__version__, "safetensors": safetensors.__version__,
-                     "tensogram": tensogram.__version__, "numpy": np.__version__},
+                     "tensogram": tensogram.__version__, "numpy": np.__version__, **versions},
         "scale": {"small_n": args.small_n, "small_mib": args.small_mib, "big_mib": args.big_mib,
                   "tg_objects": args.tg_objects, "tg_mib": args.tg_mib, "runs": args.runs},
         "rows": rows,
     }
+
+
+def global_field(seed: int) -> np.ndarray:
+    """A smooth global 0.25° field with some noise, as weather fields are."""
+    rng = np.random.default_rng(seed)
+    lat = np.linspace(90, -90, 721)[:, None]
+    lon = np.linspace(0, 359.75, 1440)[None, :]
+    return 250.0 + 40.0 * np.cos(np.radians(lat)) + 5.0 * np.sin(np.radians(3 * lon)) + rng.normal(0, 0.3, (721, 1440))
+
+
+def weather(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
+    """GRIB decoding against ecCodes, and Tensogram's blosc2 and zfp against tensogram."""
+    import tensogram
+
+    import tensorkit
+    from tensorkit import tensogram as tk_tensogram
+
+    try:
+        import eccodes as ec
+    except ImportError:
+        ec = None
+    if ec is not None:
+        values = global_field(3)
+        for packing in ["grid_simple", "grid_ccsds", "grid_complex_spatial_differencing",
+                        "grid_second_order", "grid_jpeg", "grid_ieee"]:
+            h = ec.codes_grib_new_from_samples("regular_ll_sfc_grib2")
+            for k, v in [("Ni", 1440), ("Nj", 721), ("latitudeOfFirstGridPointInDegrees", 90.0),
+                         ("longitudeOfFirstGridPointInDegrees", 0.0),
+                         ("latitudeOfLastGridPointInDegrees", -90.0),
+                         ("longitudeOfLastGridPointInDegrees", 359.75),
+                         ("iDirectionIncrementInDegrees", 0.25), ("jDirectionIncrementInDegrees", 0.25)]:
+                ec.codes_set(h, k, v)
+            if packing == "grid_second_order":
+                ec.codes_set_values(h, values.ravel())
+            ec.codes_set(h, "packingType", packing)
+            ec.codes_set(h, "bitsPerValue", 32 if packing == "grid_ieee" else 16)
+            ec.codes_set_values(h, values.ravel())
+            path = tmp / f"{packing}.grib2"
+            path.write_bytes(ec.codes_get_message(h))
+            ec.codes_release(h)
+            data = path.read_bytes()
+
+            def ours(path=path):
+                with tensorkit.open(path) as f:
+                    return f[next(iter(f))]
+
+            def peer(data=data):
+                g = ec.codes_new_from_message(data)
+                v = ec.codes_get_values(g)
+                ec.codes_release(g)
+                return v
+
+            a, b = ours(), peer()
+            assert np.array_equal(a.ravel(), b), packing
+            row(f"grib_{packing}", timed(ours, args.runs), timed(peer, args.runs),
+                "eccodes codes_get_values", "at least as fast as the peer", lambda r: r["speedup"] >= 1.0)
+
+    field = np.stack([global_field(s) for s in range(8)])
+    for codec, params in [
+        ("blosc2", {"filter": "shuffle", "shuffle_element_size": 8, "compression": "blosc2",
+                    "blosc2_codec": "lz4", "blosc2_clevel": 5}),
+        ("zfp", {"compression": "zfp", "zfp_mode": "fixed_rate", "zfp_rate": 16.0}),
+    ]:
+        desc = {"type": "ntensor", "shape": list(field.shape), "dtype": "float64", **params}
+        meta = {"base": [{"name": "t"}]}
+        buf = tensogram.encode(meta, [(desc, field)])
+        same = tk_tensogram.decode(buf).objects[0][1]
+        assert np.array_equal(same, tensogram.decode(buf).objects[0][1]), codec
+        row(f"tgm_{codec}_decode", timed(lambda: tk_tensogram.decode(buf), args.runs),
+            timed(lambda: tensogram.decode(buf), args.runs), "tensogram.decode",
+            "within 1.2x of the peer", lambda r: r["speedup"] >= 1 / 1.2)
+        row(f"tgm_{codec}_encode", timed(lambda: tk_tensogram.encode(meta, [(desc, field)]), args.runs),
+            timed(lambda: tensogram.encode(meta, [(desc, field)]), args.runs), "tensogram.encode",
+            "within 1.2x of the peer", lambda r: r["speedup"] >= 1 / 1.2)
 
 
 def main() -> None:
