@@ -291,32 +291,16 @@ fn ccsds(
     }
     let params = ccsds_params(p, flags, block_size, rsi);
     params.check().map_err(|e| at.data("grid_ccsds", e))?;
-    let width = params.sample_bytes();
-    let len = out
-        .len()
-        .checked_mul(width)
-        .ok_or_else(|| at.malformed("the CCSDS sample count overflows"))?;
-    let mut samples = tensor_core::buffer::try_filled(len, 0u8, "CCSDS samples")?;
-    szip::decode_into(&params, data, &mut samples).map_err(|e| at.data("grid_ccsds", e))?;
     let (s, d) = scales(p);
     let r = p.reference_value;
-    match width {
-        1 => out
-            .iter_mut()
-            .zip(&samples)
-            .for_each(|(o, &x)| *o = (f64::from(x) * s + r) * d),
-        2 => out
-            .iter_mut()
-            .zip(samples.chunks_exact(2))
-            .for_each(|(o, x)| *o = (f64::from(u16::from_be_bytes([x[0], x[1]])) * s + r) * d),
-        _ => out
-            .iter_mut()
-            .zip(samples.chunks_exact(4))
-            .for_each(|(o, x)| {
-                *o = (f64::from(u32::from_be_bytes([x[0], x[1], x[2], x[3]])) * s + r) * d;
-            }),
-    }
-    Ok(())
+    // The integers go straight to the values, a run (one reference sample interval) at a
+    // time: no sample buffer.
+    szip::decode_each(&params, data, out.len(), |first, run| {
+        for (o, &x) in out[first..first + run.len()].iter_mut().zip(run) {
+            *o = (f64::from(x) * s + r) * d;
+        }
+    })
+    .map_err(|e| at.data("grid_ccsds", e))
 }
 
 /// The spatial differencing values of second-order packing: `order` unsigned values of
@@ -385,9 +369,11 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
             "{n} values, fewer than the differencing order {order}"
         )));
     }
-    let mut x: Vec<i64> = Vec::new();
-    tensor_core::buffer::try_reserve(&mut x, n, "second-order values")?;
-    x.extend_from_slice(&c.spd[..order]);
+    // The integers are built in the output's own memory (as i64), then turned into values
+    // in place: no buffer of their own.
+    let x: &mut [i64] = bytemuck::cast_slice_mut(out);
+    x[..order].copy_from_slice(&c.spd[..order]);
+    let mut filled = order;
     for g in 0..c.groups {
         let width = widths
             .read(c.width_bits)
@@ -401,7 +387,7 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
         if width > 63 {
             return Err(bad(format!("group {g} is {width} bits wide")));
         }
-        if len > (n - x.len()) as u64 {
+        if len > (n - filled) as u64 {
             return Err(bad(format!(
                 "the groups hold more than the {n} packed values"
             )));
@@ -410,13 +396,13 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
             let v = vals
                 .read(width as u32)
                 .ok_or_else(|| short("packed values"))? as i64;
-            x.push(v.wrapping_add(first));
+            x[filled] = v.wrapping_add(first);
+            filled += 1;
         }
     }
-    if x.len() != n {
+    if filled != n {
         return Err(bad(format!(
-            "the groups hold {} values, not the {n} packed",
-            x.len()
+            "the groups hold {filled} values, not the {n} packed"
         )));
     }
     let bias = c.spd[order];
@@ -451,7 +437,8 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
     }
     let (s, d) = scales(&c.simple);
     let r = c.simple.reference_value;
-    for (o, &v) in out.iter_mut().zip(&x) {
+    for o in out.iter_mut() {
+        let v = o.to_bits() as i64;
         *o = (v as f64 * s + r) * d;
     }
     Ok(())
@@ -558,8 +545,10 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
             .read_signed(w)
             .ok_or_else(|| short("extra descriptors"))?;
     }
-    let mut ints: Vec<i64> = Vec::new();
-    tensor_core::buffer::try_reserve(&mut ints, n, "complex packing values")?;
+    // The integers are built in the output's own memory (as i64), then turned into values
+    // in place: no buffer of their own.
+    let ints: &mut [i64] = bytemuck::cast_slice_mut(out);
+    let mut filled = 0usize;
     for g in 0..c.groups {
         let group_ref = refs.read(bits).ok_or_else(|| short("group references"))?;
         let scaled_len = lengths
@@ -580,7 +569,7 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
         if width > 63 {
             return Err(bad(&format!("group {g} is {width} bits wide")));
         }
-        if len > (n - ints.len()) as u64 {
+        if len > (n - filled) as u64 {
             return Err(bad(&format!(
                 "the groups hold more than the {n} packed values"
             )));
@@ -600,25 +589,26 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
                 2 => x == primary || x == primary - 1,
                 _ => false,
             };
-            ints.push(if missing {
+            ints[filled] = if missing {
                 MISSING
             } else {
                 group_ref.wrapping_add(x) as i64
-            });
+            };
+            filled += 1;
         }
     }
-    if ints.len() != n {
+    if filled != n {
         return Err(bad(&format!(
-            "the groups hold {} values, not the {n} packed",
-            ints.len()
+            "the groups hold {filled} values, not the {n} packed"
         )));
     }
     if c.order > 0 {
-        undifference(&mut ints, c.order, minimum, extras, MISSING);
+        undifference(ints, c.order, minimum, extras, MISSING);
     }
     let (s, d) = scales(p);
     let r = p.reference_value;
-    for (o, &x) in out.iter_mut().zip(&ints) {
+    for o in out.iter_mut() {
+        let x = o.to_bits() as i64;
         *o = if x == MISSING {
             f64::NAN
         } else {

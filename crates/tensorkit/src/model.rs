@@ -121,6 +121,10 @@ pub type StreamFn<'a> =
 /// Decodes a whole tensor into memory (after checking its size against the limits).
 pub type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
 
+/// Decodes a whole tensor into a caller's buffer of exactly its size, in the machine's byte
+/// order, with no buffer of its own.
+pub type DecodeIntoFn<'a> = dyn Fn(&Limits, &mut [u8]) -> Result<()> + Send + Sync + 'a;
+
 /// A tensor's values as Tensogram's `simple_packing` (optionally followed by `szip`) holds
 /// them, ready to be written as they are (`--pipeline keep`): decoding them gives the
 /// tensor's values bit for bit.
@@ -173,6 +177,9 @@ pub struct Lazy<'a> {
     /// The packed form a Tensogram object can hold as it is, for tensors that have one
     /// (GRIB simple and CCSDS packing).
     pub packed: Option<Arc<PackFn<'a>>>,
+    /// Decoded straight into a caller's buffer, for formats whose decoder writes elements
+    /// in place (GRIB): what [`TensorRef::read_into`](crate::TensorRef::read_into) uses.
+    pub decode_into: Option<Arc<DecodeIntoFn<'a>>>,
 }
 
 impl std::fmt::Debug for Lazy<'_> {
@@ -471,6 +478,7 @@ mod tests {
                 stream: Arc::new(move |_, _, sink| sink(&vec![7u8; produce])),
                 decode: Arc::new(|_| unreachable!("not decoded whole")),
                 packed: None,
+                decode_into: None,
             }),
             location: Vec::new(),
             attributes: Vec::new(),

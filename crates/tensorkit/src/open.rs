@@ -462,6 +462,13 @@ impl<'f> TensorRef<'f> {
             ))
             .into());
         }
+        if let TensorData::Encoded(crate::model::Lazy {
+            decode_into: Some(decode),
+            ..
+        }) = &self.tensor.data
+        {
+            return decode(&self.set.limits, out);
+        }
         let what = format!("tensor {:?}", self.name());
         let mut fill = tensor_core::buffer::Filler::new(out, &what);
         self.tensor

@@ -264,6 +264,18 @@ fn decode_samples(
     Ok(())
 }
 
+/// Decodes the first `count` samples of a stream, handing them to `put` in runs (at most one
+/// reference sample interval each) with the index of each run's first sample: for callers
+/// that use the integers themselves, with no container buffer between.
+pub fn decode_each(
+    p: &Params,
+    stream: &[u8],
+    count: usize,
+    put: impl FnMut(usize, &[u32]),
+) -> Result<()> {
+    decode_samples(p, stream, 0, count, put)
+}
+
 /// Decodes a stream into `dst`, whose length (whole sample containers) says how many
 /// samples to produce.
 pub fn decode_into(p: &Params, stream: &[u8], dst: &mut [u8]) -> Result<()> {

@@ -171,14 +171,43 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> Name
     };
     let decode = Arc::new(decode);
     let stream = {
-        let decode = decode.clone();
+        let (grib, path) = (grib.clone(), path.to_path_buf());
         move |limits: &tensor_core::Limits,
               chunk: usize,
               sink: &mut dyn FnMut(&[u8]) -> Result<()>|
               -> Result<()> {
-            let t = decode(limits)?;
+            let mut values = grib.values(i, limits).map_err(wrap(&path))?;
+            if !tensor_core::ByteOrder::Little.is_native() {
+                for v in &mut values {
+                    *v = f64::from_bits(v.to_bits().swap_bytes());
+                }
+            }
             let run = (chunk / 8).max(1) * 8;
-            t.view().to_le_bytes().chunks(run).try_for_each(sink)
+            bytemuck::cast_slice::<f64, u8>(&values)
+                .chunks(run)
+                .try_for_each(sink)
+        }
+    };
+    let decode_into = {
+        let (grib, path) = (grib.clone(), path.to_path_buf());
+        move |limits: &tensor_core::Limits, out: &mut [u8]| -> Result<()> {
+            let field = &grib.fields()[i];
+            limits.check_total_bytes(field.points.saturating_mul(8))?;
+            // Straight into the caller's buffer when it is aligned for f64 (numpy's are).
+            if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f64>(out) {
+                return field.decode_into(grib.bytes(), values).map_err(wrap(&path));
+            }
+            let values = grib.values(i, limits).map_err(wrap(&path))?;
+            if out.len() != values.len() * 8 {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "a buffer of {} bytes for {} float64 values",
+                    out.len(),
+                    values.len()
+                ))
+                .into());
+            }
+            out.copy_from_slice(bytemuck::cast_slice(&values));
+            Ok(())
         }
     };
     let packed = {
@@ -194,6 +223,7 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> Name
             stream: Arc::new(stream),
             decode,
             packed: Some(Arc::new(packed)),
+            decode_into: Some(Arc::new(decode_into)),
         }),
         location: vec![
             ("message", f.message as u64),

@@ -388,6 +388,7 @@ fn lazy<'a>(
         dtype: dtype_out,
         shape: shape.clone(),
         packed: None,
+        decode_into: None,
         decode: std::sync::Arc::new(move |limits| {
             let t = o.decode(DecodeOptions::default(), limits).map_err(&w1)?;
             match dtype {

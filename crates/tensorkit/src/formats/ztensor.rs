@@ -48,6 +48,7 @@ fn lazy<'a>(
         dtype,
         shape,
         packed: None,
+        decode_into: None,
         decode: Arc::new(move |_| {
             whole
                 .read(i)

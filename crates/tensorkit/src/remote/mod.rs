@@ -278,6 +278,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
                 Fetch::Decode => runs.decode(i, limits, &mut |t| t.stream(limits, sink)),
             }),
             packed: None,
+            decode_into: None,
         }),
         location: t.location,
         attributes: t.attributes,
