@@ -93,33 +93,21 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
         decimal_scale_factor: signed(&p[26..28]) as i32,
         bits_per_value: u32::from(d[10]),
     };
-    if flags & 0x4 != 0 {
-        return second_order(
-            file,
-            start,
-            len,
-            bds,
-            simple,
-            (pds, gds, bitmap),
-            ident,
-            grid,
-            points,
-            at,
-        );
-    }
-    if simple.bits_per_value > 64 {
-        return Err(at.malformed(format!(
-            "{} bits per value (section 4)",
-            simple.bits_per_value
-        )));
-    }
     let packed_values = match &bitmap {
         Some(b) => crate::unpack::count_present(&file[b.clone()], points),
         None => points,
     };
-    let data = start + bds.start + 11..start + bds.end;
-    if simple.bits_per_value > 0 {
-        let have = (data.len() as u64 * 8).saturating_sub(unused_bits);
+    let section = &msg[bds.clone()];
+    let (packing, data_at) = if flags & 0x4 != 0 {
+        second_order(section, simple, at)?
+    } else {
+        if simple.bits_per_value > 64 {
+            return Err(at.malformed(format!(
+                "{} bits per value (section 4)",
+                simple.bits_per_value
+            )));
+        }
+        let have = ((section.len() - 11) as u64 * 8).saturating_sub(unused_bits);
         let need = packed_values.saturating_mul(u64::from(simple.bits_per_value));
         if have < need {
             return Err(at.truncated(
@@ -130,7 +118,8 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
                 ),
             ));
         }
-    }
+        (Packing::Simple(simple), 11)
+    };
     Ok(Field {
         message: at.message,
         submessage: 0,
@@ -139,11 +128,11 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
         edition: 1,
         points,
         grid,
-        packing: Packing::Simple(simple),
+        packing,
         packed_values,
         ident,
         bitmap,
-        data,
+        data: start + bds.start + data_at..start + bds.end,
     })
 }
 
@@ -263,27 +252,11 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
     Ok((grid, points))
 }
 
-/// A field with second-order packing (section 4 flags: complex packing of grid points).
-/// Only ECMWF's "general extended" variant, what ecCodes writes, is read.
-#[allow(clippy::too_many_arguments)]
-fn second_order(
-    file: &[u8],
-    start: usize,
-    len: usize,
-    bds: std::ops::Range<usize>,
-    simple: Simple,
-    sections: (
-        std::ops::Range<usize>,
-        Option<std::ops::Range<usize>>,
-        Option<std::ops::Range<usize>>,
-    ),
-    ident: Ident,
-    grid: Grid,
-    points: u64,
-    at: At,
-) -> Result<Field> {
-    let msg = &file[start..start + len];
-    let d = at.slice(&msg[bds.clone()], 0, 26, "section 4 (second-order packing)")?;
+/// Second-order packing (section 4 flags: complex packing of grid points) from section 4,
+/// and where its group descriptions start. Only ECMWF's "general extended" variant, what
+/// ecCodes writes, is read.
+fn second_order(section: &[u8], simple: Simple, at: At) -> Result<(Packing, usize)> {
+    let d = at.slice(section, 0, 26, "section 4 (second-order packing)")?;
     let extended = d[13];
     if extended & 0x08 == 0 {
         return Err(at.unsupported(
@@ -308,7 +281,6 @@ fn second_order(
     } else {
         0
     };
-    let section = &msg[bds.clone()];
     let spd = crate::unpack::spd(section.get(spd_at..).unwrap_or(&[]), order, spd_width, at)?;
     let packing = Packing::SecondOrder(crate::field::SecondOrder {
         simple: Simple {
@@ -323,24 +295,5 @@ fn second_order(
         spd,
         boustrophedonic: extended & 0x04 != 0,
     });
-    let (_, _, bitmap) = sections;
-    let packed_values = match &bitmap {
-        Some(b) => crate::unpack::count_present(&file[b.clone()], points),
-        None => points,
-    };
-    let data = start + bds.start + spd_at + spd_len..start + bds.end;
-    Ok(Field {
-        message: at.message,
-        submessage: 0,
-        offset: at.offset,
-        length: len as u64,
-        edition: 1,
-        points,
-        grid,
-        packing,
-        packed_values,
-        ident,
-        bitmap,
-        data,
-    })
+    Ok((packing, spd_at + spd_len))
 }
