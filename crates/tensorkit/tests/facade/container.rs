@@ -75,6 +75,7 @@ fn written(format: Format, ext: &str) -> Vec<u8> {
 
 #[test]
 fn every_format_reader_answers_the_same_through_the_trait() {
+    let _running = crate::running();
     let st = written(Format::Safetensors, "safetensors");
     let f = tensorkit::safetensors::SafeTensors::open(&st).unwrap();
     assert_eq!(check(&f, "safetensors"), 3);
@@ -102,6 +103,7 @@ fn every_format_reader_answers_the_same_through_the_trait() {
 
 #[test]
 fn encoded_tensors_are_decoded_not_viewed() {
+    let _running = crate::running();
     // zstd in zTensor 0.1 and a packed, compressed Tensogram object have no in-place view.
     let t = Tensor::from_elements(&[4], &[1.0f64, 2.0, 3.0, 4.0]).unwrap();
     let zstd = tensorkit::ztensor::v0_1::TensorOptions {

@@ -26,6 +26,7 @@ fn fixtures() -> Vec<PathBuf> {
 
 #[test]
 fn every_fixture_opens_and_decodes_three_ways_alike() {
+    let _running = crate::running();
     for path in fixtures() {
         let file = match tensorkit::open(&path) {
             Ok(f) => f,
@@ -54,6 +55,7 @@ fn every_fixture_opens_and_decodes_three_ways_alike() {
 
 #[test]
 fn a_missing_tensor_and_a_wrong_buffer_are_errors() {
+    let _running = crate::running();
     let file =
         tensorkit::open(tensor_testkit::conformance("safetensors").join("scalar_f32.safetensors"))
             .unwrap();
@@ -67,6 +69,7 @@ fn a_missing_tensor_and_a_wrong_buffer_are_errors() {
 
 #[test]
 fn encoded_tensors_say_why_they_have_no_view() {
+    let _running = crate::running();
     let dir = tensor_testkit::conformance("tensogram");
     let compressed = tensor_testkit::files_with_extension(&dir, "tgm")
         .into_iter()
@@ -82,6 +85,7 @@ fn encoded_tensors_say_why_they_have_no_view() {
 
 #[test]
 fn save_and_save_tensors_write_what_opens_again() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let src =
         tensorkit::open(tensor_testkit::conformance("safetensors").join("all_dtypes.safetensors"))
@@ -118,6 +122,7 @@ fn save_and_save_tensors_write_what_opens_again() {
 
 #[test]
 fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let w = tensorkit::Tensor::from_elements(&[3], &[1u16, 2, 65535]).unwrap();
     for format in Format::WRITABLE {
@@ -145,6 +150,7 @@ fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
 
 #[test]
 fn read_options_reach_every_reader() {
+    let _running = crate::running();
     let appended = tensor_testkit::testdata().join("reference/zt2_appended.zt");
     assert_eq!(tensorkit::open(&appended).unwrap().len(), 2);
     let strict = ReadOptions {
@@ -163,6 +169,7 @@ fn read_options_reach_every_reader() {
 #[test]
 fn validate_and_verify_report_what_a_file_carries() {
     use tensorkit::check::{Level, ValidateOptions};
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let t = tensorkit::Tensor::from_elements(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
     let limits = tensorkit::Limits::default();
@@ -194,6 +201,7 @@ fn validate_and_verify_report_what_a_file_carries() {
 
 #[test]
 fn alignment_is_chosen_where_the_format_allows_it() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let t = tensorkit::Tensor::from_elements(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
     let zt = dir.path().join("t.zt");

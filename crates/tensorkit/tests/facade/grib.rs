@@ -23,6 +23,7 @@ fn values(t: &tensorkit::TensorRef<'_>) -> Vec<u64> {
 
 #[test]
 fn fields_open_with_their_keys() {
+    let _running = crate::running();
     let file = tensorkit::open(fixture("grib1_simple.grib1")).unwrap();
     assert_eq!(file.format(), tensorkit::Format::Grib);
     let t = file.get("t").unwrap();
@@ -45,6 +46,7 @@ fn fields_open_with_their_keys() {
 
 #[test]
 fn keep_stores_the_packing_and_decodes_to_the_same_values() {
+    let _running = crate::running();
     for name in ["simple.grib2", "ccsds.grib2", "grib1_simple.grib1"] {
         let path = fixture(name);
         let bytes = std::fs::read(&path).unwrap();

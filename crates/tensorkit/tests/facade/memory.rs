@@ -48,9 +48,11 @@ fn capped_file(path: &Path, read: impl FnOnce(&[u8]) -> bool) -> bool {
     capped(&path.display().to_string(), &bytes, read)
 }
 
-/// One test only: the cap is process-wide, so nothing may run beside it.
+/// One test only: the cap is process-wide, so nothing may run beside it (every other test
+/// holds [`crate::running`] while it runs).
 #[test]
 fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
+    let _alone = crate::alone();
     let mut checked = 0;
     for path in bad_files("bintensors") {
         capped_file(&path, |b| {

@@ -134,26 +134,31 @@ fn same_bytes(one: &Path, other: &Path) -> bool {
 
 #[test]
 fn safetensors_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
     bounded(Format::Safetensors);
 }
 
 #[test]
 fn bintensors_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
     bounded(Format::Bintensors);
 }
 
 #[test]
 fn ztensor_0_1_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
     bounded(Format::Ztensor01);
 }
 
 #[test]
 fn ztensor_2_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
     bounded(Format::Ztensor2);
 }
 
 #[test]
 fn tensogram_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
     bounded(Format::Tensogram);
 }
 
@@ -162,6 +167,7 @@ fn tensogram_lists_and_gets_within_the_bounds() {
 /// through the listing and per-tensor fetches).
 #[test]
 fn every_fixture_reads_remotely_as_locally() {
+    let _running = crate::running();
     let root = tensor_testkit::conformance("");
     let server = Server::start(&root);
     let mut files = Vec::new();
@@ -211,6 +217,7 @@ fn every_fixture_reads_remotely_as_locally() {
 /// fetched is checked.
 #[test]
 fn damage_in_one_tensor_is_found_when_it_is_fetched() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let data: Vec<u8> = (0..64 * 1024u32).flat_map(u32::to_le_bytes).collect();
     for format in [Format::Tensogram, Format::Ztensor01, Format::Ztensor2] {
@@ -259,6 +266,7 @@ fn damage_in_one_tensor_is_found_when_it_is_fetched() {
 /// frames are fetched to read their descriptors, in one more round trip.
 #[test]
 fn a_tensogram_message_without_reserved_layouts_lists_from_its_frames() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("plain.tgm");
     let data = elements();
@@ -341,6 +349,7 @@ fn open_quick(url: &str) -> tensorkit::Result<tensorkit::File> {
 /// and migrated.
 #[test]
 fn wire_version_2_files_read_remotely_as_locally() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let v2_dir = tensor_testkit::testdata().join("reference/tensogram_v2");
     let v3 = dir.path().join("v3.tgm");
@@ -387,6 +396,7 @@ fn wire_version_2_files_read_remotely_as_locally() {
 
 #[test]
 fn a_missing_object_is_a_clear_error() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path());
     let e = open_quick(&server.url("nothing.safetensors")).unwrap_err();
@@ -397,6 +407,7 @@ fn a_missing_object_is_a_clear_error() {
 
 #[test]
 fn server_errors_are_retried_with_back_off_then_given_up() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     small_file(dir.path());
     let server = Server::start(dir.path());
@@ -429,6 +440,7 @@ fn server_errors_are_retried_with_back_off_then_given_up() {
 
 #[test]
 fn a_short_response_is_an_error() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     small_file(dir.path());
     let server = Server::start(dir.path());
@@ -446,6 +458,7 @@ fn a_server_that_ignores_range_is_refused() {
     // Larger than the loopback socket buffers, so that what the server manages to send
     // before the refusal closes the connection is not the whole object.
     const LEN: u64 = 64 << 20;
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     std::fs::File::create(dir.path().join("large.safetensors"))
         .unwrap()
@@ -470,6 +483,7 @@ fn a_server_that_ignores_range_is_refused() {
 /// the round trip that read saves, nothing more: the file still opens and reads.
 #[test]
 fn a_server_without_suffix_ranges_still_serves_the_file() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tail.zt");
     let data = elements();
@@ -505,6 +519,7 @@ fn a_server_without_suffix_ranges_still_serves_the_file() {
 
 #[test]
 fn an_object_replaced_while_being_read_is_an_error() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     small_file(dir.path());
     let server = Server::start(dir.path());
@@ -520,6 +535,7 @@ fn an_object_replaced_while_being_read_is_an_error() {
 
 #[test]
 fn a_slow_server_times_out() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     small_file(dir.path());
     let server = Server::start(dir.path());
@@ -552,6 +568,7 @@ fn a_slow_server_times_out() {
 /// number of bytes the sink holds at once), the bytes are the tensor's.
 #[test]
 fn a_large_tensor_streams_in_bounded_runs() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let data: Vec<u8> = (0..8_000_000u32).flat_map(u32::to_be_bytes).collect();
     let path = dir.path().join("big.tgm");
@@ -590,6 +607,7 @@ fn a_large_tensor_streams_in_bounded_runs() {
 /// A shard set's index and its shards, all remote.
 #[test]
 fn a_remote_shard_set_opens_as_one_file() {
+    let _running = crate::running();
     let root = tensor_testkit::testdata().join("reference/sharded");
     let server = Server::start(&root);
     let url = server.url("model.safetensors.index.json");
@@ -611,6 +629,7 @@ fn a_remote_shard_set_opens_as_one_file() {
 /// `.ci/run`; where it is missing the test says so and passes).
 #[test]
 fn nginx_serves_what_the_counting_server_serves() {
+    let _running = crate::running();
     let Some(nginx) = ["/usr/sbin/nginx", "/usr/bin/nginx"]
         .into_iter()
         .find(|p| Path::new(p).exists())
@@ -705,6 +724,7 @@ fn big_file_small(dir: &Path) -> PathBuf {
 /// their keys.
 #[test]
 fn grib_reads_remotely_as_locally() {
+    let _running = crate::running();
     let root = tensor_testkit::testdata().join("reference/grib");
     let server = Server::start(&root);
     let mut files = Vec::new();

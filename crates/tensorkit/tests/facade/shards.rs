@@ -22,6 +22,7 @@ fn with_weight_map(dir: &Path, weight_map: &serde_json::Value) -> PathBuf {
 
 #[test]
 fn an_index_opens_its_shards_as_one_file() {
+    let _running = crate::running();
     let file = tensorkit::open(shard_dir().join("model.safetensors.index.json")).unwrap();
     let names: Vec<String> = file.tensors().map(|t| t.name().into_owned()).collect();
     assert_eq!(
@@ -45,6 +46,7 @@ fn an_index_opens_its_shards_as_one_file() {
 
 #[test]
 fn the_weight_map_is_the_allowlist() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     // lm_head.bias sits in shard 3 but the map leaves it out: it is not read.
     let index = with_weight_map(
@@ -62,6 +64,7 @@ fn the_weight_map_is_the_allowlist() {
 
 #[test]
 fn a_mapped_tensor_missing_from_its_shard_is_an_error_naming_both() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let index = with_weight_map(
         dir.path(),
@@ -85,6 +88,7 @@ fn a_mapped_tensor_missing_from_its_shard_is_an_error_naming_both() {
 
 #[test]
 fn any_list_of_files_opens_as_one_and_names_must_not_repeat() {
+    let _running = crate::running();
     let shards: Vec<PathBuf> = (1..=3)
         .map(|i| shard_dir().join(format!("model-0000{i}-of-00003.safetensors")))
         .collect();
@@ -98,6 +102,7 @@ fn any_list_of_files_opens_as_one_and_names_must_not_repeat() {
 
 #[test]
 fn shard_sets_are_written_in_the_hugging_face_layout_or_not_at_all() {
+    let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let src = tensorkit::open(shard_dir().join("model.safetensors.index.json")).unwrap();
     let out = dir.path().join("model.safetensors");
