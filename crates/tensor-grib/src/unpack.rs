@@ -41,6 +41,11 @@ pub(crate) fn scales(p: &Simple) -> (f64, f64) {
     )
 }
 
+/// Whether the bitmap marks point `i` present (bits most significant first, 1 = present).
+fn is_present(bitmap: &[u8], i: usize) -> bool {
+    bitmap[i / 8] & (0x80 >> (i % 8)) != 0
+}
+
 /// Points the bitmap marks present among the first `points`.
 pub(crate) fn count_present(bitmap: &[u8], points: u64) -> u64 {
     let whole = (points / 8) as usize;
@@ -133,6 +138,22 @@ impl Field {
         })
     }
 
+    /// Values as ecCodes computes them from `packed`: the field's integers (its own
+    /// [`packed_bits`](Self::packed_bits), or its [`ccsds_samples`](Self::ccsds_samples)) at
+    /// `bits` bits each, most significant bit first; one value per packed integer.
+    pub fn values_from_integers(&self, packed: &[u8], bits: u32, out: &mut [f64]) -> Result<()> {
+        let Some(p) = self.packing.simple() else {
+            return Err(self
+                .at()
+                .unsupported(format!("integers of {}", self.packing.name())));
+        };
+        let p = Simple {
+            bits_per_value: bits,
+            ..*p
+        };
+        simple(&p, packed, out, self.at())
+    }
+
     /// The integers of a CCSDS field, decoded from its stream into big-endian containers of
     /// the next whole-byte width (1, 2, 3 or 4 bytes; the width is returned in bits).
     pub fn ccsds_samples(
@@ -179,7 +200,7 @@ impl Field {
         let b = &file[self.bitmap.clone()?];
         Some(
             (0..self.points as usize)
-                .map(|i| b[i / 8] & (0x80 >> (i % 8)) != 0)
+                .map(|i| is_present(b, i))
                 .collect(),
         )
     }
@@ -190,7 +211,7 @@ impl Field {
 fn spread(bitmap: &[u8], out: &mut [f64], packed: usize) {
     let mut j = packed;
     for i in (0..out.len()).rev() {
-        if bitmap[i / 8] & (0x80 >> (i % 8)) != 0 {
+        if is_present(bitmap, i) {
             j -= 1;
             out[i] = out[j];
         } else {

@@ -123,11 +123,12 @@ pub(super) fn open_header<'a>(
     options: &crate::model::ReadOptions,
 ) -> Result<super::Opening<'a>> {
     let grib = Arc::new(Grib::open(bytes, &options.limits).map_err(wrap(path))?);
-    let tensors = names(grib.fields())
-        .into_iter()
+    let names = names(grib.fields());
+    let tensors = names
+        .iter()
         .enumerate()
         .map(|(i, name)| {
-            let t = tensor(path, &grib, i, name);
+            let t = tensor(path, &grib, i, name.clone());
             super::Listed {
                 dtype: t.dtype(),
                 shape: t.shape().to_vec(),
@@ -147,19 +148,17 @@ pub(super) fn open_header<'a>(
     };
     Ok(super::Opening::Listed(
         listing,
-        Box::new(super::Header::Grib(grib)),
+        Box::new(super::Header::Grib(grib, names)),
     ))
 }
 
-/// Tensor `i` of a GRIB object listed by [`open_header`].
-#[cfg(feature = "remote")]
-pub(super) fn read_in<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTensor<'a> {
-    let name = names(grib.fields()).swap_remove(i);
-    tensor(path, grib, i, name)
-}
-
 /// Field `i` as a tensor called `name`.
-fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize, name: String) -> NamedTensor<'a> {
+pub(super) fn tensor<'a>(
+    path: &Path,
+    grib: &Arc<Grib<'a>>,
+    i: usize,
+    name: String,
+) -> NamedTensor<'a> {
     let f = &grib.fields()[i];
     let shape = f.shape();
     let decode = {
@@ -278,8 +277,6 @@ fn pack(
     if sp.check().is_err() {
         return Ok(Err("its scale factors are outside Tensogram's range".into()));
     }
-    let theirs = grib.values(i, limits)?;
-    let n = theirs.len();
     let (integers, szip) = match ccsds {
         Some((flags, block_size, rsi)) if p.bits_per_value > 0 => {
             let (samples, width) = f.ccsds_samples(grib.bytes(), limits)?;
@@ -299,6 +296,11 @@ fn pack(
         bits_per_value: bits,
         ..sp
     };
+    // ecCodes' values from the same integers (a CCSDS stream is decoded once).
+    limits.check_total_bytes(f.packed_values.saturating_mul(8))?;
+    let n = tensor_core::checked::to_usize(f.packed_values, "GRIB values")?;
+    let mut theirs = tensor_core::buffer::try_filled(n, 0f64, "GRIB values")?;
+    f.values_from_integers(&integers, bits, &mut theirs)?;
     let mut differ = 0usize;
     let decoded = sp.decode(&integers, n, |j, v| {
         differ += usize::from(v.to_bits() != theirs[j].to_bits());

@@ -150,8 +150,8 @@ pub(crate) enum Header<'a> {
     Ztensor(tensor_ztensor::AnyZTensor<'a>),
     /// A Tensogram file's messages.
     Tensogram(tensogram::Header<'a>),
-    /// A GRIB file's fields (listed from the whole object).
-    Grib(std::sync::Arc<tensor_grib::Grib<'a>>),
+    /// A GRIB file's fields (listed from the whole object), and their names.
+    Grib(std::sync::Arc<tensor_grib::Grib<'a>>, Vec<String>),
 }
 
 #[cfg(feature = "remote")]
@@ -168,7 +168,7 @@ impl Header<'_> {
         match self {
             Header::Ztensor(any) => ztensor::read_in(path, any, i, bytes, span.start),
             Header::Tensogram(h) => h.read_in(path, i, bytes, options.verify, &options.limits),
-            Header::Grib(g) => Ok(grib::read_in(path, g, i)),
+            Header::Grib(g, names) => Ok(grib::tensor(path, g, i, names[i].clone())),
             Header::Raw => Err(Error::UnknownTarget {
                 what: format!(
                     "{}: tensor #{i} is read as stored, not through its header",
