@@ -25,14 +25,133 @@ pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<
     Ok(v)
 }
 
+/// A copy of `src` in a new vector, or [`Error::OutOfMemory`]; large copies land on huge
+/// pages (see [`try_reserve`]), which is what makes them run at memory speed.
+///
+/// ```
+/// assert_eq!(tensor_core::buffer::try_copied(&[1u8, 2, 3], "example")?, [1, 2, 3]);
+/// # Ok::<(), tensor_core::Error>(())
+/// ```
+pub fn try_copied<T: Copy + Send + Sync>(src: &[T], what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    try_reserve(&mut v, src.len(), what)?;
+    append(&mut v, src);
+    Ok(v)
+}
+
+/// A copy of `src` in a new vector, on huge pages when large, like [`try_copied`] — for
+/// data already in memory, where a refusal aborts as `to_vec` does.
+#[must_use]
+pub fn copied<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
+    let mut v = Vec::with_capacity(src.len());
+    let spare = v.spare_capacity_mut();
+    advise_huge_pages(spare.as_mut_ptr().cast::<u8>(), size_of_val(spare));
+    append(&mut v, src);
+    v
+}
+
+/// Bytes from which a copy is split over every core (feature `parallel`): copying out of a
+/// memory map, or into new memory, is mostly page faults, which the cores take in parallel.
+pub const PARALLEL_COPY: usize = 16 << 20;
+
+/// Pieces a parallel copy is cut into.
+#[cfg(feature = "parallel")]
+const PIECE: usize = 8 << 20;
+
+/// Copies `src` into `dst`, which must be as long, on every core when large (feature
+/// `parallel`).
+///
+/// # Panics
+/// When the lengths differ, as `copy_from_slice` does.
+pub fn copy(dst: &mut [u8], src: &[u8]) {
+    #[cfg(feature = "parallel")]
+    if src.len() >= PARALLEL_COPY {
+        use rayon::prelude::*;
+        assert_eq!(
+            dst.len(),
+            src.len(),
+            "copy between buffers of different lengths"
+        );
+        dst.par_chunks_mut(PIECE)
+            .zip(src.par_chunks(PIECE))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        return;
+    }
+    dst.copy_from_slice(src);
+}
+
+/// Appends `src` to `v`, whose spare capacity must hold it, on every core when large.
+#[allow(unsafe_code)]
+fn append<T: Copy + Send + Sync>(v: &mut Vec<T>, src: &[T]) {
+    #[cfg(feature = "parallel")]
+    if v.capacity() - v.len() >= src.len() && size_of_val(src) >= PARALLEL_COPY {
+        use rayon::prelude::*;
+        let len = v.len();
+        let piece = (PIECE / size_of::<T>().max(1)).max(1);
+        v.spare_capacity_mut()[..src.len()]
+            .par_chunks_mut(piece)
+            .zip(src.par_chunks(piece))
+            .for_each(|(d, s)| {
+                d.write_copy_of_slice(s);
+            });
+        // SAFETY: the `src.len()` elements after the first `len` were all written just
+        // above (the pieces cover the range exactly), and they lie within the capacity.
+        unsafe { v.set_len(len + src.len()) };
+        return;
+    }
+    v.extend_from_slice(src);
+}
+
 /// Reserves room for `additional` more elements in `v`, or [`Error::OutOfMemory`].
+///
+/// A reservation of [`HUGE_THRESHOLD`] bytes or more is advised to use transparent huge
+/// pages before anything is written to it (Linux): the first writes then fault 2 MiB at a
+/// time instead of 4 KiB, three to four times faster on this kind of machine. Only advice:
+/// where huge pages are unavailable nothing changes.
 pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
     v.try_reserve_exact(additional)
         .map_err(|_| Error::OutOfMemory {
             what,
             bytes: (additional as u64).saturating_mul(size_of::<T>() as u64),
-        })
+        })?;
+    let spare = v.spare_capacity_mut();
+    advise_huge_pages(spare.as_mut_ptr().cast::<u8>(), size_of_val(spare));
+    Ok(())
 }
+
+/// Advises the kernel to back the whole 2 MiB pages inside `len` bytes from `start` with
+/// transparent huge pages.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn advise_huge_pages(start: *mut u8, len: usize) {
+    const HUGE_PAGE: usize = 2 << 20;
+    if len < HUGE_THRESHOLD {
+        return;
+    }
+    let first = start.align_offset(HUGE_PAGE);
+    let Some(whole) = len
+        .checked_sub(first)
+        .map(|rest| rest / HUGE_PAGE * HUGE_PAGE)
+    else {
+        return;
+    };
+    if whole == 0 {
+        return;
+    }
+    // SAFETY: the range lies inside one live allocation the caller holds exclusively (a
+    // vector's spare capacity), and MADV_HUGEPAGE only changes how the kernel backs the
+    // pages, never their contents, so no Rust value can observe it. A refusal is ignored.
+    let _ = unsafe {
+        rustix::mm::madvise(
+            start.add(first).cast(),
+            whole,
+            rustix::mm::Advice::LinuxHugepage,
+        )
+    };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: *mut u8, _len: usize) {}
 
 /// Sizes from which a mapping with huge pages is used; below, a plain heap vector.
 pub const HUGE_THRESHOLD: usize = 2 << 20;
@@ -193,6 +312,23 @@ mod tests {
         );
         assert!(e.to_string().contains("a test buffer"), "{e}");
         assert!(LargeBuffer::zeroed(usize::MAX / 2).is_err());
+    }
+
+    #[test]
+    fn copies_of_every_size_are_exact() {
+        // Below and above the huge-page and parallel thresholds, at odd lengths.
+        for len in [0, 7, HUGE_THRESHOLD + 3, PARALLEL_COPY + 4097] {
+            let src: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            assert_eq!(try_copied(&src, "a test copy").unwrap(), src);
+            assert_eq!(copied(&src), src);
+            let mut dst = vec![0u8; len];
+            copy(&mut dst, &src);
+            assert_eq!(dst, src);
+            let wide: Vec<u64> = (0..len as u64 / 8).collect();
+            assert_eq!(try_copied(&wide, "a test copy").unwrap(), wide);
+        }
+        let e = try_copied(&[0u64; 0][..], "empty").unwrap();
+        assert!(e.is_empty());
     }
 
     #[test]

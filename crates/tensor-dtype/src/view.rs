@@ -220,7 +220,7 @@ impl<'a> TensorView<'a> {
     #[must_use]
     pub fn to_tensor(&self) -> Tensor {
         let mut data = match (self.contiguous_order(), self.contiguous_bytes()) {
-            (Some(Order::C), Some(b)) => b.to_vec(),
+            (Some(Order::C), Some(b)) => tensor_core::buffer::copied(b),
             _ => self.gather(),
         };
         if !self.byte_order.is_native() {
@@ -281,7 +281,7 @@ impl<'a> TensorView<'a> {
     /// Copies the elements in C order into a new contiguous buffer (same byte order).
     fn gather(&self) -> Vec<u8> {
         if self.dtype.is_packed() {
-            return self.data.to_vec();
+            return tensor_core::buffer::copied(self.data);
         }
         let w = self.dtype.byte_width();
         let count = self.element_count() as usize;

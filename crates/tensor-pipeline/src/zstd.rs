@@ -26,6 +26,34 @@ pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
     })
 }
 
+/// Inputs from which [`compress_large`] uses zstd's multithreaded encoder.
+pub const PARALLEL_FROM: usize = 32 << 20;
+
+/// Compresses `data` at `level` like [`compress`], but inputs of [`PARALLEL_FROM`] bytes
+/// or more go through zstd's multithreaded encoder, one worker per thread of rayon's pool
+/// (feature `parallel`). Its frame is a valid zstd frame every decoder reads, and the same
+/// bytes whatever the number of workers (zstd guarantees it for one worker and more); it
+/// differs from [`compress`]'s, so formats whose writers must match a reference byte for
+/// byte use [`compress`].
+pub fn compress_large(data: &[u8], level: i32) -> Result<Vec<u8>> {
+    #[cfg(feature = "parallel")]
+    if data.len() >= PARALLEL_FROM {
+        use std::io::Write;
+        let workers = u32::try_from(rayon::current_num_threads().max(1)).unwrap_or(1);
+        let fail = |e: std::io::Error| Error::Corrupt {
+            codec: CODEC,
+            reason: e.to_string(),
+        };
+        let mut out = Vec::new();
+        tensor_core::buffer::try_reserve(&mut out, data.len() / 2, "a zstd stream")?;
+        let mut enc = zstd::stream::Encoder::new(out, level).map_err(fail)?;
+        enc.multithread(workers).map_err(fail)?;
+        enc.write_all(data).map_err(fail)?;
+        return enc.finish().map_err(fail);
+    }
+    compress(data, level)
+}
+
 /// Decodes `src` into `dst`, which must be exactly the decoded size. An empty `src` holds
 /// nothing (writers store an empty tensor's blob with zero bytes).
 pub fn decompress_into(src: &[u8], dst: &mut [u8]) -> Result<()> {
@@ -99,6 +127,33 @@ pub fn decompress(src: &[u8], expected: u64, limits: &Limits) -> Result<Vec<u8>>
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn large_inputs_compress_on_every_core_to_the_same_bytes() {
+        let data: Vec<u8> = (0..PARALLEL_FROM as u32 / 4 + 1000)
+            .flat_map(|i| (i % 7919).to_le_bytes())
+            .collect();
+        let packed = compress_large(&data, 3).unwrap();
+        assert!(packed.len() < data.len() / 4);
+        let limits = Limits::default();
+        assert_eq!(
+            decompress(&packed, data.len() as u64, &limits).unwrap(),
+            data
+        );
+        #[cfg(feature = "parallel")]
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| compress_large(&data, 3).unwrap()), packed);
+        }
+        // Small inputs are what `compress` writes.
+        assert_eq!(
+            compress_large(b"abc", 3).unwrap(),
+            compress(b"abc", 3).unwrap()
+        );
+    }
 
     #[test]
     fn concatenated_frames_decode_as_one_payload() {

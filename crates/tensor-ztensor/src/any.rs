@@ -80,6 +80,36 @@ impl<'a> AnyZTensor<'a> {
         }
     }
 
+    /// Tensor `i` as [`read`](Self::read) gives it, its checksum or digest not checked
+    /// whatever the options say: a zero-copy view of a raw dense tensor costs nothing however
+    /// large it is. [`verify`](Self::verify) checks it when asked.
+    pub fn read_unverified(&self, i: usize) -> Result<Decoded<'a>> {
+        match self {
+            AnyZTensor::V0_1(f) => f.read_unverified(i),
+            AnyZTensor::Later(c) => c.read_unverified(i),
+        }
+    }
+
+    /// Whether the file was opened to check checksums and digests (any [`Verify`](crate::Verify)
+    /// but `Never`).
+    #[must_use]
+    pub fn verifies(&self) -> bool {
+        let verify = match self {
+            AnyZTensor::V0_1(f) => f.options.verify,
+            AnyZTensor::Later(c) => c.options.verify,
+        };
+        verify != crate::Verify::Never
+    }
+
+    /// Checks tensor `i`'s checksum (0.1) or its parts' digests (1.x, 2); tensors without
+    /// one pass.
+    pub fn verify(&self, i: usize) -> Result<()> {
+        match self {
+            AnyZTensor::V0_1(f) => f.verify(i).map(|_| ()),
+            AnyZTensor::Later(c) => c.verify(i),
+        }
+    }
+
     /// Tensor `i`'s elements in runs of at most `run` bytes (dense tensors; see
     /// [`ZTensor::read_chunks`] and [`Container::read_chunks`](crate::Container::read_chunks)).
     /// Returns the byte order of the runs, or `None`, having handed out nothing, for tensors

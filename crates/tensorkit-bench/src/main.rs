@@ -3,13 +3,14 @@
 //! `docs/benchmarks.md`. Run it in a release build:
 //!
 //! ```text
-//! cargo run --release -p tensorkit-bench -- [--quick] > results.json
+//! cargo run --release -p tensorkit-bench -- [--quick] [--only GROUPS] > results.json
 //! ```
 //!
 //! Workloads: (a) open a 2000-tensor file and read one tensor, (b) save and load one large
 //! float32 tensor, (c) Tensogram pipelines on a large float32 field, (d) szip against the
 //! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth, (f) the
-//! files of (a) read over HTTP with 20 ms per request, against downloading them first.
+//! files of (a) read over HTTP with 20 ms per request, against downloading them first, (g)
+//! one thread against every core.
 #![forbid(unsafe_code)]
 
 use serde_json::{Value, json};
@@ -155,13 +156,27 @@ fn main() {
         std::env::var_os("TENSORKIT_BENCH_DIR").unwrap_or_else(|| std::env::temp_dir().into()),
     )
     .expect("a scratch directory");
+    // `--only ab` runs only the named groups (while working on one of them); the report
+    // generated for docs/benchmarks.md always runs them all.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map_or_else(|| "eabcdgf".to_owned(), Clone::clone);
     let started = Instant::now();
-    let mut rows = limits(scale, dir.path());
-    rows.extend(workloads::many_tensors(scale, dir.path()));
-    rows.extend(workloads::big_tensor(scale, dir.path()));
-    rows.extend(workloads::pipelines(scale));
-    rows.extend(workloads::szip(scale));
-    rows.extend(remote::remote(scale, dir.path()));
+    let mut rows = Vec::new();
+    for group in only.chars() {
+        rows.extend(match group {
+            'e' => limits(scale, dir.path()),
+            'a' => workloads::many_tensors(scale, dir.path()),
+            'b' => workloads::big_tensor(scale, dir.path()),
+            'c' => workloads::pipelines(scale),
+            'd' => workloads::szip(scale),
+            'g' => workloads::threads(scale),
+            'f' => remote::remote(scale, dir.path()),
+            other => panic!("--only: there is no group {other:?} (groups: eabcdgf)"),
+        });
+    }
     let out = json!({
         "quick": quick,
         "scale": {

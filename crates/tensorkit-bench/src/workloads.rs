@@ -246,9 +246,22 @@ pub(crate) fn big_tensor(scale: Scale, dir: &Path) -> Vec<Value> {
             readers.push("tensorkit safetensors");
         }
         for r in readers {
+            // The path users call: the crate's own API for the peer, for tensorkit the
+            // library front door (`open`, `get`, `to_tensor`) with its default buffers.
             let t = time(scale.runs, || {
+                if r.starts_with("tensorkit") {
+                    return tensorkit::open(path)
+                        .expect("open")
+                        .get("big")
+                        .expect("tensor")
+                        .to_tensor()
+                        .expect("load")
+                        .data()
+                        .len() as u64;
+                }
                 dst = Vec::new();
                 read_one(r, path, "big", 0, &mut dst);
+                dst.len() as u64
             });
             rows.push(row(
                 "b",
@@ -607,3 +620,91 @@ pub(crate) fn szip(scale: Scale) -> Vec<Value> {
         ),
     ]
 }
+
+/// (g) Both cores against one: zstd's multithreaded encoder on one large field, and the
+/// objects of one Tensogram message decoded in parallel (`decode_all_parallel`), each timed
+/// on a one-thread pool and on the default pool of every core.
+pub(crate) fn threads(scale: Scale) -> Vec<Value> {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    let every = format!("tensorkit, {} threads", rayon::current_num_threads());
+    let values = field(scale.field);
+    let data = as_bytes(&values);
+    let bytes = Some(data.len() as u64);
+    let mut rows = Vec::new();
+
+    let zstd = || tensorkit::pipeline::zstd::compress_large(&data, 3).expect("zstd");
+    let case = "zstd-3 encode of one field";
+    rows.push(row(
+        "g",
+        case,
+        ONE_THREAD,
+        &one.install(|| time(scale.runs, zstd)),
+        bytes,
+        Value::Null,
+    ));
+    rows.push(row(
+        "g",
+        case,
+        &every,
+        &time(scale.runs, zstd),
+        bytes,
+        Value::Null,
+    ));
+
+    // Eight objects of an eighth of the field each, packed to 16 bits and szip-coded.
+    let param = |k: &str, v: u64| (k.to_owned(), tensorkit::bytes::ciborium::Value::from(v));
+    let part = data.len() / 8 / 4 * 4;
+    let descs: Vec<DataObjectDescriptor> = (0..8)
+        .map(|_| {
+            let mut d =
+                DataObjectDescriptor::new(Dtype::Float32, &[(part / 4) as u64], ByteOrder::Little);
+            d.encoding = "simple_packing".into();
+            d.compression = "szip".into();
+            d.params.extend([
+                param("sp_bits_per_value", 16),
+                param("szip_rsi", 128),
+                param("szip_block_size", 32),
+                param("szip_flags", 8),
+            ]);
+            d
+        })
+        .collect();
+    let parts: Vec<&[u8]> = (0..8).map(|i| &data[i * part..(i + 1) * part]).collect();
+    let opts = EncodeOptions {
+        beyond_reference: true,
+        ..EncodeOptions::default()
+    };
+    let mut msg = Vec::new();
+    tensorkit::frame::encode_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
+        .expect("encode");
+    let m = Message::open_with(&msg, &Limits::default()).expect("open");
+    let decode = || {
+        m.decode_all_parallel(DecodeOptions::default())
+            .expect("decode")
+    };
+    let case = "decode an 8-object message (simple_packing 16 + szip)";
+    let bytes = Some((part * 8) as u64);
+    rows.push(row(
+        "g",
+        case,
+        ONE_THREAD,
+        &one.install(|| time(scale.runs, decode)),
+        bytes,
+        Value::Null,
+    ));
+    rows.push(row(
+        "g",
+        case,
+        &every,
+        &time(scale.runs, decode),
+        bytes,
+        Value::Null,
+    ));
+    rows
+}
+
+/// The implementation name of a row timed on a one-thread pool.
+pub(crate) const ONE_THREAD: &str = "tensorkit, 1 thread";

@@ -19,6 +19,9 @@ pub struct Cli {
     /// 32768, zstd's own ceiling).
     #[arg(long, global = true, value_name = "RATIO")]
     pub max_ratio: Option<u64>,
+    /// Threads that decode, encode, compress and copy in parallel (default: one per core).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     /// Report on standard error what reading URLs cost: requests made and bytes received.
     #[arg(long, short, global = true)]
     pub verbose: bool,

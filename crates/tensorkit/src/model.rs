@@ -213,7 +213,7 @@ impl Loaded<'_> {
 }
 
 /// One tensor of a file.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct NamedTensor<'a> {
     /// The tensor's name, for formats that name tensors.
     pub name: Option<String>,
@@ -223,6 +223,27 @@ pub struct NamedTensor<'a> {
     pub location: Vec<(&'static str, u64)>,
     /// Per-tensor metadata, for formats that store it (e.g. zTensor custom keys).
     pub attributes: Vec<(String, tensor_core::cbor::Value)>,
+    /// Checks the stored elements against the checksum or digest the file keeps for them
+    /// (zTensor), when the file was opened to verify. Run before the elements are copied,
+    /// streamed or decoded ([`load`](Self::load), [`stream`](Self::stream)...), not for a
+    /// zero-copy view: a view of a large tensor costs nothing until the digest is asked for
+    /// ([`TensorRef::verify`](crate::TensorRef::verify)).
+    pub check: Option<Arc<CheckFn<'a>>>,
+}
+
+/// Checks a tensor's stored elements against the digest its file keeps for them.
+pub type CheckFn<'a> = dyn Fn() -> Result<()> + Send + Sync + 'a;
+
+impl std::fmt::Debug for NamedTensor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NamedTensor")
+            .field("name", &self.name)
+            .field("data", &self.data)
+            .field("location", &self.location)
+            .field("attributes", &self.attributes)
+            .field("check", &self.check.is_some())
+            .finish()
+    }
 }
 
 impl<'a> NamedTensor<'a> {
@@ -234,6 +255,7 @@ impl<'a> NamedTensor<'a> {
             data: TensorData::View(view),
             location: Vec::new(),
             attributes: Vec::new(),
+            check: None,
         }
     }
 
@@ -263,9 +285,15 @@ impl<'a> NamedTensor<'a> {
         tensor_dtype::shape::byte_len(self.dtype(), self.shape()).unwrap_or(u64::MAX)
     }
 
+    /// Runs the tensor's [`check`](Self::check), if it has one.
+    pub fn verify(&self) -> Result<()> {
+        self.check.as_ref().map_or(Ok(()), |check| check())
+    }
+
     /// The elements in memory: borrowed when stored as they are, decoded (one tensor,
     /// checked against `limits` and allocated fallibly) otherwise.
     pub fn load(&self, limits: &Limits) -> Result<Loaded<'_>> {
+        self.verify()?;
         Ok(match &self.data {
             TensorData::View(v) => Loaded::View(v.clone()),
             TensorData::Owned(t) => Loaded::View(t.view()),
@@ -277,6 +305,7 @@ impl<'a> NamedTensor<'a> {
     /// borrowed where they are stored that way, decoded (one tensor, within `limits`)
     /// otherwise.
     pub fn le_bytes(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, [u8]>> {
+        self.verify()?;
         Ok(match &self.data {
             TensorData::View(v) => v.to_le_bytes(),
             TensorData::Owned(t) => t.view().to_le_bytes(),
@@ -296,6 +325,7 @@ impl<'a> NamedTensor<'a> {
     /// [`RUN_BYTES`] (whole elements): memory stays bounded whatever the tensor's size, for
     /// hashing, copying and checking.
     pub fn stream(&self, limits: &Limits, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.verify()?;
         let view = match &self.data {
             TensorData::Encoded(l) => return (l.stream)(limits, RUN_BYTES, sink),
             TensorData::View(v) => v.clone(),
@@ -482,6 +512,7 @@ mod tests {
             }),
             location: Vec::new(),
             attributes: Vec::new(),
+            check: None,
         }
     }
 

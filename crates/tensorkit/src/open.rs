@@ -347,6 +347,12 @@ impl File {
         (!self.remote.is_empty()).then(|| crate::remote::totals(&self.remote))
     }
 
+    /// Checks every tensor against the checksum or digest the file keeps for it (see
+    /// [`TensorRef::verify`]); the first mismatch is the error.
+    pub fn verify(&self) -> Result<()> {
+        self.tensors().try_for_each(|t| t.verify())
+    }
+
     /// The format-neutral tensor set, for the layers built on it (conversion, checks).
     #[must_use]
     pub fn tensor_set(&self) -> &TensorSet<'_> {
@@ -436,8 +442,43 @@ impl<'f> TensorRef<'f> {
         }
     }
 
-    /// The elements decoded into a new tensor, in the machine's byte order.
+    /// Checks the tensor against the checksum or digest its file keeps for it (zTensor),
+    /// when the file was opened to verify (the default). Copying the elements out
+    /// ([`to_tensor`](Self::to_tensor), [`read_into`](Self::read_into)) checks them first;
+    /// a zero-copy [`view`](Self::view) does not, so that it costs nothing however large
+    /// the tensor: call this to check what a view shows.
+    pub fn verify(&self) -> Result<()> {
+        self.tensor.verify()
+    }
+
+    /// The stored bytes, when they are the elements as the machine holds them (raw, C
+    /// order, native byte order, whole bytes per element): what copies go straight from.
+    fn native_bytes(&self) -> Option<&'f [u8]> {
+        let TensorData::View(v) = &self.tensor.data else {
+            return None;
+        };
+        if self.dtype().is_packed()
+            || !v.byte_order().is_native()
+            || v.contiguous_order() != Some(tensor_dtype::Order::C)
+        {
+            return None;
+        }
+        v.contiguous_bytes()
+    }
+
+    /// The elements decoded into a new tensor, in the machine's byte order. Large tensors
+    /// land on huge pages, copied on every core (feature `parallel`).
     pub fn to_tensor(&self) -> Result<Tensor> {
+        if let Some(bytes) = self.native_bytes() {
+            self.tensor.verify()?;
+            let data = tensor_core::buffer::try_copied(bytes, "a tensor")?;
+            return Ok(Tensor::new(
+                data,
+                self.dtype(),
+                self.shape(),
+                ByteOrder::NATIVE,
+            )?);
+        }
         let t = match self.tensor.load(&self.set.limits)? {
             crate::model::Loaded::View(v) => v.to_tensor(),
             crate::model::Loaded::Owned(t) => t,
@@ -468,6 +509,11 @@ impl<'f> TensorRef<'f> {
         }) = &self.tensor.data
         {
             return decode(&self.set.limits, out);
+        }
+        if let Some(bytes) = self.native_bytes() {
+            self.tensor.verify()?;
+            tensor_core::buffer::copy(out, bytes);
+            return Ok(());
         }
         let what = format!("tensor {:?}", self.name());
         let mut fill = tensor_core::buffer::Filler::new(out, &what);

@@ -422,7 +422,7 @@ impl Pipeline {
         };
         let payload = match self.compression {
             Compression::None => filtered.into_owned(),
-            Compression::Zstd { level } => zstd::compress(&filtered, level)?,
+            Compression::Zstd { level } => zstd::compress_large(&filtered, level)?,
             Compression::Lz4 => lz4::compress(&filtered)?,
             Compression::Blosc2 { codec, clevel } => {
                 crate::blosc2::compress(&filtered, codec, clevel, self.blosc2_typesize(dtype))?

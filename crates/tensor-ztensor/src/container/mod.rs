@@ -66,7 +66,7 @@ pub struct Container<'a> {
     generation: Generation,
     objects: std::sync::Arc<[Object]>,
     attributes: Option<Value>,
-    options: ReadOptions,
+    pub(crate) options: ReadOptions,
     warnings: Vec<String>,
 }
 

@@ -31,7 +31,7 @@ impl<'a> Container<'a> {
             })
     }
 
-    fn verify(who: &str, digest: Option<&Checksum>, data: &[u8]) -> Result<()> {
+    fn check_digest(who: &str, digest: Option<&Checksum>, data: &[u8]) -> Result<()> {
         match digest {
             None | Some(Checksum::Unknown(_)) => Ok(()),
             Some(Checksum::Malformed(s)) => Err(Error::format(
@@ -53,11 +53,14 @@ impl<'a> Container<'a> {
 
     /// A part's decoded bytes (little-endian elements), its digest verified.
     pub fn part_bytes(&self, object: &Object, part: &Part) -> Result<Cow<'a, [u8]>> {
+        self.part_bytes_as(object, part, self.options.verify != Verify::Never)
+    }
+
+    fn part_bytes_as(&self, object: &Object, part: &Part, check: bool) -> Result<Cow<'a, [u8]>> {
         let who = format!("{}/{}", object.name, part.role);
         let stored = self.stored(part)?;
-        let check = self.options.verify != Verify::Never;
         if check && self.generation == Generation::V1 {
-            Self::verify(&who, part.digest.as_ref(), stored)?;
+            Self::check_digest(&who, part.digest.as_ref(), stored)?;
         }
         let decoded = match &part.encoding {
             PartEncoding::Raw => Cow::Borrowed(stored),
@@ -74,7 +77,7 @@ impl<'a> Container<'a> {
             }
         };
         if check && self.generation == Generation::V2 {
-            Self::verify(&who, part.digest.as_ref(), &decoded)?;
+            Self::check_digest(&who, part.digest.as_ref(), &decoded)?;
         }
         Ok(decoded)
     }
@@ -101,11 +104,20 @@ impl<'a> Container<'a> {
     }
 
     fn typed_part(&self, object: &Object, role: &str) -> Result<(Dtype, Cow<'a, [u8]>)> {
+        self.typed_part_as(object, role, self.options.verify != Verify::Never)
+    }
+
+    fn typed_part_as(
+        &self,
+        object: &Object,
+        role: &str,
+        check: bool,
+    ) -> Result<(Dtype, Cow<'a, [u8]>)> {
         let part = object
             .part(role)
             .ok_or_else(|| malformed(format!("object {:?} has no {role:?} part", object.name)))?;
         let dtype = part.dtype()?;
-        let bytes = self.part_bytes(object, part)?;
+        let bytes = self.part_bytes_as(object, part, check)?;
         if !bytes.len().is_multiple_of(dtype.byte_width().max(1)) {
             return Err(Error::format(
                 Class::SizeMismatch,
@@ -200,7 +212,7 @@ impl<'a> Container<'a> {
         let stored = self.stored(part)?;
         let check = self.options.verify != Verify::Never;
         if check && self.generation == Generation::V1 {
-            Self::verify(&who, part.digest.as_ref(), stored)?;
+            Self::check_digest(&who, part.digest.as_ref(), stored)?;
         }
         let mut running = if check && self.generation == Generation::V2 {
             part.digest.as_ref().and_then(Checksum::running)
@@ -246,11 +258,32 @@ impl<'a> Container<'a> {
     /// otherwise. Layouts without a dense form (quantized groups, ...) are refused; their
     /// parts stay readable with [`part_bytes`](Self::part_bytes).
     pub fn read(&self, i: usize) -> Result<Decoded<'a>> {
+        self.read_as(i, self.options.verify != Verify::Never)
+    }
+
+    /// Object `i` as [`read`](Self::read) gives it, with the digests of the parts it
+    /// reads not checked whatever the options say: a zero-copy view of a raw dense object
+    /// costs nothing however large it is ([`verify`](Self::verify) checks it when asked).
+    pub fn read_unverified(&self, i: usize) -> Result<Decoded<'a>> {
+        self.read_as(i, false)
+    }
+
+    /// Checks the digests of object `i`'s parts (decoding compressed parts, whose digests
+    /// cover the decoded bytes in zTensor 2).
+    pub fn verify(&self, i: usize) -> Result<()> {
+        let o = &self.objects[i];
+        for p in &o.parts {
+            self.part_bytes_as(o, p, true)?;
+        }
+        Ok(())
+    }
+
+    fn read_as(&self, i: usize, check: bool) -> Result<Decoded<'a>> {
         let o = &self.objects[i];
         let name = &o.name;
         match o.layout.as_str() {
             "dense" => {
-                let (dtype, data) = self.typed_part(o, "data")?;
+                let (dtype, data) = self.typed_part_as(o, "data", check)?;
                 let need = shape::byte_len(dtype, &o.shape).map_err(|_| {
                     Error::format(
                         Class::ShapeOverflow,

@@ -19,7 +19,7 @@ pub struct ZTensor<'a> {
     base: u64,
     entries: std::sync::Arc<[Entry<'a>]>,
     index_start: u64,
-    options: ReadOptions,
+    pub(crate) options: ReadOptions,
 }
 
 fn check_framing(bytes: &[u8], limits: &Limits) -> Result<(u64, u64)> {
@@ -300,8 +300,12 @@ impl<'a> ZTensor<'a> {
     /// The blob of tensor `i` after its encoding is undone (checksum verified first, as the
     /// options say), with the byte order its elements are in.
     fn blob(&self, i: usize, expected: u64) -> Result<(Cow<'a, [u8]>, ByteOrder)> {
+        self.blob_as(i, expected, self.options.verify == Verify::OnRead)
+    }
+
+    fn blob_as(&self, i: usize, expected: u64, check: bool) -> Result<(Cow<'a, [u8]>, ByteOrder)> {
         let e = &self.entries[i];
-        if self.options.verify == Verify::OnRead {
+        if check {
             self.verify(i)?;
         }
         let stored = self.stored(i)?;
@@ -328,12 +332,23 @@ impl<'a> ZTensor<'a> {
     /// Tensor `i`'s elements, dense: zero-copy for raw dense tensors, decoded for zstd,
     /// materialised for sparse ones.
     pub fn read(&self, i: usize) -> Result<Decoded<'a>> {
+        self.read_as(i, self.options.verify == Verify::OnRead)
+    }
+
+    /// Tensor `i` as [`read`](Self::read) gives it, its checksum not checked whatever the
+    /// options say: a zero-copy view costs nothing however large the tensor
+    /// ([`verify`](Self::verify) checks it when asked).
+    pub fn read_unverified(&self, i: usize) -> Result<Decoded<'a>> {
+        self.read_as(i, false)
+    }
+
+    fn read_as(&self, i: usize, check: bool) -> Result<Decoded<'a>> {
         let e = &self.entries[i];
         let dtype = self.known_dtype(i)?;
         match &e.layout {
             Layout::Dense => {
                 let expected = shape::byte_len(dtype, &e.shape)?;
-                let (data, byte_order) = self.blob(i, expected)?;
+                let (data, byte_order) = self.blob_as(i, expected, check)?;
                 Ok(Decoded {
                     data,
                     dtype,

@@ -350,7 +350,75 @@ pub(crate) fn trials() -> Vec<Trial> {
         "convert::non_finite_bits_survive",
         non_finite_bits_survive,
     ));
+    trials.push(Trial::test(
+        "convert::threads_change_speed_not_bytes",
+        threads_change_speed_not_bytes,
+    ));
     trials
+}
+
+/// `--threads N` chooses how many threads work; the payload written is the same bytes
+/// whatever N (zstd's multithreaded encoder, used for a payload this large, promises it),
+/// and it reads back bit for bit. `--threads 0` is refused.
+fn threads_change_speed_not_bytes() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let n = 10 << 20; // 40 MiB of float32: above zstd's parallel threshold
+    let data: Vec<u8> = (0..n as u32)
+        .flat_map(|i| ((i % 4099) as f32 * 0.25).to_le_bytes())
+        .collect();
+    let header = format!(
+        r#"{{"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
+        data.len()
+    );
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&data);
+    let input = dir.path().join("big.safetensors");
+    std::fs::write(&input, &file)?;
+    let mut written = Vec::new();
+    for threads in ["1", "2", "3"] {
+        let out = dir.path().join(format!("t{threads}.tgm"));
+        let run = tensorkit(&[
+            "--threads",
+            threads,
+            "convert",
+            &input.to_string_lossy(),
+            &out.to_string_lossy(),
+            "--pipeline",
+            "zstd:3",
+        ]);
+        if !run.status.success() {
+            return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+        }
+        // From the zstd frame on: the metadata before it records when the file was
+        // written (`_reserved_.time`, `uuid`), as the reference's encoder does.
+        let bytes = std::fs::read(&out)?;
+        let frame = bytes
+            .windows(4)
+            .position(|w| w == [0x28, 0xb5, 0x2f, 0xfd])
+            .ok_or("no zstd frame")?;
+        written.push(bytes[frame..].to_vec());
+    }
+    if written.windows(2).any(|w| w[0] != w[1]) {
+        return Err("the payloads differ with the number of threads".into());
+    }
+    if written[0].len() >= data.len() / 2 {
+        return Err(format!("{} bytes: not compressed", written[0].len()).into());
+    }
+    let back = dir.path().join("back.safetensors");
+    let run = tensorkit(&[
+        "convert",
+        &dir.path().join("t2.tgm").to_string_lossy(),
+        &back.to_string_lossy(),
+    ]);
+    if !run.status.success() || !std::fs::read(&back)?.ends_with(&data) {
+        return Err("the compressed file does not read back bit for bit".into());
+    }
+    let refused = tensorkit(&["--threads", "0", "inspect", &input.to_string_lossy()]);
+    if refused.status.success() {
+        return Err("--threads 0 was accepted".into());
+    }
+    Ok(())
 }
 
 /// Lossless means bit for bit: NaN with a sign and a payload, signalling NaN and ±Inf come

@@ -87,6 +87,15 @@ class File(Mapping[str, np.ndarray]):
         self._native.read_into(name, _bytes_of(out))
         return out
 
+    def verify(self, name: str | None = None) -> None:
+        """Checks tensor ``name`` (every tensor when None) against the checksums or digests
+        the file keeps for it; raises ``ChecksumMismatchError`` on a mismatch. Copies (``get(...,
+        out=...)``, decoded arrays) are checked as they are made; zero-copy arrays, which
+        cost nothing however large the tensor, are not until this is called."""
+        if name is not None and name not in self:
+            raise KeyError(name)
+        self._native.verify(name)
+
     # What the file says.
     @property
     def format(self) -> str:

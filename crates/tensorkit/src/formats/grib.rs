@@ -229,6 +229,7 @@ pub(super) fn tensor<'a>(
             ("field", f.submessage as u64),
         ],
         attributes: attributes(f),
+        check: None,
     }
 }
 

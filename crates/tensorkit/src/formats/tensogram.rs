@@ -162,6 +162,7 @@ fn frame_tensor<'a>(
         name,
         location: vec![("message", mi as u64), ("object", j as u64)],
         attributes: attributes(base),
+        check: None,
     })
 }
 

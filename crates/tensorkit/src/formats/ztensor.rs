@@ -108,7 +108,7 @@ pub(super) fn read<'a>(
     let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
     let (format, count) = shape_of(&any);
     let tensors = (0..count)
-        .map(|i| tensor(path, &any, i))
+        .map(|i| tensor(path, &any, i, read.verify))
         .collect::<Result<Vec<_>>>()?;
     Ok(TensorSet {
         format,
@@ -143,20 +143,37 @@ fn file_metadata(any: &AnyZTensor<'_>) -> Option<serde_json::Map<String, serde_j
     })
 }
 
-/// Tensor `i` of any generation: raw dense tensors as views (checked as the options say),
-/// compressed and sparse ones decoded on demand, anything this build cannot decode refused.
-fn tensor<'a>(path: &Path, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedTensor<'a>> {
+/// Tensor `i` of any generation: raw dense tensors as views, their checksum or digest
+/// checked (when `verify`) before their elements are copied out but not for a zero-copy
+/// view; compressed and sparse ones decoded on demand, checked as they are decoded;
+/// anything this build cannot decode refused.
+fn tensor<'a>(
+    path: &Path,
+    any: &Arc<AnyZTensor<'a>>,
+    i: usize,
+    verify: bool,
+) -> Result<NamedTensor<'a>> {
+    let check = || -> Option<Arc<crate::model::CheckFn<'a>>> {
+        let (any, path) = (Arc::clone(any), path.to_path_buf());
+        verify.then(|| {
+            Arc::new(move || any.verify(i).map_err(wrap(&path))) as Arc<crate::model::CheckFn<'a>>
+        })
+    };
     match &**any {
         AnyZTensor::V0_1(file) => {
             let e = &file.entries()[i];
             let deferred = e.encoding == v0_1::Encoding::Zstd
                 || (e.encoding == v0_1::Encoding::Raw
                     && matches!(e.layout, v0_1::Layout::SparseCsr | v0_1::Layout::SparseCoo));
-            let data = match e.dtype {
-                Some(dtype) if deferred => {
-                    lazy(path, any, i, stages_v0_1(e), dtype, e.shape.clone())
-                }
-                _ => tensor_data(file.read(i).map_err(wrap(path))?)?,
+            let (data, check) = match e.dtype {
+                Some(dtype) if deferred => (
+                    lazy(path, any, i, stages_v0_1(e), dtype, e.shape.clone()),
+                    None,
+                ),
+                _ => (
+                    tensor_data(file.read_unverified(i).map_err(wrap(path))?)?,
+                    check(),
+                ),
             };
             Ok(NamedTensor {
                 name: Some(e.name.to_string()),
@@ -167,21 +184,27 @@ fn tensor<'a>(path: &Path, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedT
                     .iter()
                     .map(|c| (c.key.clone(), c.value.clone()))
                     .collect(),
+                check,
             })
         }
         AnyZTensor::Later(c) => {
             let o = &c.objects()[i];
-            let data = match o.dtype().ok() {
+            let (data, check) = match o.dtype().ok() {
                 Some(dtype) if !o.is_raw_dense() && decodable(o) => {
-                    lazy(path, any, i, stages(o), dtype, o.shape.clone())
+                    (lazy(path, any, i, stages(o), dtype, o.shape.clone()), None)
                 }
-                _ => tensor_data(c.read(i).map_err(wrap(path))?)?,
+                Some(_) if o.is_raw_dense() => (
+                    tensor_data(c.read_unverified(i).map_err(wrap(path))?)?,
+                    check(),
+                ),
+                _ => (tensor_data(c.read(i).map_err(wrap(path))?)?, None),
             };
             Ok(NamedTensor {
                 name: Some(o.name.clone()),
                 data,
                 location: Vec::new(),
                 attributes: object_attributes(o),
+                check,
             })
         }
     }
@@ -315,7 +338,8 @@ pub(super) fn read_in<'w>(
     start: u64,
 ) -> Result<NamedTensor<'w>> {
     let window = any.window(i, bytes, start).map_err(wrap(path))?;
-    tensor(path, &Arc::new(window), i)
+    let verify = window.verifies();
+    tensor(path, &Arc::new(window), i, verify)
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as

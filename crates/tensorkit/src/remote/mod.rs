@@ -282,6 +282,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
         }),
         location: t.location,
         attributes: t.attributes,
+        check: None,
     }
 }
 

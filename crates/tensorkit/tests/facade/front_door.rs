@@ -232,3 +232,64 @@ fn alignment_is_chosen_where_the_format_allows_it() {
     assert!(e.to_string().contains("alignment"), "{e}");
     assert!(!st.exists());
 }
+
+/// A zero-copy view costs nothing however large the tensor: a zTensor checksum or digest is
+/// checked when the elements are copied out (`to_tensor`, `read_into`) or when asked
+/// (`verify`), not when the file is opened or viewed. Tensogram checks its hashes at open.
+#[test]
+fn ztensor_digests_are_checked_on_copies_and_when_asked_not_for_views() {
+    use tensorkit::{Dtype, TensorView};
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..64 * 1024u32).flat_map(u32::to_le_bytes).collect();
+    for format in [Format::Ztensor01, Format::Ztensor2] {
+        let path = dir.path().join(format!("damaged-{}.zt", format.id()));
+        let tensors = (0..4).map(|i| {
+            let v = TensorView::new(
+                &data[i * 65536..(i + 1) * 65536],
+                Dtype::Uint32,
+                &[16384],
+                tensorkit::ByteOrder::Little,
+            )
+            .unwrap();
+            (format!("t{i}"), v)
+        });
+        tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(format)).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let needle = &data[2 * 65536 + 4096..2 * 65536 + 4104];
+        let at = bytes.windows(8).position(|w| w == needle).unwrap();
+        bytes[at] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+
+        let file = tensorkit::open(&path).unwrap();
+        let (sound, damaged) = (file.get("t1").unwrap(), file.get("t2").unwrap());
+        let id = format.id();
+        assert_eq!(damaged.view().unwrap().byte_len(), 65536, "{id}");
+        sound.verify().unwrap();
+        assert_eq!(
+            sound.to_tensor().unwrap().data(),
+            &data[65_536..131_072],
+            "{id}"
+        );
+        let mut out = vec![0u8; 65536];
+        let failures = [
+            damaged.verify().unwrap_err(),
+            damaged.to_tensor().unwrap_err(),
+            damaged.read_into(&mut out).unwrap_err(),
+            file.verify().unwrap_err(),
+        ];
+        for e in failures {
+            assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "{id}: {e}");
+            assert!(e.to_string().contains("t2"), "{id}: {e}");
+        }
+        // Opened not to verify, the damaged bytes are what it reads.
+        let options = ReadOptions {
+            verify: false,
+            ..ReadOptions::default()
+        };
+        let unchecked = tensorkit::open_with(&path, &options).unwrap();
+        let t = unchecked.get("t2").unwrap().to_tensor().unwrap();
+        assert_ne!(t.data(), &data[2 * 65536..3 * 65536], "{id}");
+        unchecked.verify().unwrap();
+    }
+}
