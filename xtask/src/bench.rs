@@ -91,17 +91,25 @@ fn peer_of(group: &str, who: &str) -> Option<&'static str> {
         ("a" | "b", w) if w.starts_with("tensorkit") => Some("safetensors crate"),
         ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
         ("f", "tensorkit (range requests)") => Some("download first"),
+        ("g", w) if w != ONE_THREAD => Some(ONE_THREAD),
         _ => None,
     }
 }
 
-const GROUPS: [(&str, &str); 5] = [
+/// The implementation name of a row timed on a one-thread pool (group (g)).
+const ONE_THREAD: &str = "tensorkit, 1 thread";
+
+const GROUPS: [(&str, &str); 6] = [
     ("a", "(a) Open a 2000-tensor file and read one tensor"),
     ("b", "(b) Save and load one large float32 tensor"),
     ("c", "(c) Tensogram pipelines on one float32 field"),
     (
         "d",
         "(d) Encoding stages: szip against `tensogram-szip`, simple packing, shuffle",
+    ),
+    (
+        "g",
+        "(g) Both cores: one thread against every core (rayon's pool; `--threads` in the CLI)",
     ),
     (
         "f",
@@ -372,6 +380,167 @@ fn targets(out: &mut String, rows: &[Value]) {
         } else {
             format!("shortfall: {short}")
         };
+        let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
+    }
+}
+
+/// A target of the second speed round, stated against a peer in the same run or as a
+/// fraction of the machine's limits measured in the same run.
+struct Relative {
+    what: &'static str,
+    case: &'static str,
+    who: &'static str,
+    bar: Versus,
+}
+
+enum Versus {
+    /// At least this many times as fast as the named peer (its median over ours).
+    Peer(f64, &'static str),
+    /// Throughput of at least this fraction of the memcpy bandwidth.
+    Memcpy(f64),
+    /// At most this many seconds.
+    Seconds(f64),
+}
+
+const ROUND_TWO: [Relative; 17] = [
+    Relative {
+        what: "safetensors through tensorkit: open a 2000-tensor file, read one (≥ 1.0× the safetensors crate)",
+        case: "open a 2000",
+        who: "tensorkit safetensors",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "zTensor 2: open a 2000-tensor file, read one (≤ 0.5 ms)",
+        case: "open a 2000",
+        who: "tensorkit zTensor 2",
+        bar: Versus::Seconds(0.5e-3),
+    },
+    Relative {
+        what: "zTensor 2: zero-copy view of the large tensor (≤ 2× the safetensors crate)",
+        case: "open it as a zero-copy view",
+        who: "tensorkit zTensor 2",
+        bar: Versus::Peer(0.5, "safetensors crate"),
+    },
+    Relative {
+        what: "owned load through the front door, safetensors (≥ 1.0× the safetensors crate)",
+        case: "load it into a new buffer (owned)",
+        who: "tensorkit safetensors",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "owned load through the front door, zTensor 2 (≥ 1.0× the safetensors crate)",
+        case: "load it into a new buffer (owned)",
+        who: "tensorkit zTensor 2",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "owned load through the front door, Tensogram (≥ 1.0× the safetensors crate)",
+        case: "load it into a new buffer (owned)",
+        who: "tensorkit Tensogram",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "save one large tensor, BinTensors (≥ 1.0× the safetensors crate)",
+        case: "save one large",
+        who: "tensorkit BinTensors",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "save one large tensor, zTensor 0.1 (≥ 1.0× the safetensors crate)",
+        case: "save one large",
+        who: "tensorkit zTensor 0.1",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "save one large tensor, zTensor 2 (≥ 1.0× the safetensors crate)",
+        case: "save one large",
+        who: "tensorkit zTensor 2",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "save one large tensor, Tensogram (≥ 1.0× the safetensors crate)",
+        case: "save one large",
+        who: "tensorkit Tensogram",
+        bar: Versus::Peer(1.0, "safetensors crate"),
+    },
+    Relative {
+        what: "simple_packing encode, 16 bits (≥ 30 % of memcpy)",
+        case: "simple_packing encode",
+        who: "tensorkit",
+        bar: Versus::Memcpy(0.30),
+    },
+    Relative {
+        what: "simple_packing decode, 16 bits (≥ 60 % of memcpy)",
+        case: "simple_packing decode",
+        who: "tensorkit",
+        bar: Versus::Memcpy(0.60),
+    },
+    Relative {
+        what: "shuffle, 4-byte elements (≥ 40 % of memcpy)",
+        case: "shuffle,",
+        who: "tensorkit",
+        bar: Versus::Memcpy(0.40),
+    },
+    Relative {
+        what: "unshuffle, 4-byte elements (≥ 40 % of memcpy)",
+        case: "unshuffle,",
+        who: "tensorkit",
+        bar: Versus::Memcpy(0.40),
+    },
+    Relative {
+        what: "verify a Tensogram object's hash (≥ 70 % of memcpy)",
+        case: "verify the object's hash",
+        who: "tensorkit Tensogram",
+        bar: Versus::Memcpy(0.70),
+    },
+    Relative {
+        what: "zstd-3 encode of a large field, every core (≥ 1.8× one thread)",
+        case: "zstd-3 encode of one field",
+        who: "",
+        bar: Versus::Peer(1.8, ONE_THREAD),
+    },
+    Relative {
+        what: "decode a multi-object message, every core (≥ 1.8× one thread)",
+        case: "decode an 8-object message",
+        who: "",
+        bar: Versus::Peer(1.8, ONE_THREAD),
+    },
+];
+
+/// Group (g)'s row for every core: the one that is not [`ONE_THREAD`].
+fn every_core<'a>(rows: &'a [Value], case: &str) -> Option<&'a Value> {
+    rows.iter().find(|r| {
+        r["group"] == "g"
+            && r["case"].as_str().is_some_and(|c| c.starts_with(case))
+            && r["impl"] != ONE_THREAD
+    })
+}
+
+fn round_two(out: &mut String, rows: &[Value], memcpy: f64) {
+    out.push_str("| target | measured | verdict |\n|---|---:|---|\n");
+    for t in &ROUND_TWO {
+        let r = if t.who.is_empty() {
+            every_core(rows, t.case)
+        } else {
+            find(rows, t.case, t.who)
+        };
+        let Some(r) = r else {
+            let _ = writeln!(out, "| {} | — | not measured |", t.what);
+            continue;
+        };
+        let m = median(r);
+        let (shown, met) = match t.bar {
+            Versus::Peer(min, peer) => {
+                let v = find(rows, t.case, peer).map_or(f64::NAN, median) / m;
+                (format!("{v:.2}×"), v >= min)
+            }
+            Versus::Memcpy(min) => {
+                let v = throughput(r).unwrap_or(0.0) / memcpy;
+                (format!("{:.0} %", 100.0 * v), v >= min)
+            }
+            Versus::Seconds(max) => (secs(m), m <= max),
+        };
+        let verdict = if met { "met" } else { "not met" };
         let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
     }
 }
@@ -669,6 +838,9 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
     }
     md.push_str("## Targets from the format issues\n\n");
     targets(&mut md, &rows);
+    md.push('\n');
+    md.push_str("## Targets of the second speed round\n\nStated against a peer measured in this run, or as a fraction of this run's memcpy bandwidth ((e)); \"every core\" rows are (g)'s.\n\n");
+    round_two(&mut md, &rows, limits.0);
     md.push('\n');
     md.push_str("## Python peers, same machine, same run\n\n");
     match &peer {
