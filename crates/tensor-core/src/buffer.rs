@@ -44,8 +44,7 @@ pub fn try_copied<T: Copy + Send + Sync>(src: &[T], what: &'static str) -> Resul
 #[must_use]
 pub fn copied<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
     let mut v = Vec::with_capacity(src.len());
-    let spare = v.spare_capacity_mut();
-    advise_huge_pages(spare.as_mut_ptr().cast::<u8>(), size_of_val(spare));
+    advise_spare(&mut v);
     append(&mut v, src);
     v
 }
@@ -114,9 +113,14 @@ pub fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &'static str) -> 
             what,
             bytes: (additional as u64).saturating_mul(size_of::<T>() as u64),
         })?;
+    advise_spare(v);
+    Ok(())
+}
+
+/// Advises huge pages for `v`'s spare capacity, before anything is written to it.
+fn advise_spare<T>(v: &mut Vec<T>) {
     let spare = v.spare_capacity_mut();
     advise_huge_pages(spare.as_mut_ptr().cast::<u8>(), size_of_val(spare));
-    Ok(())
 }
 
 /// Advises the kernel to back the whole 2 MiB pages inside `len` bytes from `start` with

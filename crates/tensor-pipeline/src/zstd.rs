@@ -20,10 +20,16 @@ pub fn levels() -> std::ops::RangeInclusive<i32> {
 /// Compresses `data` at `level` (0 means zstd's default, 3) into one frame without a
 /// content-size field, as a streaming encoder writes it.
 pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
-    zstd::stream::encode_all(data, level).map_err(|e| Error::Corrupt {
+    zstd::stream::encode_all(data, level).map_err(encoding)
+}
+
+/// An encoder's failure (taken by value to serve `map_err`).
+#[allow(clippy::needless_pass_by_value)]
+fn encoding(e: std::io::Error) -> Error {
+    Error::Corrupt {
         codec: CODEC,
         reason: e.to_string(),
-    })
+    }
 }
 
 /// Inputs from which [`compress_large`] uses zstd's multithreaded encoder.
@@ -40,16 +46,12 @@ pub fn compress_large(data: &[u8], level: i32) -> Result<Vec<u8>> {
     if data.len() >= PARALLEL_FROM {
         use std::io::Write;
         let workers = u32::try_from(rayon::current_num_threads().max(1)).unwrap_or(1);
-        let fail = |e: std::io::Error| Error::Corrupt {
-            codec: CODEC,
-            reason: e.to_string(),
-        };
         let mut out = Vec::new();
         tensor_core::buffer::try_reserve(&mut out, data.len() / 2, "a zstd stream")?;
-        let mut enc = zstd::stream::Encoder::new(out, level).map_err(fail)?;
-        enc.multithread(workers).map_err(fail)?;
-        enc.write_all(data).map_err(fail)?;
-        return enc.finish().map_err(fail);
+        let mut enc = zstd::stream::Encoder::new(out, level).map_err(encoding)?;
+        enc.multithread(workers).map_err(encoding)?;
+        enc.write_all(data).map_err(encoding)?;
+        return enc.finish().map_err(encoding);
     }
     compress(data, level)
 }

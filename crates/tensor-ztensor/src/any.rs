@@ -94,11 +94,10 @@ impl<'a> AnyZTensor<'a> {
     /// but `Never`).
     #[must_use]
     pub fn verifies(&self) -> bool {
-        let verify = match self {
-            AnyZTensor::V0_1(f) => f.options.verify,
-            AnyZTensor::Later(c) => c.options.verify,
-        };
-        verify != crate::Verify::Never
+        match self {
+            AnyZTensor::V0_1(f) => f.options.verify != crate::Verify::Never,
+            AnyZTensor::Later(c) => c.checks(),
+        }
     }
 
     /// Checks tensor `i`'s checksum (0.1) or its parts' digests (1.x, 2); tensors without

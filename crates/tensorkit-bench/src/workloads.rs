@@ -639,25 +639,17 @@ pub(crate) fn threads(scale: Scale) -> Vec<Value> {
     let data = as_bytes(&values);
     let bytes = Some(data.len() as u64);
     let mut rows = Vec::new();
+    // Each case twice: on the one-thread pool, then on every core.
+    let mut both = |case: &str, bytes: Option<u64>, work: &(dyn Fn() + Sync)| {
+        let t = one.install(|| time(scale.runs, work));
+        rows.push(row("g", case, ONE_THREAD, &t, bytes, Value::Null));
+        let t = time(scale.runs, work);
+        rows.push(row("g", case, &every, &t, bytes, Value::Null));
+    };
 
-    let zstd = || tensorkit::pipeline::zstd::compress_large(&data, 3).expect("zstd");
-    let case = "zstd-3 encode of one field";
-    rows.push(row(
-        "g",
-        case,
-        ONE_THREAD,
-        &one.install(|| time(scale.runs, zstd)),
-        bytes,
-        Value::Null,
-    ));
-    rows.push(row(
-        "g",
-        case,
-        &every,
-        &time(scale.runs, zstd),
-        bytes,
-        Value::Null,
-    ));
+    both("zstd-3 encode of one field", bytes, &|| {
+        tensorkit::pipeline::zstd::compress_large(&data, 3).expect("zstd");
+    });
 
     // Eight objects of an eighth of the field each, packed to 16 bits and szip-coded.
     let param = |k: &str, v: u64| (k.to_owned(), tensorkit::bytes::ciborium::Value::from(v));
@@ -686,28 +678,14 @@ pub(crate) fn threads(scale: Scale) -> Vec<Value> {
     tensorkit::frame::encode_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
         .expect("encode");
     let m = Message::open_with(&msg, &Limits::default()).expect("open");
-    let decode = || {
-        m.decode_all_parallel(DecodeOptions::default())
-            .expect("decode")
-    };
-    let case = "decode an 8-object message (simple_packing 16 + szip)";
-    let bytes = Some((part * 8) as u64);
-    rows.push(row(
-        "g",
-        case,
-        ONE_THREAD,
-        &one.install(|| time(scale.runs, decode)),
-        bytes,
-        Value::Null,
-    ));
-    rows.push(row(
-        "g",
-        case,
-        &every,
-        &time(scale.runs, decode),
-        bytes,
-        Value::Null,
-    ));
+    both(
+        "decode an 8-object message (simple_packing 16 + szip)",
+        Some((part * 8) as u64),
+        &|| {
+            m.decode_all_parallel(DecodeOptions::default())
+                .expect("decode");
+        },
+    );
     rows
 }
 

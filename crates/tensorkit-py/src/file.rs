@@ -42,19 +42,6 @@ impl File {
     }
 }
 
-/// The tensor's bytes as they are stored, when numpy can use them so: raw, C order, the
-/// machine's byte order, whole bytes per element.
-fn zero_copy_bytes<'f>(t: &tensorkit::TensorRef<'f>) -> Option<&'f [u8]> {
-    if t.dtype().is_packed() {
-        return None;
-    }
-    let v = t.view().ok()?;
-    if !v.byte_order().is_native() || v.contiguous_order() != Some(tensor_dtype::Order::C) {
-        return None;
-    }
-    v.contiguous_bytes()
-}
-
 /// Tensor `name` of `file`; a missing name is Python's `KeyError`, as a mapping's is.
 fn lookup<'f>(file: &'f tensorkit::File, name: &str) -> PyResult<tensorkit::TensorRef<'f>> {
     file.get(name).map_err(|e| match e {
@@ -174,7 +161,7 @@ impl File {
                 .collect(),
             serde_json::Value::Object(attributes).to_string(),
             t.byte_len(),
-            zero_copy_bytes(&t).is_some(),
+            t.native_bytes().is_some(),
         ))
     }
 
@@ -185,7 +172,7 @@ impl File {
         let file = self.file()?;
         let t = lookup(&file, name)?;
         let (dtype, shape) = (t.dtype().name(), t.shape().to_vec());
-        if let Some(bytes) = zero_copy_bytes(&t) {
+        if let Some(bytes) = t.native_bytes() {
             return Ok((Buffer::in_file(Arc::clone(&file), bytes), dtype, shape));
         }
         let buffer = py.detach(|| {

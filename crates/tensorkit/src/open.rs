@@ -451,12 +451,13 @@ impl<'f> TensorRef<'f> {
         self.tensor.verify()
     }
 
-    /// The stored bytes, when they are the elements as the machine holds them (raw, C
-    /// order, native byte order, whole bytes per element): what copies go straight from.
-    fn native_bytes(&self) -> Option<&'f [u8]> {
-        let TensorData::View(v) = &self.tensor.data else {
-            return None;
-        };
+    /// The elements as they are held (in the file, or decoded already), when they are the
+    /// elements as the machine holds them — raw, C order, native byte order, whole bytes per
+    /// element: what copies go straight from and what zero-copy arrays show. Like a
+    /// [`view`](Self::view), unchecked ([`verify`](Self::verify)).
+    #[must_use]
+    pub fn native_bytes(&self) -> Option<&'f [u8]> {
+        let v = self.view().ok()?;
         if self.dtype().is_packed()
             || !v.byte_order().is_native()
             || v.contiguous_order() != Some(tensor_dtype::Order::C)

@@ -66,7 +66,7 @@ pub struct Container<'a> {
     generation: Generation,
     objects: std::sync::Arc<[Object]>,
     attributes: Option<Value>,
-    pub(crate) options: ReadOptions,
+    options: ReadOptions,
     warnings: Vec<String>,
 }
 

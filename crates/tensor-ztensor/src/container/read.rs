@@ -31,6 +31,11 @@ impl<'a> Container<'a> {
             })
     }
 
+    /// Whether digests are checked as parts are read (any [`Verify`] but `Never`).
+    pub(crate) fn checks(&self) -> bool {
+        self.options.verify != Verify::Never
+    }
+
     fn check_digest(who: &str, digest: Option<&Checksum>, data: &[u8]) -> Result<()> {
         match digest {
             None | Some(Checksum::Unknown(_)) => Ok(()),
@@ -53,7 +58,7 @@ impl<'a> Container<'a> {
 
     /// A part's decoded bytes (little-endian elements), its digest verified.
     pub fn part_bytes(&self, object: &Object, part: &Part) -> Result<Cow<'a, [u8]>> {
-        self.part_bytes_as(object, part, self.options.verify != Verify::Never)
+        self.part_bytes_as(object, part, self.checks())
     }
 
     fn part_bytes_as(&self, object: &Object, part: &Part, check: bool) -> Result<Cow<'a, [u8]>> {
@@ -104,7 +109,7 @@ impl<'a> Container<'a> {
     }
 
     fn typed_part(&self, object: &Object, role: &str) -> Result<(Dtype, Cow<'a, [u8]>)> {
-        self.typed_part_as(object, role, self.options.verify != Verify::Never)
+        self.typed_part_as(object, role, self.checks())
     }
 
     fn typed_part_as(
@@ -210,7 +215,7 @@ impl<'a> Container<'a> {
             ));
         }
         let stored = self.stored(part)?;
-        let check = self.options.verify != Verify::Never;
+        let check = self.checks();
         if check && self.generation == Generation::V1 {
             Self::check_digest(&who, part.digest.as_ref(), stored)?;
         }
@@ -258,7 +263,7 @@ impl<'a> Container<'a> {
     /// otherwise. Layouts without a dense form (quantized groups, ...) are refused; their
     /// parts stay readable with [`part_bytes`](Self::part_bytes).
     pub fn read(&self, i: usize) -> Result<Decoded<'a>> {
-        self.read_as(i, self.options.verify != Verify::Never)
+        self.read_as(i, self.checks())
     }
 
     /// Object `i` as [`read`](Self::read) gives it, with the digests of the parts it

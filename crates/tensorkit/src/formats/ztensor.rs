@@ -108,7 +108,7 @@ pub(super) fn read<'a>(
     let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
     let (format, count) = shape_of(&any);
     let tensors = (0..count)
-        .map(|i| tensor(path, &any, i, read.verify))
+        .map(|i| tensor(path, &any, i))
         .collect::<Result<Vec<_>>>()?;
     Ok(TensorSet {
         format,
@@ -144,18 +144,13 @@ fn file_metadata(any: &AnyZTensor<'_>) -> Option<serde_json::Map<String, serde_j
 }
 
 /// Tensor `i` of any generation: raw dense tensors as views, their checksum or digest
-/// checked (when `verify`) before their elements are copied out but not for a zero-copy
-/// view; compressed and sparse ones decoded on demand, checked as they are decoded;
-/// anything this build cannot decode refused.
-fn tensor<'a>(
-    path: &Path,
-    any: &Arc<AnyZTensor<'a>>,
-    i: usize,
-    verify: bool,
-) -> Result<NamedTensor<'a>> {
+/// checked (when `any` was opened to verify) before their elements are copied out but not
+/// for a zero-copy view; compressed and sparse ones decoded on demand, checked as they are
+/// decoded; anything this build cannot decode refused.
+fn tensor<'a>(path: &Path, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedTensor<'a>> {
     let check = || -> Option<Arc<crate::model::CheckFn<'a>>> {
         let (any, path) = (Arc::clone(any), path.to_path_buf());
-        verify.then(|| {
+        any.verifies().then(|| {
             Arc::new(move || any.verify(i).map_err(wrap(&path))) as Arc<crate::model::CheckFn<'a>>
         })
     };
@@ -338,8 +333,7 @@ pub(super) fn read_in<'w>(
     start: u64,
 ) -> Result<NamedTensor<'w>> {
     let window = any.window(i, bytes, start).map_err(wrap(path))?;
-    let verify = window.verifies();
-    tensor(path, &Arc::new(window), i, verify)
+    tensor(path, &Arc::new(window), i)
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as

@@ -238,28 +238,12 @@ fn alignment_is_chosen_where_the_format_allows_it() {
 /// (`verify`), not when the file is opened or viewed. Tensogram checks its hashes at open.
 #[test]
 fn ztensor_digests_are_checked_on_copies_and_when_asked_not_for_views() {
-    use tensorkit::{Dtype, TensorView};
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
-    let data: Vec<u8> = (0..64 * 1024u32).flat_map(u32::to_le_bytes).collect();
+    let data = crate::damaged_elements();
     for format in [Format::Ztensor01, Format::Ztensor2] {
         let path = dir.path().join(format!("damaged-{}.zt", format.id()));
-        let tensors = (0..4).map(|i| {
-            let v = TensorView::new(
-                &data[i * 65536..(i + 1) * 65536],
-                Dtype::Uint32,
-                &[16384],
-                tensorkit::ByteOrder::Little,
-            )
-            .unwrap();
-            (format!("t{i}"), v)
-        });
-        tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(format)).unwrap();
-        let mut bytes = std::fs::read(&path).unwrap();
-        let needle = &data[2 * 65536 + 4096..2 * 65536 + 4104];
-        let at = bytes.windows(8).position(|w| w == needle).unwrap();
-        bytes[at] ^= 0x40;
-        std::fs::write(&path, &bytes).unwrap();
+        crate::damaged(&path, format);
 
         let file = tensorkit::open(&path).unwrap();
         let (sound, damaged) = (file.get("t1").unwrap(), file.get("t2").unwrap());

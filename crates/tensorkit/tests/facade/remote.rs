@@ -219,26 +219,9 @@ fn every_fixture_reads_remotely_as_locally() {
 fn damage_in_one_tensor_is_found_when_it_is_fetched() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
-    let data: Vec<u8> = (0..64 * 1024u32).flat_map(u32::to_le_bytes).collect();
     for format in [Format::Tensogram, Format::Ztensor01, Format::Ztensor2] {
         let path = dir.path().join(format!("damaged.{}", format.extension()));
-        let tensors = (0..4).map(|i| {
-            let v = TensorView::new(
-                &data[i * 65536..(i + 1) * 65536],
-                Dtype::Uint32,
-                &[16384],
-                tensorkit::ByteOrder::Little,
-            )
-            .unwrap();
-            (format!("t{i}"), v)
-        });
-        tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(format)).unwrap();
-        // Flip one byte in the middle of the third tensor's elements.
-        let mut bytes = std::fs::read(&path).unwrap();
-        let needle = &data[2 * 65536 + 4096..2 * 65536 + 4104];
-        let at = bytes.windows(8).position(|w| w == needle).unwrap();
-        bytes[at] ^= 0x40;
-        std::fs::write(&path, &bytes).unwrap();
+        crate::damaged(&path, format);
         let server = Server::start(dir.path());
         let remote = RemoteOptions {
             read_ahead: 1024,
