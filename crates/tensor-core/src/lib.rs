@@ -13,6 +13,7 @@
 //! - [`source`] — byte sources: slices, a memory-mapped file, a positioned file reader.
 //! - [`atomic`] — files written under a temporary name and renamed into place.
 //! - [`hex`] — lower-case hex for digests in messages and reports.
+//! - [`tee`] — writing bytes while another core hashes them.
 //!
 //! ```
 //! use tensor_core::{ByteOrder, Limits, byte_order, checked};
@@ -46,6 +47,7 @@ mod error;
 pub mod hex;
 mod limits;
 pub mod source;
+pub mod tee;
 
 pub use byte_order::ByteOrder;
 pub use error::{Error, ErrorKind, Kinded, Result};

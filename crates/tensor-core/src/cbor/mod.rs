@@ -157,22 +157,33 @@ pub struct Head {
 }
 
 /// A bounded CBOR decoder over a byte slice.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Decoder<'a> {
     buf: &'a [u8],
     pos: usize,
     /// Whether every head so far used the shortest argument form and definite lengths.
     canonical: bool,
+    /// Whether every map so far had its keys in strictly ascending order of their encoded
+    /// bytes (the order of deterministic CBOR, §4.2.1; no key twice).
+    sorted: bool,
 }
 
 impl<'a> Decoder<'a> {
     /// A decoder at the start of `buf`.
     #[must_use]
     pub fn new(buf: &'a [u8]) -> Self {
+        Self::at(buf, 0)
+    }
+
+    /// A decoder at offset `pos` of `buf` (at its end if `pos` is past it), for reading an
+    /// item whose place an earlier pass noted; errors give offsets in `buf`.
+    #[must_use]
+    pub fn at(buf: &'a [u8], pos: usize) -> Self {
         Decoder {
             buf,
-            pos: 0,
+            pos: pos.min(buf.len()),
             canonical: true,
+            sorted: true,
         }
     }
 
@@ -194,6 +205,14 @@ impl<'a> Decoder<'a> {
         self.canonical
     }
 
+    /// Whether every map decoded or skipped so far had its keys in strictly ascending order
+    /// of their encoded bytes, as deterministic CBOR requires (§4.2.1): checked on the
+    /// bytes as they are, with no re-encoding.
+    #[must_use]
+    pub fn keys_were_sorted(&self) -> bool {
+        self.sorted
+    }
+
     /// An error at the current position.
     #[must_use]
     pub fn error(&self, reason: impl Into<String>) -> Error {
@@ -213,10 +232,33 @@ impl<'a> Decoder<'a> {
         Ok(s)
     }
 
+    /// The next `n` bytes, `n` being a length read from the input.
+    fn take_len(&mut self, n: u64) -> Result<&'a [u8]> {
+        let n = usize::try_from(n).map_err(|_| self.error("string length overflows"))?;
+        self.take(n)
+    }
+
+    /// The next head when it is of major type `major` (and read past it); `None`, having
+    /// read nothing, when it is of another type.
+    fn head_if(&mut self, major: u8) -> Result<Option<Head>> {
+        let start = self.pos;
+        let h = self.head()?;
+        if h.major == major {
+            return Ok(Some(h));
+        }
+        self.pos = start;
+        Ok(None)
+    }
+
     /// Whether the next byte is the "break" stop code.
     #[must_use]
     pub fn at_break(&self) -> bool {
         self.buf.get(self.pos) == Some(&0xFF)
+    }
+
+    /// The next head, without reading past it.
+    pub fn peek(&self) -> Result<Head> {
+        self.clone().head()
     }
 
     /// Reads one head.
@@ -282,19 +324,16 @@ impl<'a> Decoder<'a> {
     /// A text string, borrowed from the input when it is stored in one piece.
     pub fn text(&mut self) -> Result<std::borrow::Cow<'a, str>> {
         let start = self.pos;
-        let h = self.head()?;
-        if h.major != 3 {
-            self.pos = start;
+        let Some(h) = self.head_if(3)? else {
             return Err(self.error("expected a text string"));
-        }
+        };
         let not_utf8 = || Error::Malformed {
             what: "CBOR",
             offset: start as u64,
             reason: "text string is not UTF-8".into(),
         };
         if let Some(n) = h.arg {
-            let n = usize::try_from(n).map_err(|_| self.error("string length overflows"))?;
-            let bytes = self.take(n)?;
+            let bytes = self.take_len(n)?;
             std::str::from_utf8(bytes)
                 .map(std::borrow::Cow::Borrowed)
                 .map_err(|_| not_utf8())
@@ -308,17 +347,10 @@ impl<'a> Decoder<'a> {
 
     /// An unsigned integer.
     pub fn uint(&mut self) -> Result<u64> {
-        let start = self.pos;
-        if let Head {
-            major: 0,
-            arg: Some(n),
-            ..
-        } = self.head()?
-        {
-            return Ok(n);
+        match self.head_if(0)? {
+            Some(Head { arg: Some(n), .. }) => Ok(n),
+            _ => Err(self.error("expected an unsigned integer")),
         }
-        self.pos = start;
-        Err(self.error("expected an unsigned integer"))
     }
 
     /// Decodes one complete data item.
@@ -335,8 +367,7 @@ impl<'a> Decoder<'a> {
 
     fn string(&mut self, arg: Option<u64>, major: u8) -> Result<Vec<u8>> {
         if let Some(n) = arg {
-            let n = usize::try_from(n).map_err(|_| self.error("string length overflows"))?;
-            return Ok(self.take(n)?.to_vec());
+            return Ok(self.take_len(n)?.to_vec());
         }
         // Indefinite: definite chunks of the same major type until a break.
         let mut out = Vec::new();
@@ -352,6 +383,145 @@ impl<'a> Decoder<'a> {
                 ));
             }
             out.extend_from_slice(&self.string(h.arg, major)?);
+        }
+    }
+
+    /// Calls `entry` for each entry of a map whose head (argument `arg`: `None` for an
+    /// indefinite length) was just read, with the decoder at the entry's key; `entry` reads
+    /// the key and its value. With `order`, notes the keys' order on the way: a key that is
+    /// not a number or a definite string is measured by a walk that does not check order
+    /// (the walk `entry` makes checks it), so keys nested in keys cost one extra pass each,
+    /// never a doubling per level.
+    fn each_entry<E: From<Error>>(
+        &mut self,
+        arg: Option<u64>,
+        depth: usize,
+        order: bool,
+        mut entry: impl FnMut(&mut Self) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut left = match arg {
+            Some(n) => Some(self.count(n, 2)?),
+            None => None,
+        };
+        let mut last: Option<(usize, usize)> = None;
+        loop {
+            match &mut left {
+                Some(0) => return Ok(()),
+                Some(n) => *n -= 1,
+                None if self.at_break() => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                None => {}
+            }
+            if !order {
+                entry(self)?;
+                continue;
+            }
+            // The key's extent, for its order; `entry` then reads it for itself.
+            let mut key = self.clone();
+            match key.head()? {
+                Head {
+                    major: 0 | 1,
+                    arg: Some(_),
+                    ..
+                } => {}
+                Head {
+                    major: 2 | 3,
+                    arg: Some(n),
+                    ..
+                } => {
+                    key.take_len(n)?;
+                }
+                _ => {
+                    key = self.clone();
+                    key.skip_at(depth + 1, false)?;
+                }
+            }
+            let span = (self.pos, key.pos);
+            if let Some((a, b)) = last {
+                self.sorted &= self.buf[a..b] < self.buf[span.0..span.1];
+            }
+            last = Some(span);
+            entry(self)?;
+        }
+    }
+
+    /// Calls `entry` for each entry of the map that comes next, with the decoder at the
+    /// entry's key; `entry` must read (or [skip](Self::skip)) the key and then its value.
+    /// Returns `false`, having read nothing, if the next item is not a map. `entry`'s own
+    /// errors come back as they are.
+    pub fn for_each_entry<E: From<Error>>(
+        &mut self,
+        entry: impl FnMut(&mut Self) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let Some(h) = self.head_if(5)? else {
+            return Ok(false);
+        };
+        self.each_entry(h.arg, 0, true, entry)?;
+        Ok(true)
+    }
+
+    /// Calls `item` for each item of the array that comes next; `item` must read (or
+    /// [skip](Self::skip)) it. Returns `false`, having read nothing, if the next item is not
+    /// an array. `item`'s own errors come back as they are.
+    pub fn for_each_item<E: From<Error>>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let Some(h) = self.head_if(4)? else {
+            return Ok(false);
+        };
+        self.each_item(h.arg, &mut item)?;
+        Ok(true)
+    }
+
+    fn each_item<E: From<Error>>(
+        &mut self,
+        arg: Option<u64>,
+        item: &mut impl FnMut(&mut Self) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if let Some(n) = arg {
+            return (0..self.count(n, 1)?).try_for_each(|_| item(self));
+        }
+        while !self.at_break() {
+            item(self)?;
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Reads past one complete data item, checking it as [`value`](Self::value) does
+    /// (lengths, nesting, UTF-8, and for [`was_canonical`](Self::was_canonical) and
+    /// [`keys_were_sorted`](Self::keys_were_sorted) its encoding) without building it.
+    pub fn skip(&mut self) -> Result<()> {
+        self.skip_at(0, true)
+    }
+
+    /// [`skip`](Self::skip) at nesting `depth`; `order` says whether maps' key order is
+    /// noted.
+    fn skip_at(&mut self, depth: usize, order: bool) -> Result<()> {
+        if depth > MAX_DEPTH {
+            return Err(self.error(format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        let start = self.pos;
+        let h = self.head()?;
+        match (h.major, h.arg) {
+            (0 | 1 | 7, Some(_)) => Ok(()),
+            (2, Some(n)) => self.take_len(n).map(drop),
+            (2, None) => self.string(None, 2).map(drop),
+            (3, _) => {
+                self.pos = start;
+                self.text().map(drop)
+            }
+            (4, arg) => self.each_item(arg, &mut |d: &mut Self| d.skip_at(depth + 1, order)),
+            (5, arg) => self.each_entry(arg, depth, order, |d: &mut Self| -> Result<()> {
+                d.skip_at(depth + 1, order)?;
+                d.skip_at(depth + 1, order)
+            }),
+            (6, Some(_)) => self.skip_at(depth + 1, order),
+            (7, None) => Err(self.error("unexpected break stop code")),
+            _ => Err(self.error("invalid head")),
         }
     }
 
@@ -373,40 +543,28 @@ impl<'a> Decoder<'a> {
                     reason: "text string is not UTF-8".into(),
                 })?)
             }
-            (4, Some(n)) => {
-                let n = self.count(n, 1)?;
-                let mut items = Vec::with_capacity(n);
-                for _ in 0..n {
-                    items.push(self.value_at(depth + 1)?);
-                }
+            (4, arg) => {
+                let mut items = Vec::with_capacity(match arg {
+                    Some(n) => self.count(n, 1)?,
+                    None => 0,
+                });
+                self.each_item(arg, &mut |d| {
+                    items.push(d.value_at(depth + 1)?);
+                    Ok(())
+                })?;
                 Value::Array(items)
             }
-            (4, None) => {
-                let mut items = Vec::new();
-                while !self.at_break() {
-                    items.push(self.value_at(depth + 1)?);
-                }
-                self.pos += 1;
-                Value::Array(items)
-            }
-            (5, Some(n)) => {
-                let n = self.count(n, 2)?;
-                let mut entries = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let k = self.value_at(depth + 1)?;
-                    let v = self.value_at(depth + 1)?;
+            (5, arg) => {
+                let mut entries = Vec::with_capacity(match arg {
+                    Some(n) => self.count(n, 2)?,
+                    None => 0,
+                });
+                self.each_entry(arg, depth, true, |d| {
+                    let k = d.value_at(depth + 1)?;
+                    let v = d.value_at(depth + 1)?;
                     entries.push((k, v));
-                }
-                Value::Map(entries)
-            }
-            (5, None) => {
-                let mut entries = Vec::new();
-                while !self.at_break() {
-                    let k = self.value_at(depth + 1)?;
-                    let v = self.value_at(depth + 1)?;
-                    entries.push((k, v));
-                }
-                self.pos += 1;
+                    Ok(())
+                })?;
                 Value::Map(entries)
             }
             (6, Some(t)) => Value::Tag(t, Box::new(self.value_at(depth + 1)?)),

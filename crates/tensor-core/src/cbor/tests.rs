@@ -141,3 +141,128 @@ fn canonical_encoding_sorts_keys_and_shortens_numbers() {
     e.brk();
     assert_eq!(e.out, [0xbf, 0x61, 0x6b, 0x26, 0xff]);
 }
+
+#[test]
+fn skip_checks_what_value_checks_without_building() {
+    let v = Value::Map(vec![
+        (
+            text("a"),
+            Value::Array(vec![Value::Uint(1), Value::Nint(2)]),
+        ),
+        (
+            text("b"),
+            Value::Tag(24, Box::new(Value::Bytes(vec![1, 2, 3]))),
+        ),
+        (text("c"), Value::Float(0.5)),
+    ]);
+    let bytes = to_canonical(&v);
+    let mut d = Decoder::new(&bytes);
+    d.skip().unwrap();
+    assert_eq!(d.remaining(), 0);
+    assert!(d.was_canonical() && d.keys_were_sorted());
+    // Every truncation fails in skip exactly when it fails in value.
+    for cut in 0..bytes.len() {
+        let (mut a, mut b) = (Decoder::new(&bytes[..cut]), Decoder::new(&bytes[..cut]));
+        assert_eq!(a.skip().is_ok(), b.value().is_ok(), "cut at {cut}");
+    }
+    // Text that is not UTF-8, and nesting past the limit.
+    assert!(Decoder::new(&[0x62, 0xff, 0xfe]).skip().is_err());
+    let deep = [vec![0x81; MAX_DEPTH + 2], vec![0x00]].concat();
+    assert!(Decoder::new(&deep).skip().is_err());
+    assert!(Decoder::new(&deep).value().is_err());
+}
+
+#[test]
+fn key_order_is_checked_on_the_encoded_bytes_at_every_depth() {
+    let sorted = |bytes: &[u8]| {
+        let (mut a, mut b) = (Decoder::new(bytes), Decoder::new(bytes));
+        a.skip().unwrap();
+        b.value().unwrap();
+        assert_eq!(a.keys_were_sorted(), b.keys_were_sorted());
+        a.keys_were_sorted()
+    };
+    let map = |entries: Vec<(Value, Value)>| {
+        let mut e = Encoder::new();
+        e.value(&Value::Map(entries));
+        e.out
+    };
+    // Shorter keys first (their heads are smaller), then bytewise.
+    assert!(sorted(&map(vec![
+        (text("b"), Value::Null),
+        (text("aa"), Value::Null)
+    ])));
+    assert!(!sorted(&map(vec![
+        (text("aa"), Value::Null),
+        (text("b"), Value::Null)
+    ])));
+    // No key twice.
+    assert!(!sorted(&map(vec![
+        (text("a"), Value::Null),
+        (text("a"), Value::Null)
+    ])));
+    // Integers before text; a nested map out of order counts too.
+    assert!(sorted(&map(vec![
+        (Value::Uint(7), Value::Null),
+        (text("a"), Value::Null)
+    ])));
+    let inner = Value::Map(vec![(text("z"), Value::Null), (text("y"), Value::Null)]);
+    assert!(!sorted(&map(vec![(text("a"), inner)])));
+}
+
+#[test]
+fn entries_and_items_are_walked_in_place() {
+    let bytes = to_canonical(&Value::Map(vec![
+        (
+            text("k"),
+            Value::Array(vec![Value::Uint(1), Value::Uint(2)]),
+        ),
+        (text("t"), text("v")),
+    ]));
+    let mut d = Decoder::new(&bytes);
+    assert_eq!(d.peek().unwrap().major, 5);
+    let mut seen = Vec::new();
+    let is_map = d
+        .for_each_entry(|d| -> Result<()> {
+            let key = d.text()?.into_owned();
+            let mut items = Vec::new();
+            if !d.for_each_item(|d| -> Result<()> {
+                items.push(d.uint()?);
+                Ok(())
+            })? {
+                items.push(u64::from(d.text()? == "v"));
+            }
+            seen.push((key, items));
+            Ok(())
+        })
+        .unwrap();
+    assert!(is_map);
+    assert_eq!(d.remaining(), 0);
+    assert_eq!(
+        seen,
+        [("k".to_owned(), vec![1, 2]), ("t".to_owned(), vec![1])]
+    );
+    // Not a map: nothing is read.
+    let mut d = Decoder::at(&[0x00, 0x01], 1);
+    assert!(!d.for_each_entry(Decoder::skip).unwrap());
+    assert_eq!(d.position(), 1);
+    assert_eq!(d.uint().unwrap(), 1);
+}
+
+#[test]
+fn maps_nested_as_keys_cost_a_pass_per_level_not_a_doubling() {
+    // {{{...{0: 0}...: 0}: 0}: 0}, as deep as allowed: measuring each key for its order
+    // must not walk the keys inside it twice at every level (2^64 walks). A fuzzer found it.
+    let bytes = [
+        vec![0xa1; MAX_DEPTH / 2],
+        vec![0x00, 0x00],
+        vec![0x00; MAX_DEPTH / 2 - 1],
+    ]
+    .concat();
+    let started = std::time::Instant::now();
+    let mut d = Decoder::new(&bytes);
+    d.skip().unwrap();
+    assert_eq!(d.remaining(), 0);
+    let v = from_slice(&bytes).unwrap();
+    assert!(matches!(v, Value::Map(_)));
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}

@@ -1,0 +1,89 @@
+//! Two passes over the same bytes at once: a digest computed on one core while the same
+//! bytes go to the file (or through a check) on another, so a writer that must hash what it
+//! writes costs the time of the slower of the two rather than of both.
+
+use std::io::Write;
+
+/// Whether [`write()`] and [`join()`] use a second core (the `parallel` feature).
+pub const PARALLEL: bool = cfg!(feature = "parallel");
+
+/// Runs `a` and `b` and returns both results: on two cores with the `parallel` feature
+/// (rayon), one after the other without it.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
+
+/// The piece each side handles at a time: large enough that handing work between cores is
+/// free, small enough that both stay busy (and the piece stays in cache between them).
+pub const CHUNK: usize = 4 << 20;
+
+/// Writes all of `bytes` to `out` and hands the same bytes to `also`, in order, in pieces of
+/// [`CHUNK`]. With the `parallel` feature and more than one thread in rayon's pool, each
+/// piece goes to `also` on another core while it is being written; otherwise one after
+/// the other. `also` sees every byte exactly once whether the write succeeds or not, up to
+/// the piece that failed.
+pub fn write(
+    out: &mut dyn Write,
+    bytes: &[u8],
+    also: &mut (dyn FnMut(&[u8]) + Send),
+) -> std::io::Result<()> {
+    #[cfg(feature = "parallel")]
+    if bytes.len() > CHUNK && rayon::current_num_threads() > 1 {
+        for piece in bytes.chunks(CHUNK) {
+            let mut written = Ok(());
+            rayon::in_place_scope(|s| {
+                s.spawn(|_| also(piece));
+                written = out.write_all(piece);
+            });
+            written?;
+        }
+        return Ok(());
+    }
+    for piece in bytes.chunks(CHUNK) {
+        also(piece);
+        out.write_all(piece)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_byte_is_written_and_seen_once_in_order() {
+        for len in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let mut out = Vec::new();
+            let mut seen = Vec::new();
+            write(&mut out, &bytes, &mut |p| seen.extend_from_slice(p)).unwrap();
+            assert_eq!(out, bytes, "written, {len} bytes");
+            assert_eq!(seen, bytes, "seen, {len} bytes");
+        }
+    }
+
+    #[test]
+    fn a_failed_write_is_reported() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let bytes = vec![7u8; 2 * CHUNK + 1];
+        let err = write(&mut Full, &bytes, &mut |_| {}).unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+    }
+}
