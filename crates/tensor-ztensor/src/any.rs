@@ -138,11 +138,12 @@ impl<'a> AnyZTensor<'a> {
         })
     }
 
-    /// What the reader tolerated but a conforming writer never produces.
+    /// What the reader tolerated but a conforming writer never produces (zTensor 2 reads
+    /// the padding between blobs to tell).
     #[must_use]
-    pub fn warnings(&self) -> &[String] {
+    pub fn warnings(&self) -> Vec<String> {
         match self {
-            AnyZTensor::V0_1(_) => &[],
+            AnyZTensor::V0_1(_) => Vec::new(),
             AnyZTensor::Later(c) => c.warnings(),
         }
     }

@@ -5,120 +5,273 @@ use super::part::{Object, Part, PartEncoding};
 use super::{ALIGNMENT_V2, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
-use tensor_core::cbor::Value;
+use std::borrow::Cow;
+use tensor_core::cbor::{Decoder, Value};
 use tensor_core::checked;
 
 pub(super) fn malformed(msg: impl Into<String>) -> Error {
     Error::format(Class::IndexMalformed, msg)
 }
 
-pub(super) fn map_get<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
-    v.get(key)
+/// What a manifest holds.
+pub(super) struct Manifest {
+    pub objects: Vec<Object>,
+    pub attributes: Option<Value>,
+    /// Whether the root has a `tensors` map (zTensor 1.0) rather than `objects`.
+    pub has_tensors: bool,
 }
 
-pub(super) fn uint_of(v: &Value, what: &str) -> Result<u64> {
-    v.as_u64()
-        .ok_or_else(|| malformed(format!("{what} must be an unsigned integer")))
-}
-
-pub(super) fn text_of<'v>(v: &'v Value, what: &str) -> Result<&'v str> {
-    v.as_text()
-        .ok_or_else(|| malformed(format!("{what} must be text")))
-}
-
-pub(super) fn parse_digest(v: &Value, what: &str) -> Result<Checksum> {
-    let s = text_of(v, what)?;
-    Ok(if let Some(hex) = s.strip_prefix("xxh3:") {
-        match (hex.len(), u64::from_str_radix(hex, 16)) {
-            (16, Ok(x)) => Checksum::Xxh3(x),
-            _ => Checksum::Malformed(s.to_owned()),
+/// Reads a manifest in one pass, straight into objects and parts (no tree of values is
+/// built, except for attributes): checks that `bytes` hold exactly one CBOR map, for
+/// zTensor 2 that it is deterministic (shortest heads, definite lengths, keys sorted),
+/// and that every object follows the schema; at most `limits`' tensor count.
+pub(super) fn read_manifest(
+    bytes: &[u8],
+    generation: Generation,
+    limits: &tensor_core::Limits,
+) -> Result<Manifest> {
+    let mut d = Decoder::new(bytes);
+    let (mut listed, mut tensors, mut attributes) = (None, None, None);
+    let is_map = fields(&mut d, |key, d| {
+        match key {
+            "objects" if listed.is_none() => listed = Some(objects(d, generation, limits)?),
+            "tensors" if tensors.is_none() => tensors = Some(objects(d, generation, limits)?),
+            "attributes" if attributes.is_none() => attributes = Some(d.value()?),
+            _ => d.skip()?,
         }
-    } else {
-        Checksum::parse(s)
+        Ok(())
+    })
+    .map_err(cbor)?;
+    if !is_map {
+        d.skip().map_err(|e| cbor(e.into()))?;
+    }
+    if d.remaining() != 0 {
+        return Err(malformed(format!(
+            "{} bytes follow the manifest",
+            d.remaining()
+        )));
+    }
+    if generation == Generation::V2 && !(d.was_canonical() && d.keys_were_sorted()) {
+        return Err(malformed(
+            "the manifest is not in deterministic CBOR (shortest forms, definite lengths, sorted keys)",
+        ));
+    }
+    if !is_map {
+        return Err(malformed("the manifest is not a CBOR map"));
+    }
+    Ok(Manifest {
+        has_tensors: tensors.is_some(),
+        // `objects` wins over 1.0's `tensors`.
+        objects: listed.or(tensors).unwrap_or_default(),
+        attributes,
     })
 }
 
-/// Checks that every map in `v` has its keys in deterministic order (encoded bytes).
-pub(super) fn keys_sorted(v: &Value) -> bool {
-    match v {
-        Value::Map(m) => {
-            let keys: Vec<Vec<u8>> = m
-                .iter()
-                .map(|(k, _)| tensor_core::cbor::to_canonical(k))
-                .collect();
-            keys.windows(2).all(|w| w[0] < w[1]) && m.iter().all(|(_, v)| keys_sorted(v))
+/// Walks the map that comes next: `field` gets each text key with the decoder at its value,
+/// which it reads or skips; entries under other keys are skipped. The first entry under a
+/// key is the one that counts (a reader's choice `field` makes). `false`, having read
+/// nothing, if the next item is not a map.
+fn fields<'m>(
+    d: &mut Decoder<'m>,
+    mut field: impl FnMut(&str, &mut Decoder<'m>) -> Result<()>,
+) -> Result<bool> {
+    d.for_each_entry(|d| -> Result<()> {
+        if let Ok(key) = d.text() {
+            return field(&key, d);
         }
-        Value::Array(a) => a.iter().all(keys_sorted),
-        Value::Tag(_, inner) => keys_sorted(inner),
-        _ => true,
-    }
+        d.skip()?;
+        Ok(d.skip()?)
+    })
 }
 
-pub(super) fn parse_part(
-    role: &str,
-    v: &Value,
+/// The objects of the map that comes next (`objects`, or 1.0's `tensors`).
+fn objects(
+    d: &mut Decoder<'_>,
     generation: Generation,
-    object_dtype: Option<&str>,
-) -> Result<Part> {
-    let what = |k: &str| format!("part {role:?}: {k}");
-    let dtype_name = match (map_get(v, "dtype"), object_dtype) {
-        (Some(d), _) => text_of(d, &what("dtype"))?.to_owned(),
-        (None, Some(d)) => d.to_owned(),
-        (None, None) => return Err(malformed(what("dtype is missing"))),
+    limits: &tensor_core::Limits,
+) -> Result<Vec<Object>> {
+    let head = d.peek()?;
+    let mut objects = Vec::new();
+    if let (5, Some(n)) = (head.major, head.arg) {
+        limits.check_tensor_count(n)?;
+        // Each entry takes at least a few bytes, so what remains bounds the count.
+        objects.reserve(
+            usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(d.remaining() / 8),
+        );
+    }
+    let is_map = d.for_each_entry(|d| -> Result<()> {
+        let name = d
+            .text()
+            .map_err(|_| malformed("object name must be text"))?;
+        limits.check_tensor_count(objects.len() as u64 + 1)?;
+        objects.push(object(d, &name, generation)?);
+        Ok(())
+    })?;
+    if !is_map {
+        return Err(malformed("objects must be a map"));
+    }
+    Ok(objects)
+}
+
+fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Object> {
+    if generation == Generation::V2 && (name.is_empty() || name.len() > 1024 || name.contains('\0'))
+    {
+        return Err(malformed(format!(
+            "object {name:?} must be 1 to 1024 bytes without NUL"
+        )));
+    }
+    let what = |k: &str| format!("object {name:?}: {k}");
+    let (layout_key, parts_key) = match generation {
+        Generation::V2 => ("layout", "parts"),
+        _ => ("format", "components"),
     };
-    let logical = map_get(v, "type")
-        .map(|t| text_of(t, &what("type")).map(str::to_owned))
-        .transpose()?;
-    let (offset, length) = match generation {
-        Generation::V2 => {
-            let blob = map_get(v, "blob")
-                .and_then(Value::as_array)
-                .ok_or_else(|| malformed(what("blob must be [offset, length]")))?;
-            if blob.len() != 2 {
-                return Err(malformed(what("blob must be [offset, length]")));
+    let mut shape = None;
+    let mut layout = None;
+    let mut object_dtype = None;
+    let mut parts = None;
+    let mut attributes = None;
+    let is_map = fields(d, |key, d| {
+        match key {
+            "shape" if shape.is_none() => {
+                let mut dims = Vec::new();
+                let is_array = d.for_each_item(|d| -> Result<()> {
+                    dims.push(uint(d, || what("shape"))?);
+                    if dims.len() > MAX_RANK_V2 {
+                        return Err(malformed(what(&format!("rank is over {MAX_RANK_V2}"))));
+                    }
+                    Ok(())
+                })?;
+                if !is_array {
+                    return Err(malformed(what("shape must be an array")));
+                }
+                shape = Some(dims);
             }
-            (
-                uint_of(&blob[0], &what("blob offset"))?,
-                uint_of(&blob[1], &what("blob length"))?,
-            )
+            k if k == layout_key && layout.is_none() => {
+                layout = Some(text(d, || what(layout_key))?.into_owned());
+            }
+            "dtype" if object_dtype.is_none() => {
+                // Only a default for the parts: anything but text is ignored.
+                object_dtype = Some(d.text().ok().map(Cow::into_owned));
+                if object_dtype == Some(None) {
+                    d.skip()?;
+                }
+            }
+            k if k == parts_key && parts.is_none() => {
+                let mut list = Vec::new();
+                let is_map = d.for_each_entry(|d| -> Result<()> {
+                    let role = d
+                        .text()
+                        .map_err(|_| malformed(what("part role must be text")))?;
+                    list.push(part(d, &role, generation)?);
+                    Ok(())
+                })?;
+                if !is_map {
+                    return Err(malformed(what(&format!("{parts_key} must be a map"))));
+                }
+                parts = Some(list);
+            }
+            "attributes" if attributes.is_none() => attributes = Some(d.value()?),
+            _ => d.skip()?,
         }
+        Ok(())
+    })?;
+    if !is_map {
+        return Err(malformed(what("must be a map")));
+    }
+    let shape = shape.ok_or_else(|| malformed(what("shape must be an array")))?;
+    let mut parts = parts.ok_or_else(|| malformed(what(&format!("{parts_key} must be a map"))))?;
+    let object_dtype = object_dtype.flatten();
+    for p in &mut parts {
+        if p.dtype_name.is_empty() {
+            p.dtype_name = object_dtype
+                .clone()
+                .ok_or_else(|| malformed(format!("part {:?}: dtype is missing", p.role)))?;
+        }
+    }
+    Ok(Object {
+        name: name.to_owned(),
+        shape,
+        layout: layout.unwrap_or_else(|| "dense".to_owned()),
+        parts,
+        attributes,
+    })
+}
+
+/// One part; its `dtype_name` is left empty when the part has none (the object's applies).
+fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part> {
+    let what = |k: &str| format!("part {role:?}: {k}");
+    let mut dtype_name = None;
+    let mut logical = None;
+    let mut blob = None;
+    let (mut offset, mut length) = (None, None);
+    let mut encoding = None;
+    let (mut decoded, mut uncompressed) = (None, None);
+    let mut digest = None;
+    let is_map = fields(d, |key, d| {
+        match key {
+            "dtype" if dtype_name.is_none() => {
+                dtype_name = Some(text(d, || what("dtype"))?.into_owned());
+            }
+            "type" if logical.is_none() => logical = Some(text(d, || what("type"))?.into_owned()),
+            "blob" if blob.is_none() && generation == Generation::V2 => {
+                let bad = || malformed(what("blob must be [offset, length]"));
+                let mut at = Vec::with_capacity(2);
+                let is_array = d.for_each_item(|d| -> Result<()> {
+                    if at.len() == 2 {
+                        return Err(bad());
+                    }
+                    at.push(uint(d, || what(["blob offset", "blob length"][at.len()]))?);
+                    Ok(())
+                })?;
+                match at[..] {
+                    [o, l] if is_array => blob = Some((o, l)),
+                    _ => return Err(bad()),
+                }
+            }
+            "offset" if offset.is_none() => offset = Some(uint(d, || what("offset"))?),
+            "length" if length.is_none() => length = Some(uint(d, || what("length"))?),
+            "encoding" if encoding.is_none() => encoding = Some(text(d, || what("encoding"))?),
+            "decoded_length" if decoded.is_none() => {
+                decoded = Some(uint(d, || what("decoded_length"))?);
+            }
+            "uncompressed_length" if uncompressed.is_none() => {
+                uncompressed = Some(uint(d, || what("uncompressed_length"))?);
+            }
+            "digest" if digest.is_none() => {
+                digest = Some(parse_digest(&text(d, || what("digest"))?));
+            }
+            _ => d.skip()?,
+        }
+        Ok(())
+    })?;
+    if !is_map {
+        return Err(malformed(what("must be a map")));
+    }
+    let (offset, length) = match generation {
+        Generation::V2 => blob.ok_or_else(|| malformed(what("blob must be [offset, length]")))?,
         _ => (
-            uint_of(
-                map_get(v, "offset").ok_or_else(|| malformed(what("offset is missing")))?,
-                &what("offset"),
-            )?,
-            uint_of(
-                map_get(v, "length").ok_or_else(|| malformed(what("length is missing")))?,
-                &what("length"),
-            )?,
+            offset.ok_or_else(|| malformed(what("offset is missing")))?,
+            length.ok_or_else(|| malformed(what("length is missing")))?,
         ),
     };
-    let decoded = |key: &str| -> Result<u64> {
-        uint_of(
-            map_get(v, key)
-                .ok_or_else(|| malformed(what(&format!("{key} is required with an encoding"))))?,
-            &what(key),
-        )
+    let required = |v: Option<u64>, key: &str| {
+        v.ok_or_else(|| malformed(what(&format!("{key} is required with an encoding"))))
     };
-    let encoding = match map_get(v, "encoding")
-        .map(|e| text_of(e, &what("encoding")))
-        .transpose()?
-    {
+    let encoding = match encoding.as_deref() {
         None | Some("raw") => PartEncoding::Raw,
         Some("zstd") if generation == Generation::V1 => PartEncoding::Zstd {
-            decoded_length: decoded("uncompressed_length")?,
+            decoded_length: required(uncompressed, "uncompressed_length")?,
         },
         Some("zt.zstd-seekable/1") if generation == Generation::V2 => PartEncoding::ZstdSeekable {
-            decoded_length: decoded("decoded_length")?,
+            decoded_length: required(decoded, "decoded_length")?,
         },
         Some(other) => PartEncoding::Other(other.to_owned()),
     };
-    let digest = map_get(v, "digest")
-        .map(|d| parse_digest(d, &what("digest")))
-        .transpose()?;
     Ok(Part {
         role: role.to_owned(),
-        dtype_name,
+        dtype_name: dtype_name.unwrap_or_default(),
         logical,
         offset,
         length,
@@ -127,56 +280,35 @@ pub(super) fn parse_part(
     })
 }
 
-pub(super) fn parse_object(name: &str, v: &Value, generation: Generation) -> Result<Object> {
-    if generation == Generation::V2 && (name.is_empty() || name.len() > 1024 || name.contains('\0'))
-    {
-        return Err(malformed(format!(
-            "object name {name:?} must be 1 to 1024 bytes without NUL"
-        )));
+fn uint(d: &mut Decoder<'_>, what: impl FnOnce() -> String) -> Result<u64> {
+    d.uint()
+        .map_err(|_| malformed(format!("{} must be an unsigned integer", what())))
+}
+
+fn text<'m>(d: &mut Decoder<'m>, what: impl FnOnce() -> String) -> Result<Cow<'m, str>> {
+    d.text()
+        .map_err(|_| malformed(format!("{} must be text", what())))
+}
+
+/// A CBOR error met anywhere in the manifest is the manifest's.
+fn cbor(e: Error) -> Error {
+    match e {
+        Error::Core(e @ tensor_core::Error::Malformed { .. }) => {
+            malformed(format!("manifest: {e}"))
+        }
+        other => other,
     }
-    let what = |k: &str| format!("object {name:?}: {k}");
-    let shape = map_get(v, "shape")
-        .and_then(Value::as_array)
-        .ok_or_else(|| malformed(what("shape must be an array")))?
-        .iter()
-        .map(|d| uint_of(d, &what("shape")))
-        .collect::<Result<Vec<_>>>()?;
-    if shape.len() > MAX_RANK_V2 {
-        return Err(malformed(what(&format!(
-            "rank {} is over {MAX_RANK_V2}",
-            shape.len()
-        ))));
+}
+
+fn parse_digest(s: &str) -> Checksum {
+    if let Some(hex) = s.strip_prefix("xxh3:") {
+        match (hex.len(), u64::from_str_radix(hex, 16)) {
+            (16, Ok(x)) => Checksum::Xxh3(x),
+            _ => Checksum::Malformed(s.to_owned()),
+        }
+    } else {
+        Checksum::parse(s)
     }
-    let (layout_key, parts_key) = match generation {
-        Generation::V2 => ("layout", "parts"),
-        _ => ("format", "components"),
-    };
-    let layout = map_get(v, layout_key)
-        .map(|l| text_of(l, &what(layout_key)))
-        .transpose()?
-        .unwrap_or("dense")
-        .to_owned();
-    let object_dtype = map_get(v, "dtype").and_then(Value::as_text);
-    let parts = map_get(v, parts_key)
-        .and_then(Value::as_map)
-        .ok_or_else(|| malformed(what(&format!("{parts_key} must be a map"))))?
-        .iter()
-        .map(|(role, p)| {
-            parse_part(
-                text_of(role, &what("part role"))?,
-                p,
-                generation,
-                object_dtype,
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Object {
-        name: name.to_owned(),
-        shape,
-        layout,
-        parts,
-        attributes: map_get(v, "attributes").cloned(),
-    })
 }
 
 /// The manifest's offset and length, and for zTensor 2 the footer's manifest hash and
@@ -277,5 +409,137 @@ pub(super) fn locate_manifest(bytes: &[u8], generation: Generation) -> Result<Ma
             Class::BadMagic,
             "a zTensor 0.1 file is read with ZTensor::open",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensor_core::cbor::{Encoder, to_canonical};
+
+    fn map(entries: &[(&str, Value)]) -> Value {
+        Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (Value::from(*k), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn v2_object(part: Value) -> Value {
+        map(&[(
+            "objects",
+            map(&[(
+                "w",
+                map(&[
+                    ("shape", Value::Array(vec![Value::Uint(2)])),
+                    ("parts", map(&[("data", part)])),
+                ]),
+            )]),
+        )])
+    }
+
+    fn read(bytes: &[u8], generation: Generation) -> Result<Manifest> {
+        read_manifest(bytes, generation, &tensor_core::Limits::default())
+    }
+
+    fn message(r: Result<Manifest>) -> String {
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_v2_part_reads_in_one_pass() {
+        let part = map(&[
+            (
+                "blob",
+                Value::Array(vec![Value::Uint(4096), Value::Uint(8)]),
+            ),
+            ("digest", Value::from("xxh3:00000000000000ff")),
+            ("dtype", Value::from("f32")),
+        ]);
+        let m = read(&to_canonical(&v2_object(part)), Generation::V2).unwrap();
+        let p = &m.objects[0].parts[0];
+        assert_eq!(
+            (p.offset, p.length, p.dtype_name.as_str()),
+            (4096, 8, "f32")
+        );
+        assert_eq!(p.digest, Some(Checksum::Xxh3(0xff)));
+        assert_eq!(m.objects[0].layout, "dense");
+        assert!(!m.has_tensors && m.attributes.is_none());
+    }
+
+    #[test]
+    fn schema_and_encoding_faults_are_named() {
+        let blob = Value::Array(vec![Value::Uint(4096), Value::Uint(8)]);
+        // No dtype on the part nor on the object.
+        let no_dtype = to_canonical(&v2_object(map(&[("blob", blob.clone())])));
+        assert!(message(read(&no_dtype, Generation::V2)).contains("dtype is missing"));
+        // A blob of three numbers.
+        let three = Value::Array(vec![Value::Uint(1), Value::Uint(2), Value::Uint(3)]);
+        let bad_blob = to_canonical(&v2_object(map(&[
+            ("blob", three),
+            ("dtype", Value::from("f32")),
+        ])));
+        assert!(message(read(&bad_blob, Generation::V2)).contains("blob must be"));
+        // Keys out of order: refused for 2, tolerated for 1.x.
+        let mut e = Encoder::new();
+        e.value(&v2_object(map(&[
+            ("dtype", Value::from("f32")),
+            ("blob", blob),
+        ])));
+        assert!(message(read(&e.out, Generation::V2)).contains("deterministic"));
+        // A root that is not a map, and bytes after the manifest.
+        assert!(message(read(&[0x01], Generation::V2)).contains("not a CBOR map"));
+        assert!(message(read(&[0xa0, 0x00], Generation::V2)).contains("follow the manifest"));
+        // A manifest cut short is malformed, not a core error.
+        let cut = &no_dtype[..no_dtype.len() - 3];
+        let err = read(cut, Generation::V2).err().unwrap();
+        assert_eq!(err.class(), Some(Class::IndexMalformed));
+    }
+
+    #[test]
+    fn v1_parts_take_the_object_dtype() {
+        let v = map(&[(
+            "tensors",
+            map(&[(
+                "w",
+                map(&[
+                    (
+                        "components",
+                        map(&[(
+                            "data",
+                            map(&[("length", Value::Uint(8)), ("offset", Value::Uint(64))]),
+                        )]),
+                    ),
+                    ("dtype", Value::from("float32")),
+                    ("shape", Value::Array(vec![Value::Uint(2)])),
+                ]),
+            )]),
+        )]);
+        let m = read(&to_canonical(&v), Generation::V1).unwrap();
+        assert!(m.has_tensors);
+        assert_eq!(m.objects[0].parts[0].dtype_name, "float32");
+        assert_eq!(m.objects[0].parts[0].offset, 64);
+    }
+
+    #[test]
+    fn the_tensor_count_is_limited_before_objects_are_read() {
+        let many = map(&[(
+            "objects",
+            Value::Map(
+                (0..5)
+                    .map(|i| (Value::from(format!("t{i}")), Value::Null))
+                    .collect(),
+            ),
+        )]);
+        let mut limits = tensor_core::Limits::default();
+        limits.max_tensor_count = 4;
+        let err = read_manifest(&to_canonical(&many), Generation::V2, &limits)
+            .err()
+            .unwrap();
+        assert!(matches!(
+            err,
+            Error::Core(tensor_core::Error::LimitExceeded { .. })
+        ));
     }
 }

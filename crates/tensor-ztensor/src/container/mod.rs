@@ -11,10 +11,10 @@ mod read;
 
 use crate::error::{Class, Error, Result};
 use crate::read::{ReadOptions, Verify};
-use manifest::{keys_sorted, locate_manifest, malformed, map_get, parse_object, text_of};
+use manifest::{locate_manifest, malformed, read_manifest};
 pub use part::{Object, Part, PartEncoding};
 use std::collections::HashSet;
-use tensor_core::cbor::{Decoder, Value};
+use tensor_core::cbor::Value;
 
 /// The largest rank a zTensor 1.x/2 object may have (readers refuse more, so writers
 /// never write more).
@@ -68,6 +68,8 @@ pub struct Container<'a> {
     attributes: Option<Value>,
     options: ReadOptions,
     warnings: Vec<String>,
+    /// The stretches between blobs (zTensor 2), for [`warnings`](Self::warnings).
+    gaps: Vec<(u64, u64)>,
 }
 
 impl<'a> Container<'a> {
@@ -110,24 +112,9 @@ impl<'a> Container<'a> {
                 ));
             }
         }
-        let mut d = Decoder::new(manifest);
-        let root = d.value().map_err(|e| malformed(format!("manifest: {e}")))?;
-        if d.remaining() != 0 {
-            return Err(malformed(format!(
-                "{} bytes follow the manifest",
-                d.remaining()
-            )));
-        }
-        if generation == Generation::V2 && !(d.was_canonical() && keys_sorted(&root)) {
-            return Err(malformed(
-                "the manifest is not in deterministic CBOR (shortest forms, definite lengths, sorted keys)",
-            ));
-        }
-        if root.as_map().is_none() {
-            return Err(malformed("the manifest is not a CBOR map"));
-        }
+        let manifest = read_manifest(manifest, generation, &options.limits)?;
         if generation == Generation::V1
-            && map_get(&root, "tensors").is_none()
+            && !manifest.has_tensors
             && &bytes[bytes.len().saturating_sub(8)..] != MAGIC_V1
         {
             // 1.1 and later (the `objects` manifest) always end with the ZTEN1000 trailer;
@@ -138,27 +125,15 @@ impl<'a> Container<'a> {
                  carries, and its manifest is not a 1.0 one (tensors): the file appears cut short",
             ));
         }
-        let objects_value = map_get(&root, "objects").or_else(|| map_get(&root, "tensors"));
-        let objects = match objects_value {
-            None => Vec::new(),
-            Some(v) => {
-                let m = v
-                    .as_map()
-                    .ok_or_else(|| malformed("objects must be a map"))?;
-                options.limits.check_tensor_count(m.len() as u64)?;
-                m.iter()
-                    .map(|(k, o)| parse_object(text_of(k, "object name")?, o, generation))
-                    .collect::<Result<Vec<_>>>()?
-            }
-        };
         let mut c = Container {
             bytes,
             base: 0,
             generation,
-            objects: objects.into(),
-            attributes: map_get(&root, "attributes").cloned(),
+            objects: manifest.objects.into(),
+            attributes: manifest.attributes,
             options: *options,
             warnings,
+            gaps: Vec::new(),
         };
         c.check_blobs(m_offset, m_len)?;
         if options.verify == Verify::OnOpen {
@@ -181,20 +156,28 @@ impl<'a> Container<'a> {
             _ => (crate::v0_1::ALIGNMENT, 8, m_offset),
         };
         let mut names = HashSet::with_capacity(self.objects.len());
-        let mut spans = vec![(m_offset, m_offset + m_len, "(manifest)".to_owned())];
-        for o in self.objects.iter() {
+        // Each span names its part by (object, part) index; the manifest is `None`.
+        let mut spans = vec![(m_offset, m_offset + m_len, None)];
+        let who = |at: Option<(usize, usize)>| match at {
+            Some((o, p)) => format!("{}/{}", self.objects[o].name, self.objects[o].parts[p].role),
+            None => "(manifest)".to_owned(),
+        };
+        for (oi, o) in self.objects.iter().enumerate() {
             if !names.insert(o.name.as_str()) {
                 return Err(Error::format(
                     Class::DuplicateName,
                     format!("object {:?} appears twice", o.name),
                 ));
             }
-            for p in &o.parts {
-                let who = format!("{}/{}", o.name, p.role);
+            for (pi, p) in o.parts.iter().enumerate() {
                 if p.offset % align != 0 {
                     return Err(Error::format(
                         Class::MisalignedOffset,
-                        format!("{who}: offset {} is not a multiple of {align}", p.offset),
+                        format!(
+                            "{}: offset {} is not a multiple of {align}",
+                            who(Some((oi, pi))),
+                            p.offset
+                        ),
                     ));
                 }
                 let end = p.offset.checked_add(p.length);
@@ -202,52 +185,49 @@ impl<'a> Container<'a> {
                     return Err(Error::format(
                         Class::BlobOutOfBounds,
                         format!(
-                            "{who}: blob {}+{} lies outside the blob region {floor}..{limit}",
-                            p.offset, p.length
+                            "{}: blob {}+{} lies outside the blob region {floor}..{limit}",
+                            who(Some((oi, pi))),
+                            p.offset,
+                            p.length
                         ),
                     ));
                 }
                 if p.length > 0 {
-                    spans.push((p.offset, p.offset + p.length, who));
+                    spans.push((p.offset, p.offset + p.length, Some((oi, pi))));
                 }
             }
         }
-        spans.sort();
+        spans.sort_unstable();
         spans.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1 && self.generation == Generation::V2);
         if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
             return Err(Error::format(
                 Class::OverlappingBlobs,
                 format!(
                     "{} ({}..{}) overlaps {} ({}..{})",
-                    w[1].2, w[1].0, w[1].1, w[0].2, w[0].0, w[0].1
+                    who(w[1].2),
+                    w[1].0,
+                    w[1].1,
+                    who(w[0].2),
+                    w[0].0,
+                    w[0].1
                 ),
             ));
         }
         if self.generation == Generation::V2 {
-            // Everything between blobs (and between the magic and the first one) is zero.
+            // Everything between blobs (and between the magic and the first one) should be
+            // zero. Looking costs a read of all the padding, so it waits for `warnings()`,
+            // except that a strict reader refuses such a file at once.
             let mut pos = 8u64;
-            for (start, end, _) in
-                spans
-                    .iter()
-                    .chain(std::iter::once(&(limit, limit, String::new())))
-            {
-                if *start > pos
-                    && self.bytes[pos as usize..*start as usize]
-                        .iter()
-                        .any(|&b| b != 0)
-                {
-                    // Readers may ignore padding (spec §2.4), and an appended file keeps its
-                    // superseded manifest here as an unreferenced blob (§2.5).
-                    let what = format!(
-                        "bytes {pos}..{start} between blobs are not zero (an unreferenced blob, \
-                         such as the manifest an append superseded)"
-                    );
-                    if self.options.strict {
-                        return Err(malformed(what));
-                    }
-                    self.warnings.push(what);
+            for (start, end, _) in spans.iter().chain(std::iter::once(&(limit, limit, None))) {
+                if *start > pos {
+                    self.gaps.push((pos, *start));
                 }
                 pos = pos.max(*end);
+            }
+            if self.options.strict
+                && let Some(what) = self.unreferenced().next()
+            {
+                return Err(malformed(what));
             }
         }
         Ok(())
@@ -266,10 +246,34 @@ impl<'a> Container<'a> {
     }
 
     /// What the reader tolerated but a conforming writer never produces (refused instead
-    /// with [`ReadOptions::strict`]).
+    /// with [`ReadOptions::strict`]). Reads the padding between blobs to find non-zero bytes
+    /// there, which opening does not (unless strict).
     #[must_use]
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings
+            .iter()
+            .cloned()
+            .chain(self.unreferenced())
+            .collect()
+    }
+
+    /// A warning for each stretch between blobs that is not all zero.
+    fn unreferenced(&self) -> impl Iterator<Item = String> + '_ {
+        // Readers may ignore padding (spec §2.4), and an appended file keeps its superseded
+        // manifest here as an unreferenced blob (§2.5).
+        self.gaps
+            .iter()
+            .filter(|&&(from, to)| {
+                self.bytes[from as usize..to as usize]
+                    .iter()
+                    .any(|&b| b != 0)
+            })
+            .map(|(from, to)| {
+                format!(
+                    "bytes {from}..{to} between blobs are not zero (an unreferenced blob, such as \
+                     the manifest an append superseded)"
+                )
+            })
     }
 
     /// File-level attributes, if any.
@@ -315,6 +319,7 @@ impl<'a> Container<'a> {
             attributes: None,
             options: self.options,
             warnings: Vec::new(),
+            gaps: Vec::new(),
         })
     }
 }

@@ -135,25 +135,65 @@ impl Write for Sink<'_> {
     }
 }
 
-/// A writer that only hashes what it is given: XXH3-64 (the part digest) and SHA-256
-/// (to tell blobs with equal digests apart without holding either).
-struct Hashing {
-    xxh3: xxhash_rust::xxh3::Xxh3,
-    sha: sha2::Sha256,
-    len: u64,
-}
+/// A writer that hands what it is given to a closure: a digest, or the file and a digest.
+struct Feed<F>(F);
 
-impl Write for Hashing {
+impl<F: FnMut(&[u8]) -> std::io::Result<()>> Write for Feed<F> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        use sha2::Digest;
-        self.xxh3.update(buf);
-        self.sha.update(buf);
-        self.len += buf.len() as u64;
+        (self.0)(buf)?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// The blobs written so far, by digest and length, to find an object whose bytes are
+/// already in the file; equal digests are confirmed with SHA-256 of both objects, asked
+/// for again only then (identical tensors are rare, and SHA-256 slow).
+#[derive(Default)]
+struct Written {
+    by_digest: HashMap<(u64, u64), Vec<(usize, u64)>>,
+    sha: HashMap<usize, [u8; 32]>,
+}
+
+impl Written {
+    fn sha(
+        &mut self,
+        i: usize,
+        data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    ) -> Result<[u8; 32]> {
+        if let Some(s) = self.sha.get(&i) {
+            return Ok(*s);
+        }
+        let mut h = sha2::Sha256::default();
+        data(
+            i,
+            &mut Feed(|b: &[u8]| {
+                sha2::Digest::update(&mut h, b);
+                Ok(())
+            }),
+        )?;
+        let s = sha2::Digest::finalize(h).into();
+        self.sha.insert(i, s);
+        Ok(s)
+    }
+
+    /// The offset of a blob already written with the bytes of object `i`.
+    fn find(
+        &mut self,
+        i: usize,
+        key: (u64, u64),
+        data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    ) -> Result<Option<u64>> {
+        let candidates = self.by_digest.get(&key).cloned().unwrap_or_default();
+        for (j, offset) in candidates {
+            if self.sha(i, data)? == self.sha(j, data)? {
+                return Ok(Some(offset));
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -174,9 +214,10 @@ pub struct ObjectEntry<'n> {
 /// the bytewise order of the object names, whatever the order of `entries`, so the bytes
 /// are those of ztensor's own canonical writer), asking
 /// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they are
-/// needed: twice per object — once to digest them (objects with identical bytes share one
-/// blob), once to write them — and never for more than one object at a time. `data` must
-/// produce the same bytes both times, exactly the object's size. Blobs and the manifest
+/// needed, never for more than one object at a time: once to write and digest them; for an
+/// object whose length another shares, once more beforehand to digest them (objects with
+/// identical bytes share one blob), and again for SHA-256 when its digest matches a written
+/// blob's. `data` must produce the same bytes every time, exactly the object's size. Blobs and the manifest
 /// start at multiples of `alignment`: a power of two, at least [`ALIGNMENT_V2`] (4096);
 /// [`CANONICAL_ALIGNMENT`] (64 KiB) gives the canonical bytes. Returns the number of bytes
 /// written.
@@ -200,8 +241,17 @@ pub fn write_streamed(
         copy: Vec::new(),
     };
     sink.put(MAGIC_V2)?;
-    // (digest, length, SHA-256) -> the offset of the blob already written with those bytes.
-    let mut written: HashMap<(u64, u64, [u8; 32]), u64> = HashMap::new();
+    let mut written = Written::default();
+    // Only objects whose length another object shares can share its blob: those are
+    // digested before they are written, the others while they are written.
+    let lens = entries
+        .iter()
+        .map(|e| tensor_dtype::shape::byte_len(e.dtype, e.shape))
+        .collect::<std::result::Result<Vec<u64>, _>>()?;
+    let mut same_len: HashMap<u64, usize> = HashMap::new();
+    for &len in &lens {
+        *same_len.entry(len).or_default() += 1;
+    }
     let mut names = std::collections::HashSet::new();
     let mut objects = Vec::with_capacity(entries.len());
     // Canonical form places blobs in (object name, part name) byte order (spec §6.3).
@@ -226,35 +276,62 @@ pub fn write_streamed(
                 MAX_RANK_V2
             )));
         }
-        let len = tensor_dtype::shape::byte_len(e.dtype, e.shape)?;
-        let mut h = Hashing {
-            xxh3: xxhash_rust::xxh3::Xxh3::new(),
-            sha: sha2::Sha256::default(),
-            len: 0,
-        };
-        data(i, &mut h)?;
-        let digest = h.xxh3.digest();
-        let key = (digest, h.len, sha2::Digest::finalize(h.sha).into());
+        let len = lens[i];
         let size_error = |got: u64| {
             Error::Unwritable(format!(
                 "object {name:?}: {got} bytes were given for a {len}-byte tensor"
             ))
         };
-        if h.len != len {
-            return Err(size_error(h.len));
-        }
-        // Identical bytes share one blob (weight tying): same digest, length and bytes.
-        let offset = if let Some(&off) = written.get(&key) {
-            off
+        // An object whose length another shares may share its blob: it is digested first
+        // to find out. Any other is digested while it is written, on another core.
+        let first = if same_len[&len] > 1 {
+            let mut xxh3 = xxhash_rust::xxh3::Xxh3::new();
+            let mut got = 0u64;
+            data(
+                i,
+                &mut Feed(|b: &[u8]| {
+                    xxh3.update(b);
+                    got += b.len() as u64;
+                    Ok(())
+                }),
+            )?;
+            if got != len {
+                return Err(size_error(got));
+            }
+            let digest = xxh3.digest();
+            Some((digest, written.find(i, (digest, len), data)?))
+        } else {
+            None
+        };
+        let (offset, digest) = if let Some((digest, Some(offset))) = first {
+            // Identical bytes share one blob (weight tying).
+            (offset, digest)
         } else {
             sink.align()?;
-            let off = sink.pos;
-            data(i, &mut sink)?;
-            if sink.pos - off != len {
-                return Err(size_error(sink.pos - off));
+            let offset = sink.pos;
+            let mut xxh3 = xxhash_rust::xxh3::Xxh3::new();
+            if first.is_some() {
+                data(i, &mut sink)?;
+            } else {
+                data(
+                    i,
+                    &mut Feed(|b: &[u8]| {
+                        tensor_core::tee::write(&mut sink, b, &mut |p| xxh3.update(p))
+                    }),
+                )?;
             }
-            written.insert(key, off);
-            off
+            if sink.pos - offset != len {
+                return Err(size_error(sink.pos - offset));
+            }
+            let digest = first.map_or_else(|| xxh3.digest(), |(digest, _)| digest);
+            if first.is_some() {
+                written
+                    .by_digest
+                    .entry((digest, len))
+                    .or_default()
+                    .push((i, offset));
+            }
+            (offset, digest)
         };
         let mut part = vec![
             (text("dtype"), text(dtype)),
@@ -346,4 +423,71 @@ pub fn serialize<'a, N: AsRef<str>>(
     let mut out = Vec::new();
     write(&mut out, tensors, attributes)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(tensors: &[&[f32]]) -> Vec<u8> {
+        let names: Vec<String> = (0..tensors.len()).map(|i| format!("t{i}")).collect();
+        let views: Vec<_> = tensors
+            .iter()
+            .zip(&names)
+            .map(|(t, n)| {
+                let view = TensorView::new(
+                    le_bytes(t),
+                    Dtype::Float32,
+                    &[t.len() as u64],
+                    tensor_core::ByteOrder::Little,
+                )
+                .unwrap();
+                (n.as_str(), view, None)
+            })
+            .collect();
+        serialize(views, None).unwrap()
+    }
+
+    fn le_bytes(t: &[f32]) -> &'static [u8] {
+        let bytes: Vec<u8> = t.iter().flat_map(|x| x.to_le_bytes()).collect();
+        Box::leak(bytes.into_boxed_slice())
+    }
+
+    fn blobs(bytes: &[u8]) -> Vec<u64> {
+        let c = crate::Container::open(bytes).unwrap();
+        let mut offsets: Vec<u64> = c.objects().iter().map(|o| o.parts[0].offset).collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        offsets
+    }
+
+    #[test]
+    fn identical_tensors_share_a_blob_and_others_do_not() {
+        let (a, b) = ([1.0f32, 2.0], [1.0f32, 3.0]);
+        assert_eq!(blobs(&file(&[&a, &a])).len(), 1);
+        assert_eq!(blobs(&file(&[&a, &b])).len(), 2);
+        assert_eq!(blobs(&file(&[&a, &b, &a, &[5.0]])).len(), 3);
+        // Every tensor reads back as written, digests checked.
+        let bytes = file(&[&a, &b, &a, &[5.0]]);
+        let c = crate::Container::open(&bytes).unwrap();
+        for (i, want) in [&a[..], &b, &a, &[5.0]].iter().enumerate() {
+            assert_eq!(&*c.read(i).unwrap().data, le_bytes(want));
+        }
+    }
+
+    #[test]
+    fn equal_digests_share_a_blob_only_when_the_bytes_are_equal() {
+        // Two objects filed under the same digest and length, as a collision would:
+        // SHA-256 of both decides.
+        let objects: [&[u8]; 3] = [b"abcd", b"abce", b"abcd"];
+        let mut data = |i: usize, w: &mut dyn Write| -> Result<()> {
+            w.write_all(objects[i])
+                .map_err(|e| Error::Unwritable(e.to_string()))
+        };
+        let mut written = Written::default();
+        written.by_digest.insert((42, 4), vec![(0, 65_536)]);
+        assert_eq!(written.find(1, (42, 4), &mut data).unwrap(), None);
+        assert_eq!(written.find(2, (42, 4), &mut data).unwrap(), Some(65_536));
+        assert_eq!(written.find(2, (43, 4), &mut data).unwrap(), None);
+    }
 }
