@@ -56,23 +56,47 @@ impl EncodedObject<'_> {
     }
 }
 
-/// Copies and hashes in pieces of this size, so each piece is hashed while it is in cache.
-const CHUNK: usize = 256 << 10;
+/// What goes into a frame's hash slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameHash {
+    /// No hash (zero, and the frame's hash flag clear).
+    Off,
+    /// The body's XXH3-64, computed as the body is written (on another core when there is
+    /// one).
+    Compute,
+    /// A hash already computed over exactly these body bytes.
+    Known(u64),
+}
+
+impl From<bool> for FrameHash {
+    fn from(hashing: bool) -> Self {
+        if hashing {
+            FrameHash::Compute
+        } else {
+            FrameHash::Off
+        }
+    }
+}
 
 /// Writes one frame starting at message offset `at`: header, the body `parts`, footer
-/// (`cbor_offset` first for data frames) and alignment padding. The body is hashed while it
-/// is copied. Returns the bytes written and the body's hash (0 without hashing).
+/// (`cbor_offset` first for data frames) and alignment padding, with `hash` in its hash
+/// slot. Returns the bytes written and the body's hash (0 without hashing).
 pub(crate) fn write_frame<W: Write + ?Sized>(
     w: &mut W,
     at: u64,
     kind: FrameType,
     parts: &[&[u8]],
-    hashing: bool,
+    hash: impl Into<FrameHash>,
     cbor_offset: Option<u64>,
 ) -> std::io::Result<(u64, u64)> {
+    let hash = hash.into();
     let body: u64 = parts.iter().map(|p| p.len() as u64).sum();
     let total = FRAME_HEADER_LEN + body + kind.footer_len();
-    let mut fl = if hashing { HASH_PRESENT } else { 0 };
+    let mut fl = if hash == FrameHash::Off {
+        0
+    } else {
+        HASH_PRESENT
+    };
     if cbor_offset.is_some() {
         fl |= CBOR_AFTER_PAYLOAD;
     }
@@ -85,17 +109,21 @@ pub(crate) fn write_frame<W: Write + ?Sized>(
     w.write_all(&header.to_bytes())?;
     let mut hasher = Xxh3::new();
     for part in parts {
-        for chunk in part.chunks(CHUNK) {
-            if hashing {
-                hasher.update(chunk);
-            }
-            w.write_all(chunk)?;
+        if hash == FrameHash::Compute {
+            // `&mut W` is a sized writer, lent as `&mut dyn Write`.
+            tensor_core::tee::write(&mut &mut *w, part, &mut |p| hasher.update(p))?;
+        } else {
+            w.write_all(part)?;
         }
     }
     if let Some(c) = cbor_offset {
         w.write_all(&c.to_be_bytes())?;
     }
-    let h = if hashing { hasher.digest() } else { 0 };
+    let h = match hash {
+        FrameHash::Off => 0,
+        FrameHash::Compute => hasher.digest(),
+        FrameHash::Known(h) => h,
+    };
     w.write_all(&h.to_be_bytes())?;
     w.write_all(wire::FRAME_END)?;
     let pad = wire::padding(at + total);

@@ -209,6 +209,32 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
     })
 }
 
+/// An object frame's bytes and where it sits, to check its hash
+/// ([`ObjectFrame::hash_check`]).
+#[derive(Clone, Copy, Debug)]
+pub struct HashCheck<'a> {
+    frame: &'a [u8],
+    flags: u16,
+    offset: u64,
+    index: usize,
+}
+
+impl HashCheck<'_> {
+    /// Checks the stored hash against the bytes (an error when the frame carries none).
+    pub fn verify(&self) -> Result<()> {
+        if self.flags & HASH_PRESENT == 0 {
+            return Err(Error::MissingHash { object: self.index });
+        }
+        hash::verify(
+            self.frame,
+            20,
+            "NTensorFrame",
+            self.offset,
+            Some(self.index),
+        )
+    }
+}
+
 /// A data-object frame inside a message, with its descriptor decoded.
 #[derive(Clone, Debug)]
 pub struct ObjectFrame<'a> {
@@ -348,16 +374,19 @@ impl<'a> ObjectFrame<'a> {
 
     /// Checks the stored hash against the bytes.
     pub fn verify_hash(&self) -> Result<()> {
-        if self.header.flags & HASH_PRESENT == 0 {
-            return Err(Error::MissingHash { object: self.index });
+        self.hash_check().verify()
+    }
+
+    /// What [`verify_hash`](Self::verify_hash) needs, without the descriptor: a copy kept
+    /// to check the frame later costs nothing to make.
+    #[must_use]
+    pub fn hash_check(&self) -> HashCheck<'a> {
+        HashCheck {
+            frame: self.frame,
+            flags: self.header.flags,
+            offset: self.offset,
+            index: self.index,
         }
-        hash::verify(
-            self.frame,
-            20,
-            "NTensorFrame",
-            self.offset,
-            Some(self.index),
-        )
     }
 
     /// The dtype, shape and byte order of the decoded tensor.

@@ -2,7 +2,7 @@
 
 use super::{EncodeOptions, HashFrames, IndexFrame, complete_metadata};
 use crate::error::{Error, Result};
-use crate::frame_out::{EncodedObject, frame, write_frame};
+use crate::frame_out::{EncodedObject, FrameHash, frame, write_frame};
 use crate::metadata::{GlobalMetadata, HashList, Index};
 use crate::wire::{
     self, FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION,
@@ -162,17 +162,34 @@ pub(super) fn nothing_deferred(
     Err(std::io::Error::other(format!("object {i} has no payload")))
 }
 
-/// Writes a planned message to `w`, with `header_hashes` in the header hash frame, asking
-/// `fetch` for deferred payloads. Returns the data frames' hashes, computed while their
-/// bodies are copied.
+/// What [`emit`] puts in the header hash frame.
+#[derive(Clone, Copy)]
+pub(super) enum HeaderHashes<'h> {
+    /// The bodies' hashes, computed beforehand: the data frames carry them too, without
+    /// hashing the bodies again.
+    Known(&'h [u64]),
+    /// Zeros, for the caller to patch once the data frames are written.
+    Placeholders,
+}
+
+/// Writes a planned message to `w`, with `header` in the header hash frame, asking `fetch`
+/// for deferred payloads. Returns the data frames' hashes.
 pub(super) fn emit<W: Write + ?Sized>(
     plan: &Plan,
     objects: &[EncodedObject<'_>],
     hashing: bool,
-    header_hashes: &[u64],
+    header: HeaderHashes<'_>,
     w: &mut W,
     fetch: &mut Fetch<'_>,
 ) -> std::io::Result<Vec<u64>> {
+    let zeros;
+    let (listed, header_hashes) = match header {
+        HeaderHashes::Known(h) => (h, h),
+        HeaderHashes::Placeholders => {
+            zeros = vec![0; objects.len()];
+            (&zeros[..], &[][..])
+        }
+    };
     let mut at = 0u64;
     w.write_all(
         &Preamble {
@@ -183,10 +200,13 @@ pub(super) fn emit<W: Write + ?Sized>(
         .to_bytes(),
     )?;
     at += PREAMBLE_LEN;
-    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
-        let (n, h) = write_frame(w, *at, kind, parts, hashing, cbor)?;
+    let framed = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], hash, cbor: Option<u64>| {
+        let (n, h) = write_frame(w, *at, kind, parts, hash, cbor)?;
         *at += n;
         Ok::<u64, std::io::Error>(h)
+    };
+    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
+        framed(w, at, kind, parts, FrameHash::from(hashing), cbor)
     };
     frame_to(
         w,
@@ -209,7 +229,7 @@ pub(super) fn emit<W: Write + ?Sized>(
             w,
             &mut at,
             FrameType::HeaderHash,
-            &[&HashList::encode_xxh3(header_hashes)],
+            &[&HashList::encode_xxh3(listed)],
             None,
         )?;
     }
@@ -227,6 +247,7 @@ pub(super) fn emit<W: Write + ?Sized>(
                         payload.len()
                     )));
                 }
+                // Hashed again: the caller checks it against the first time's.
                 hash = Some(frame_to(
                     w,
                     &mut at,
@@ -240,11 +261,17 @@ pub(super) fn emit<W: Write + ?Sized>(
                 std::io::Error::other(format!("object {i}: no payload was handed over"))
             })?);
         } else {
-            hashes.push(frame_to(
+            // Hashed already for the header hash frame: the same bytes, not hashed twice.
+            let hash = match header_hashes.get(i) {
+                Some(&h) if hashing => FrameHash::Known(h),
+                _ => FrameHash::from(hashing),
+            };
+            hashes.push(framed(
                 w,
                 &mut at,
                 FrameType::NTensor,
                 &o.parts(),
+                hash,
                 Some(o.cbor_offset()),
             )?);
         }
@@ -289,12 +316,11 @@ pub(super) fn assemble(
     let plan = plan(metadata, objects, opts)?;
     out.clear();
     out.reserve(checked::to_usize(plan.total, "message size")?);
-    let placeholders = vec![0; objects.len()];
     let hashes = emit(
         &plan,
         objects,
         opts.hashing,
-        &placeholders,
+        HeaderHashes::Placeholders,
         out,
         &mut nothing_deferred,
     )

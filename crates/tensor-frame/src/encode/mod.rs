@@ -4,7 +4,7 @@
 mod layout;
 mod prepare;
 
-use layout::{assemble, emit, nothing_deferred, plan};
+use layout::{HeaderHashes, assemble, emit, nothing_deferred, plan};
 pub(crate) use prepare::encode_object;
 
 use crate::error::{Error, Result};
@@ -218,10 +218,31 @@ pub fn encode_to<W: Write + ?Sized>(
     opts: &EncodeOptions,
     w: &mut W,
 ) -> Result<u64> {
-    let objects = encode_objects(metadata, descriptors, data, opts)?;
+    // The header hash frame precedes the data, so every body is hashed before anything is
+    // written: raw payloads on another core while this one checks them for NaN and Inf.
+    let (objects, raw) = tensor_core::tee::join(
+        || encode_objects(metadata, descriptors, data, opts),
+        || raw_hashes(descriptors, data, opts),
+    );
+    let objects = objects?;
     let plan = plan(metadata, &objects, opts)?;
     let hashes: Vec<u64> = if plan.hash_header {
-        objects.iter().map(EncodedObject::body_hash).collect()
+        objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| match raw.get(i) {
+                // Still the caller's bytes and nothing after them but the descriptor.
+                Some(Some(h))
+                    if o.masks.is_empty()
+                        && std::ptr::eq(std::ptr::from_ref::<[u8]>(&o.payload), data[i]) =>
+                {
+                    let mut h = h.clone();
+                    h.update(&o.cbor);
+                    h.digest()
+                }
+                _ => o.body_hash(),
+            })
+            .collect()
     } else {
         Vec::new()
     };
@@ -230,7 +251,7 @@ pub fn encode_to<W: Write + ?Sized>(
         &plan,
         &objects,
         opts.hashing,
-        &hashes,
+        HeaderHashes::Known(&hashes),
         w,
         &mut nothing_deferred,
     )
@@ -243,7 +264,7 @@ pub fn encode_to<W: Write + ?Sized>(
             &plan,
             &objects,
             opts.hashing,
-            &hashes,
+            HeaderHashes::Known(&hashes),
             &mut tee,
             &mut nothing_deferred,
         )
@@ -259,6 +280,32 @@ pub fn encode_to<W: Write + ?Sized>(
         }
     }
     Ok(plan.total)
+}
+
+/// The hash state after each raw payload (no pipeline stage changes its bytes), computed
+/// only where a second core can do it alongside the encoding ([`tensor_core::tee::join`]);
+/// an object whose payload turns out to change (NaN or Inf masked) is hashed again.
+fn raw_hashes(
+    descriptors: &[DataObjectDescriptor],
+    data: &[&[u8]],
+    opts: &EncodeOptions,
+) -> Vec<Option<xxhash_rust::xxh3::Xxh3>> {
+    if !opts.hashing || !tensor_core::tee::PARALLEL {
+        return Vec::new();
+    }
+    descriptors
+        .iter()
+        .zip(data)
+        .enumerate()
+        .map(|(i, (d, x))| {
+            let raw = object::pipeline(d, i).is_ok_and(|p| p == tensor_pipeline::Pipeline::NONE);
+            raw.then(|| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                h.update(x);
+                h
+            })
+        })
+        .collect()
 }
 
 /// One object's bytes for [`encode_to_streamed`].
@@ -348,7 +395,14 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
     let mut w = crate::paranoid::HashingWriter::new(w);
     #[cfg(feature = "paranoid")]
     let w = &mut w;
-    let written = emit(&plan, &objects, opts.hashing, &header_hashes, w, &mut fetch);
+    let written = emit(
+        &plan,
+        &objects,
+        opts.hashing,
+        HeaderHashes::Known(&header_hashes),
+        w,
+        &mut fetch,
+    );
     if let Some(e) = failed {
         return Err(e);
     }
