@@ -74,7 +74,7 @@ impl Validation {
 /// many there were, and what the reader tolerated but a conforming writer never produces.
 fn ztensor_checksums(file: &Path, map: &[u8]) -> Result<(usize, Vec<String>)> {
     tensor_ztensor::AnyZTensor::open(map)
-        .and_then(|z| Ok((z.verify_all()?, z.warnings().to_vec())))
+        .and_then(|z| Ok((z.verify_all()?, z.warnings())))
         .map_err(|source| Error::Ztensor {
             path: file.to_path_buf(),
             source,

@@ -396,8 +396,9 @@ pub struct ReadOptions {
     /// varints, padding, unsorted keys, bool bytes other than 0 and 1). safetensors and
     /// Tensogram readers are strict either way.
     pub strict: bool,
-    /// Check the checksums and hashes files carry (zTensor as each tensor is read, Tensogram
-    /// every frame's hash on open). On by default.
+    /// Check the checksums and hashes files carry: Tensogram's header and footer frames on
+    /// open; each zTensor checksum and Tensogram data frame before its tensor's elements are
+    /// copied out, and when asked (`verify`), not for a zero-copy view. On by default.
     pub verify: bool,
 }
 

@@ -509,6 +509,7 @@ impl<'f> TensorRef<'f> {
             ..
         }) = &self.tensor.data
         {
+            self.tensor.verify()?;
             return decode(&self.set.limits, out);
         }
         if let Some(bytes) = self.native_bytes() {

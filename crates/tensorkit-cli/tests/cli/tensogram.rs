@@ -81,9 +81,16 @@ fn check_bad(file: &Path) -> Result<(), Failed> {
     if out.status.code() != Some(2) || report["valid"] != false {
         return Err(format!("validate should fail with exit 2: {report}").into());
     }
-    // Reading it fails too, unless only the hashes tell (plain reads verify them as well).
-    let inspect = tensorkit(&["inspect", &path]);
-    expect_error_contract(&inspect, false)?;
+    // Reading its data fails too, even where only the hashes tell (reads verify them as
+    // well), and leaves no output behind. (`inspect` reads the header frames alone, so a
+    // damaged data frame is for the commands that read data to find.)
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("out.safetensors");
+    let convert = tensorkit(&["convert", &path, &out.to_string_lossy()]);
+    expect_error_contract(&convert, false)?;
+    if out.exists() {
+        return Err("a failed conversion left its output behind".into());
+    }
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use crate::pipeline_spec::{LeftOut, PipelineSpec};
 use std::path::Path;
+use std::sync::Arc;
 use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
@@ -112,12 +113,14 @@ pub(super) fn read<'a>(
     let msgs = messages(path, bytes, limits)?;
     let mut tensors = Vec::new();
     for (mi, m) in msgs.iter().enumerate() {
-        // Every frame's hash, metadata frames included, before anything is trusted.
+        // The hashes of the frames that describe the data, before anything is trusted;
+        // each data frame's when its elements are copied out or checked
+        // (`NamedTensor::check`), so opening reads no data.
         if options.verify {
-            m.verify_hashes().map_err(wrap(path))?;
+            m.verify_section_hashes().map_err(wrap(path))?;
         }
         for j in 0..m.len() {
-            tensors.push(object_tensor(path, m, mi, j, limits)?);
+            tensors.push(object_tensor(path, m, mi, j, options.verify, limits)?);
         }
     }
     Ok(TensorSet {
@@ -134,14 +137,15 @@ fn object_tensor<'a>(
     m: &Message<'a>,
     mi: usize,
     j: usize,
+    verify: bool,
     limits: &Limits,
 ) -> Result<NamedTensor<'a>> {
-    frame_tensor(path, m, (mi, j), || m.object(j), false, limits)
+    frame_tensor(path, m, (mi, j), || m.object(j), verify, limits)
 }
 
 /// Object `j` of message `mi`, its frame from `frame` (the message's, or one fetched on its
-/// own), its hash checked first when `verify` (a frame without one is not checked, as for a
-/// whole message).
+/// own), its hash checked when `verify` before its elements are copied out or when asked
+/// (a frame without one is not checked, as for a whole message).
 fn frame_tensor<'a>(
     path: &Path,
     m: &Message<'_>,
@@ -154,15 +158,16 @@ fn frame_tensor<'a>(
     let name = object_name(&base);
     let named = wrap_one(path, name.clone());
     let o = frame().map_err(&named)?;
-    if verify && o.stored_hash().is_some() {
-        o.verify_hash().map_err(&named)?;
-    }
+    let check = (verify && o.stored_hash().is_some()).then(|| {
+        let frame = o.hash_check();
+        Arc::new(move || frame.verify().map_err(&named)) as Arc<crate::model::CheckFn<'a>>
+    });
     Ok(NamedTensor {
         data: object_data(path, name.clone(), o, &base, limits)?,
         name,
         location: vec![("message", mi as u64), ("object", j as u64)],
         attributes: attributes(base),
-        check: None,
+        check,
     })
 }
 
@@ -534,7 +539,11 @@ fn packed_form(
     match &t.data {
         TensorData::Encoded(Lazy {
             packed: Some(pack), ..
-        }) => pack(limits),
+        }) => {
+            // The packed bytes are copied as they are: checked first, as a decode would be.
+            t.verify()?;
+            pack(limits)
+        }
         _ => Ok(Err("it is not stored packed".into())),
     }
 }

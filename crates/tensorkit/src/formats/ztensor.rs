@@ -34,7 +34,7 @@ fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
 /// asked: whole, or — dense tensors — streamed in runs straight from the decompressor
 /// (sparse ones are expanded whole and then cut into runs).
 fn lazy<'a>(
-    path: &Path,
+    path: &Arc<Path>,
     file: &Arc<AnyZTensor<'a>>,
     i: usize,
     encoding: String,
@@ -42,7 +42,7 @@ fn lazy<'a>(
     shape: Vec<u64>,
 ) -> TensorData<'a> {
     let (whole, runs) = (Arc::clone(file), Arc::clone(file));
-    let (p1, p2) = (path.to_path_buf(), path.to_path_buf());
+    let (p1, p2) = (Arc::clone(path), Arc::clone(path));
     TensorData::Encoded(Lazy {
         encoding,
         dtype,
@@ -107,8 +107,9 @@ pub(super) fn read<'a>(
     let limits = &read.limits;
     let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
     let (format, count) = shape_of(&any);
+    let shared: Arc<Path> = Arc::from(path);
     let tensors = (0..count)
-        .map(|i| tensor(path, &any, i))
+        .map(|i| tensor(&shared, &any, i))
         .collect::<Result<Vec<_>>>()?;
     Ok(TensorSet {
         format,
@@ -147,9 +148,9 @@ fn file_metadata(any: &AnyZTensor<'_>) -> Option<serde_json::Map<String, serde_j
 /// checked (when `any` was opened to verify) before their elements are copied out but not
 /// for a zero-copy view; compressed and sparse ones decoded on demand, checked as they are
 /// decoded; anything this build cannot decode refused.
-fn tensor<'a>(path: &Path, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedTensor<'a>> {
+fn tensor<'a>(path: &Arc<Path>, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<NamedTensor<'a>> {
     let check = || -> Option<Arc<crate::model::CheckFn<'a>>> {
-        let (any, path) = (Arc::clone(any), path.to_path_buf());
+        let (any, path) = (Arc::clone(any), Arc::clone(path));
         any.verifies().then(|| {
             Arc::new(move || any.verify(i).map_err(wrap(&path))) as Arc<crate::model::CheckFn<'a>>
         })
@@ -333,7 +334,7 @@ pub(super) fn read_in<'w>(
     start: u64,
 ) -> Result<NamedTensor<'w>> {
     let window = any.window(i, bytes, start).map_err(wrap(path))?;
-    tensor(path, &Arc::new(window), i)
+    tensor(&Arc::from(path), &Arc::new(window), i)
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as

@@ -233,16 +233,17 @@ fn alignment_is_chosen_where_the_format_allows_it() {
     assert!(!st.exists());
 }
 
-/// A zero-copy view costs nothing however large the tensor: a zTensor checksum or digest is
-/// checked when the elements are copied out (`to_tensor`, `read_into`) or when asked
-/// (`verify`), not when the file is opened or viewed. Tensogram checks its hashes at open.
+/// A zero-copy view costs nothing however large the tensor: a zTensor checksum or digest,
+/// or a Tensogram data frame's hash, is checked when the elements are copied out
+/// (`to_tensor`, `read_into`) or when asked (`verify`), not when the file is opened or
+/// viewed.
 #[test]
-fn ztensor_digests_are_checked_on_copies_and_when_asked_not_for_views() {
+fn digests_and_frame_hashes_are_checked_on_copies_and_when_asked_not_for_views() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let data = crate::damaged_elements();
-    for format in [Format::Ztensor01, Format::Ztensor2] {
-        let path = dir.path().join(format!("damaged-{}.zt", format.id()));
+    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+        let path = dir.path().join(format!("damaged-{}", format.id()));
         crate::damaged(&path, format);
 
         let file = tensorkit::open(&path).unwrap();
