@@ -545,6 +545,107 @@ fn round_two(out: &mut String, rows: &[Value], memcpy: f64) {
     }
 }
 
+/// The readers of group (h), in table order.
+const SCALING_READERS: [&str; 6] = [
+    "safetensors crate",
+    "tensorkit safetensors",
+    "tensorkit BinTensors",
+    "tensorkit zTensor 0.1",
+    "tensorkit zTensor 2",
+    "tensorkit Tensogram",
+];
+
+/// Group (h) along one axis (`count` or `size`): a row per reader and work, a column per
+/// step, and a verdict on growth. A step that multiplies the work by k may take at most
+/// 1.5·k times as long (for "open" along the size axis the work is the header alone, so
+/// k = 1); times under 100 µs are too noisy to judge and are left out of the verdict.
+fn scaling(out: &mut String, rows: &[Value], axis: &str) {
+    let ours: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["group"] == "h" && r["extra"]["axis"] == axis)
+        .collect();
+    let step = |r: &Value| {
+        let key = if axis == "count" {
+            "tensors"
+        } else {
+            "tensor_bytes"
+        };
+        r["extra"][key].as_u64().unwrap_or(0)
+    };
+    let mut steps: Vec<u64> = ours.iter().map(|r| step(r)).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    if steps.is_empty() {
+        out.push_str("Not measured in this run.\n");
+        return;
+    }
+    let label = |s: u64| {
+        if axis == "count" {
+            s.to_string()
+        } else if s >= 1 << 30 {
+            format!("{} GiB", s >> 30)
+        } else {
+            format!("{} MiB", s >> 20)
+        }
+    };
+    let _ = write!(out, "| implementation | work |");
+    for &s in &steps {
+        let _ = write!(out, " {} |", label(s));
+    }
+    out.push_str(" growth |\n|---|---|");
+    out.push_str(&"---:|".repeat(steps.len()));
+    out.push_str("---|\n");
+    for who in SCALING_READERS {
+        for work in ["open", "get one", "load all"] {
+            let case = format!("scaling: {work}");
+            let times: Vec<Option<f64>> = steps
+                .iter()
+                .map(|&s| {
+                    ours.iter()
+                        .find(|r| r["impl"] == who && r["case"] == case.as_str() && step(r) == s)
+                        .map(|r| median(r))
+                })
+                .collect();
+            if times.iter().all(Option::is_none) {
+                continue;
+            }
+            let _ = write!(out, "| {who} | {work} |");
+            for t in &times {
+                let _ = write!(out, " {} |", t.map_or_else(|| "—".into(), secs));
+            }
+            let mut worst: Option<(f64, usize)> = None;
+            for i in 1..steps.len() {
+                let (Some(a), Some(b)) = (times[i - 1], times[i]) else {
+                    continue;
+                };
+                if a < 1e-4 || b < 1e-4 {
+                    continue;
+                }
+                let k = if axis == "size" && work == "open" {
+                    1.0
+                } else {
+                    steps[i] as f64 / steps[i - 1] as f64
+                };
+                let excess = (b / a) / k;
+                if worst.is_none_or(|(w, _)| excess > w) {
+                    worst = Some((excess, i));
+                }
+            }
+            let verdict = match worst {
+                Some((e, i)) if e > 1.5 => format!(
+                    "super-linear: {} → {} took {:.1}× the work's growth",
+                    label(steps[i - 1]),
+                    label(steps[i]),
+                    e
+                ),
+                Some((e, _)) => format!("linear (worst step {e:.2}× the work's growth)"),
+                None => "too fast to judge".into(),
+            };
+            let _ = writeln!(out, " {verdict} |");
+        }
+    }
+}
+
 fn peers(out: &mut String, peer: &Value) {
     let _ = writeln!(
         out,
@@ -836,6 +937,11 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
         table(&mut md, g, &rows, limits);
         md.push('\n');
     }
+    md.push_str("## (h) Scaling: open, get one tensor, load all\n\nThrough the front door (`tensorkit::open`, `get`, `to_tensor`) for every format, next to the safetensors crate's own API; the median of each. By number of tensors (1 KiB float32 each):\n\n");
+    scaling(&mut md, &rows, "count");
+    md.push_str("\nBy the size of one float32 tensor:\n\n");
+    scaling(&mut md, &rows, "size");
+    md.push('\n');
     md.push_str("## Targets from the format issues\n\n");
     targets(&mut md, &rows);
     md.push('\n');
@@ -945,5 +1051,49 @@ mod tests {
         );
         assert_eq!(secs(2.5e-6), "2.500 µs");
         assert_eq!(rate(250e6, 1.0), "250 MB/s");
+    }
+
+    #[test]
+    fn scaling_flags_growth_faster_than_the_work() {
+        let h = |work: &str, who: &str, axis: &str, step: u64, t: f64| {
+            let key = if axis == "count" {
+                "tensors"
+            } else {
+                "tensor_bytes"
+            };
+            json!({"group": "h", "case": format!("scaling: {work}"), "impl": who,
+                   "median_s": t, "extra": {"axis": axis, key: step}})
+        };
+        let rows = vec![
+            // Linear: ten times the tensors, ten times the time.
+            h("open", "tensorkit BinTensors", "count", 1000, 1e-3),
+            h("open", "tensorkit BinTensors", "count", 10_000, 1e-2),
+            // Quadratic: ten times the tensors, a hundred times the time.
+            h("open", "tensorkit zTensor 2", "count", 1000, 1e-3),
+            h("open", "tensorkit zTensor 2", "count", 10_000, 1e-1),
+            // Opening reads the header alone: it must not grow with the tensor's size.
+            h("open", "tensorkit Tensogram", "size", 1 << 20, 1e-3),
+            h("open", "tensorkit Tensogram", "size", 1 << 30, 1e-1),
+            h("load all", "tensorkit Tensogram", "size", 1 << 20, 1e-3),
+            h("load all", "tensorkit Tensogram", "size", 1 << 30, 1.0),
+        ];
+        let mut out = String::new();
+        scaling(&mut out, &rows, "count");
+        assert!(out.contains("| 1000 | 10000 |"), "{out}");
+        // The row of `who` in `out` carries `verdict`.
+        let says = |out: &str, who: &str, verdict: &str| {
+            let row = out.lines().find(|l| l.contains(who)).unwrap_or_default();
+            assert!(row.contains(verdict), "{who}: {out}");
+        };
+        says(&out, "BinTensors", "linear (worst step 1.00×");
+        says(&out, "zTensor 2", "super-linear: 1000 → 10000 took 10.0×");
+        let mut out = String::new();
+        scaling(&mut out, &rows, "size");
+        assert!(out.contains("| 1 MiB | 1 GiB |"), "{out}");
+        says(&out, "| tensorkit Tensogram | open", "super-linear");
+        says(&out, "| tensorkit Tensogram | load all", "linear (worst");
+        let mut out = String::new();
+        scaling(&mut out, &[], "count");
+        assert_eq!(out, "Not measured in this run.\n");
     }
 }

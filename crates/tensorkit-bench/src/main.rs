@@ -10,7 +10,8 @@
 //! float32 tensor, (c) Tensogram pipelines on a large float32 field, (d) szip against the
 //! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth, (f) the
 //! files of (a) read over HTTP with 20 ms per request, against downloading them first, (g)
-//! one thread against every core.
+//! one thread against every core, (h) how open, get-one and load-all grow with the number of
+//! tensors and the size of one.
 #![forbid(unsafe_code)]
 
 use serde_json::{Value, json};
@@ -20,6 +21,7 @@ use std::path::Path;
 use std::time::Instant;
 
 mod remote;
+mod scaling;
 mod workloads;
 
 /// How big and how often.
@@ -162,7 +164,7 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
-        .map_or_else(|| "eabcdgf".to_owned(), Clone::clone);
+        .map_or_else(|| "eabcdgfh".to_owned(), Clone::clone);
     let started = Instant::now();
     let mut rows = Vec::new();
     for group in only.chars() {
@@ -174,7 +176,8 @@ fn main() {
             'd' => workloads::szip(scale),
             'g' => workloads::threads(scale),
             'f' => remote::remote(scale, dir.path()),
-            other => panic!("--only: there is no group {other:?} (groups: eabcdgf)"),
+            'h' => scaling::scaling(scale, dir.path(), quick),
+            other => panic!("--only: there is no group {other:?} (groups: eabcdgfh)"),
         });
     }
     let out = json!({

@@ -19,10 +19,20 @@ fn create(path: &Path) -> BufWriter<File> {
 }
 
 /// Writes `tensors` in every format into `dir` with the given stem; returns the paths.
-fn write_all(
+pub(crate) fn write_all(
     dir: &Path,
     stem: &str,
     tensors: &[(String, Vec<u8>, Vec<u64>)],
+) -> Vec<(&'static str, PathBuf, f64)> {
+    write_some(dir, stem, tensors, &|_| true)
+}
+
+/// [`write_all`] for the writers `keep` names only.
+pub(crate) fn write_some(
+    dir: &Path,
+    stem: &str,
+    tensors: &[(String, Vec<u8>, Vec<u64>)],
+    keep: &dyn Fn(&str) -> bool,
 ) -> Vec<(&'static str, PathBuf, f64)> {
     let views: Vec<(&str, TensorView<'_>)> = tensors
         .iter()
@@ -35,6 +45,9 @@ fn write_all(
         .collect();
     let mut out = Vec::new();
     let mut timed = |who: &'static str, ext: &str, write: &dyn Fn(&Path)| {
+        if !keep(who) {
+            return;
+        }
         let path = dir.join(format!("{stem}.{ext}"));
         // A new file each time, as the atomic writers make one: truncating a file whose
         // pages are cached costs more than the write itself on this kind of machine.
