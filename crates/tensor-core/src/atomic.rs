@@ -13,11 +13,18 @@
 //!   whose process is gone (on Linux; elsewhere the pid cannot be checked and they stay).
 //!
 //! A file that is dropped without [`AtomicFile::commit`] is removed.
+//!
+//! Large files are written back to disk while they are written: after every
+//! [`WRITEBACK_EVERY`] bytes a helper thread syncs what has been written so far, so the
+//! sync in [`AtomicFile::commit`] waits only for the last stretch rather than the whole
+//! file (the disk works while the writer fills the page cache, instead of after it).
 
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 /// The tag in the names of our temporary files: `.<name>.tkw-<pid>-<random>.tmp`.
 const TAG: &str = ".tkw-";
@@ -38,7 +45,7 @@ const TAG: &str = ".tkw-";
 /// ```
 #[derive(Debug)]
 pub struct AtomicFile {
-    inner: BufWriter<File>,
+    inner: BufWriter<Staged>,
     target: PathBuf,
     dir: PathBuf,
     /// The temporary's name when it has one (the fallback); `None` for an unnamed file.
@@ -61,7 +68,7 @@ impl AtomicFile {
             (file, Some(name))
         };
         Ok(AtomicFile {
-            inner: BufWriter::with_capacity(1 << 20, file),
+            inner: BufWriter::with_capacity(1 << 20, Staged::new(file)),
             target,
             dir,
             named,
@@ -88,14 +95,14 @@ impl AtomicFile {
             .flush()
             .map_err(|e| Error::io(format!("flushing {}", target.display()), e))?;
         self.inner
-            .get_ref()
-            .sync_all()
+            .get_mut()
+            .sync()
             .map_err(|e| Error::io(format!("syncing {}", target.display()), e))?;
         let staged = if let Some(name) = self.named.take() {
             name
         } else {
             let name = temp_name(&self.dir, &target);
-            link_unnamed(self.inner.get_ref(), &name)
+            link_unnamed(&self.inner.get_ref().file, &name)
                 .map_err(|e| Error::io(format!("linking {} into place", target.display()), e))?;
             name
         };
@@ -117,6 +124,106 @@ impl Drop for AtomicFile {
         if let Some(name) = self.named.take() {
             let _ = std::fs::remove_file(name);
         }
+    }
+}
+
+/// How many bytes an [`AtomicFile`] writes between asking for what it wrote to be synced to
+/// disk in the background.
+pub const WRITEBACK_EVERY: u64 = 64 << 20;
+
+/// The file under an [`AtomicFile`]'s buffer: counts what is written and, every
+/// [`WRITEBACK_EVERY`] bytes, wakes a helper thread (started on the first such stretch) that
+/// syncs the file while writing goes on.
+#[derive(Debug)]
+struct Staged {
+    file: File,
+    unsynced: u64,
+    writeback: Option<Writeback>,
+}
+
+/// The helper thread and the way to wake it. It keeps the first error it meets (a sync
+/// error is reported once per open file, so the final sync might not see it again).
+#[derive(Debug)]
+struct Writeback {
+    wake: mpsc::SyncSender<()>,
+    thread: JoinHandle<io::Result<()>>,
+}
+
+impl Staged {
+    fn new(file: File) -> Self {
+        Staged {
+            file,
+            unsynced: 0,
+            writeback: None,
+        }
+    }
+
+    /// Counts `n` bytes written; wakes the helper (starting it if need be) every
+    /// [`WRITEBACK_EVERY`] bytes. Without a thread, the whole sync is left to [`sync`](Self::sync).
+    fn wrote(&mut self, n: usize) {
+        self.unsynced += n as u64;
+        if self.unsynced < WRITEBACK_EVERY {
+            return;
+        }
+        self.unsynced = 0;
+        if self.writeback.is_none() {
+            let Ok(file) = self.file.try_clone() else {
+                return;
+            };
+            let (wake, woken) = mpsc::sync_channel::<()>(1);
+            let thread = std::thread::Builder::new()
+                .name("tensorkit-writeback".into())
+                .spawn(move || -> io::Result<()> {
+                    while woken.recv().is_ok() {
+                        file.sync_data()?;
+                    }
+                    Ok(())
+                });
+            let Ok(thread) = thread else { return };
+            self.writeback = Some(Writeback { wake, thread });
+        }
+        if let Some(w) = &self.writeback {
+            // Full means a sync is already asked for: it will cover these bytes too.
+            let _ = w.wake.try_send(());
+        }
+    }
+
+    /// Stops the helper (reporting its error, if it met one) and syncs the whole file.
+    fn sync(&mut self) -> io::Result<()> {
+        if let Some(Writeback { wake, thread }) = self.writeback.take() {
+            drop(wake);
+            thread
+                .join()
+                .map_err(|_| io::Error::other("the writeback thread panicked"))??;
+        }
+        self.file.sync_all()
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(Writeback { wake, thread }) = self.writeback.take() {
+            drop(wake);
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.wrote(n);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for Staged {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
     }
 }
 
@@ -308,7 +415,7 @@ mod tests {
         let path = dir.path().join("x.bin");
         let (file, name) = named_in(dir.path(), &path).unwrap();
         let f = AtomicFile {
-            inner: BufWriter::new(file),
+            inner: BufWriter::new(Staged::new(file)),
             target: path.clone(),
             dir: dir.path().to_path_buf(),
             named: Some(name.clone()),
@@ -318,7 +425,7 @@ mod tests {
         assert!(!name.exists());
         let (file, name) = named_in(dir.path(), &path).unwrap();
         let mut f = AtomicFile {
-            inner: BufWriter::new(file),
+            inner: BufWriter::new(Staged::new(file)),
             target: path.clone(),
             dir: dir.path().to_path_buf(),
             named: Some(name),
@@ -366,6 +473,36 @@ mod tests {
             0,
             "mode {mode:o}: group/other read is missing"
         );
+    }
+
+    #[test]
+    fn large_files_are_synced_while_written_and_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        let mut f = AtomicFile::create(&path).unwrap();
+        let chunk: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
+        let n = (WRITEBACK_EVERY >> 20) * 2 + 3;
+        for _ in 0..n {
+            f.write_all(&chunk).unwrap();
+        }
+        assert!(
+            f.inner.get_ref().writeback.is_some(),
+            "the helper starts after the first stretch"
+        );
+        f.seek(SeekFrom::Start(0)).unwrap();
+        f.write_all(b"head").unwrap();
+        f.commit().unwrap();
+        let back = std::fs::read(&path).unwrap();
+        assert_eq!(back.len() as u64, n << 20);
+        assert_eq!(&back[..4], b"head");
+        assert_eq!(&back[4..1 << 20], &chunk[4..]);
+        assert!(back[1 << 20..].chunks(1 << 20).all(|c| c == &chunk[..]));
+        // A small file never starts the helper.
+        let mut small = AtomicFile::create(dir.path().join("small.bin")).unwrap();
+        small.write_all(&chunk).unwrap();
+        assert!(small.inner.get_ref().writeback.is_none());
+        drop(small);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
