@@ -90,6 +90,15 @@ impl Running {
         }
     }
 
+    /// The checksum of everything added.
+    pub(crate) fn finish(self) -> Checksum {
+        match self {
+            Running::Crc32c(c) => Checksum::Crc32c(c),
+            Running::Sha256(h) => Checksum::Sha256(h.finalize().into()),
+            Running::Xxh3(h) => Checksum::Xxh3(h.digest()),
+        }
+    }
+
     /// Whether everything added matches `expected`.
     pub(crate) fn matches(self, expected: &Checksum) -> bool {
         match (self, expected) {
@@ -129,6 +138,16 @@ pub enum ChecksumKind {
 }
 
 impl ChecksumKind {
+    /// A running computation of this kind of checksum, or `None` for [`ChecksumKind::None`].
+    pub(crate) fn running(self) -> Option<Running> {
+        match self {
+            ChecksumKind::None => None,
+            ChecksumKind::Crc32c => Some(Running::Crc32c(0)),
+            ChecksumKind::Sha256 => Some(Running::Sha256(Box::default())),
+            ChecksumKind::Xxh3 => Some(Running::Xxh3(Box::default())),
+        }
+    }
+
     /// The checksum of `data`, or `None` for [`ChecksumKind::None`].
     #[must_use]
     pub fn compute(self, data: &[u8]) -> Option<Checksum> {

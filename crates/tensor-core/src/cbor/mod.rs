@@ -223,13 +223,20 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.remaining() < n {
-            return Err(self.error(format!("{n} bytes needed, {} remain", self.remaining())));
-        }
-        let s = &self.buf[self.pos..self.pos + n];
+        let Some(s) = self.buf.get(self.pos..).and_then(|rest| rest.get(..n)) else {
+            return Err(self.short(n));
+        };
         self.pos += n;
         Ok(s)
+    }
+
+    /// The error for `n` bytes needed where fewer remain (kept out of the hot paths).
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize) -> Error {
+        self.error(format!("{n} bytes needed, {} remain", self.remaining()))
     }
 
     /// The next `n` bytes, `n` being a length read from the input.
@@ -240,14 +247,13 @@ impl<'a> Decoder<'a> {
 
     /// The next head when it is of major type `major` (and read past it); `None`, having
     /// read nothing, when it is of another type.
+    #[inline]
     fn head_if(&mut self, major: u8) -> Result<Option<Head>> {
-        let start = self.pos;
-        let h = self.head()?;
-        if h.major == major {
-            return Ok(Some(h));
+        match self.buf.get(self.pos) {
+            Some(&b) if b >> 5 == major => self.head().map(Some),
+            Some(_) => Ok(None),
+            None => Err(self.short(1)),
         }
-        self.pos = start;
-        Ok(None)
     }
 
     /// Whether the next byte is the "break" stop code.
@@ -262,11 +268,26 @@ impl<'a> Decoder<'a> {
     }
 
     /// Reads one head.
+    #[inline]
     pub fn head(&mut self) -> Result<Head> {
-        let b = self.take(1)?[0];
+        let Some(&b) = self.buf.get(self.pos) else {
+            return Err(self.short(1));
+        };
         let (major, info) = (b >> 5, b & 0x1F);
+        self.pos += 1;
+        // Most arguments are in the initial byte: the shortest form.
+        let arg = if info < 24 {
+            Some(u64::from(info))
+        } else {
+            self.long_arg(major, info)?
+        };
+        Ok(Head { major, arg, info })
+    }
+
+    /// The argument that follows an initial byte of major type `major` and additional
+    /// information `info` (24 or more); `None` for an indefinite length or a break.
+    fn long_arg(&mut self, major: u8, info: u8) -> Result<Option<u64>> {
         let arg = match info {
-            0..=23 => Some(u64::from(info)),
             24 => Some(u64::from(self.take(1)?[0])),
             25 => Some(u64::from(u16::from_be_bytes(self.array()?))),
             26 => Some(u64::from(u32::from_be_bytes(self.array()?))),
@@ -285,12 +306,11 @@ impl<'a> Decoder<'a> {
                 (25, Some(v)) => v > 0xFF,
                 (26, Some(v)) => v > 0xFFFF,
                 (27, Some(v)) => v > 0xFFFF_FFFF,
-                (31, None) => false,
-                _ => true,
+                _ => false,
             };
             self.canonical &= shortest;
         }
-        Ok(Head { major, arg, info })
+        Ok(arg)
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
@@ -322,7 +342,29 @@ impl<'a> Decoder<'a> {
     }
 
     /// A text string, borrowed from the input when it is stored in one piece.
+    #[inline]
     pub fn text(&mut self) -> Result<std::borrow::Cow<'a, str>> {
+        // Short strings (keys, names, dtypes: under 24 bytes) have their length in the
+        // initial byte.
+        if let Some(&b) = self.buf.get(self.pos)
+            && b >> 5 == 3
+            && b & 0x1F < 24
+        {
+            let start = self.pos + 1;
+            if let Some(Ok(s)) = self
+                .buf
+                .get(start..start + usize::from(b & 0x1F))
+                .map(std::str::from_utf8)
+            {
+                self.pos = start + s.len();
+                return Ok(std::borrow::Cow::Borrowed(s));
+            }
+        }
+        self.any_text()
+    }
+
+    /// [`text`](Self::text) of any length, in one piece or in chunks.
+    fn any_text(&mut self) -> Result<std::borrow::Cow<'a, str>> {
         let start = self.pos;
         let Some(h) = self.head_if(3)? else {
             return Err(self.error("expected a text string"));
@@ -419,32 +461,51 @@ impl<'a> Decoder<'a> {
                 continue;
             }
             // The key's extent, for its order; `entry` then reads it for itself.
-            let mut key = self.clone();
-            match key.head()? {
-                Head {
-                    major: 0 | 1,
-                    arg: Some(_),
-                    ..
-                } => {}
-                Head {
-                    major: 2 | 3,
-                    arg: Some(n),
-                    ..
-                } => {
-                    key.take_len(n)?;
-                }
-                _ => {
-                    key = self.clone();
-                    key.skip_at(depth + 1, false)?;
-                }
-            }
-            let span = (self.pos, key.pos);
+            let span = (self.pos, self.key_end(depth)?);
             if let Some((a, b)) = last {
-                self.sorted &= self.buf[a..b] < self.buf[span.0..span.1];
+                self.sorted &= less(&self.buf[a..b], &self.buf[span.0..span.1]);
             }
             last = Some(span);
             entry(self)?;
         }
+    }
+
+    /// Where the key that starts at the current position ends (read without moving).
+    #[inline]
+    fn key_end(&self, depth: usize) -> Result<usize> {
+        // Short strings and small integers, nearly every key, end where their first byte
+        // says.
+        if let Some(&b) = self.buf.get(self.pos) {
+            let (major, info) = (b >> 5, usize::from(b & 0x1F));
+            let end = match major {
+                0 | 1 if info < 24 => Some(self.pos + 1),
+                2 | 3 if info < 24 => Some(self.pos + 1 + info),
+                _ => None,
+            };
+            if let Some(end) = end.filter(|&e| e <= self.buf.len()) {
+                return Ok(end);
+            }
+        }
+        let mut key = self.clone();
+        match key.head()? {
+            Head {
+                major: 0 | 1,
+                arg: Some(_),
+                ..
+            } => {}
+            Head {
+                major: 2 | 3,
+                arg: Some(n),
+                ..
+            } => {
+                key.take_len(n)?;
+            }
+            _ => {
+                key = self.clone();
+                key.skip_at(depth + 1, false)?;
+            }
+        }
+        Ok(key.pos)
     }
 
     /// Calls `entry` for each entry of the map that comes next, with the decoder at the
@@ -592,6 +653,17 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value> {
         return Err(d.error(format!("{} bytes follow the data item", d.remaining())));
     }
     Ok(v)
+}
+
+/// Whether `a` sorts before `b`, bytewise (short keys compared without a call to `memcmp`).
+#[inline]
+fn less(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
 
 /// Appends CBOR to a byte vector.

@@ -82,22 +82,40 @@ pub(crate) fn forbidden_values(
     }
 }
 
-/// The storage dtypes, by their short names (1.x and 2.x; `bool` is 1.x only).
+/// The storage dtype `name` stands for (short names in 1.x and 2.x, long ones in 1.x;
+/// `bool` is 1.x only).
 pub(crate) fn storage_dtype(name: &str) -> Option<Dtype> {
-    Some(match name {
-        "f64" | "float64" => Dtype::Float64,
-        "f32" | "float32" => Dtype::Float32,
-        "f16" | "float16" => Dtype::Float16,
-        "bf16" | "bfloat16" => Dtype::Bfloat16,
-        "i64" | "int64" => Dtype::Int64,
-        "i32" | "int32" => Dtype::Int32,
-        "i16" | "int16" => Dtype::Int16,
-        "i8" | "int8" => Dtype::Int8,
-        "u64" | "uint64" => Dtype::Uint64,
-        "u32" | "uint32" => Dtype::Uint32,
-        "u16" | "uint16" => Dtype::Uint16,
-        "u8" | "uint8" => Dtype::Uint8,
-        "bool" => Dtype::Bool,
-        _ => return None,
-    })
+    STORAGE_DTYPES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, d)| d)
 }
+
+/// The storage dtypes by name: zTensor 2's short spellings and 1.x's long ones.
+pub(crate) const STORAGE_DTYPES: [(&str, Dtype); 25] = [
+    ("f32", Dtype::Float32),
+    ("f64", Dtype::Float64),
+    ("f16", Dtype::Float16),
+    ("bf16", Dtype::Bfloat16),
+    ("u8", Dtype::Uint8),
+    ("i64", Dtype::Int64),
+    ("i32", Dtype::Int32),
+    ("i16", Dtype::Int16),
+    ("i8", Dtype::Int8),
+    ("u64", Dtype::Uint64),
+    ("u32", Dtype::Uint32),
+    ("u16", Dtype::Uint16),
+    ("bool", Dtype::Bool),
+    ("float32", Dtype::Float32),
+    ("float64", Dtype::Float64),
+    ("float16", Dtype::Float16),
+    ("bfloat16", Dtype::Bfloat16),
+    ("uint8", Dtype::Uint8),
+    ("int64", Dtype::Int64),
+    ("int32", Dtype::Int32),
+    ("int16", Dtype::Int16),
+    ("int8", Dtype::Int8),
+    ("uint64", Dtype::Uint64),
+    ("uint32", Dtype::Uint32),
+    ("uint16", Dtype::Uint16),
+];

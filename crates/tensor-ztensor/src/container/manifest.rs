@@ -1,6 +1,7 @@
 //! Finding and parsing the manifest: the footer or trailer that locates it, then every
 //! object and part it lists.
 
+use super::logical::STORAGE_DTYPES;
 use super::part::{Object, Part, PartEncoding};
 use super::{ALIGNMENT_V2, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2};
 use crate::checksum::Checksum;
@@ -149,11 +150,11 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
                 shape = Some(dims);
             }
             k if k == layout_key && layout.is_none() => {
-                layout = Some(text(d, || what(layout_key))?.into_owned());
+                layout = Some(known(&text(d, || what(layout_key))?, LAYOUTS));
             }
             "dtype" if object_dtype.is_none() => {
                 // Only a default for the parts: anything but text is ignored.
-                object_dtype = Some(d.text().ok().map(Cow::into_owned));
+                object_dtype = Some(d.text().ok().map(|t| known(&t, &DTYPES)));
                 if object_dtype == Some(None) {
                     d.skip()?;
                 }
@@ -193,7 +194,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
     Ok(Object {
         name: name.to_owned(),
         shape,
-        layout: layout.unwrap_or_else(|| "dense".to_owned()),
+        layout: layout.unwrap_or(Cow::Borrowed("dense")),
         parts,
         attributes,
     })
@@ -212,23 +213,22 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
     let is_map = fields(d, |key, d| {
         match key {
             "dtype" if dtype_name.is_none() => {
-                dtype_name = Some(text(d, || what("dtype"))?.into_owned());
+                dtype_name = Some(known(&text(d, || what("dtype"))?, &DTYPES));
             }
             "type" if logical.is_none() => logical = Some(text(d, || what("type"))?.into_owned()),
             "blob" if blob.is_none() && generation == Generation::V2 => {
                 let bad = || malformed(what("blob must be [offset, length]"));
-                let mut at = Vec::with_capacity(2);
+                let (mut at, mut n) = ([0u64; 2], 0);
                 let is_array = d.for_each_item(|d| -> Result<()> {
-                    if at.len() == 2 {
-                        return Err(bad());
-                    }
-                    at.push(uint(d, || what(["blob offset", "blob length"][at.len()]))?);
+                    let slot = at.get_mut(n).ok_or_else(bad)?;
+                    *slot = uint(d, || what(["blob offset", "blob length"][n]))?;
+                    n += 1;
                     Ok(())
                 })?;
-                match at[..] {
-                    [o, l] if is_array => blob = Some((o, l)),
-                    _ => return Err(bad()),
+                if !is_array || n != 2 {
+                    return Err(bad());
                 }
+                blob = Some((at[0], at[1]));
             }
             "offset" if offset.is_none() => offset = Some(uint(d, || what("offset"))?),
             "length" if length.is_none() => length = Some(uint(d, || what("length"))?),
@@ -270,7 +270,7 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
         Some(other) => PartEncoding::Other(other.to_owned()),
     };
     Ok(Part {
-        role: role.to_owned(),
+        role: known(role, ROLES),
         dtype_name: dtype_name.unwrap_or_default(),
         logical,
         offset,
@@ -278,6 +278,34 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
         encoding,
         digest,
     })
+}
+
+/// The layouts, roles and dtypes a manifest usually names: kept as `&'static str` rather than
+/// allocated once per object.
+const LAYOUTS: &[&str] = &[
+    "dense",
+    "zt.sparse_csr/1",
+    "zt.sparse_coo/1",
+    "sparse_csr",
+    "sparse_coo",
+];
+const ROLES: &[&str] = &["data", "values", "indices", "indptr", "coords"];
+const DTYPES: [&str; STORAGE_DTYPES.len()] = {
+    let mut names = [""; STORAGE_DTYPES.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = STORAGE_DTYPES[i].0;
+        i += 1;
+    }
+    names
+};
+
+/// `s`, borrowed from `names` when it is one of them.
+fn known(s: &str, names: &[&'static str]) -> Cow<'static, str> {
+    names
+        .iter()
+        .find(|&&n| n == s)
+        .map_or_else(|| Cow::Owned(s.to_owned()), |&n| Cow::Borrowed(n))
 }
 
 fn uint(d: &mut Decoder<'_>, what: impl FnOnce() -> String) -> Result<u64> {
@@ -459,10 +487,7 @@ mod tests {
         ]);
         let m = read(&to_canonical(&v2_object(part)), Generation::V2).unwrap();
         let p = &m.objects[0].parts[0];
-        assert_eq!(
-            (p.offset, p.length, p.dtype_name.as_str()),
-            (4096, 8, "f32")
-        );
+        assert_eq!((p.offset, p.length, &*p.dtype_name), (4096, 8, "f32"));
         assert_eq!(p.digest, Some(Checksum::Xxh3(0xff)));
         assert_eq!(m.objects[0].layout, "dense");
         assert!(!m.has_tensors && m.attributes.is_none());

@@ -64,7 +64,9 @@ pub struct Container<'a> {
     /// Where `bytes` start in the file: 0, or the start of a [window](Self::window).
     base: u64,
     generation: Generation,
-    objects: std::sync::Arc<[Object]>,
+    /// Shared with [windows](Self::window); a `Vec` as read (an `Arc<[Object]>` would copy
+    /// every object once more at open).
+    objects: std::sync::Arc<Vec<Object>>,
     attributes: Option<Value>,
     options: ReadOptions,
     warnings: Vec<String>,
@@ -129,7 +131,7 @@ impl<'a> Container<'a> {
             bytes,
             base: 0,
             generation,
-            objects: manifest.objects.into(),
+            objects: std::sync::Arc::new(manifest.objects),
             attributes: manifest.attributes,
             options: *options,
             warnings,
@@ -155,15 +157,26 @@ impl<'a> Container<'a> {
             ),
             _ => (crate::v0_1::ALIGNMENT, 8, m_offset),
         };
-        let mut names = HashSet::with_capacity(self.objects.len());
-        // Each span names its part by (object, part) index; the manifest is `None`.
-        let mut spans = vec![(m_offset, m_offset + m_len, None)];
-        let who = |at: Option<(usize, usize)>| match at {
-            Some((o, p)) => format!("{}/{}", self.objects[o].name, self.objects[o].parts[p].role),
-            None => "(manifest)".to_owned(),
+        // A zTensor 2 manifest has its keys in strictly ascending order (checked as it was
+        // read), so its names are unique already; 1.x names are checked here.
+        let mut names = if self.generation == Generation::V2 {
+            None
+        } else {
+            Some(HashSet::with_capacity(self.objects.len()))
+        };
+        // Spans alone, for a quick sort; an overlap's owners are looked up when there is one.
+        let mut spans = Vec::with_capacity(self.objects.len() + 1);
+        spans.push((m_offset, m_offset + m_len));
+        let who = |oi: usize, pi: usize| {
+            format!(
+                "{}/{}",
+                self.objects[oi].name, self.objects[oi].parts[pi].role
+            )
         };
         for (oi, o) in self.objects.iter().enumerate() {
-            if !names.insert(o.name.as_str()) {
+            if let Some(names) = &mut names
+                && !names.insert(o.name.as_str())
+            {
                 return Err(Error::format(
                     Class::DuplicateName,
                     format!("object {:?} appears twice", o.name),
@@ -175,7 +188,7 @@ impl<'a> Container<'a> {
                         Class::MisalignedOffset,
                         format!(
                             "{}: offset {} is not a multiple of {align}",
-                            who(Some((oi, pi))),
+                            who(oi, pi),
                             p.offset
                         ),
                     ));
@@ -186,28 +199,44 @@ impl<'a> Container<'a> {
                         Class::BlobOutOfBounds,
                         format!(
                             "{}: blob {}+{} lies outside the blob region {floor}..{limit}",
-                            who(Some((oi, pi))),
+                            who(oi, pi),
                             p.offset,
                             p.length
                         ),
                     ));
                 }
                 if p.length > 0 {
-                    spans.push((p.offset, p.offset + p.length, Some((oi, pi))));
+                    spans.push((p.offset, p.offset + p.length));
                 }
             }
         }
         spans.sort_unstable();
-        spans.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1 && self.generation == Generation::V2);
+        // zTensor 2 parts may share a blob (the same span); 1.x parts may not.
+        if self.generation == Generation::V2 {
+            spans.dedup();
+        }
         if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+            // Every part with `span` (two parts of 1.x may claim the same one).
+            let owners = |span: (u64, u64)| -> Vec<String> {
+                let manifest = (span == (m_offset, m_offset + m_len)).then(|| "(manifest)".into());
+                let parts = self.objects.iter().enumerate().flat_map(|(oi, o)| {
+                    o.parts
+                        .iter()
+                        .enumerate()
+                        .filter(move |(_, p)| (p.offset, p.offset + p.length) == span)
+                        .map(move |(pi, _)| who(oi, pi))
+                });
+                manifest.into_iter().chain(parts).collect()
+            };
+            let (first, second) = (owners(w[0]), owners(w[1]));
             return Err(Error::format(
                 Class::OverlappingBlobs,
                 format!(
                     "{} ({}..{}) overlaps {} ({}..{})",
-                    who(w[1].2),
+                    second.last().map_or("?", String::as_str),
                     w[1].0,
                     w[1].1,
-                    who(w[0].2),
+                    first.first().map_or("?", String::as_str),
                     w[0].0,
                     w[0].1
                 ),
@@ -218,7 +247,7 @@ impl<'a> Container<'a> {
             // zero. Looking costs a read of all the padding, so it waits for `warnings()`,
             // except that a strict reader refuses such a file at once.
             let mut pos = 8u64;
-            for (start, end, _) in spans.iter().chain(std::iter::once(&(limit, limit, None))) {
+            for (start, end) in spans.iter().chain(std::iter::once(&(limit, limit))) {
                 if *start > pos {
                     self.gaps.push((pos, *start));
                 }

@@ -3,6 +3,7 @@
 use super::logical::{LOGICAL_TYPES, storage_dtype};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
+use std::borrow::Cow;
 use tensor_core::cbor::Value;
 use tensor_dtype::Dtype;
 
@@ -25,13 +26,15 @@ pub enum PartEncoding {
     Other(String),
 }
 
-/// One part of an object.
+/// One part of an object. Its role, dtype and the object's layout are borrowed from a
+/// static table when they are spellings this reader knows (nearly always), so that opening
+/// a manifest of many objects allocates little.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Part {
     /// Its role (`data`, `values`, `indices`, `indptr`, `coords`, ...).
-    pub role: String,
+    pub role: Cow<'static, str>,
     /// The storage dtype as stored (`f32`, `u8`, ...).
-    pub dtype_name: String,
+    pub dtype_name: Cow<'static, str>,
     /// The logical type, if any (`bool`, `float8_e4m3fn`, ...).
     pub logical: Option<String>,
     /// Absolute file offset of the blob.
@@ -97,7 +100,7 @@ pub struct Object {
     /// The dimensions.
     pub shape: Vec<u64>,
     /// The layout (`dense`, `sparse_csr` (1.x), `zt.sparse_csr/1` (2.x), ...).
-    pub layout: String,
+    pub layout: Cow<'static, str>,
     /// The parts, in manifest order.
     pub parts: Vec<Part>,
     /// The object's attributes, if any.

@@ -286,7 +286,7 @@ impl<'a> Container<'a> {
     fn read_as(&self, i: usize, check: bool) -> Result<Decoded<'a>> {
         let o = &self.objects[i];
         let name = &o.name;
-        match o.layout.as_str() {
+        match &*o.layout {
             "dense" => {
                 let (dtype, data) = self.typed_part_as(o, "data", check)?;
                 let need = shape::byte_len(dtype, &o.shape).map_err(|_| {

@@ -119,7 +119,14 @@ impl<W: Write> Writer<W> {
             .write_all(&[0u8; ALIGNMENT as usize][..pad as usize])
             .map_err(io)?;
         let offset = self.pos + pad;
-        self.out.write_all(&blob).map_err(io)?;
+        // The checksum is computed on another core while the blob is written.
+        let mut running = options.checksum.running();
+        tensor_core::tee::write(&mut self.out, &blob, &mut |piece| {
+            if let Some(r) = &mut running {
+                r.update(piece);
+            }
+        })
+        .map_err(io)?;
         self.pos = offset + blob.len() as u64;
         #[cfg(feature = "paranoid")]
         {
@@ -156,7 +163,7 @@ impl<W: Write> Writer<W> {
             e.text("data_endianness");
             e.text(order.as_str());
         }
-        if let Some(c) = options.checksum.compute(&blob) {
+        if let Some(c) = running.map(crate::checksum::Running::finish) {
             e.text("checksum");
             e.text(&c.to_stored());
         }

@@ -224,7 +224,7 @@ fn stages_v0_1(e: &v0_1::Entry<'_>) -> String {
 fn stages(o: &tensor_ztensor::Object) -> String {
     let mut stages = Vec::new();
     if o.layout != "dense" {
-        stages.push(o.layout.as_str());
+        stages.push(&*o.layout);
     }
     if o.parts
         .iter()
