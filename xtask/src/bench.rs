@@ -92,6 +92,7 @@ fn peer_of(group: &str, who: &str) -> Option<&'static str> {
         ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
         ("f", "tensorkit (range requests)") => Some("download first"),
         ("g", w) if w != ONE_THREAD => Some(ONE_THREAD),
+        ("i", w) if w.starts_with("tensorkit") => Some("cp"),
         _ => None,
     }
 }
@@ -99,7 +100,7 @@ fn peer_of(group: &str, who: &str) -> Option<&'static str> {
 /// The implementation name of a row timed on a one-thread pool (group (g)).
 const ONE_THREAD: &str = "tensorkit, 1 thread";
 
-const GROUPS: [(&str, &str); 6] = [
+const GROUPS: [(&str, &str); 7] = [
     ("a", "(a) Open a 2000-tensor file and read one tensor"),
     ("b", "(b) Save and load one large float32 tensor"),
     ("c", "(c) Tensogram pipelines on one float32 field"),
@@ -115,15 +116,19 @@ const GROUPS: [(&str, &str); 6] = [
         "f",
         "(f) Remote: the files of (a) behind a local HTTP server that adds 20 ms to every request, through range requests against downloading them first",
     ),
+    (
+        "i",
+        "(i) The CLI: `tensorkit convert` of the large tensor between every two uncompressed formats, against `cp` of the same file",
+    ),
 ];
 
 fn table(out: &mut String, group: &str, rows: &[Value], limits: (f64, f64)) {
-    let limit = if matches!(group, "a" | "b") {
+    let limit = if matches!(group, "a" | "b" | "i") {
         limits.1
     } else {
         limits.0
     };
-    let limit_name = if matches!(group, "a" | "b") {
+    let limit_name = if matches!(group, "a" | "b" | "i") {
         "page-cache read"
     } else {
         "memcpy"
@@ -543,6 +548,45 @@ fn round_two(out: &mut String, rows: &[Value], memcpy: f64) {
         let verdict = if met { "met" } else { "not met" };
         let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
     }
+    convert_target(out, rows);
+}
+
+/// The CLI target of the second round: `convert` between any two uncompressed formats within
+/// 1.5× the time of `cp` (group (i)); the slowest pair decides.
+fn convert_target(out: &mut String, rows: &[Value]) {
+    let what =
+        "CLI: `convert` of the large tensor between any two uncompressed formats (≤ 1.5× `cp`)";
+    let worst = rows
+        .iter()
+        .filter(|r| {
+            r["group"] == "i"
+                && r["impl"]
+                    .as_str()
+                    .is_some_and(|w| w.starts_with("tensorkit"))
+        })
+        .filter_map(|r| {
+            let case = r["case"].as_str()?;
+            let cp = find(rows, case, "cp")?;
+            Some((median(r) / median(cp), r))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match worst {
+        None => {
+            let _ = writeln!(out, "| {what} | — | not measured |");
+        }
+        Some((ratio, r)) => {
+            let pair = format!(
+                "{} → {}",
+                r["extra"]["from"].as_str().unwrap_or_default(),
+                r["extra"]["to"].as_str().unwrap_or_default()
+            );
+            let verdict = if ratio <= 1.5 { "met" } else { "not met" };
+            let _ = writeln!(
+                out,
+                "| {what} | {ratio:.2}× `cp` (slowest: {pair}) | {verdict} |"
+            );
+        }
+    }
 }
 
 /// The readers of group (h), in table order.
@@ -809,6 +853,21 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
     let o = parse(root, args)?;
     let started = Instant::now();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // Group (i) runs the CLI binary built beside the suite's.
+    let built = Command::new(&cargo)
+        .current_dir(root)
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "--package",
+            "tensorkit-cli",
+        ])
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !built.success() {
+        return Err(format!("building the tensorkit CLI failed: {built}"));
+    }
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root).args([
         "run",
@@ -931,7 +990,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
             throughput(r).map_or_else(String::new, |t| rate(t, 1.0))
         );
     }
-    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. \"vs peer\" is the peer's median over ours: above 1× we are faster. Remote cases ((f)) are wall-clock times from opening the URL to the last byte needed, the server's 20 ms per request included; \"download first\" fetches the whole file with one GET into a local file, then opens that.\n\n");
+    md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. \"vs peer\" is the peer's median over ours: above 1× we are faster. Remote cases ((f)) are wall-clock times from opening the URL to the last byte needed, the server's 20 ms per request included; \"download first\" fetches the whole file with one GET into a local file, then opens that. The CLI cases ((i)) time whole processes: `tensorkit convert` reads, checks every digest or hash the source carries, writes a temporary file, fsyncs it and renames it into place; `cp` neither checks nor syncs, and \"cp, then fsync\" adds the sync; each output file is removed before a run and synced after it, outside the timing.\n\n");
     for (g, title) in GROUPS {
         let _ = writeln!(md, "## {title}\n");
         table(&mut md, g, &rows, limits);

@@ -11,7 +11,8 @@
 //! `tensogram-szip` crate, (e) the machine's memcpy and page-cache read bandwidth, (f) the
 //! files of (a) read over HTTP with 20 ms per request, against downloading them first, (g)
 //! one thread against every core, (h) how open, get-one and load-all grow with the number of
-//! tensors and the size of one.
+//! tensors and the size of one, (i) `tensorkit convert` of the large tensor between every two
+//! uncompressed formats against `cp` (it runs the `tensorkit` binary built beside this one).
 #![forbid(unsafe_code)]
 
 use serde_json::{Value, json};
@@ -20,6 +21,7 @@ use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
+mod cli;
 mod remote;
 mod scaling;
 mod workloads;
@@ -164,7 +166,7 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
-        .map_or_else(|| "eabcdgfh".to_owned(), Clone::clone);
+        .map_or_else(|| "eabcdgfhi".to_owned(), Clone::clone);
     let started = Instant::now();
     let mut rows = Vec::new();
     for group in only.chars() {
@@ -177,7 +179,8 @@ fn main() {
             'g' => workloads::threads(scale),
             'f' => remote::remote(scale, dir.path()),
             'h' => scaling::scaling(scale, dir.path(), quick),
-            other => panic!("--only: there is no group {other:?} (groups: eabcdgfh)"),
+            'i' => cli::convert(scale, dir.path()),
+            other => panic!("--only: there is no group {other:?} (groups: eabcdgfhi)"),
         });
     }
     let out = json!({

@@ -1,0 +1,117 @@
+//! (i) The CLI at the speed of the library: `tensorkit convert` of one large tensor between
+//! every two uncompressed formats, next to `cp` of the same file.
+
+use crate::workloads::write_all;
+use crate::{Scale, as_bytes, field, row};
+use serde_json::{Value, json};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The formats `convert` is timed between: the name `--to` takes, and the writer of
+/// [`write_all`] that made the source file.
+const FORMATS: [(&str, &str); 5] = [
+    ("safetensors", "safetensors crate"),
+    ("bintensors", "tensorkit BinTensors"),
+    ("ztensor-0.1", "tensorkit zTensor 0.1"),
+    ("ztensor-2", "tensorkit zTensor 2"),
+    ("tensogram", "tensorkit Tensogram"),
+];
+
+/// The `tensorkit` binary built beside this one (`cargo xtask bench` builds both).
+fn cli() -> PathBuf {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let cli = exe.with_file_name(format!("tensorkit{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        cli.exists(),
+        "group (i) runs {}: build it first (cargo build --release -p tensorkit-cli)",
+        cli.display()
+    );
+    cli
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().expect("run a command");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Times `what` writing `dst` (removed before each run, as an atomic writer makes a new
+/// file; flushed to disk after it, outside the timing, so that one run's writeback does not
+/// slow the next).
+fn timed(runs: usize, dst: &Path, what: &mut dyn FnMut()) -> Vec<f64> {
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..=runs {
+        let _ = std::fs::remove_file(dst);
+        let t = std::time::Instant::now();
+        what();
+        let secs = t.elapsed().as_secs_f64();
+        File::open(dst).and_then(|f| f.sync_all()).expect("sync");
+        // The first run warms the page cache with the source.
+        if i > 0 {
+            times.push(secs);
+        }
+    }
+    times
+}
+
+/// (i) For each source format: `cp` of the file, `cp` followed by an fsync of the copy (what
+/// `convert` does before its rename), and `tensorkit convert` to each other format.
+pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
+    let cli = cli();
+    let n = scale.big_tensor / 4;
+    let one = vec![("big".to_owned(), as_bytes(&field(n)), vec![n as u64])];
+    let files = write_all(dir, "convert", &one);
+    let dst = dir.join("converted");
+    let mut rows = Vec::new();
+    for (from, writer) in FORMATS {
+        let (_, src, _) = files
+            .iter()
+            .find(|(who, _, _)| *who == writer)
+            .expect("every format written");
+        let bytes = std::fs::metadata(src).expect("source").len();
+        let case = format!("convert a {} MiB {from} file", scale.big_tensor >> 20);
+        let extra = json!({"from": from});
+        let cp = timed(scale.runs, &dst, &mut || {
+            run(Command::new("cp").arg(src).arg(&dst));
+        });
+        rows.push(row("i", &case, "cp", &cp, Some(bytes), extra.clone()));
+        let synced = timed(scale.runs, &dst, &mut || {
+            run(Command::new("cp").arg(src).arg(&dst));
+            File::open(&dst).and_then(|f| f.sync_all()).expect("sync");
+        });
+        rows.push(row(
+            "i",
+            &case,
+            "cp, then fsync",
+            &synced,
+            Some(bytes),
+            extra.clone(),
+        ));
+        for (to, _) in FORMATS.iter().filter(|(to, _)| *to != from) {
+            let t = timed(scale.runs, &dst, &mut || {
+                run(Command::new(&cli)
+                    .arg("convert")
+                    .arg(src)
+                    .arg(&dst)
+                    .args(["--to", to]));
+            });
+            rows.push(row(
+                "i",
+                &case,
+                &format!("tensorkit convert → {to}"),
+                &t,
+                Some(bytes),
+                json!({"from": from, "to": to}),
+            ));
+        }
+    }
+    let _ = std::fs::remove_file(&dst);
+    for (_, path, _) in files {
+        let _ = std::fs::remove_file(path);
+    }
+    rows
+}
