@@ -558,15 +558,13 @@ fn convert_target(out: &mut String, rows: &[Value]) {
         "CLI: `convert` of the large tensor between any two uncompressed formats (≤ 1.5× `cp`)";
     let worst = rows
         .iter()
-        .filter(|r| {
-            r["group"] == "i"
-                && r["impl"]
-                    .as_str()
-                    .is_some_and(|w| w.starts_with("tensorkit"))
-        })
+        .filter(|r| r["group"] == "i")
         .filter_map(|r| {
-            let case = r["case"].as_str()?;
-            let cp = find(rows, case, "cp")?;
+            let cp = find(
+                rows,
+                r["case"].as_str()?,
+                peer_of("i", r["impl"].as_str()?)?,
+            )?;
             Some((median(r) / median(cp), r))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0));
@@ -1110,6 +1108,36 @@ mod tests {
         );
         assert_eq!(secs(2.5e-6), "2.500 µs");
         assert_eq!(rate(250e6, 1.0), "250 MB/s");
+    }
+
+    #[test]
+    fn the_convert_target_names_the_slowest_pair_against_cp() {
+        let i = |case: &str, who: &str, t: f64, to: &str| {
+            json!({"group": "i", "case": case, "impl": who, "median_s": t,
+                   "extra": {"from": "bintensors", "to": to}})
+        };
+        let case = "convert a 1024 MiB bintensors file";
+        let mut rows = vec![
+            i(case, "cp", 1.0, ""),
+            i(case, "cp, then fsync", 2.0, ""),
+            i(case, "tensorkit convert → safetensors", 1.2, "safetensors"),
+        ];
+        let mut out = String::new();
+        convert_target(&mut out, &rows);
+        assert!(
+            out.contains("| 1.20× `cp` (slowest: bintensors → safetensors) | met |"),
+            "{out}"
+        );
+        rows.push(i(case, "tensorkit convert → tensogram", 3.0, "tensogram"));
+        out.clear();
+        convert_target(&mut out, &rows);
+        assert!(
+            out.contains("| 3.00× `cp` (slowest: bintensors → tensogram) | not met |"),
+            "{out}"
+        );
+        out.clear();
+        convert_target(&mut out, &[]);
+        assert!(out.contains("| — | not measured |"), "{out}");
     }
 
     #[test]

@@ -188,24 +188,27 @@ impl Staged {
         }
     }
 
+    /// Stops the helper, if one runs, once its current sync is done; returns its error.
+    fn stop_writeback(&mut self) -> io::Result<()> {
+        let Some(Writeback { wake, thread }) = self.writeback.take() else {
+            return Ok(());
+        };
+        drop(wake);
+        thread
+            .join()
+            .map_err(|_| io::Error::other("the writeback thread panicked"))?
+    }
+
     /// Stops the helper (reporting its error, if it met one) and syncs the whole file.
     fn sync(&mut self) -> io::Result<()> {
-        if let Some(Writeback { wake, thread }) = self.writeback.take() {
-            drop(wake);
-            thread
-                .join()
-                .map_err(|_| io::Error::other("the writeback thread panicked"))??;
-        }
+        self.stop_writeback()?;
         self.file.sync_all()
     }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        if let Some(Writeback { wake, thread }) = self.writeback.take() {
-            drop(wake);
-            let _ = thread.join();
-        }
+        let _ = self.stop_writeback();
     }
 }
 

@@ -1,7 +1,7 @@
 //! (i) The CLI at the speed of the library: `tensorkit convert` of one large tensor between
 //! every two uncompressed formats, next to `cp` of the same file.
 
-use crate::workloads::write_all;
+use crate::workloads::{time_new_file, write_all};
 use crate::{Scale, as_bytes, field, row};
 use serde_json::{Value, json};
 use std::fs::File;
@@ -39,23 +39,11 @@ fn run(cmd: &mut Command) {
     );
 }
 
-/// Times `what` writing `dst` (removed before each run, as an atomic writer makes a new
-/// file; flushed to disk after it, outside the timing, so that one run's writeback does not
-/// slow the next).
+/// Times `what` writing `dst` as [`time_new_file`] does, `runs` times after a first run
+/// that warms the page cache with the source.
 fn timed(runs: usize, dst: &Path, what: &mut dyn FnMut()) -> Vec<f64> {
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..=runs {
-        let _ = std::fs::remove_file(dst);
-        let t = std::time::Instant::now();
-        what();
-        let secs = t.elapsed().as_secs_f64();
-        File::open(dst).and_then(|f| f.sync_all()).expect("sync");
-        // The first run warms the page cache with the source.
-        if i > 0 {
-            times.push(secs);
-        }
-    }
-    times
+    time_new_file(dst, what);
+    (0..runs).map(|_| time_new_file(dst, what)).collect()
 }
 
 /// (i) For each source format: `cp` of the file, `cp` followed by an fsync of the copy (what

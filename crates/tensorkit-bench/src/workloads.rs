@@ -18,6 +18,20 @@ fn create(path: &Path) -> BufWriter<File> {
     BufWriter::with_capacity(1 << 20, File::create(path).expect("benchmark file"))
 }
 
+/// Times `write` making a new file at `path`, in seconds. The file is removed first, as the
+/// atomic writers make a new one (truncating a file whose pages are cached costs more than
+/// the write itself on this kind of machine), and flushed to disk afterwards, outside the
+/// timing, so the next write does not wait for this one's writeback (the kernel throttles
+/// writers once enough pages are dirty).
+pub(crate) fn time_new_file(path: &Path, write: &mut dyn FnMut()) -> f64 {
+    let _ = std::fs::remove_file(path);
+    let t = std::time::Instant::now();
+    write();
+    let secs = t.elapsed().as_secs_f64();
+    File::open(path).and_then(|f| f.sync_all()).expect("sync");
+    secs
+}
+
 /// Writes `tensors` in every format into `dir` with the given stem; returns the paths.
 pub(crate) fn write_all(
     dir: &Path,
@@ -49,15 +63,7 @@ pub(crate) fn write_some(
             return;
         }
         let path = dir.join(format!("{stem}.{ext}"));
-        // A new file each time, as the atomic writers make one: truncating a file whose
-        // pages are cached costs more than the write itself on this kind of machine.
-        let _ = std::fs::remove_file(&path);
-        let t = std::time::Instant::now();
-        write(&path);
-        let secs = t.elapsed().as_secs_f64();
-        // Flushed to disk outside the timing, so the next write does not wait for this
-        // one's writeback (the kernel throttles writers once enough pages are dirty).
-        File::open(&path).and_then(|f| f.sync_all()).expect("sync");
+        let secs = time_new_file(&path, &mut || write(&path));
         out.push((who, path, secs));
     };
     timed("safetensors crate", "safetensors", &|p| {
