@@ -66,8 +66,10 @@ impl Quantiser {
         if self.bits <= 32 {
             u64::from(self.code_narrow(x))
         } else {
-            // Saturating: below R gives 0, above the range the largest code.
-            self.scaled(x).round().min(self.max) as u64
+            // Saturating: below R gives 0, above the range the largest code. The clamp is
+            // made on the integer: above 53 bits the largest code is not an f64 (it rounds
+            // up to 2^bits, which would spill into the next value's bits).
+            (self.scaled(x).round() as u64).min(u64::MAX >> (64 - self.bits))
         }
     }
 
@@ -320,6 +322,23 @@ mod tests {
         let mut out = Vec::new();
         p.encode([-3.0, 99.0].into_iter(), &mut out).unwrap();
         assert_eq!(out, [0x0F]);
+    }
+
+    #[test]
+    fn wide_codes_saturate_without_spilling_into_the_next_value() {
+        // At 54 bits the largest code (2^54 - 1) is no f64: a value that scales to 2^54
+        // must still get it, not a 55-bit code that corrupts its neighbour.
+        let p = SimplePacking {
+            bits_per_value: 54,
+            reference_value: 0.0,
+            binary_scale_factor: 0,
+            decimal_scale_factor: 0,
+        };
+        let mut out = Vec::new();
+        p.encode([2f64.powi(54), 1.0].into_iter(), &mut out)
+            .unwrap();
+        let mut codes = Unpacker::new(&out, 54);
+        assert_eq!([codes.next_value(), codes.next_value()], [(1 << 54) - 1, 1]);
     }
 
     proptest! {
