@@ -93,6 +93,10 @@ impl<T: ByteSource + ?Sized> ByteSource for &T {
 #[derive(Debug)]
 pub struct MmapSource {
     map: memmap2::Mmap,
+    /// The mapped file, kept so that writers can have the kernel copy ranges of it
+    /// ([`AtomicFile::copying_from`](crate::atomic::AtomicFile::copying_from)); `None` where
+    /// the handle could not be duplicated.
+    file: Option<File>,
 }
 
 impl MmapSource {
@@ -101,14 +105,22 @@ impl MmapSource {
         let path = path.as_ref();
         let file =
             File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-        Self::map(&file).map_err(|e| match e {
+        let mut mapped = Self::map_only(&file).map_err(|e| match e {
             Error::Io { source, .. } => Error::io(format!("mapping {}", path.display()), source),
             other => other,
-        })
+        })?;
+        mapped.file = Some(file);
+        Ok(mapped)
     }
 
     /// Maps an open file.
     pub fn map(file: &File) -> Result<Self> {
+        let mut mapped = Self::map_only(file)?;
+        mapped.file = file.try_clone().ok();
+        Ok(mapped)
+    }
+
+    fn map_only(file: &File) -> Result<Self> {
         // SAFETY: memmap2 requires that the file is not truncated or modified while mapped,
         // which no Rust code can guarantee about a file other processes may write. We map
         // read-only and treat the bytes as untrusted input: every decoder validates what it
@@ -118,13 +130,28 @@ impl MmapSource {
         #[allow(unsafe_code)]
         let map =
             unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping a file", e))?;
-        Ok(MmapSource { map })
+        Ok(MmapSource { map, file: None })
     }
 
     /// The mapped bytes.
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
         &self.map
+    }
+
+    /// The mapped file and where `bytes` begin in it, when `bytes` lie within this mapping
+    /// (borrowed from [`bytes`](Self::bytes)) and the file's handle was kept: what a writer
+    /// needs to have the kernel copy them from the file rather than through memory.
+    #[must_use]
+    pub fn locate(&self, bytes: &[u8]) -> Option<(&File, u64)> {
+        let offset = bytes
+            .as_ptr()
+            .addr()
+            .checked_sub(self.map.as_ptr().addr())?;
+        if offset.checked_add(bytes.len())? > self.map.len() {
+            return None;
+        }
+        Some((self.file.as_ref()?, offset as u64))
     }
 }
 
@@ -260,6 +287,28 @@ mod tests {
         assert!(file.as_slice().is_none());
         assert!(matches!(file.bytes_at(0, 2, "x").unwrap(), Cow::Owned(_)));
         check_source(&file, &data);
+    }
+
+    #[test]
+    fn only_bytes_within_a_mapping_are_located_in_its_file() {
+        let data: Vec<u8> = (0..100).collect();
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        tmp.write_all(&data).unwrap();
+        tmp.flush().unwrap();
+        let mapped = MmapSource::open(tmp.path()).unwrap();
+        assert_eq!(mapped.locate(&mapped[10..20]).map(|(_, at)| at), Some(10));
+        assert_eq!(mapped.locate(&mapped[..]).map(|(_, at)| at), Some(0));
+        assert_eq!(mapped.locate(&mapped[100..]).map(|(_, at)| at), Some(100));
+        assert!(mapped.locate(&data[10..20]).is_none());
+        let by_handle = MmapSource::map(tmp.as_file()).unwrap();
+        assert!(
+            by_handle.locate(&mapped[10..20]).is_none(),
+            "another mapping"
+        );
+        assert_eq!(
+            by_handle.locate(&by_handle[3..4]).map(|(_, at)| at),
+            Some(3)
+        );
     }
 
     #[test]

@@ -22,6 +22,26 @@ where
     (a(), b())
 }
 
+/// Runs `main` on this thread and `beside` on another core at the same time, with the
+/// `parallel` feature and more than one thread in rayon's pool; otherwise `beside` first,
+/// then `main`. Unlike [`join`], `main` need not be `Send` (it may hold a `&mut dyn Write`):
+/// `beside` hands its result back through what it captures.
+pub fn beside<M, R, B>(main: M, beside: B) -> R
+where
+    M: FnOnce() -> R,
+    B: FnOnce() + Send,
+{
+    #[cfg(feature = "parallel")]
+    if rayon::current_num_threads() > 1 {
+        return rayon::in_place_scope(|s| {
+            s.spawn(|_| beside());
+            main()
+        });
+    }
+    beside();
+    main()
+}
+
 /// The piece each side handles at a time: large enough that handing work between cores is
 /// free, small enough that both stay busy (and the piece stays in cache between them).
 pub const CHUNK: usize = 4 << 20;
@@ -69,6 +89,16 @@ mod tests {
             assert_eq!(out, bytes, "written, {len} bytes");
             assert_eq!(seen, bytes, "seen, {len} bytes");
         }
+    }
+
+    #[test]
+    fn beside_runs_both_and_returns_main() {
+        let mut seen = 0u64;
+        let sum = beside(
+            || (1..=100u64).sum::<u64>(),
+            || seen = (1..=10u64).product(),
+        );
+        assert_eq!((sum, seen), (5050, 3_628_800));
     }
 
     #[test]

@@ -148,12 +148,13 @@ pub(crate) fn write_output(
     alignment: Option<u64>,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create(output)?;
+    let mut copying = file.copying_from(&set.mapped);
     let dropped = match bar {
         Some(bar) => {
-            let mut wrapped = bar.wrap_write(&mut file);
+            let mut wrapped = bar.wrap_write(&mut copying);
             formats::write_into(target, set, output, &mut wrapped, pipeline, alignment)?
         }
-        None => formats::write_into(target, set, output, &mut file, pipeline, alignment)?,
+        None => formats::write_into(target, set, output, &mut copying, pipeline, alignment)?,
     };
     file.commit()?;
     Ok(dropped)

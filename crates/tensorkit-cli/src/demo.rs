@@ -41,6 +41,7 @@ fn tensor_set(tensors: &[(String, Tensor)], size: Size) -> TensorSet<'_> {
             .map(|(name, t)| NamedTensor::borrowed(name.clone(), t.view()))
             .collect(),
         limits: Limits::default(),
+        mapped: Vec::new(),
     }
 }
 

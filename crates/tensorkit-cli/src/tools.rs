@@ -356,6 +356,10 @@ pub fn merge(
         metadata: None,
         tensors: Vec::new(),
         limits: *limits,
+        mapped: opened
+            .iter()
+            .flat_map(|f| f.tensor_set().mapped.clone())
+            .collect(),
     };
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
     for ((path, file), (_, real_name)) in inputs.iter().zip(&opened).zip(&files) {
@@ -543,6 +547,7 @@ pub fn split(
             metadata: set.metadata.clone(),
             tensors: vec![one],
             limits: set.limits,
+            mapped: set.mapped.clone(),
         };
         formats::write(target, &single, &path, pipeline, args.alignment)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());

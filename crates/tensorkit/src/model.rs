@@ -423,6 +423,11 @@ pub struct TensorSet<'a> {
     pub tensors: Vec<NamedTensor<'a>>,
     /// The limits the file was read with; tensors are decoded within them.
     pub limits: Limits,
+    /// The memory-mapped files the tensors borrow from, if any (filled in by
+    /// [`open`](crate::open)): writers have the kernel copy a stored tensor's bytes from
+    /// them rather than write them through memory
+    /// ([`AtomicFile::copying_from`](tensor_core::atomic::AtomicFile::copying_from)).
+    pub mapped: Vec<&'a tensor_core::MmapSource>,
 }
 
 impl TensorSet<'_> {

@@ -263,7 +263,15 @@ fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Resul
         .collect::<Result<Vec<_>>>()?;
     let parsed = Parsed::try_new(bytes, |maps| {
         let sets = read_all(&paths, maps, options)?;
-        crate::shards::join(&paths, sets)
+        let mut set = crate::shards::join(&paths, sets)?;
+        set.mapped = maps
+            .iter()
+            .filter_map(|b| match b {
+                Bytes::Mapped(m) => Some(m),
+                Bytes::Owned(_) => None,
+            })
+            .collect();
+        Ok::<_, Error>(set)
     })?;
     let path = paths.into_iter().next().unwrap_or_default();
     Ok(File {
@@ -586,6 +594,7 @@ pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Resu
         metadata: options.metadata.clone().or_else(|| source.metadata.clone()),
         tensors: source.tensors.clone(),
         limits: source.limits,
+        mapped: source.mapped.clone(),
     };
     write_set(format, &set, path, options)
 }
@@ -664,5 +673,6 @@ fn named_set<'a, N: Into<String>>(
             .map(|(n, v)| NamedTensor::borrowed(n.into(), v))
             .collect(),
         limits: tensor_core::Limits::default(),
+        mapped: Vec::new(),
     }
 }

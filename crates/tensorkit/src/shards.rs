@@ -116,6 +116,7 @@ impl Index {
             .first()
             .map_or(crate::model::FormatId::Safetensors, |s| s.format);
         let limits = sets.first().map(|s| s.limits).unwrap_or_default();
+        let mapped = sets.iter().flat_map(|s| s.mapped.iter().copied()).collect();
         let mut by_shard: Vec<HashMap<String, crate::model::NamedTensor<'a>>> = sets
             .into_iter()
             .map(|set| {
@@ -143,6 +144,7 @@ impl Index {
             metadata: self.metadata.clone(),
             tensors,
             limits,
+            mapped,
         })
     }
 }
@@ -158,6 +160,7 @@ pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<Tenso
         .map_or(crate::model::FormatId::Safetensors, |s| s.format);
     let limits = sets.first().map(|s| s.limits).unwrap_or_default();
     let metadata = sets.first().and_then(|s| s.metadata.clone());
+    let mapped = sets.iter().flat_map(|s| s.mapped.iter().copied()).collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tensors = Vec::new();
     for (i, set) in sets.into_iter().enumerate() {
@@ -182,6 +185,7 @@ pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<Tenso
         metadata,
         tensors,
         limits,
+        mapped,
     })
 }
 
@@ -261,6 +265,7 @@ pub fn write_sharded(
                     })
                     .collect(),
                 limits: set.limits,
+                mapped: set.mapped.clone(),
             };
             let shard_path = dir.join(&file);
             for note in crate::formats::write(format, &shard, &shard_path, pipeline, alignment)? {

@@ -43,6 +43,7 @@ pub(super) fn read<'a>(
         metadata,
         tensors,
         limits: *limits,
+        mapped: Vec::new(),
     })
 }
 

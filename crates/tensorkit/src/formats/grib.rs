@@ -37,6 +37,7 @@ pub(super) fn read<'a>(
         metadata: None,
         tensors,
         limits: options.limits,
+        mapped: Vec::new(),
     })
 }
 

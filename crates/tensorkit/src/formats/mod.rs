@@ -9,7 +9,7 @@ pub(crate) mod tensogram;
 mod ztensor;
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, ReadOptions, TensorSet};
+use crate::model::{FormatId, NamedTensor, ReadOptions, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
@@ -247,14 +247,57 @@ pub fn write(
     alignment: Option<u64>,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create(path)?;
-    let dropped = write_into(format, set, path, &mut file, pipeline, alignment)?;
+    let dropped = write_into(
+        format,
+        set,
+        path,
+        &mut file.copying_from(&set.mapped),
+        pipeline,
+        alignment,
+    )?;
     file.commit()?;
     Ok(dropped)
 }
 
 /// [`write()`] into `out` (a file being written at `path`, which errors name): for callers
 /// that manage the file themselves, e.g. to show progress through a wrapping writer.
+///
+/// The checksums and hashes the tensors carry from their file are verified on another core
+/// while the tensors are written (one after the other on a one-thread pool). On any error,
+/// what went to `out` is to be discarded, as [`write()`] does.
 pub fn write_into(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    out: &mut dyn std::io::Write,
+    pipeline: &PipelineSpec,
+    alignment: Option<u64>,
+) -> Result<Vec<String>> {
+    if set.tensors.iter().all(|t| t.check.is_none()) {
+        return write_tensors(format, set, path, out, pipeline, alignment);
+    }
+    let unchecked = TensorSet {
+        tensors: set
+            .tensors
+            .iter()
+            .map(|t| NamedTensor {
+                check: None,
+                ..t.clone()
+            })
+            .collect(),
+        ..set.clone()
+    };
+    let mut checked = Ok(());
+    let written = tensor_core::tee::beside(
+        || write_tensors(format, &unchecked, path, out, pipeline, alignment),
+        || checked = set.tensors.iter().try_for_each(NamedTensor::verify),
+    );
+    // A damaged source is the cause whatever the writer made of it.
+    checked?;
+    written
+}
+
+fn write_tensors(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,

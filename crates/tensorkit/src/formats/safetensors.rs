@@ -42,6 +42,7 @@ pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<
             .map(|t| NamedTensor::borrowed(t.name, t.view))
             .collect(),
         limits: *limits,
+        mapped: Vec::new(),
     })
 }
 

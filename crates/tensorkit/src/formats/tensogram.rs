@@ -128,6 +128,7 @@ pub(super) fn read<'a>(
         metadata: file_metadata(path, &msgs[0])?,
         tensors,
         limits: *limits,
+        mapped: Vec::new(),
     })
 }
 

@@ -116,6 +116,7 @@ pub(super) fn read<'a>(
         metadata: file_metadata(&any),
         tensors,
         limits: *limits,
+        mapped: Vec::new(),
     })
 }
 

@@ -248,6 +248,7 @@ fn remote_set(
         metadata: listing.metadata,
         tensors,
         limits: options.limits,
+        mapped: Vec::new(),
     }
 }
 

@@ -278,3 +278,67 @@ fn digests_and_frame_hashes_are_checked_on_copies_and_when_asked_not_for_views()
         unchecked.verify().unwrap();
     }
 }
+
+/// Saving tensors read from a damaged file fails with the checksum error naming the tensor,
+/// whatever the target (the checks run on another core while the output is written), and
+/// leaves no file; tensors from a sound file arrive exactly, whether the kernel copied them
+/// from the source's mapping or they were written from memory.
+#[test]
+fn a_damaged_source_is_never_saved_and_a_sound_one_arrives_exactly() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let data = crate::damaged_elements();
+    let targets = [
+        Format::Safetensors,
+        Format::Bintensors,
+        Format::Ztensor01,
+        Format::Ztensor2,
+        Format::Tensogram,
+    ];
+    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+        let path = dir.path().join(format!("damaged-{}", format.id()));
+        crate::damaged(&path, format);
+        let file = tensorkit::open(&path).unwrap();
+        for target in targets {
+            let out = dir
+                .path()
+                .join(format!("from-{}.{}", format.id(), target.id()));
+            let e = tensorkit::save(&out, &file, &WriteOptions::for_format(target)).unwrap_err();
+            let what = format!("{} to {}", format.id(), target.id());
+            assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "{what}: {e}");
+            assert!(e.to_string().contains("t2"), "{what}: {e}");
+            assert!(!out.exists(), "{what}");
+        }
+    }
+    for format in targets {
+        let path = dir.path().join(format!("sound.{}", format.id()));
+        let tensors = (0..4).map(|i| {
+            let v = tensorkit::TensorView::new(
+                &data[i * 65536..(i + 1) * 65536],
+                tensorkit::Dtype::Uint32,
+                &[16384],
+                tensorkit::ByteOrder::Little,
+            )
+            .unwrap();
+            (format!("t{i}"), v)
+        });
+        tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(format)).unwrap();
+        let file = tensorkit::open(&path).unwrap();
+        for target in targets {
+            let out = dir
+                .path()
+                .join(format!("{}-to.{}", format.id(), target.id()));
+            tensorkit::save(&out, &file, &WriteOptions::for_format(target)).unwrap();
+            let back = tensorkit::open(&out).unwrap();
+            for i in 0..4 {
+                let t = back.get(&format!("t{i}")).unwrap().to_tensor().unwrap();
+                assert!(
+                    t.data() == &data[i * 65536..(i + 1) * 65536],
+                    "{} to {}: t{i}",
+                    format.id(),
+                    target.id()
+                );
+            }
+        }
+    }
+}
