@@ -33,10 +33,9 @@ pub(crate) fn damaged_elements() -> Vec<u8> {
     (0..64 * 1024u32).flat_map(u32::to_le_bytes).collect()
 }
 
-/// Writes `path` in `format` with the four tensors of [`damaged_elements`], then flips one
-/// byte in the middle of the third tensor's (`t2`) elements.
-pub(crate) fn damaged(path: &std::path::Path, format: tensorkit::Format) {
-    let data = damaged_elements();
+/// Writes `path` in `format` with tensors `t0`..`t3`, 16384 `uint32` each, from `data`
+/// ([`damaged_elements`]).
+pub(crate) fn save_four(path: &std::path::Path, format: tensorkit::Format, data: &[u8]) {
     let tensors = (0..4).map(|i| {
         let v = tensorkit::TensorView::new(
             &data[i * 65536..(i + 1) * 65536],
@@ -48,6 +47,13 @@ pub(crate) fn damaged(path: &std::path::Path, format: tensorkit::Format) {
         (format!("t{i}"), v)
     });
     tensorkit::save_tensors(path, tensors, &tensorkit::WriteOptions::for_format(format)).unwrap();
+}
+
+/// Writes `path` in `format` with the four tensors of [`damaged_elements`], then flips one
+/// byte in the middle of the third tensor's (`t2`) elements.
+pub(crate) fn damaged(path: &std::path::Path, format: tensorkit::Format) {
+    let data = damaged_elements();
+    save_four(path, format, &data);
     let mut bytes = std::fs::read(path).unwrap();
     let needle = &data[2 * 65536 + 4096..2 * 65536 + 4104];
     let at = bytes.windows(8).position(|w| w == needle).unwrap();
