@@ -131,12 +131,11 @@ impl Drop for AtomicFile {
 /// disk in the background.
 pub const WRITEBACK_EVERY: u64 = 64 << 20;
 
-/// The most one `write` system call is handed, 256 KiB as `cp` uses: the page cache sizes
-/// the folios it allocates for a write by the write's length, and on virtual machines whose
-/// host reclaims free guest memory, megabyte folios come back slowly. Measured on the
-/// benchmark machine, writing 1 GiB to a new file: 0.24 s in pieces of 256 KiB, 1.3–1.7 s
-/// in pieces of 1 MiB or more (one `write` of the whole gigabyte: 1.6 s). Between pieces
-/// the writeback helper can be woken.
+/// The most one `write` system call is handed, 256 KiB as `cp` uses, so that the writeback
+/// helper is woken between pieces of a large buffer rather than after all of it. Measured on
+/// the benchmark machine: one `write` of a whole mapped gigabyte took 1.6 s against about
+/// 0.4 s in pieces. (Writes into new page-cache pages there also depend on the piece size,
+/// since the kernel sizes folios by it, but not consistently from one run to the next.)
 pub const WRITE_PIECE: usize = 256 << 10;
 
 /// The file under an [`AtomicFile`]'s buffer: counts what is written and, every
@@ -448,9 +447,9 @@ impl AtomicFile {
 impl Write for CopyingFrom<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         #[cfg(target_os = "linux")]
-        if let Some((from, offset)) = (!self.declined && buf.len() >= COPY_AT_LEAST)
-            .then(|| self.sources.iter().find_map(|s| s.locate(buf)))
-            .flatten()
+        if !self.declined
+            && buf.len() >= COPY_AT_LEAST
+            && let Some((from, offset)) = self.sources.iter().find_map(|s| s.locate(buf))
         {
             let copied = self.file.copy_range(from, offset, buf.len())?;
             self.copied += copied as u64;

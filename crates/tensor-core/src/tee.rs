@@ -56,21 +56,12 @@ pub fn write(
     bytes: &[u8],
     also: &mut (dyn FnMut(&[u8]) + Send),
 ) -> std::io::Result<()> {
-    #[cfg(feature = "parallel")]
-    if bytes.len() > CHUNK && rayon::current_num_threads() > 1 {
-        for piece in bytes.chunks(CHUNK) {
-            let mut written = Ok(());
-            rayon::in_place_scope(|s| {
-                s.spawn(|_| also(piece));
-                written = out.write_all(piece);
-            });
-            written?;
-        }
-        return Ok(());
+    if bytes.len() <= CHUNK {
+        also(bytes);
+        return out.write_all(bytes);
     }
     for piece in bytes.chunks(CHUNK) {
-        also(piece);
-        out.write_all(piece)?;
+        beside(|| out.write_all(piece), || also(piece))?;
     }
     Ok(())
 }

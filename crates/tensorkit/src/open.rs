@@ -230,7 +230,8 @@ pub fn open_bytes(bytes: &[u8]) -> Result<File> {
     )
 }
 
-/// Reads each of `maps` (the files at `paths`).
+/// Reads each of `maps` (the files at `paths`); a set read from a mapped file names its
+/// mapping ([`TensorSet::mapped`]).
 fn read_all<'a>(
     paths: &[PathBuf],
     maps: &'a [Bytes],
@@ -239,7 +240,13 @@ fn read_all<'a>(
     paths
         .iter()
         .zip(maps)
-        .map(|(p, b)| formats::read_with(p, b, options))
+        .map(|(p, b)| {
+            let mut set = formats::read_with(p, b, options)?;
+            if let Bytes::Mapped(m) = b {
+                set.mapped.push(m);
+            }
+            Ok(set)
+        })
         .collect()
 }
 
@@ -263,15 +270,7 @@ fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Resul
         .collect::<Result<Vec<_>>>()?;
     let parsed = Parsed::try_new(bytes, |maps| {
         let sets = read_all(&paths, maps, options)?;
-        let mut set = crate::shards::join(&paths, sets)?;
-        set.mapped = maps
-            .iter()
-            .filter_map(|b| match b {
-                Bytes::Mapped(m) => Some(m),
-                Bytes::Owned(_) => None,
-            })
-            .collect();
-        Ok::<_, Error>(set)
+        crate::shards::join(&paths, sets)
     })?;
     let path = paths.into_iter().next().unwrap_or_default();
     Ok(File {
