@@ -1,7 +1,8 @@
 //! `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]`:
 //! runs the benchmark suite (`tensorkit-bench`, release build) and, with `--with-python`,
-//! the Python peers (`peer_bench.py` in that virtual environment) and the Python package
-//! against them (`crates/tensorkit-py/bench/bench_python.py`, on a release build installed
+//! the Python peers (`peer_bench.py` in that virtual environment, into which the pinned
+//! peers it lacks are installed first: numpy, safetensors, ztensor, bintensors, tensogram,
+//! eccodes) and the Python package against them (`crates/tensorkit-py/bench/bench_python.py`, on a release build installed
 //! into the same environment), and writes
 //! `docs/benchmarks.md`: medians, min–max, ratios to the peers, fractions of the machine's
 //! limits, and every speed target with "met" or the shortfall.
@@ -724,28 +725,63 @@ fn peers(out: &mut String, peer: &Value) {
     }
 }
 
-/// Installs a release build of the Python package into `venv` (with maturin, from `PyPI` when
-/// the environment lacks it) and runs its benchmark against the peers there.
-fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String> {
+/// The peers every Python row is measured against, and maturin to build the package, as pip
+/// names them (module, requirement): the versions the reference fixtures were written with.
+const PYTHON_PEERS: [(&str, &str); 7] = [
+    ("numpy", "numpy"),
+    ("safetensors", "safetensors==0.8.0"),
+    ("ztensor", "ztensor==2.1.2"),
+    ("bintensors", "bintensors==0.2.0"),
+    ("tensogram", "tensogram==0.24.0"),
+    ("eccodes", "eccodes==2.50.0"),
+    ("maturin", "maturin>=1.9.4,<2"),
+];
+
+/// Installs into `venv`, from `PyPI`, whichever of [`PYTHON_PEERS`] it lacks, so that no row
+/// goes missing from a run for want of its peer.
+fn install_peers(venv: &Path) -> Result<(), String> {
     let python = venv.join("bin/python");
-    let has_maturin = Command::new(&python)
-        .args(["-c", "import maturin"])
+    let missing: Vec<&str> = PYTHON_PEERS
+        .iter()
+        .filter(|(module, _)| {
+            !Command::new(&python)
+                .args(["-c", &format!("import {module}")])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .map(|&(_, requirement)| requirement)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let ok = Command::new(&python)
+        .args(["-m", "pip", "install", "--quiet"])
+        .args(&missing)
         .status()
         .is_ok_and(|s| s.success());
-    if !has_maturin {
-        let ok = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "maturin>=1.9.4,<2"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            return Err(format!("installing maturin into {}", venv.display()));
-        }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "installing {} into {}",
+            missing.join(", "),
+            venv.display()
+        ))
     }
+}
+
+/// Installs a release build of the Python package into `venv` (with maturin) and runs its
+/// benchmark against the peers there.
+fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String> {
+    let python = venv.join("bin/python");
     let built = Command::new(&python)
         .current_dir(root)
         .env("VIRTUAL_ENV", venv)
         .env("CARGO_TARGET_DIR", root.join("target/python-release"))
         .args(["-m", "maturin", "develop", "--release", "--quiet"])
+        // SZ3 is opt-in (docs/decisions/0005); the benchmark's build has it, to time it.
+        .args(["--features", "sz3"])
         .args(["-m", "crates/tensorkit-py/Cargo.toml"])
         .stdout(std::process::Stdio::null())
         .status()
@@ -882,6 +918,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
     let peer = match &o.python {
         None => None,
         Some(venv) => {
+            install_peers(venv)?;
             if !o.peer_script.exists() {
                 return Err(format!(
                     "{} not found; give --peer-script",

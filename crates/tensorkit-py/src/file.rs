@@ -95,6 +95,25 @@ fn decode_into(
     Ok(())
 }
 
+/// A tensor for numpy: its bytes, its dtype's name and its shape.
+type Array = (Buffer, &'static str, Vec<u64>);
+
+/// Tensor `t` of `file` as numpy's bytes: a view of the file when it is stored as numpy
+/// wants it, else a new buffer it is decoded into.
+fn buffer_of(
+    file: &Arc<tensorkit::File>,
+    t: &tensorkit::TensorRef<'_>,
+) -> tensorkit::Result<Buffer> {
+    if let Some(bytes) = t.native_bytes() {
+        return Ok(Buffer::in_file(Arc::clone(file), bytes));
+    }
+    let len = array_len(t)?;
+    file.tensor_set().limits.check_total_bytes(len)?;
+    let mut out = LargeBuffer::zeroed(tensor_core::checked::to_usize(len, "a tensor")?)?;
+    decode_into(t, &file.tensor_set().limits, &mut out)?;
+    Ok(Buffer::owned(out))
+}
+
 #[pymethods]
 impl File {
     /// The format's id (`safetensors`, `tensogram`, `ztensor-2`...).
@@ -168,21 +187,47 @@ impl File {
     /// Tensor `name` for numpy: its dtype, its shape, and its bytes — a read-only view of
     /// the file when `describe` says zero-copy, else a writable buffer of decoded bytes (one
     /// per element for packed dtypes). Decoding runs without the GIL.
-    fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<(Buffer, &'static str, Vec<u64>)> {
+    fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<Array> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
         let (dtype, shape) = (t.dtype().name(), t.shape().to_vec());
-        if let Some(bytes) = t.native_bytes() {
-            return Ok((Buffer::in_file(Arc::clone(&file), bytes), dtype, shape));
-        }
-        let buffer = py.detach(|| {
-            let len = array_len(&t)?;
-            file.tensor_set().limits.check_total_bytes(len)?;
-            let mut out = LargeBuffer::zeroed(tensor_core::checked::to_usize(len, "a tensor")?)?;
-            decode_into(&t, &file.tensor_set().limits, &mut out)?;
-            Ok(Buffer::owned(out))
-        });
-        Ok((buffer.map_err(to_py::<tensorkit::Error>)?, dtype, shape))
+        let buffer = py.detach(|| buffer_of(&file, &t)).map_err(to_py)?;
+        Ok((buffer, dtype, shape))
+    }
+
+    /// The tensors named (every tensor when `None`), each as `tensor` gives it, with its
+    /// name: decoded side by side on `threads` threads (0: every core; 1: this thread),
+    /// without the GIL. Their decoded bytes together must fit the file's memory limit.
+    #[pyo3(signature = (names = None, threads = 0))]
+    fn tensors(
+        &self,
+        py: Python<'_>,
+        names: Option<Vec<String>>,
+        threads: usize,
+    ) -> PyResult<Vec<(String, Array)>> {
+        let file = self.file()?;
+        let refs: Vec<tensorkit::TensorRef<'_>> = match &names {
+            Some(names) => names
+                .iter()
+                .map(|n| lookup(&file, n))
+                .collect::<PyResult<_>>()?,
+            None => file.tensors().collect(),
+        };
+        py.detach(|| {
+            let mut total = 0u64;
+            for t in refs.iter().filter(|t| t.native_bytes().is_none()) {
+                total = tensor_core::checked::add(total, array_len(t)?, "the decoded tensors")?;
+            }
+            file.tensor_set().limits.check_total_bytes(total)?;
+            crate::threads::map_each(&refs, threads, |t| {
+                let buffer = buffer_of(&file, t)?;
+                Ok((
+                    t.name().into_owned(),
+                    (buffer, t.dtype().name(), t.shape().to_vec()),
+                ))
+            })
+        })
+        .map_err(to_py::<tensorkit::Error>)
     }
 
     /// Decodes tensor `name` into `out`, a writable C-contiguous byte buffer of exactly the

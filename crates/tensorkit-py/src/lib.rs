@@ -32,6 +32,7 @@ mod file;
 mod handle;
 mod stdlib;
 mod tensogram;
+mod threads;
 mod write;
 
 use file::File;

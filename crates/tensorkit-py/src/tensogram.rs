@@ -13,7 +13,6 @@ use crate::errors::{invalid, to_py};
 use crate::handle::Handle;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tensor_core::buffer::LargeBuffer;
@@ -237,21 +236,7 @@ fn decode_objects(msg: &Message<'_>, how: Decode) -> frame::Result<Vec<Decoded>>
     }
     let limits = *msg.limits();
     limits.check_total_bytes(total)?;
-    let one = |o: &ObjectFrame<'_>| decode_one(o, how.opts, &limits);
-    match how.threads {
-        1 => objects.iter().map(one).collect(),
-        _ if objects.len() < 2 => objects.iter().map(one).collect(),
-        0 => objects.par_iter().map(one).collect(),
-        n => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| {
-                frame::Error::Core(tensor_core::Error::InvalidArgument(format!(
-                    "starting {n} threads: {e}"
-                )))
-            })?
-            .install(|| objects.par_iter().map(one).collect()),
-    }
+    crate::threads::map_each(&objects, how.threads, |o| decode_one(o, how.opts, &limits))
 }
 
 /// Decodes the message at the start of `bytes`: its version, metadata and objects.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -86,6 +86,24 @@ class File(Mapping[str, np.ndarray]):
             raise InvalidArgumentError("out must be C-contiguous and writable")
         self._native.read_into(name, _bytes_of(out))
         return out
+
+    def load(self, names: Iterable[str] | None = None, *, threads: int = 0) -> dict[str, np.ndarray]:
+        """Every tensor (or those in ``names``) as arrays, as ``f[name]`` gives each — decoded
+        side by side on ``threads`` threads (0, the default: every core; 1: this thread),
+        without the GIL. A tensor stored as numpy holds it is a read-only view of the file;
+        the others are new arrays. The decoded tensors together must fit the file's
+        ``max_memory``. A name the file does not have raises ``KeyError``."""
+        if names is not None:
+            names = list(names)
+            for name in names:
+                if not isinstance(name, str):
+                    raise KeyError(name)
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+            raise InvalidArgumentError(f"threads must be a whole number of 0 or more, not {threads!r}")
+        return {
+            name: np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
+            for name, (buf, dtype, shape) in self._native.tensors(names, threads)
+        }
 
     def verify(self, name: str | None = None) -> None:
         """Checks tensor ``name`` (every tensor when None) against the checksums or digests

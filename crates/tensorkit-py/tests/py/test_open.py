@@ -253,3 +253,45 @@ def test_a_damaged_file_is_never_read_as_sound(tmp_path):
     report = tensorkit.validate(tmp_path / "bad.zt")
     assert report["problems"]
     assert tensorkit.validate(tmp_path / "d.zt")["problems"] == []
+
+
+def test_load_decodes_every_tensor_side_by_side_as_indexing_does(testdata, tmp_path):
+    rng = np.random.default_rng(5)
+    fields = {f"f{i}": rng.normal(280, 5, (40, 60)) for i in range(6)}
+    tensorkit.save(tmp_path / "m.tgm", fields, pipeline="simple_packing:24,szip")
+    tensorkit.save(tmp_path / "m.safetensors", fields)
+    sources = [tmp_path / "m.tgm", tmp_path / "m.safetensors"]
+    sources += [testdata / "reference" / "grib" / n for n in ("jpeg.grib2", "mixed.grib", "ccsds.grib2")]
+    for path in sources:
+        with tensorkit.open(path) as f:
+            one_by_one = {name: f[name] for name in f}
+            for threads in (0, 1, 2, 3):
+                loaded = f.load(threads=threads)
+                assert list(loaded) == list(f), (path.name, threads)
+                for name, a in loaded.items():
+                    b = one_by_one[name]
+                    assert a.dtype == b.dtype and a.shape == b.shape
+                    assert a.tobytes() == b.tobytes(), (path.name, name, threads)
+                    assert a.flags.writeable == b.flags.writeable
+            some = list(f)[::-1][:2]
+            assert list(f.load(some)) == some
+            with pytest.raises(KeyError):
+                f.load(["not there"])
+            with pytest.raises(tensorkit.InvalidArgumentError):
+                f.load(threads=-1)
+    # The tensors decoded together must fit the memory limit, not only each on its own.
+    with tensorkit.open(tmp_path / "m.tgm", max_memory=40 * 60 * 8 * 2) as f:
+        assert all(f[name].shape == (40, 60) for name in f)
+        assert len(f.load(["f0", "f1"])) == 2
+        with pytest.raises(tensorkit.LimitExceededError):
+            f.load()
+    # A damaged tensor is an error naming it, whichever thread decoded it.
+    tensorkit.save(tmp_path / "d.tgm", {"a": np.arange(1000.0), "b": np.arange(1000.0) + 1}, pipeline="zstd")
+    data = bytearray((tmp_path / "d.tgm").read_bytes())
+    data[data.rindex(b"\x28\xb5\x2f\xfd") + 40] ^= 0xFF  # inside b's zstd frame
+    (tmp_path / "bad.tgm").write_bytes(bytes(data))
+    with tensorkit.open(tmp_path / "bad.tgm") as f:
+        assert np.array_equal(f.load(["a"])["a"], np.arange(1000.0))
+        for threads in (0, 1):
+            with pytest.raises(tensorkit.ChecksumMismatchError, match='tensor "b"'):
+                f.load(threads=threads)
