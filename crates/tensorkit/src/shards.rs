@@ -112,11 +112,7 @@ impl Index {
     /// The one set the index describes, from the sets read from [`files`](Self::files): the
     /// mapped tensors, in weight-map order, each from its own shard.
     pub fn select<'a>(&self, sets: Vec<TensorSet<'a>>) -> Result<TensorSet<'a>> {
-        let format = sets
-            .first()
-            .map_or(crate::model::FormatId::Safetensors, |s| s.format);
-        let limits = sets.first().map(|s| s.limits).unwrap_or_default();
-        let mapped = sets.iter().flat_map(|s| s.mapped.iter().copied()).collect();
+        let mut one = combined(&sets, self.metadata.clone());
         let mut by_shard: Vec<HashMap<String, crate::model::NamedTensor<'a>>> = sets
             .into_iter()
             .map(|set| {
@@ -139,13 +135,23 @@ impl Index {
             t.location.insert(0, ("shard", i as u64));
             tensors.push(t);
         }
-        Ok(TensorSet {
-            format,
-            metadata: self.metadata.clone(),
-            tensors,
-            limits,
-            mapped,
-        })
+        one.tensors = tensors;
+        Ok(one)
+    }
+}
+
+/// What several sets read together share, before their tensors are gathered: the first
+/// set's format and limits (safetensors and the default limits when there is none),
+/// `metadata`, and every set's mappings.
+fn combined<'a>(sets: &[TensorSet<'a>], metadata: Option<Map<String, Value>>) -> TensorSet<'a> {
+    TensorSet {
+        format: sets
+            .first()
+            .map_or(crate::model::FormatId::Safetensors, |s| s.format),
+        metadata,
+        tensors: Vec::new(),
+        limits: sets.first().map(|s| s.limits).unwrap_or_default(),
+        mapped: sets.iter().flat_map(|s| s.mapped.iter().copied()).collect(),
     }
 }
 
@@ -155,14 +161,8 @@ pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<Tenso
     if sets.len() == 1 {
         return Ok(sets.remove(0));
     }
-    let format = sets
-        .first()
-        .map_or(crate::model::FormatId::Safetensors, |s| s.format);
-    let limits = sets.first().map(|s| s.limits).unwrap_or_default();
-    let metadata = sets.first().and_then(|s| s.metadata.clone());
-    let mapped = sets.iter().flat_map(|s| s.mapped.iter().copied()).collect();
+    let mut one = combined(&sets, sets.first().and_then(|s| s.metadata.clone()));
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut tensors = Vec::new();
     for (i, set) in sets.into_iter().enumerate() {
         for (name, mut t) in set.names().into_iter().zip(set.tensors) {
             if let Some(&first) = seen.get(&name) {
@@ -177,16 +177,10 @@ pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<Tenso
             seen.insert(name.clone(), i);
             t.name = Some(name);
             t.location.insert(0, ("file", i as u64));
-            tensors.push(t);
+            one.tensors.push(t);
         }
     }
-    Ok(TensorSet {
-        format,
-        metadata,
-        tensors,
-        limits,
-        mapped,
-    })
+    Ok(one)
 }
 
 /// What [`write_sharded`] wrote.
