@@ -18,17 +18,6 @@ pub enum Checksum {
     Malformed(String),
 }
 
-fn parse_hex<const N: usize>(s: &str) -> Option<[u8; N]> {
-    if s.len() != 2 * N || !s.is_ascii() {
-        return None;
-    }
-    let mut out = [0u8; N];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(out)
-}
-
 impl Checksum {
     /// Parses a stored checksum string; the hex is read case-insensitively.
     #[must_use]
@@ -38,12 +27,13 @@ impl Checksum {
                 .strip_prefix("0x")
                 .or_else(|| hex.strip_prefix("0X"))
                 .unwrap_or(hex);
-            parse_hex::<4>(digits).map_or_else(
+            tensor_core::hex::decode::<4>(digits.as_bytes()).map_or_else(
                 || Checksum::Malformed(s.to_owned()),
                 |b| Checksum::Crc32c(u32::from_be_bytes(b)),
             )
         } else if let Some(hex) = s.strip_prefix("sha256:") {
-            parse_hex::<32>(hex).map_or_else(|| Checksum::Malformed(s.to_owned()), Checksum::Sha256)
+            tensor_core::hex::decode::<32>(hex.as_bytes())
+                .map_or_else(|| Checksum::Malformed(s.to_owned()), Checksum::Sha256)
         } else {
             Checksum::Unknown(s.to_owned())
         }
@@ -184,6 +174,11 @@ mod tests {
         ));
         assert!(matches!(
             Checksum::parse("crc32c:0x123"),
+            Checksum::Malformed(_)
+        ));
+        // A sign is not a hex digit, though Rust's integer parsing takes one.
+        assert!(matches!(
+            Checksum::parse("crc32c:0x+50A90D9"),
             Checksum::Malformed(_)
         ));
         assert!(matches!(Checksum::parse("md5:abc"), Checksum::Unknown(_)));

@@ -571,7 +571,17 @@ impl<'a> Decoder<'a> {
             (0 | 1 | 7, Some(_)) => Ok(()),
             (2, Some(n)) => self.take_len(n).map(drop),
             (2, None) => self.string(None, 2).map(drop),
-            (3, _) => {
+            (3, Some(n)) => {
+                // Nearly all text is ASCII, which is UTF-8 without a closer look.
+                let bytes = self.take_len(n)?;
+                if bytes.is_ascii() || std::str::from_utf8(bytes).is_ok() {
+                    Ok(())
+                } else {
+                    self.pos = start;
+                    Err(self.error("text string is not UTF-8"))
+                }
+            }
+            (3, None) => {
                 self.pos = start;
                 self.text().map(drop)
             }

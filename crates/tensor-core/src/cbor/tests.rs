@@ -165,8 +165,17 @@ fn skip_checks_what_value_checks_without_building() {
         let (mut a, mut b) = (Decoder::new(&bytes[..cut]), Decoder::new(&bytes[..cut]));
         assert_eq!(a.skip().is_ok(), b.value().is_ok(), "cut at {cut}");
     }
-    // Text that is not UTF-8, and nesting past the limit.
-    assert!(Decoder::new(&[0x62, 0xff, 0xfe]).skip().is_err());
+    // Text that is not UTF-8 (named at the string's head), text that is UTF-8 but not
+    // ASCII, and nesting past the limit.
+    let bad = Decoder::new(&[0x81, 0x62, 0xff, 0xfe]).skip().unwrap_err();
+    assert!(
+        bad.to_string()
+            .contains("offset 1: text string is not UTF-8"),
+        "{bad}"
+    );
+    let mut d = Decoder::new(&[0x62, 0xc3, 0xa9, 0x00]);
+    d.skip().unwrap();
+    assert_eq!(d.remaining(), 1);
     let deep = [vec![0x81; MAX_DEPTH + 2], vec![0x00]].concat();
     assert!(Decoder::new(&deep).skip().is_err());
     assert!(Decoder::new(&deep).value().is_err());

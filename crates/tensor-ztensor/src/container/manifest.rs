@@ -136,7 +136,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
     let is_map = fields(d, |key, d| {
         match key {
             "shape" if shape.is_none() => {
-                let mut dims = Vec::new();
+                let mut dims = Vec::with_capacity(announced(d, 4, MAX_RANK_V2));
                 let is_array = d.for_each_item(|d| -> Result<()> {
                     dims.push(uint(d, || what("shape"))?);
                     if dims.len() > MAX_RANK_V2 {
@@ -160,7 +160,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
                 }
             }
             k if k == parts_key && parts.is_none() => {
-                let mut list = Vec::new();
+                let mut list = Vec::with_capacity(announced(d, 5, ROLES.len()));
                 let is_map = d.for_each_entry(|d| -> Result<()> {
                     let role = d
                         .text()
@@ -308,6 +308,18 @@ fn known(s: &str, names: &[&'static str]) -> Cow<'static, str> {
         .map_or_else(|| Cow::Owned(s.to_owned()), |&n| Cow::Borrowed(n))
 }
 
+/// The length the array (major type 4) or map (5) that comes next announces, as room to make
+/// for its items: at most `most` (more are not expected, though the list may grow).
+fn announced(d: &Decoder<'_>, major: u8, most: usize) -> usize {
+    match d.peek() {
+        Ok(h) if h.major == major => h
+            .arg
+            .and_then(|n| usize::try_from(n).ok())
+            .map_or(0, |n| n.min(most)),
+        _ => 0,
+    }
+}
+
 fn uint(d: &mut Decoder<'_>, what: impl FnOnce() -> String) -> Result<u64> {
     d.uint()
         .map_err(|_| malformed(format!("{} must be an unsigned integer", what())))
@@ -330,10 +342,10 @@ fn cbor(e: Error) -> Error {
 
 fn parse_digest(s: &str) -> Checksum {
     if let Some(hex) = s.strip_prefix("xxh3:") {
-        match (hex.len(), u64::from_str_radix(hex, 16)) {
-            (16, Ok(x)) => Checksum::Xxh3(x),
-            _ => Checksum::Malformed(s.to_owned()),
-        }
+        tensor_core::hex::decode::<8>(hex.as_bytes()).map_or_else(
+            || Checksum::Malformed(s.to_owned()),
+            |b| Checksum::Xxh3(u64::from_be_bytes(b)),
+        )
     } else {
         Checksum::parse(s)
     }
@@ -489,6 +501,13 @@ mod tests {
         let p = &m.objects[0].parts[0];
         assert_eq!((p.offset, p.length, &*p.dtype_name), (4096, 8, "f32"));
         assert_eq!(p.digest, Some(Checksum::Xxh3(0xff)));
+        for bad in [
+            "xxh3:+00000000000000f",
+            "xxh3:00ff",
+            "xxh3:00000000000000fg",
+        ] {
+            assert_eq!(parse_digest(bad), Checksum::Malformed(bad.to_owned()));
+        }
         assert_eq!(m.objects[0].layout, "dense");
         assert!(!m.has_tensors && m.attributes.is_none());
     }
