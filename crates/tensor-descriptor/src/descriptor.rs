@@ -175,7 +175,7 @@ impl DataObjectDescriptor {
                 d.error(format!("{} bytes follow the descriptor", d.remaining())),
             ));
         }
-        let canonical = d.was_canonical() && to_canonical(&root) == bytes;
+        let canonical = d.was_deterministic();
         Ok((Self::from_value(root)?, canonical))
     }
 

@@ -166,6 +166,8 @@ pub struct Decoder<'a> {
     /// Whether every map so far had its keys in strictly ascending order of their encoded
     /// bytes (the order of deterministic CBOR, §4.2.1; no key twice).
     sorted: bool,
+    /// Whether every float so far had the narrowest width that keeps its bits.
+    short_floats: bool,
 }
 
 impl<'a> Decoder<'a> {
@@ -184,6 +186,7 @@ impl<'a> Decoder<'a> {
             pos: pos.min(buf.len()),
             canonical: true,
             sorted: true,
+            short_floats: true,
         }
     }
 
@@ -211,6 +214,24 @@ impl<'a> Decoder<'a> {
     #[must_use]
     pub fn keys_were_sorted(&self) -> bool {
         self.sorted
+    }
+
+    /// Whether every float decoded or skipped so far was in the narrowest width that keeps
+    /// its bits (payloads of NaNs included), as [`Encoder::canonical`] writes floats.
+    #[must_use]
+    pub fn floats_were_shortest(&self) -> bool {
+        self.short_floats
+    }
+
+    /// Whether everything decoded or skipped so far was in the deterministic encoding that
+    /// [`to_canonical`] writes: [`was_canonical`](Self::was_canonical),
+    /// [`keys_were_sorted`](Self::keys_were_sorted) and
+    /// [`floats_were_shortest`](Self::floats_were_shortest). Told from the bytes as they are
+    /// read, with no re-encoding (maps with a key twice are not deterministic, though their
+    /// re-encoding may match).
+    #[must_use]
+    pub fn was_deterministic(&self) -> bool {
+        self.canonical && self.sorted && self.short_floats
     }
 
     /// An error at the current position.
@@ -300,7 +321,17 @@ impl<'a> Decoder<'a> {
                 )));
             }
         };
-        if major != 7 {
+        if major == 7 {
+            match (info, arg) {
+                // A simple value below 32 fits in the initial byte.
+                (24, Some(v)) => self.canonical &= v >= 32,
+                (26, Some(v)) => {
+                    self.short_floats &= float_width(f64::from(f32::from_bits(v as u32))) == 26;
+                }
+                (27, Some(v)) => self.short_floats &= float_width(f64::from_bits(v)) == 27,
+                _ => {}
+            }
+        } else {
             let shortest = match (info, arg) {
                 (24, Some(v)) => v >= 24,
                 (25, Some(v)) => v > 0xFF,
@@ -665,6 +696,19 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value> {
     Ok(v)
 }
 
+/// The additional information of the narrowest float that holds `v` bit for bit: 25 (half),
+/// 26 (single) or 27 (double).
+fn float_width(v: f64) -> u8 {
+    let bits = v.to_bits();
+    if f64::from(f16::from_f64(v)).to_bits() == bits {
+        25
+    } else if f64::from(v as f32).to_bits() == bits {
+        26
+    } else {
+        27
+    }
+}
+
 /// Whether `a` sorts before `b`, bytewise (short keys compared without a call to `memcmp`).
 #[inline]
 fn less(a: &[u8], b: &[u8]) -> bool {
@@ -771,18 +815,21 @@ impl Encoder {
             self.out.extend_from_slice(&[0xF9, 0x7E, 0x00]);
             return;
         }
-        let bits = v.to_bits();
-        let h = f16::from_f64(v);
-        let s = v as f32;
-        if f64::from(h).to_bits() == bits {
-            self.out.push(0xF9);
-            self.out.extend_from_slice(&h.to_bits().to_be_bytes());
-        } else if f64::from(s).to_bits() == bits {
-            self.out.push(0xFA);
-            self.out.extend_from_slice(&s.to_bits().to_be_bytes());
-        } else {
-            self.out.push(0xFB);
-            self.out.extend_from_slice(&bits.to_be_bytes());
+        match float_width(v) {
+            25 => {
+                self.out.push(0xF9);
+                self.out
+                    .extend_from_slice(&f16::from_f64(v).to_bits().to_be_bytes());
+            }
+            26 => {
+                self.out.push(0xFA);
+                self.out
+                    .extend_from_slice(&(v as f32).to_bits().to_be_bytes());
+            }
+            _ => {
+                self.out.push(0xFB);
+                self.out.extend_from_slice(&v.to_bits().to_be_bytes());
+            }
         }
     }
 

@@ -95,6 +95,60 @@ mod cbor_oracle {
         }
     }
 
+    /// Whether some map of `v` has two keys that encode alike (the deterministic form has
+    /// no such map; re-encoding would not show it).
+    fn repeats_a_key(v: &Value) -> bool {
+        match v {
+            Value::Array(a) => a.iter().any(repeats_a_key),
+            Value::Map(m) => {
+                let mut keys: Vec<Vec<u8>> = m.iter().map(|(k, _)| cbor::to_canonical(k)).collect();
+                keys.sort();
+                keys.windows(2).any(|w| w[0] == w[1])
+                    || m.iter().any(|(k, v)| repeats_a_key(k) || repeats_a_key(v))
+            }
+            Value::Tag(_, inner) => repeats_a_key(inner),
+            _ => false,
+        }
+    }
+
+    /// `bytes` (one item in definite lengths) with every float written as a double.
+    fn widen_floats(bytes: &[u8]) -> Vec<u8> {
+        let mut d = cbor::Decoder::new(bytes);
+        let mut out = Vec::new();
+        widen(bytes, &mut d, &mut out);
+        out
+    }
+
+    fn widen<'a>(bytes: &'a [u8], d: &mut cbor::Decoder<'a>, out: &mut Vec<u8>) {
+        let start = d.position();
+        let h = d.head().unwrap();
+        match (h.major, h.info) {
+            (7, 25..=27) => {
+                let Value::Float(f) = cbor::Decoder::at(bytes, start).value().unwrap() else {
+                    unreachable!()
+                };
+                out.push(0xFB);
+                out.extend_from_slice(&f.to_bits().to_be_bytes());
+            }
+            (4..=6, _) => {
+                out.extend_from_slice(&bytes[start..d.position()]);
+                let n = match h.major {
+                    4 => h.arg.unwrap(),
+                    5 => 2 * h.arg.unwrap(),
+                    _ => 1,
+                };
+                for _ in 0..n {
+                    widen(bytes, d, out);
+                }
+            }
+            _ => {
+                *d = cbor::Decoder::at(bytes, start);
+                d.skip().unwrap();
+                out.extend_from_slice(&bytes[start..d.position()]);
+            }
+        }
+    }
+
     fn same_bits(a: &Value, b: &Value) -> bool {
         match (a, b) {
             (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
@@ -132,6 +186,23 @@ mod cbor_oracle {
             prop_assert_eq!(&ours, &theirs);
             let back: ciborium::Value = ciborium::from_reader(&ours[..]).unwrap();
             prop_assert!(same_bits(&Value::from(&back), &cbor::from_slice(&ours).unwrap()));
+        }
+
+        /// The decoder's notes on the encoding (shortest heads and floats, sorted keys) say
+        /// whether the bytes are the deterministic encoding, without re-encoding: for the
+        /// bytes of our encoder (keys in the order given) and of ciborium (its floats), and
+        /// for the same with every float written eight bytes wide.
+        #[test]
+        fn the_decoders_notes_tell_deterministic_bytes(v in item()) {
+            prop_assume!(!repeats_a_key(&v));
+            let mut given = cbor::Encoder::new();
+            given.value(&v);
+            let wide = widen_floats(&given.out);
+            for bytes in [given.out, ciborium_bytes(&ciborium::Value::from(&v)), wide] {
+                let mut d = cbor::Decoder::new(&bytes);
+                let back = d.value().unwrap();
+                prop_assert_eq!(d.was_deterministic(), cbor::to_canonical(&back) == bytes, "{:02x?}", bytes);
+            }
         }
 
         /// Every float survives our encoder and decoder with its bits; zTensor's form writes
