@@ -400,21 +400,16 @@ impl<'a> Decoder<'a> {
         let Some(h) = self.head_if(3)? else {
             return Err(self.error("expected a text string"));
         };
-        let not_utf8 = || Error::Malformed {
-            what: "CBOR",
-            offset: start as u64,
-            reason: "text string is not UTF-8".into(),
-        };
         if let Some(n) = h.arg {
             let bytes = self.take_len(n)?;
             std::str::from_utf8(bytes)
                 .map(std::borrow::Cow::Borrowed)
-                .map_err(|_| not_utf8())
+                .map_err(|_| not_utf8(start))
         } else {
             let bytes = self.string(None, 3)?;
             String::from_utf8(bytes)
                 .map(std::borrow::Cow::Owned)
-                .map_err(|_| not_utf8())
+                .map_err(|_| not_utf8(start))
         }
     }
 
@@ -608,8 +603,7 @@ impl<'a> Decoder<'a> {
                 if bytes.is_ascii() || std::str::from_utf8(bytes).is_ok() {
                     Ok(())
                 } else {
-                    self.pos = start;
-                    Err(self.error("text string is not UTF-8"))
+                    Err(not_utf8(start))
                 }
             }
             (3, None) => {
@@ -639,11 +633,7 @@ impl<'a> Decoder<'a> {
             (3, arg) => {
                 let start = self.pos;
                 let bytes = self.string(arg, 3)?;
-                Value::Text(String::from_utf8(bytes).map_err(|_| Error::Malformed {
-                    what: "CBOR",
-                    offset: start as u64,
-                    reason: "text string is not UTF-8".into(),
-                })?)
+                Value::Text(String::from_utf8(bytes).map_err(|_| not_utf8(start))?)
             }
             (4, arg) => {
                 let mut items = Vec::with_capacity(match arg {
@@ -694,6 +684,16 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value> {
         return Err(d.error(format!("{} bytes follow the data item", d.remaining())));
     }
     Ok(v)
+}
+
+/// The error for a text string, starting at `offset`, that is not UTF-8.
+#[cold]
+fn not_utf8(offset: usize) -> Error {
+    Error::Malformed {
+        what: "CBOR",
+        offset: offset as u64,
+        reason: "text string is not UTF-8".into(),
+    }
 }
 
 /// The additional information of the narrowest float that holds `v` bit for bit: 25 (half),
