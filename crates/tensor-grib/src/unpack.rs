@@ -601,7 +601,16 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
         } else {
             (1u64 << width) - 1
         };
-        for _ in 0..len {
+        let run = &mut ints[filled..filled + len as usize];
+        filled += run.len();
+        if c.missing_management == 0 {
+            for slot in run {
+                let x = vals.read(width).ok_or_else(|| short("packed values"))?;
+                *slot = group_ref.wrapping_add(x) as i64;
+            }
+            continue;
+        }
+        for slot in run {
             let x = vals.read(width).ok_or_else(|| short("packed values"))?;
             let missing = match c.missing_management {
                 1 if width == 0 => group_ref == primary,
@@ -610,12 +619,11 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
                 2 => x == primary || x == primary - 1,
                 _ => false,
             };
-            ints[filled] = if missing {
+            *slot = if missing {
                 MISSING
             } else {
                 group_ref.wrapping_add(x) as i64
             };
-            filled += 1;
         }
     }
     if filled != n {
