@@ -9,6 +9,9 @@ use serde_json::{Value, json};
 use std::hint::black_box;
 use std::path::Path;
 
+/// The size axis's yardstick (see [`measure`]): the report judges growth against it.
+const MACHINE: &str = "this machine: read() into a new buffer";
+
 /// Elements of each tensor on the count axis (1 KiB of float32).
 const SMALL: usize = 256;
 
@@ -90,6 +93,20 @@ fn measure(
             let mut readers = vec![*who];
             if *who == "safetensors crate" {
                 readers.push("tensorkit safetensors");
+            }
+            // The yardstick of the size axis: this machine reading the same file with
+            // read() into a new buffer, so that steps the memory itself takes (caches,
+            // page faults) are not laid at the readers' door.
+            if axis == "size" && *who == "safetensors crate" {
+                let t = time(runs, || black_box(std::fs::read(path).expect("read")).len());
+                rows.push(row(
+                    "h",
+                    Work::LoadAll.case(),
+                    MACHINE,
+                    &t,
+                    Some(bytes),
+                    extra.clone(),
+                ));
             }
             for r in readers {
                 for work in Work::ALL {
