@@ -21,11 +21,17 @@ Files (edition 2 unless the name says grib1):
 - ``jpeg``: grid_jpeg (JPEG 2000, template 5.40) at 12, 16 and 24 bits, and with a bitmap.
 - ``second_order``: grid_second_order in edition 2 (ECMWF's template 5.50002) and edition 1,
   on a regular lat/lon and a reduced Gaussian grid, and with boustrophedonic ordering.
-(ecCodes 2.50's wheel cannot write grid_png: libpng fails inside it.)
+- ``png``: grid_png (PNG, template 5.41) at 8, 12, 16, 24 and 32 bits (grey of 8 and 16 bits,
+  RGB, RGBA), with a decimal scale factor, and with a bitmap. ecCodes 2.50's wheel cannot write
+  grid_png (libpng fails inside it), so this file comes from Debian's ecCodes (2.28, built with
+  libpng), loaded by the same Python package in place of its own library, and alone:
+
+    apt-get install libeccodes0
+    ECCODES_PYTHON_USE_FINDLIBS=1 FINDLIBS_DISABLE_PACKAGE=yes ECCODES_HOME=/usr \
+        env/bin/python scripts/reference/grib_eccodes.py testdata/reference/grib png
 """
 
 import hashlib
-import importlib.metadata
 import json
 import math
 import sys
@@ -34,7 +40,8 @@ from pathlib import Path
 import eccodes as ec
 import numpy as np
 
-VERSION = importlib.metadata.version("eccodes")
+# The library's own version: Debian's, when the package is pointed at it (``png``).
+VERSION = ec.codes_get_api_version()
 
 KEYS_STR = ["shortName", "typeOfLevel", "packingType", "gridType", "stepRange", "name", "units"]
 KEYS_LONG = [
@@ -149,27 +156,52 @@ def write(out, name, handles):
     print(path, len(messages), "messages", path.stat().st_size, "bytes")
 
 
-def ll(edition, ni=36, nj=19, **keys):
-    """A regular lat/lon field of ni × nj points over the globe, 10° apart."""
+def ll(edition, ni=36, nj=19, step=10.0, **keys):
+    """A regular lat/lon field of ni × nj points from 90°N, 0°E, ``step`` degrees apart."""
     sample = "regular_ll_sfc_grib%d" % edition
     h = new(sample)
     ec.codes_set(h, "Ni", ni)
     ec.codes_set(h, "Nj", nj)
     ec.codes_set(h, "latitudeOfFirstGridPointInDegrees", 90.0)
     ec.codes_set(h, "longitudeOfFirstGridPointInDegrees", 0.0)
-    ec.codes_set(h, "latitudeOfLastGridPointInDegrees", 90.0 - 10.0 * (nj - 1))
-    ec.codes_set(h, "longitudeOfLastGridPointInDegrees", 10.0 * (ni - 1))
-    ec.codes_set(h, "iDirectionIncrementInDegrees", 10.0)
-    ec.codes_set(h, "jDirectionIncrementInDegrees", 10.0)
+    ec.codes_set(h, "latitudeOfLastGridPointInDegrees", 90.0 - step * (nj - 1))
+    ec.codes_set(h, "longitudeOfLastGridPointInDegrees", step * (ni - 1))
+    ec.codes_set(h, "iDirectionIncrementInDegrees", step)
+    ec.codes_set(h, "jDirectionIncrementInDegrees", step)
     for k, v in keys.items():
         ec.codes_set(h, k, v)
     return h
 
 
-def main(out):
+def png(out, ni=36, nj=19):
+    fields = []
+    for i, (bits, dec) in enumerate([(8, 0), (12, 0), (16, 0), (16, 1)]):
+        h = ll(2, ni, nj, shortName="2t", dataDate=20260501 + i)
+        fields.append(put(h, field(ni, nj, i), "grid_png", bits, dec))
+    # 24 and 32 bits (RGB and RGBA pixels): ecCodes sizes its output buffer to the raw
+    # integers and asserts when the PNG comes out larger, as it does for 36 × 19 points of
+    # this field, so a smoother field on a 5° grid.
+    y, x = np.mgrid[0:37, 0:72]
+    smooth = 250.0 + 20.0 * np.sin(x / 24.0) * np.cos(y / 18.5)
+    for bits in (24, 32):
+        h = ll(2, 72, 37, step=5.0, shortName="2t", dataDate=20260510 + bits)
+        fields.append(put(h, smooth, "grid_png", bits))
+    # With a bitmap the image is one row of the present values (the same buffer limit).
+    h = ll(2, 72, 37, step=5.0, shortName="sst")
+    v = smooth + 35.0
+    ec.codes_set(h, "missingValue", 9999.0)
+    v[(np.arange(v.size).reshape(v.shape) % 7) == 3] = 9999.0
+    fields.append(put(h, v, "grid_png", 16, bitmap=True))
+    write(out, "png", fields)
+
+
+def main(out, only=None):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ni, nj = 36, 19
+    if only == "png":
+        png(out, ni, nj)
+        return
 
     simple = []
     for i, (bits, dec) in enumerate([(8, 0), (12, 0), (16, 0), (24, 0), (12, 2), (16, 1)]):
@@ -266,4 +298,5 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/reference/grib")
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/reference/grib",
+         sys.argv[2] if len(sys.argv) > 2 else None)

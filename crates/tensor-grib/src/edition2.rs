@@ -439,7 +439,7 @@ fn representation(s5: &[u8], at: At) -> Result<(Packing, u64)> {
             })
         }
         40 => Packing::Jpeg(simple(at.slice(s5, 0, 21, "template 5.40")?)),
-        41 => return Err(at.unsupported("PNG packing (template 5.41, grid_png)")),
+        41 => Packing::Png(simple(at.slice(s5, 0, 21, "template 5.41")?)),
         50002 => {
             let t = at.slice(s5, 0, 33, "template 5.50002")?;
             let order = t[32];

@@ -165,6 +165,8 @@ pub enum Packing {
     SecondOrder(SecondOrder),
     /// `grid_jpeg` (template 5.40): simple packing's integers as a JPEG 2000 codestream.
     Jpeg(Simple),
+    /// `grid_png` (template 5.41): simple packing's integers as the samples of a PNG image.
+    Png(Simple),
     /// `grid_ieee` (template 5.4): IEEE floats of 32 or 64 bits.
     Ieee {
         /// 32 or 64.
@@ -183,6 +185,7 @@ impl Packing {
             Packing::Complex(_) => "grid_complex_spatial_differencing",
             Packing::Ieee { .. } => "grid_ieee",
             Packing::Jpeg(_) => "grid_jpeg",
+            Packing::Png(_) => "grid_png",
             Packing::SecondOrder(_) => "grid_second_order",
         }
     }
@@ -191,7 +194,10 @@ impl Packing {
     #[must_use]
     pub fn simple(&self) -> Option<&Simple> {
         match self {
-            Packing::Simple(s) | Packing::Jpeg(s) | Packing::Ccsds { simple: s, .. } => Some(s),
+            Packing::Simple(s)
+            | Packing::Jpeg(s)
+            | Packing::Png(s)
+            | Packing::Ccsds { simple: s, .. } => Some(s),
             Packing::Complex(c) => Some(&c.simple),
             Packing::SecondOrder(s) => Some(&s.simple),
             Packing::Ieee { .. } => None,

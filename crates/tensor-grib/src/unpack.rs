@@ -94,6 +94,7 @@ impl Field {
             } => ccsds(p, *flags, *block_size, *rsi, data, &mut out[..packed], at)?,
             Packing::Complex(c) => complex(c, data, &mut out[..packed], at)?,
             Packing::Jpeg(p) => jpeg(p, data, &mut out[..packed], at)?,
+            Packing::Png(p) => png(p, data, &mut out[..packed], at)?,
             Packing::SecondOrder(s) => second_order(s, data, &mut out[..packed], at)?,
         }
         if let Some(b) = &self.bitmap {
@@ -506,6 +507,84 @@ fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     Ok(())
 }
 
+/// PNG packing (template 5.41): the integers are the samples of a PNG image, row after row,
+/// each as wide as bits per value rounded up to whole bytes: grey of 8 or 16 bits, RGB for
+/// 24 and RGBA for 32 (the channels of a pixel are the bytes of one integer, most
+/// significant first), as ecCodes writes and reads them.
+fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    if p.bits_per_value == 0 || out.is_empty() {
+        out.fill(p.reference_value);
+        return Ok(());
+    }
+    let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the PNG image: {e}"));
+    let bytes = match p.bits_per_value {
+        1..=8 => 1,
+        9..=16 => 2,
+        17..=24 => 3,
+        25..=32 => 4,
+        more => {
+            return Err(at.malformed(format!(
+                "PNG packing with {more} bits per value (at most 32)"
+            )));
+        }
+    };
+    // The image may decode to exactly the packed values and no more: the decoder is held to
+    // that many bytes before it allocates anything.
+    let limits = png::Limits {
+        bytes: out.len().saturating_mul(bytes).saturating_add(1 << 16),
+    };
+    let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(data), limits);
+    decoder.set_transformations(png::Transformations::IDENTITY);
+    let mut reader = decoder.read_info().map_err(|e| bad(&e))?;
+    let info = reader.info();
+    let (width, height) = (info.width, info.height);
+    let depth = match (info.color_type, info.bit_depth) {
+        (png::ColorType::Grayscale, png::BitDepth::Eight) => 1,
+        (png::ColorType::Grayscale, png::BitDepth::Sixteen) => 2,
+        (png::ColorType::Rgb, png::BitDepth::Eight) => 3,
+        (png::ColorType::Rgba, png::BitDepth::Eight) => 4,
+        (colour, depth) => {
+            return Err(at.malformed(format!(
+                "a PNG image of {colour:?} samples of {} bits, for {} bits per value",
+                depth as u8, p.bits_per_value
+            )));
+        }
+    };
+    if depth != bytes {
+        return Err(at.malformed(format!(
+            "the PNG image holds {} bits per sample, {} bits per value are packed",
+            8 * depth,
+            p.bits_per_value
+        )));
+    }
+    if u64::from(width) * u64::from(height) != out.len() as u64 {
+        return Err(at.malformed(format!(
+            "the PNG image is {width}×{height} samples, {} values are packed",
+            out.len()
+        )));
+    }
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| at.malformed("the PNG image is too large"))?;
+    let mut pixels = tensor_core::buffer::try_filled(size, 0u8, "PNG samples")?;
+    let frame = reader.next_frame(&mut pixels).map_err(|e| bad(&e))?;
+    let row_bytes = width as usize * bytes;
+    if frame.line_size < row_bytes {
+        return Err(at.malformed("the PNG image's rows are shorter than its width"));
+    }
+    let (s, d) = scales(p);
+    let r = p.reference_value;
+    let rows = pixels[..frame.buffer_size()].chunks_exact(frame.line_size);
+    let values = out.chunks_exact_mut(width as usize);
+    for (row, values) in rows.zip(values) {
+        for (o, x) in values.iter_mut().zip(row[..row_bytes].chunks_exact(bytes)) {
+            let x = x.iter().fold(0u64, |v, &b| v << 8 | u64::from(b));
+            *o = (x as f64 * s + r) * d;
+        }
+    }
+    Ok(())
+}
+
 /// Complex packing, with or without spatial differencing (templates 5.2, 5.3, data
 /// template 7.2/7.3), as ecCodes decodes it.
 fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
@@ -693,6 +772,71 @@ mod tests {
         spread(&[0b0110_0000], &mut out, 2);
         assert!(out[0].is_nan() && out[3].is_nan());
         assert_eq!(&out[1..3], &[1.0, 2.0]);
+    }
+
+    /// A PNG image of `width` × `height` samples from `bytes`.
+    fn png_image(
+        width: u32,
+        height: u32,
+        colour: png::ColorType,
+        depth: png::BitDepth,
+        bytes: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut e = png::Encoder::new(&mut out, width, height);
+        e.set_color(colour);
+        e.set_depth(depth);
+        let mut w = e.write_header().expect("header");
+        w.write_image_data(bytes).expect("image");
+        w.finish().expect("finish");
+        out
+    }
+
+    #[test]
+    fn png_samples_are_whole_byte_integers_and_the_image_must_fit() {
+        let at = At {
+            message: 0,
+            offset: 0,
+        };
+        let p = |bits| Simple {
+            reference_value: 10.0,
+            binary_scale_factor: 0,
+            decimal_scale_factor: 0,
+            bits_per_value: bits,
+        };
+        let grey16 = png_image(
+            3,
+            1,
+            png::ColorType::Grayscale,
+            png::BitDepth::Sixteen,
+            &[0, 1, 1, 0, 0xff, 0xff],
+        );
+        let mut out = [0.0; 3];
+        png(&p(12), &grey16, &mut out, at).expect("decodes");
+        assert_eq!(out, [11.0, 266.0, 65545.0]);
+        // RGB pixels are 24-bit integers, most significant byte first.
+        let rgb = png_image(
+            1,
+            2,
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            &[0, 1, 2, 1, 0, 0],
+        );
+        let mut out = [0.0; 2];
+        png(&p(24), &rgb, &mut out, at).expect("decodes");
+        assert_eq!(out, [268.0, 65546.0]);
+        // Three samples for two values, and 16-bit samples for 8 bits per value: refused.
+        let mut two = [0.0; 2];
+        let e = png(&p(16), &grey16, &mut two, at).expect_err("too many samples");
+        assert!(e.to_string().contains("3×1 samples, 2 values"), "{e}");
+        let e = png(&p(8), &grey16, &mut [0.0; 3], at).expect_err("wrong depth");
+        assert!(
+            e.to_string()
+                .contains("16 bits per sample, 8 bits per value"),
+            "{e}"
+        );
+        let e = png(&p(16), b"not a png", &mut [0.0; 3], at).expect_err("not a PNG");
+        assert!(e.to_string().contains("the PNG image"), "{e}");
     }
 
     #[test]
