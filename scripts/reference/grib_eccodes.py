@@ -22,13 +22,7 @@ Files (edition 2 unless the name says grib1):
 - ``second_order``: grid_second_order in edition 2 (ECMWF's template 5.50002) and edition 1,
   on a regular lat/lon and a reduced Gaussian grid, and with boustrophedonic ordering.
 - ``png``: grid_png (PNG, template 5.41) at 8, 12, 16, 24 and 32 bits (grey of 8 and 16 bits,
-  RGB, RGBA), with a decimal scale factor, and with a bitmap. ecCodes 2.50's wheel cannot write
-  grid_png (libpng fails inside it), so this file comes from Debian's ecCodes (2.28, built with
-  libpng), loaded by the same Python package in place of its own library, and alone:
-
-    apt-get install libeccodes0
-    ECCODES_PYTHON_USE_FINDLIBS=1 FINDLIBS_DISABLE_PACKAGE=yes ECCODES_HOME=/usr \
-        env/bin/python scripts/reference/grib_eccodes.py testdata/reference/grib png
+  RGB, RGBA), with a decimal scale factor, and with a bitmap.
 """
 
 import hashlib
@@ -40,7 +34,6 @@ from pathlib import Path
 import eccodes as ec
 import numpy as np
 
-# The library's own version: Debian's, when the package is pointed at it (``png``).
 VERSION = ec.codes_get_api_version()
 
 KEYS_STR = ["shortName", "typeOfLevel", "packingType", "gridType", "stepRange", "name", "units"]
@@ -179,12 +172,12 @@ def png(out, ni=36, nj=19):
         h = ll(2, ni, nj, shortName="2t", dataDate=20260501 + i)
         fields.append(put(h, field(ni, nj, i), "grid_png", bits, dec))
     # 24 and 32 bits (RGB and RGBA pixels): ecCodes sizes its output buffer to the raw
-    # integers and asserts when the PNG comes out larger, as it does for 36 × 19 points of
-    # this field, so a smoother field on a 5° grid.
+    # integers and fails an assertion when the PNG comes out larger, as it does for 36 × 19
+    # points of this field, so a smoother field on a 5° grid.
     y, x = np.mgrid[0:37, 0:72]
     smooth = 250.0 + 20.0 * np.sin(x / 24.0) * np.cos(y / 18.5)
-    for bits in (24, 32):
-        h = ll(2, 72, 37, step=5.0, shortName="2t", dataDate=20260510 + bits)
+    for i, bits in enumerate((24, 32)):
+        h = ll(2, 72, 37, step=5.0, shortName="2t", dataDate=20260511 + i)
         fields.append(put(h, smooth, "grid_png", bits))
     # With a bitmap the image is one row of the present values (the same buffer limit).
     h = ll(2, 72, 37, step=5.0, shortName="sst")
@@ -195,13 +188,10 @@ def png(out, ni=36, nj=19):
     write(out, "png", fields)
 
 
-def main(out, only=None):
+def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ni, nj = 36, 19
-    if only == "png":
-        png(out, ni, nj)
-        return
 
     simple = []
     for i, (bits, dec) in enumerate([(8, 0), (12, 0), (16, 0), (24, 0), (12, 2), (16, 1)]):
@@ -296,7 +286,8 @@ def main(out, only=None):
     ]
     write(out, "mixed", mixed)
 
+    png(out, ni, nj)
+
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/reference/grib",
-         sys.argv[2] if len(sys.argv) > 2 else None)
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/reference/grib")

@@ -208,7 +208,7 @@ def weather(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     if ec is not None:
         values = global_field(3)
         for packing in ["grid_simple", "grid_ccsds", "grid_complex_spatial_differencing",
-                        "grid_second_order", "grid_jpeg", "grid_ieee"]:
+                        "grid_second_order", "grid_jpeg", "grid_png", "grid_ieee"]:
             path = tmp / f"{packing}.grib2"
             path.write_bytes(grib_message(ec, values, packing))
             data = path.read_bytes()
