@@ -681,9 +681,7 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
                 } else {
                     let work_growth = steps[i] as f64 / steps[i - 1] as f64;
                     match (machine[i - 1], machine[i]) {
-                        (Some(ma), Some(mb))
-                            if axis == "size" && who != MACHINE && mb / ma > work_growth =>
-                        {
+                        (Some(ma), Some(mb)) if axis == "size" && mb / ma > work_growth => {
                             (mb / ma, true)
                         }
                         _ => (work_growth, false),

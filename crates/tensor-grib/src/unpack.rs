@@ -578,8 +578,7 @@ fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     let values = out.chunks_exact_mut(width as usize);
     for (row, values) in rows.zip(values) {
         for (o, x) in values.iter_mut().zip(row[..row_bytes].chunks_exact(bytes)) {
-            let x = x.iter().fold(0u64, |v, &b| v << 8 | u64::from(b));
-            *o = (x as f64 * s + r) * d;
+            *o = (crate::bits::be(x) as f64 * s + r) * d;
         }
     }
     Ok(())
