@@ -22,8 +22,18 @@ where
     (a(), b())
 }
 
+/// How many threads work can be shared among: those of rayon's current pool with the
+/// `parallel` feature, otherwise 1.
+#[must_use]
+pub fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    return rayon::current_num_threads().max(1);
+    #[cfg(not(feature = "parallel"))]
+    1
+}
+
 /// Runs `main` on this thread and `beside` on another core at the same time, with the
-/// `parallel` feature and more than one thread in rayon's pool; otherwise `beside` first,
+/// `parallel` feature and more than one [thread](threads); otherwise `beside` first,
 /// then `main`. Unlike [`join`], `main` need not be `Send` (it may hold a `&mut dyn Write`):
 /// `beside` hands its result back through what it captures.
 pub fn beside<M, R, B>(main: M, beside: B) -> R
@@ -32,7 +42,7 @@ where
     B: FnOnce() + Send,
 {
     #[cfg(feature = "parallel")]
-    if rayon::current_num_threads() > 1 {
+    if threads() > 1 {
         return rayon::in_place_scope(|s| {
             s.spawn(|_| beside());
             main()

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 
 #[cfg(feature = "json")]
 pub mod json;
+mod split;
 use half::f16;
 
 /// The deepest nesting the decoder follows.
@@ -392,6 +393,31 @@ impl<'a> Decoder<'a> {
             }
         }
         self.any_text()
+    }
+
+    /// A definite text string of ASCII characters alone (which are UTF-8 as they are), as
+    /// bytes borrowed from the input; `None`, having read nothing, when the next item is
+    /// anything else (other text included, which [`text`](Self::text) reads). For keys and
+    /// names a format compares with its own, without the cost of a UTF-8 check.
+    #[inline]
+    pub fn ascii_text(&mut self) -> Option<&'a [u8]> {
+        // Lengths below 24 in the initial byte, up to 255 in the next (shorter ones there
+        // are not canonical: `text` reads those, noting it).
+        let &initial = self.buf.get(self.pos)?;
+        let (start, n) = match (initial >> 5, initial & 0x1F) {
+            (3, n @ 0..24) => (self.pos + 1, usize::from(n)),
+            (3, 24) => match self.buf.get(self.pos + 1) {
+                Some(&n) if n >= 24 => (self.pos + 2, usize::from(n)),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let bytes = self.buf.get(start..start + n)?;
+        if !bytes.is_ascii() {
+            return None;
+        }
+        self.pos = start + n;
+        Some(bytes)
     }
 
     /// [`text`](Self::text) of any length, in one piece or in chunks.

@@ -35,9 +35,9 @@ pub(super) fn read_manifest(
     let (mut listed, mut tensors, mut attributes) = (None, None, None);
     let is_map = fields(&mut d, |key, d| {
         match key {
-            "objects" if listed.is_none() => listed = Some(objects(d, generation, limits)?),
-            "tensors" if tensors.is_none() => tensors = Some(objects(d, generation, limits)?),
-            "attributes" if attributes.is_none() => attributes = Some(d.value()?),
+            b"objects" if listed.is_none() => listed = Some(objects(d, generation, limits)?),
+            b"tensors" if tensors.is_none() => tensors = Some(objects(d, generation, limits)?),
+            b"attributes" if attributes.is_none() => attributes = Some(d.value()?),
             _ => d.skip()?,
         }
         Ok(())
@@ -68,46 +68,51 @@ pub(super) fn read_manifest(
     })
 }
 
-/// Walks the map that comes next: `field` gets each text key with the decoder at its value,
+/// Walks the map that comes next: `field` gets each text key, as bytes, with the decoder at
+/// its value,
 /// which it reads or skips; entries under other keys are skipped. The first entry under a
 /// key is the one that counts (a reader's choice `field` makes). `false`, having read
 /// nothing, if the next item is not a map.
 fn fields<'m>(
     d: &mut Decoder<'m>,
-    mut field: impl FnMut(&str, &mut Decoder<'m>) -> Result<()>,
+    mut field: impl FnMut(&[u8], &mut Decoder<'m>) -> Result<()>,
 ) -> Result<bool> {
     d.for_each_entry(|d| -> Result<()> {
+        if let Some(key) = d.ascii_text() {
+            return field(key, d);
+        }
         if let Ok(key) = d.text() {
-            return field(&key, d);
+            return field(key.as_bytes(), d);
         }
         d.skip()?;
         Ok(d.skip()?)
     })
 }
 
-/// The objects of the map that comes next (`objects`, or 1.0's `tensors`).
+/// The objects of the map that comes next (`objects`, or 1.0's `tensors`): a large map of
+/// definite length is read on two cores (see [`Decoder::collect_entries`]).
 fn objects(
     d: &mut Decoder<'_>,
     generation: Generation,
     limits: &tensor_core::Limits,
 ) -> Result<Vec<Object>> {
-    let head = d.peek()?;
-    let mut objects = Vec::new();
-    if let (5, Some(n)) = (head.major, head.arg) {
-        limits.check_tensor_count(n)?;
-        // Each entry takes at least a few bytes, so what remains bounds the count.
-        objects.reserve(
-            usize::try_from(n)
-                .unwrap_or(usize::MAX)
-                .min(d.remaining() / 8),
-        );
-    }
-    let is_map = d.for_each_entry(|d| -> Result<()> {
+    let named = |d: &mut Decoder<'_>| -> Result<Object> {
         let name = d
             .text()
             .map_err(|_| malformed("object name must be text"))?;
+        object(d, &name, generation)
+    };
+    let head = d.peek()?;
+    if let (5, Some(n)) = (head.major, head.arg) {
+        limits.check_tensor_count(n)?;
+        if let Some(objects) = d.collect_entries(named)? {
+            return Ok(objects);
+        }
+    }
+    let mut objects = Vec::new();
+    let is_map = d.for_each_entry(|d| -> Result<()> {
         limits.check_tensor_count(objects.len() as u64 + 1)?;
-        objects.push(object(d, &name, generation)?);
+        objects.push(named(d)?);
         Ok(())
     })?;
     if !is_map {
@@ -128,6 +133,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
         Generation::V2 => ("layout", "parts"),
         _ => ("format", "components"),
     };
+    let (layout_field, parts_field) = (layout_key.as_bytes(), parts_key.as_bytes());
     let mut shape = None;
     let mut layout = None;
     let mut object_dtype = None;
@@ -135,7 +141,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
     let mut attributes = None;
     let is_map = fields(d, |key, d| {
         match key {
-            "shape" if shape.is_none() => {
+            b"shape" if shape.is_none() => {
                 let mut dims = Vec::with_capacity(announced(d, 4, MAX_RANK_V2));
                 let is_array = d.for_each_item(|d| -> Result<()> {
                     dims.push(uint(d, || what("shape"))?);
@@ -149,17 +155,19 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
                 }
                 shape = Some(dims);
             }
-            k if k == layout_key && layout.is_none() => {
-                layout = Some(known(&text(d, || what(layout_key))?, LAYOUTS));
+            k if k == layout_field && layout.is_none() => {
+                layout = Some(known(d, LAYOUTS, || what(layout_key))?);
             }
-            "dtype" if object_dtype.is_none() => {
+            b"dtype" if object_dtype.is_none() => {
                 // Only a default for the parts: anything but text is ignored.
-                object_dtype = Some(d.text().ok().map(|t| known(&t, &DTYPES)));
-                if object_dtype == Some(None) {
+                object_dtype = Some(if d.peek()?.major == 3 {
+                    Some(known(d, &DTYPES, || what("dtype"))?)
+                } else {
                     d.skip()?;
-                }
+                    None
+                });
             }
-            k if k == parts_key && parts.is_none() => {
+            k if k == parts_field && parts.is_none() => {
                 let mut list = Vec::with_capacity(announced(d, 5, ROLES.len()));
                 let is_map = d.for_each_entry(|d| -> Result<()> {
                     let role = d
@@ -173,7 +181,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
                 }
                 parts = Some(list);
             }
-            "attributes" if attributes.is_none() => attributes = Some(d.value()?),
+            b"attributes" if attributes.is_none() => attributes = Some(d.value()?),
             _ => d.skip()?,
         }
         Ok(())
@@ -212,11 +220,11 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
     let mut digest = None;
     let is_map = fields(d, |key, d| {
         match key {
-            "dtype" if dtype_name.is_none() => {
-                dtype_name = Some(known(&text(d, || what("dtype"))?, &DTYPES));
+            b"dtype" if dtype_name.is_none() => {
+                dtype_name = Some(known(d, &DTYPES, || what("dtype"))?);
             }
-            "type" if logical.is_none() => logical = Some(text(d, || what("type"))?.into_owned()),
-            "blob" if blob.is_none() && generation == Generation::V2 => {
+            b"type" if logical.is_none() => logical = Some(text(d, || what("type"))?.into_owned()),
+            b"blob" if blob.is_none() && generation == Generation::V2 => {
                 let bad = || malformed(what("blob must be [offset, length]"));
                 let (mut at, mut n) = ([0u64; 2], 0);
                 let is_array = d.for_each_item(|d| -> Result<()> {
@@ -230,17 +238,20 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
                 }
                 blob = Some((at[0], at[1]));
             }
-            "offset" if offset.is_none() => offset = Some(uint(d, || what("offset"))?),
-            "length" if length.is_none() => length = Some(uint(d, || what("length"))?),
-            "encoding" if encoding.is_none() => encoding = Some(text(d, || what("encoding"))?),
-            "decoded_length" if decoded.is_none() => {
+            b"offset" if offset.is_none() => offset = Some(uint(d, || what("offset"))?),
+            b"length" if length.is_none() => length = Some(uint(d, || what("length"))?),
+            b"encoding" if encoding.is_none() => encoding = Some(text(d, || what("encoding"))?),
+            b"decoded_length" if decoded.is_none() => {
                 decoded = Some(uint(d, || what("decoded_length"))?);
             }
-            "uncompressed_length" if uncompressed.is_none() => {
+            b"uncompressed_length" if uncompressed.is_none() => {
                 uncompressed = Some(uint(d, || what("uncompressed_length"))?);
             }
-            "digest" if digest.is_none() => {
-                digest = Some(parse_digest(&text(d, || what("digest"))?));
+            b"digest" if digest.is_none() => {
+                digest = Some(match d.ascii_text() {
+                    Some(ascii) => parse_digest(ascii),
+                    None => parse_digest(text(d, || what("digest"))?.as_bytes()),
+                });
             }
             _ => d.skip()?,
         }
@@ -270,7 +281,10 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
         Some(other) => PartEncoding::Other(other.to_owned()),
     };
     Ok(Part {
-        role: known(role, ROLES),
+        role: ROLES
+            .iter()
+            .find(|&&r| r == role)
+            .map_or_else(|| Cow::Owned(role.to_owned()), |&r| Cow::Borrowed(r)),
         dtype_name: dtype_name.unwrap_or_default(),
         logical,
         offset,
@@ -300,12 +314,20 @@ const DTYPES: [&str; STORAGE_DTYPES.len()] = {
     names
 };
 
-/// `s`, borrowed from `names` when it is one of them.
-fn known(s: &str, names: &[&'static str]) -> Cow<'static, str> {
-    names
-        .iter()
-        .find(|&&n| n == s)
-        .map_or_else(|| Cow::Owned(s.to_owned()), |&n| Cow::Borrowed(n))
+/// The text that comes next, borrowed from `names` when it is one of them (checked on the
+/// bytes, before any UTF-8 check).
+fn known(
+    d: &mut Decoder<'_>,
+    names: &[&'static str],
+    what: impl FnOnce() -> String,
+) -> Result<Cow<'static, str>> {
+    let Some(ascii) = d.ascii_text() else {
+        return Ok(Cow::Owned(text(d, what)?.into_owned()));
+    };
+    Ok(names.iter().find(|n| n.as_bytes() == ascii).map_or_else(
+        || Cow::Owned(String::from_utf8_lossy(ascii).into_owned()),
+        |&name| Cow::Borrowed(name),
+    ))
 }
 
 /// The length the array (major type 4) or map (5) that comes next announces, as room to make
@@ -340,14 +362,18 @@ fn cbor(e: Error) -> Error {
     }
 }
 
-fn parse_digest(s: &str) -> Checksum {
-    if let Some(hex) = s.strip_prefix("xxh3:") {
-        tensor_core::hex::decode::<8>(hex.as_bytes()).map_or_else(
-            || Checksum::Malformed(s.to_owned()),
-            |b| Checksum::Xxh3(u64::from_be_bytes(b)),
-        )
+/// A digest's text, as bytes (UTF-8 already checked, or ASCII).
+fn parse_digest(s: &[u8]) -> Checksum {
+    if let Some(hex) = s.strip_prefix(b"xxh3:")
+        && let Some(b) = tensor_core::hex::decode::<8>(hex)
+    {
+        return Checksum::Xxh3(u64::from_be_bytes(b));
+    }
+    let s = String::from_utf8_lossy(s);
+    if s.starts_with("xxh3:") {
+        Checksum::Malformed(s.into_owned())
     } else {
-        Checksum::parse(s)
+        Checksum::parse(&s)
     }
 }
 
@@ -506,7 +532,10 @@ mod tests {
             "xxh3:00ff",
             "xxh3:00000000000000fg",
         ] {
-            assert_eq!(parse_digest(bad), Checksum::Malformed(bad.to_owned()));
+            assert_eq!(
+                parse_digest(bad.as_bytes()),
+                Checksum::Malformed(bad.to_owned())
+            );
         }
         assert_eq!(m.objects[0].layout, "dense");
         assert!(!m.has_tensors && m.attributes.is_none());

@@ -146,6 +146,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test("v2::reserved_footer_field", v2_reserved_footer_field),
         Trial::test("sparse::both_spellings", sparse_spellings),
         Trial::test("v2::write_then_read", v2_write_then_read),
+        Trial::test("v2::a_large_manifest_reads_as_written", v2_large_manifest),
         Trial::test(
             "v2::seekable_ranges",
             crate::conformance::v2_seekable_ranges,
@@ -342,6 +343,54 @@ fn v2_write_then_read() -> Result<(), Failed> {
             Ok(())
         })
         .map_err(|e| e.to_string().into())
+}
+
+/// A manifest large enough to be read on two cores: every object as written, in order, with
+/// attributes whose text reads like objects of their own.
+fn v2_large_manifest() -> Result<(), Failed> {
+    let n = 3000u32;
+    let tensors: Vec<(String, Tensor)> = (0..n)
+        .map(|i| {
+            let t = Tensor::from_elements(&[2], &[i, i ^ 0x5A5A]).unwrap();
+            (format!("{}.{i}", "w".repeat(1 + i as usize % 40)), t)
+        })
+        .collect();
+    let trap = tensor_core::cbor::Value::Map(vec![(
+        tensor_core::cbor::Value::Text("eparts\u{a1}dshape".into()),
+        tensor_core::cbor::Value::Text("qlayer.1.weight".into()),
+    )]);
+    let bytes = tensor_ztensor::v2::serialize(
+        tensors
+            .iter()
+            .map(|(name, t)| (name.clone(), t.view(), Some(trap.clone()))),
+        None,
+    )?;
+    for _ in 0..8 {
+        let f = tensor_ztensor::AnyZTensor::open(&bytes)?;
+        let tensor_ztensor::AnyZTensor::Later(c) = &f else {
+            return Err("not read as zTensor 2".into());
+        };
+        let mut names: Vec<&str> = tensors.iter().map(|(name, _)| name.as_str()).collect();
+        // The manifest lists objects in its deterministic key order.
+        names.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
+        let listed: Vec<&str> = c.objects().iter().map(|o| o.name.as_str()).collect();
+        if listed != names {
+            return Err("the objects differ from those written".into());
+        }
+        for (name, t) in tensors.iter().step_by(97) {
+            let got = f.read(f.position(name).ok_or("a tensor is missing")?)?;
+            if got.into_tensor()? != t.clone().into_byte_order(ByteOrder::NATIVE) {
+                return Err(format!("{name} differs").into());
+            }
+        }
+        if c.objects()
+            .iter()
+            .any(|o| o.attributes.as_ref() != Some(&trap))
+        {
+            return Err("an object's attributes differ".into());
+        }
+    }
+    Ok(())
 }
 
 /// Every single-bit flip of a small zTensor 2 file is caught (magic, footer, manifest hash,
