@@ -395,12 +395,24 @@ impl<'a> Decoder<'a> {
         self.any_text()
     }
 
+    /// A text string's bytes, checked as [`text`](Self::text) checks them, ASCII without a
+    /// call to the UTF-8 check: for keys and names a format compares with its own.
+    #[inline]
+    pub fn text_bytes(&mut self) -> Result<std::borrow::Cow<'a, [u8]>> {
+        if let Some(ascii) = self.ascii_text() {
+            return Ok(std::borrow::Cow::Borrowed(ascii));
+        }
+        Ok(match self.text()? {
+            std::borrow::Cow::Borrowed(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+            std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+        })
+    }
+
     /// A definite text string of ASCII characters alone (which are UTF-8 as they are), as
     /// bytes borrowed from the input; `None`, having read nothing, when the next item is
-    /// anything else (other text included, which [`text`](Self::text) reads). For keys and
-    /// names a format compares with its own, without the cost of a UTF-8 check.
+    /// anything else (other text included).
     #[inline]
-    pub fn ascii_text(&mut self) -> Option<&'a [u8]> {
+    fn ascii_text(&mut self) -> Option<&'a [u8]> {
         // Lengths below 24 in the initial byte, up to 255 in the next (shorter ones there
         // are not canonical: `text` reads those, noting it).
         let &initial = self.buf.get(self.pos)?;
@@ -508,18 +520,22 @@ impl<'a> Decoder<'a> {
                 }
                 None => {}
             }
-            if !order {
-                entry(self)?;
-                continue;
+            if order {
+                self.note_key(depth, &mut last)?;
             }
-            // The key's extent, for its order; `entry` then reads it for itself.
-            let span = (self.pos, self.key_end(depth)?);
-            if let Some((a, b)) = last {
-                self.sorted &= less(&self.buf[a..b], &self.buf[span.0..span.1]);
-            }
-            last = Some(span);
             entry(self)?;
         }
+    }
+
+    /// Notes whether the key at the current position sorts after `last`, the previous key's
+    /// extent, and makes it `last`; the key is measured, not read (the entry reads it).
+    fn note_key(&mut self, depth: usize, last: &mut Option<(usize, usize)>) -> Result<()> {
+        let key = (self.pos, self.key_end(depth)?);
+        if let Some((a, b)) = *last {
+            self.sorted &= less(&self.buf[a..b], &self.buf[key.0..key.1]);
+        }
+        *last = Some(key);
+        Ok(())
     }
 
     /// Where the key that starts at the current position ends (read without moving).

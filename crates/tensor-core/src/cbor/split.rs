@@ -44,9 +44,8 @@ enum FirstHalf {
 /// flags then.
 type Read<T> = (T, usize, [bool; 3]);
 
-/// What the second half read: where it started, the extent of its first key, its entries.
+/// What the second half read: the extent of its first key (where it started), its entries.
 struct SecondHalf<T> {
-    start: usize,
     first_key: (usize, usize),
     entries: Vec<Read<T>>,
 }
@@ -60,8 +59,9 @@ impl Decoder<'_> {
     /// to be entries.
     ///
     /// With the `parallel` feature and more than one [thread](crate::tee::threads), a large
-    /// map (64 KiB or more) is read in two halves at once; the result, errors included, and the [encoding flags](Self::was_deterministic)
-    /// are the same as when it is read in one piece.
+    /// map (64 KiB or more) is read in two halves at once; the result, errors included, and
+    /// the [encoding flags](Self::was_deterministic) are the same as when it is read in one
+    /// piece.
     pub fn collect_entries<T, E>(
         &mut self,
         entry: impl Fn(&mut Self) -> Result<T, E> + Sync,
@@ -91,6 +91,7 @@ impl Decoder<'_> {
             unused: AtomicBool::new(false),
         };
         let (buf, middle) = (self.buf, self.pos + self.remaining() / 2);
+        // A `Mutex`, not a `OnceLock`: entries need only be `Send`.
         let second = std::sync::Mutex::new(None);
         // The first half on this thread, at once; the second on another core.
         let first = crate::tee::beside(
@@ -114,7 +115,7 @@ impl Decoder<'_> {
         if let FirstHalf::Met = first? {
             let rest = n - out.len();
             match (second, last) {
-                (Some(s), Some(last)) if s.start == self.pos && s.entries.len() >= rest => {
+                (Some(s), Some(last)) if s.first_key.0 == self.pos && s.entries.len() >= rest => {
                     self.sorted &= less(&buf[last.0..last.1], &buf[s.first_key.0..s.first_key.1]);
                     let mut flags = [true; 3];
                     for (value, end, f) in s.entries.into_iter().take(rest) {
@@ -160,11 +161,7 @@ impl Decoder<'_> {
                     meeting = None;
                 }
             }
-            let key = (self.pos, self.key_end(0)?);
-            if let Some((a, b)) = *last {
-                self.sorted &= less(&self.buf[a..b], &self.buf[key.0..key.1]);
-            }
-            *last = Some(key);
+            self.note_key(0, last)?;
             out.push(entry(self)?);
         }
         Ok(FirstHalf::Whole)
@@ -206,26 +203,19 @@ fn second_half<'a, T, E>(
     let mut d = Decoder::at(buf, start?);
     meeting.start.store(d.pos, Ordering::Release);
     let mut entries = Vec::new();
-    let mut keys: Option<((usize, usize), (usize, usize))> = None;
+    let (mut first_key, mut last) = (None, None);
     while entries.len() < meeting.need.load(Ordering::Acquire).min(n - 1) && !unused() {
-        let Ok(end) = d.key_end(0) else { break };
-        let key = (d.pos, end);
-        match &mut keys {
-            Some((_, last)) => {
-                d.sorted &= less(&buf[last.0..last.1], &buf[key.0..key.1]);
-                *last = key;
-            }
-            None => keys = Some((key, key)),
+        if d.note_key(0, &mut last).is_err() {
+            break;
         }
+        first_key = first_key.or(last);
         match entry(&mut d) {
             Ok(value) => entries.push((value, d.pos, d.flags())),
             Err(_) => break,
         }
     }
-    let (first_key, _) = keys?;
     Some(SecondHalf {
-        start: first_key.0,
-        first_key,
+        first_key: first_key?,
         entries,
     })
 }

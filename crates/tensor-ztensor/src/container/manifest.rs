@@ -78,11 +78,8 @@ fn fields<'m>(
     mut field: impl FnMut(&[u8], &mut Decoder<'m>) -> Result<()>,
 ) -> Result<bool> {
     d.for_each_entry(|d| -> Result<()> {
-        if let Some(key) = d.ascii_text() {
-            return field(key, d);
-        }
-        if let Ok(key) = d.text() {
-            return field(key.as_bytes(), d);
+        if let Ok(key) = d.text_bytes() {
+            return field(&key, d);
         }
         d.skip()?;
         Ok(d.skip()?)
@@ -156,12 +153,12 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
                 shape = Some(dims);
             }
             k if k == layout_field && layout.is_none() => {
-                layout = Some(known(d, LAYOUTS, || what(layout_key))?);
+                layout = Some(known(&text_bytes(d, || what(layout_key))?, LAYOUTS));
             }
             b"dtype" if object_dtype.is_none() => {
                 // Only a default for the parts: anything but text is ignored.
                 object_dtype = Some(if d.peek()?.major == 3 {
-                    Some(known(d, &DTYPES, || what("dtype"))?)
+                    Some(known(&text_bytes(d, || what("dtype"))?, &DTYPES))
                 } else {
                     d.skip()?;
                     None
@@ -221,7 +218,7 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
     let is_map = fields(d, |key, d| {
         match key {
             b"dtype" if dtype_name.is_none() => {
-                dtype_name = Some(known(d, &DTYPES, || what("dtype"))?);
+                dtype_name = Some(known(&text_bytes(d, || what("dtype"))?, &DTYPES));
             }
             b"type" if logical.is_none() => logical = Some(text(d, || what("type"))?.into_owned()),
             b"blob" if blob.is_none() && generation == Generation::V2 => {
@@ -248,10 +245,7 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
                 uncompressed = Some(uint(d, || what("uncompressed_length"))?);
             }
             b"digest" if digest.is_none() => {
-                digest = Some(match d.ascii_text() {
-                    Some(ascii) => parse_digest(ascii),
-                    None => parse_digest(text(d, || what("digest"))?.as_bytes()),
-                });
+                digest = Some(parse_digest(&text_bytes(d, || what("digest"))?));
             }
             _ => d.skip()?,
         }
@@ -281,10 +275,7 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
         Some(other) => PartEncoding::Other(other.to_owned()),
     };
     Ok(Part {
-        role: ROLES
-            .iter()
-            .find(|&&r| r == role)
-            .map_or_else(|| Cow::Owned(role.to_owned()), |&r| Cow::Borrowed(r)),
+        role: known(role.as_bytes(), ROLES),
         dtype_name: dtype_name.unwrap_or_default(),
         logical,
         offset,
@@ -314,20 +305,12 @@ const DTYPES: [&str; STORAGE_DTYPES.len()] = {
     names
 };
 
-/// The text that comes next, borrowed from `names` when it is one of them (checked on the
-/// bytes, before any UTF-8 check).
-fn known(
-    d: &mut Decoder<'_>,
-    names: &[&'static str],
-    what: impl FnOnce() -> String,
-) -> Result<Cow<'static, str>> {
-    let Some(ascii) = d.ascii_text() else {
-        return Ok(Cow::Owned(text(d, what)?.into_owned()));
-    };
-    Ok(names.iter().find(|n| n.as_bytes() == ascii).map_or_else(
-        || Cow::Owned(String::from_utf8_lossy(ascii).into_owned()),
+/// Text `s` (UTF-8, as the decoder checked it), borrowed from `names` when it is one of them.
+fn known(s: &[u8], names: &[&'static str]) -> Cow<'static, str> {
+    names.iter().find(|n| n.as_bytes() == s).map_or_else(
+        || Cow::Owned(String::from_utf8_lossy(s).into_owned()),
         |&name| Cow::Borrowed(name),
-    ))
+    )
 }
 
 /// The length the array (major type 4) or map (5) that comes next announces, as room to make
@@ -348,8 +331,17 @@ fn uint(d: &mut Decoder<'_>, what: impl FnOnce() -> String) -> Result<u64> {
 }
 
 fn text<'m>(d: &mut Decoder<'m>, what: impl FnOnce() -> String) -> Result<Cow<'m, str>> {
-    d.text()
-        .map_err(|_| malformed(format!("{} must be text", what())))
+    d.text().map_err(|_| not_text(what))
+}
+
+/// [`text`], as bytes (ASCII found without a UTF-8 check), for text compared with known
+/// spellings.
+fn text_bytes<'m>(d: &mut Decoder<'m>, what: impl FnOnce() -> String) -> Result<Cow<'m, [u8]>> {
+    d.text_bytes().map_err(|_| not_text(what))
+}
+
+fn not_text(what: impl FnOnce() -> String) -> Error {
+    malformed(format!("{} must be text", what()))
 }
 
 /// A CBOR error met anywhere in the manifest is the manifest's.
