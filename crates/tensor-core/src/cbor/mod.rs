@@ -285,8 +285,17 @@ impl<'a> Decoder<'a> {
     }
 
     /// The next head, without reading past it.
+    #[inline]
     pub fn peek(&self) -> Result<Head> {
-        self.clone().head()
+        // Most heads are one byte: nothing to note for the encoding flags.
+        match self.buf.get(self.pos) {
+            Some(&b) if b & 0x1F < 24 => Ok(Head {
+                major: b >> 5,
+                arg: Some(u64::from(b & 0x1F)),
+                info: b & 0x1F,
+            }),
+            _ => self.clone().head(),
+        }
     }
 
     /// Reads one head.
@@ -589,6 +598,56 @@ impl<'a> Decoder<'a> {
         };
         self.each_entry(h.arg, 0, true, entry)?;
         Ok(true)
+    }
+
+    /// Calls `field` for each entry of the map that comes next whose key is text, with the
+    /// key's bytes (checked as [`text_bytes`](Self::text_bytes) checks them) and the decoder
+    /// at the entry's value, which `field` must read or [skip](Self::skip); entries under
+    /// other keys are skipped. Returns `false`, having read nothing, if the next item is not
+    /// a map. Key order is noted as [`for_each_entry`](Self::for_each_entry) notes it, each
+    /// key being read once.
+    pub fn for_each_field<E: From<Error>>(
+        &mut self,
+        mut field: impl FnMut(&[u8], &mut Self) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let Some(h) = self.head_if(5)? else {
+            return Ok(false);
+        };
+        let mut left = match h.arg {
+            Some(n) => Some(self.count(n, 2)?),
+            None => None,
+        };
+        let mut last: Option<(usize, usize)> = None;
+        loop {
+            match &mut left {
+                Some(0) => return Ok(true),
+                Some(n) => *n -= 1,
+                None if self.at_break() => {
+                    self.pos += 1;
+                    return Ok(true);
+                }
+                None => {}
+            }
+            let start = self.pos;
+            // Nearly every key: short ASCII text, measured as it is read.
+            if let Some(key) = self.ascii_text() {
+                if let Some((a, b)) = last {
+                    self.sorted &= less(&self.buf[a..b], &self.buf[start..self.pos]);
+                }
+                last = Some((start, self.pos));
+                field(key, self)?;
+                continue;
+            }
+            self.note_key(0, &mut last)?;
+            if let Ok(key) = self.text_bytes() {
+                field(&key, self)?;
+            } else {
+                // Not text (or not UTF-8, which skipping it reports).
+                self.pos = start;
+                self.skip()?;
+                self.skip()?;
+            }
+        }
     }
 
     /// Calls `item` for each item of the array that comes next; `item` must read (or

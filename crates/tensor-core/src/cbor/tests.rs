@@ -275,3 +275,89 @@ fn maps_nested_as_keys_cost_a_pass_per_level_not_a_doubling() {
     assert!(matches!(v, Value::Map(_)));
     assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
+
+#[test]
+fn fields_are_text_keys_read_once_with_order_noted() {
+    // What `for_each_field` sees and notes, against a walk of whole entries.
+    let walk = |bytes: &[u8]| {
+        let mut d = Decoder::new(bytes);
+        let mut keys = Vec::new();
+        let r = d.for_each_field(|key, d| -> Result<()> {
+            keys.push(String::from_utf8(key.to_vec()).unwrap());
+            d.skip()
+        });
+        let mut whole = Decoder::new(bytes);
+        let v = whole.value();
+        (
+            r.map(|m| {
+                (
+                    m,
+                    keys,
+                    d.position(),
+                    d.was_canonical(),
+                    d.keys_were_sorted(),
+                )
+            }),
+            v.map(|_| {
+                (
+                    whole.position(),
+                    whole.was_canonical(),
+                    whole.keys_were_sorted(),
+                )
+            }),
+        )
+    };
+    let map = |entries: Vec<(Value, Value)>| {
+        let mut e = Encoder::new();
+        e.value(&Value::Map(entries));
+        e.out
+    };
+    let long = "k".repeat(30);
+    for (entries, want) in [
+        // Short ASCII keys, a long one, a non-ASCII one, and keys that are not text.
+        (
+            vec![
+                (text("b"), Value::Uint(1)),
+                (text("aa"), Value::Uint(300)),
+                (text(&long), text("v")),
+            ],
+            vec!["b", "aa", long.as_str()],
+        ),
+        (
+            vec![
+                (Value::Uint(7), Value::Null),
+                (text("é"), Value::Array(vec![Value::Uint(1)])),
+                (Value::Bytes(vec![1]), Value::Null),
+            ],
+            vec!["é"],
+        ),
+        // Out of order, and a key twice: read, and noted as not sorted.
+        (
+            vec![(text("aa"), Value::Null), (text("b"), Value::Null)],
+            vec!["aa", "b"],
+        ),
+        (
+            vec![(text("a"), Value::Null), (text("a"), Value::Null)],
+            vec!["a", "a"],
+        ),
+    ] {
+        let bytes = map(entries);
+        let (fields, whole) = walk(&bytes);
+        let (is_map, keys, end, canonical, sorted) = fields.unwrap();
+        assert!(is_map);
+        assert_eq!(keys, want);
+        assert_eq!((end, canonical, sorted), whole.unwrap(), "{bytes:02x?}");
+    }
+    // An indefinite map, and a key that is text but not UTF-8: an error where the key is,
+    // not a key skipped as if it were a value.
+    let (fields, whole) = walk(&[0xbf, 0x61, b'a', 0x01, 0xff]);
+    let (_, keys, end, canonical, _) = fields.unwrap();
+    assert_eq!((keys, end, canonical), (vec!["a".to_owned()], 5, false));
+    assert_eq!(whole.unwrap().0, 5);
+    let (fields, _) = walk(&[0xa2, 0x61, 0xff, 0x01, 0x61, b'a', 0x02]);
+    assert!(fields.unwrap_err().to_string().contains("UTF-8"));
+    // Not a map: nothing is read.
+    let mut d = Decoder::at(&[0x00, 0x01], 1);
+    assert!(!d.for_each_field(|_, d| d.skip()).unwrap());
+    assert_eq!(d.position(), 1);
+}

@@ -6,6 +6,7 @@ use super::part::{Object, Part, PartEncoding};
 use super::{ALIGNMENT_V2, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use tensor_core::cbor::{Decoder, Value};
 use tensor_core::checked;
@@ -15,8 +16,8 @@ pub(super) fn malformed(msg: impl Into<String>) -> Error {
 }
 
 /// What a manifest holds.
-pub(super) struct Manifest {
-    pub objects: Vec<Object>,
+pub(super) struct Manifest<'m> {
+    pub objects: Vec<Object<'m>>,
     pub attributes: Option<Value>,
     /// Whether the root has a `tensors` map (zTensor 1.0) rather than `objects`.
     pub has_tensors: bool,
@@ -26,23 +27,24 @@ pub(super) struct Manifest {
 /// built, except for attributes): checks that `bytes` hold exactly one CBOR map, for
 /// zTensor 2 that it is deterministic (shortest heads, definite lengths, keys sorted),
 /// and that every object follows the schema; at most `limits`' tensor count.
-pub(super) fn read_manifest(
-    bytes: &[u8],
+pub(super) fn read_manifest<'m>(
+    bytes: &'m [u8],
     generation: Generation,
     limits: &tensor_core::Limits,
-) -> Result<Manifest> {
+) -> Result<Manifest<'m>> {
     let mut d = Decoder::new(bytes);
     let (mut listed, mut tensors, mut attributes) = (None, None, None);
-    let is_map = fields(&mut d, |key, d| {
-        match key {
-            b"objects" if listed.is_none() => listed = Some(objects(d, generation, limits)?),
-            b"tensors" if tensors.is_none() => tensors = Some(objects(d, generation, limits)?),
-            b"attributes" if attributes.is_none() => attributes = Some(d.value()?),
-            _ => d.skip()?,
-        }
-        Ok(())
-    })
-    .map_err(cbor)?;
+    let is_map = d
+        .for_each_field(|key, d| -> Result<()> {
+            match key {
+                b"objects" if listed.is_none() => listed = Some(objects(d, generation, limits)?),
+                b"tensors" if tensors.is_none() => tensors = Some(objects(d, generation, limits)?),
+                b"attributes" if attributes.is_none() => attributes = Some(d.value()?),
+                _ => d.skip()?,
+            }
+            Ok(())
+        })
+        .map_err(cbor)?;
     if !is_map {
         d.skip().map_err(|e| cbor(e.into()))?;
     }
@@ -68,36 +70,18 @@ pub(super) fn read_manifest(
     })
 }
 
-/// Walks the map that comes next: `field` gets each text key, as bytes, with the decoder at
-/// its value,
-/// which it reads or skips; entries under other keys are skipped. The first entry under a
-/// key is the one that counts (a reader's choice `field` makes). `false`, having read
-/// nothing, if the next item is not a map.
-fn fields<'m>(
-    d: &mut Decoder<'m>,
-    mut field: impl FnMut(&[u8], &mut Decoder<'m>) -> Result<()>,
-) -> Result<bool> {
-    d.for_each_entry(|d| -> Result<()> {
-        if let Ok(key) = d.text_bytes() {
-            return field(&key, d);
-        }
-        d.skip()?;
-        Ok(d.skip()?)
-    })
-}
-
 /// The objects of the map that comes next (`objects`, or 1.0's `tensors`): a large map of
 /// definite length is read on two cores (see [`Decoder::collect_entries`]).
-fn objects(
-    d: &mut Decoder<'_>,
+fn objects<'m>(
+    d: &mut Decoder<'m>,
     generation: Generation,
     limits: &tensor_core::Limits,
-) -> Result<Vec<Object>> {
-    let named = |d: &mut Decoder<'_>| -> Result<Object> {
+) -> Result<Vec<Object<'m>>> {
+    let named = |d: &mut Decoder<'m>| -> Result<Object<'m>> {
         let name = d
             .text()
             .map_err(|_| malformed("object name must be text"))?;
-        object(d, &name, generation)
+        object(d, name, generation)
     };
     let head = d.peek()?;
     if let (5, Some(n)) = (head.major, head.arg) {
@@ -118,7 +102,11 @@ fn objects(
     Ok(objects)
 }
 
-fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Object> {
+fn object<'m>(
+    d: &mut Decoder<'m>,
+    name: Cow<'m, str>,
+    generation: Generation,
+) -> Result<Object<'m>> {
     if generation == Generation::V2 && (name.is_empty() || name.len() > 1024 || name.contains('\0'))
     {
         return Err(malformed(format!(
@@ -136,10 +124,11 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
     let mut object_dtype = None;
     let mut parts = None;
     let mut attributes = None;
-    let is_map = fields(d, |key, d| {
+    let is_map = d.for_each_field(|key, d| -> Result<()> {
         match key {
             b"shape" if shape.is_none() => {
-                let mut dims = Vec::with_capacity(announced(d, 4, MAX_RANK_V2));
+                let mut dims = SmallVec::<[u64; 4]>::new();
+                dims.reserve(announced(d, 4, MAX_RANK_V2));
                 let is_array = d.for_each_item(|d| -> Result<()> {
                     dims.push(uint(d, || what("shape"))?);
                     if dims.len() > MAX_RANK_V2 {
@@ -197,7 +186,7 @@ fn object(d: &mut Decoder<'_>, name: &str, generation: Generation) -> Result<Obj
         }
     }
     Ok(Object {
-        name: name.to_owned(),
+        name,
         shape,
         layout: layout.unwrap_or(Cow::Borrowed("dense")),
         parts,
@@ -215,7 +204,7 @@ fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part>
     let mut encoding = None;
     let (mut decoded, mut uncompressed) = (None, None);
     let mut digest = None;
-    let is_map = fields(d, |key, d| {
+    let is_map = d.for_each_field(|key, d| -> Result<()> {
         match key {
             b"dtype" if dtype_name.is_none() => {
                 dtype_name = Some(known(&text_bytes(d, || what("dtype"))?, &DTYPES));
@@ -497,11 +486,11 @@ mod tests {
         )])
     }
 
-    fn read(bytes: &[u8], generation: Generation) -> Result<Manifest> {
+    fn read(bytes: &[u8], generation: Generation) -> Result<Manifest<'_>> {
         read_manifest(bytes, generation, &tensor_core::Limits::default())
     }
 
-    fn message(r: Result<Manifest>) -> String {
+    fn message(r: Result<Manifest<'_>>) -> String {
         r.err().map(|e| e.to_string()).unwrap_or_default()
     }
 
@@ -515,7 +504,8 @@ mod tests {
             ("digest", Value::from("xxh3:00000000000000ff")),
             ("dtype", Value::from("f32")),
         ]);
-        let m = read(&to_canonical(&v2_object(part)), Generation::V2).unwrap();
+        let bytes = to_canonical(&v2_object(part));
+        let m = read(&bytes, Generation::V2).unwrap();
         let p = &m.objects[0].parts[0];
         assert_eq!((p.offset, p.length, &*p.dtype_name), (4096, 8, "f32"));
         assert_eq!(p.digest, Some(Checksum::Xxh3(0xff)));
@@ -581,7 +571,8 @@ mod tests {
                 ]),
             )]),
         )]);
-        let m = read(&to_canonical(&v), Generation::V1).unwrap();
+        let bytes = to_canonical(&v);
+        let m = read(&bytes, Generation::V1).unwrap();
         assert!(m.has_tensors);
         assert_eq!(m.objects[0].parts[0].dtype_name, "float32");
         assert_eq!(m.objects[0].parts[0].offset, 64);

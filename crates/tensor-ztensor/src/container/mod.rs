@@ -66,7 +66,7 @@ pub struct Container<'a> {
     generation: Generation,
     /// Shared with [windows](Self::window); a `Vec` as read (an `Arc<[Object]>` would copy
     /// every object once more at open).
-    objects: std::sync::Arc<Vec<Object>>,
+    objects: std::sync::Arc<Vec<Object<'a>>>,
     attributes: Option<Value>,
     options: ReadOptions,
     warnings: Vec<String>,
@@ -166,7 +166,6 @@ impl<'a> Container<'a> {
         };
         // Spans alone, for a quick sort; an overlap's owners are looked up when there is one.
         let mut spans = Vec::with_capacity(self.objects.len() + 1);
-        spans.push((m_offset, m_offset + m_len));
         let who = |oi: usize, pi: usize| {
             format!(
                 "{}/{}",
@@ -175,7 +174,7 @@ impl<'a> Container<'a> {
         };
         for (oi, o) in self.objects.iter().enumerate() {
             if let Some(names) = &mut names
-                && !names.insert(o.name.as_str())
+                && !names.insert(&*o.name)
             {
                 return Err(Error::format(
                     Class::DuplicateName,
@@ -210,6 +209,8 @@ impl<'a> Container<'a> {
                 }
             }
         }
+        // The manifest last, where writers put it: blobs written in order need no sorting.
+        spans.push((m_offset, m_offset + m_len));
         spans.sort_unstable();
         // zTensor 2 parts may share a blob (the same span); 1.x parts may not.
         if self.generation == Generation::V2 {
@@ -270,7 +271,7 @@ impl<'a> Container<'a> {
 
     /// The objects, in manifest order.
     #[must_use]
-    pub fn objects(&self) -> &[Object] {
+    pub fn objects(&self) -> &[Object<'a>] {
         &self.objects
     }
 

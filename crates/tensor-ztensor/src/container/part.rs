@@ -92,13 +92,16 @@ impl Part {
     }
 }
 
-/// One object: a tensor, dense or in a profile's parts.
+/// One object: a tensor, dense or in a profile's parts. Opening a manifest of many objects
+/// allocates little: the name is borrowed from the file, a shape of rank 4 or less is held
+/// in place, and only the parts take an allocation of their own.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Object {
-    /// The name.
-    pub name: String,
+pub struct Object<'a> {
+    /// The name, borrowed from the manifest when it is stored in one piece (always so in
+    /// zTensor 2, whose manifests have definite lengths only).
+    pub name: Cow<'a, str>,
     /// The dimensions.
-    pub shape: Vec<u64>,
+    pub shape: smallvec::SmallVec<[u64; 4]>,
     /// The layout (`dense`, `sparse_csr` (1.x), `zt.sparse_csr/1` (2.x), ...).
     pub layout: Cow<'static, str>,
     /// The parts, in manifest order.
@@ -107,7 +110,7 @@ pub struct Object {
     pub attributes: Option<Value>,
 }
 
-impl Object {
+impl Object<'_> {
     /// The part with `role`.
     #[must_use]
     pub fn part(&self, role: &str) -> Option<&Part> {

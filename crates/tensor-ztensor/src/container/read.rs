@@ -57,11 +57,16 @@ impl<'a> Container<'a> {
     }
 
     /// A part's decoded bytes (little-endian elements), its digest verified.
-    pub fn part_bytes(&self, object: &Object, part: &Part) -> Result<Cow<'a, [u8]>> {
+    pub fn part_bytes(&self, object: &Object<'_>, part: &Part) -> Result<Cow<'a, [u8]>> {
         self.part_bytes_as(object, part, self.checks())
     }
 
-    fn part_bytes_as(&self, object: &Object, part: &Part, check: bool) -> Result<Cow<'a, [u8]>> {
+    fn part_bytes_as(
+        &self,
+        object: &Object<'_>,
+        part: &Part,
+        check: bool,
+    ) -> Result<Cow<'a, [u8]>> {
         let who = format!("{}/{}", object.name, part.role);
         let stored = self.stored(part)?;
         if check && self.generation == Generation::V1 {
@@ -92,7 +97,7 @@ impl<'a> Container<'a> {
     /// whole part).
     pub fn read_part_range(
         &self,
-        object: &Object,
+        object: &Object<'_>,
         part: &Part,
         start: u64,
         dst: &mut [u8],
@@ -108,13 +113,13 @@ impl<'a> Container<'a> {
         Ok(())
     }
 
-    fn typed_part(&self, object: &Object, role: &str) -> Result<(Dtype, Cow<'a, [u8]>)> {
+    fn typed_part(&self, object: &Object<'_>, role: &str) -> Result<(Dtype, Cow<'a, [u8]>)> {
         self.typed_part_as(object, role, self.checks())
     }
 
     fn typed_part_as(
         &self,
-        object: &Object,
+        object: &Object<'_>,
         role: &str,
         check: bool,
     ) -> Result<(Dtype, Cow<'a, [u8]>)> {
@@ -317,7 +322,7 @@ impl<'a> Container<'a> {
                 Ok(Decoded {
                     data,
                     dtype,
-                    shape: o.shape.clone(),
+                    shape: o.shape.to_vec(),
                     byte_order: ByteOrder::Little,
                 })
             }
@@ -363,7 +368,7 @@ impl<'a> Container<'a> {
         })
     }
 
-    fn index_part(&self, o: &Object, role: &str) -> Result<Vec<u64>> {
+    fn index_part(&self, o: &Object<'_>, role: &str) -> Result<Vec<u64>> {
         let (dtype, bytes) = self.typed_part(o, role)?;
         Ok(match dtype {
             Dtype::Uint64 => bytes

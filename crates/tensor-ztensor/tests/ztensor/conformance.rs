@@ -245,7 +245,7 @@ fn accept_container(path: &Path) -> Result<(), Failed> {
             .position(|o| o.name == name)
             .ok_or_else(|| format!("{name} missing"))?;
         let o = &file.objects()[i];
-        if serde_json::to_value(&o.shape)? != t["shape"] {
+        if serde_json::to_value(o.shape.as_slice())? != t["shape"] {
             return Err(format!("{name}: shape {:?}", o.shape).into());
         }
         let decoded = file.read(i)?;
@@ -329,7 +329,7 @@ pub(crate) fn v2_canonical_rewrite() -> Result<(), Failed> {
         .collect::<Result<_, _>>()?;
     let mut items = Vec::new();
     for (o, d) in file.objects().iter().zip(&decoded) {
-        items.push((o.name.as_str(), d.view()?, o.attributes.clone()));
+        items.push((&*o.name, d.view()?, o.attributes.clone()));
     }
     let mut out = Vec::new();
     tensor_ztensor::v2::write(&mut out, items, file.attributes().cloned())?;

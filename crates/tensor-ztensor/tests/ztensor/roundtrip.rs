@@ -373,7 +373,7 @@ fn v2_large_manifest() -> Result<(), Failed> {
         let mut names: Vec<&str> = tensors.iter().map(|(name, _)| name.as_str()).collect();
         // The manifest lists objects in its deterministic key order.
         names.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
-        let listed: Vec<&str> = c.objects().iter().map(|o| o.name.as_str()).collect();
+        let listed: Vec<&str> = c.objects().iter().map(|o| &*o.name).collect();
         if listed != names {
             return Err("the objects differ from those written".into());
         }

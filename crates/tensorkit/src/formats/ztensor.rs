@@ -188,7 +188,7 @@ fn tensor<'a>(path: &Arc<Path>, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<N
             let o = &c.objects()[i];
             let (data, check) = match o.dtype().ok() {
                 Some(dtype) if !o.is_raw_dense() && decodable(o) => {
-                    (lazy(path, any, i, stages(o), dtype, o.shape.clone()), None)
+                    (lazy(path, any, i, stages(o), dtype, o.shape.to_vec()), None)
                 }
                 Some(_) if o.is_raw_dense() => (
                     tensor_data(c.read_unverified(i).map_err(wrap(path))?)?,
@@ -197,7 +197,7 @@ fn tensor<'a>(path: &Arc<Path>, any: &Arc<AnyZTensor<'a>>, i: usize) -> Result<N
                 _ => (tensor_data(c.read(i).map_err(wrap(path))?)?, None),
             };
             Ok(NamedTensor {
-                name: Some(o.name.clone()),
+                name: Some(o.name.to_string()),
                 data,
                 location: Vec::new(),
                 attributes: object_attributes(o),
@@ -222,7 +222,7 @@ fn stages_v0_1(e: &v0_1::Entry<'_>) -> String {
 }
 
 /// How a 1.x or 2 object is stored, for people.
-fn stages(o: &tensor_ztensor::Object) -> String {
+fn stages(o: &tensor_ztensor::Object<'_>) -> String {
     let mut stages = Vec::new();
     if o.layout != "dense" {
         stages.push(&*o.layout);
@@ -236,13 +236,13 @@ fn stages(o: &tensor_ztensor::Object) -> String {
     stages.join("+")
 }
 
-fn decodable(o: &tensor_ztensor::Object) -> bool {
+fn decodable(o: &tensor_ztensor::Object<'_>) -> bool {
     o.parts
         .iter()
         .all(|p| !matches!(p.encoding, tensor_ztensor::PartEncoding::Other(_)))
 }
 
-fn object_attributes(o: &tensor_ztensor::Object) -> Vec<(String, Value)> {
+fn object_attributes(o: &tensor_ztensor::Object<'_>) -> Vec<(String, Value)> {
     match &o.attributes {
         Some(Value::Map(m)) => m
             .iter()
@@ -301,9 +301,9 @@ pub(super) fn open_header<'a>(
                     .max()
                     .unwrap_or(0);
                 Ok(super::Listed {
-                    name: Some(o.name.clone()),
+                    name: Some(o.name.to_string()),
                     dtype: o.dtype().map_err(wrap(path))?,
-                    shape: o.shape.clone(),
+                    shape: o.shape.to_vec(),
                     encoding: (!o.is_raw_dense()).then(|| stages(o)),
                     location: Vec::new(),
                     attributes: object_attributes(o),

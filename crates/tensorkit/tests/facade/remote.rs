@@ -634,7 +634,9 @@ fn nginx_serves_what_the_counting_server_serves() {
     std::fs::write(
         &conf,
         format!(
-            "daemon off; pid {d}/nginx.pid; error_log {d}/error.log;\n\
+            // One process, no workers: killing it at the end leaves nothing behind (a worker
+            // outliving its master would hold the test's output open).
+            "daemon off; master_process off; pid {d}/nginx.pid; error_log {d}/error.log;\n\
              events {{}}\n\
              http {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
              fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n\
@@ -651,6 +653,8 @@ fn nginx_serves_what_the_counting_server_serves() {
                 "-p",
                 dir.path().to_str().unwrap(),
             ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap(),
     );
