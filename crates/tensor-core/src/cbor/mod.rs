@@ -540,11 +540,17 @@ impl<'a> Decoder<'a> {
     /// extent, and makes it `last`; the key is measured, not read (the entry reads it).
     fn note_key(&mut self, depth: usize, last: &mut Option<(usize, usize)>) -> Result<()> {
         let key = (self.pos, self.key_end(depth)?);
+        self.note_order(key, last);
+        Ok(())
+    }
+
+    /// Notes whether the key with extent `key` sorts after `last`, the previous key's extent,
+    /// and makes it `last`.
+    fn note_order(&mut self, key: (usize, usize), last: &mut Option<(usize, usize)>) {
         if let Some((a, b)) = *last {
             self.sorted &= less(&self.buf[a..b], &self.buf[key.0..key.1]);
         }
         *last = Some(key);
-        Ok(())
     }
 
     /// Where the key that starts at the current position ends (read without moving).
@@ -613,41 +619,25 @@ impl<'a> Decoder<'a> {
         let Some(h) = self.head_if(5)? else {
             return Ok(false);
         };
-        let mut left = match h.arg {
-            Some(n) => Some(self.count(n, 2)?),
-            None => None,
-        };
-        let mut last: Option<(usize, usize)> = None;
-        loop {
-            match &mut left {
-                Some(0) => return Ok(true),
-                Some(n) => *n -= 1,
-                None if self.at_break() => {
-                    self.pos += 1;
-                    return Ok(true);
-                }
-                None => {}
-            }
-            let start = self.pos;
+        let mut last = None;
+        // Order is noted here, where each key is read, not by the walk.
+        self.each_entry(h.arg, 0, false, |d| {
+            let start = d.pos;
             // Nearly every key: short ASCII text, measured as it is read.
-            if let Some(key) = self.ascii_text() {
-                if let Some((a, b)) = last {
-                    self.sorted &= less(&self.buf[a..b], &self.buf[start..self.pos]);
-                }
-                last = Some((start, self.pos));
-                field(key, self)?;
-                continue;
+            if let Some(key) = d.ascii_text() {
+                d.note_order((start, d.pos), &mut last);
+                return field(key, d);
             }
-            self.note_key(0, &mut last)?;
-            if let Ok(key) = self.text_bytes() {
-                field(&key, self)?;
-            } else {
-                // Not text (or not UTF-8, which skipping it reports).
-                self.pos = start;
-                self.skip()?;
-                self.skip()?;
+            d.note_key(0, &mut last)?;
+            if let Ok(key) = d.text_bytes() {
+                return field(&key, d);
             }
-        }
+            // Not text (or not UTF-8, which skipping it reports).
+            d.pos = start;
+            d.skip()?;
+            Ok(d.skip()?)
+        })?;
+        Ok(true)
     }
 
     /// Calls `item` for each item of the array that comes next; `item` must read (or

@@ -9,7 +9,7 @@
 //! way the entries, the errors and the encoding flags are those of one walk in one piece:
 //! the second half's work counts only when the first half's walk confirms where it starts.
 
-use super::{Decoder, Error, less};
+use super::{Decoder, Error};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Below this many bytes after its head, a map is read on one core.
@@ -115,8 +115,8 @@ impl Decoder<'_> {
         if let FirstHalf::Met = first? {
             let rest = n - out.len();
             match (second, last) {
-                (Some(s), Some(last)) if s.first_key.0 == self.pos && s.entries.len() >= rest => {
-                    self.sorted &= less(&buf[last.0..last.1], &buf[s.first_key.0..s.first_key.1]);
+                (Some(s), Some(_)) if s.first_key.0 == self.pos && s.entries.len() >= rest => {
+                    self.note_order(s.first_key, &mut last);
                     let mut flags = [true; 3];
                     for (value, end, f) in s.entries.into_iter().take(rest) {
                         out.push(value);
