@@ -47,6 +47,13 @@ pub fn decode<const N: usize>(digits: &[u8]) -> Option<[u8; N]> {
     (seen & 0xF0 == 0).then_some(out)
 }
 
+/// The number exactly 16 hex digits (either case) spell, most significant first, as 64-bit
+/// hashes are stored; `None` for anything else (no sign, no prefix, no short form).
+#[must_use]
+pub fn decode_u64(digits: &[u8]) -> Option<u64> {
+    decode::<8>(digits).map(u64::from_be_bytes)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -65,6 +72,17 @@ mod tests {
             b"00ag10ff",
         ] {
             assert_eq!(super::decode::<4>(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            super::decode_u64(b"887484DC3f391ebf"),
+            Some(0x8874_84dc_3f39_1ebf)
+        );
+        for bad in [
+            &b"+87484dc3f391ebf"[..],
+            b"87484dc3f391ebf",
+            b"0x7484dc3f391ebf",
+        ] {
+            assert_eq!(super::decode_u64(bad), None, "{bad:?}");
         }
         let round = [0x5a, 0xc3, 0x0f, 0xf0];
         assert_eq!(

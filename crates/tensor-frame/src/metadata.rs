@@ -303,9 +303,7 @@ impl HashList {
                 let s = h.as_text().ok_or_else(|| {
                     Error::Metadata("hash frame: every hash must be a text string".into())
                 })?;
-                Ok((s.len() == 16)
-                    .then(|| u64::from_str_radix(s, 16).ok())
-                    .flatten())
+                Ok(tensor_core::hex::decode_u64(s.as_bytes()))
             })
             .collect::<Result<_>>()?;
         Ok((HashList { algorithm, hashes }, canonical))

@@ -510,8 +510,8 @@ impl<'a> Message<'a> {
                 .map(|h| h.value.as_str());
             for (value, frame) in [(stored, "data object"), (listed, "hash")] {
                 let Some(value) = value else { continue };
-                let expected = u64::from_str_radix(value, 16).map_err(|_| {
-                    Error::Metadata(format!("object {i}: hash {value:?} is not hex"))
+                let expected = tensor_core::hex::decode_u64(value.as_bytes()).ok_or_else(|| {
+                    Error::Metadata(format!("object {i}: hash {value:?} is not 16 hex digits"))
                 })?;
                 if expected != actual {
                     return Err(Error::HashMismatch {

@@ -346,9 +346,9 @@ fn cbor(e: Error) -> Error {
 /// A digest's text, as bytes (UTF-8 already checked, or ASCII).
 fn parse_digest(s: &[u8]) -> Checksum {
     if let Some(hex) = s.strip_prefix(b"xxh3:")
-        && let Some(b) = tensor_core::hex::decode::<8>(hex)
+        && let Some(h) = tensor_core::hex::decode_u64(hex)
     {
-        return Checksum::Xxh3(u64::from_be_bytes(b));
+        return Checksum::Xxh3(h);
     }
     let s = String::from_utf8_lossy(s);
     if s.starts_with("xxh3:") {
