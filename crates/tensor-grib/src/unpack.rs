@@ -41,6 +41,42 @@ pub(crate) fn scales(p: &Simple) -> (f64, f64) {
     )
 }
 
+/// The simple-packing formula as ecCodes evaluates it, `Y = (X·2^E + R)·10^−D`, with its
+/// factors computed once per field: every packing built on simple packing ends in it.
+#[derive(Clone, Copy)]
+struct Formula {
+    s: f64,
+    r: f64,
+    d: f64,
+}
+
+impl Formula {
+    fn of(p: &Simple) -> Self {
+        let (s, d) = scales(p);
+        Formula {
+            s,
+            r: p.reference_value,
+            d,
+        }
+    }
+
+    /// The value of packed integer `x`.
+    #[inline]
+    fn value(self, x: f64) -> f64 {
+        (x * self.s + self.r) * self.d
+    }
+}
+
+/// ecCodes' constant field: with 0 bits per value every value is the reference value as it
+/// is (not scaled by 10^−D). Whether `out` was filled so.
+fn constant(p: &Simple, out: &mut [f64]) -> bool {
+    let is = p.bits_per_value == 0;
+    if is {
+        out.fill(p.reference_value);
+    }
+    is
+}
+
 /// Whether the bitmap marks point `i` present (bits most significant first, 1 = present).
 fn is_present(bitmap: &[u8], i: usize) -> bool {
     bitmap[i / 8] & (0x80 >> (i % 8)) != 0
@@ -222,9 +258,7 @@ fn spread(bitmap: &[u8], out: &mut [f64], packed: usize) {
 }
 
 fn simple(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
-    if p.bits_per_value == 0 {
-        // ecCodes' special case: the reference value as it is (not scaled by 10^−D).
-        out.fill(p.reference_value);
+    if constant(p, out) {
         return Ok(());
     }
     let need = (out.len() as u64 * u64::from(p.bits_per_value)).div_ceil(8);
@@ -239,23 +273,22 @@ fn simple(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
             ),
         ));
     }
-    let (s, d) = scales(p);
-    let r = p.reference_value;
+    let f = Formula::of(p);
     let bits = p.bits_per_value;
     match bits {
         8 => out
             .iter_mut()
             .zip(data)
-            .for_each(|(o, &x)| *o = (f64::from(x) * s + r) * d),
+            .for_each(|(o, &x)| *o = f.value(f64::from(x))),
         16 => out
             .iter_mut()
             .zip(data.chunks_exact(2))
-            .for_each(|(o, x)| *o = (f64::from(u16::from_be_bytes([x[0], x[1]])) * s + r) * d),
+            .for_each(|(o, x)| *o = f.value(f64::from(u16::from_be_bytes([x[0], x[1]])))),
         _ => {
             let mut reader = BitReader::new(data);
             for o in out.iter_mut() {
                 let x = reader.read(bits).unwrap_or(0);
-                *o = (x as f64 * s + r) * d;
+                *o = f.value(x as f64);
             }
         }
     }
@@ -307,19 +340,17 @@ fn ccsds(
     out: &mut [f64],
     at: At,
 ) -> Result<()> {
-    if p.bits_per_value == 0 {
-        out.fill(p.reference_value);
+    if constant(p, out) {
         return Ok(());
     }
     let params = ccsds_params(p, flags, block_size, rsi);
     params.check().map_err(|e| at.data("grid_ccsds", e))?;
-    let (s, d) = scales(p);
-    let r = p.reference_value;
+    let f = Formula::of(p);
     // The integers go straight to the values, a run (one reference sample interval) at a
     // time: no sample buffer.
     szip::decode_each(&params, data, out.len(), |first, run| {
         for (o, &x) in out[first..first + run.len()].iter_mut().zip(run) {
-            *o = (f64::from(x) * s + r) * d;
+            *o = f.value(f64::from(x));
         }
     })
     .map_err(|e| at.data("grid_ccsds", e))
@@ -457,11 +488,10 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
         }
         _ => {}
     }
-    let (s, d) = scales(&c.simple);
-    let r = c.simple.reference_value;
+    let f = Formula::of(&c.simple);
     for o in out.iter_mut() {
         let v = o.to_bits() as i64;
-        *o = (v as f64 * s + r) * d;
+        *o = f.value(v as f64);
     }
     Ok(())
 }
@@ -470,8 +500,7 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
 /// codestream of exactly as many samples as values are packed.
 fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
-    if p.bits_per_value == 0 || out.is_empty() {
-        out.fill(p.reference_value);
+    if constant(p, out) || out.is_empty() {
         return Ok(());
     }
     let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the JPEG 2000 codestream: {e}"));
@@ -499,10 +528,9 @@ fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
             out.len()
         )));
     }
-    let (s, d) = scales(p);
-    let r = p.reference_value;
+    let f = Formula::of(p);
     for (o, &x) in out.iter_mut().zip(x) {
-        *o = (f64::from(x) * s + r) * d;
+        *o = f.value(f64::from(x));
     }
     Ok(())
 }
@@ -512,8 +540,7 @@ fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
 /// 24 and RGBA for 32 (the channels of a pixel are the bytes of one integer, most
 /// significant first), as ecCodes writes and reads them.
 fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
-    if p.bits_per_value == 0 || out.is_empty() {
-        out.fill(p.reference_value);
+    if constant(p, out) || out.is_empty() {
         return Ok(());
     }
     let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the PNG image: {e}"));
@@ -572,13 +599,12 @@ fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     if frame.line_size < row_bytes {
         return Err(at.malformed("the PNG image's rows are shorter than its width"));
     }
-    let (s, d) = scales(p);
-    let r = p.reference_value;
+    let f = Formula::of(p);
     let rows = pixels[..frame.buffer_size()].chunks_exact(frame.line_size);
     let values = out.chunks_exact_mut(width as usize);
     for (row, values) in rows.zip(values) {
         for (o, x) in values.iter_mut().zip(row[..row_bytes].chunks_exact(bytes)) {
-            *o = (crate::bits::be(x) as f64 * s + r) * d;
+            *o = f.value(crate::bits::be(x) as f64);
         }
     }
     Ok(())
@@ -712,14 +738,13 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     if c.order > 0 {
         undifference(ints, c.order, minimum, extras, MISSING);
     }
-    let (s, d) = scales(p);
-    let r = p.reference_value;
+    let f = Formula::of(p);
     for o in out.iter_mut() {
         let x = o.to_bits() as i64;
         *o = if x == MISSING {
             f64::NAN
         } else {
-            (x as f64 * s + r) * d
+            f.value(x as f64)
         };
     }
     Ok(())
