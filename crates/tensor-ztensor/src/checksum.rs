@@ -54,10 +54,17 @@ impl Checksum {
     /// Whether `data` matches; `None` when the algorithm is unknown or the value malformed.
     #[must_use]
     pub fn matches(&self, data: &[u8]) -> Option<bool> {
+        let kind = self.kind()?;
+        Some(kind.compute(data).as_ref() == Some(self))
+    }
+
+    /// The algorithm, when it is one this reader computes and the value is well formed.
+    #[must_use]
+    pub fn kind(&self) -> Option<ChecksumKind> {
         match self {
-            Checksum::Crc32c(v) => Some(crc32c::crc32c(data) == *v),
-            Checksum::Sha256(d) => Some(Sha256::digest(data).as_slice() == d),
-            Checksum::Xxh3(v) => Some(xxhash_rust::xxh3::xxh3_64(data) == *v),
+            Checksum::Crc32c(_) => Some(ChecksumKind::Crc32c),
+            Checksum::Sha256(_) => Some(ChecksumKind::Sha256),
+            Checksum::Xxh3(_) => Some(ChecksumKind::Xxh3),
             Checksum::Unknown(_) | Checksum::Malformed(_) => None,
         }
     }
@@ -86,29 +93,6 @@ impl Running {
             Running::Crc32c(c) => Checksum::Crc32c(c),
             Running::Sha256(h) => Checksum::Sha256(h.finalize().into()),
             Running::Xxh3(h) => Checksum::Xxh3(h.digest()),
-        }
-    }
-
-    /// Whether everything added matches `expected`.
-    pub(crate) fn matches(self, expected: &Checksum) -> bool {
-        match (self, expected) {
-            (Running::Crc32c(c), Checksum::Crc32c(v)) => c == *v,
-            (Running::Sha256(h), Checksum::Sha256(d)) => h.finalize().as_slice() == d,
-            (Running::Xxh3(h), Checksum::Xxh3(v)) => h.digest() == *v,
-            _ => false,
-        }
-    }
-}
-
-impl Checksum {
-    /// A running computation of this checksum; `None` when the algorithm is unknown or the
-    /// value malformed.
-    pub(crate) fn running(&self) -> Option<Running> {
-        match self {
-            Checksum::Crc32c(_) => Some(Running::Crc32c(0)),
-            Checksum::Sha256(_) => Some(Running::Sha256(Box::default())),
-            Checksum::Xxh3(_) => Some(Running::Xxh3(Box::default())),
-            Checksum::Unknown(_) | Checksum::Malformed(_) => None,
         }
     }
 }

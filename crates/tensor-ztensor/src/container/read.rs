@@ -4,7 +4,7 @@ use super::logical::forbidden_values;
 use super::manifest::malformed;
 use super::part::{Object, Part, PartEncoding};
 use super::{Container, Generation};
-use crate::checksum::Checksum;
+use crate::checksum::{Checksum, ChecksumKind};
 use crate::error::{Class, Error, Result};
 use crate::read::{Decoded, Verify};
 use crate::sparse::Sparse;
@@ -225,7 +225,10 @@ impl<'a> Container<'a> {
             Self::check_digest(&who, part.digest.as_ref(), stored)?;
         }
         let mut running = if check && self.generation == Generation::V2 {
-            part.digest.as_ref().and_then(Checksum::running)
+            part.digest
+                .as_ref()
+                .and_then(Checksum::kind)
+                .and_then(ChecksumKind::running)
         } else {
             None
         };
@@ -254,7 +257,7 @@ impl<'a> Container<'a> {
             return Err(malformed(format!("object {:?}: {what}", o.name)));
         }
         if let (Some(h), Some(d)) = (running, part.digest.as_ref())
-            && !h.matches(d)
+            && h.finish() != *d
         {
             return Err(Error::format(
                 Class::ChecksumMismatch,

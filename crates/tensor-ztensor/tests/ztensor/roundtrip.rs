@@ -153,6 +153,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         Trial::test("v2::every_bit_flip_is_caught", v2_every_bit_flip_is_caught),
         Trial::test(
+            "v2::zstd_digests_are_checked_both_ways",
+            v2_zstd_digests_are_checked_both_ways,
+        ),
+        Trial::test(
             "v2::canonical_rewrite_is_byte_identical",
             crate::conformance::v2_canonical_rewrite,
         ),
@@ -419,6 +423,56 @@ fn v2_every_bit_flip_is_caught() -> Result<(), Failed> {
             }
         }
     }
+    Ok(())
+}
+
+/// The digests of zTensor 2 parts stored as `zt.zstd-seekable/1` cover the decoded bytes:
+/// they are checked whether a part is read whole or decoded in runs (`read_chunks`, which the
+/// facade and the CLI use). The reference-written file reads the same both ways; with one
+/// digest changed (and the manifest's hash in the footer made to match again) both refuse
+/// that tensor and still read the other.
+fn v2_zstd_digests_are_checked_both_ways() -> Result<(), Failed> {
+    let path = tensor_testkit::conformance("ztensor").join("v2/v2_zstd_seekable.zt");
+    let bytes = std::fs::read(&path)?;
+    let runs = |f: &tensor_ztensor::AnyZTensor<'_>, i: usize| {
+        let mut out = Vec::new();
+        f.read_chunks(i, 1000, &mut |run| {
+            out.extend_from_slice(run);
+            Ok(())
+        })
+        .map(|_| out)
+    };
+    let f = tensor_ztensor::AnyZTensor::open(&bytes)?;
+    for i in 0..f.len() {
+        if runs(&f, i)? != f.read(i)?.data.as_ref() {
+            return Err(format!("tensor {i}: runs and whole read differ").into());
+        }
+    }
+    let (good, bad) = (&b"xxh3:359f32a95c127512"[..], &b"xxh3:359f32a95c127513"[..]);
+    let at = bytes
+        .windows(good.len())
+        .position(|w| w == good)
+        .ok_or("the fixture's digest of \"w\" is not where it was")?;
+    let mut damaged = bytes.clone();
+    damaged[at..at + bad.len()].copy_from_slice(bad);
+    let footer = damaged.len() - 40;
+    let offset = u64::from_le_bytes(damaged[footer..footer + 8].try_into()?) as usize;
+    let length = u64::from_le_bytes(damaged[footer + 8..footer + 16].try_into()?) as usize;
+    let hash = xxhash_rust::xxh3::xxh3_64(&damaged[offset..offset + length]);
+    damaged[footer + 16..footer + 24].copy_from_slice(&hash.to_le_bytes());
+    let f = tensor_ztensor::AnyZTensor::open(&damaged)?;
+    let w = f.position("w").ok_or("no tensor w")?;
+    for (how, outcome) in [
+        ("whole", f.read(w).map(|d| d.data.to_vec())),
+        ("in runs", runs(&f, w)),
+    ] {
+        match outcome {
+            Err(e) if e.class() == Some(tensor_ztensor::Class::ChecksumMismatch) => {}
+            other => return Err(format!("changed digest, read {how}: {other:?}").into()),
+        }
+    }
+    let ids = f.position("ids").ok_or("no tensor ids")?;
+    runs(&f, ids)?;
     Ok(())
 }
 
