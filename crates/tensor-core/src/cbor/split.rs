@@ -40,14 +40,12 @@ enum FirstHalf {
     Met,
 }
 
-/// One entry the second half read: its value, where it ended, and the decoder's encoding
-/// flags then.
-type Read<T> = (T, usize, [bool; 3]);
-
-/// What the second half read: the extent of its first key (where it started), its entries.
+/// What the second half read: the extent of its first key (where it started), its entries,
+/// and where each ended with the decoder's encoding flags then.
 struct SecondHalf<T> {
     first_key: (usize, usize),
-    entries: Vec<Read<T>>,
+    entries: Vec<T>,
+    ends: Vec<(usize, [bool; 3])>,
 }
 
 impl Decoder<'_> {
@@ -113,24 +111,25 @@ impl Decoder<'_> {
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let FirstHalf::Met = first? {
+            // The second half's entries up to the map's end, with where the last of them
+            // ends, when they start where the first half stopped.
             let rest = n - out.len();
-            match (second, last) {
-                (Some(s), Some(_)) if s.first_key.0 == self.pos && s.entries.len() >= rest => {
-                    self.note_order(s.first_key, &mut last);
-                    let mut flags = [true; 3];
-                    for (value, end, f) in s.entries.into_iter().take(rest) {
-                        out.push(value);
-                        (self.pos, flags) = (end, f);
-                    }
-                    self.canonical &= flags[0];
-                    self.sorted &= flags[1];
-                    self.short_floats &= flags[2];
-                }
+            let usable = second
+                .filter(|s| last.is_some() && s.first_key.0 == self.pos)
+                .and_then(|s| Some((*s.ends.get(rest.checked_sub(1)?)?, s)));
+            if let Some(((end, flags), mut s)) = usable {
+                self.note_order(s.first_key, &mut last);
+                self.pos = end;
+                // Moved in one piece: entries may be large.
+                s.entries.truncate(rest);
+                out.append(&mut s.entries);
+                self.canonical &= flags[0];
+                self.sorted &= flags[1];
+                self.short_floats &= flags[2];
+            } else {
                 // The second half failed (or gave up) before the map's end: read on here,
                 // meeting whatever stopped it in its place.
-                _ => {
-                    self.read_entries(n, &mut out, &mut last, None, &entry)?;
-                }
+                self.read_entries(n, &mut out, &mut last, None, &entry)?;
             }
         }
         Ok(Some(out))
@@ -202,7 +201,9 @@ fn second_half<'a, T, E>(
     // Fresh encoding flags: the probe's count for nothing.
     let mut d = Decoder::at(buf, start?);
     meeting.start.store(d.pos, Ordering::Release);
-    let mut entries = Vec::new();
+    // About half the entries are this half's: room for a few more, so that it rarely grows.
+    let room = (n / 2 + n / 16).min(RESERVED);
+    let (mut entries, mut ends) = (Vec::with_capacity(room), Vec::with_capacity(room));
     let (mut first_key, mut last) = (None, None);
     while entries.len() < meeting.need.load(Ordering::Acquire).min(n - 1) && !unused() {
         if d.note_key(0, &mut last).is_err() {
@@ -210,13 +211,17 @@ fn second_half<'a, T, E>(
         }
         first_key = first_key.or(last);
         match entry(&mut d) {
-            Ok(value) => entries.push((value, d.pos, d.flags())),
+            Ok(value) => {
+                entries.push(value);
+                ends.push((d.pos, d.flags()));
+            }
             Err(_) => break,
         }
     }
     Some(SecondHalf {
         first_key: first_key?,
         entries,
+        ends,
     })
 }
 
@@ -322,6 +327,28 @@ mod tests {
                 assert_eq!(outcome(&d, &r), in_one_piece(&bytes));
             }
         }
+    }
+
+    /// The second core's entries are used, not read again: entries read on another thread
+    /// reach the result (tried a few times, as that thread may be busy elsewhere).
+    #[test]
+    fn the_second_half_is_used_when_there_is_a_second_core() {
+        if crate::tee::threads() < 2 {
+            return;
+        }
+        let bytes = manifest(20_000, None, "some text");
+        let here = std::thread::current().id();
+        let used = (0..50).any(|_| {
+            let mut d = Decoder::new(&bytes);
+            let entries = d
+                .collect_entries(|d| entry(d).map(|e| (e, std::thread::current().id())))
+                .unwrap()
+                .unwrap();
+            assert_eq!(entries.len(), 20_000);
+            assert_eq!(d.remaining(), "attributes".len() + 1);
+            entries.iter().any(|(_, thread)| *thread != here)
+        });
+        assert!(used, "no entry read on the second core was used");
     }
 
     #[test]

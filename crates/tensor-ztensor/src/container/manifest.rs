@@ -102,6 +102,7 @@ fn objects<'m>(
     Ok(objects)
 }
 
+#[inline]
 fn object<'m>(
     d: &mut Decoder<'m>,
     name: Cow<'m, str>,
@@ -154,7 +155,8 @@ fn object<'m>(
                 });
             }
             k if k == parts_field && parts.is_none() => {
-                let mut list = Vec::with_capacity(announced(d, 5, ROLES.len()));
+                let mut list = SmallVec::<[Part; 1]>::new();
+                list.reserve(announced(d, 5, ROLES.len()));
                 let is_map = d.for_each_entry(|d| -> Result<()> {
                     let role = d
                         .text()
@@ -195,6 +197,7 @@ fn object<'m>(
 }
 
 /// One part; its `dtype_name` is left empty when the part has none (the object's applies).
+#[inline]
 fn part(d: &mut Decoder<'_>, role: &str, generation: Generation) -> Result<Part> {
     let what = |k: &str| format!("part {role:?}: {k}");
     let mut dtype_name = None;

@@ -93,8 +93,9 @@ impl Part {
 }
 
 /// One object: a tensor, dense or in a profile's parts. Opening a manifest of many objects
-/// allocates little: the name is borrowed from the file, a shape of rank 4 or less is held
-/// in place, and only the parts take an allocation of their own.
+/// allocates little: the name is borrowed from the file, and a shape of rank 4 or less and
+/// a single part (a dense tensor's) are held in place; only a sparse object's parts take an
+/// allocation of their own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Object<'a> {
     /// The name, borrowed from the manifest when it is stored in one piece (always so in
@@ -105,7 +106,7 @@ pub struct Object<'a> {
     /// The layout (`dense`, `sparse_csr` (1.x), `zt.sparse_csr/1` (2.x), ...).
     pub layout: Cow<'static, str>,
     /// The parts, in manifest order.
-    pub parts: Vec<Part>,
+    pub parts: smallvec::SmallVec<[Part; 1]>,
     /// The object's attributes, if any.
     pub attributes: Option<Value>,
 }
