@@ -278,6 +278,22 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// Reads past `bytes` when they come next, whole: for a format that knows the exact
+    /// encoding its writers use for a run of items (a map's head and its first key, say).
+    /// They count as canonical and sorted, so only canonical runs, keys in order, should be
+    /// given. `false`, having read nothing, otherwise.
+    #[inline]
+    pub fn literal(&mut self, bytes: &[u8]) -> bool {
+        let found = self
+            .buf
+            .get(self.pos..)
+            .is_some_and(|rest| rest.starts_with(bytes));
+        if found {
+            self.pos += bytes.len();
+        }
+        found
+    }
+
     /// Whether the next byte is the "break" stop code.
     #[must_use]
     pub fn at_break(&self) -> bool {

@@ -361,3 +361,16 @@ fn fields_are_text_keys_read_once_with_order_noted() {
     assert!(!d.for_each_field(|_, d| d.skip()).unwrap());
     assert_eq!(d.position(), 1);
 }
+
+#[test]
+fn a_literal_is_read_past_whole_or_not_at_all() {
+    let bytes = [0xa1, 0x61, b'a', 0x01];
+    let mut d = Decoder::new(&bytes);
+    assert!(!d.literal(&[0xa1, 0x61, b'b']));
+    assert!(!d.literal(&[0xa1, 0x61, b'a', 0x01, 0x00]));
+    assert_eq!(d.position(), 0);
+    assert!(d.literal(&[0xa1, 0x61, b'a']));
+    assert_eq!((d.uint().unwrap(), d.remaining()), (1, 0));
+    assert!(d.literal(&[]) && !d.literal(&[0x00]));
+    assert!(d.was_deterministic());
+}
