@@ -181,7 +181,7 @@ fn dense_v2(d: &mut Decoder<'_>) -> Option<(SmallVec<[u64; 4]>, Cow<'static, str
     }
     let layout = known(&d.text_bytes().ok()?, LAYOUTS);
     let part = Part {
-        role: Cow::Borrowed(ROLES[0]),
+        role: Cow::Borrowed("data"),
         dtype_name: known(&dtype, &DTYPES),
         logical: None,
         offset,
