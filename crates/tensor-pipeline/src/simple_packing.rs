@@ -79,16 +79,21 @@ impl Quantiser {
     }
 
     /// [`code`](Self::code) for at most 32 bits: rounds half away from zero as
-    /// `f64::round` does, without a libm call (below 2^52 the truncation and the fraction
-    /// are exact).
+    /// `f64::round` does, without a libm call and without a float-to-integer conversion, so
+    /// that the loops calling it vectorise. Adding 2^52 to the clamped value leaves its
+    /// nearest integer (ties to even) in the low bits of the sum, exactly, since it is below
+    /// 2^32; a tie that went down to the even neighbour is then moved up.
     #[inline]
     fn code_narrow(&self, x: f64) -> u32 {
         // Clamped to the code range first (anything below zero rounds to a code below zero,
-        // which saturates to 0): a fraction of one half or more then only occurs below the
-        // largest code, so rounding up cannot pass it.
+        // which saturates to 0; a NaN becomes 0): a tie then only occurs below the largest
+        // code, so moving it up cannot pass it.
+        const SHIFT: f64 = 4_503_599_627_370_496.0; // 2^52
         let v = self.scaled(x).max(0.0).min(self.max);
-        let t = v as u32;
-        t + u32::from(v - f64::from(t) >= 0.5)
+        let sum = v + SHIFT;
+        let nearest = sum - SHIFT;
+        let code = sum.to_bits().wrapping_sub(SHIFT.to_bits()) as u32;
+        code + u32::from(v - nearest == 0.5)
     }
 }
 
