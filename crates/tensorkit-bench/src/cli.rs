@@ -52,7 +52,7 @@ pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
     let cli = cli();
     let n = scale.big_tensor / 4;
     let one = vec![("big".to_owned(), as_bytes(&field(n)), vec![n as u64])];
-    let files = write_all(dir, "convert", &one);
+    let files = write_all(dir, "convert", &one, 0);
     let dst = dir.join("converted");
     let mut rows = Vec::new();
     for (from, writer) in FORMATS {

@@ -88,7 +88,7 @@ fn measure(
         "tensorkit zTensor 2",
         "tensorkit Tensogram",
     ] {
-        let files = write_some(dir, "scale", tensors, &|w| w == writer);
+        let files = write_some(dir, "scale", tensors, &|w| w == writer, 0);
         for (who, path, _) in &files {
             let mut readers = vec![*who];
             if *who == "safetensors crate" {

@@ -32,13 +32,23 @@ pub(crate) fn time_new_file(path: &Path, write: &mut dyn FnMut()) -> f64 {
     secs
 }
 
+/// A writer for [`write_some`]: its name, the file extension, and how it writes a file.
+type Writer<'w> = (&'static str, &'static str, Box<dyn Fn(&Path) + 'w>);
+
 /// Writes `tensors` in every format into `dir` with the given stem; returns the paths.
+/// The writers run in turn starting from the one at position `first` (modulo their number),
+/// and the results come back in the usual order: callers that time several rounds start
+/// each round from the next writer, so that none always writes first or last: on this
+/// machine a write into new page-cache pages can take several times as long as the same
+/// write a moment later (the memory a removed file frees goes back to the host, and comes
+/// back slowly), and a fixed order would lay that at the same writers' door every round.
 pub(crate) fn write_all(
     dir: &Path,
     stem: &str,
     tensors: &[(String, Vec<u8>, Vec<u64>)],
+    first: usize,
 ) -> Vec<(&'static str, PathBuf, f64)> {
-    write_some(dir, stem, tensors, &|_| true)
+    write_some(dir, stem, tensors, &|_| true, first)
 }
 
 /// [`write_all`] for the writers `keep` names only.
@@ -47,6 +57,7 @@ pub(crate) fn write_some(
     stem: &str,
     tensors: &[(String, Vec<u8>, Vec<u64>)],
     keep: &dyn Fn(&str) -> bool,
+    first: usize,
 ) -> Vec<(&'static str, PathBuf, f64)> {
     let views: Vec<(&str, TensorView<'_>)> = tensors
         .iter()
@@ -57,75 +68,99 @@ pub(crate) fn write_some(
             )
         })
         .collect();
-    let mut out = Vec::new();
-    let mut timed = |who: &'static str, ext: &str, write: &dyn Fn(&Path)| {
-        if !keep(who) {
-            return;
-        }
-        let path = dir.join(format!("{stem}.{ext}"));
-        let secs = time_new_file(&path, &mut || write(&path));
-        out.push((who, path, secs));
-    };
-    timed("safetensors crate", "safetensors", &|p| {
-        let st: HashMap<String, safetensors::tensor::TensorView<'_>> = tensors
-            .iter()
-            .map(|(n, d, s)| {
-                let shape = s.iter().map(|&x| x as usize).collect();
-                (
-                    n.clone(),
-                    safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape, d)
-                        .expect("view"),
-                )
-            })
-            .collect();
-        safetensors::serialize_to_file(&st, None, p).expect("safetensors write");
-    });
-    timed("tensorkit BinTensors", "bt", &|p| {
-        tensorkit::bintensors::write(
-            &mut create(p),
-            views.iter().cloned(),
-            None,
-            tensorkit::bintensors::Layout::Release,
-        )
-        .expect("write");
-    });
-    timed("tensorkit zTensor 0.1", "zt", &|p| {
-        let items = views.iter().map(|(n, v)| {
-            (
-                *n,
-                v.clone(),
-                tensorkit::ztensor::v0_1::TensorOptions::default(),
-            )
-        });
-        tensorkit::ztensor::v0_1::write(&mut create(p), items).expect("write");
-    });
-    timed("tensorkit zTensor 2", "zt2", &|p| {
-        let items = views.iter().map(|(n, v)| (*n, v.clone(), None));
-        tensorkit::ztensor::v2::write(&mut create(p), items, None).expect("write");
-    });
-    timed("tensorkit Tensogram", "tgm", &|p| {
-        let descs: Vec<DataObjectDescriptor> = views
-            .iter()
-            .map(|(_, v)| DataObjectDescriptor::new(Dtype::Float32, v.shape(), ByteOrder::Little))
-            .collect();
-        let meta = GlobalMetadata {
-            base: views
+    let mut writers: Vec<Writer<'_>> = Vec::new();
+    writers.push((
+        "safetensors crate",
+        "safetensors",
+        Box::new(|p: &Path| {
+            let st: HashMap<String, safetensors::tensor::TensorView<'_>> = tensors
                 .iter()
-                .map(|(n, _)| Map::from([("name".to_owned(), (*n).into())]))
-                .collect(),
-            ..GlobalMetadata::default()
-        };
-        let data: Vec<&[u8]> = tensors.iter().map(|t| t.1.as_slice()).collect();
-        tensorkit::frame::encode_to(
-            &meta,
-            &descs,
-            &data,
-            &EncodeOptions::default(),
-            &mut create(p),
-        )
-        .expect("write");
-    });
-    out
+                .map(|(n, d, s)| {
+                    let shape = s.iter().map(|&x| x as usize).collect();
+                    (
+                        n.clone(),
+                        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape, d)
+                            .expect("view"),
+                    )
+                })
+                .collect();
+            safetensors::serialize_to_file(&st, None, p).expect("safetensors write");
+        }),
+    ));
+    writers.push((
+        "tensorkit BinTensors",
+        "bt",
+        Box::new(|p: &Path| {
+            tensorkit::bintensors::write(
+                &mut create(p),
+                views.iter().cloned(),
+                None,
+                tensorkit::bintensors::Layout::Release,
+            )
+            .expect("write");
+        }),
+    ));
+    writers.push((
+        "tensorkit zTensor 0.1",
+        "zt",
+        Box::new(|p: &Path| {
+            let items = views.iter().map(|(n, v)| {
+                (
+                    *n,
+                    v.clone(),
+                    tensorkit::ztensor::v0_1::TensorOptions::default(),
+                )
+            });
+            tensorkit::ztensor::v0_1::write(&mut create(p), items).expect("write");
+        }),
+    ));
+    writers.push((
+        "tensorkit zTensor 2",
+        "zt2",
+        Box::new(|p: &Path| {
+            let items = views.iter().map(|(n, v)| (*n, v.clone(), None));
+            tensorkit::ztensor::v2::write(&mut create(p), items, None).expect("write");
+        }),
+    ));
+    writers.push((
+        "tensorkit Tensogram",
+        "tgm",
+        Box::new(|p: &Path| {
+            let descs: Vec<DataObjectDescriptor> = views
+                .iter()
+                .map(|(_, v)| {
+                    DataObjectDescriptor::new(Dtype::Float32, v.shape(), ByteOrder::Little)
+                })
+                .collect();
+            let meta = GlobalMetadata {
+                base: views
+                    .iter()
+                    .map(|(n, _)| Map::from([("name".to_owned(), (*n).into())]))
+                    .collect(),
+                ..GlobalMetadata::default()
+            };
+            let data: Vec<&[u8]> = tensors.iter().map(|t| t.1.as_slice()).collect();
+            tensorkit::frame::encode_to(
+                &meta,
+                &descs,
+                &data,
+                &EncodeOptions::default(),
+                &mut create(p),
+            )
+            .expect("write");
+        }),
+    ));
+    let n = writers.len();
+    let mut out: Vec<Option<(&'static str, PathBuf, f64)>> = vec![None; n];
+    for k in (0..n).map(|k| (k + first) % n) {
+        let (who, ext, write) = &writers[k];
+        if keep(who) {
+            let path = dir.join(format!("{stem}.{ext}"));
+            let secs = time_new_file(&path, &mut || write(&path));
+            out[k] = Some((who, path, secs));
+        }
+    }
+    out.into_iter().flatten().collect()
 }
 
 /// Opens `path` as `who` does and returns tensor `name`'s bytes (borrowed from the map or
@@ -206,7 +241,7 @@ pub(crate) fn many_tensors(scale: Scale, dir: &Path) -> Vec<Value> {
         })
         .collect();
     let base = tensors[1000].1.clone();
-    let files = write_all(dir, "many", &tensors);
+    let files = write_all(dir, "many", &tensors, 0);
     let mut rows = Vec::new();
     let mut dst = Vec::new();
     let total = (2000 * scale.small_tensor) as u64;
@@ -241,11 +276,14 @@ pub(crate) fn big_tensor(scale: Scale, dir: &Path) -> Vec<Value> {
     let one = vec![("big".to_owned(), data, vec![n as u64])];
     let bytes = Some(scale.big_tensor as u64);
     let mut rows = Vec::new();
-    // Saving, timed over separate writes of each format.
+    // Saving, timed over separate writes of each format, three times as many rounds as
+    // other cases take: on this machine some writes into new page-cache pages take several
+    // times as long as the rest (0.3 against 1 to 3 s, whoever writes; the host hands the
+    // pages back slowly), and a median of five would follow them.
     let mut saves: HashMap<&str, Vec<f64>> = HashMap::new();
     let mut files = Vec::new();
-    for _ in 0..scale.runs {
-        files = write_all(dir, "big", &one);
+    for round in 0..scale.runs * 3 {
+        files = write_all(dir, "big", &one, round);
         for (who, _, secs) in &files {
             saves.entry(who).or_default().push(*secs);
         }
