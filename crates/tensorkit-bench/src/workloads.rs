@@ -68,88 +68,89 @@ pub(crate) fn write_some(
             )
         })
         .collect();
-    let mut writers: Vec<Writer<'_>> = Vec::new();
-    writers.push((
-        "safetensors crate",
-        "safetensors",
-        Box::new(|p: &Path| {
-            let st: HashMap<String, safetensors::tensor::TensorView<'_>> = tensors
-                .iter()
-                .map(|(n, d, s)| {
-                    let shape = s.iter().map(|&x| x as usize).collect();
-                    (
-                        n.clone(),
-                        safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape, d)
-                            .expect("view"),
-                    )
-                })
-                .collect();
-            safetensors::serialize_to_file(&st, None, p).expect("safetensors write");
-        }),
-    ));
-    writers.push((
-        "tensorkit BinTensors",
-        "bt",
-        Box::new(|p: &Path| {
-            tensorkit::bintensors::write(
-                &mut create(p),
-                views.iter().cloned(),
-                None,
-                tensorkit::bintensors::Layout::Release,
-            )
-            .expect("write");
-        }),
-    ));
-    writers.push((
-        "tensorkit zTensor 0.1",
-        "zt",
-        Box::new(|p: &Path| {
-            let items = views.iter().map(|(n, v)| {
-                (
-                    *n,
-                    v.clone(),
-                    tensorkit::ztensor::v0_1::TensorOptions::default(),
-                )
-            });
-            tensorkit::ztensor::v0_1::write(&mut create(p), items).expect("write");
-        }),
-    ));
-    writers.push((
-        "tensorkit zTensor 2",
-        "zt2",
-        Box::new(|p: &Path| {
-            let items = views.iter().map(|(n, v)| (*n, v.clone(), None));
-            tensorkit::ztensor::v2::write(&mut create(p), items, None).expect("write");
-        }),
-    ));
-    writers.push((
-        "tensorkit Tensogram",
-        "tgm",
-        Box::new(|p: &Path| {
-            let descs: Vec<DataObjectDescriptor> = views
-                .iter()
-                .map(|(_, v)| {
-                    DataObjectDescriptor::new(Dtype::Float32, v.shape(), ByteOrder::Little)
-                })
-                .collect();
-            let meta = GlobalMetadata {
-                base: views
+    let writers: Vec<Writer<'_>> = vec![
+        (
+            "safetensors crate",
+            "safetensors",
+            Box::new(|p: &Path| {
+                let st: HashMap<String, safetensors::tensor::TensorView<'_>> = tensors
                     .iter()
-                    .map(|(n, _)| Map::from([("name".to_owned(), (*n).into())]))
-                    .collect(),
-                ..GlobalMetadata::default()
-            };
-            let data: Vec<&[u8]> = tensors.iter().map(|t| t.1.as_slice()).collect();
-            tensorkit::frame::encode_to(
-                &meta,
-                &descs,
-                &data,
-                &EncodeOptions::default(),
-                &mut create(p),
-            )
-            .expect("write");
-        }),
-    ));
+                    .map(|(n, d, s)| {
+                        let shape = s.iter().map(|&x| x as usize).collect();
+                        (
+                            n.clone(),
+                            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, shape, d)
+                                .expect("view"),
+                        )
+                    })
+                    .collect();
+                safetensors::serialize_to_file(&st, None, p).expect("safetensors write");
+            }),
+        ),
+        (
+            "tensorkit BinTensors",
+            "bt",
+            Box::new(|p: &Path| {
+                tensorkit::bintensors::write(
+                    &mut create(p),
+                    views.iter().cloned(),
+                    None,
+                    tensorkit::bintensors::Layout::Release,
+                )
+                .expect("write");
+            }),
+        ),
+        (
+            "tensorkit zTensor 0.1",
+            "zt",
+            Box::new(|p: &Path| {
+                let items = views.iter().map(|(n, v)| {
+                    (
+                        *n,
+                        v.clone(),
+                        tensorkit::ztensor::v0_1::TensorOptions::default(),
+                    )
+                });
+                tensorkit::ztensor::v0_1::write(&mut create(p), items).expect("write");
+            }),
+        ),
+        (
+            "tensorkit zTensor 2",
+            "zt2",
+            Box::new(|p: &Path| {
+                let items = views.iter().map(|(n, v)| (*n, v.clone(), None));
+                tensorkit::ztensor::v2::write(&mut create(p), items, None).expect("write");
+            }),
+        ),
+        (
+            "tensorkit Tensogram",
+            "tgm",
+            Box::new(|p: &Path| {
+                let descs: Vec<DataObjectDescriptor> = views
+                    .iter()
+                    .map(|(_, v)| {
+                        DataObjectDescriptor::new(Dtype::Float32, v.shape(), ByteOrder::Little)
+                    })
+                    .collect();
+                let meta = GlobalMetadata {
+                    base: views
+                        .iter()
+                        .map(|(n, _)| Map::from([("name".to_owned(), (*n).into())]))
+                        .collect(),
+                    ..GlobalMetadata::default()
+                };
+                let data: Vec<&[u8]> = tensors.iter().map(|t| t.1.as_slice()).collect();
+                tensorkit::frame::encode_to(
+                    &meta,
+                    &descs,
+                    &data,
+                    &EncodeOptions::default(),
+                    &mut create(p),
+                )
+                .expect("write");
+            }),
+        ),
+    ];
     let n = writers.len();
     let mut out: Vec<Option<(&'static str, PathBuf, f64)>> = vec![None; n];
     for k in (0..n).map(|k| (k + first) % n) {
