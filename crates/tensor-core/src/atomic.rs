@@ -475,6 +475,19 @@ impl Seek for AtomicFile {
     }
 }
 
+impl Seek for CopyingFrom<'_> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
+/// A writer that can also go back: what writers of formats whose header holds something
+/// known only at the end (Tensogram's header hash frame) write to, patching it in place
+/// instead of reading the data twice. Files and `io::Cursor`s can; pipes cannot.
+pub trait WriteSeek: Write + Seek {}
+
+impl<T: Write + Seek + ?Sized> WriteSeek for T {}
+
 /// Writes `bytes` to `path` atomically.
 pub fn write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
     let mut f = AtomicFile::create(path)?;

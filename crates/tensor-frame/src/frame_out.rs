@@ -2,12 +2,16 @@
 //! padding). The encoder and its paranoid read-back both stand on this; neither on the
 //! other.
 
+use crate::nonfinite;
 use crate::wire::{
     self, CBOR_AFTER_PAYLOAD, FRAME_HEADER_LEN, FRAME_VERSION, FrameHeader, FrameType, HASH_PRESENT,
 };
 use std::borrow::Cow;
 use std::io::Write;
+use tensor_core::ByteOrder;
 use tensor_descriptor::DataObjectDescriptor;
+use tensor_dtype::Dtype;
+use tensor_pipeline::masks::MaskKind;
 use xxhash_rust::xxh3::Xxh3;
 
 /// One object ready to frame: its final descriptor and the three parts of its frame body.
@@ -22,6 +26,9 @@ pub(crate) struct EncodedObject<'a> {
     pub(crate) masks: Vec<u8>,
     /// The descriptor's canonical CBOR.
     pub(crate) cbor: Vec<u8>,
+    /// A raw payload whose NaN and ±Inf the encoder refuses, checked while it is written
+    /// rather than in a pass of its own before: its elements' dtype and byte order.
+    pub(crate) check_finite: Option<(Dtype, ByteOrder)>,
 }
 
 impl EncodedObject<'_> {
@@ -44,59 +51,24 @@ impl EncodedObject<'_> {
     pub(crate) fn cbor_offset(&self) -> u64 {
         FRAME_HEADER_LEN + self.payload_len() + self.masks.len() as u64
     }
-
-    /// The frame body's XXH3-64: the hash its frame and the hash frames carry. (For an
-    /// object whose payload is deferred, this is taken before the payload is let go.)
-    pub(crate) fn body_hash(&self) -> u64 {
-        let mut h = Xxh3::new();
-        for p in self.parts() {
-            h.update(p);
-        }
-        h.digest()
-    }
-}
-
-/// What goes into a frame's hash slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FrameHash {
-    /// No hash (zero, and the frame's hash flag clear).
-    Off,
-    /// The body's XXH3-64, computed as the body is written (on another core when there is
-    /// one).
-    Compute,
-    /// A hash already computed over exactly these body bytes.
-    Known(u64),
-}
-
-impl From<bool> for FrameHash {
-    fn from(hashing: bool) -> Self {
-        if hashing {
-            FrameHash::Compute
-        } else {
-            FrameHash::Off
-        }
-    }
 }
 
 /// Writes one frame starting at message offset `at`: header, the body `parts`, footer
-/// (`cbor_offset` first for data frames) and alignment padding, with `hash` in its hash
-/// slot. Returns the bytes written and the body's hash (0 without hashing).
+/// (`cbor_offset` first for data frames) and alignment padding, with the body's XXH3-64 in
+/// its hash slot when `hashing` (computed while the body is written, on another core when
+/// there is one). Returns the bytes written and the body's hash (0 without hashing).
 pub(crate) fn write_frame<W: Write + ?Sized>(
     w: &mut W,
     at: u64,
     kind: FrameType,
     parts: &[&[u8]],
-    hash: impl Into<FrameHash>,
+    hashing: bool,
     cbor_offset: Option<u64>,
+    check_finite: Option<(Dtype, ByteOrder)>,
 ) -> std::io::Result<(u64, u64)> {
-    let hash = hash.into();
     let body: u64 = parts.iter().map(|p| p.len() as u64).sum();
     let total = FRAME_HEADER_LEN + body + kind.footer_len();
-    let mut fl = if hash == FrameHash::Off {
-        0
-    } else {
-        HASH_PRESENT
-    };
+    let mut fl = if hashing { HASH_PRESENT } else { 0 };
     if cbor_offset.is_some() {
         fl |= CBOR_AFTER_PAYLOAD;
     }
@@ -108,10 +80,27 @@ pub(crate) fn write_frame<W: Write + ?Sized>(
     };
     w.write_all(&header.to_bytes())?;
     let mut hasher = Xxh3::new();
-    for part in parts {
-        if hash == FrameHash::Compute {
+    for (k, part) in parts.iter().enumerate() {
+        let check = check_finite.filter(|_| k == 0);
+        if hashing || check.is_some() {
+            let mut found = None;
+            let mut seen = 0u64;
             // `&mut W` is a sized writer, lent as `&mut dyn Write`.
-            tensor_core::tee::write(&mut &mut *w, part, &mut |p| hasher.update(p))?;
+            tensor_core::tee::write(&mut &mut *w, part, &mut |p| {
+                if hashing {
+                    hasher.update(p);
+                }
+                if let Some((dtype, order)) = check
+                    && found.is_none()
+                {
+                    found = nonfinite::first(p, dtype, order)
+                        .map(|(at, kind)| (at + seen / dtype.byte_width() as u64, kind));
+                    seen += p.len() as u64;
+                }
+            })?;
+            if let Some((element, kind)) = found {
+                return Err(std::io::Error::other(NonFinite { element, kind }));
+            }
         } else {
             w.write_all(part)?;
         }
@@ -119,11 +108,7 @@ pub(crate) fn write_frame<W: Write + ?Sized>(
     if let Some(c) = cbor_offset {
         w.write_all(&c.to_be_bytes())?;
     }
-    let h = match hash {
-        FrameHash::Off => 0,
-        FrameHash::Compute => hasher.digest(),
-        FrameHash::Known(h) => h,
-    };
+    let h = if hashing { hasher.digest() } else { 0 };
     w.write_all(&h.to_be_bytes())?;
     w.write_all(wire::FRAME_END)?;
     let pad = wire::padding(at + total);
@@ -131,10 +116,31 @@ pub(crate) fn write_frame<W: Write + ?Sized>(
     Ok((total + pad, h))
 }
 
+/// A NaN or ±Inf met in a payload while it was written ([`EncodedObject::check_finite`]).
+#[derive(Debug)]
+pub(crate) struct NonFinite {
+    /// The element's index in the payload.
+    pub(crate) element: u64,
+    pub(crate) kind: MaskKind,
+}
+
+impl std::fmt::Display for NonFinite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "element {} is {} (allow NaN/Inf to store it through a mask)",
+            self.element,
+            self.kind.name()
+        )
+    }
+}
+
+impl std::error::Error for NonFinite {}
+
 /// [`write_frame`] into a new buffer, for the small frames.
 pub(crate) fn frame(kind: FrameType, body: &[u8], hashing: bool, at: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(body.len() + 40);
     // Writing to a Vec cannot fail.
-    let _ = write_frame(&mut out, at, kind, &[body], hashing, None);
+    let _ = write_frame(&mut out, at, kind, &[body], hashing, None, None);
     out
 }

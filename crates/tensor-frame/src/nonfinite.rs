@@ -116,6 +116,20 @@ where
     })
 }
 
+/// The first non-finite element of `data` and its kind, if any: the fast check block by
+/// block, and a scan of a copy of the first block where it finds one.
+pub(crate) fn first(data: &[u8], dtype: Dtype, order: ByteOrder) -> Option<(u64, MaskKind)> {
+    const BLOCK: usize = 4096;
+    let width = dtype.byte_width();
+    data.chunks(BLOCK * width)
+        .enumerate()
+        .find(|(_, block)| any(block, dtype, order))
+        .and_then(|(b, block)| {
+            let (at, kind) = scan(&mut block.to_vec(), dtype, order, false).first?;
+            Some(((b * BLOCK) as u64 + at, kind))
+        })
+}
+
 /// Scans `data` (elements of `dtype` in `order`). With `zero`, every non-finite element is
 /// overwritten with zero (both parts for complex numbers). For complex values NaN in either
 /// part wins over +Inf, which wins over -Inf.

@@ -669,7 +669,16 @@ mod tests {
         let mut body = d.encode();
         body.extend_from_slice(&payload);
         let mut f = Vec::new();
-        write_frame(&mut f, 0, FrameType::NTensor, &[&body], true, Some(16)).unwrap();
+        write_frame(
+            &mut f,
+            0,
+            FrameType::NTensor,
+            &[&body],
+            true,
+            Some(16),
+            None,
+        )
+        .unwrap();
         f[7] &= !CBOR_AFTER_PAYLOAD as u8;
         let len = FRAME_HEADER_LEN as usize + body.len() + 20;
         let header = FrameHeader::parse(&f, 0).unwrap();

@@ -6,6 +6,7 @@ use crate::frame_out::EncodedObject;
 use crate::message::Message;
 use crate::object::ObjectFrame;
 use crate::wire::{FRAME_HEADER_LEN, FrameHeader, FrameType};
+use std::io::{Seek, SeekFrom, Write};
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::Dtype;
 use tensor_pipeline::{Compression, Encoding, Pipeline};
@@ -14,34 +15,77 @@ fn fail(object: Option<usize>, what: String) -> Error {
     Error::SelfCheck { object, what }
 }
 
-/// A writer that hashes everything passing through it.
-pub(crate) struct HashingWriter<'w, W: std::io::Write + ?Sized> {
+/// A writer that keeps a copy of the message written through it, the header patched in
+/// place included, to compare with what the buffered encoder makes of the same input (the
+/// paranoid mode holds the message twice).
+pub(crate) struct Mirror<'w, W: Write + Seek + ?Sized> {
     inner: &'w mut W,
-    hasher: xxhash_rust::xxh3::Xxh3,
+    /// Where the message starts in `inner`.
+    start: u64,
+    /// Where `inner` stands, from `start`.
+    at: usize,
+    copy: Vec<u8>,
 }
 
-impl<'w, W: std::io::Write + ?Sized> HashingWriter<'w, W> {
-    pub(crate) fn new(inner: &'w mut W) -> Self {
-        HashingWriter {
+impl<'w, W: Write + Seek + ?Sized> Mirror<'w, W> {
+    pub(crate) fn new(inner: &'w mut W) -> std::io::Result<Self> {
+        let start = inner.stream_position()?;
+        Ok(Mirror {
             inner,
-            hasher: xxhash_rust::xxh3::Xxh3::new(),
-        }
+            start,
+            at: 0,
+            copy: Vec::new(),
+        })
     }
 
-    pub(crate) fn digest(&self) -> u64 {
-        self.hasher.digest()
+    /// What was written is `expected`, byte for byte.
+    pub(crate) fn check(&self, expected: &[u8]) -> Result<()> {
+        if self.copy == expected {
+            return Ok(());
+        }
+        let at = self
+            .copy
+            .iter()
+            .zip(expected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(self.copy.len().min(expected.len()));
+        Err(fail(
+            None,
+            format!(
+                "the message written ({} bytes) differs from the buffered one ({} bytes) \
+                 from offset {at}",
+                self.copy.len(),
+                expected.len()
+            ),
+        ))
     }
 }
 
-impl<W: std::io::Write + ?Sized> std::io::Write for HashingWriter<'_, W> {
+impl<W: Write + Seek + ?Sized> Write for Mirror<'_, W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
+        let end = self.at + n;
+        if self.copy.len() < end {
+            self.copy.resize(end, 0);
+        }
+        self.copy[self.at..end].copy_from_slice(&buf[..n]);
+        self.at = end;
         Ok(n)
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+impl<W: Write + Seek + ?Sized> Seek for Mirror<'_, W> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        let to = self.inner.seek(pos)?;
+        self.at = to
+            .checked_sub(self.start)
+            .and_then(|d| usize::try_from(d).ok())
+            .ok_or_else(|| std::io::Error::other("seek before the start of the message"))?;
+        Ok(to)
     }
 }
 
@@ -200,6 +244,7 @@ pub(crate) fn check_frame(o: &EncodedObject<'_>, i: usize, hashing: bool) -> Res
         &o.parts(),
         hashing,
         Some(o.cbor_offset()),
+        o.check_finite,
     )
     .map_err(|e| fail(Some(i), e.to_string()))?;
     let len = (FRAME_HEADER_LEN + o.body_len() + FrameType::NTensor.footer_len()) as usize;
@@ -229,7 +274,7 @@ mod tests {
             .collect();
         let mut d = DataObjectDescriptor::new(Dtype::Float32, &[3], ByteOrder::Little);
         d.compression = "zstd".into();
-        let o = encode_object(&d, &data, 0, &EncodeOptions::default()).unwrap();
+        let o = encode_object(&d, &data, 0, &EncodeOptions::default(), false).unwrap();
         let p = crate::object::pipeline(&o.descriptor, 0).unwrap();
         let [payload, _, _] = o.parts();
         check_payload(&p, payload, &data, Dtype::Float32, ByteOrder::Little, 3, 0).unwrap();

@@ -126,7 +126,8 @@ impl<W: Write> StreamEncoder<W> {
     /// Encodes one object through its pipeline and writes its frame.
     pub fn write_object(&mut self, descriptor: &DataObjectDescriptor, data: &[u8]) -> Result<()> {
         let i = self.descriptors.len();
-        let o = encode_object(descriptor, data, i, &self.opts)?;
+        // Checked before anything is written: the stream goes on after a refused object.
+        let o = encode_object(descriptor, data, i, &self.opts, false)?;
         let at = self.pos;
         #[cfg(feature = "paranoid")]
         crate::paranoid::check_frame(&o, i, self.opts.hashing)?;
@@ -137,6 +138,7 @@ impl<W: Write> StreamEncoder<W> {
             &o.parts(),
             self.opts.hashing,
             Some(o.cbor_offset()),
+            o.check_finite,
         )
         .map_err(io)?;
         self.pos += written;

@@ -647,7 +647,7 @@ pub fn serialize_tensors<'a, N: Into<String>>(
         });
     }
     let set = named_set(format, tensors, options);
-    let mut out = Vec::new();
+    let mut out = std::io::Cursor::new(Vec::new());
     formats::write_into(
         format,
         &set,
@@ -656,7 +656,7 @@ pub fn serialize_tensors<'a, N: Into<String>>(
         &options.pipeline,
         options.alignment,
     )?;
-    Ok(out)
+    Ok(out.into_inner())
 }
 
 fn named_set<'a, N: Into<String>>(

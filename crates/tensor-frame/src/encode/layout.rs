@@ -2,13 +2,13 @@
 
 use super::{EncodeOptions, HashFrames, IndexFrame, complete_metadata};
 use crate::error::{Error, Result};
-use crate::frame_out::{EncodedObject, FrameHash, frame, write_frame};
+use crate::frame_out::{EncodedObject, NonFinite, frame, write_frame};
 use crate::metadata::{GlobalMetadata, HashList, Index};
 use crate::wire::{
     self, FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION,
     flags,
 };
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use tensor_core::checked;
 use tensor_descriptor::DataObjectDescriptor;
 
@@ -162,34 +162,33 @@ pub(super) fn nothing_deferred(
     Err(std::io::Error::other(format!("object {i} has no payload")))
 }
 
-/// What [`emit`] puts in the header hash frame.
-#[derive(Clone, Copy)]
-pub(super) enum HeaderHashes<'h> {
-    /// The bodies' hashes, computed beforehand: the data frames carry them too, without
-    /// hashing the bodies again.
-    Known(&'h [u64]),
-    /// Zeros, for the caller to patch once the data frames are written.
-    Placeholders,
+/// A NaN or ±Inf found in object `i` while it was written, as the encoding error it is
+/// (carried through the writer's `io::Error` to [`written`]); any other error as it is.
+fn refused(e: std::io::Error, i: usize) -> std::io::Error {
+    match e.downcast::<NonFinite>() {
+        Ok(found) => std::io::Error::other(Error::encoding(Some(i), found.to_string())),
+        Err(e) => e,
+    }
 }
 
-/// Writes a planned message to `w`, with `header` in the header hash frame, asking `fetch`
-/// for deferred payloads. Returns the data frames' hashes.
-pub(super) fn emit<W: Write + ?Sized>(
+/// The error of a write: one of ours carried through `io::Error` ([`refused`]), or the
+/// writer's own, said to have happened while `doing`.
+pub(super) fn written(e: std::io::Error, doing: &'static str) -> Error {
+    match e.downcast::<Error>() {
+        Ok(ours) => ours,
+        Err(e) => tensor_core::Error::io(doing, e).into(),
+    }
+}
+
+/// Writes a planned message to `w`, with zeros in the header hash frame, asking `fetch` for
+/// deferred payloads. Returns the data frames' hashes, for [`emit_patched`] to list.
+fn emit<W: Write + ?Sized>(
     plan: &Plan,
     objects: &[EncodedObject<'_>],
     hashing: bool,
-    header: HeaderHashes<'_>,
     w: &mut W,
     fetch: &mut Fetch<'_>,
 ) -> std::io::Result<Vec<u64>> {
-    let zeros;
-    let (listed, header_hashes) = match header {
-        HeaderHashes::Known(h) => (h, h),
-        HeaderHashes::Placeholders => {
-            zeros = vec![0; objects.len()];
-            (&zeros[..], &[][..])
-        }
-    };
     let mut at = 0u64;
     w.write_all(
         &Preamble {
@@ -200,13 +199,26 @@ pub(super) fn emit<W: Write + ?Sized>(
         .to_bytes(),
     )?;
     at += PREAMBLE_LEN;
-    let framed = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], hash, cbor: Option<u64>| {
-        let (n, h) = write_frame(w, *at, kind, parts, hash, cbor)?;
+    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
+        let (n, h) = write_frame(w, *at, kind, parts, hashing, cbor, None)?;
         *at += n;
         Ok::<u64, std::io::Error>(h)
     };
-    let frame_to = |w: &mut W, at: &mut u64, kind, parts: &[&[u8]], cbor: Option<u64>| {
-        framed(w, at, kind, parts, FrameHash::from(hashing), cbor)
+    let data_frame = |w: &mut W, at: &mut u64, i: usize, payload: &[u8]| {
+        let o = &objects[i];
+        let parts = [payload, &o.masks, &o.cbor];
+        let written = write_frame(
+            w,
+            *at,
+            FrameType::NTensor,
+            &parts,
+            hashing,
+            Some(o.cbor_offset()),
+            o.check_finite,
+        );
+        let (n, h) = written.map_err(|e| refused(e, i))?;
+        *at += n;
+        Ok::<u64, std::io::Error>(h)
     };
     frame_to(
         w,
@@ -229,7 +241,7 @@ pub(super) fn emit<W: Write + ?Sized>(
             w,
             &mut at,
             FrameType::HeaderHash,
-            &[&HashList::encode_xxh3(listed)],
+            &[&HashList::encode_xxh3(&vec![0; objects.len()])],
             None,
         )?;
     }
@@ -247,33 +259,14 @@ pub(super) fn emit<W: Write + ?Sized>(
                         payload.len()
                     )));
                 }
-                // Hashed again: the caller checks it against the first time's.
-                hash = Some(frame_to(
-                    w,
-                    &mut at,
-                    FrameType::NTensor,
-                    &[payload, &o.masks, &o.cbor],
-                    Some(o.cbor_offset()),
-                )?);
+                hash = Some(data_frame(w, &mut at, i, payload)?);
                 Ok(())
             })?;
             hashes.push(hash.ok_or_else(|| {
                 std::io::Error::other(format!("object {i}: no payload was handed over"))
             })?);
         } else {
-            // Hashed already for the header hash frame: the same bytes, not hashed twice.
-            let hash = match header_hashes.get(i) {
-                Some(&h) if hashing => FrameHash::Known(h),
-                _ => FrameHash::from(hashing),
-            };
-            hashes.push(framed(
-                w,
-                &mut at,
-                FrameType::NTensor,
-                &o.parts(),
-                hash,
-                Some(o.cbor_offset()),
-            )?);
+            hashes.push(data_frame(w, &mut at, i, &o.payload)?);
         }
     }
     if plan.hash_footer {
@@ -305,8 +298,38 @@ pub(super) fn emit<W: Write + ?Sized>(
     Ok(hashes)
 }
 
-/// Lays out and writes a buffered message into `out`. Data frames are hashed while they are
-/// copied; the header hash frame is written with placeholders and filled in afterwards.
+/// The header hash frame listing `hashes`, as it stands in a message laid out by `plan`.
+pub(super) fn header_hash_frame(plan: &Plan, hashes: &[u64], hashing: bool) -> Vec<u8> {
+    frame(
+        FrameType::HeaderHash,
+        &HashList::encode_xxh3(hashes),
+        hashing,
+        plan.header_hash_at,
+    )
+}
+
+/// Writes a planned message to `w` from where it stands, hashing each data frame while it is
+/// written: the header hash frame goes out with placeholders and is written over once the
+/// data frames' hashes are known, so the data is read once. `w` is left at the message's
+/// end. Returns the data frames' hashes.
+pub(super) fn emit_patched<W: Write + Seek + ?Sized>(
+    plan: &Plan,
+    objects: &[EncodedObject<'_>],
+    hashing: bool,
+    w: &mut W,
+    fetch: &mut Fetch<'_>,
+) -> std::io::Result<Vec<u64>> {
+    let start = w.stream_position()?;
+    let hashes = emit(plan, objects, hashing, w, fetch)?;
+    if plan.hash_header {
+        w.seek(SeekFrom::Start(start + plan.header_hash_at))?;
+        w.write_all(&header_hash_frame(plan, &hashes, hashing))?;
+        w.seek(SeekFrom::Start(start + plan.total))?;
+    }
+    Ok(hashes)
+}
+
+/// Lays out and writes a buffered message into `out` ([`emit_patched`]).
 pub(super) fn assemble(
     metadata: &GlobalMetadata,
     objects: &[EncodedObject<'_>],
@@ -316,25 +339,14 @@ pub(super) fn assemble(
     let plan = plan(metadata, objects, opts)?;
     out.clear();
     out.reserve(checked::to_usize(plan.total, "message size")?);
-    let hashes = emit(
+    emit_patched(
         &plan,
         objects,
         opts.hashing,
-        HeaderHashes::Placeholders,
-        out,
+        &mut std::io::Cursor::new(&mut *out),
         &mut nothing_deferred,
     )
-    .map_err(|e| tensor_core::Error::io("encoding a message", e))?;
-    if plan.hash_header {
-        let at = plan.header_hash_at;
-        let f = frame(
-            FrameType::HeaderHash,
-            &HashList::encode_xxh3(&hashes),
-            opts.hashing,
-            at,
-        );
-        out[at as usize..at as usize + f.len()].copy_from_slice(&f);
-    }
+    .map_err(|e| written(e, "encoding a message"))?;
     #[cfg(feature = "paranoid")]
     crate::paranoid::check_message(out, objects)?;
     Ok(())

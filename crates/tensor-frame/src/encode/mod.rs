@@ -4,7 +4,7 @@
 mod layout;
 mod prepare;
 
-use layout::{HeaderHashes, assemble, emit, nothing_deferred, plan};
+use layout::{assemble, emit_patched, nothing_deferred, plan, written};
 pub(crate) use prepare::encode_object;
 
 use crate::error::{Error, Result};
@@ -13,7 +13,7 @@ use crate::metadata::{GlobalMetadata, Map, RESERVED};
 use crate::object;
 use crate::provenance::Provenance;
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{Seek, Write};
 use tensor_core::ByteOrder;
 use tensor_descriptor::DataObjectDescriptor;
 use tensor_pipeline::masks::MaskMethod;
@@ -177,7 +177,7 @@ fn encode_objects<'a>(
         .iter()
         .zip(data)
         .enumerate()
-        .map(|(i, (d, x))| encode_object(d, x, i, opts))
+        .map(|(i, (d, x))| encode_object(d, x, i, opts, true))
         .collect()
 }
 
@@ -208,104 +208,43 @@ pub fn encode_into(
 }
 
 /// [`encode`] straight to a writer, for messages too large to hold twice: only compressed
-/// payloads are kept in memory, raw ones are copied from `data` as they are written. With a
-/// header hash frame the data is hashed once before writing, since the frame precedes it.
-/// Returns the bytes written.
-pub fn encode_to<W: Write + ?Sized>(
+/// payloads are kept in memory, raw ones are copied from `data` as they are written, and
+/// each frame is hashed while it is written. The header hash frame, which precedes the
+/// data, is written with placeholders and filled in at the end, so `w` must be able to seek
+/// (a file; for a pipe, encode the message with [`encode`] or stream it with
+/// [`StreamEncoder`](crate::StreamEncoder)). The message starts where `w` stands, and `w`
+/// is left at its end. Returns the bytes written; on an error, what went to `w` is to be
+/// discarded.
+pub fn encode_to<W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &[&[u8]],
     opts: &EncodeOptions,
     w: &mut W,
 ) -> Result<u64> {
-    // The header hash frame precedes the data, so every body is hashed before anything is
-    // written: raw payloads on another core while this one checks them for NaN and Inf.
-    let (objects, raw) = tensor_core::tee::join(
-        || encode_objects(metadata, descriptors, data, opts),
-        || raw_hashes(descriptors, data, opts),
-    );
-    let objects = objects?;
+    let objects = encode_objects(metadata, descriptors, data, opts)?;
     let plan = plan(metadata, &objects, opts)?;
-    let hashes: Vec<u64> = if plan.hash_header {
-        objects
-            .iter()
-            .enumerate()
-            .map(|(i, o)| match raw.get(i) {
-                // Still the caller's bytes and nothing after them but the descriptor.
-                Some(Some(h))
-                    if o.masks.is_empty()
-                        && std::ptr::eq(std::ptr::from_ref::<[u8]>(&o.payload), data[i]) =>
-                {
-                    let mut h = h.clone();
-                    h.update(&o.cbor);
-                    h.digest()
-                }
-                _ => o.body_hash(),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
     #[cfg(not(feature = "paranoid"))]
-    emit(
-        &plan,
-        &objects,
-        opts.hashing,
-        HeaderHashes::Known(&hashes),
-        w,
-        &mut nothing_deferred,
-    )
-    .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+    emit_patched(&plan, &objects, opts.hashing, w, &mut nothing_deferred)
+        .map_err(|e| written(e, "writing a message"))?;
     #[cfg(feature = "paranoid")]
     {
         // What went to `w` must be the message the buffered encoder checks and writes.
-        let mut tee = crate::paranoid::HashingWriter::new(w);
-        emit(
+        let mut tee = crate::paranoid::Mirror::new(w)
+            .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+        emit_patched(
             &plan,
             &objects,
             opts.hashing,
-            HeaderHashes::Known(&hashes),
             &mut tee,
             &mut nothing_deferred,
         )
-        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
-        let written = tee.digest();
+        .map_err(|e| written(e, "writing a message"))?;
         let mut again = Vec::new();
         assemble(metadata, &objects, opts, &mut again)?;
-        if xxhash_rust::xxh3::xxh3_64(&again) != written {
-            return Err(Error::SelfCheck {
-                object: None,
-                what: "the streamed message differs from the buffered one".into(),
-            });
-        }
+        tee.check(&again)?;
     }
     Ok(plan.total)
-}
-
-/// The hash state after each raw payload (no pipeline stage changes its bytes), computed
-/// only where a second core can do it alongside the encoding ([`tensor_core::tee::join`]);
-/// an object whose payload turns out to change (NaN or Inf masked) is hashed again.
-fn raw_hashes(
-    descriptors: &[DataObjectDescriptor],
-    data: &[&[u8]],
-    opts: &EncodeOptions,
-) -> Vec<Option<xxhash_rust::xxh3::Xxh3>> {
-    if !opts.hashing || !tensor_core::tee::PARALLEL {
-        return Vec::new();
-    }
-    descriptors
-        .iter()
-        .zip(data)
-        .enumerate()
-        .map(|(i, (d, x))| {
-            let raw = object::pipeline(d, i).is_ok_and(|p| p == tensor_pipeline::Pipeline::NONE);
-            raw.then(|| {
-                let mut h = xxhash_rust::xxh3::Xxh3::new();
-                h.update(x);
-                h
-            })
-        })
-        .collect()
 }
 
 /// One object's bytes for [`encode_to_streamed`].
@@ -323,10 +262,11 @@ pub enum ObjectBytes<'d> {
 /// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
 /// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
 /// payloads are kept (they are what the file holds), while raw ones are asked for again
-/// when their frame is written — so `data` must give the same bytes each time it is asked;
-/// a change is an error. Pre-encoded payloads ([`ObjectBytes::PreEncoded`]) are kept as they
-/// are given. Returns the bytes written.
-pub fn encode_to_streamed<'d, W: Write + ?Sized>(
+/// when their frame is written — so `data` must give the same bytes each time it is asked
+/// (the length is checked; the frame's hash is that of the bytes written). Pre-encoded
+/// payloads ([`ObjectBytes::PreEncoded`]) are kept as they are given. Returns the bytes
+/// written.
+pub fn encode_to_streamed<'d, W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &mut dyn FnMut(usize) -> Result<ObjectBytes<'d>>,
@@ -335,30 +275,25 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
 ) -> Result<u64> {
     check_caller_metadata(metadata, Some(descriptors.len()))?;
     let mut objects: Vec<EncodedObject<'d>> = Vec::with_capacity(descriptors.len());
-    let mut deferred_hashes = Vec::with_capacity(descriptors.len());
     let mut any_pre_encoded = false;
     for (i, d) in descriptors.iter().enumerate() {
         match data(i)? {
             ObjectBytes::PreEncoded(p) => {
                 any_pre_encoded = true;
                 objects.push(pre_encoded_object(d, Cow::Owned(p.into_owned()), i)?);
-                deferred_hashes.push(None);
             }
             ObjectBytes::Raw(Cow::Borrowed(b)) => {
-                objects.push(encode_object(d, b, i, opts)?);
-                deferred_hashes.push(None);
+                objects.push(encode_object(d, b, i, opts, true)?);
             }
             ObjectBytes::Raw(Cow::Owned(v)) => {
-                let o = encode_object(d, &v, i, opts)?;
-                // Raw and unchanged (still `v`): hashed now, asked for again when its frame
-                // is written. Encoded payloads are kept.
+                let o = encode_object(d, &v, i, opts, true)?;
+                // Raw and unchanged (still `v`): asked for again when its frame is written.
+                // Encoded payloads are kept.
                 let raw = matches!(o.payload, Cow::Borrowed(_));
-                let hash = raw.then(|| o.body_hash());
-                let deferred = raw.then_some(o.payload.len() as u64);
-                let payload = if raw {
-                    Cow::Owned(Vec::new())
+                let (payload, deferred) = if raw {
+                    (Cow::Owned(Vec::new()), Some(o.payload.len() as u64))
                 } else {
-                    Cow::Owned(o.payload.into_owned())
+                    (Cow::Owned(o.payload.into_owned()), None)
                 };
                 objects.push(EncodedObject {
                     descriptor: o.descriptor,
@@ -366,21 +301,12 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
                     deferred,
                     masks: o.masks,
                     cbor: o.cbor,
+                    check_finite: o.check_finite,
                 });
-                deferred_hashes.push(hash);
             }
         }
     }
     let plan = plan(metadata, &objects, opts)?;
-    let header_hashes: Vec<u64> = if plan.hash_header {
-        objects
-            .iter()
-            .zip(&deferred_hashes)
-            .map(|(o, h)| h.unwrap_or_else(|| o.body_hash()))
-            .collect()
-    } else {
-        Vec::new()
-    };
     let mut failed = None;
     let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| match data(i) {
         Ok(ObjectBytes::Raw(bytes) | ObjectBytes::PreEncoded(bytes)) => put(&bytes),
@@ -392,26 +318,15 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
         }
     };
     #[cfg(feature = "paranoid")]
-    let mut w = crate::paranoid::HashingWriter::new(w);
+    let mut w = crate::paranoid::Mirror::new(w)
+        .map_err(|e| tensor_core::Error::io("writing a message", e))?;
     #[cfg(feature = "paranoid")]
     let w = &mut w;
-    let written = emit(
-        &plan,
-        &objects,
-        opts.hashing,
-        HeaderHashes::Known(&header_hashes),
-        w,
-        &mut fetch,
-    );
+    let result = emit_patched(&plan, &objects, opts.hashing, w, &mut fetch);
     if let Some(e) = failed {
         return Err(e);
     }
-    let frame_hashes = written.map_err(|e| tensor_core::Error::io("writing a message", e))?;
-    if plan.hash_header && opts.hashing && frame_hashes != header_hashes {
-        return Err(Error::InvalidArgument(
-            "an object's data changed between the two times it was asked for".into(),
-        ));
-    }
+    result.map_err(|e| written(e, "writing a message"))?;
     #[cfg(not(feature = "paranoid"))]
     let _ = any_pre_encoded;
     #[cfg(feature = "paranoid")]
@@ -419,7 +334,6 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
         // What went to `w` must be the message the buffered encoder checks and writes
         // (all objects' data at once: the paranoid mode's price). Pre-encoded payloads
         // are framed as given: there is nothing to encode again.
-        let written = w.digest();
         let owned = (0..descriptors.len())
             .map(|i| {
                 data(i).map(|b| match b {
@@ -429,12 +343,7 @@ pub fn encode_to_streamed<'d, W: Write + ?Sized>(
             .collect::<Result<Vec<_>>>()?;
         let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let again = encode(metadata, descriptors, &slices, opts)?;
-        if xxhash_rust::xxh3::xxh3_64(&again) != written {
-            return Err(Error::SelfCheck {
-                object: None,
-                what: "the streamed message differs from the buffered one".into(),
-            });
-        }
+        w.check(&again)?;
     }
     Ok(plan.total)
 }
@@ -461,6 +370,7 @@ fn pre_encoded_object<'a>(
         deferred: None,
         masks: Vec::new(),
         cbor,
+        check_finite: None,
     })
 }
 

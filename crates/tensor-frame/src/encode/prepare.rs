@@ -3,7 +3,7 @@
 
 use super::EncodeOptions;
 use crate::error::{Error, Result};
-use crate::frame_out::EncodedObject;
+use crate::frame_out::{EncodedObject, NonFinite};
 use crate::nonfinite;
 use crate::object;
 use std::borrow::Cow;
@@ -118,12 +118,16 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
     Ok(())
 }
 
-/// Runs one object through its pipeline and builds its frame body.
+/// Runs one object through its pipeline and builds its frame body. With `while_writing`,
+/// a raw payload whose NaN and ±Inf would be refused is checked for them while its frame is
+/// written ([`EncodedObject::check_finite`]: one pass over the data instead of two) — for
+/// encoders whose output is discarded whole on an error.
 pub(crate) fn encode_object<'a>(
     desc: &DataObjectDescriptor,
     data: &'a [u8],
     i: usize,
     opts: &EncodeOptions,
+    while_writing: bool,
 ) -> Result<EncodedObject<'a>> {
     let mut d = desc.clone();
     d.validate()
@@ -156,7 +160,18 @@ pub(crate) fn encode_object<'a>(
     let mut found = nonfinite::Found::default();
     // zfp and sz3 are lossy too: NaN and ±Inf go into masks before them.
     let lossless = d.encoding == "none" && !matches!(d.compression.as_str(), "zfp" | "sz3");
-    if !(opts.keep_non_finite && lossless) && nonfinite::any(data, d.dtype, order) {
+    let raw = object::pipeline(&d, i).is_ok_and(|p| p == tensor_pipeline::Pipeline::NONE);
+    let mut check_finite = None;
+    if opts.keep_non_finite && lossless {
+        // Stored as they are.
+    } else if while_writing
+        && raw
+        && !opts.allow_nan
+        && !opts.allow_inf
+        && nonfinite::applies(d.dtype)
+    {
+        check_finite = Some((d.dtype, order));
+    } else if nonfinite::any(data, d.dtype, order) {
         let mut owned = data.to_vec();
         let f = nonfinite::scan(&mut owned, d.dtype, order, true);
         if let Some((at, kind)) = f.first {
@@ -172,13 +187,8 @@ pub(crate) fn encode_object<'a>(
                     }
             });
             if !allowed || disallowed {
-                return Err(Error::encoding(
-                    Some(i),
-                    format!(
-                        "element {at} is {} (allow NaN/Inf to store it through a mask)",
-                        kind.name()
-                    ),
-                ));
+                let refused = NonFinite { element: at, kind };
+                return Err(Error::encoding(Some(i), refused.to_string()));
             }
             if d.encoding != "none" {
                 return Err(Error::encoding(
@@ -243,5 +253,6 @@ pub(crate) fn encode_object<'a>(
         deferred: None,
         masks,
         cbor,
+        check_finite,
     })
 }

@@ -219,9 +219,15 @@ fn buffered_layouts() -> Result<(), Failed> {
                     ..opts()
                 };
                 let bytes = encode(&named(&refs), &descs, &data, &o)?;
-                let mut streamed = Vec::new();
+                // Written after something else: the message starts where the writer stands.
+                let mut streamed = std::io::Cursor::new(b"before".to_vec());
+                streamed.set_position(6);
                 let n = tensor_frame::encode_to(&named(&refs), &descs, &data, &o, &mut streamed)?;
-                assert_eq!((n, &streamed), (bytes.len() as u64, &bytes));
+                assert_eq!(streamed.position(), 6 + n);
+                assert_eq!(
+                    (n, &streamed.get_ref()[6..]),
+                    (bytes.len() as u64, &bytes[..])
+                );
                 let m = Message::open_with(&bytes, &Limits::default())?;
                 assert_eq!(m.len(), 50);
                 assert_eq!(decoded_f32(&m, 37)?, [37.0; 7]);
@@ -287,6 +293,97 @@ fn nan_needs_masks() -> Result<(), Failed> {
     )?;
     assert_eq!(&*zeros.view().typed::<f32>()?, &[1.0, 0.0, 0.0, 0.0, 2.0]);
     clean(&bytes)
+}
+
+/// A writer that only counts what it is given.
+struct Counting(std::rc::Rc<std::cell::Cell<usize>>);
+
+impl std::io::Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.set(self.0.get() + buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Raw payloads are checked for NaN and ±Inf while they are written (one pass over the
+/// data): the refusal is the same whichever encoder meets it, names the object and the
+/// element however deep into the payload it lies — past the first pieces the writer hashes
+/// on another core, in every float dtype — and, hashing on or off, no message is made.
+/// The streaming encoder checks before it writes, so a refused object leaves nothing.
+fn non_finite_refused_wherever_it_lies() -> Result<(), Failed> {
+    for (dtype, bad) in [
+        (Dtype::Float32, f32::NAN.to_le_bytes().to_vec()),
+        (Dtype::Float64, f64::NEG_INFINITY.to_le_bytes().to_vec()),
+        (Dtype::Float16, half::f16::INFINITY.to_le_bytes().to_vec()),
+        (
+            Dtype::Complex64,
+            [1f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat(),
+        ),
+    ] {
+        let w = dtype.byte_width();
+        // 4.4 MB: more than one of the writer's 4 MiB pieces; `at` in each of them.
+        let n = 4_400_000 / w as u64;
+        for at in [0, n * 99 / 100, n - 1] {
+            let mut bytes = vec![0u8; (n as usize) * w];
+            let byte = at as usize * w;
+            bytes[byte..byte + w].copy_from_slice(&bad);
+            let finite = DataObjectDescriptor::new(Dtype::Float32, &[2], ByteOrder::Little);
+            let descs = [
+                finite,
+                DataObjectDescriptor::new(dtype, &[n], ByteOrder::Little),
+            ];
+            let data: [&[u8]; 2] = [&[0; 8], &bytes];
+            for hashing in [true, false] {
+                let o = EncodeOptions {
+                    hashing,
+                    hash_frames: if hashing {
+                        HashFrames::Auto
+                    } else {
+                        HashFrames::None
+                    },
+                    ..opts()
+                };
+                let meta = GlobalMetadata::default();
+                let mut out = std::io::Cursor::new(Vec::new());
+                for e in [
+                    encode(&meta, &descs, &data, &o).unwrap_err(),
+                    tensor_frame::encode_to(&meta, &descs, &data, &o, &mut out).unwrap_err(),
+                    tensor_frame::encode_to_streamed(
+                        &meta,
+                        &descs,
+                        &mut |k| {
+                            Ok(tensor_frame::ObjectBytes::Raw(std::borrow::Cow::Owned(
+                                data[k].to_vec(),
+                            )))
+                        },
+                        &o,
+                        &mut out,
+                    )
+                    .unwrap_err(),
+                ] {
+                    let said = e.to_string();
+                    assert_eq!(e.object(), Some(1), "{dtype} at {at}: {said}");
+                    assert!(
+                        said.contains(&format!("element {at} is ")),
+                        "{dtype} at {at}: {said}"
+                    );
+                }
+            }
+            let written = std::rc::Rc::new(std::cell::Cell::new(0));
+            let sink = Counting(written.clone());
+            let mut stream = StreamEncoder::new(sink, &GlobalMetadata::default(), opts())?;
+            stream.write_object(&descs[0], data[0])?;
+            let before = written.get();
+            let e = stream.write_object(&descs[1], data[1]).unwrap_err();
+            assert!(e.to_string().contains(&format!("element {at} is ")), "{e}");
+            assert_eq!(written.get(), before, "{dtype} at {at}");
+        }
+    }
+    Ok(())
 }
 
 /// `keep_non_finite`: a lossless pipeline stores NaN and ±Inf bit for bit — signs and NaN
@@ -528,8 +625,8 @@ fn proptest_round_trips() -> Result<(), Failed> {
 }
 
 /// `encode_to_streamed` writes exactly what the buffered encoder writes, whether the data is
-/// lent (borrowed) or produced anew (owned) for each object, and refuses data that changes
-/// between the two times it is asked for.
+/// lent (borrowed) or produced anew (owned) for each object, and refuses data whose length
+/// changes between the two times it is asked for.
 fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
         cases: 100,
@@ -542,7 +639,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
             let meta = GlobalMetadata::default();
             let buffered = encode(&meta, &descs, &data, &opts()).unwrap();
             for lend in [false, true] {
-                let mut out = Vec::new();
+                let mut out = std::io::Cursor::new(Vec::new());
                 let mut asked = 0;
                 let n = tensor_frame::encode_to_streamed(
                     &meta,
@@ -559,37 +656,57 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
                     &mut out,
                 )
                 .unwrap();
-                prop_assert_eq!(n, out.len() as u64);
-                prop_assert!(out == buffered, "lend = {}", lend);
+                prop_assert_eq!(n, out.get_ref().len() as u64);
+                prop_assert!(*out.get_ref() == buffered, "lend = {}", lend);
                 prop_assert!(asked >= objects.len());
             }
             Ok(())
         })
         .map_err(|e| Failed::from(e.to_string()))?;
-    // Raw data produced anew is asked for twice; different bytes the second time fail.
+    // Raw data produced anew is asked for twice; a different length the second time fails,
+    // and different bytes of the same length are what the frame holds and its hash covers.
     let (d, x) = f32_object(&[1.0, 2.0, 3.0]);
-    let mut calls = 0;
-    let e = tensor_frame::encode_to_streamed(
-        &named(&["x"]),
-        &[d],
-        &mut |_| {
-            calls += 1;
-            let mut v = x.clone();
-            v[0] ^= u8::from(calls > 1);
-            Ok(tensor_frame::ObjectBytes::Raw(std::borrow::Cow::Owned(v)))
-        },
-        &opts(),
-        &mut Vec::new(),
-    )
-    .unwrap_err();
-    assert_eq!(calls, 2);
-    assert!(e.to_string().contains("changed"), "{e}");
+    for (grow, fails) in [(true, true), (false, false)] {
+        let mut calls = 0;
+        let mut out = std::io::Cursor::new(Vec::new());
+        let r = tensor_frame::encode_to_streamed(
+            &named(&["x"]),
+            std::slice::from_ref(&d),
+            &mut |_| {
+                calls += 1;
+                let mut v = x.clone();
+                if calls > 1 {
+                    if grow {
+                        v.extend_from_slice(&[0; 4]);
+                    } else {
+                        v[..4].copy_from_slice(&9f32.to_le_bytes());
+                    }
+                }
+                Ok(tensor_frame::ObjectBytes::Raw(std::borrow::Cow::Owned(v)))
+            },
+            &opts(),
+            &mut out,
+        );
+        assert!(calls >= 2, "asked {calls} times");
+        assert_eq!(r.is_err(), fails, "{r:?}");
+        if let Err(e) = r {
+            assert!(
+                e.to_string().contains("payload bytes the second time"),
+                "{e}"
+            );
+        } else {
+            let bytes = out.into_inner();
+            clean(&bytes)?;
+            let m = Message::open(&bytes)?;
+            assert_eq!(decoded_f32(&m, 0)?, [9.0, 2.0, 3.0]);
+        }
+    }
     // A payload given pre-encoded is framed as it is: for an object without stages, the
     // same message as encoding its elements; for a packed object, what decodes to the
     // values its payload packs.
     let (d, x) = f32_object(&[1.0, 2.0, 3.0]);
     let buffered = encode(&named(&["x"]), std::slice::from_ref(&d), &[&x], &opts()).unwrap();
-    let mut out = Vec::new();
+    let mut out = std::io::Cursor::new(Vec::new());
     tensor_frame::encode_to_streamed(
         &named(&["x"]),
         &[d],
@@ -602,7 +719,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
         &mut out,
     )
     .unwrap();
-    assert_eq!(out, buffered);
+    assert_eq!(out.get_ref(), &buffered);
     let mut packed = DataObjectDescriptor::new(Dtype::Float64, &[3], ByteOrder::Little);
     packed.encoding = "simple_packing".into();
     for (k, v) in [
@@ -613,7 +730,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     ] {
         packed.params.insert(k.into(), v);
     }
-    let mut out = Vec::new();
+    let mut out = std::io::Cursor::new(Vec::new());
     tensor_frame::encode_to_streamed(
         &named(&["p"]),
         &[packed],
@@ -626,7 +743,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
         &mut out,
     )
     .unwrap();
-    let back = Message::open(&out)
+    let back = Message::open(out.get_ref())
         .unwrap()
         .decode_object(0, DecodeOptions::default())
         .unwrap();
@@ -682,6 +799,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         t("buffered_layouts", buffered_layouts),
         t("nan_needs_masks", nan_needs_masks),
+        t(
+            "non_finite_refused_wherever_it_lies",
+            non_finite_refused_wherever_it_lies,
+        ),
         t(
             "non_finite_values_kept_bit_for_bit",
             non_finite_values_kept_bit_for_bit,

@@ -13,6 +13,7 @@ use crate::model::{FormatId, NamedTensor, ReadOptions, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
+use tensor_core::atomic::WriteSeek;
 
 /// The shortest prefix that any supported format can be recognised from.
 const MIN_DETECT_BYTES: usize = 9;
@@ -260,7 +261,9 @@ pub fn write(
 }
 
 /// [`write()`] into `out` (a file being written at `path`, which errors name): for callers
-/// that manage the file themselves, e.g. to show progress through a wrapping writer.
+/// that manage the file themselves, e.g. to show progress through a wrapping writer. `out`
+/// must be able to seek (a file, or an `io::Cursor` over memory): Tensogram's header hash
+/// frame is filled in once the data after it has been written and hashed.
 ///
 /// The checksums and hashes the tensors carry from their file are verified on another core
 /// while the tensors are written (one after the other on a one-thread pool). On any error,
@@ -269,7 +272,7 @@ pub fn write_into(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
-    out: &mut dyn std::io::Write,
+    out: &mut dyn WriteSeek,
     pipeline: &PipelineSpec,
     alignment: Option<u64>,
 ) -> Result<Vec<String>> {
@@ -301,7 +304,7 @@ fn write_tensors(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
-    out: &mut dyn std::io::Write,
+    out: &mut dyn WriteSeek,
     pipeline: &PipelineSpec,
     alignment: Option<u64>,
 ) -> Result<Vec<String>> {

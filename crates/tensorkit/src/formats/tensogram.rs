@@ -431,7 +431,7 @@ fn lazy<'a>(
 /// Writes every tensor into one message with `pipeline` applied to each.
 pub(super) fn write(
     set: &TensorSet<'_>,
-    out: &mut dyn std::io::Write,
+    out: &mut dyn tensor_core::atomic::WriteSeek,
     path: &Path,
     pipeline: &PipelineSpec,
 ) -> Result<Vec<String>> {
