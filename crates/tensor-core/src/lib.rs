@@ -14,6 +14,7 @@
 //! - [`atomic`] — files written under a temporary name and renamed into place.
 //! - [`hex`] — lower-case hex for digests in messages and reports.
 //! - [`tee`] — writing bytes while another core hashes them.
+//! - [`xxh3`] — XXH3-64, with the widest SIMD kernel the CPU has, chosen at run time.
 //!
 //! ```
 //! use tensor_core::{ByteOrder, Limits, byte_order, checked};
@@ -48,6 +49,7 @@ pub mod hex;
 mod limits;
 pub mod source;
 pub mod tee;
+pub mod xxh3;
 
 pub use byte_order::ByteOrder;
 pub use error::{Error, ErrorKind, Kinded, Result};

@@ -9,10 +9,10 @@ use crate::wire::{
 use std::borrow::Cow;
 use std::io::Write;
 use tensor_core::ByteOrder;
+use tensor_core::xxh3::Xxh3;
 use tensor_descriptor::DataObjectDescriptor;
 use tensor_dtype::Dtype;
 use tensor_pipeline::masks::MaskKind;
-use xxhash_rust::xxh3::Xxh3;
 
 /// One object ready to frame: its final descriptor and the three parts of its frame body.
 pub(crate) struct EncodedObject<'a> {

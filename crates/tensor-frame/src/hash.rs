@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::wire::{self, FRAME_HEADER_LEN, HASH_PRESENT};
-use xxhash_rust::xxh3::xxh3_64;
+use tensor_core::xxh3::xxh3_64;
 
 /// The hash of `bytes` as the format computes it.
 #[must_use]

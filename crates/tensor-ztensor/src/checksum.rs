@@ -74,7 +74,7 @@ impl Checksum {
 pub(crate) enum Running {
     Crc32c(u32),
     Sha256(Box<Sha256>),
-    Xxh3(Box<xxhash_rust::xxh3::Xxh3>),
+    Xxh3(Box<tensor_core::xxh3::Xxh3>),
 }
 
 impl Running {
@@ -129,7 +129,7 @@ impl ChecksumKind {
             ChecksumKind::None => None,
             ChecksumKind::Crc32c => Some(Checksum::Crc32c(crc32c::crc32c(data))),
             ChecksumKind::Sha256 => Some(Checksum::Sha256(Sha256::digest(data).into())),
-            ChecksumKind::Xxh3 => Some(Checksum::Xxh3(xxhash_rust::xxh3::xxh3_64(data))),
+            ChecksumKind::Xxh3 => Some(Checksum::Xxh3(tensor_core::xxh3::xxh3_64(data))),
         }
     }
 }

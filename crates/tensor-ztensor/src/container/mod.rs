@@ -106,7 +106,7 @@ impl<'a> Container<'a> {
             warnings.push(what);
         }
         if let Some((h, _)) = hash {
-            let actual = xxhash_rust::xxh3::xxh3_64(manifest);
+            let actual = tensor_core::xxh3::xxh3_64(manifest);
             if actual != h {
                 return Err(Error::format(
                     Class::ManifestHashMismatch,

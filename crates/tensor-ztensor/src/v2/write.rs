@@ -285,7 +285,7 @@ pub fn write_streamed(
         // An object whose length another shares may share its blob: it is digested first
         // to find out. Any other is digested while it is written, on another core.
         let first = if same_len[&len] > 1 {
-            let mut xxh3 = xxhash_rust::xxh3::Xxh3::new();
+            let mut xxh3 = tensor_core::xxh3::Xxh3::new();
             let mut got = 0u64;
             data(
                 i,
@@ -309,7 +309,7 @@ pub fn write_streamed(
         } else {
             sink.align()?;
             let offset = sink.pos;
-            let mut xxh3 = xxhash_rust::xxh3::Xxh3::new();
+            let mut xxh3 = tensor_core::xxh3::Xxh3::new();
             if first.is_some() {
                 data(i, &mut sink)?;
             } else {
@@ -372,7 +372,7 @@ pub fn write_streamed(
     let mut footer = Vec::with_capacity(40);
     footer.extend_from_slice(&m_offset.to_le_bytes());
     footer.extend_from_slice(&(manifest.len() as u64).to_le_bytes());
-    footer.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&manifest).to_le_bytes());
+    footer.extend_from_slice(&tensor_core::xxh3::xxh3_64(&manifest).to_le_bytes());
     footer.extend_from_slice(&2u32.to_le_bytes());
     footer.extend_from_slice(&0u32.to_le_bytes());
     footer.extend_from_slice(MAGIC_V2);
