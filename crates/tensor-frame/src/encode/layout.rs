@@ -298,16 +298,6 @@ fn emit<W: Write + ?Sized>(
     Ok(hashes)
 }
 
-/// The header hash frame listing `hashes`, as it stands in a message laid out by `plan`.
-pub(super) fn header_hash_frame(plan: &Plan, hashes: &[u64], hashing: bool) -> Vec<u8> {
-    frame(
-        FrameType::HeaderHash,
-        &HashList::encode_xxh3(hashes),
-        hashing,
-        plan.header_hash_at,
-    )
-}
-
 /// Writes a planned message to `w` from where it stands, hashing each data frame while it is
 /// written: the header hash frame goes out with placeholders and is written over once the
 /// data frames' hashes are known, so the data is read once. `w` is left at the message's
@@ -323,7 +313,13 @@ pub(super) fn emit_patched<W: Write + Seek + ?Sized>(
     let hashes = emit(plan, objects, hashing, w, fetch)?;
     if plan.hash_header {
         w.seek(SeekFrom::Start(start + plan.header_hash_at))?;
-        w.write_all(&header_hash_frame(plan, &hashes, hashing))?;
+        let list = HashList::encode_xxh3(&hashes);
+        w.write_all(&frame(
+            FrameType::HeaderHash,
+            &list,
+            hashing,
+            plan.header_hash_at,
+        ))?;
         w.seek(SeekFrom::Start(start + plan.total))?;
     }
     Ok(hashes)
