@@ -4,24 +4,6 @@
 
 use std::io::Write;
 
-/// Whether [`write()`] and [`join()`] use a second core (the `parallel` feature).
-pub const PARALLEL: bool = cfg!(feature = "parallel");
-
-/// Runs `a` and `b` and returns both results: on two cores with the `parallel` feature
-/// (rayon), one after the other without it.
-pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    #[cfg(feature = "parallel")]
-    return rayon::join(a, b);
-    #[cfg(not(feature = "parallel"))]
-    (a(), b())
-}
-
 /// How many threads work can be shared among: those of rayon's current pool with the
 /// `parallel` feature, otherwise 1.
 #[must_use]
@@ -34,7 +16,7 @@ pub fn threads() -> usize {
 
 /// Runs `main` on this thread and `beside` on another core at the same time, with the
 /// `parallel` feature and more than one [thread](threads); otherwise `beside` first,
-/// then `main`. Unlike [`join`], `main` need not be `Send` (it may hold a `&mut dyn Write`):
+/// then `main`. `main` need not be `Send` (it may hold a `&mut dyn Write`):
 /// `beside` hands its result back through what it captures.
 pub fn beside<M, R, B>(main: M, beside: B) -> R
 where

@@ -230,19 +230,19 @@ pub fn encode_to<W: Write + Seek + ?Sized>(
     #[cfg(feature = "paranoid")]
     {
         // What went to `w` must be the message the buffered encoder checks and writes.
-        let mut tee = crate::paranoid::Mirror::new(w)
+        let mut mirror = crate::paranoid::Mirror::new(w)
             .map_err(|e| tensor_core::Error::io("writing a message", e))?;
         emit_patched(
             &plan,
             &objects,
             opts.hashing,
-            &mut tee,
+            &mut mirror,
             &mut nothing_deferred,
         )
         .map_err(|e| written(e, "writing a message"))?;
         let mut again = Vec::new();
         assemble(metadata, &objects, opts, &mut again)?;
-        tee.check(&again)?;
+        mirror.check(&again)?;
     }
     Ok(plan.total)
 }
