@@ -160,15 +160,14 @@ pub(crate) fn encode_object<'a>(
     let mut found = nonfinite::Found::default();
     // zfp and sz3 are lossy too: NaN and ±Inf go into masks before them.
     let lossless = d.encoding == "none" && !matches!(d.compression.as_str(), "zfp" | "sz3");
-    let raw = object::pipeline(&d, i).is_ok_and(|p| p == tensor_pipeline::Pipeline::NONE);
     let mut check_finite = None;
     if opts.keep_non_finite && lossless {
         // Stored as they are.
     } else if while_writing
-        && raw
         && !opts.allow_nan
         && !opts.allow_inf
         && nonfinite::applies(d.dtype)
+        && object::pipeline(&d, i).is_ok_and(|p| p == tensor_pipeline::Pipeline::NONE)
     {
         check_finite = Some((d.dtype, order));
     } else if nonfinite::any(data, d.dtype, order) {
