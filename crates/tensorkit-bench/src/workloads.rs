@@ -397,21 +397,21 @@ fn read_into(who: &str, path: &Path, dst: &mut [u8]) {
 /// Maps and parses `path` and returns the length of a view of its one tensor, without
 /// copying.
 fn zero_copy(who: &str, path: &Path) -> usize {
-    let m = map(path);
     match who {
-        "safetensors crate" => safetensors::SafeTensors::deserialize(&m)
+        "safetensors crate" => safetensors::SafeTensors::deserialize(&map(path))
             .expect("read")
             .tensor("big")
             .expect("tensor")
             .data()
             .len(),
-        "tensorkit BinTensors" => tensorkit::bintensors::BinTensors::open(&m)
+        "tensorkit BinTensors" => tensorkit::bintensors::BinTensors::open(&map(path))
             .expect("read")
             .tensor("big")
             .expect("tensor")
             .view
             .byte_len() as usize,
         "tensorkit zTensor 0.1" => {
+            let m = map(path);
             let f = tensorkit::ztensor::v0_1::ZTensor::open(&m).expect("read");
             f.read(0).expect("read").data.len()
         }
@@ -425,6 +425,7 @@ fn zero_copy(who: &str, path: &Path) -> usize {
             .expect("view")
             .byte_len() as usize,
         "tensorkit Tensogram" => {
+            let m = map(path);
             let msg = Message::open_with(&m, &Limits::default()).expect("read");
             msg.object(0)
                 .expect("object")
