@@ -32,6 +32,9 @@ fn encoding(e: std::io::Error) -> Error {
     }
 }
 
+/// The bytes of input each worker of [`compress_large`] takes at a time.
+pub const JOB_SIZE: u32 = 4 << 20;
+
 /// Inputs from which [`compress_large`] uses zstd's multithreaded encoder.
 pub const PARALLEL_FROM: usize = 32 << 20;
 
@@ -44,8 +47,12 @@ pub const PARALLEL_FROM: usize = 32 << 20;
 ///
 /// The whole input is handed over in one call (zstd's one-shot `compress2`), so the workers
 /// read it where it lies instead of through the copies a stream makes, and the frame records
-/// its content size. Both cores then encode 1.6 to 1.8 times as fast as one, where writing
-/// the same input as a stream gave 1.4 to 1.6 (bench group (g)).
+/// its content size. It is cut into jobs of [`JOB_SIZE`] bytes, each of which starts from
+/// only the last 8 KiB of the job before (zstd's smallest overlap) rather than the 256 KiB
+/// zstd gives level 3 by default. Measured on a 400 MB field (bench group (g)), this made
+/// one thread 5 % faster and both cores 1.73 to 1.81 times as fast as one, against 1.57 to
+/// 1.69 with zstd's defaults (8 MiB jobs); on the one input compared for size, a 90 MB
+/// executable, the frame came out 0.5 % larger.
 pub fn compress_large(data: &[u8], level: i32) -> Result<Vec<u8>> {
     #[cfg(feature = "parallel")]
     if data.len() >= PARALLEL_FROM {
@@ -55,6 +62,10 @@ pub fn compress_large(data: &[u8], level: i32) -> Result<Vec<u8>> {
         tensor_core::buffer::try_reserve(&mut out, bound, "a zstd stream")?;
         let mut enc = zstd::bulk::Compressor::new(level).map_err(encoding)?;
         enc.multithread(workers).map_err(encoding)?;
+        enc.set_parameter(zstd::zstd_safe::CParameter::JobSize(JOB_SIZE))
+            .map_err(encoding)?;
+        enc.set_parameter(zstd::zstd_safe::CParameter::OverlapSizeLog(1))
+            .map_err(encoding)?;
         enc.compress_to_buffer(data, &mut out).map_err(encoding)?;
         return Ok(out);
     }
