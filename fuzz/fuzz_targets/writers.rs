@@ -33,7 +33,9 @@ fuzz_target!(|input: &[u8]| {
     let _ = std::fs::create_dir_all(&dir);
     for format in FormatId::WRITABLE {
         let out = dir.join(format!("out.{}", format.extension()));
-        if formats::write(format, &set, &out, &Default::default(), None).is_err() {
+        if formats::write(format, &set, &out, &Default::default(), None, Default::default())
+            .is_err()
+        {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");

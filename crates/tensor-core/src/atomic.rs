@@ -5,8 +5,8 @@
 //!
 //! - on Linux the data goes to an *unnamed* file in the target's directory (`O_TMPFILE`);
 //!   a writer killed at any moment leaves nothing, since the kernel frees a file without a
-//!   name when its last descriptor closes. [`AtomicFile::commit`] syncs it, links it in
-//!   under a private name (`linkat`), renames that over the target and syncs the directory;
+//!   name when its last descriptor closes. [`AtomicFile::commit`] links it in under a
+//!   private name (`linkat`) and renames that over the target;
 //! - where unnamed files are not available (other systems, file systems without
 //!   `O_TMPFILE`) the data goes to a named temporary file, `.<name>.tkw-<pid>-<random>.tmp`.
 //!   Every new [`AtomicFile`] first removes such files left in its directory by writers
@@ -14,10 +14,16 @@
 //!
 //! A file that is dropped without [`AtomicFile::commit`] is removed.
 //!
-//! Large files are written back to disk while they are written: after every
-//! [`WRITEBACK_EVERY`] bytes a helper thread syncs what has been written so far, so the
-//! sync in [`AtomicFile::commit`] waits only for the last stretch rather than the whole
-//! file (the disk works while the writer fills the page cache, instead of after it).
+//! Whether [`AtomicFile::commit`] also waits for the disk is the writer's choice, its
+//! [`Durability`]. By default it does not, as `cp`, `rsync` and the formats' own writers do
+//! not: the file is whole under its name for every process at once, and the kernel writes
+//! it back in its own time. [`Durability::Synced`] syncs the file before the rename and the
+//! directory after it (fsync), so that a committed file also survives a power failure; such
+//! files are written back while they are written: after every [`WRITEBACK_EVERY`] bytes a
+//! helper thread syncs what has been written so far, so the sync in the commit waits only
+//! for the last stretch rather than the whole file (the disk works while the writer fills
+//! the page cache, instead of after it). docs/decisions/0008 says why syncing is the
+//! exception.
 
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -28,6 +34,23 @@ use std::thread::JoinHandle;
 
 /// The tag in the names of our temporary files: `.<name>.tkw-<pid>-<random>.tmp`.
 const TAG: &str = ".tkw-";
+
+/// What [`AtomicFile::commit`] waits for besides the rename.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Durability {
+    /// Nothing more: the committed file is whole under its name for every process, and the
+    /// kernel writes it to disk in its own time, as `cp` leaves a copy. A power failure or a
+    /// kernel crash within the next seconds may leave the name missing, or a new file short
+    /// or empty (which every reader refuses); a file it replaced is kept or replaced whole
+    /// on file systems that flush a file renamed over another (ext4 with its default
+    /// `auto_da_alloc`, btrfs).
+    #[default]
+    Cached,
+    /// The file is synced to disk before it is renamed into place, and its directory after
+    /// (fsync): once the commit returns, the file survives a power failure. Writing a
+    /// large file takes as long as the disk needs for it, often twice the cached write.
+    Synced,
+}
 
 /// A buffered writer for a file that appears under its final name only on
 /// [`commit`](Self::commit).
@@ -53,8 +76,13 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Starts writing a file that will be named `path`.
+    /// Starts writing a file that will be named `path`, [`Durability::Cached`].
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        Self::create_with(path, Durability::Cached)
+    }
+
+    /// Starts writing a file that will be named `path`, committed with `durability`.
+    pub fn create_with(path: impl AsRef<Path>, durability: Durability) -> Result<Self> {
         let target = path.as_ref().to_path_buf();
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -68,7 +96,7 @@ impl AtomicFile {
             (file, Some(name))
         };
         Ok(AtomicFile {
-            inner: BufWriter::with_capacity(1 << 20, Staged::new(file)),
+            inner: BufWriter::with_capacity(1 << 20, Staged::new(file, durability)),
             target,
             dir,
             named,
@@ -88,16 +116,20 @@ impl AtomicFile {
         self.named.is_none()
     }
 
-    /// Flushes, syncs to disk, moves the file into place and syncs the directory.
+    /// Flushes, moves the file into place and, [`Durability::Synced`], syncs it to disk
+    /// before the rename and the directory after.
     pub fn commit(mut self) -> Result<()> {
         let target = self.target.clone();
         self.inner
             .flush()
             .map_err(|e| Error::io(format!("flushing {}", target.display()), e))?;
-        self.inner
-            .get_mut()
-            .sync()
-            .map_err(|e| Error::io(format!("syncing {}", target.display()), e))?;
+        let durability = self.inner.get_ref().durability;
+        if durability == Durability::Synced {
+            self.inner
+                .get_mut()
+                .sync()
+                .map_err(|e| Error::io(format!("syncing {}", target.display()), e))?;
+        }
         let staged = if let Some(name) = self.named.take() {
             name
         } else {
@@ -112,7 +144,9 @@ impl AtomicFile {
         }
         // The rename is durable only once the directory is: sync it (best effort where
         // directories cannot be opened).
-        if let Ok(d) = File::open(&self.dir) {
+        if durability == Durability::Synced
+            && let Ok(d) = File::open(&self.dir)
+        {
             let _ = d.sync_all();
         }
         Ok(())
@@ -127,8 +161,8 @@ impl Drop for AtomicFile {
     }
 }
 
-/// How many bytes an [`AtomicFile`] writes between asking for what it wrote to be synced to
-/// disk in the background.
+/// How many bytes a [`Durability::Synced`] [`AtomicFile`] writes between asking for what it
+/// wrote to be synced to disk in the background.
 pub const WRITEBACK_EVERY: u64 = 64 << 20;
 
 /// The most one `write` system call is handed, 256 KiB as `cp` uses, so that the writeback
@@ -138,12 +172,13 @@ pub const WRITEBACK_EVERY: u64 = 64 << 20;
 /// since the kernel sizes folios by it, but not consistently from one run to the next.)
 pub const WRITE_PIECE: usize = 256 << 10;
 
-/// The file under an [`AtomicFile`]'s buffer: counts what is written and, every
-/// [`WRITEBACK_EVERY`] bytes, wakes a helper thread (started on the first such stretch) that
-/// syncs the file while writing goes on.
+/// The file under an [`AtomicFile`]'s buffer: when it is to be synced, counts what is
+/// written and, every [`WRITEBACK_EVERY`] bytes, wakes a helper thread (started on the first
+/// such stretch) that syncs the file while writing goes on.
 #[derive(Debug)]
 struct Staged {
     file: File,
+    durability: Durability,
     unsynced: u64,
     writeback: Option<Writeback>,
 }
@@ -157,17 +192,22 @@ struct Writeback {
 }
 
 impl Staged {
-    fn new(file: File) -> Self {
+    fn new(file: File, durability: Durability) -> Self {
         Staged {
             file,
+            durability,
             unsynced: 0,
             writeback: None,
         }
     }
 
     /// Counts `n` bytes written; wakes the helper (starting it if need be) every
-    /// [`WRITEBACK_EVERY`] bytes. Without a thread, the whole sync is left to [`sync`](Self::sync).
+    /// [`WRITEBACK_EVERY`] bytes of a file to be synced. Without a thread, the whole sync is
+    /// left to [`sync`](Self::sync).
     fn wrote(&mut self, n: usize) {
+        if self.durability == Durability::Cached {
+            return;
+        }
         self.unsynced += n as u64;
         if self.unsynced < WRITEBACK_EVERY {
             return;
@@ -488,9 +528,9 @@ pub trait WriteSeek: Write + Seek {}
 
 impl<T: Write + Seek + ?Sized> WriteSeek for T {}
 
-/// Writes `bytes` to `path` atomically.
-pub fn write(path: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
+/// Writes `bytes` to `path` atomically, committed with `durability`.
+pub fn write(path: impl AsRef<Path>, bytes: &[u8], durability: Durability) -> Result<()> {
+    let mut f = AtomicFile::create_with(path, durability)?;
     f.write_all(bytes)
         .map_err(|e| Error::io(format!("writing {}", f.target().display()), e))?;
     f.commit()
@@ -531,7 +571,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"old contents");
         f.commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"1000new");
-        write(&path, b"again").unwrap();
+        write(&path, b"again", Durability::Synced).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"again");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
@@ -542,7 +582,7 @@ mod tests {
         let path = dir.path().join("x.bin");
         let (file, name) = named_in(dir.path(), &path).unwrap();
         let f = AtomicFile {
-            inner: BufWriter::new(Staged::new(file)),
+            inner: BufWriter::new(Staged::new(file, Durability::Synced)),
             target: path.clone(),
             dir: dir.path().to_path_buf(),
             named: Some(name.clone()),
@@ -552,7 +592,7 @@ mod tests {
         assert!(!name.exists());
         let (file, name) = named_in(dir.path(), &path).unwrap();
         let mut f = AtomicFile {
-            inner: BufWriter::new(Staged::new(file)),
+            inner: BufWriter::new(Staged::new(file, Durability::Synced)),
             target: path.clone(),
             dir: dir.path().to_path_buf(),
             named: Some(name),
@@ -593,7 +633,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.bin");
-        write(&path, b"x").unwrap();
+        write(&path, b"x", Durability::Cached).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_ne!(
             mode & 0o044,
@@ -606,7 +646,7 @@ mod tests {
     fn large_files_are_synced_while_written_and_read_back_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.bin");
-        let mut f = AtomicFile::create(&path).unwrap();
+        let mut f = AtomicFile::create_with(&path, Durability::Synced).unwrap();
         let chunk: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
         let n = (WRITEBACK_EVERY >> 20) * 2 + 3;
         for _ in 0..n {
@@ -624,12 +664,23 @@ mod tests {
         assert_eq!(&back[..4], b"head");
         assert_eq!(&back[4..1 << 20], &chunk[4..]);
         assert!(back[1 << 20..].chunks(1 << 20).all(|c| c == &chunk[..]));
-        // A small file never starts the helper.
-        let mut small = AtomicFile::create(dir.path().join("small.bin")).unwrap();
+        // A small file never starts the helper, nor does a large one left to the kernel.
+        let mut small =
+            AtomicFile::create_with(dir.path().join("small.bin"), Durability::Synced).unwrap();
         small.write_all(&chunk).unwrap();
         assert!(small.inner.get_ref().writeback.is_none());
         drop(small);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let cached = dir.path().join("cached.bin");
+        let mut large = AtomicFile::create(&cached).unwrap();
+        for _ in 0..n {
+            large.write_all(&chunk).unwrap();
+        }
+        assert!(large.inner.get_ref().writeback.is_none());
+        large.commit().unwrap();
+        let cached = std::fs::read(&cached).unwrap();
+        assert_eq!(cached.len() as u64, n << 20);
+        assert!(cached.chunks(1 << 20).all(|c| c == &chunk[..]));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -18,6 +18,9 @@ const FORMATS: [(&str, &str); 5] = [
     ("tensogram", "tensorkit Tensogram"),
 ];
 
+/// The start of the implementation name of a row timed with `--fsync`.
+pub(crate) const FSYNCED: &str = "tensorkit --fsync convert";
+
 /// The `tensorkit` binary built beside this one (`cargo xtask bench` builds both).
 fn cli() -> PathBuf {
     let exe = std::env::current_exe().expect("the bench's own path");
@@ -46,8 +49,9 @@ fn timed(runs: usize, dst: &Path, what: &mut dyn FnMut()) -> Vec<f64> {
     (0..runs).map(|_| time_new_file(dst, what)).collect()
 }
 
-/// (i) For each source format: `cp` of the file, `cp` followed by an fsync of the copy (what
-/// `convert` does before its rename), and `tensorkit convert` to each other format.
+/// (i) For each source format: `cp` of the file, `tensorkit convert` to each other format,
+/// and, durably, `cp` followed by an fsync of the copy next to `tensorkit --fsync convert`
+/// to the next format in [`FORMATS`].
 pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
     let cli = cli();
     let n = scale.big_tensor / 4;
@@ -55,7 +59,7 @@ pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
     let files = write_all(dir, "convert", &one, 0);
     let dst = dir.join("converted");
     let mut rows = Vec::new();
-    for (from, writer) in FORMATS {
+    for (k, (from, writer)) in FORMATS.into_iter().enumerate() {
         let (_, src, _) = files
             .iter()
             .find(|(who, _, _)| *who == writer)
@@ -78,6 +82,22 @@ pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
             &synced,
             Some(bytes),
             extra.clone(),
+        ));
+        let (next, _) = FORMATS[(k + 1) % FORMATS.len()];
+        let t = timed(scale.runs, &dst, &mut || {
+            run(Command::new(&cli)
+                .args(["--fsync", "convert"])
+                .arg(src)
+                .arg(&dst)
+                .args(["--to", next]));
+        });
+        rows.push(row(
+            "i",
+            &case,
+            &format!("{FSYNCED} → {next}"),
+            &t,
+            Some(bytes),
+            json!({"from": from, "to": next}),
         ));
         for (to, _) in FORMATS.iter().filter(|(to, _)| *to != from) {
             let t = timed(scale.runs, &dst, &mut || {

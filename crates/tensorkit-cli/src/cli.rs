@@ -25,6 +25,12 @@ pub struct Cli {
     /// Report on standard error what reading URLs cost: requests made and bytes received.
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    /// Sync every file written to disk before renaming it into place (fsync), so that it
+    /// survives a power failure once the command returns. Without it, a file still appears
+    /// under its name only when complete, and the kernel writes it back in its own time,
+    /// as after `cp`.
+    #[arg(long, global = true)]
+    pub fsync: bool,
 }
 
 impl Cli {
@@ -40,6 +46,17 @@ impl Cli {
             l = l.with_max_decompression_ratio(r);
         }
         l
+    }
+
+    /// What a written file's commit waits for: the disk with `--fsync`, nothing more
+    /// otherwise.
+    #[must_use]
+    pub fn durability(&self) -> tensorkit::Durability {
+        if self.fsync {
+            tensorkit::Durability::Synced
+        } else {
+            tensorkit::Durability::Cached
+        }
     }
 }
 

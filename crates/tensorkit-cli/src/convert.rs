@@ -89,6 +89,7 @@ pub fn run(
     max_shard_size: Option<u64>,
     progress: bool,
     limits: &Limits,
+    durability: tensorkit::Durability,
 ) -> Result<Summary> {
     let pipeline = &args.pipeline()?;
     let target = target(output, args.to.as_deref())?;
@@ -98,8 +99,15 @@ pub fn run(
         set.disambiguate();
     }
     if let Some(max) = max_shard_size {
-        let written =
-            tensorkit::shards::write_sharded(target, &set, output, max, pipeline, args.alignment)?;
+        let written = tensorkit::shards::write_sharded(
+            target,
+            &set,
+            output,
+            max,
+            pipeline,
+            args.alignment,
+            durability,
+        )?;
         let mut bytes = 0;
         for f in &written.shards {
             bytes += std::fs::metadata(f)
@@ -118,7 +126,15 @@ pub fn run(
         });
     }
     let bar = progress_bar(&set, output, progress);
-    let dropped = write_output(target, &set, output, bar.as_ref(), pipeline, args.alignment)?;
+    let dropped = write_output(
+        target,
+        &set,
+        output,
+        bar.as_ref(),
+        pipeline,
+        args.alignment,
+        durability,
+    )?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -137,8 +153,8 @@ pub fn run(
     })
 }
 
-/// Writes `set` to `output` atomically, the progress bar (if any) counting the bytes through
-/// indicatif's own writer wrapper.
+/// Writes `set` to `output` atomically, committed with `durability`, the progress bar (if
+/// any) counting the bytes through indicatif's own writer wrapper.
 pub(crate) fn write_output(
     target: FormatId,
     set: &TensorSet<'_>,
@@ -146,8 +162,9 @@ pub(crate) fn write_output(
     bar: Option<&indicatif::ProgressBar>,
     pipeline: &PipelineSpec,
     alignment: Option<u64>,
+    durability: tensorkit::Durability,
 ) -> Result<Vec<String>> {
-    let mut file = tensor_core::atomic::AtomicFile::create(output)?;
+    let mut file = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
     let mut copying = file.copying_from(&set.mapped);
     let dropped = match bar {
         Some(bar) => {

@@ -70,6 +70,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
             &path,
             &crate::pipeline_spec::PipelineSpec::default(),
             None,
+            tensorkit::Durability::Cached,
         )?;
         let write = start.elapsed();
         let mut read = Duration::MAX;

@@ -84,7 +84,11 @@ fn write_out(out: &mut dyn Write, text: &str) -> Result<()> {
         .map_err(|e| tensor_core::Error::io("writing to standard output", e).into())
 }
 
-fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<()> {
+fn stdlib_meta_command(
+    cmd: &StdlibMetaCommand,
+    out: &mut dyn Write,
+    durability: tensorkit::Durability,
+) -> Result<()> {
     match cmd {
         StdlibMetaCommand::Decode { file, json } => {
             let meta = stdlib_meta::decode(file)?;
@@ -100,7 +104,7 @@ fn stdlib_meta_command(cmd: &StdlibMetaCommand, out: &mut dyn Write) -> Result<(
             write_out(out, &text)
         }
         StdlibMetaCommand::Encode { from_json, output } => {
-            let meta = stdlib_meta::encode(from_json, output)?;
+            let meta = stdlib_meta::encode(from_json, output, durability)?;
             write_out(
                 out,
                 &format!(
@@ -131,6 +135,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 
 fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let limits = &cli.limits();
+    let durability = cli.durability();
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out, limits), *json),
         Command::Ls { file } => (
@@ -138,11 +143,11 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             false,
         ),
         Command::Get { file, name, output } => (
-            tools::get(file, name, output.as_deref(), limits).and_then(|t| write_out(out, &t)),
+            tools::get(file, name, output.as_deref(), limits, durability).and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Migrate { input, output } => (
-            tensorkit::migrate(input, output, limits).and_then(|m| {
+            tensorkit::migrate(input, output, limits, durability).and_then(|m| {
                 let mut text = format!(
                     "migrated {} wire version 2 message{} ({} objects, {} hashes verified){}: {} ({} bytes)\n",
                     m.v2_messages,
@@ -195,7 +200,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             target,
             quiet,
         } => (
-            tools::merge(inputs, output, target, !quiet, limits).and_then(|t| write_out(out, &t)),
+            tools::merge(inputs, output, target, !quiet, limits, durability).and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Split {
@@ -203,7 +208,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             out_dir,
             target,
         } => (
-            tools::split(input, out_dir, target, limits).and_then(|t| write_out(out, &t)),
+            tools::split(input, out_dir, target, limits, durability).and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Validate {
@@ -239,7 +244,15 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             max_shard_size,
             quiet,
         } => (
-            convert::run(input, output, target, *max_shard_size, !quiet, limits).and_then(|s| {
+            convert::run(
+                input,
+                output,
+                target,
+                *max_shard_size,
+                !quiet,
+                limits,
+                durability,
+            ).and_then(|s| {
                 let written = match &s.index {
                     Some(index) => format!("a shard set indexed by {}", index.display()),
                     None => output.display().to_string(),
@@ -261,7 +274,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             false,
         ),
         Command::StdlibMeta(cmd) => (
-            stdlib_meta_command(cmd, out),
+            stdlib_meta_command(cmd, out, durability),
             matches!(cmd, StdlibMetaCommand::Decode { json: true, .. }),
         ),
         Command::Demo { out: dir, small } => {

@@ -73,7 +73,7 @@ pub fn decode(file: &Path) -> Result<MetaData> {
 }
 
 /// Reads the specification in `spec_path`, serializes it and writes `out` atomically.
-pub fn encode(spec_path: &Path, out: &Path) -> Result<MetaData> {
+pub fn encode(spec_path: &Path, out: &Path, durability: tensorkit::Durability) -> Result<MetaData> {
     let text = std::fs::read(spec_path)
         .map_err(|e| tensor_core::Error::io(format!("reading {}", spec_path.display()), e))?;
     let spec: Value = serde_json::from_slice(&text)
@@ -84,6 +84,6 @@ pub fn encode(spec_path: &Path, out: &Path) -> Result<MetaData> {
         path: out.to_path_buf(),
         source,
     })?;
-    tensor_core::atomic::write(out, &bytes)?;
+    tensor_core::atomic::write(out, &bytes, durability)?;
     Ok(meta)
 }

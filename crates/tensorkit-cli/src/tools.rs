@@ -112,12 +112,18 @@ fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
 
 /// `get`: the tensor's values as text, one row of the last dimension per line, or written
 /// to `output` as a `.npy` file.
-pub fn get(file: &Path, key: &str, output: Option<&Path>, limits: &Limits) -> Result<String> {
+pub fn get(
+    file: &Path,
+    key: &str,
+    output: Option<&Path>,
+    limits: &Limits,
+    durability: tensorkit::Durability,
+) -> Result<String> {
     let opened = crate::open(file, limits)?;
     let set = opened.tensor_set();
     let t = find(set, key, file)?;
     if let Some(path) = output {
-        let mut f = tensor_core::atomic::AtomicFile::create(path)?;
+        let mut f = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
         crate::npy::write(t, key, &set.limits, &mut f)?;
         f.commit()?;
         // Packed types are written one element per byte, as ml_dtypes holds them.
@@ -333,6 +339,7 @@ pub fn merge(
     args: &crate::cli::Target,
     progress: bool,
     limits: &Limits,
+    durability: tensorkit::Durability,
 ) -> Result<String> {
     let pipeline = &args.pipeline()?;
     let target = format_for(output, args.to.as_deref(), None)?;
@@ -410,6 +417,7 @@ pub fn merge(
         bar.as_ref(),
         pipeline,
         args.alignment,
+        durability,
     )?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -513,6 +521,7 @@ pub fn split(
     dir: &Path,
     args: &crate::cli::Target,
     limits: &Limits,
+    durability: tensorkit::Durability,
 ) -> Result<String> {
     let pipeline = &args.pipeline()?;
     let opened = crate::open(input, limits)?;
@@ -549,7 +558,7 @@ pub fn split(
             limits: set.limits,
             mapped: set.mapped.clone(),
         };
-        formats::write(target, &single, &path, pipeline, args.alignment)?;
+        formats::write(target, &single, &path, pipeline, args.alignment, durability)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({
@@ -558,10 +567,11 @@ pub fn split(
         "tensors": manifest,
     });
     let manifest_path = dir.join(SPLIT_MANIFEST);
-    let mut f = tensor_core::atomic::AtomicFile::create(&manifest_path)?;
-    std::io::Write::write_all(&mut f, format!("{manifest:#}\n").as_bytes())
-        .map_err(|e| tensor_core::Error::io(format!("writing {}", manifest_path.display()), e))?;
-    f.commit()?;
+    tensor_core::atomic::write(
+        &manifest_path,
+        format!("{manifest:#}\n").as_bytes(),
+        durability,
+    )?;
     let _ = writeln!(
         text,
         "split {} tensors into {} ({})",

@@ -77,6 +77,7 @@ fn options(
     pipeline: Option<&str>,
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
+    fsync: bool,
 ) -> PyResult<WriteOptions> {
     let format = format
         .map(|id| {
@@ -104,12 +105,22 @@ fn options(
         pipeline,
         max_shard_size,
         alignment,
+        durability: durability(fsync),
     })
+}
+
+/// What a written file's commit waits for: the disk when `fsync` is asked for.
+fn durability(fsync: bool) -> tensorkit::Durability {
+    if fsync {
+        tensorkit::Durability::Synced
+    } else {
+        tensorkit::Durability::Cached
+    }
 }
 
 /// Saves tensors to `path` atomically; returns what the format left out.
 #[pyfunction]
-#[pyo3(signature = (path, tensors, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None))]
+#[pyo3(signature = (path, tensors, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None, fsync=false))]
 pub(crate) fn save(
     py: Python<'_>,
     path: PathBuf,
@@ -119,8 +130,16 @@ pub(crate) fn save(
     pipeline: Option<&str>,
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
+    fsync: bool,
 ) -> PyResult<Vec<String>> {
-    let options = options(format, metadata_json, pipeline, alignment, max_shard_size)?;
+    let options = options(
+        format,
+        metadata_json,
+        pipeline,
+        alignment,
+        max_shard_size,
+        fsync,
+    )?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     py.detach(|| tensorkit::save_tensors(&path, views, &options))
@@ -138,7 +157,14 @@ pub(crate) fn serialize<'py>(
     pipeline: Option<&str>,
     alignment: Option<u64>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = options(Some(format), metadata_json, pipeline, alignment, None)?;
+    let options = options(
+        Some(format),
+        metadata_json,
+        pipeline,
+        alignment,
+        None,
+        false,
+    )?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     let bytes = py
@@ -149,7 +175,7 @@ pub(crate) fn serialize<'py>(
 
 /// Converts the file at `src` (any format, or a shard index) to `dst`.
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None))]
+#[pyo3(signature = (src, dst, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None, fsync=false))]
 pub(crate) fn convert(
     py: Python<'_>,
     src: PathBuf,
@@ -159,8 +185,16 @@ pub(crate) fn convert(
     pipeline: Option<&str>,
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
+    fsync: bool,
 ) -> PyResult<Vec<String>> {
-    let options = options(format, metadata_json, pipeline, alignment, max_shard_size)?;
+    let options = options(
+        format,
+        metadata_json,
+        pipeline,
+        alignment,
+        max_shard_size,
+        fsync,
+    )?;
     py.detach(|| {
         let file = tensorkit::open(&src)?;
         tensorkit::save(&dst, &file, &options)
@@ -201,13 +235,15 @@ pub(crate) fn validate(
 /// `tensorkit::migrate`); returns `(v2 messages, v3 messages copied, objects, hashes
 /// verified, bytes written)`.
 #[pyfunction]
+#[pyo3(signature = (src, dst, *, fsync=false))]
 pub(crate) fn migrate(
     py: Python<'_>,
     src: PathBuf,
     dst: PathBuf,
+    fsync: bool,
 ) -> PyResult<(usize, usize, usize, usize, u64)> {
     let m = py
-        .detach(|| tensorkit::migrate(&src, &dst, &tensorkit::Limits::default()))
+        .detach(|| tensorkit::migrate(&src, &dst, &tensorkit::Limits::default(), durability(fsync)))
         .map_err(to_py)?;
     Ok((
         m.v2_messages,

@@ -218,5 +218,6 @@ pub use open::{
 };
 #[cfg(feature = "remote")]
 pub use open::{open_url_async, open_url_with};
+pub use tensor_core::atomic::Durability;
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

@@ -25,7 +25,7 @@ pub struct Migrated {
 }
 
 /// Rewrites the Tensogram file `input` (a path or, with the `remote` feature, a URL) in wire
-/// version 3 at `output`, atomically: every version 2 message re-framed with its payloads,
+/// version 3 at `output`, atomically (committed with `durability`): every version 2 message re-framed with its payloads,
 /// descriptors and metadata as they are (every version 2 hash checked first; the values
 /// decode bit for bit as before), version 3 messages copied. A file with no version 2
 /// message is refused: there is nothing to migrate.
@@ -33,6 +33,7 @@ pub fn migrate(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,
     limits: &Limits,
+    durability: tensor_core::atomic::Durability,
 ) -> Result<Migrated> {
     let (input, output) = (input.as_ref(), output.as_ref());
     let bytes = crate::check::whole_file(input, limits)?;
@@ -54,7 +55,7 @@ pub fn migrate(
     }
     let m = tensor_frame::v2::migrate(&bytes, limits)
         .map_err(crate::formats::tensogram::wrap(input))?;
-    let mut file = tensor_core::atomic::AtomicFile::create(output)?;
+    let mut file = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
     file.write_all(&m.bytes)
         .map_err(|e| tensor_core::Error::io(format!("writing {}", output.display()), e))?;
     file.commit()?;

@@ -557,6 +557,11 @@ pub struct WriteOptions {
     /// layout (safetensors and BinTensors pack tensors after an 8-byte-padded header,
     /// zTensor 0.1 aligns to 64, Tensogram frames to 8), and refuses a value.
     pub alignment: Option<u64>,
+    /// Whether a written file is also synced to disk before it is renamed into place, to
+    /// survive a power failure once `save` returns ([`Durability::Synced`](crate::Durability),
+    /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the
+    /// file appears under its name only when complete.
+    pub durability: crate::Durability,
 }
 
 impl WriteOptions {
@@ -612,9 +617,17 @@ fn write_set(
             max,
             &options.pipeline,
             options.alignment,
+            options.durability,
         )?
         .left_out),
-        None => formats::write(format, set, path, &options.pipeline, options.alignment),
+        None => formats::write(
+            format,
+            set,
+            path,
+            &options.pipeline,
+            options.alignment,
+            options.durability,
+        ),
     }
 }
 

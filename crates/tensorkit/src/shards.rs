@@ -198,8 +198,8 @@ pub struct Sharded {
 /// shards `dir/model-00001-of-0000N.ext` of at most `max_shard_bytes` of tensor data each (a
 /// bigger tensor gets a shard of its own), then `dir/model.ext.index.json` with the
 /// set's metadata, `total_size` and the weight map. Tensors keep their order. Each file is
-/// written atomically and the index last; if anything fails, the shards already written
-/// are removed, so no partial set is left behind.
+/// written atomically (committed with `durability`) and the index last; if anything fails,
+/// the shards already written are removed, so no partial set is left behind.
 pub fn write_sharded(
     format: crate::model::FormatId,
     set: &TensorSet<'_>,
@@ -207,6 +207,7 @@ pub fn write_sharded(
     max_shard_bytes: u64,
     pipeline: &crate::pipeline_spec::PipelineSpec,
     alignment: Option<u64>,
+    durability: tensor_core::atomic::Durability,
 ) -> Result<Sharded> {
     if max_shard_bytes == 0 {
         return Err(Error::UnknownTarget {
@@ -262,7 +263,9 @@ pub fn write_sharded(
                 mapped: set.mapped.clone(),
             };
             let shard_path = dir.join(&file);
-            for note in crate::formats::write(format, &shard, &shard_path, pipeline, alignment)? {
+            for note in
+                crate::formats::write(format, &shard, &shard_path, pipeline, alignment, durability)?
+            {
                 if !left_out.contains(&note) {
                     left_out.push(note);
                 }
@@ -287,7 +290,7 @@ pub fn write_sharded(
         let text = serde_json::to_string_pretty(&index).map_err(|e| Error::UnknownTarget {
             what: format!("the shard index: {e}"),
         })?;
-        tensor_core::atomic::write(&index_path, format!("{text}\n").as_bytes())?;
+        tensor_core::atomic::write(&index_path, format!("{text}\n").as_bytes(), durability)?;
         Ok(Sharded {
             shards: written.clone(),
             index: index_path,

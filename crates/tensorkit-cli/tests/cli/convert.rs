@@ -354,6 +354,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         "convert::threads_change_speed_not_bytes",
         threads_change_speed_not_bytes,
     ));
+    trials.push(Trial::test(
+        "convert::fsync_changes_durability_not_bytes",
+        fsync_changes_durability_not_bytes,
+    ));
     trials
 }
 
@@ -417,6 +421,65 @@ fn threads_change_speed_not_bytes() -> Result<(), Failed> {
     let refused = tensorkit(&["--threads", "0", "inspect", &input.to_string_lossy()]);
     if refused.status.success() {
         return Err("--threads 0 was accepted".into());
+    }
+    Ok(())
+}
+
+/// `--fsync` (before or after the command) syncs each written file before renaming it into
+/// place; the files are the same bytes as without it, and a split's tensors and manifest
+/// all appear.
+fn fsync_changes_durability_not_bytes() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let input = dir.path().join("in.safetensors");
+    let data: Vec<u8> = (0..3000u32)
+        .flat_map(|i| (i as f32).to_le_bytes())
+        .collect();
+    let header = r#"{"a":{"dtype":"F32","shape":[1000],"data_offsets":[0,4000]},"b":{"dtype":"F32","shape":[2000],"data_offsets":[4000,12000]}}"#;
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&data);
+    std::fs::write(&input, &file)?;
+    let input = input.to_string_lossy().into_owned();
+    for to in ["bintensors", "ztensor-0.1", "safetensors"] {
+        let mut written = Vec::new();
+        for (name, before, after) in [
+            ("plain", None, None),
+            ("before", Some("--fsync"), None),
+            ("after", None, Some("--fsync")),
+        ] {
+            let out = dir.path().join(name).to_string_lossy().into_owned();
+            let args: Vec<&str> = before
+                .into_iter()
+                .chain(["convert", &input, &out, "--to", to])
+                .chain(after)
+                .collect();
+            let run = tensorkit(&args);
+            if !run.status.success() {
+                return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+            }
+            written.push(std::fs::read(&out)?);
+        }
+        if written.windows(2).any(|w| w[0] != w[1]) {
+            return Err(format!("{to}: --fsync changed the bytes written").into());
+        }
+    }
+    let parts = dir.path().join("parts");
+    let run = tensorkit(&[
+        "--fsync",
+        "split",
+        &input,
+        "--out-dir",
+        &parts.to_string_lossy(),
+    ]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&parts)?
+        .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<_>>()?;
+    names.sort();
+    if names.len() != 3 || names.iter().any(|n| n.contains(".tkw-")) {
+        return Err(format!("the split wrote {names:?}").into());
     }
     Ok(())
 }

@@ -277,12 +277,15 @@ def save(
     pipeline: str | None = None,
     alignment: int | str | None = None,
     max_shard_size: int | str | None = None,
+    fsync: bool = False,
 ) -> list[str]:
     """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
     the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``). ``pipeline`` chooses
     Tensogram's stages (``"simple_packing:16,szip"``); ``alignment`` zTensor 2's blob
-    alignment; ``max_shard_size`` writes a Hugging Face shard set. Returns what the format
-    could not hold and left out."""
+    alignment; ``max_shard_size`` writes a Hugging Face shard set; ``fsync`` syncs each file
+    to disk before it is renamed into place, so that it survives a power failure (without
+    it the file still appears only when complete). Returns what the format could not hold
+    and left out."""
     return _tensorkit.save(
         os.fspath(path),
         _entries(tensors),
@@ -291,6 +294,7 @@ def save(
         pipeline=pipeline,
         alignment=_size(alignment),
         max_shard_size=_size(max_shard_size),
+        fsync=fsync,
     )
 
 
@@ -321,9 +325,11 @@ def convert(
     pipeline: str | None = None,
     alignment: int | str | None = None,
     max_shard_size: int | str | None = None,
+    fsync: bool = False,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
-    names, dtypes, shapes, values and metadata. Returns what the target left out."""
+    names, dtypes, shapes, values and metadata (``fsync`` as in :func:`save`). Returns what
+    the target left out."""
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
@@ -332,15 +338,17 @@ def convert(
         pipeline=pipeline,
         alignment=_size(alignment),
         max_shard_size=_size(max_shard_size),
+        fsync=fsync,
     )
 
 
-def migrate(src: PathLike, dst: PathLike) -> dict[str, int]:
+def migrate(src: PathLike, dst: PathLike, *, fsync: bool = False) -> dict[str, int]:
     """Rewrites a Tensogram file of wire version 2 (tensogram 0.14 to 0.16, which tensogram
     0.19 and later refuse) as version 3 at ``dst``, payloads and metadata as they are, every
     version 2 hash checked first. Returns what was done: ``v2_messages``, ``v3_messages``
-    (copied as they were), ``objects``, ``hashes_verified``, ``bytes`` written."""
-    v2, v3, objects, hashes, n = _tensorkit.migrate(os.fspath(src), os.fspath(dst))
+    (copied as they were), ``objects``, ``hashes_verified``, ``bytes`` written. ``fsync``
+    as in :func:`save`."""
+    v2, v3, objects, hashes, n = _tensorkit.migrate(os.fspath(src), os.fspath(dst), fsync=fsync)
     return {
         "v2_messages": v2,
         "v3_messages": v3,

@@ -56,6 +56,7 @@ def save(
     pipeline: str | None = None,
     alignment: int | None = None,
     max_shard_size: int | None = None,
+    fsync: bool = False,
 ) -> list[str]: ...
 def serialize(
     tensors: list[_Entry],
@@ -74,9 +75,10 @@ def convert(
     pipeline: str | None = None,
     alignment: int | None = None,
     max_shard_size: int | None = None,
+    fsync: bool = False,
 ) -> list[str]: ...
 def validate(path: str, *, level: str = "full", canonical: bool = False) -> str: ...
-def migrate(src: str, dst: str) -> tuple[int, int, int, int, int]: ...
+def migrate(src: str, dst: str, *, fsync: bool = False) -> tuple[int, int, int, int, int]: ...
 
 # Tensogram (src/tensogram.rs). Metadata: (wire version, base, extra, reserved); a decoded
 # object: (descriptor dict, bytes, dtype, shape, byte order of the bytes).

@@ -178,6 +178,25 @@ def test_metadata_formats_and_conversion(tmp_path):
     assert not (tmp_path / "w.unknown").exists()
 
 
+def test_fsync_syncs_the_same_bytes(tmp_path):
+    w = np.arange(5000, dtype=np.float32).reshape(50, 100)
+    for ext in ("safetensors", "zt", "tgm"):
+        plain, synced = tmp_path / f"plain.{ext}", tmp_path / f"synced.{ext}"
+        tensorkit.save(plain, {"w": w})
+        tensorkit.save(synced, {"w": w}, fsync=True)
+        if ext != "tgm":  # Tensogram records when a message was written
+            assert plain.read_bytes() == synced.read_bytes()
+        with tensorkit.open(synced) as f:
+            assert (f["w"] == w).all()
+    tensorkit.convert(tmp_path / "plain.zt", tmp_path / "c.bt", fsync=True)
+    assert (tensorkit.open(tmp_path / "c.bt")["w"] == w).all()
+    shards = tmp_path / "s.safetensors"
+    tensorkit.save(shards, {"a": w, "b": w}, max_shard_size="20KB", fsync=True)
+    with tensorkit.open(tmp_path / "s.safetensors.index.json") as f:
+        assert sorted(f) == ["a", "b"]
+    assert not [p for p in tmp_path.iterdir() if ".tkw-" in p.name]
+
+
 def test_shard_sets_and_lists_of_files_open_as_one(tmp_path):
     tensors = {f"layer.{i}": np.full((64,), i, dtype=np.float32) for i in range(4)}
     tensorkit.save(tmp_path / "model.safetensors", tensors, max_shard_size="600B")

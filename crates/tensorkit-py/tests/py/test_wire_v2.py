@@ -32,7 +32,7 @@ def test_tensogram_0_24_refuses_version_2_and_reads_what_migrate_writes(testdata
         ours = tensorkit.open(path)
         assert [_sha256_le(ours.get(n)) for n in ours] == want, path.name
         out = tmp_path / f"{path.stem}.v3.tgm"
-        done = tensorkit.migrate(path, out)
+        done = tensorkit.migrate(path, out, fsync="raw" in path.name)
         assert done["v2_messages"] == len(sidecar["messages"])
         assert (done["hashes_verified"] > 0) == ("nohash" not in path.name)
         got = []

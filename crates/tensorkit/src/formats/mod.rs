@@ -234,8 +234,8 @@ pub(crate) fn open_header<'a>(
     }
 }
 
-/// Writes `set` to `path` in `format`, atomically (a temporary file, synced, renamed into
-/// place), with `pipeline` applied to every tensor (Tensogram output only) and blobs at
+/// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place,
+/// synced to disk first if `durability` asks), with `pipeline` applied to every tensor (Tensogram output only) and blobs at
 /// multiples of `alignment` where the format lets the writer choose (zTensor 2; see
 /// [`WriteOptions::alignment`](crate::WriteOptions::alignment)). Returns what the target could not
 /// hold and was left out (file metadata, per-tensor attributes), one note each; anything
@@ -246,8 +246,9 @@ pub fn write(
     path: &Path,
     pipeline: &PipelineSpec,
     alignment: Option<u64>,
+    durability: tensor_core::atomic::Durability,
 ) -> Result<Vec<String>> {
-    let mut file = tensor_core::atomic::AtomicFile::create(path)?;
+    let mut file = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
     let dropped = write_into(
         format,
         set,
