@@ -38,17 +38,22 @@ where
 /// free, small enough that both stay busy (and the piece stays in cache between them).
 pub const CHUNK: usize = 4 << 20;
 
+/// Inputs shorter than this are handed to `also` and then written on one core: passing
+/// them to another would cost more than it saves.
+pub const BESIDE_FROM: usize = 256 << 10;
+
 /// Writes all of `bytes` to `out` and hands the same bytes to `also`, in order, in pieces of
-/// [`CHUNK`]. With the `parallel` feature and more than one thread in rayon's pool, each
-/// piece goes to `also` on another core while it is being written; otherwise one after
-/// the other. `also` sees every byte exactly once whether the write succeeds or not, up to
-/// the piece that failed.
+/// at most [`CHUNK`]. With the `parallel` feature and more than one thread in rayon's pool,
+/// each piece of [`BESIDE_FROM`] bytes or more goes to `also` on another core while it is
+/// being written (writers that stream a tensor in runs of [`CHUNK`] call this once per run);
+/// otherwise one after the other. `also` sees every byte exactly once whether the write
+/// succeeds or not, up to the piece that failed.
 pub fn write(
     out: &mut dyn Write,
     bytes: &[u8],
     also: &mut (dyn FnMut(&[u8]) + Send),
 ) -> std::io::Result<()> {
-    if bytes.len() <= CHUNK {
+    if bytes.len() < BESIDE_FROM {
         also(bytes);
         return out.write_all(bytes);
     }
@@ -64,7 +69,16 @@ mod tests {
 
     #[test]
     fn every_byte_is_written_and_seen_once_in_order() {
-        for len in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 5] {
+        for len in [
+            0,
+            1,
+            BESIDE_FROM - 1,
+            BESIDE_FROM,
+            CHUNK - 1,
+            CHUNK,
+            CHUNK + 1,
+            3 * CHUNK + 5,
+        ] {
             let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             let mut out = Vec::new();
             let mut seen = Vec::new();
