@@ -57,7 +57,7 @@ pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
 
 /// A progress bar on standard error for writing `set` to `output`, when `enabled`, the
 /// tensors total more than [`PROGRESS_THRESHOLD`] and standard error is a terminal.
-pub(crate) fn progress_bar(
+fn progress_bar(
     set: &TensorSet<'_>,
     output: &Path,
     enabled: bool,
@@ -125,19 +125,15 @@ pub fn run(
             dropped: written.left_out,
         });
     }
-    let bar = progress_bar(&set, output, progress);
     let dropped = write_output(
         target,
         &set,
         output,
-        bar.as_ref(),
+        progress,
         pipeline,
         args.alignment,
         durability,
     )?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     let bytes = std::fs::metadata(output)
         .map_err(|e| {
             tensor_core::Error::io(format!("reading the size of {}", output.display()), e)
@@ -153,20 +149,22 @@ pub fn run(
     })
 }
 
-/// Writes `set` to `output` atomically, committed with `durability`, the progress bar (if
-/// any) counting the bytes through indicatif's own writer wrapper.
+/// Writes `set` to `output` atomically, committed with `durability`, with a progress bar
+/// when `progress` asks for one (`progress_bar`), counting the bytes through indicatif's
+/// own writer wrapper.
 pub(crate) fn write_output(
     target: FormatId,
     set: &TensorSet<'_>,
     output: &Path,
-    bar: Option<&indicatif::ProgressBar>,
+    progress: bool,
     pipeline: &PipelineSpec,
     alignment: Option<u64>,
     durability: tensorkit::Durability,
 ) -> Result<Vec<String>> {
+    let bar = progress_bar(set, output, progress);
     let mut file = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
     let mut copying = file.copying_from(&set.mapped);
-    let dropped = match bar {
+    let dropped = match &bar {
         Some(bar) => {
             let mut wrapped = bar.wrap_write(&mut copying);
             formats::write_into(target, set, output, &mut wrapped, pipeline, alignment)?
@@ -174,6 +172,9 @@ pub(crate) fn write_output(
         None => formats::write_into(target, set, output, &mut copying, pipeline, alignment)?,
     };
     file.commit()?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     Ok(dropped)
 }
 

@@ -409,19 +409,15 @@ pub fn merge(
             merged.tensors.push(t);
         }
     }
-    let bar = crate::convert::progress_bar(&merged, output, progress);
     let dropped = crate::convert::write_output(
         target,
         &merged,
         output,
-        bar.as_ref(),
+        progress,
         pipeline,
         args.alignment,
         durability,
     )?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     let mut text = format!(
         "merged {} tensors from {} files into {} ({})\n",
         merged.tensors.len(),
