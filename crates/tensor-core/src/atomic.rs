@@ -52,6 +52,15 @@ pub enum Durability {
     Synced,
 }
 
+impl Durability {
+    /// [`Synced`](Self::Synced) when `fsync` is asked for (`--fsync`, `fsync=True`),
+    /// [`Cached`](Self::Cached) otherwise.
+    #[must_use]
+    pub fn synced_if(fsync: bool) -> Self {
+        if fsync { Self::Synced } else { Self::Cached }
+    }
+}
+
 /// A buffered writer for a file that appears under its final name only on
 /// [`commit`](Self::commit).
 ///
@@ -640,6 +649,13 @@ mod tests {
             0,
             "mode {mode:o}: group/other read is missing"
         );
+    }
+
+    #[test]
+    fn fsync_asks_for_synced_commits() {
+        assert_eq!(Durability::synced_if(true), Durability::Synced);
+        assert_eq!(Durability::synced_if(false), Durability::Cached);
+        assert_eq!(Durability::default(), Durability::Cached);
     }
 
     #[test]

@@ -52,11 +52,7 @@ impl Cli {
     /// otherwise.
     #[must_use]
     pub fn durability(&self) -> tensorkit::Durability {
-        if self.fsync {
-            tensorkit::Durability::Synced
-        } else {
-            tensorkit::Durability::Cached
-        }
+        tensorkit::Durability::synced_if(self.fsync)
     }
 }
 

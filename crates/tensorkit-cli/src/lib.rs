@@ -143,7 +143,8 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             false,
         ),
         Command::Get { file, name, output } => (
-            tools::get(file, name, output.as_deref(), limits, durability).and_then(|t| write_out(out, &t)),
+            tools::get(file, name, output.as_deref(), limits, durability)
+                .and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Migrate { input, output } => (
@@ -200,7 +201,8 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             target,
             quiet,
         } => (
-            tools::merge(inputs, output, target, !quiet, limits, durability).and_then(|t| write_out(out, &t)),
+            tools::merge(inputs, output, target, !quiet, limits, durability)
+                .and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Split {
@@ -208,7 +210,8 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             out_dir,
             target,
         } => (
-            tools::split(input, out_dir, target, limits, durability).and_then(|t| write_out(out, &t)),
+            tools::split(input, out_dir, target, limits, durability)
+                .and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Validate {

@@ -105,17 +105,8 @@ fn options(
         pipeline,
         max_shard_size,
         alignment,
-        durability: durability(fsync),
+        durability: tensorkit::Durability::synced_if(fsync),
     })
-}
-
-/// What a written file's commit waits for: the disk when `fsync` is asked for.
-fn durability(fsync: bool) -> tensorkit::Durability {
-    if fsync {
-        tensorkit::Durability::Synced
-    } else {
-        tensorkit::Durability::Cached
-    }
 }
 
 /// Saves tensors to `path` atomically; returns what the format left out.
@@ -243,7 +234,14 @@ pub(crate) fn migrate(
     fsync: bool,
 ) -> PyResult<(usize, usize, usize, usize, u64)> {
     let m = py
-        .detach(|| tensorkit::migrate(&src, &dst, &tensorkit::Limits::default(), durability(fsync)))
+        .detach(|| {
+            tensorkit::migrate(
+                &src,
+                &dst,
+                &tensorkit::Limits::default(),
+                tensorkit::Durability::synced_if(fsync),
+            )
+        })
         .map_err(to_py)?;
     Ok((
         m.v2_messages,

@@ -25,10 +25,10 @@ pub struct Migrated {
 }
 
 /// Rewrites the Tensogram file `input` (a path or, with the `remote` feature, a URL) in wire
-/// version 3 at `output`, atomically (committed with `durability`): every version 2 message re-framed with its payloads,
-/// descriptors and metadata as they are (every version 2 hash checked first; the values
-/// decode bit for bit as before), version 3 messages copied. A file with no version 2
-/// message is refused: there is nothing to migrate.
+/// version 3 at `output`, atomically (committed with `durability`): every version 2 message
+/// re-framed with its payloads, descriptors and metadata as they are (every version 2 hash checked
+/// first; the values decode bit for bit as before), version 3 messages copied. A file with no
+/// version 2 message is refused: there is nothing to migrate.
 pub fn migrate(
     input: impl AsRef<Path>,
     output: impl AsRef<Path>,

@@ -374,11 +374,8 @@ fn threads_change_speed_not_bytes() -> Result<(), Failed> {
         r#"{{"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
         data.len()
     );
-    let mut file = (header.len() as u64).to_le_bytes().to_vec();
-    file.extend_from_slice(header.as_bytes());
-    file.extend_from_slice(&data);
     let input = dir.path().join("big.safetensors");
-    std::fs::write(&input, &file)?;
+    std::fs::write(&input, crate::support::safetensors_file(&header, &data))?;
     let mut written = Vec::new();
     for threads in ["1", "2", "3"] {
         let out = dir.path().join(format!("t{threads}.tgm"));
@@ -434,11 +431,11 @@ fn fsync_changes_durability_not_bytes() -> Result<(), Failed> {
     let data: Vec<u8> = (0..3000u32)
         .flat_map(|i| (i as f32).to_le_bytes())
         .collect();
-    let header = r#"{"a":{"dtype":"F32","shape":[1000],"data_offsets":[0,4000]},"b":{"dtype":"F32","shape":[2000],"data_offsets":[4000,12000]}}"#;
-    let mut file = (header.len() as u64).to_le_bytes().to_vec();
-    file.extend_from_slice(header.as_bytes());
-    file.extend_from_slice(&data);
-    std::fs::write(&input, &file)?;
+    let header = concat!(
+        r#"{"a":{"dtype":"F32","shape":[1000],"data_offsets":[0,4000]},"#,
+        r#""b":{"dtype":"F32","shape":[2000],"data_offsets":[4000,12000]}}"#
+    );
+    std::fs::write(&input, crate::support::safetensors_file(header, &data))?;
     let input = input.to_string_lossy().into_owned();
     for to in ["bintensors", "ztensor-0.1", "safetensors"] {
         let mut written = Vec::new();

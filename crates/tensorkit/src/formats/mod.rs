@@ -234,12 +234,12 @@ pub(crate) fn open_header<'a>(
     }
 }
 
-/// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place,
-/// synced to disk first if `durability` asks), with `pipeline` applied to every tensor (Tensogram output only) and blobs at
-/// multiples of `alignment` where the format lets the writer choose (zTensor 2; see
-/// [`WriteOptions::alignment`](crate::WriteOptions::alignment)). Returns what the target could not
-/// hold and was left out (file metadata, per-tensor attributes), one note each; anything
-/// that would change the tensors themselves is an error instead, and leaves no file.
+/// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place, synced to
+/// disk first if `durability` asks), with `pipeline` applied to every tensor (Tensogram output
+/// only) and blobs at multiples of `alignment` where the format lets the writer choose (zTensor 2;
+/// see [`WriteOptions::alignment`](crate::WriteOptions::alignment)). Returns what the target could
+/// not hold and was left out (file metadata, per-tensor attributes), one note each; anything that
+/// would change the tensors themselves is an error instead, and leaves no file.
 pub fn write(
     format: FormatId,
     set: &TensorSet<'_>,
