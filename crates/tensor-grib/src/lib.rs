@@ -28,6 +28,7 @@ mod edition2;
 mod error;
 mod field;
 mod file;
+mod jpeg2000;
 pub mod names;
 mod unpack;
 

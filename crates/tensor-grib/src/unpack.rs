@@ -497,21 +497,36 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
 }
 
 /// JPEG 2000 packing (template 5.40): the integers are the one component of a JPEG 2000
-/// codestream of exactly as many samples as values are packed.
+/// codestream of exactly as many samples as values are packed. Our own decoder
+/// ([`crate::jpeg2000`]) spreads the code-blocks over all threads; codestreams it does not
+/// follow go to `hayro-jpeg2000`.
 fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
-    use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
     if constant(p, out) || out.is_empty() {
         return Ok(());
     }
+    let samples = match crate::jpeg2000::decode(data, out.len()) {
+        Ok(samples) => samples,
+        Err(_) => jpeg_by_hayro(data, out.len(), at)?,
+    };
+    let f = Formula::of(p);
+    for (o, &x) in out.iter_mut().zip(&samples) {
+        *o = f.value(f64::from(x));
+    }
+    Ok(())
+}
+
+/// Decodes a codestream through `hayro-jpeg2000`, with its samples rounded and clamped to
+/// their bit depth as OpenJPEG gives them to ecCodes.
+fn jpeg_by_hayro(data: &[u8], count: usize, at: At) -> Result<Vec<i32>> {
+    use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
     let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the JPEG 2000 codestream: {e}"));
     let image = Image::new(data, &DecodeSettings::default()).map_err(|e| bad(&e))?;
     let samples = u64::from(image.width()) * u64::from(image.height());
-    if samples != out.len() as u64 {
+    if samples != count as u64 {
         return Err(at.malformed(format!(
-            "the JPEG 2000 image is {}×{} samples, {} values are packed",
+            "the JPEG 2000 image is {}×{} samples, {count} values are packed",
             image.width(),
             image.height(),
-            out.len()
         )));
     }
     let mut ctx = DecoderContext::default();
@@ -521,18 +536,16 @@ fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
         .first()
         .ok_or_else(|| at.malformed("the JPEG 2000 image has no component"))?;
     let x = component.samples();
-    if x.len() != out.len() {
+    if x.len() != count {
         return Err(at.malformed(format!(
-            "the JPEG 2000 component has {} samples, {} values are packed",
+            "the JPEG 2000 component has {} samples, {count} values are packed",
             x.len(),
-            out.len()
         )));
     }
-    let f = Formula::of(p);
-    for (o, &x) in out.iter_mut().zip(x) {
-        *o = f.value(f64::from(x));
-    }
-    Ok(())
+    let high = ((1u64 << component.bit_depth().min(32)) - 1) as f32;
+    Ok(x.iter()
+        .map(|&v| v.round_ties_even().clamp(0.0, high) as i32)
+        .collect())
 }
 
 /// PNG packing (template 5.41): the integers are the samples of a PNG image, row after row,
