@@ -129,8 +129,8 @@ const fn low_pass_context(h: u8, v: u8, d: u8) -> u8 {
     }
 }
 
-/// Sign contexts (Table D.3) and the bit each decoded sign is combined with (exclusive or), indexed by the
-/// four direct neighbours' significance (bits 0–3) and signs (bits 4–7).
+/// Sign contexts (Table D.3) and the bit each decoded sign is combined with (exclusive
+/// or), indexed by the four direct neighbours' significance (bits 0–3) and signs (4–7).
 const SIGN_CODING: [(u8, u8); 256] = {
     let mut t = [(0u8, 0u8); 256];
     let mut i = 0;

@@ -102,7 +102,8 @@ impl<'a> Packets<'a> {
                             planes += 1;
                             if planes > band.planes {
                                 return Err(Refusal::malformed(format!(
-                                    "a code-block at packet byte {at} misses more than the band's {} bit-planes",
+                                    "a code-block at packet byte {at} misses more than \
+                                     the band's {} bit-planes",
                                     band.planes
                                 )));
                             }
@@ -126,7 +127,8 @@ impl<'a> Packets<'a> {
                     let most = 3 * band.planes.saturating_sub(b.missing_planes);
                     if b.passes > most.saturating_sub(2) {
                         return Err(Refusal::malformed(format!(
-                            "a code-block with {} coding passes for {} bit-planes, packet at byte {at}",
+                            "a code-block with {} coding passes for {} bit-planes, \
+                             packet at byte {at}",
                             b.passes,
                             band.planes.saturating_sub(b.missing_planes)
                         )));
