@@ -277,53 +277,57 @@ impl Coder<'_> {
         self.flags[at + 1] |= W | w_neg;
     }
 
-    fn significance(&mut self, mq: &mut Mq<'_>, cx: &mut [u8; mq::CONTEXTS], plane: u32) {
+    /// Visits every coefficient in the passes' scan order: stripes of four rows, column by
+    /// column within a stripe, top to bottom within a column.
+    #[inline]
+    fn scan(&mut self, mut visit: impl FnMut(&mut Self, usize, usize)) {
         for y0 in (0..self.h).step_by(4) {
             let y1 = (y0 + 4).min(self.h);
             for x in 0..self.w {
                 for y in y0..y1 {
-                    let i = self.at(x, y);
-                    let f = self.flags[i];
-                    let n = f & NEIGHBOURS;
-                    if f & (SIGNIFICANT | VISITED) != 0 || n == 0 {
-                        continue;
-                    }
-                    if mq.decode(cx, usize::from(self.zc[usize::from(n)])) != 0 {
-                        self.become_significant(mq, cx, i, y, y * self.w + x, plane);
-                    }
-                    self.flags[i] |= VISITED;
+                    visit(self, x, y);
                 }
             }
         }
     }
 
+    fn significance(&mut self, mq: &mut Mq<'_>, cx: &mut [u8; mq::CONTEXTS], plane: u32) {
+        self.scan(|c, x, y| {
+            let i = c.at(x, y);
+            let f = c.flags[i];
+            let n = f & NEIGHBOURS;
+            if f & (SIGNIFICANT | VISITED) != 0 || n == 0 {
+                return;
+            }
+            if mq.decode(cx, usize::from(c.zc[usize::from(n)])) != 0 {
+                c.become_significant(mq, cx, i, y, y * c.w + x, plane);
+            }
+            c.flags[i] |= VISITED;
+        });
+    }
+
     fn refinement(&mut self, mq: &mut Mq<'_>, cx: &mut [u8; mq::CONTEXTS], plane: u32) {
         let half = 1i32 << plane;
-        for y0 in (0..self.h).step_by(4) {
-            let y1 = (y0 + 4).min(self.h);
-            for x in 0..self.w {
-                for y in y0..y1 {
-                    let i = self.at(x, y);
-                    let f = self.flags[i];
-                    if f & (SIGNIFICANT | VISITED) != SIGNIFICANT {
-                        continue;
-                    }
-                    let context = if f & REFINED != 0 {
-                        16
-                    } else if f & NEIGHBOURS != 0 {
-                        15
-                    } else {
-                        14
-                    };
-                    let bit = mq.decode(cx, context);
-                    let o = y * self.w + x;
-                    let step = if bit != 0 { half } else { -half };
-                    let v = self.out[o];
-                    self.out[o] = if v < 0 { v - step } else { v + step };
-                    self.flags[i] |= REFINED;
-                }
+        self.scan(|c, x, y| {
+            let i = c.at(x, y);
+            let f = c.flags[i];
+            if f & (SIGNIFICANT | VISITED) != SIGNIFICANT {
+                return;
             }
-        }
+            let context = if f & REFINED != 0 {
+                16
+            } else if f & NEIGHBOURS != 0 {
+                15
+            } else {
+                14
+            };
+            let bit = mq.decode(cx, context);
+            let o = y * c.w + x;
+            let step = if bit != 0 { half } else { -half };
+            let v = c.out[o];
+            c.out[o] = if v < 0 { v - step } else { v + step };
+            c.flags[i] |= REFINED;
+        });
     }
 
     fn cleanup(&mut self, mq: &mut Mq<'_>, cx: &mut [u8; mq::CONTEXTS], plane: u32) {

@@ -75,12 +75,7 @@ impl<'a> Packets<'a> {
         if order.sop && self.data[self.pos..].starts_with(&[0xFF, 0x91]) {
             self.pos += 6;
         }
-        let mut bits = Bits {
-            data: self.data,
-            pos: self.pos,
-            byte: 0,
-            left: 0,
-        };
+        let mut bits = Bits::at(self.data, self.pos);
         let mut body: Vec<(usize, usize)> = Vec::new();
         if bits.bit()? == 1 {
             for band_index in layout.resolutions[r].bands.clone() {
@@ -164,7 +159,16 @@ struct Bits<'a> {
     left: u8,
 }
 
-impl Bits<'_> {
+impl<'a> Bits<'a> {
+    fn at(data: &'a [u8], pos: usize) -> Self {
+        Bits {
+            data,
+            pos,
+            byte: 0,
+            left: 0,
+        }
+    }
+
     fn bit(&mut self) -> Result<u32, Refusal> {
         if self.left == 0 {
             let stuffed = self.byte == 0xFF;
@@ -288,12 +292,7 @@ mod tests {
         // Leaves (1, 2) under a root of 1. Leaf 0: root "0 1", leaf "1"; leaf 1 starts
         // from the root's 1: "0 1".
         let data = [0b0110_1000u8];
-        let mut bits = Bits {
-            data: &data,
-            pos: 0,
-            byte: 0,
-            left: 0,
-        };
+        let mut bits = Bits::at(&data, 0);
         let mut tree = TagTree::new(2, 1);
         assert_eq!(tree.decode(0, 10, &mut bits).unwrap(), 1);
         assert_eq!(tree.decode(1, 10, &mut bits).unwrap(), 2);
@@ -301,12 +300,7 @@ mod tests {
         assert_eq!(tree.decode(0, 10, &mut bits).unwrap(), 1);
         let mut fresh = TagTree::new(1, 1);
         let zero = [0u8];
-        let mut bits = Bits {
-            data: &zero,
-            pos: 0,
-            byte: 0,
-            left: 0,
-        };
+        let mut bits = Bits::at(&zero, 0);
         assert_eq!(fresh.decode(0, 3, &mut bits).unwrap(), 3);
     }
 
@@ -320,12 +314,7 @@ mod tests {
             (&[0b1111_1111, 0b0111_1111, 0b1000_0000], 164),
         ];
         for (data, expected) in cases {
-            let mut bits = Bits {
-                data,
-                pos: 0,
-                byte: 0,
-                left: 0,
-            };
+            let mut bits = Bits::at(data, 0);
             assert_eq!(bits.passes().unwrap(), expected, "{data:?}");
         }
     }
