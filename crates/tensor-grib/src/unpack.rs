@@ -499,13 +499,14 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
 /// JPEG 2000 packing (template 5.40): the integers are the one component of a JPEG 2000
 /// codestream of exactly as many samples as values are packed. Our own decoder
 /// ([`crate::jpeg2000`]) spreads the code-blocks over all threads; codestreams it does not
-/// follow go to `hayro-jpeg2000`.
+/// follow, or finds malformed, go to `hayro-jpeg2000`.
 fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     if constant(p, out) || out.is_empty() {
         return Ok(());
     }
     let samples = match crate::jpeg2000::decode(data, out.len()) {
         Ok(samples) => samples,
+        Err(crate::jpeg2000::Refusal::Failed(e)) => return Err(e.into()),
         Err(_) => jpeg_by_hayro(data, out.len(), at)?,
     };
     let f = Formula::of(p);

@@ -3,6 +3,7 @@
 //! packet data.
 
 use super::Refusal;
+use super::layout::Rect;
 
 /// Coding style of the component (COD's `SPcod`, or COC's `SPcoc`).
 #[derive(Clone, Debug)]
@@ -77,11 +78,8 @@ impl Parameters {
 /// The image and tile grid (SIZ), for one component sampled on every grid point.
 #[derive(Clone, Debug)]
 pub(super) struct Size {
-    /// The image area on the reference grid: [x0, x1) × [y0, y1).
-    pub x0: u32,
-    pub y0: u32,
-    pub x1: u32,
-    pub y1: u32,
+    /// The image area on the reference grid.
+    pub image: Rect,
     /// The tile grid's origin and tile size.
     pub tile_x0: u32,
     pub tile_y0: u32,
@@ -93,26 +91,32 @@ pub(super) struct Size {
 
 impl Size {
     pub(super) fn tiles_across(&self) -> u32 {
-        (self.x1 - self.tile_x0).div_ceil(self.tile_w)
+        (self.image.x1 - self.tile_x0).div_ceil(self.tile_w)
     }
 
     pub(super) fn tiles_down(&self) -> u32 {
-        (self.y1 - self.tile_y0).div_ceil(self.tile_h)
+        (self.image.y1 - self.tile_y0).div_ceil(self.tile_h)
     }
 
     /// Tile `t`'s area on the reference grid, clipped to the image.
-    pub(super) fn tile_area(&self, t: u32) -> (u32, u32, u32, u32) {
+    pub(super) fn tile_area(&self, t: u32) -> Rect {
         let (p, q) = (t % self.tiles_across(), t / self.tiles_across());
+        let image = &self.image;
         let x0 = (u64::from(self.tile_x0) + u64::from(p) * u64::from(self.tile_w))
-            .max(u64::from(self.x0));
+            .max(u64::from(image.x0));
         let y0 = (u64::from(self.tile_y0) + u64::from(q) * u64::from(self.tile_h))
-            .max(u64::from(self.y0));
+            .max(u64::from(image.y0));
         let x1 = (u64::from(self.tile_x0) + u64::from(p + 1) * u64::from(self.tile_w))
-            .min(u64::from(self.x1));
+            .min(u64::from(image.x1));
         let y1 = (u64::from(self.tile_y0) + u64::from(q + 1) * u64::from(self.tile_h))
-            .min(u64::from(self.y1));
+            .min(u64::from(image.y1));
         // Clipped to the image, whose bounds are u32.
-        (x0 as u32, y0 as u32, x1 as u32, y1 as u32)
+        Rect {
+            x0: x0 as u32,
+            y0: y0 as u32,
+            x1: x1 as u32,
+            y1: y1 as u32,
+        }
     }
 }
 
@@ -203,12 +207,10 @@ pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refus
         return Err(Refusal::malformed("no SIZ marker after SOC"));
     }
     let size = size(c.segment(SIZ)?)?;
-    let area = u64::from(size.x1 - size.x0) * u64::from(size.y1 - size.y0);
-    if area != samples as u64 {
+    let (width, height) = (size.image.width(), size.image.height());
+    if width as u64 * height as u64 != samples as u64 {
         return Err(Refusal::malformed(format!(
-            "the image is {}×{} samples, {samples} values are packed",
-            size.x1 - size.x0,
-            size.y1 - size.y0
+            "the image is {width}×{height} samples, {samples} values are packed"
         )));
     }
     let mut main = Parameters::default();
@@ -348,10 +350,7 @@ fn size(body: &[u8]) -> Result<Size, Refusal> {
         return Err(Refusal::unsupported(format!("samples of {depth} bits")));
     }
     Ok(Size {
-        x0,
-        y0,
-        x1,
-        y1,
+        image: Rect { x0, y0, x1, y1 },
         tile_x0: left,
         tile_y0: top,
         tile_w,

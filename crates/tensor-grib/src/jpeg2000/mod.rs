@@ -24,14 +24,23 @@ use rayon::prelude::*;
 
 use self::block::Coded;
 use self::layout::{Layout, Rect};
+use self::wavelet::Coefficient;
 
 /// Why a codestream was not decoded here.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Refusal {
     /// A feature of the standard this decoder does not follow.
     Unsupported(String),
     /// The codestream breaks the standard.
     Malformed(String),
+    /// A buffer for the samples could not be had: no other decoder would fare better.
+    Failed(tensor_core::Error),
+}
+
+impl From<tensor_core::Error> for Refusal {
+    fn from(e: tensor_core::Error) -> Self {
+        Refusal::Failed(e)
+    }
 }
 
 impl Refusal {
@@ -49,6 +58,7 @@ impl fmt::Display for Refusal {
         match self {
             Refusal::Unsupported(what) => write!(f, "unsupported: {what}"),
             Refusal::Malformed(what) => f.write_str(what),
+            Refusal::Failed(e) => write!(f, "{e}"),
         }
     }
 }
@@ -78,8 +88,7 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
     let mut tiles = Vec::with_capacity(joined.len());
     for (t, (stream, data)) in codestream.tiles.iter().zip(&joined).enumerate() {
         let (order, style, quant) = stream.parameters.resolve(&codestream.main)?;
-        let (x0, y0, x1, y1) = size.tile_area(t as u32);
-        let layout = layout::layout(Rect { x0, y0, x1, y1 }, &style, &quant, size.depth)?;
+        let layout = layout::layout(size.tile_area(t as u32), &style, &quant, size.depth)?;
         let by_layer = match order.progression {
             0 => true,
             1 | 2 => false,
@@ -137,22 +146,58 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
             out
         })
         .collect();
-    // Each tile's bands filled, transformed, and written into the image.
-    let mut bands_of: Vec<Vec<Vec<i32>>> = tiles
+    // Each tile's bands filled with its dequantized code-blocks, transformed, and written
+    // into the image; one tile's buffers at a time.
+    let mut image = tensor_core::buffer::try_filled(samples, 0i32, "JPEG 2000 samples")?;
+    let width = size.image.width();
+    let clamp = Clamp::of(size);
+    // `jobs` (and `decoded`) run tile by tile: each tile's code-blocks are the next run.
+    let mut done = 0;
+    for (t, tile) in tiles.iter().enumerate() {
+        let count = jobs[done..].iter().take_while(|&&(of, _)| of == t).count();
+        let blocks = jobs[done..done + count]
+            .iter()
+            .map(|&(_, i)| i)
+            .zip(&decoded[done..]);
+        done += count;
+        let area = tile.layout.area;
+        let origin =
+            (area.x0 - size.image.x0) as usize + (area.y0 - size.image.y0) as usize * width;
+        let into = &mut image[origin..];
+        if tile.reversible {
+            let samples = wavelet::synthesize(&tile.layout, bands::<i32>(&tile.layout, blocks)?)?;
+            clamp.place(into, width, &area, samples.iter().map(|&v| i64::from(v)));
+        } else {
+            let samples = wavelet::synthesize(&tile.layout, bands::<f32>(&tile.layout, blocks)?)?;
+            let rounded = samples.iter().map(|&v| v.round_ties_even() as i64);
+            clamp.place(into, width, &area, rounded);
+        }
+    }
+    Ok(image)
+}
+
+/// A tile's bands (row-major over each band's area) filled from its decoded code-blocks,
+/// given as (index in the layout, tier 1's output), dequantized.
+fn bands<'a, T: Coefficient>(
+    layout: &Layout,
+    blocks: impl Iterator<Item = (usize, &'a Vec<i32>)>,
+) -> tensor_core::Result<Vec<Vec<T>>> {
+    let mut bands = layout
+        .bands
         .iter()
-        .map(|tile| {
-            tile.layout
-                .bands
-                .iter()
-                .map(|b| vec![0; b.area.width() * b.area.height()])
-                .collect()
+        .map(|b| {
+            tensor_core::buffer::try_filled(
+                b.area.width() * b.area.height(),
+                T::default(),
+                "JPEG 2000 band",
+            )
         })
-        .collect();
-    for (&(t, i), values) in jobs.iter().zip(&decoded) {
-        let layout = &tiles[t].layout;
+        .collect::<tensor_core::Result<Vec<_>>>()?;
+    for (i, values) in blocks {
         let area = &layout.blocks[i];
         let band = &layout.bands[area.band];
-        let target = &mut bands_of[t][area.band];
+        let half_step = band.step / 2.0;
+        let target = &mut bands[area.band];
         let (bw, w) = (band.area.width(), area.area.width());
         let (dx, dy) = (
             (area.area.x0 - band.area.x0) as usize,
@@ -160,50 +205,12 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
         );
         for (r, row) in values.chunks_exact(w).enumerate() {
             let start = (dy + r) * bw + dx;
-            target[start..start + w].copy_from_slice(row);
+            for (o, &v) in target[start..start + w].iter_mut().zip(row) {
+                *o = T::dequantized(v, half_step);
+            }
         }
     }
-    drop(decoded);
-    let mut image = vec![0i32; samples];
-    let width = (size.x1 - size.x0) as usize;
-    let (low, high) = if size.signed {
-        (-(1i64 << (size.depth - 1)), (1i64 << (size.depth - 1)) - 1)
-    } else {
-        (0, (1i64 << size.depth) - 1)
-    };
-    let shift = if size.signed {
-        0
-    } else {
-        1i64 << (size.depth - 1)
-    };
-    let clamp = Clamp { low, high, shift };
-    for (tile, mut bands) in tiles.iter().zip(bands_of) {
-        let area = tile.layout.area;
-        let origin = (area.x0 - size.x0) as usize + (area.y0 - size.y0) as usize * width;
-        if tile.reversible {
-            bands.iter_mut().flatten().for_each(|v| *v /= 2);
-            let samples = wavelet::synthesize(&tile.layout, bands);
-            clamp.place(
-                &mut image[origin..],
-                width,
-                &area,
-                samples.iter().map(|&v| i64::from(v)),
-            );
-        } else {
-            let bands: Vec<Vec<f32>> = bands
-                .into_iter()
-                .zip(&tile.layout.bands)
-                .map(|(b, band)| {
-                    let half_step = band.step / 2.0;
-                    b.into_iter().map(|v| v as f32 * half_step).collect()
-                })
-                .collect();
-            let samples = wavelet::synthesize(&tile.layout, bands);
-            let rounded = samples.iter().map(|&v| v.round_ties_even() as i64);
-            clamp.place(&mut image[origin..], width, &area, rounded);
-        }
-    }
-    Ok(image)
+    Ok(bands)
 }
 
 /// The DC level shift and the clamp to the samples' bit depth.
@@ -214,6 +221,25 @@ struct Clamp {
 }
 
 impl Clamp {
+    /// Unsigned samples of `depth` bits are shifted up by half their range; signed ones are
+    /// not.
+    fn of(size: &header::Size) -> Self {
+        let half = 1i64 << (size.depth - 1);
+        if size.signed {
+            Clamp {
+                low: -half,
+                high: half - 1,
+                shift: 0,
+            }
+        } else {
+            Clamp {
+                low: 0,
+                high: 2 * half - 1,
+                shift: half,
+            }
+        }
+    }
+
     /// Writes a tile's `values` (row-major over `area`) into `image`, which starts at the
     /// tile's first sample and has rows of `width`.
     fn place(

@@ -12,8 +12,11 @@ use rayon::prelude::*;
 
 use super::layout::{Layout, Rect};
 
-/// A coefficient type with its filter.
+/// A coefficient type with its dequantization and its filter.
 pub(super) trait Coefficient: Copy + Default + Send + Sync {
+    /// The coefficient tier 1 decoded as `decoded` (sign times twice the magnitude, see
+    /// [`super::block::decode`]) in a band of quantization step 2 × `half_step`.
+    fn dequantized(decoded: i32, half_step: f32) -> Self;
     /// One row of interleaved low- and high-pass samples, the first at absolute
     /// coordinate parity `parity`, synthesised in place.
     fn synthesize_row(x: &mut [Self], parity: usize);
@@ -64,6 +67,12 @@ fn lift_rows<T: Copy>(x: &mut [T], width: usize, first: usize, f: impl Fn(T, T, 
 }
 
 impl Coefficient for i32 {
+    /// The reversible transform has no quantization: the magnitude, rounded towards zero
+    /// as OpenJPEG does.
+    fn dequantized(decoded: i32, _: f32) -> i32 {
+        decoded / 2
+    }
+
     fn synthesize_row(x: &mut [i32], parity: usize) {
         if x.len() < 2 {
             if parity == 1 && !x.is_empty() {
@@ -105,6 +114,10 @@ const K: f32 = 1.230_174_1;
 const TWO_INV_K: f32 = 1.625_732_4;
 
 impl Coefficient for f32 {
+    fn dequantized(decoded: i32, half_step: f32) -> f32 {
+        decoded as f32 * half_step
+    }
+
     fn synthesize_row(x: &mut [f32], parity: usize) {
         // A lone sample stays as it is, low- or high-pass (OpenJPEG's high-pass steps
         // already leave out the gain the standard's halving removes).
@@ -151,7 +164,10 @@ const PARALLEL_FROM: usize = 1 << 16;
 /// Synthesises the tile from its bands' coefficients (`bands[i]` row-major over
 /// `layout.bands[i].area`): resolution by resolution, each band interleaved with the lower
 /// resolution, then rows and columns filtered.
-pub(super) fn synthesize<T: Coefficient>(layout: &Layout, mut bands: Vec<Vec<T>>) -> Vec<T> {
+pub(super) fn synthesize<T: Coefficient>(
+    layout: &Layout,
+    mut bands: Vec<Vec<T>>,
+) -> tensor_core::Result<Vec<T>> {
     let mut current = std::mem::take(&mut bands[0]);
     for r in 1..layout.resolutions.len() {
         let res = &layout.resolutions[r];
@@ -161,7 +177,8 @@ pub(super) fn synthesize<T: Coefficient>(layout: &Layout, mut bands: Vec<Vec<T>>
         let band_row =
             |k: usize, r: usize| row(&bands[first + k], &layout.bands[first + k].area, r);
         let (w, h) = (res.area.width(), res.area.height());
-        let mut next = vec![T::default(); w * h];
+        let mut next =
+            tensor_core::buffer::try_filled(w * h, T::default(), "JPEG 2000 resolution")?;
         if w > 0 && h > 0 {
             let (px, py) = ((res.area.x0 & 1) as usize, (res.area.y0 & 1) as usize);
             let (mut even_row, mut odd_row) = (0, 0);
@@ -195,7 +212,7 @@ pub(super) fn synthesize<T: Coefficient>(layout: &Layout, mut bands: Vec<Vec<T>>
         }
         current = next;
     }
-    current
+    Ok(current)
 }
 
 /// Row `r` of a band stored row-major over `area` (empty past its end).
