@@ -4,7 +4,7 @@
 //! report checks each step for growth faster than the work.
 
 use crate::workloads::write_some;
-use crate::{Scale, row, time};
+use crate::{Scale, row, time_for};
 use serde_json::{Value, json};
 use std::hint::black_box;
 use std::path::Path;
@@ -64,9 +64,11 @@ fn run(who: &str, path: &Path, one: &str, work: Work) -> usize {
 }
 
 /// Writes `tensors` in every format, one format at a time (a 4 GiB tensor in five formats
-/// would not fit on the disk at once), and times every [`Work`] on each file.
+/// would not fit on the disk at once), and times every [`Work`] on each file, for `budget`
+/// seconds at least (see [`time_for`]).
 fn measure(
     scale: Scale,
+    budget: f64,
     dir: &Path,
     tensors: &[(String, Vec<u8>, Vec<u64>)],
     axis: &str,
@@ -98,7 +100,9 @@ fn measure(
             // read() into a new buffer, so that steps the memory itself takes (caches,
             // page faults) are not laid at the readers' door.
             if axis == "size" && *who == "safetensors crate" {
-                let t = time(runs, || black_box(std::fs::read(path).expect("read")).len());
+                let t = time_for(runs, budget, || {
+                    black_box(std::fs::read(path).expect("read")).len()
+                });
                 rows.push(row(
                     "h",
                     Work::LoadAll.case(),
@@ -110,7 +114,7 @@ fn measure(
             }
             for r in readers {
                 for work in Work::ALL {
-                    let t = time(runs, || run(r, path, one, work));
+                    let t = time_for(runs, budget, || run(r, path, one, work));
                     let b = match work {
                         Work::Open => None,
                         Work::GetOne => Some(tensors[0].1.len() as u64),
@@ -127,6 +131,9 @@ fn measure(
 /// (h) Both axes.
 pub(crate) fn scaling(scale: Scale, dir: &Path, quick: bool) -> Vec<Value> {
     let mut rows = Vec::new();
+    // Quick steps are timed for a third of a second at least, so that their medians hold
+    // still: the growth verdicts compare them.
+    let budget = if quick { 0.0 } else { 0.3 };
     let counts: &[usize] = if quick {
         &[10, 100, 1000]
     } else {
@@ -141,7 +148,7 @@ pub(crate) fn scaling(scale: Scale, dir: &Path, quick: bool) -> Vec<Value> {
                 (format!("layer.{i}.weight"), t, vec![SMALL as u64])
             })
             .collect();
-        measure(scale, dir, &tensors, "count", &mut rows);
+        measure(scale, budget, dir, &tensors, "count", &mut rows);
     }
     let sizes: &[usize] = if quick {
         &[1 << 20, 16 << 20]
@@ -154,7 +161,7 @@ pub(crate) fn scaling(scale: Scale, dir: &Path, quick: bool) -> Vec<Value> {
             crate::as_bytes(&crate::field(size / 4)),
             vec![(size / 4) as u64],
         )];
-        measure(scale, dir, &tensors, "size", &mut rows);
+        measure(scale, budget, dir, &tensors, "size", &mut rows);
     }
     rows
 }

@@ -119,13 +119,13 @@ impl<W: Write> Writer<W> {
             .write_all(&[0u8; ALIGNMENT as usize][..pad as usize])
             .map_err(io)?;
         let offset = self.pos + pad;
-        // The checksum is computed on another core while the blob is written.
+        // The checksum is computed on another core while the blob is written; without one
+        // the blob goes out in one piece.
         let mut running = options.checksum.running();
-        tensor_core::tee::write(&mut self.out, &blob, &mut |piece| {
-            if let Some(r) = &mut running {
-                r.update(piece);
-            }
-        })
+        match &mut running {
+            Some(r) => tensor_core::tee::write(&mut self.out, &blob, &mut |piece| r.update(piece)),
+            None => self.out.write_all(&blob),
+        }
         .map_err(io)?;
         self.pos = offset + blob.len() as u64;
         #[cfg(feature = "paranoid")]
