@@ -10,6 +10,7 @@ use crate::wire::{
 use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::Path;
+use tensor_core::atomic::Durability;
 use tensor_core::{Limits, MmapSource};
 
 fn find(hay: &[u8], needle: [u8; 8], from: usize) -> Option<usize> {
@@ -330,21 +331,33 @@ impl<R: Read> Iterator for MessageReader<R> {
     }
 }
 
-/// Appends one encoded message to the file at `path` (created if missing) and syncs it to
-/// disk. A crash mid-append leaves at most a damaged last message, which scanning skips;
-/// the messages before it are untouched.
-pub fn append(path: impl AsRef<Path>, message: &[u8]) -> Result<()> {
+/// Appends one encoded message to the file at `path` (created if missing). A crash
+/// mid-append leaves at most a damaged last message, which scanning skips; the messages
+/// before it are untouched. [`Durability::Synced`] syncs the message to disk before this
+/// returns (and the directory, when the file is new); [`Durability::Cached`] leaves that to
+/// the kernel, as tensogram's own `append` does (docs/decisions/0008).
+pub fn append(path: impl AsRef<Path>, message: &[u8], durability: Durability) -> Result<()> {
     let path = path.as_ref();
     Message::open_with(message, &Limits::unlimited())?;
     let ctx = || format!("appending to {}", path.display());
+    let io = |e| Error::Core(tensor_core::Error::io(ctx(), e));
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| Error::Core(tensor_core::Error::io(ctx(), e)))?;
-    f.write_all(message)
-        .and_then(|()| f.sync_data())
-        .map_err(|e| Error::Core(tensor_core::Error::io(ctx(), e)))
+        .map_err(io)?;
+    let new = f.metadata().map_err(io)?.len() == 0;
+    f.write_all(message).map_err(io)?;
+    if durability == Durability::Synced {
+        f.sync_data().map_err(io)?;
+        // A new file's name is durable only once its directory is (best effort where
+        // directories cannot be opened).
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if new && let Ok(d) = std::fs::File::open(dir.unwrap_or(Path::new("."))) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -354,16 +354,20 @@ pub(crate) fn tgm_hash(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64>
     Ok(py.detach(|| frame::xxh3(bytes)))
 }
 
-/// Appends one encoded message to the file at `path` (created if missing), synced.
+/// Appends one encoded message to the file at `path` (created if missing), synced to disk
+/// when `fsync` is asked for.
 #[pyfunction]
+#[pyo3(signature = (path, message, *, fsync=false))]
 pub(crate) fn tgm_append(
     py: Python<'_>,
     path: PathBuf,
     message: &Bound<'_, PyAny>,
+    fsync: bool,
 ) -> PyResult<()> {
     let message = Borrowed::get(message, false, "the message")?;
     let bytes = message.bytes();
-    py.detach(|| frame::append(&path, bytes)).map_err(to_py)
+    py.detach(|| frame::append(&path, bytes, tensorkit::Durability::synced_if(fsync)))
+        .map_err(to_py)
 }
 
 /// Which part of validation found an issue, in tensogram's words.

@@ -515,12 +515,18 @@ class TensogramFile:
         global_meta_dict: Mapping[str, Any] | None,
         descriptors_and_data: Sequence[tuple[Mapping[str, Any], Any]],
         hash: str | None = "xxh3",
+        *,
+        fsync: bool = False,
         **options: Any,
     ) -> None:
-        """Encodes one message (as ``encode`` does) and appends it, synced to disk."""
+        """Encodes one message (as ``encode`` does) and appends it.
+
+        The kernel writes it to disk in its own time, as tensogram's own ``append`` leaves
+        it; ``fsync=True`` syncs it to disk before returning.
+        """
         message = encode(global_meta_dict, descriptors_and_data, hash=hash, **options)
         self._check_open()
-        _tensorkit.tgm_append(self._path, message)
+        _tensorkit.tgm_append(self._path, message, fsync=fsync)
         if self._native is not None:
             self._native.close()
             self._native = None

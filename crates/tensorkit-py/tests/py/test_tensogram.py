@@ -202,7 +202,8 @@ def test_files_create_append_open_index_and_validate(tmp_path):
     path = tmp_path / "forecast.tgm"
     with tg.TensogramFile.create(path) as f:
         for step in range(3):
-            f.append({"base": [{"step": step}]}, [(desc((2, 2), "float32"), np.full((2, 2), step, np.float32))])
+            objects = [(desc((2, 2), "float32"), np.full((2, 2), step, np.float32))]
+            f.append({"base": [{"step": step}]}, objects, fsync=step == 1)
         assert len(f) == 3
     with tg.TensogramFile.open(path) as f:
         assert len(f) == f.message_count() == 3 and f.source() == str(path)
