@@ -331,11 +331,13 @@ impl<R: Read> Iterator for MessageReader<R> {
     }
 }
 
-/// Appends one encoded message to the file at `path` (created if missing). A crash
-/// mid-append leaves at most a damaged last message, which scanning skips; the messages
-/// before it are untouched. [`Durability::Synced`] syncs the message to disk before this
-/// returns (and the directory, when the file is new); [`Durability::Cached`] leaves that to
-/// the kernel, as tensogram's own `append` does (docs/decisions/0008).
+/// Appends one encoded message to the file at `path` (created if missing). A writer that
+/// dies mid-append leaves at most a damaged last message, which scanning skips; the
+/// messages before it are untouched. [`Durability::Synced`] syncs the message to disk
+/// before this returns (and the directory, when the file is new), so that it survives a
+/// power failure; [`Durability::Cached`] leaves that to the kernel, as tensogram's own
+/// `append` does, and a power failure may then lose the messages of the last seconds
+/// (docs/decisions/0008).
 pub fn append(path: impl AsRef<Path>, message: &[u8], durability: Durability) -> Result<()> {
     let path = path.as_ref();
     Message::open_with(message, &Limits::unlimited())?;
