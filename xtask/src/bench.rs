@@ -91,6 +91,11 @@ fn best(r: &Value) -> f64 {
     r["min_s"].as_f64().unwrap_or(f64::NAN)
 }
 
+/// [`throughput`] of the fastest run.
+fn throughput_at_best(r: &Value) -> Option<f64> {
+    Some(r["bytes"].as_f64()? / best(r))
+}
+
 /// The case of group (b)'s saves, and of the machine's `write()` timed in the same rounds.
 const SAVE: &str = "save one large";
 const WRITE_PROBE: &str = "write() of the large tensor";
@@ -120,7 +125,7 @@ impl Machine {
             memcpy: limit("memcpy"),
             read: limit("read()"),
             write: find(rows, WRITE_PROBE, "machine")
-                .and_then(|r| Some(r["bytes"].as_f64()? / best(r)))
+                .and_then(throughput_at_best)
                 .unwrap_or(f64::NAN),
         }
     }
@@ -195,8 +200,8 @@ fn table(out: &mut String, group: &str, rows: &[Value], machine: Machine) {
             });
         let tp = tp.filter(|_| !case.contains("zero-copy"));
         let fraction = if save {
-            r["bytes"].as_f64().map_or_else(String::new, |b| {
-                format!("{:.0} %", 100.0 * b / best(r) / machine.write)
+            throughput_at_best(r).map_or_else(String::new, |t| {
+                format!("{:.0} %", 100.0 * t / machine.write)
             })
         } else {
             tp.filter(|_| !case.contains("2000-tensor"))
@@ -413,10 +418,11 @@ fn targets(out: &mut String, rows: &[Value]) {
             Bar::Rate(min) => {
                 // Saves at their best, as everywhere (see [`save_verdict`]).
                 let v = if t.case == SAVE {
-                    r["bytes"].as_f64().unwrap_or(0.0) / best(r)
+                    throughput_at_best(r)
                 } else {
-                    throughput(r).unwrap_or(0.0)
-                };
+                    throughput(r)
+                }
+                .unwrap_or(0.0);
                 (
                     rate(v, 1.0),
                     v >= min,
@@ -589,12 +595,13 @@ fn every_core<'a>(rows: &'a [Value], case: &str) -> Option<&'a Value> {
 /// follow the host.
 fn save_verdict(rows: &[Value], r: &Value, peer: &str) -> (String, &'static str) {
     let ours = best(r);
-    let vs = find(rows, SAVE, peer).map_or(f64::NAN, best) / ours;
+    let theirs = find(rows, SAVE, peer).map(best);
+    let vs = theirs.unwrap_or(f64::NAN) / ours;
     let floor = find(rows, WRITE_PROBE, "machine").map_or(f64::NAN, best);
     let shown = format!(
         "{vs:.2}× (best {} against {}; write() {})",
         secs(ours),
-        find(rows, SAVE, peer).map_or_else(|| "—".into(), |p| secs(best(p))),
+        theirs.map_or_else(|| "—".into(), secs),
         secs(floor)
     );
     let verdict = if vs >= 1.0 {
@@ -620,23 +627,19 @@ fn round_two(out: &mut String, rows: &[Value], memcpy: f64) {
             continue;
         };
         let m = median(r);
-        let (shown, met) = match t.bar {
+        let said = |met: bool| if met { "met" } else { "not met" };
+        let (shown, verdict) = match t.bar {
             Versus::Peer(min, peer) => {
                 let v = find(rows, t.case, peer).map_or(f64::NAN, median) / m;
-                (format!("{v:.2}×"), v >= min)
+                (format!("{v:.2}×"), said(v >= min))
             }
-            Versus::Save(peer) => {
-                let (shown, verdict) = save_verdict(rows, r, peer);
-                let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
-                continue;
-            }
+            Versus::Save(peer) => save_verdict(rows, r, peer),
             Versus::Memcpy(min) => {
                 let v = throughput(r).unwrap_or(0.0) / memcpy;
-                (format!("{:.0} %", 100.0 * v), v >= min)
+                (format!("{:.0} %", 100.0 * v), said(v >= min))
             }
-            Versus::Seconds(max) => (secs(m), m <= max),
+            Versus::Seconds(max) => (secs(m), said(m <= max)),
         };
-        let verdict = if met { "met" } else { "not met" };
         let _ = writeln!(out, "| {} | {shown} | {verdict} |", t.what);
     }
     convert_target(out, rows);
@@ -1130,19 +1133,15 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
          bandwidth (best) |\n|---|---:|---:|---:|---:|\n",
     );
     for r in rows.iter().filter(|r| r["group"] == "e") {
-        let at = |t: f64| {
-            r["bytes"]
-                .as_f64()
-                .map_or_else(String::new, |b| rate(b / t, 1.0))
-        };
+        let shown = |t: Option<f64>| t.map_or_else(String::new, |t| rate(t, 1.0));
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",
             r["case"].as_str().unwrap_or_default(),
             secs(median(r)),
             secs(best(r)),
-            at(median(r)),
-            at(best(r))
+            shown(throughput(r)),
+            shown(throughput_at_best(r))
         );
     }
     md.push_str("\nFile workloads ((a), (b)) are shown as a fraction of the page-cache read() bandwidth; in-memory ones ((c), (d)) of memcpy. Readers that map the file copy from the page cache without the read() system call and can pass 100 %. Saves write a new file (the old one is removed first, as an atomic rename does), are timed up to the last write(), and the file is synced before the next one starts: the figure is the page-cache write speed, not the disk's. The writers take turns going first, over three times as many rounds as other cases, since some writes into new pages on this machine take several times as long whoever makes them; among them, taking its turn like the others, is the machine's own write() of the same bytes with no format around them ((e)), which no writer can beat. \"vs peer\" is the peer's median over ours: above 1× we are faster; for saves it is the peer's best over ours, and their fraction is of the best write() ((e)), since their medians follow the host's slow pages. Remote cases ((f)) are wall-clock times from opening the URL to the last byte needed, the server's 20 ms per request included; \"download first\" fetches the whole file with one GET into a local file, then opens that. The CLI cases ((i)) time whole processes: `tensorkit convert` reads, checks every digest or hash the source carries (on the second core, while it writes), writes a temporary file (stored tensors copied from the source by the kernel, as `cp` does) and renames it into place, leaving the writing back to disk to the kernel as `cp` does; `tensorkit --fsync convert` also syncs the file before the rename and is held against \"cp, then fsync\"; each output file is removed before a run and synced after it, outside the timing.\n\n");

@@ -44,15 +44,8 @@ pub(crate) struct Scale {
 }
 
 /// Times `f` `runs` times after one warm-up run; returns the durations in seconds.
-pub(crate) fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
-    black_box(f());
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed().as_secs_f64()
-        })
-        .collect()
+pub(crate) fn time<T>(runs: usize, f: impl FnMut() -> T) -> Vec<f64> {
+    time_for(runs, 0.0, f)
 }
 
 /// [`time`], with more runs where `runs` of them take less than `budget` seconds: at
@@ -60,8 +53,9 @@ pub(crate) fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Vec<f64> {
 /// millisecond runs can follow one disturbance of the machine; one of fifty does not.
 pub(crate) fn time_for<T>(runs: usize, budget: f64, mut f: impl FnMut() -> T) -> Vec<f64> {
     let start = Instant::now();
-    let mut times = time(runs, &mut f);
-    while times.len() < 1000 && start.elapsed().as_secs_f64() < budget {
+    black_box(f());
+    let mut times = Vec::with_capacity(runs);
+    while times.len() < runs || (times.len() < 1000 && start.elapsed().as_secs_f64() < budget) {
         let t = Instant::now();
         black_box(f());
         times.push(t.elapsed().as_secs_f64());
