@@ -877,21 +877,6 @@ mod tests {
         assert!(e.to_string().contains("the PNG image"), "{e}");
     }
 
-    /// OpenJPEG's codestream `name` from `testdata/reference/jpeg2000` and its samples.
-    fn openjpeg_case(name: &str) -> (Vec<u8>, Vec<f64>) {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../testdata/reference/jpeg2000"
-        );
-        let data = std::fs::read(format!("{dir}/{name}.j2k")).expect("codestream");
-        let raw = std::fs::read(format!("{dir}/{name}.samples")).expect("samples");
-        let samples = raw
-            .chunks_exact(2)
-            .map(|b| f64::from(u16::from_le_bytes([b[0], b[1]])))
-            .collect();
-        (data, samples)
-    }
-
     #[test]
     fn jpeg_fields_decode_here_or_through_hayro_to_openjpegs_samples() {
         let at = At {
@@ -907,14 +892,15 @@ mod tests {
         // "default" is decoded by our own decoder, "precincts" (several precincts per
         // resolution) is refused there and goes to hayro-jpeg2000: the same samples.
         for name in ["default", "precincts"] {
-            let (data, expected) = openjpeg_case(name);
+            let (data, samples) = crate::jpeg2000::openjpeg_case(name, false);
+            let expected: Vec<f64> = samples.into_iter().map(f64::from).collect();
             let ours = crate::jpeg2000::decode(&data, expected.len());
             assert_eq!(ours.is_ok(), name == "default", "{name}: {ours:?}");
             let mut out = vec![0.0; expected.len()];
             jpeg(&p, &data, &mut out, at).expect("decodes");
             assert_eq!(out, expected, "{name}");
         }
-        let (data, _) = openjpeg_case("default");
+        let (data, _) = crate::jpeg2000::openjpeg_case("default", false);
         let e = jpeg(&p, &data, &mut [0.0; 5], at).expect_err("too few values");
         assert!(e.to_string().contains("61×47 samples, 5 values"), "{e}");
         let e = jpeg(&p, &data[..40], &mut vec![0.0; 61 * 47], at).expect_err("cut");

@@ -50,6 +50,12 @@ impl Rect {
     }
 }
 
+/// How many cells of a grid of 2^`e` anchored at 0 the span `a0..a1` touches: precincts
+/// across a resolution, code-blocks across a band.
+fn cells(a0: u32, a1: u32, e: u8) -> u64 {
+    u64::from(a1).div_ceil(1 << e) - (u64::from(a0) >> e)
+}
+
 /// One sub-band of one resolution.
 #[derive(Debug)]
 pub(super) struct Band {
@@ -103,16 +109,13 @@ pub(super) fn layout(
     for r in 0..=levels {
         let res_area = area.reduced(levels - r, (0, 0));
         let (ppx, ppy) = style.precincts[r as usize];
-        if !res_area.is_empty() {
-            let count =
-                |a0: u32, a1: u32, p: u8| u64::from(a1).div_ceil(1 << p) - (u64::from(a0) >> p);
-            if count(res_area.x0, res_area.x1, ppx) != 1
-                || count(res_area.y0, res_area.y1, ppy) != 1
-            {
-                return Err(Refusal::unsupported(
-                    "more than one precinct in a resolution",
-                ));
-            }
+        if !res_area.is_empty()
+            && (cells(res_area.x0, res_area.x1, ppx) != 1
+                || cells(res_area.y0, res_area.y1, ppy) != 1)
+        {
+            return Err(Refusal::unsupported(
+                "more than one precinct in a resolution",
+            ));
         }
         let lower = u8::from(r > 0);
         let block = (
@@ -172,12 +175,9 @@ pub(super) fn layout(
             let (across, down) = if band_area.is_empty() {
                 (0, 0)
             } else {
-                let n = |a0: u32, a1: u32, e: u8| {
-                    (u64::from(a1).div_ceil(1 << e) - (u64::from(a0) >> e)) as usize
-                };
                 (
-                    n(band_area.x0, band_area.x1, block.0),
-                    n(band_area.y0, band_area.y1, block.1),
+                    cells(band_area.x0, band_area.x1, block.0) as usize,
+                    cells(band_area.y0, band_area.y1, block.1) as usize,
                 )
             };
             let first_block = blocks.len();

@@ -77,16 +77,10 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
     let codestream = header::parse(data, samples)?;
     let size = &codestream.size;
     // Each tile's packet data in one piece: tile-parts are joined.
-    let joined: Vec<Cow<'_, [u8]>> = codestream
-        .tiles
-        .iter()
-        .map(|t| match t.parts.as_slice() {
-            [one] => Cow::Borrowed(*one),
-            parts => Cow::Owned(parts.concat()),
-        })
-        .collect();
-    let mut tiles = Vec::with_capacity(joined.len());
-    for (t, (stream, data)) in codestream.tiles.iter().zip(&joined).enumerate() {
+    let packet_data: Vec<Cow<'_, [u8]>> =
+        codestream.tiles.iter().map(|t| joined(&t.parts)).collect();
+    let mut tiles = Vec::with_capacity(packet_data.len());
+    for (t, (stream, data)) in codestream.tiles.iter().zip(&packet_data).enumerate() {
         let (order, style, quant) = stream.parameters.resolve(&codestream.main)?;
         let layout = layout::layout(size.tile_area(t as u32), &style, &quant, size.depth)?;
         let by_layer = match order.progression {
@@ -128,10 +122,7 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
             let contribution = &tile.blocks[i];
             let area = &tile.layout.blocks[i];
             let band = &tile.layout.bands[area.band];
-            let data: Cow<'_, [u8]> = match contribution.segments.as_slice() {
-                [one] => Cow::Borrowed(*one),
-                segments => Cow::Owned(segments.concat()),
-            };
+            let data = joined(&contribution.segments);
             let coded = Coded {
                 width: area.area.width(),
                 height: area.area.height(),
@@ -174,6 +165,14 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
         }
     }
     Ok(image)
+}
+
+/// `pieces` as one run of bytes, borrowed when there is only one.
+fn joined<'a>(pieces: &[&'a [u8]]) -> Cow<'a, [u8]> {
+    match pieces {
+        [one] => Cow::Borrowed(*one),
+        pieces => Cow::Owned(pieces.concat()),
+    }
 }
 
 /// A tile's bands (row-major over each band's area) filled from its decoded code-blocks,
@@ -277,6 +276,33 @@ fn precincts_start_at_the_tile(layout: &Layout, style: &header::Style) -> bool {
     })
 }
 
+/// `testdata/reference/jpeg2000`: codestreams OpenJPEG wrote, each with the samples OpenJPEG
+/// decodes from it (`scripts/reference/jpeg2000_openjpeg.py`).
+#[cfg(test)]
+pub(crate) fn openjpeg_cases() -> std::path::PathBuf {
+    tensor_testkit::testdata().join("reference/jpeg2000")
+}
+
+/// OpenJPEG's codestream `name` and its samples (stored as 16-bit little-endian integers,
+/// `signed` or not).
+#[cfg(test)]
+pub(crate) fn openjpeg_case(name: &str, signed: bool) -> (Vec<u8>, Vec<i32>) {
+    let dir = openjpeg_cases();
+    let data = std::fs::read(dir.join(format!("{name}.j2k"))).expect("codestream");
+    let raw = std::fs::read(dir.join(format!("{name}.samples"))).expect("samples");
+    let samples = raw
+        .chunks_exact(2)
+        .map(|b| {
+            if signed {
+                i32::from(i16::from_le_bytes([b[0], b[1]]))
+            } else {
+                i32::from(u16::from_le_bytes([b[0], b[1]]))
+            }
+        })
+        .collect();
+    (data, samples)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,11 +331,8 @@ mod tests {
 
     #[test]
     fn the_ecmwf_written_field_decodes_as_hayro_decodes_it() {
-        let grib = std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../testdata/reference/grib/jpeg.grib2"
-        ))
-        .unwrap();
+        let grib =
+            std::fs::read(tensor_testkit::testdata().join("reference/grib/jpeg.grib2")).unwrap();
         let cs = codestream(&grib);
         let expected = hayro(cs);
         let ours = decode(cs, expected.len()).unwrap();
@@ -321,30 +344,15 @@ mod tests {
     /// precincts per resolution — is refused as unsupported.
     #[test]
     fn openjpegs_codestreams_decode_to_openjpegs_samples() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../testdata/reference/jpeg2000"
-        );
         let index: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(format!("{dir}/index.json")).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(openjpeg_cases().join("index.json")).unwrap())
+                .unwrap();
         let mut failures = Vec::new();
         for case in index["cases"].as_array().unwrap() {
             let name = case["name"].as_str().unwrap();
             let samples =
                 (case["width"].as_u64().unwrap() * case["height"].as_u64().unwrap()) as usize;
-            let data = std::fs::read(format!("{dir}/{name}.j2k")).unwrap();
-            let raw = std::fs::read(format!("{dir}/{name}.samples")).unwrap();
-            let signed = case["signed"].as_bool().unwrap();
-            let expected: Vec<i32> = raw
-                .chunks_exact(2)
-                .map(|b| {
-                    if signed {
-                        i32::from(i16::from_le_bytes([b[0], b[1]]))
-                    } else {
-                        i32::from(u16::from_le_bytes([b[0], b[1]]))
-                    }
-                })
-                .collect();
+            let (data, expected) = openjpeg_case(name, case["signed"].as_bool().unwrap());
             match (decode(&data, samples), case["general"].as_bool().unwrap()) {
                 (Err(Refusal::Unsupported(_)), true) => {}
                 (Ok(got), false) => {
@@ -377,10 +385,6 @@ mod tests {
     /// codestream (200 by default).
     #[test]
     fn damaged_codestreams_never_panic() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../testdata/reference/jpeg2000"
-        );
         let rounds: usize = std::env::var("JPEG2000_MUTATIONS")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -392,12 +396,12 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut names: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "j2k"))
-            .collect();
-        names.sort();
+        let names = tensor_testkit::files_with_extension(&openjpeg_cases(), "j2k");
+        assert!(
+            !names.is_empty(),
+            "no codestreams in {:?}",
+            openjpeg_cases()
+        );
         for path in names {
             let original = std::fs::read(&path).unwrap();
             for round in 0..rounds {

@@ -3,13 +3,12 @@
 use crate::ensure;
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use tensor_core::Limits;
 use tensor_grib::{Grib, Key};
 
 pub(crate) fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/reference/grib")
+    tensor_testkit::testdata().join("reference/grib")
 }
 
 /// Every GRIB fixture, with its sidecar.
@@ -56,7 +55,7 @@ fn check(path: &Path, i: usize, m: &Value) -> Result<(), Failed> {
 
     // Bit for bit: the SHA-256 of ecCodes' values with missing points as NaN…
     let le: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let sha = format!("{:x}", Sha256::digest(&le));
+    let sha = tensor_testkit::sha256_hex(&le);
     // …and each value against ecCodes' own, to say where they differ.
     let all = std::fs::read(path.with_extension("values"))?;
     let before: u64 = grib.fields()[..i].iter().map(|f| f.points).sum();
