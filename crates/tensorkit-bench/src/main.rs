@@ -24,6 +24,7 @@ use std::time::Instant;
 mod cli;
 mod remote;
 mod scaling;
+mod threads;
 mod workloads;
 
 /// How big and how often.
@@ -184,7 +185,7 @@ fn main() {
             'b' => workloads::big_tensor(scale, dir.path()),
             'c' => workloads::pipelines(scale),
             'd' => workloads::szip(scale),
-            'g' => workloads::threads(scale),
+            'g' => threads::threads(scale),
             'f' => remote::remote(scale, dir.path()),
             'h' => scaling::scaling(scale, dir.path(), quick),
             'i' => cli::convert(scale, dir.path()),
