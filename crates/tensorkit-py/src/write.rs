@@ -70,92 +70,82 @@ impl Entries {
     }
 }
 
-/// The write options Python's keywords describe.
-fn options(
-    format: Option<&str>,
-    metadata_json: Option<&str>,
-    pipeline: Option<&str>,
+/// The write options of `save`, `serialize` and `convert`: one dict with every key, made by
+/// `tensorkit._file._options` from the keywords of the Python functions.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct Options {
+    format: Option<String>,
+    metadata_json: Option<String>,
+    pipeline: Option<String>,
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
     fsync: bool,
-) -> PyResult<WriteOptions> {
-    let format = format
-        .map(|id| {
-            Format::from_id(id).ok_or_else(|| {
-                let ids: Vec<&str> = Format::WRITABLE.iter().map(|f| f.id()).collect();
-                invalid(format!("unknown format {id:?}; one of {}", ids.join(", ")))
+}
+
+impl Options {
+    /// The library's options these describe.
+    fn resolve(&self) -> PyResult<WriteOptions> {
+        let format = self
+            .format
+            .as_deref()
+            .map(|id| {
+                Format::from_id(id).ok_or_else(|| {
+                    let ids: Vec<&str> = Format::WRITABLE.iter().map(|f| f.id()).collect();
+                    invalid(format!("unknown format {id:?}; one of {}", ids.join(", ")))
+                })
             })
+            .transpose()?;
+        let metadata = self
+            .metadata_json
+            .as_deref()
+            .map(|text| match serde_json::from_str(text) {
+                Ok(serde_json::Value::Object(m)) => Ok(m),
+                Ok(_) => Err(invalid("metadata must be a dict")),
+                Err(e) => Err(invalid(format!("metadata: {e}"))),
+            })
+            .transpose()?;
+        let pipeline = self
+            .pipeline
+            .as_deref()
+            .map(PipelineSpec::parse)
+            .transpose()
+            .map_err(to_py)?
+            .unwrap_or_default();
+        Ok(WriteOptions {
+            format,
+            metadata,
+            pipeline,
+            max_shard_size: self.max_shard_size,
+            alignment: self.alignment,
+            durability: tensorkit::Durability::synced_if(self.fsync),
         })
-        .transpose()?;
-    let metadata = metadata_json
-        .map(|text| match serde_json::from_str(text) {
-            Ok(serde_json::Value::Object(m)) => Ok(m),
-            Ok(_) => Err(invalid("metadata must be a dict")),
-            Err(e) => Err(invalid(format!("metadata: {e}"))),
-        })
-        .transpose()?;
-    let pipeline = pipeline
-        .map(PipelineSpec::parse)
-        .transpose()
-        .map_err(to_py)?
-        .unwrap_or_default();
-    Ok(WriteOptions {
-        format,
-        metadata,
-        pipeline,
-        max_shard_size,
-        alignment,
-        durability: tensorkit::Durability::synced_if(fsync),
-    })
+    }
 }
 
 /// Saves tensors to `path` atomically; returns what the format left out.
 #[pyfunction]
-#[pyo3(signature = (path, tensors, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None, fsync=false))]
 pub(crate) fn save(
     py: Python<'_>,
     path: PathBuf,
     tensors: Vec<Entry<'_>>,
-    format: Option<&str>,
-    metadata_json: Option<&str>,
-    pipeline: Option<&str>,
-    alignment: Option<u64>,
-    max_shard_size: Option<u64>,
-    fsync: bool,
+    options: Options,
 ) -> PyResult<Vec<String>> {
-    let options = options(
-        format,
-        metadata_json,
-        pipeline,
-        alignment,
-        max_shard_size,
-        fsync,
-    )?;
+    let options = options.resolve()?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     py.detach(|| tensorkit::save_tensors(&path, views, &options))
         .map_err(to_py)
 }
 
-/// The bytes of a file holding the tensors, in `format`.
+/// The bytes of a file holding the tensors, in the options' format.
 #[pyfunction]
-#[pyo3(signature = (tensors, format, *, metadata_json=None, pipeline=None, alignment=None))]
 pub(crate) fn serialize<'py>(
     py: Python<'py>,
     tensors: Vec<Entry<'py>>,
-    format: &str,
-    metadata_json: Option<&str>,
-    pipeline: Option<&str>,
-    alignment: Option<u64>,
+    options: Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = options(
-        Some(format),
-        metadata_json,
-        pipeline,
-        alignment,
-        None,
-        false,
-    )?;
+    let options = options.resolve()?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     let bytes = py
@@ -166,26 +156,13 @@ pub(crate) fn serialize<'py>(
 
 /// Converts the file at `src` (any format, or a shard index) to `dst`.
 #[pyfunction]
-#[pyo3(signature = (src, dst, *, format=None, metadata_json=None, pipeline=None, alignment=None, max_shard_size=None, fsync=false))]
 pub(crate) fn convert(
     py: Python<'_>,
     src: PathBuf,
     dst: PathBuf,
-    format: Option<&str>,
-    metadata_json: Option<&str>,
-    pipeline: Option<&str>,
-    alignment: Option<u64>,
-    max_shard_size: Option<u64>,
-    fsync: bool,
+    options: Options,
 ) -> PyResult<Vec<String>> {
-    let options = options(
-        format,
-        metadata_json,
-        pipeline,
-        alignment,
-        max_shard_size,
-        fsync,
-    )?;
+    let options = options.resolve()?;
     py.detach(|| {
         let file = tensorkit::open(&src)?;
         tensorkit::save(&dst, &file, &options)

@@ -264,8 +264,25 @@ def _size(value: int | str | None) -> int | None:
     return int(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
 
 
-def _metadata_json(metadata: Mapping[str, Any] | None) -> str | None:
-    return None if metadata is None else json.dumps(dict(metadata))
+def _options(
+    *,
+    format: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    pipeline: str | None = None,
+    alignment: int | str | None = None,
+    max_shard_size: int | str | None = None,
+    fsync: bool = False,
+) -> dict[str, Any]:
+    """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
+    module takes them: one dict, every key present."""
+    return {
+        "format": format,
+        "metadata_json": None if metadata is None else json.dumps(dict(metadata)),
+        "pipeline": pipeline,
+        "alignment": _size(alignment),
+        "max_shard_size": _size(max_shard_size),
+        "fsync": fsync,
+    }
 
 
 def save(
@@ -289,12 +306,14 @@ def save(
     return _tensorkit.save(
         os.fspath(path),
         _entries(tensors),
-        format=format,
-        metadata_json=_metadata_json(metadata),
-        pipeline=pipeline,
-        alignment=_size(alignment),
-        max_shard_size=_size(max_shard_size),
-        fsync=fsync,
+        _options(
+            format=format,
+            metadata=metadata,
+            pipeline=pipeline,
+            alignment=alignment,
+            max_shard_size=max_shard_size,
+            fsync=fsync,
+        ),
     )
 
 
@@ -309,10 +328,7 @@ def serialize(
     """The bytes of a ``format`` file holding ``tensors``."""
     return _tensorkit.serialize(
         _entries(tensors),
-        format,
-        metadata_json=_metadata_json(metadata),
-        pipeline=pipeline,
-        alignment=_size(alignment),
+        _options(format=format, metadata=metadata, pipeline=pipeline, alignment=alignment),
     )
 
 
@@ -333,12 +349,14 @@ def convert(
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
-        format=format,
-        metadata_json=_metadata_json(metadata),
-        pipeline=pipeline,
-        alignment=_size(alignment),
-        max_shard_size=_size(max_shard_size),
-        fsync=fsync,
+        _options(
+            format=format,
+            metadata=metadata,
+            pipeline=pipeline,
+            alignment=alignment,
+            max_shard_size=max_shard_size,
+            fsync=fsync,
+        ),
     )
 
 

@@ -1,6 +1,7 @@
 """Type stubs of the native module (crates/tensorkit-py/src)."""
 
 from collections.abc import Buffer as _Buffer
+from typing import TypedDict
 
 __version__: str
 
@@ -47,36 +48,17 @@ def open(
     storage_options: list[tuple[str, str]] | None = None,
 ) -> File: ...
 def open_bytes(data: bytes) -> File: ...
-def save(
-    path: str,
-    tensors: list[_Entry],
-    *,
-    format: str | None = None,
-    metadata_json: str | None = None,
-    pipeline: str | None = None,
-    alignment: int | None = None,
-    max_shard_size: int | None = None,
-    fsync: bool = False,
-) -> list[str]: ...
-def serialize(
-    tensors: list[_Entry],
-    format: str,
-    *,
-    metadata_json: str | None = None,
-    pipeline: str | None = None,
-    alignment: int | None = None,
-) -> bytes: ...
-def convert(
-    src: str,
-    dst: str,
-    *,
-    format: str | None = None,
-    metadata_json: str | None = None,
-    pipeline: str | None = None,
-    alignment: int | None = None,
-    max_shard_size: int | None = None,
-    fsync: bool = False,
-) -> list[str]: ...
+class _WriteOptions(TypedDict):
+    format: str | None
+    metadata_json: str | None
+    pipeline: str | None
+    alignment: int | None
+    max_shard_size: int | None
+    fsync: bool
+
+def save(path: str, tensors: list[_Entry], options: _WriteOptions) -> list[str]: ...
+def serialize(tensors: list[_Entry], options: _WriteOptions) -> bytes: ...
+def convert(src: str, dst: str, options: _WriteOptions) -> list[str]: ...
 def validate(path: str, *, level: str = "full", canonical: bool = False) -> str: ...
 def migrate(src: str, dst: str, *, fsync: bool = False) -> tuple[int, int, int, int, int]: ...
 

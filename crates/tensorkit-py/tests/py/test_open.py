@@ -178,6 +178,23 @@ def test_metadata_formats_and_conversion(tmp_path):
     assert not (tmp_path / "w.unknown").exists()
 
 
+def test_serialize_gives_the_bytes_save_writes(tmp_path):
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    meta = {"purpose": "test"}
+    for ext, fmt in (("safetensors", "safetensors"), ("bt", "bintensors"), ("zt", "ztensor-2")):
+        path = tmp_path / f"w.{ext}"
+        tensorkit.save(path, {"w": w}, metadata=meta)
+        assert tensorkit.serialize({"w": w}, fmt, metadata=meta) == path.read_bytes(), fmt
+    packed = tensorkit.serialize({"w": w}, "tensogram", pipeline="shuffle,zstd:3")
+    (tmp_path / "w.tgm").write_bytes(packed)
+    with tensorkit.open(tmp_path / "w.tgm") as f:
+        assert (f["w"] == w).all()
+    with pytest.raises(tensorkit.InvalidArgumentError, match="unknown format"):
+        tensorkit.serialize({"w": w}, "npy")
+    with pytest.raises(tensorkit.InvalidArgumentError):
+        tensorkit.serialize({"w": w}, "tensogram", pipeline="shuffle,nonsense")
+
+
 def test_fsync_syncs_the_same_bytes(tmp_path):
     w = np.arange(5000, dtype=np.float32).reshape(50, 100)
     for ext in ("safetensors", "zt", "tgm"):
