@@ -93,10 +93,7 @@ impl AtomicFile {
     /// Starts writing a file that will be named `path`, committed with `durability`.
     pub fn create_with(path: impl AsRef<Path>, durability: Durability) -> Result<Self> {
         let target = path.as_ref().to_path_buf();
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = directory_of(&target);
         sweep_stale(&dir);
         let (file, named) = if let Some(file) = unnamed_in(&dir) {
             (file, None)
@@ -151,15 +148,35 @@ impl AtomicFile {
             let _ = std::fs::remove_file(&staged);
             return Err(Error::io(format!("renaming into {}", target.display()), e));
         }
-        // The rename is durable only once the directory is: sync it (best effort where
-        // directories cannot be opened).
-        if durability == Durability::Synced
-            && let Ok(d) = File::open(&self.dir)
-        {
-            let _ = d.sync_all();
+        // The rename is durable only once the directory is.
+        if durability == Durability::Synced {
+            sync_directory(&self.dir);
         }
         Ok(())
     }
+}
+
+/// The directory a file named `path` is in (`.` for a bare file name).
+fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Syncs `dir` to disk, so that the names made or changed in it survive a power failure
+/// (best effort: where a directory cannot be opened, nothing is done).
+fn sync_directory(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Syncs the directory that holds `path` to disk, so that a file just created under that
+/// name survives a power failure once its data is synced too (best effort, as
+/// [`AtomicFile::commit`] does for the files it renames into place).
+pub fn sync_directory_of(path: &Path) {
+    sync_directory(&directory_of(path));
 }
 
 impl Drop for AtomicFile {

@@ -348,15 +348,14 @@ pub fn append(path: impl AsRef<Path>, message: &[u8], durability: Durability) ->
         .append(true)
         .open(path)
         .map_err(io)?;
-    let new = f.metadata().map_err(io)?.len() == 0;
+    let synced = durability == Durability::Synced;
+    // Whether the file is new matters only to a synced append (its name must be synced too).
+    let new = synced && f.metadata().map_err(io)?.len() == 0;
     f.write_all(message).map_err(io)?;
-    if durability == Durability::Synced {
+    if synced {
         f.sync_data().map_err(io)?;
-        // A new file's name is durable only once its directory is (best effort where
-        // directories cannot be opened).
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if new && let Ok(d) = std::fs::File::open(dir.unwrap_or(Path::new("."))) {
-            let _ = d.sync_all();
+        if new {
+            tensor_core::atomic::sync_directory_of(path);
         }
     }
     Ok(())
