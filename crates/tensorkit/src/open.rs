@@ -474,12 +474,29 @@ impl<'f> TensorRef<'f> {
         v.contiguous_bytes()
     }
 
+    /// Runs `copy` (of `bytes`, the tensor's stored elements) while the tensor is checked
+    /// against its checksum or digest ([`verify`](Self::verify)) on another core, when it
+    /// has one and is large enough to share (see [`tensor_core::tee::beside`]): the two
+    /// passes over the bytes then take the time of the slower. A failed check is the error,
+    /// whatever the copy made.
+    fn checked_while<T>(&self, bytes: &[u8], copy: impl FnOnce() -> Result<T>) -> Result<T> {
+        if self.tensor.check.is_none() || bytes.len() < tensor_core::tee::BESIDE_FROM {
+            self.tensor.verify()?;
+            return copy();
+        }
+        let mut checked = Ok(());
+        let copied = tensor_core::tee::beside(copy, || checked = self.tensor.verify());
+        checked?;
+        copied
+    }
+
     /// The elements decoded into a new tensor, in the machine's byte order. Large tensors
     /// land on huge pages, copied on every core (feature `parallel`).
     pub fn to_tensor(&self) -> Result<Tensor> {
         if let Some(bytes) = self.native_bytes() {
-            self.tensor.verify()?;
-            let data = tensor_core::buffer::try_copied(bytes, "a tensor")?;
+            let data = self.checked_while(bytes, || {
+                Ok(tensor_core::buffer::try_copied(bytes, "a tensor")?)
+            })?;
             return Ok(Tensor::new(
                 data,
                 self.dtype(),
@@ -520,8 +537,10 @@ impl<'f> TensorRef<'f> {
             return decode(&self.set.limits, out);
         }
         if let Some(bytes) = self.native_bytes() {
-            self.tensor.verify()?;
-            tensor_core::buffer::copy(out, bytes);
+            self.checked_while(bytes, || {
+                tensor_core::buffer::copy(out, bytes);
+                Ok(())
+            })?;
             return Ok(());
         }
         let what = format!("tensor {:?}", self.name());

@@ -3,7 +3,7 @@
 //! write what opens again with the same tensors.
 
 use std::path::PathBuf;
-use tensorkit::{ErrorKind, Format, Kinded, ReadOptions, WriteOptions};
+use tensorkit::{ByteOrder, Dtype, ErrorKind, Format, Kinded, ReadOptions, WriteOptions};
 
 fn fixtures() -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -276,6 +276,46 @@ fn digests_and_frame_hashes_are_checked_on_copies_and_when_asked_not_for_views()
         let t = unchecked.get("t2").unwrap().to_tensor().unwrap();
         assert_ne!(t.data(), &data[2 * 65536..3 * 65536], "{id}");
         unchecked.verify().unwrap();
+    }
+}
+
+/// A tensor large enough to be checked on another core while it is copied out (from 256 KiB)
+/// is checked all the same: damage is the error of `to_tensor` and `read_into`, and a sound
+/// one arrives exactly.
+#[test]
+fn large_tensors_are_checked_while_they_are_copied() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..256 * 1024u32).flat_map(u32::to_le_bytes).collect();
+    let view =
+        tensorkit::TensorView::new(&data, Dtype::Uint32, &[256 * 1024], ByteOrder::Little).unwrap();
+    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+        let id = format.id();
+        let path = dir.path().join(format!("large-{id}"));
+        let options = tensorkit::WriteOptions::for_format(format);
+        tensorkit::save_tensors(&path, [("big", view.clone())], &options).unwrap();
+        let mut out = vec![0u8; data.len()];
+        {
+            let file = tensorkit::open(&path).unwrap();
+            let big = file.get("big").unwrap();
+            assert_eq!(big.to_tensor().unwrap().data(), &data[..], "{id}");
+            big.read_into(&mut out).unwrap();
+            assert_eq!(out, data, "{id}");
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let needle = &data[600_000..600_008];
+        let at = bytes.windows(8).position(|w| w == needle).unwrap();
+        bytes[at] ^= 0x01;
+        std::fs::write(&path, &bytes).unwrap();
+        let file = tensorkit::open(&path).unwrap();
+        let big = file.get("big").unwrap();
+        for e in [
+            big.to_tensor().unwrap_err(),
+            big.read_into(&mut out).unwrap_err(),
+        ] {
+            assert_eq!(e.kind(), ErrorKind::ChecksumMismatch, "{id}: {e}");
+            assert!(e.to_string().contains("big"), "{id}: {e}");
+        }
     }
 }
 
