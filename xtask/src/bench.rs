@@ -701,9 +701,9 @@ fn convert_target(out: &mut String, rows: &[Value]) {
 /// The yardstick of group (h)'s size axis: this machine's own `read()` of the same file.
 const MACHINE: &str = "this machine: read() into a new buffer";
 
-/// The readers of group (h), in table order.
-const SCALING_READERS: [&str; 7] = [
-    MACHINE,
+/// The readers of group (h), in table order. A reader that also wrote a file (all but
+/// "tensorkit safetensors", which reads the safetensors crate's) gives that file its name.
+const SCALING_READERS: [&str; 6] = [
     "safetensors crate",
     "tensorkit safetensors",
     "tensorkit BinTensors",
@@ -713,11 +713,13 @@ const SCALING_READERS: [&str; 7] = [
 ];
 
 /// Group (h) along one axis (`count` or `size`): a row per reader and work, a column per
-/// step, and a verdict on growth. A step that multiplies the work by k may take at most
-/// 1.5·k times as long (for "open" along the size axis the work is the header alone, so
-/// k = 1). Along the size axis, where the machine's own `read()` of the same bytes grows
-/// faster than the bytes (caches give out, page faults grow), k is that growth instead.
-/// Times under 100 µs are too noisy to judge and are left out of the verdict.
+/// step, and a verdict on growth. Each cell is the fastest of its runs: the machine's noise
+/// (the host's slow pages above all) only ever adds time. A step that multiplies the work by
+/// k may take at most 1.5·k times as long (for "open" along the size axis the work is the
+/// header alone, so k = 1). Along the size axis, where the machine's own `read()` of the
+/// file a reader read, timed in the same rounds, grows faster than the bytes (caches give
+/// out, page faults grow), k is that growth instead; its row stands above the file's
+/// readers. Times under 100 µs are too noisy to judge and are left out of the verdict.
 fn scaling(out: &mut String, rows: &[Value], axis: &str) {
     let ours: Vec<&Value> = rows
         .iter()
@@ -754,35 +756,69 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
     out.push_str(" growth |\n|---|---|");
     out.push_str(&"---:|".repeat(steps.len()));
     out.push_str("---|\n");
-    let times_of = |who: &str, work: &str| -> Vec<Option<f64>> {
+    // The row of `who` doing `work` at each step.
+    let cells = |who: &str, work: &str| -> Vec<Option<&Value>> {
         let case = format!("scaling: {work}");
         steps
             .iter()
             .map(|&s| {
                 ours.iter()
                     .find(|r| r["impl"] == who && r["case"] == case.as_str() && step(r) == s)
-                    .map(|r| median(r))
+                    .copied()
             })
             .collect()
     };
-    let machine = times_of(MACHINE, "load all");
+    // The yardstick's time for the file `r` read, at `r`'s step.
+    let machine = |r: &Value| {
+        ours.iter()
+            .find(|m| {
+                m["impl"] == MACHINE
+                    && m["extra"]["file"] == r["extra"]["file"]
+                    && step(m) == step(r)
+            })
+            .map(|m| best(m))
+    };
+    let line = |out: &mut String, who: &str, work: &str, times: &[Option<f64>], verdict: &str| {
+        let _ = write!(out, "| {who} | {work} |");
+        for t in times {
+            let _ = write!(out, " {} |", t.map_or_else(|| "—".into(), secs));
+        }
+        let _ = writeln!(out, " {verdict} |");
+    };
     for who in SCALING_READERS {
+        let read: Vec<Option<&Value>> = steps
+            .iter()
+            .map(|&s| {
+                ours.iter()
+                    .find(|m| m["impl"] == MACHINE && m["extra"]["file"] == who && step(m) == s)
+                    .copied()
+            })
+            .collect();
+        if read.iter().any(Option::is_some) {
+            let times: Vec<Option<f64>> = read.iter().map(|r| r.map(best)).collect();
+            let work = format!("read() of {who}'s file");
+            line(
+                out,
+                MACHINE,
+                &work,
+                &times,
+                "the yardstick of the rows below",
+            );
+        }
         for work in ["open", "get one", "load all"] {
-            let times = times_of(who, work);
-            if times.iter().all(Option::is_none) {
+            let cells = cells(who, work);
+            if cells.iter().all(Option::is_none) {
                 continue;
             }
-            let _ = write!(out, "| {who} | {work} |");
-            for t in &times {
-                let _ = write!(out, " {} |", t.map_or_else(|| "—".into(), secs));
-            }
+            let times: Vec<Option<f64>> = cells.iter().map(|r| r.map(best)).collect();
             // The worst step: how many times the yardstick's growth it took, at which step,
             // and whether the yardstick was the machine's read() rather than the work.
             let mut worst: Option<(f64, usize, bool)> = None;
             for i in 1..steps.len() {
-                let (Some(a), Some(b)) = (times[i - 1], times[i]) else {
+                let (Some(ra), Some(rb)) = (cells[i - 1], cells[i]) else {
                     continue;
                 };
+                let (a, b) = (best(ra), best(rb));
                 if a < 1e-4 || b < 1e-4 {
                     continue;
                 }
@@ -790,7 +826,7 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
                     (1.0, false)
                 } else {
                     let work_growth = steps[i] as f64 / steps[i - 1] as f64;
-                    match (machine[i - 1], machine[i]) {
+                    match (machine(ra), machine(rb)) {
                         (Some(ma), Some(mb)) if axis == "size" && mb / ma > work_growth => {
                             (mb / ma, true)
                         }
@@ -810,7 +846,6 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
                 }
             };
             let verdict = match worst {
-                _ if who == MACHINE => "the yardstick of this axis".into(),
                 Some((e, i, m)) if e > 1.5 => format!(
                     "super-linear: {} → {} took {:.1}× {}",
                     label(steps[i - 1]),
@@ -821,7 +856,7 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
                 Some((e, _, m)) => format!("linear (worst step {e:.2}× {})", yardstick(m)),
                 None => "too fast to judge".into(),
             };
-            let _ = writeln!(out, " {verdict} |");
+            line(out, who, work, &times, &verdict);
         }
     }
 }
@@ -1170,13 +1205,14 @@ pub(crate) fn run(root: &Path, args: &[String]) -> Result<String, String> {
         table(&mut md, g, &rows, limits);
         md.push('\n');
     }
-    md.push_str("## (h) Scaling: open, get one tensor, load all\n\nThrough the front door (`tensorkit::open`, `get`, `to_tensor`) for every format, next to the safetensors crate's own API; the median of each (of five runs at least, and of a third of a second's). By number of tensors (1 KiB float32 each):\n\n");
+    md.push_str("## (h) Scaling: open, get one tensor, load all\n\nThrough the front door (`tensorkit::open`, `get`, `to_tensor`) for every format, next to the safetensors crate's own API; every reader of a file timed in the same rounds, each cell the fastest of its runs (five at least, and a third of a second's), since the machine's noise only ever adds time. By number of tensors (1 KiB float32 each):\n\n");
     scaling(&mut md, &rows, "count");
     md.push_str(
-        "\nBy the size of one float32 tensor. The first row is this machine reading the same \
-         file with read() into a new buffer: where it grows faster than the bytes (a tensor \
-         that no longer fits in the caches, page faults for a new buffer), a reader's step is \
-         judged against that growth, since no reader can beat the memory it runs on:\n\n",
+        "\nBy the size of one float32 tensor. Above each file's readers, this machine reading \
+         that file with read() into a new buffer, in the same rounds as they are: where it \
+         grows faster than the bytes (a tensor that no longer fits in the caches, page faults \
+         for a new buffer, the host's slow pages), a reader's step is judged against that \
+         growth, since no reader can beat the memory it runs on:\n\n",
     );
     scaling(&mut md, &rows, "size");
     md.push('\n');
@@ -1436,39 +1472,51 @@ mod tests {
 
     #[test]
     fn scaling_flags_growth_faster_than_the_work() {
-        let h = |work: &str, who: &str, axis: &str, step: u64, t: f64| {
+        // A row of `who` doing `work` on the file `file` wrote; its fastest run took `t`, its
+        // median twice as long (the fastest decides).
+        let h = |work: &str, who: &str, file: &str, axis: &str, step: u64, t: f64| {
             let key = if axis == "count" {
                 "tensors"
             } else {
                 "tensor_bytes"
             };
             json!({"group": "h", "case": format!("scaling: {work}"), "impl": who,
-                   "median_s": t, "extra": {"axis": axis, key: step}})
+                   "median_s": 2.0 * t, "min_s": t,
+                   "extra": {"axis": axis, key: step, "file": file}})
         };
+        let bt = "tensorkit BinTensors";
+        let zt = "tensorkit zTensor 2";
+        let tgm = "tensorkit Tensogram";
         let rows = vec![
             // Linear: ten times the tensors, ten times the time.
-            h("open", "tensorkit BinTensors", "count", 1000, 1e-3),
-            h("open", "tensorkit BinTensors", "count", 10_000, 1e-2),
+            h("open", bt, bt, "count", 1000, 1e-3),
+            h("open", bt, bt, "count", 10_000, 1e-2),
             // Quadratic: ten times the tensors, a hundred times the time.
-            h("open", "tensorkit zTensor 2", "count", 1000, 1e-3),
-            h("open", "tensorkit zTensor 2", "count", 10_000, 1e-1),
+            h("open", zt, zt, "count", 1000, 1e-3),
+            h("open", zt, zt, "count", 10_000, 1e-1),
             // Opening reads the header alone: it must not grow with the tensor's size.
-            h("open", "tensorkit Tensogram", "size", 1 << 20, 1e-3),
-            h("open", "tensorkit Tensogram", "size", 1 << 30, 1e-1),
-            h("load all", "tensorkit Tensogram", "size", 1 << 20, 1e-3),
-            h("load all", "tensorkit Tensogram", "size", 1 << 30, 1.0),
-            // Where the machine's own read() grows faster than the bytes, the readers are
-            // judged against it: 2.5× the machine's growth is flagged, 1.2× is not.
-            h("load all", MACHINE, "size", 1 << 20, 1e-3),
-            h("load all", MACHINE, "size", 1 << 30, 2.0),
-            h("load all", "tensorkit BinTensors", "size", 1 << 20, 1e-3),
-            h("load all", "tensorkit BinTensors", "size", 1 << 30, 5.0),
-            h("get one", "tensorkit BinTensors", "size", 1 << 20, 1e-3),
-            h("get one", "tensorkit BinTensors", "size", 1 << 30, 2.4),
+            h("open", tgm, tgm, "size", 1 << 20, 1e-3),
+            h("open", tgm, tgm, "size", 1 << 30, 1e-1),
+            // Where the machine's own read() of a file grows faster than the bytes, the
+            // readers of that file are judged against it: 2.5× the machine's growth is
+            // flagged, 1.2× is not. The read() of another file does not count.
+            h("load all", MACHINE, bt, "size", 1 << 20, 1e-3),
+            h("load all", MACHINE, bt, "size", 1 << 30, 2.0),
+            h("load all", bt, bt, "size", 1 << 20, 1e-3),
+            h("load all", bt, bt, "size", 1 << 30, 5.0),
+            h("get one", bt, bt, "size", 1 << 20, 1e-3),
+            h("get one", bt, bt, "size", 1 << 30, 2.4),
+            h("load all", MACHINE, tgm, "size", 1 << 20, 1e-3),
+            h("load all", MACHINE, tgm, "size", 1 << 30, 4.0),
+            h("load all", tgm, tgm, "size", 1 << 20, 1e-3),
+            h("load all", tgm, tgm, "size", 1 << 30, 5.0),
+            h("load all", zt, zt, "size", 1 << 20, 1e-3),
+            h("load all", zt, zt, "size", 1 << 30, 1.0),
         ];
         let mut out = String::new();
         scaling(&mut out, &rows, "count");
         assert!(out.contains("| 1000 | 10000 |"), "{out}");
+        assert!(!out.contains(MACHINE), "{out}");
         // The row of `who` in `out` carries `verdict`.
         let says = |out: &str, who: &str, verdict: &str| {
             let row = out.lines().find(|l| l.contains(who)).unwrap_or_default();
@@ -1479,13 +1527,23 @@ mod tests {
         let mut out = String::new();
         scaling(&mut out, &rows, "size");
         assert!(out.contains("| 1 MiB | 1 GiB |"), "{out}");
+        // Cells show the fastest run.
+        says(
+            &out,
+            "| tensorkit BinTensors | load all",
+            "| 1.000 ms | 5.000 s |",
+        );
         says(&out, "| tensorkit Tensogram | open", "super-linear");
         says(
             &out,
             "| tensorkit Tensogram | load all",
-            "linear (worst step 0.50× the growth of this machine's read())",
+            "linear (worst step 1.25× the growth of this machine's read())",
         );
-        says(&out, "| this machine", "the yardstick of this axis");
+        says(
+            &out,
+            "| this machine: read() into a new buffer | read() of tensorkit BinTensors's file",
+            "the yardstick of the rows below",
+        );
         says(
             &out,
             "| tensorkit BinTensors | load all",
@@ -1496,6 +1554,16 @@ mod tests {
             "| tensorkit BinTensors | get one",
             "linear (worst step 1.20× the growth of this machine's read())",
         );
+        // zTensor 2's file has no read() of its own: the work's growth judges it.
+        says(
+            &out,
+            "| tensorkit zTensor 2 | load all",
+            "linear (worst step 0.98× the work's growth)",
+        );
+        // Each file's yardstick stands above its readers.
+        let at = |s: &str| out.find(s).unwrap_or(usize::MAX);
+        assert!(at("read() of tensorkit BinTensors's file") < at("| tensorkit BinTensors |"));
+        assert!(at("| tensorkit BinTensors |") < at("read() of tensorkit Tensogram's file"));
         let mut out = String::new();
         scaling(&mut out, &[], "count");
         assert_eq!(out, "Not measured in this run.\n");

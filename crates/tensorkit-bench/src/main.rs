@@ -64,6 +64,37 @@ pub(crate) fn time_for<T>(runs: usize, budget: f64, mut f: impl FnMut() -> T) ->
     times
 }
 
+/// [`time_for`] for several jobs, in rounds: each round times every job once, forwards and
+/// backwards in turn, so that a slow spell of the machine falls on all of them alike rather
+/// than on whichever was being timed, and no job always comes after the same one (on this
+/// machine a new buffer's huge pages take several times as long to fill right after a
+/// buffer of plain pages has been freed than after one of huge pages). Each job runs once
+/// untimed first; rounds go on until there are `runs` of them and `budget` seconds per job
+/// have passed (at most 1000). Returns each job's durations in seconds, in the jobs' order.
+pub(crate) fn time_rounds(
+    runs: usize,
+    budget: f64,
+    jobs: &mut [&mut dyn FnMut() -> usize],
+) -> Vec<Vec<f64>> {
+    let start = Instant::now();
+    for job in jobs.iter_mut() {
+        black_box(job());
+    }
+    let n = jobs.len();
+    let mut times = vec![Vec::with_capacity(runs); n];
+    let mut round = 0;
+    while round < runs || (round < 1000 && start.elapsed().as_secs_f64() < budget * n as f64) {
+        for k in 0..n {
+            let k = if round % 2 == 0 { k } else { n - 1 - k };
+            let t = Instant::now();
+            black_box(jobs[k]());
+            times[k].push(t.elapsed().as_secs_f64());
+        }
+        round += 1;
+    }
+    times
+}
+
 /// One result row.
 pub(crate) fn row(
     group: &str,

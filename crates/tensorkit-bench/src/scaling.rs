@@ -4,7 +4,7 @@
 //! report checks each step for growth faster than the work.
 
 use crate::workloads::write_some;
-use crate::{Scale, row, time_for};
+use crate::{Scale, row, time_rounds};
 use serde_json::{Value, json};
 use std::hint::black_box;
 use std::path::Path;
@@ -36,6 +36,14 @@ impl Work {
     }
 }
 
+/// A timed job of [`measure`]: who, which case, how many bytes it delivers, and the job.
+type Job<'a> = (
+    &'a str,
+    &'static str,
+    Option<u64>,
+    Box<dyn FnMut() -> usize + 'a>,
+);
+
 fn run(who: &str, path: &Path, one: &str, work: Work) -> usize {
     if who == "safetensors crate" {
         let m = tensorkit::bytes::MmapSource::open(path).expect("map");
@@ -64,8 +72,12 @@ fn run(who: &str, path: &Path, one: &str, work: Work) -> usize {
 }
 
 /// Writes `tensors` in every format, one format at a time (a 4 GiB tensor in five formats
-/// would not fit on the disk at once), and times every [`Work`] on each file, for `budget`
-/// seconds at least (see [`time_for`]).
+/// would not fit on the disk at once), and times every [`Work`] of every reader of each file
+/// in rounds (see [`time_rounds`]), for `budget` seconds per reader and work at least.
+/// Along the size axis the rounds also time the yardstick: this machine reading the same
+/// file with `read()` into a new buffer, so that steps the memory itself takes (caches, page
+/// faults, the host's slow pages) are not laid at the readers' door. Every row names the
+/// file it read (`extra.file`, the writer's name).
 fn measure(
     scale: Scale,
     budget: f64,
@@ -76,13 +88,9 @@ fn measure(
 ) {
     let one = &tensors[tensors.len() / 2].0;
     let bytes: u64 = tensors.iter().map(|t| t.1.len() as u64).sum();
-    let extra = json!({
-        "axis": axis,
-        "tensors": tensors.len(),
-        "tensor_bytes": tensors[0].1.len(),
-    });
-    // Large files are read fewer times: the load dominates and varies little.
-    let runs = if bytes > 1 << 30 { 3 } else { scale.runs };
+    // Large files are read fewer times (twice in each direction, see [`time_rounds`]): the
+    // load dominates.
+    let runs = if bytes > 1 << 30 { 4 } else { scale.runs };
     for writer in [
         "safetensors crate",
         "tensorkit BinTensors",
@@ -96,31 +104,45 @@ fn measure(
             if *who == "safetensors crate" {
                 readers.push("tensorkit safetensors");
             }
-            // The yardstick of the size axis: this machine reading the same file with
-            // read() into a new buffer, so that steps the memory itself takes (caches,
-            // page faults) are not laid at the readers' door.
-            if axis == "size" && *who == "safetensors crate" {
-                let t = time_for(runs, budget, || {
-                    black_box(std::fs::read(path).expect("read")).len()
-                });
-                rows.push(row(
-                    "h",
-                    Work::LoadAll.case(),
+            let mut jobs: Vec<Job<'_>> = Vec::new();
+            if axis == "size" {
+                jobs.push((
                     MACHINE,
-                    &t,
+                    Work::LoadAll.case(),
                     Some(bytes),
-                    extra.clone(),
+                    Box::new(|| black_box(std::fs::read(path).expect("read")).len()),
                 ));
             }
             for r in readers {
                 for work in Work::ALL {
-                    let t = time_for(runs, budget, || run(r, path, one, work));
                     let b = match work {
                         Work::Open => None,
                         Work::GetOne => Some(tensors[0].1.len() as u64),
                         Work::LoadAll => Some(bytes),
                     };
-                    rows.push(row("h", work.case(), r, &t, b, extra.clone()));
+                    jobs.push((r, work.case(), b, Box::new(move || run(r, path, one, work))));
+                }
+            }
+            let extra = json!({
+                "axis": axis,
+                "tensors": tensors.len(),
+                "tensor_bytes": tensors[0].1.len(),
+                "file": who,
+            });
+            // Those that fill plain pages (read(), the safetensors crate's vectors) and those
+            // that fill huge pages (tensorkit's owned buffers) are timed in rounds of their
+            // own, plain first: on this machine a new buffer of huge pages takes many times as
+            // long to fill right after one of plain pages of the same size has been freed,
+            // which would fall on whichever reader came next.
+            let (mut plain, mut huge): (Vec<Job<'_>>, Vec<Job<'_>>) = jobs
+                .into_iter()
+                .partition(|j| j.0 == MACHINE || j.0 == "safetensors crate");
+            for kind in [&mut plain, &mut huge] {
+                let mut run_them: Vec<&mut dyn FnMut() -> usize> =
+                    kind.iter_mut().map(|j| &mut *j.3 as _).collect();
+                let times = time_rounds(runs, budget, &mut run_them);
+                for ((r, case, b, _), t) in kind.iter().zip(&times) {
+                    rows.push(row("h", case, r, t, *b, extra.clone()));
                 }
             }
             let _ = std::fs::remove_file(path);
