@@ -224,9 +224,10 @@ pub struct NamedTensor<'a> {
     /// Per-tensor metadata, for formats that store it (e.g. zTensor custom keys).
     pub attributes: Vec<(String, tensor_core::cbor::Value)>,
     /// Checks the stored elements against the checksum or digest the file keeps for them
-    /// (zTensor), when the file was opened to verify. Run before the elements are copied,
-    /// streamed or decoded ([`load`](Self::load), [`stream`](Self::stream)...), not for a
-    /// zero-copy view: a view of a large tensor costs nothing until the digest is asked for
+    /// (zTensor), when the file was opened to verify. Run before the elements are streamed or
+    /// decoded ([`load`](Self::load), [`stream`](Self::stream)...) or while they are copied
+    /// (on another core, for large tensors), not for a zero-copy view: a view of a large
+    /// tensor costs nothing until the digest is asked for
     /// ([`TensorRef::verify`](crate::TensorRef::verify)).
     pub check: Option<Arc<CheckFn<'a>>>,
 }

@@ -451,9 +451,10 @@ impl<'f> TensorRef<'f> {
 
     /// Checks the tensor against the checksum or digest its file keeps for it (zTensor),
     /// when the file was opened to verify (the default). Copying the elements out
-    /// ([`to_tensor`](Self::to_tensor), [`read_into`](Self::read_into)) checks them first;
-    /// a zero-copy [`view`](Self::view) does not, so that it costs nothing however large
-    /// the tensor: call this to check what a view shows.
+    /// ([`to_tensor`](Self::to_tensor), [`read_into`](Self::read_into)) checks them too,
+    /// on another core while it copies when the tensor is large, and fails if they are
+    /// damaged; a zero-copy [`view`](Self::view) does not, so that it costs nothing however
+    /// large the tensor: call this to check what a view shows.
     pub fn verify(&self) -> Result<()> {
         self.tensor.verify()
     }
