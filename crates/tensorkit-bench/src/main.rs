@@ -53,15 +53,11 @@ pub(crate) fn time<T>(runs: usize, f: impl FnMut() -> T) -> Vec<f64> {
 /// least `runs`, then on until `budget` has passed (at most 1000). A median of five
 /// millisecond runs can follow one disturbance of the machine; one of fifty does not.
 pub(crate) fn time_for<T>(runs: usize, budget: f64, mut f: impl FnMut() -> T) -> Vec<f64> {
-    let start = Instant::now();
-    black_box(f());
-    let mut times = Vec::with_capacity(runs);
-    while times.len() < runs || (times.len() < 1000 && start.elapsed().as_secs_f64() < budget) {
-        let t = Instant::now();
+    let mut job = || {
         black_box(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    times
+        0
+    };
+    time_rounds(runs, budget, &mut [&mut job]).swap_remove(0)
 }
 
 /// [`time_for`] for several jobs, in rounds: each round times every job once, forwards and

@@ -27,14 +27,6 @@ fn cpu_seconds() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// Times `work` like [`time`], and says how many cores were busy meanwhile on average.
-fn timed_with_cores(runs: usize, work: &(dyn Fn() + Sync)) -> (Vec<f64>, f64) {
-    let (cpu, wall) = (cpu_seconds(), Instant::now());
-    let times = time(runs, work);
-    let cores = (cpu_seconds() - cpu) / wall.elapsed().as_secs_f64();
-    (times, cores)
-}
-
 /// One case of (g), timed one way after another; its rows go to `rows`.
 struct Trial<'a> {
     rows: &'a mut Vec<Value>,
@@ -44,10 +36,12 @@ struct Trial<'a> {
 }
 
 impl Trial<'_> {
-    /// Times `work` and adds its row: `threads` is the pool it ran on, `one_core` marks the
-    /// case's baseline.
+    /// Times `work` like [`time`] and adds its row, with how many cores were busy meanwhile
+    /// on average: `threads` is the pool it ran on, `one_core` marks the case's baseline.
     fn timed(&mut self, who: &str, threads: usize, one_core: bool, work: &(dyn Fn() + Sync)) {
-        let (times, cores) = timed_with_cores(self.runs, work);
+        let (cpu, wall) = (cpu_seconds(), Instant::now());
+        let times = time(self.runs, work);
+        let cores = (cpu_seconds() - cpu) / wall.elapsed().as_secs_f64();
         let extra = json!({ "threads": threads, "cores": cores, "one_core": one_core });
         self.rows
             .push(row("g", self.case, who, &times, self.bytes, extra));
