@@ -756,16 +756,11 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
     out.push_str(" growth |\n|---|---|");
     out.push_str(&"---:|".repeat(steps.len()));
     out.push_str("---|\n");
-    // The row of `who` doing `work` at each step.
-    let cells = |who: &str, work: &str| -> Vec<Option<&Value>> {
-        let case = format!("scaling: {work}");
+    // At each step, the row that `keep` picks.
+    let at_steps = |keep: &dyn Fn(&Value) -> bool| -> Vec<Option<&Value>> {
         steps
             .iter()
-            .map(|&s| {
-                ours.iter()
-                    .find(|r| r["impl"] == who && r["case"] == case.as_str() && step(r) == s)
-                    .copied()
-            })
+            .map(|&s| ours.iter().find(|r| keep(r) && step(r) == s).copied())
             .collect()
     };
     // The yardstick's time for the file `r` read, at `r`'s step.
@@ -786,14 +781,7 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
         let _ = writeln!(out, " {verdict} |");
     };
     for who in SCALING_READERS {
-        let read: Vec<Option<&Value>> = steps
-            .iter()
-            .map(|&s| {
-                ours.iter()
-                    .find(|m| m["impl"] == MACHINE && m["extra"]["file"] == who && step(m) == s)
-                    .copied()
-            })
-            .collect();
+        let read = at_steps(&|m| m["impl"] == MACHINE && m["extra"]["file"] == who);
         if read.iter().any(Option::is_some) {
             let times: Vec<Option<f64>> = read.iter().map(|r| r.map(best)).collect();
             let work = format!("read() of {who}'s file");
@@ -806,7 +794,8 @@ fn scaling(out: &mut String, rows: &[Value], axis: &str) {
             );
         }
         for work in ["open", "get one", "load all"] {
-            let cells = cells(who, work);
+            let case = format!("scaling: {work}");
+            let cells = at_steps(&|r| r["impl"] == who && r["case"] == case.as_str());
             if cells.iter().all(Option::is_none) {
                 continue;
             }
