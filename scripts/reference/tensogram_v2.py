@@ -12,6 +12,9 @@ Files (prefixed with the version, e.g. ``v2_0.16.1_``):
 - ``nohash``: no hashes at all.
 - ``streamed``: the streaming encoder (length left out, index and hashes in the footer).
 - ``multi``: a buffered and a streamed message, one after the other.
+- ``unaligned``: buffered messages of one object each whose data frame ends off an 8-byte
+  boundary (float32 with xxh3, float64 without a hash, uint8 through lz4 without a hash, 1
+  to 8 elements): these releases write the postamble straight after such a frame, unpadded.
 """
 
 import hashlib
@@ -110,6 +113,15 @@ def sidecar(data):
     return {"writer": f"tensogram {VERSION}", "wire_version": 2, "messages": messages}
 
 
+def unaligned():
+    data = b""
+    for n in range(1, 9):
+        data += encode([({"name": f"f32_{n}"}, np.arange(n, dtype="<f4") / 3)])
+        data += encode([({"name": f"f64_{n}"}, np.arange(n, dtype="<f8") * 1.5)], hash=None)
+        data += encode([({"name": f"u8_{n}"}, np.arange(n, dtype="u1"), {"compression": "lz4"})], hash=None)
+    return data
+
+
 def main(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -120,6 +132,7 @@ def main(out):
         "nohash": encode(raw, hash=None),
         "streamed": streamed(raw),
         "multi": encode(raw[:2]) + streamed(packed_objects()[1:3]),
+        "unaligned": unaligned(),
     }
     for name, data in files.items():
         stem = f"v2_{VERSION}_{name}"

@@ -143,7 +143,11 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
     }
     let mut pos = PREAMBLE_LEN;
     loop {
-        pos = skip_padding(bytes, pos)?;
+        // The postamble may follow the last frame directly, unpadded.
+        if pos + POSTAMBLE_LEN <= len && is_postamble(bytes, pos) {
+            return Ok(pos as usize + POSTAMBLE_LEN as usize);
+        }
+        pos = skip_padding(bytes, pos, len)?;
         if pos + POSTAMBLE_LEN > len {
             return Err(Error::framing(
                 pos,
@@ -160,7 +164,7 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
                 ));
             }
             pos += flen;
-        } else if bytes[at + 8..at + 16] == *END_MAGIC {
+        } else if is_postamble(bytes, pos) {
             return Ok(at + 16);
         } else {
             return Err(Error::framing(pos, "neither a frame nor the postamble"));
@@ -168,9 +172,19 @@ fn message_end(bytes: &[u8], total: u64) -> Result<usize> {
     }
 }
 
-/// `pos` moved past the zero bytes that pad a frame to the next multiple of 8.
-fn skip_padding(bytes: &[u8], mut pos: u64) -> Result<u64> {
-    let aligned = pos.next_multiple_of(8).min(bytes.len() as u64);
+/// Whether the 16 bytes at `pos` (which must be there) are a postamble: an offset, then
+/// the end magic.
+fn is_postamble(bytes: &[u8], pos: u64) -> bool {
+    let at = pos as usize;
+    bytes[at + 8..at + 16] == *END_MAGIC
+}
+
+/// `pos` moved past the zero bytes that pad a frame to the next multiple of 8, never past
+/// `end`: tensogram 0.14–0.16 write a buffered message's postamble straight after its last
+/// frame, unpadded, and the postamble's first bytes (the high bytes of an offset) are zeros
+/// that are not padding.
+fn skip_padding(bytes: &[u8], mut pos: u64, end: u64) -> Result<u64> {
+    let aligned = pos.next_multiple_of(8).min(end);
     while pos < aligned && bytes[pos as usize] == 0 {
         pos += 1;
     }
@@ -351,7 +365,7 @@ impl<'a> Message<'a> {
         let mut pending: Option<Map> = None;
         let mut pos = PREAMBLE_LEN;
         loop {
-            pos = skip_padding(bytes, pos)?;
+            pos = skip_padding(bytes, pos, body_end)?;
             if pos >= body_end {
                 break;
             }
