@@ -302,8 +302,13 @@ impl<R: Read> MessageReader<R> {
                         format!("frame length {tl} is too small"),
                     ));
                 }
-                let end = at + tl;
-                let padded = end + wire::padding(end);
+                // `tl` comes from the input: a length near 2^64 must fail, not wrap.
+                let padded = at
+                    .checked_add(tl)
+                    .and_then(|end| end.checked_add(wire::padding(end)))
+                    .ok_or_else(|| {
+                        Error::framing(at, format!("frame length {tl} overflows the message"))
+                    })?;
                 self.fill(&mut buf, padded - at - FRAME_HEADER_LEN)?;
             } else {
                 self.fill(&mut buf, POSTAMBLE_LEN - 2)?;
@@ -380,5 +385,24 @@ mod tests {
         let e = r.next().expect("an item").unwrap_err();
         let text = e.to_string();
         assert!(text.contains("truncated"), "{text}");
+    }
+
+    #[test]
+    fn a_frame_length_near_2_to_the_64_is_refused_without_wrapping() {
+        // A streamed message (length 0) whose first frame claims u64::MAX - 3 bytes.
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(crate::wire::MAGIC);
+        bytes.extend_from_slice(&3u16.to_be_bytes());
+        bytes.extend_from_slice(&0u16.to_be_bytes());
+        bytes.extend_from_slice(&0u32.to_be_bytes());
+        bytes.extend_from_slice(&0u64.to_be_bytes());
+        bytes.extend_from_slice(b"FR");
+        bytes.extend_from_slice(&[0, 1, 0, 1, 0, 0]);
+        bytes.extend_from_slice(&(u64::MAX - 3).to_be_bytes());
+        let limits = Limits::unlimited();
+        let mut r = MessageReader::new(std::io::Cursor::new(bytes), &limits);
+        let e = r.next().expect("an item").unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("overflows"), "{text}");
     }
 }

@@ -412,6 +412,15 @@ impl<'a> Message<'a> {
                     "a preceder metadata frame is not followed by a data object",
                 ));
             }
+            if this == Phase::Footer && phase != Phase::Footer && pos != first_footer {
+                return Err(Error::framing(
+                    body_end,
+                    format!(
+                        "first_footer_offset {first_footer} does not point at the first footer \
+                         frame, at {pos}"
+                    ),
+                ));
+            }
             phase = this;
             match kind {
                 1 | 7 => meta = Some(metadata(body, limits)?),
@@ -444,6 +453,15 @@ impl<'a> Message<'a> {
             return Err(Error::framing(
                 pos,
                 "a preceder metadata frame ends the data objects",
+            ));
+        }
+        if phase != Phase::Footer && first_footer != body_end {
+            return Err(Error::framing(
+                body_end,
+                format!(
+                    "first_footer_offset {first_footer} points inside the message, which has \
+                     no footer frames (it should be the postamble's offset, {body_end})"
+                ),
             ));
         }
         if message_flags & PRECEDER_METADATA != 0 && preceders.is_empty() {

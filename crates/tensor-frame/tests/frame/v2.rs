@@ -147,10 +147,22 @@ fn damage_is_caught(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Cut anywhere, a version 2 file is an error, never a panic or a shorter file.
+/// Cut anywhere but between two messages, a version 2 file is an error, never a panic or a
+/// shorter file.
 fn every_cut_is_refused(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
+    let mut boundaries = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        at += v2::Message::parse(&bytes[at..], &Limits::default())?
+            .bytes
+            .len();
+        boundaries.push(at);
+    }
     for cut in (0..bytes.len()).step_by(7) {
+        if boundaries.contains(&cut) {
+            continue;
+        }
         if v2::migrate(&bytes[..cut], &Limits::default()).is_ok_and(|m| !m.bytes.is_empty()) {
             return Err(format!("cut at {cut} of {} migrated", bytes.len()).into());
         }
@@ -191,10 +203,40 @@ fn mixed_file() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A postamble whose first_footer_offset points anywhere but at the first footer frame (or
+/// at itself, when there is none) is refused: into the preamble, at the first frame, one
+/// byte off.
+fn a_misplaced_first_footer_offset_is_refused() -> Result<(), Failed> {
+    for name in ["v2_0.16.1_nohash.tgm", "v2_0.16.1_streamed.tgm"] {
+        let path = tensor_testkit::testdata()
+            .join("reference/tensogram_v2")
+            .join(name);
+        let bytes = std::fs::read(&path)?;
+        let at = bytes.len() - 16;
+        let stored = u64::from_be_bytes(bytes[at..at + 8].try_into()?);
+        for wrong in [0, 8, 24, stored - 1, stored + 1] {
+            let mut damaged = bytes.clone();
+            damaged[at..at + 8].copy_from_slice(&wrong.to_be_bytes());
+            if v2::migrate(&damaged, &Limits::default()).is_ok() {
+                return Err(
+                    format!("{name}: first_footer_offset {wrong} (not {stored}) migrated").into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let files = fixtures();
     assert!(files.len() >= 10, "tensogram v2 fixtures missing");
-    let mut trials = vec![Trial::test("v2::mixed_file", mixed_file)];
+    let mut trials = vec![
+        Trial::test("v2::mixed_file", mixed_file),
+        Trial::test(
+            "v2::a_misplaced_first_footer_offset_is_refused",
+            a_misplaced_first_footer_offset_is_refused,
+        ),
+    ];
     for f in files {
         let stem = tensor_testkit::stem(&f);
         let g = f.clone();
