@@ -469,6 +469,12 @@ impl<'a> ObjectFrame<'a> {
         if opts.verify_hash {
             self.verify_hash()?;
         }
+        self.structure()
+    }
+
+    /// What can be checked without decoding: the descriptor names a pipeline this build
+    /// knows, and, without compression, the stored size is the size the descriptor implies.
+    pub(crate) fn structure(&self) -> Result<Pipeline> {
         let p = pipeline(&self.descriptor, self.index)?;
         self.check_stored_size(&p)?;
         Ok(p)

@@ -631,7 +631,17 @@ pub fn migrate(bytes: &[u8], limits: &Limits) -> Result<Migration> {
         if is_v2(rest) {
             let m = Message::parse(rest, limits).map_err(at)?;
             out.hashes_verified += m.verify().map_err(at)?;
-            out.bytes.extend_from_slice(&m.to_v3()?);
+            let v3 = m.to_v3()?;
+            // What version 3 readers refuse is not written: every object's pipeline and,
+            // uncompressed, its size against the descriptor.
+            let migrated = crate::Message::open_with(&v3, limits)?;
+            for i in 0..migrated.len() {
+                match migrated.object(i)?.structure() {
+                    Ok(_) | Err(Error::Unsupported { .. }) => {}
+                    Err(e) => return Err(at(e)),
+                }
+            }
+            out.bytes.extend_from_slice(&v3);
             out.v2_messages += 1;
             out.v2_objects += m.objects.len();
             out.notes.extend(

@@ -7,11 +7,11 @@ use crate::file::scan;
 use crate::message::{FrameInfo, Message, frame_hash_checks};
 use crate::metadata::{GlobalMetadata, HashList, Index, XXH3};
 use crate::nonfinite;
-use crate::object::{self, DecodeOptions};
+use crate::object::DecodeOptions;
 use crate::wire::{
     self, CBOR_AFTER_PAYLOAD, FRAME_VERSION, FrameType, HASH_PRESENT, POSTAMBLE_LEN, flags,
 };
-use tensor_core::Limits;
+use tensor_core::{ErrorKind, Kinded, Limits};
 
 /// How deep validation goes; each level includes the ones before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -54,6 +54,8 @@ pub struct Issue {
     pub severity: Severity,
     /// The reference's error class, when the issue is one of its errors.
     pub class: Option<Class>,
+    /// What kind of error it is, as every tensorkit error says it.
+    pub kind: ErrorKind,
     /// The message's index in the file.
     pub message: Option<usize>,
     /// The object's index in its message.
@@ -101,6 +103,18 @@ fn code(e: &Error) -> &'static str {
     }
 }
 
+/// The kind of a problem validation finds itself (not through an [`Error`]).
+fn kind_of(code: &str) -> ErrorKind {
+    match code {
+        "hash_frame_mismatch" | "hash_count_mismatch" => ErrorKind::ChecksumMismatch,
+        "no_hash_available" => ErrorKind::MissingHash,
+        "unsupported_codec" | "unknown_hash_algorithm" | "unknown_frame_version" => {
+            ErrorKind::Unsupported
+        }
+        _ => ErrorKind::Malformed,
+    }
+}
+
 struct Ctx<'r> {
     report: &'r mut Report,
     message: usize,
@@ -120,6 +134,7 @@ impl Ctx<'_> {
             code,
             severity,
             class: None,
+            kind: kind_of(code),
             message: Some(self.message),
             object,
             offset: offset.map(|o| o + self.base),
@@ -136,6 +151,7 @@ impl Ctx<'_> {
             code: code(e),
             severity: Severity::Error,
             class: Some(e.class()),
+            kind: e.kind(),
             message: Some(self.message),
             object,
             offset: offset.map(|o| o + self.base),
@@ -178,6 +194,7 @@ fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &L
                 code: code(&e),
                 severity: Severity::Error,
                 class: Some(e.class()),
+                kind: e.kind(),
                 message: None,
                 object: None,
                 offset: Some(from as u64),
@@ -194,6 +211,7 @@ fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &L
         code: "unclaimed_bytes",
         severity: Severity::Error,
         class: Some(Class::Framing),
+        kind: ErrorKind::Malformed,
         message: None,
         object: None,
         offset: Some(from as u64),
@@ -382,7 +400,7 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
                 continue;
             }
         };
-        if let Err(e) = object::pipeline(o.descriptor(), i) {
+        if let Err(e) = o.structure() {
             let severity_warning = matches!(e, Error::Unsupported { .. });
             if severity_warning {
                 ctx.push(

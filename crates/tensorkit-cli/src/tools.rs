@@ -344,12 +344,32 @@ pub fn merge(
     let pipeline = &args.pipeline()?;
     let target = format_for(output, args.to.as_deref(), None)?;
     // A directory `split` wrote (or its manifest) stands for its files, in the original
-    // order, with the real names.
+    // order, with the real names. A file named twice — `parts/*` names the manifest and
+    // every part it lists — is one file, read once, under the manifest's name for it.
+    let manifests: Vec<Option<Vec<(PathBuf, String)>>> = inputs
+        .iter()
+        .map(|i| split_manifest(i))
+        .collect::<Result<_>>()?;
+    let listed: Vec<PathBuf> = manifests
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|(f, _)| same_file_key(f))
+        .collect();
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
-    for input in inputs {
-        match split_manifest(input)? {
-            Some(parts) => files.extend(parts.into_iter().map(|(f, n)| (f, Some(n)))),
-            None => files.push((input.clone(), None)),
+    let mut taken: Vec<PathBuf> = Vec::new();
+    for (input, parts) in inputs.iter().zip(manifests) {
+        let entries = match parts {
+            Some(parts) => parts.into_iter().map(|(f, n)| (f, Some(n))).collect(),
+            None if listed.contains(&same_file_key(input)) => Vec::new(),
+            None => vec![(input.clone(), None)],
+        };
+        for (f, n) in entries {
+            let key = same_file_key(&f);
+            if !taken.contains(&key) {
+                taken.push(key);
+                files.push((f, n));
+            }
         }
     }
     let inputs: Vec<PathBuf> = files.iter().map(|(f, _)| f.clone()).collect();
@@ -475,6 +495,12 @@ fn split_manifest(input: &Path) -> Result<Option<Vec<(PathBuf, String)>>> {
         })
         .collect::<Result<Vec<_>>>()
         .map(Some)
+}
+
+/// What identifies a file however it is named: its canonical path where it exists, else
+/// the path as given (opening it then reports the error).
+fn same_file_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A file name for a tensor: its name with path separators and other awkward characters

@@ -11,9 +11,101 @@ use crate::model::FormatId;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
-use tensor_core::{Kinded, Limits, MmapSource};
-use tensor_frame::Severity;
-pub use tensor_frame::{Level, ValidateOptions};
+use tensor_core::{ErrorKind, Kinded, Limits, MmapSource};
+pub use tensor_frame::{Level, Severity, ValidateOptions};
+
+/// Where in a file a problem is; every part that is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    /// The message's index in the file (Tensogram).
+    pub message: Option<usize>,
+    /// The object's index in its message (Tensogram).
+    pub object: Option<usize>,
+    /// The byte offset in the file.
+    pub offset: Option<u64>,
+}
+
+impl std::fmt::Display for Location {
+    /// `message 0 object 1 byte 512`, with the parts that are known; empty when none is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut sep = "";
+        for (k, v) in [
+            ("message", self.message.map(|m| m as u64)),
+            ("object", self.object.map(|o| o as u64)),
+            ("byte", self.offset),
+        ] {
+            if let Some(v) = v {
+                write!(f, "{sep}{k} {v}")?;
+                sep = " ";
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One problem validation found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// An error (the file is broken) or a warning (legal but questionable).
+    pub severity: Severity,
+    /// What kind of error it is, as every tensorkit error says it.
+    pub kind: ErrorKind,
+    /// A stable code: the error kind, or Tensogram's own (`hash_mismatch`,
+    /// `non_zero_padding`, `wire_version_2`…).
+    pub code: String,
+    /// Where it is.
+    pub location: Location,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Problem {
+    /// An error, as `e` says it, at no particular place.
+    fn error(e: &Error) -> Self {
+        Problem {
+            severity: Severity::Error,
+            kind: e.kind(),
+            code: e.kind().as_str().to_owned(),
+            location: Location::default(),
+            message: e.to_string(),
+        }
+    }
+
+    /// A warning with `code`, at no particular place.
+    fn warning(code: &str, message: String) -> Self {
+        Problem {
+            severity: Severity::Warning,
+            kind: ErrorKind::Malformed,
+            code: code.to_owned(),
+            location: Location::default(),
+            message,
+        }
+    }
+
+    /// Whether it is an error.
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `error` or `warning`.
+    #[must_use]
+    pub fn severity_name(&self) -> &'static str {
+        if self.is_error() { "error" } else { "warning" }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    /// `code at WHERE: message`, or `code: message` where nothing says where.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = self.location.to_string();
+        if at.is_empty() {
+            write!(f, "{}: {}", self.code, self.message)
+        } else {
+            write!(f, "{} at {at}: {}", self.code, self.message)
+        }
+    }
+}
 
 /// What validation found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,15 +116,15 @@ pub struct Validation {
     pub tensors: usize,
     /// Hashes or checksums verified (Tensogram).
     pub hashes_verified: usize,
-    /// `(severity, code, where, detail)` per problem; severity `error` or `warning`.
-    pub problems: Vec<(&'static str, String, String, String)>,
+    /// Every problem found, in file order.
+    pub problems: Vec<Problem>,
 }
 
 impl Validation {
     /// Whether any problem is an error.
     #[must_use]
     pub fn failed(&self) -> bool {
-        self.problems.iter().any(|p| p.0 == "error")
+        self.problems.iter().any(Problem::is_error)
     }
 
     /// The outcome as text, one line per problem.
@@ -45,10 +137,10 @@ impl Validation {
             self.tensors,
             self.hashes_verified
         );
-        for (severity, code, at, detail) in &self.problems {
-            let _ = writeln!(s, "{severity}: {code}{at}: {detail}");
+        for p in &self.problems {
+            let _ = writeln!(s, "{}: {p}", p.severity_name());
         }
-        let errors = self.problems.iter().filter(|p| p.0 == "error").count();
+        let errors = self.problems.iter().filter(|p| p.is_error()).count();
         if errors == 0 {
             s.push_str("valid\n");
         } else {
@@ -65,7 +157,13 @@ impl Validation {
             "valid": !self.failed(),
             "tensors": self.tensors,
             "hashes_verified": self.hashes_verified,
-            "problems": self.problems.iter().map(|(s, c, a, d)| json!({"severity": s, "code": c, "where": a.trim_start_matches(" at "), "detail": d})).collect::<Vec<_>>(),
+            "problems": self.problems.iter().map(|p| json!({
+                "severity": p.severity_name(),
+                "kind": p.kind.as_str(),
+                "code": p.code,
+                "where": p.location.to_string(),
+                "detail": p.message,
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -118,14 +216,6 @@ fn validate_bytes(
     if let Ok(FormatId::Tensogram) = format {
         return validate_tensogram(map, options, &limits).0;
     }
-    let problem = |e: &Error| {
-        (
-            "error",
-            e.kind().as_str().to_owned(),
-            String::new(),
-            e.to_string(),
-        )
-    };
     let mut warnings = Vec::new();
     let checked = format.and_then(|f| {
         let set = formats::read(file, map, &limits)?;
@@ -136,7 +226,7 @@ fn validate_bytes(
                 warnings.extend(
                     tolerated
                         .into_iter()
-                        .map(|w| ("warning", "nonconforming".to_owned(), String::new(), w)),
+                        .map(|w| Problem::warning("nonconforming", w)),
                 );
                 n
             }
@@ -157,37 +247,25 @@ fn validate_bytes(
             format: detected,
             tensors: 0,
             hashes_verified: 0,
-            problems: vec![problem(&e)],
+            problems: vec![Problem::error(&e)],
         },
     }
 }
 
 /// Every issue of a Tensogram validation report, as [`Validation::problems`] lists them.
-fn tensogram_problems(r: &tensor_frame::Report) -> Vec<(&'static str, String, String, String)> {
+fn tensogram_problems(r: &tensor_frame::Report) -> Vec<Problem> {
     r.issues
         .iter()
-        .map(|i| {
-            let mut at = String::new();
-            for (k, v) in [
-                ("message", i.message.map(|m| m as u64)),
-                ("object", i.object.map(|o| o as u64)),
-                ("byte", i.offset),
-            ] {
-                if let Some(v) = v {
-                    let _ = write!(at, " {k} {v}");
-                }
-            }
-            let at = if at.is_empty() {
-                at
-            } else {
-                format!(" at{at}")
-            };
-            let severity = if i.severity == Severity::Error {
-                "error"
-            } else {
-                "warning"
-            };
-            (severity, i.code.to_owned(), at, i.detail.clone())
+        .map(|i| Problem {
+            severity: i.severity,
+            kind: i.kind,
+            code: i.code.to_owned(),
+            location: Location {
+                message: i.message,
+                object: i.object,
+                offset: i.offset,
+            },
+            message: i.detail.clone(),
         })
         .collect()
 }
@@ -221,28 +299,26 @@ fn validate_v2(
     options: ValidateOptions,
     limits: &Limits,
 ) -> (Validation, Option<Vec<u8>>) {
-    let v2 = |severity: &'static str, detail: String| {
-        (severity, "wire_version_2".to_owned(), String::new(), detail)
-    };
     match tensor_frame::v2::migrate(map, limits) {
         Err(e) => {
             let v = Validation {
                 format: Some(FormatId::Tensogram),
                 tensors: 0,
                 hashes_verified: 0,
-                problems: vec![(
-                    "error",
-                    e.class().name().to_owned(),
-                    String::new(),
-                    format!("wire version 2: {e}"),
-                )],
+                problems: vec![Problem {
+                    severity: Severity::Error,
+                    kind: e.kind(),
+                    code: "wire_version_2".to_owned(),
+                    location: Location::default(),
+                    message: format!("wire version 2: {e}"),
+                }],
             };
             (v, None)
         }
         Ok(m) => {
             let r = tensor_frame::validate(&m.bytes, options, limits);
-            let mut problems = vec![v2(
-                "warning",
+            let mut problems = vec![Problem::warning(
+                "wire_version_2",
                 format!(
                     "{} of {} messages are wire version 2 (tensogram 0.14 to 0.16; tensogram 0.19 \
                      and later refuse them), {} objects, read as migrated to version 3 with \
@@ -254,7 +330,11 @@ fn validate_v2(
                     m.hashes_verified
                 ),
             )];
-            problems.extend(m.notes.iter().map(|n| v2("warning", n.clone())));
+            problems.extend(
+                m.notes
+                    .iter()
+                    .map(|n| Problem::warning("wire_version_2", n.clone())),
+            );
             problems.extend(tensogram_problems(&r));
             let v = Validation {
                 format: Some(FormatId::Tensogram),
@@ -309,26 +389,22 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 limits,
             );
             let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
-            for (severity, code, at, detail) in &o.problems {
-                let _ = writeln!(text, "{severity}: {code}{at}: {detail}");
+            for p in &o.problems {
+                let _ = writeln!(text, "{}: {p}", p.severity_name());
             }
-            let problem = if o.failed() {
-                let (_, code, at, detail) = o
-                    .problems
-                    .iter()
-                    .find(|p| p.0 == "error")
-                    .cloned()
-                    .unwrap_or_default();
+            let problem = if let Some(p) = o.problems.iter().find(|p| p.is_error()) {
                 Some(Error::VerifyFailed {
                     path: file.to_path_buf(),
-                    detail: format!("{code}{at}: {detail}"),
+                    kind: p.kind,
+                    detail: p.to_string(),
                 })
-            } else if o.hashes_verified == 0 {
-                nothing("no frame carries a hash")
             } else {
-                // A version 2 file is read as the validation migrated it.
+                // Every tensor decodes, hashes or not (a version 2 file as the validation
+                // migrated it): data no hash covers must at least do that.
                 read_every_tensor(file, migrated.as_deref().unwrap_or(&map), limits)?;
-                None
+                (o.hashes_verified == 0)
+                    .then(|| nothing("no frame carries a hash"))
+                    .flatten()
             };
             Ok(Verification { text, problem })
         }
@@ -343,13 +419,15 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                             .flatten(),
                     })
                 }
-                Err(e) => Ok(Verification {
-                    text: format!("{head}\nerror: {e}\n"),
+                Err(Error::Ztensor { source, .. }) => Ok(Verification {
+                    text: format!("{head}\nerror: {source}\n"),
                     problem: Some(Error::VerifyFailed {
                         path: file.to_path_buf(),
-                        detail: e.to_string(),
+                        kind: source.kind(),
+                        detail: source.to_string(),
                     }),
                 }),
+                Err(e) => Err(e),
             }
         }
         FormatId::Safetensors

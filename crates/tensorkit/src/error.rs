@@ -1,9 +1,9 @@
-//! The error type of the `tensorkit` command.
+//! The error type of the tensorkit facade.
 
 use std::path::{Path, PathBuf};
 use tensor_core::{ErrorKind, Kinded};
 
-/// Everything the `tensorkit` command can report.
+/// Everything the facade can report; each error has a kind ([`Kinded`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -124,11 +124,14 @@ pub enum Error {
         /// What it cannot store (e.g. "dtype complex128 (tensor \"x\")").
         what: String,
     },
-    /// `verify` found a stored checksum or hash that does not match.
+    /// `verify` found a stored checksum or hash that does not match, or damage that keeps
+    /// it from checking them.
     #[error("{path}: {detail}")]
     VerifyFailed {
         /// The file.
         path: PathBuf,
+        /// What kind of problem: a mismatch, or the damage found.
+        kind: ErrorKind,
         /// What did not match, and where.
         detail: String,
     },
@@ -202,7 +205,7 @@ impl Kinded for Error {
                     ErrorKind::Unsupported
                 }
             }
-            Error::Safetensors { kind, .. } => *kind,
+            Error::Safetensors { kind, .. } | Error::VerifyFailed { kind, .. } => *kind,
             Error::StdlibMeta { source, .. } => source.kind(),
             Error::Bintensors { source, .. } => source.kind(),
             Error::Ztensor { source, .. } => source.kind(),
@@ -213,9 +216,7 @@ impl Kinded for Error {
                 ErrorKind::InvalidArgument
             }
             Error::CannotRepresent { .. } | Error::NotAView { .. } => ErrorKind::Unsupported,
-            Error::RoundTripMismatch { .. } | Error::VerifyFailed { .. } => {
-                ErrorKind::ChecksumMismatch
-            }
+            Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
             Error::NothingVerified { .. } => ErrorKind::MissingHash,
             Error::Remote { .. } => ErrorKind::Io,
         }

@@ -203,7 +203,7 @@ fn mixed_file() -> Result<(), Failed> {
     Ok(())
 }
 
-/// A postamble whose first_footer_offset points anywhere but at the first footer frame (or
+/// A postamble whose `first_footer_offset` points anywhere but at the first footer frame (or
 /// at itself, when there is none) is refused: into the preamble, at the first frame, one
 /// byte off.
 fn a_misplaced_first_footer_offset_is_refused() -> Result<(), Failed> {

@@ -63,14 +63,28 @@ fn check_attributes(value: &Value, whose: &str, depth: usize) -> Result<()> {
             Value::Text(key) if !key.is_empty() && key.len() <= 1024 && !key.contains('\0') => {}
             other => {
                 return Err(Error::Unwritable(format!(
-                    "{whose}: the key {other:?} (zTensor 2 attribute keys are text of 1 to 1024 \
-                     bytes without NUL; ztensor refuses the file otherwise)"
+                    "{whose}: {} (zTensor 2 attribute keys are text of 1 to 1024 bytes without \
+                     NUL; ztensor refuses the file otherwise)",
+                    unwritable_key(other)
                 )));
             }
         }
         check_attribute_value(v, whose, depth + 1)?;
     }
     Ok(())
+}
+
+/// A key zTensor 2 cannot hold, in words.
+fn unwritable_key(key: &Value) -> String {
+    match key {
+        Value::Text(k) if k.is_empty() => "an empty key".to_owned(),
+        Value::Text(k) if k.contains('\0') => format!("the key {k:?} holds a NUL character"),
+        Value::Text(k) => format!("a key of {} bytes", k.len()),
+        Value::Uint(n) => format!("the integer key {n}"),
+        Value::Nint(n) => format!("the integer key -{}", u128::from(*n) + 1),
+        Value::Bytes(_) => "a key of bytes".to_owned(),
+        _ => "a key that is not text".to_owned(),
+    }
 }
 
 fn check_attribute_value(value: &Value, whose: &str, depth: usize) -> Result<()> {

@@ -124,8 +124,15 @@ fn verify_reports_mismatches() -> Result<(), Failed> {
         return Err(format!("safetensors: exit {:?}: {stderr}", out.status.code()).into());
     }
     let out = tensorkit(&["verify", &zt.to_string_lossy()]);
-    if !String::from_utf8_lossy(&out.stderr).starts_with("error[checksum_mismatch]: ") {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !stderr.starts_with("error[checksum_mismatch]: ") {
         return Err("a mismatch is reported as error[checksum_mismatch] on stderr".into());
+    }
+    // The file is named once (it once said `F: F: ...`), on stderr and on stdout.
+    let name = zt.to_string_lossy();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stderr.matches(&*name).count() != 1 || stdout.matches(&*name).count() != 1 {
+        return Err(format!("the path twice: {stdout}{stderr}").into());
     }
     Ok(())
 }
@@ -195,9 +202,31 @@ fn diff_merge_split() -> Result<(), Failed> {
     if code != 0 || run(&["diff", &mixed, &from_dir]).0 != 0 {
         return Err(format!("merge of the split directory: {text}").into());
     }
-    // Merging a file with itself repeats every name: an error, and no output file.
-    let again = d("twice.tgm");
-    expect_error_contract(&tensorkit(&["merge", &mixed, &mixed, "-o", &again]), false)?;
+    // `parts/*` as a shell expands it names the manifest and every part it lists: each file
+    // is read once, under the manifest's names.
+    let mut everything: Vec<String> = std::fs::read_dir(d("parts"))?
+        .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
+        .collect();
+    everything.sort();
+    let globbed = d("globbed.tgm");
+    let mut args = vec!["merge"];
+    args.extend(everything.iter().map(String::as_str));
+    args.extend(["-o", &globbed]);
+    let (code, text) = run(&args);
+    if code != 0 || run(&["diff", &mixed, &globbed]).0 != 0 {
+        return Err(format!("merge parts/*: {text}").into());
+    }
+    // A file named twice is one file.
+    let twice = d("twice.tgm");
+    let (code, text) = run(&["merge", &mixed, &mixed, "-o", &twice]);
+    if code != 0 || run(&["diff", &mixed, &twice]).0 != 0 {
+        return Err(format!("merge of a file with itself: {text}").into());
+    }
+    // Two files holding the same names: an error, and no output file.
+    let copy = d("copy.tgm");
+    std::fs::copy(&mixed, &copy)?;
+    let again = d("again.tgm");
+    expect_error_contract(&tensorkit(&["merge", &mixed, &copy, "-o", &again]), false)?;
     if Path::new(&again).exists() {
         return Err("a failed merge left a file".into());
     }

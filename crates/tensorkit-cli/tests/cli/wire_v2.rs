@@ -1,4 +1,4 @@
-//! Tensogram wire version 2 files written by tensogram 0.14.0 and 0.16.1
+//! Tensogram wire version 2 files written by tensogram 0.14.0, 0.15.0 and 0.16.1
 //! (`testdata/reference/tensogram_v2`): every command reads them (as migrated to version 3,
 //! every version 2 hash checked), `validate` says what it found, `migrate` writes a
 //! version 3 file that holds the same tensors bit for bit, and damage is an error.
@@ -85,7 +85,8 @@ fn damage_is_an_error(file: &Path) -> Result<(), Failed> {
     std::fs::write(&damaged, &bytes)?;
     let d = damaged.to_string_lossy();
     let out = dir.path().join("out.tgm");
-    let unhashed = file.to_string_lossy().contains("nohash");
+    let name = file.to_string_lossy();
+    let unhashed = name.contains("nohash") || name.contains("unaligned");
     for args in [vec!["inspect", &*d], vec!["verify", &*d]] {
         // A flip inside an unhashed payload reads as other values: only files with hashes
         // promise to notice.
@@ -107,8 +108,84 @@ fn damage_is_an_error(file: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// The unhashed file with object 1's shape patched from `[7]` to `[23]` (same CBOR length):
+/// its payload is 32 bytes short of what the descriptor says.
+fn outgrown_descriptor(dir: &Path) -> Result<PathBuf, Failed> {
+    let file = testdata().join("reference/tensogram_v2/v2_0.16.1_nohash.tgm");
+    let mut bytes = std::fs::read(file)?;
+    let pattern = b"eshape\x81\x07";
+    let at: Vec<usize> = bytes
+        .windows(pattern.len())
+        .enumerate()
+        .filter(|(_, w)| w == pattern)
+        .map(|(i, _)| i)
+        .collect();
+    if at.is_empty() {
+        return Err("the fixture has no shape [7]".into());
+    }
+    for i in at {
+        bytes[i + pattern.len() - 1] = 0x17;
+    }
+    let damaged = dir.join("outgrown.tgm");
+    std::fs::write(&damaged, &bytes)?;
+    Ok(damaged)
+}
+
+/// A descriptor whose shape its payload cannot fill: `migrate` refuses it (it used to write a
+/// file our own `validate` refused) and leaves no file; `verify` and `validate` say
+/// `malformed`, not `checksum_mismatch`.
+fn a_descriptor_its_payload_cannot_fill_is_refused() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let damaged = outgrown_descriptor(dir.path())?;
+    let d = damaged.to_string_lossy();
+    let out = dir.path().join("out.tgm");
+    let migrated = tensorkit(&["migrate", &d, &out.to_string_lossy()]);
+    let kind = expect_error_contract(&migrated, false)?;
+    if kind != "malformed" || out.exists() || !text(&migrated).contains("46 payload bytes") {
+        return Err(format!("migrate: {kind}: {}", text(&migrated)).into());
+    }
+    let verified = tensorkit(&["verify", &d]);
+    let kind = expect_error_contract(&verified, false)?;
+    if kind != "malformed" || text(&verified).contains("Error:") {
+        return Err(format!("verify: {kind}: {}", text(&verified)).into());
+    }
+    for level in ["quick", "default", "full"] {
+        let validated = tensorkit(&["validate", &d, "--level", level]);
+        if validated.status.code() != Some(2) {
+            return Err(format!("validate --level {level}: {}", text(&validated)).into());
+        }
+    }
+    Ok(())
+}
+
+/// `verify` of a file without hashes still decodes every tensor: exit 3 (nothing verified)
+/// when they decode, 2 when one does not.
+fn verify_without_hashes_decodes_every_tensor() -> Result<(), Failed> {
+    let file = testdata().join("reference/tensogram_v2/v2_0.16.1_nohash.tgm");
+    let sound = tensorkit(&["verify", &file.to_string_lossy()]);
+    if sound.status.code() != Some(3) {
+        return Err(format!("verify of an unhashed file: {}", text(&sound)).into());
+    }
+    let dir = tempfile::tempdir()?;
+    let damaged = outgrown_descriptor(dir.path())?;
+    let out = tensorkit(&["verify", &damaged.to_string_lossy()]);
+    if out.status.code() != Some(2) {
+        return Err(format!("verify of an undecodable unhashed file: {}", text(&out)).into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
-    let mut trials = Vec::new();
+    let mut trials = vec![
+        Trial::test(
+            "wire_v2::a_descriptor_its_payload_cannot_fill_is_refused",
+            a_descriptor_its_payload_cannot_fill_is_refused,
+        ),
+        Trial::test(
+            "wire_v2::verify_without_hashes_decodes_every_tensor",
+            verify_without_hashes_decodes_every_tensor,
+        ),
+    ];
     for f in fixtures() {
         let stem = tensor_testkit::stem(&f);
         let g = f.clone();
