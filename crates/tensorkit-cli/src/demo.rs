@@ -187,7 +187,7 @@ fn render(tensors: &[(String, Tensor)], rows: &[Row]) -> String {
     }
     let _ = writeln!(
         out,
-        "\nwrite: to a temporary file, synced and renamed into place; read: map, parse and copy every tensor out (best of 3)."
+        "\nwrite: to an unnamed temporary file, linked into place once complete, not synced: left to the kernel to write back, as cp does; read: map, parse and copy every tensor out (best of 3)."
     );
     out
 }
@@ -209,6 +209,9 @@ mod tests {
         assert!(text.contains("safetensors"));
         assert!(text.contains("bintensors-legacy"));
         assert!(text.contains("identical"));
+        // The demo writes with Durability::Cached: it must not claim to sync (decision 0008).
+        assert!(!text.contains("synced and"), "{text}");
+        assert!(text.contains("not synced"), "{text}");
     }
 
     #[test]
