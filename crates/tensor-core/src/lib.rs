@@ -53,5 +53,7 @@ pub mod xxh3;
 
 pub use byte_order::ByteOrder;
 pub use error::{Error, ErrorKind, Kinded, Result};
-pub use limits::{DEFAULT_MAX_DECOMPRESSION_RATIO, Limits, physical_memory};
+pub use limits::{
+    DEFAULT_EXPANSION_ALLOWANCE, DEFAULT_MAX_DECOMPRESSION_RATIO, Limits, physical_memory,
+};
 pub use source::{ByteSource, FileSource, MmapSource};

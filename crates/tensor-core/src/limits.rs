@@ -26,24 +26,34 @@ pub struct Limits {
     pub max_total_bytes: u64,
     /// Largest ratio of decoded to encoded bytes a decompressor may produce.
     pub max_decompression_ratio: u64,
+    /// Bytes any one decode may produce whatever the size of its input, above which the
+    /// ratio applies: a constant field stores no values at all, and must still decode.
+    pub expansion_allowance: u64,
 }
 
 /// The default decompression-ratio cap: zstd's own ceiling (a 128 KiB block stored as a
 /// 4-byte run), which no real field needs to pass — an all-zero field compresses to about
-/// 1 : 31 900. Constant fields packed with 0 bits per value have no payload at all and are
-/// bounded by [`Limits::max_total_bytes`] alone.
+/// 1 : 31 900.
 pub const DEFAULT_MAX_DECOMPRESSION_RATIO: u64 = 1 << 15;
+
+/// The default [`Limits::expansion_allowance`]: 64 MiB, a global 0.1° field of float64 (6.5
+/// million points, 52 MB). Constant fields packed with 0 bits per value store no values;
+/// up to this size they decode whatever their input's size, beyond it only as the ratio
+/// allows of the bytes that declare them (so a 200-byte message cannot claim gigabytes).
+pub const DEFAULT_EXPANSION_ALLOWANCE: u64 = 64 << 20;
 
 impl Default for Limits {
     /// 100 MB of header (the cap safetensors and bintensors use), a million tensors, half
-    /// of this machine's physical memory decoded in one call ([`physical_memory`]), and a
-    /// decompression ratio of at most [`DEFAULT_MAX_DECOMPRESSION_RATIO`].
+    /// of this machine's physical memory decoded in one call ([`physical_memory`]), a
+    /// decompression ratio of at most [`DEFAULT_MAX_DECOMPRESSION_RATIO`] beyond
+    /// [`DEFAULT_EXPANSION_ALLOWANCE`].
     fn default() -> Self {
         Limits {
             max_header_bytes: 100_000_000,
             max_tensor_count: 1_000_000,
             max_total_bytes: (physical_memory() / 2).max(1 << 30),
             max_decompression_ratio: DEFAULT_MAX_DECOMPRESSION_RATIO,
+            expansion_allowance: DEFAULT_EXPANSION_ALLOWANCE,
         }
     }
 }
@@ -65,7 +75,7 @@ fn read_meminfo() -> Option<u64> {
 
 impl Limits {
     /// Tight limits for untrusted uploads: 1 MiB headers, 10 000 tensors, 1 GiB decoded,
-    /// ratio 1024.
+    /// ratio 1024 beyond 1 MiB.
     #[must_use]
     pub const fn strict() -> Self {
         Limits {
@@ -73,6 +83,7 @@ impl Limits {
             max_tensor_count: 10_000,
             max_total_bytes: 1 << 30,
             max_decompression_ratio: 1024,
+            expansion_allowance: 1 << 20,
         }
     }
 
@@ -84,6 +95,7 @@ impl Limits {
             max_tensor_count: u64::MAX,
             max_total_bytes: u64::MAX,
             max_decompression_ratio: u64::MAX,
+            expansion_allowance: u64::MAX,
         }
     }
 
@@ -130,11 +142,22 @@ impl Limits {
         check("decoded bytes", bytes, self.max_total_bytes)
     }
 
+    /// These limits with another allowance below which the ratio does not apply.
+    #[must_use]
+    pub const fn with_expansion_allowance(mut self, bytes: u64) -> Self {
+        self.expansion_allowance = bytes;
+        self
+    }
+
     /// Fails when decoding `encoded` bytes into `decoded` bytes would pass either the total
-    /// cap or the decompression-ratio cap. Call it before allocating the output.
+    /// cap or the decompression-ratio cap (which applies beyond the expansion allowance).
+    /// Call it before allocating the output, and before any work proportional to it.
     pub fn check_expansion(&self, encoded: u64, decoded: u64) -> Result<()> {
         self.check_total_bytes(decoded)?;
-        let allowed = encoded.max(1).saturating_mul(self.max_decompression_ratio);
+        let allowed = encoded
+            .max(1)
+            .saturating_mul(self.max_decompression_ratio)
+            .max(self.expansion_allowance);
         check("decompressed bytes", decoded, allowed)
     }
 }
@@ -176,12 +199,26 @@ mod tests {
 
     #[test]
     fn expansion_is_bounded_by_ratio_and_total() {
-        let l = Limits::default().with_max_decompression_ratio(10);
+        let l = Limits::default()
+            .with_max_decompression_ratio(10)
+            .with_expansion_allowance(0);
         assert!(l.check_expansion(100, 1000).is_ok());
         assert!(l.check_expansion(100, 1001).is_err());
-        // An empty input may still expand to `ratio` bytes (e.g. a constant field).
+        // An empty input may still expand to `ratio` bytes.
         assert!(l.check_expansion(0, 10).is_ok());
         assert!(l.check_expansion(0, 11).is_err());
+        // Up to the allowance, any input may expand (a constant field stores no values);
+        // beyond it, only as the ratio allows.
+        let l = l.with_expansion_allowance(1 << 20);
+        assert!(l.check_expansion(0, 1 << 20).is_ok());
+        assert!(l.check_expansion(0, (1 << 20) + 1).is_err());
+        assert!(l.check_expansion(200_000, 2_000_000).is_ok());
+        // By default a 680-byte message cannot claim 16 GiB of a constant field, nor a
+        // 179-byte one 1 GiB.
+        let d = Limits::default().with_max_total_bytes(u64::MAX);
+        assert!(d.check_expansion(680, 16 << 30).is_err());
+        assert!(d.check_expansion(179, 1 << 30).is_err());
+        assert!(d.check_expansion(179, 52_000_000).is_ok());
         // Saturating: a huge input does not wrap the allowed size.
         let l = Limits::unlimited().with_max_total_bytes(1 << 40);
         assert!(l.check_expansion(u64::MAX, 1 << 40).is_ok());
@@ -207,15 +244,17 @@ mod tests {
             .with_max_header_bytes(1)
             .with_max_tensor_count(2)
             .with_max_total_bytes(3)
-            .with_max_decompression_ratio(4);
+            .with_max_decompression_ratio(4)
+            .with_expansion_allowance(5);
         assert_eq!(
             (
                 l.max_header_bytes,
                 l.max_tensor_count,
                 l.max_total_bytes,
-                l.max_decompression_ratio
+                l.max_decompression_ratio,
+                l.expansion_allowance
             ),
-            (1, 2, 3, 4)
+            (1, 2, 3, 4, 5)
         );
     }
 }

@@ -550,6 +550,8 @@ impl<'a> ObjectFrame<'a> {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<ByteOrder> {
         let p = self.checked_pipeline(opts)?;
+        // Streamed or not, a decode's size and work are bounded by the same limits.
+        self.checked_len(&p, limits)?;
         let (dtype, _, n) = self.layout();
         let order = self.descriptor.byte_order_or_native();
         let masks = if opts.restore_non_finite {

@@ -100,7 +100,7 @@ impl<'a> Grib<'a> {
     /// `limits` (see [`Field::decode_into`]).
     pub fn values(&self, i: usize, limits: &Limits) -> Result<Vec<f64>> {
         let f = &self.fields[i];
-        limits.check_total_bytes(f.points.saturating_mul(8))?;
+        f.check_decode(limits)?;
         let n = tensor_core::checked::to_usize(f.points, "GRIB points")?;
         let mut out = tensor_core::buffer::try_filled(n, 0f64, "GRIB values")?;
         f.decode_into(self.bytes, &mut out)?;

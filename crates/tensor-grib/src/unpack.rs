@@ -104,6 +104,16 @@ impl Field {
         }
     }
 
+    /// Checks, before anything is allocated or decoded, that the field's values (8 bytes a
+    /// point) stay within `limits`: the total, and the expansion from the message's bytes
+    /// (a constant field of 0 bits per value stores nothing; beyond the limits' expansion
+    /// allowance, a 179-byte message cannot claim gigabytes). Returns the decoded size.
+    pub fn check_decode(&self, limits: &tensor_core::Limits) -> Result<u64> {
+        let len = self.points.saturating_mul(8);
+        limits.check_expansion(self.length, len)?;
+        Ok(len)
+    }
+
     /// Decodes the field's values into `out` (one per point, in the order they are stored):
     /// bit for bit what ecCodes' `codes_get_values` returns, except that missing points are
     /// NaN (ecCodes gives its `missingValue`, 9999 by default). `file` is the whole file

@@ -197,7 +197,9 @@ mod tests {
         let zeros = compress(&vec![0u8; 1 << 20], 3).unwrap();
         // A 1 MiB payload in a few dozen bytes: allowed by default, refused by a tight ratio.
         assert!(decompress(&zeros, 1 << 20, &Limits::default()).is_ok());
-        let tight = Limits::default().with_max_decompression_ratio(100);
+        let tight = Limits::default()
+            .with_max_decompression_ratio(100)
+            .with_expansion_allowance(0);
         assert!(decompress(&zeros, 1 << 20, &tight).is_err());
         let mut cut = compress(
             &(0..5000u32).flat_map(u32::to_le_bytes).collect::<Vec<_>>(),

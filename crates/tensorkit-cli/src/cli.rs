@@ -15,8 +15,10 @@ pub struct Cli {
     /// legitimately need more; the limit protects against files that only claim to.
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
-    /// Largest ratio of decompressed to stored bytes accepted from any codec (default
-    /// 32768, zstd's own ceiling).
+    /// Largest ratio of decoded to stored bytes accepted for any tensor. By default 32768
+    /// (zstd's own ceiling) beyond the first 64 MiB, which any tensor may decode to whatever
+    /// its size (a constant field stores no values); given, it applies from the first byte.
+    /// It bounds the time and memory a small file can ask for.
     #[arg(long, global = true, value_name = "RATIO")]
     pub max_ratio: Option<u64>,
     /// Threads that decode, encode, compress and copy in parallel (default: one per core).
@@ -43,7 +45,9 @@ impl Cli {
             l = l.with_max_total_bytes(m);
         }
         if let Some(r) = self.max_ratio {
-            l = l.with_max_decompression_ratio(r);
+            l = l
+                .with_max_decompression_ratio(r)
+                .with_expansion_allowance(0);
         }
         l
     }

@@ -56,7 +56,9 @@ fn open(
         limits = limits.with_max_total_bytes(bytes);
     }
     if let Some(ratio) = max_ratio {
-        limits = limits.with_max_decompression_ratio(ratio);
+        limits = limits
+            .with_max_decompression_ratio(ratio)
+            .with_expansion_allowance(0);
     }
     let options = tensorkit::ReadOptions {
         limits,

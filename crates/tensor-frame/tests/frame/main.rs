@@ -6,6 +6,7 @@ use libtest_mimic::Arguments;
 mod bitflip;
 mod codecs;
 mod conformance;
+mod hostile;
 mod roundtrip;
 mod v2;
 
@@ -16,5 +17,6 @@ fn main() {
     trials.extend(bitflip::trials());
     trials.extend(v2::trials());
     trials.extend(codecs::trials());
+    trials.extend(hostile::trials());
     libtest_mimic::run(&args, trials).exit();
 }

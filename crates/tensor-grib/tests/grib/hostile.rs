@@ -16,8 +16,81 @@ fn read_all(bytes: &[u8]) {
     }
 }
 
-pub(crate) fn trials() -> Vec<Trial> {
+/// The sections of the GRIB 2 message at the start of `msg`: (number, offset, length).
+pub(crate) fn sections(msg: &[u8]) -> Vec<(u8, usize, usize)> {
+    let total = u64::from_be_bytes(msg[8..16].try_into().unwrap()) as usize;
     let mut out = Vec::new();
+    let mut at = 16;
+    while at + 5 <= total && &msg[at..at + 4] != b"7777" {
+        let len = u32::from_be_bytes(msg[at..at + 4].try_into().unwrap()) as usize;
+        out.push((msg[at + 4], at, len));
+        at += len;
+    }
+    out
+}
+
+/// The messages of a GRIB 2 file, as byte ranges.
+pub(crate) fn messages(file: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 16 <= file.len() {
+        let len = u64::from_be_bytes(file[at + 8..at + 16].try_into().unwrap()) as usize;
+        out.push(at..at + len);
+        at += len;
+    }
+    out
+}
+
+/// `simple.grib2`'s constant field (0 bits per value, no payload) patched to claim 2^27
+/// points on a 16384 × 8192 grid: a message of under 200 bytes asking for 1 GiB of values is
+/// refused as `limit_exceeded` before anything is decoded, even where the machine's memory
+/// would allow it; the field as written still decodes.
+fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed> {
+    use tensor_core::{ErrorKind, Kinded};
+    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2"))?;
+    let msg = messages(&file)
+        .into_iter()
+        .map(|r| file[r].to_vec())
+        .find(|m| {
+            sections(m)
+                .iter()
+                .any(|&(n, at, _)| n == 5 && m[at + 19] == 0)
+        })
+        .ok_or("simple.grib2 has no constant field")?;
+    let limits = Limits::default().with_max_total_bytes(64 << 30);
+    let g = Grib::open(&msg, &limits)?;
+    let values = g.values(0, &limits)?;
+    if values.windows(2).any(|w| w[0] != w[1]) {
+        return Err("the constant field is not constant".into());
+    }
+    let mut patched = msg.clone();
+    for (n, at, _) in sections(&msg) {
+        match n {
+            3 => {
+                patched[at + 6..at + 10].copy_from_slice(&(1u32 << 27).to_be_bytes());
+                patched[at + 30..at + 34].copy_from_slice(&(1u32 << 14).to_be_bytes());
+                patched[at + 34..at + 38].copy_from_slice(&(1u32 << 13).to_be_bytes());
+            }
+            5 => patched[at + 5..at + 9].copy_from_slice(&(1u32 << 27).to_be_bytes()),
+            _ => {}
+        }
+    }
+    let g = Grib::open(&patched, &limits)?;
+    if g.fields()[0].points != 1 << 27 {
+        return Err(format!("the patch did not take: {} points", g.fields()[0].points).into());
+    }
+    let e = g.values(0, &limits).unwrap_err();
+    if e.kind() != ErrorKind::LimitExceeded {
+        return Err(format!("2^27 points from {} bytes: {e}", patched.len()).into());
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut out = vec![Trial::test(
+        "hostile::a_constant_field_cannot_claim_gigabytes",
+        a_constant_field_cannot_claim_gigabytes,
+    )];
     for path in files() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let p = path.clone();

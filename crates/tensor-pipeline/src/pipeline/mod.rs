@@ -236,10 +236,11 @@ impl Pipeline {
         compression: Compression::None,
     };
 
-    /// Checks, before anything is allocated, that decoding a `stored`-byte payload into `n`
-    /// elements of `dtype` stays within `limits`: the decoded total, and the compression
-    /// stage's expansion from the stored bytes. (Packing expands by at most 64 : 1, except
-    /// 0-bit constant fields, which store nothing and are bounded by the total alone.)
+    /// Checks, before anything is allocated or decoded, that decoding a `stored`-byte
+    /// payload into `n` elements of `dtype` stays within `limits`: the decoded total, the
+    /// compression stage's expansion from the stored bytes, and the whole decode's (packing
+    /// expands by up to 64 : 1, and a 0-bit constant field stores nothing: such a field
+    /// decodes within the limits' expansion allowance, not to whatever size it claims).
     /// Returns the decoded size.
     pub fn check_decode(&self, stored: u64, dtype: Dtype, n: u64, limits: &Limits) -> Result<u64> {
         let len = dtype.payload_bytes(n)?;
@@ -247,6 +248,7 @@ impl Pipeline {
         if self.compression != Compression::None {
             limits.check_expansion(stored, self.encoded_len(dtype, n)?)?;
         }
+        limits.check_expansion(stored, len)?;
         Ok(len)
     }
 
@@ -461,10 +463,8 @@ impl Pipeline {
         self.check(dtype)?;
         let out_len = dtype.payload_bytes(n)?;
         expect_len(out_len, dst.len())?;
+        self.check_decode(payload.len() as u64, dtype, n, limits)?;
         let encoded_len = checked::to_usize(self.encoded_len(dtype, n)?, "encoded size")?;
-        if self.compression != Compression::None {
-            limits.check_expansion(payload.len() as u64, encoded_len as u64)?;
-        }
         // Stages write straight into `dst` when the encoded form is the final form.
         let direct = matches!(self.encoding, Encoding::None) && matches!(self.filter, Filter::None);
         let mut scratch = Vec::new();
@@ -547,6 +547,7 @@ impl Pipeline {
         sink: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
         self.check(dtype)?;
+        self.check_decode(payload.len() as u64, dtype, n, limits)?;
         let encoded_len = self.encoded_len(dtype, n)?;
         let streamable = self.filter == Filter::None
             && matches!(

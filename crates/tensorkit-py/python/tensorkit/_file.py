@@ -208,7 +208,9 @@ def open(
 
     ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
     tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
-    to) and ``max_ratio`` (decompressed : stored) bound what a hostile file can ask for.
+    to) and ``max_ratio`` (decoded : stored bytes; by default 32768 beyond the first 64 MiB
+    any tensor may decode to, given it applies from the first byte) bound what a hostile
+    file can ask for.
     """
     paths = _paths(path)
     options = {

@@ -192,7 +192,7 @@ pub(super) fn tensor<'a>(
         let (grib, path) = (grib.clone(), path.to_path_buf());
         move |limits: &tensor_core::Limits, out: &mut [u8]| -> Result<()> {
             let field = &grib.fields()[i];
-            limits.check_total_bytes(field.points.saturating_mul(8))?;
+            field.check_decode(limits).map_err(wrap(&path))?;
             // Straight into the caller's buffer when it is aligned for f64 (numpy's are).
             if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f64>(out) {
                 return field.decode_into(grib.bytes(), values).map_err(wrap(&path));

@@ -1,0 +1,88 @@
+//! Hostile messages that are small on disk and claim a lot: every reading path, validation at
+//! every level included, refuses them within the limits before doing work proportional to
+//! what they claim.
+
+use libtest_mimic::{Failed, Trial};
+use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
+use tensor_dtype::Dtype;
+use tensor_frame::descriptor::{DataObjectDescriptor, ParamValue};
+use tensor_frame::{
+    DecodeOptions, GlobalMetadata, Level, Message, ValidateOptions, encode_pre_encoded, validate,
+};
+
+/// One message of a constant float64 field of `n` values, simple-packed with 0 bits: no
+/// payload at all.
+fn constant_field(n: u64) -> Result<Vec<u8>, Failed> {
+    let mut d = DataObjectDescriptor::new(Dtype::Float64, &[n], ByteOrder::Little);
+    d.encoding = "simple_packing".into();
+    for (k, v) in [
+        ("sp_bits_per_value", ParamValue::from(0u64)),
+        ("sp_reference_value", ParamValue::from(273.15)),
+        ("sp_binary_scale_factor", ParamValue::from(0i64)),
+        ("sp_decimal_scale_factor", ParamValue::from(0i64)),
+    ] {
+        d.params.insert(k.into(), v);
+    }
+    let empty: &[u8] = &[];
+    Ok(encode_pre_encoded(
+        &GlobalMetadata::default(),
+        &[d],
+        &[empty],
+        &crate::roundtrip::opts(),
+    )?)
+}
+
+/// A message under 1 KiB claiming 2^31 float64 values (16 GiB) of a constant field, and one
+/// claiming 2^27 (1 GiB, under any machine's memory limit): both refused as `limit_exceeded`
+/// by decoding, streaming and validation at every level that decodes. A small constant
+/// field still decodes.
+fn a_small_message_cannot_claim_gigabytes() -> Result<(), Failed> {
+    let limits = Limits::default().with_max_total_bytes(64 << 30);
+    for n in [1u64 << 31, 1 << 27] {
+        let bytes = constant_field(n)?;
+        if bytes.len() > 1024 {
+            return Err(format!("{} bytes", bytes.len()).into());
+        }
+        let m = Message::open_with(&bytes, &limits)?;
+        let e = m.decode_object(0, DecodeOptions::default()).unwrap_err();
+        if e.kind() != ErrorKind::LimitExceeded {
+            return Err(format!("decode of {n} values: {e}").into());
+        }
+        let o = m.object(0)?;
+        let e = o
+            .decode_chunks(DecodeOptions::default(), &limits, 1 << 20, &mut |_| Ok(()))
+            .unwrap_err();
+        if e.kind() != ErrorKind::LimitExceeded {
+            return Err(format!("streamed decode of {n} values: {e}").into());
+        }
+        let report = validate(
+            &bytes,
+            ValidateOptions {
+                level: Level::Full,
+                canonical: false,
+            },
+            &limits,
+        );
+        if !report
+            .issues
+            .iter()
+            .any(|i| i.kind == ErrorKind::LimitExceeded)
+        {
+            return Err(format!("validate of {n} values: {:?}", report.issues).into());
+        }
+    }
+    let small = constant_field(1000)?;
+    let m = Message::open_with(&small, &Limits::default())?;
+    let t = m.decode_object(0, DecodeOptions::default())?;
+    if t.view().typed::<f64>()?.iter().any(|v| *v != 273.15) {
+        return Err("the constant field decodes to other values".into());
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![Trial::test(
+        "hostile::a_small_message_cannot_claim_gigabytes",
+        a_small_message_cannot_claim_gigabytes,
+    )]
+}
