@@ -53,6 +53,7 @@ pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;
 pub use message::{FrameInfo, Message, decode};
 pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
+pub use nonfinite::masking_changes;
 pub use object::{DecodeOptions, HashCheck, ObjectFrame, UNSUPPORTED_CODECS};
 pub use provenance::Provenance;
 pub use stream::StreamEncoder;

@@ -163,9 +163,46 @@ pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) 
     found
 }
 
+/// The first element of `data` that NaN/Inf masks cannot give back as it is (NaN payloads
+/// aside), if any: a complex number with one non-finite part, or parts of different kinds,
+/// which the masks restore as NaN or ±Inf in both parts (as tensogram does). Real floats
+/// always come back.
+#[must_use]
+pub fn masking_changes(data: &[u8], dtype: Dtype, order: ByteOrder) -> Option<u64> {
+    if !matches!(dtype, Dtype::Complex64 | Dtype::Complex128) || !any(data, dtype, order) {
+        return None;
+    }
+    let part_width = dtype.swap_width();
+    data.chunks_exact(dtype.byte_width())
+        .position(|e| {
+            let mut kinds = e
+                .chunks_exact(part_width)
+                .map(|p| classify(part(p, dtype, order)));
+            let re = kinds.next().flatten();
+            let im = kinds.next().flatten();
+            (re.is_some() || im.is_some()) && re != im
+        })
+        .map(|i| i as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn masks_change_complex_numbers_with_one_non_finite_part() {
+        let c64 =
+            |parts: &[f32]| -> Vec<u8> { parts.iter().flat_map(|p| p.to_le_bytes()).collect() };
+        let le = ByteOrder::Little;
+        let whole = c64(&[f32::NAN, f32::NAN, f32::INFINITY, f32::INFINITY, 1.0, 2.0]);
+        assert_eq!(masking_changes(&whole, Dtype::Complex64, le), None);
+        let half = c64(&[1.0, 2.0, f32::INFINITY, 1.0]);
+        assert_eq!(masking_changes(&half, Dtype::Complex64, le), Some(1));
+        let mixed = c64(&[f32::INFINITY, f32::NEG_INFINITY]);
+        assert_eq!(masking_changes(&mixed, Dtype::Complex64, le), Some(0));
+        let real = c64(&[f32::INFINITY, 1.0]);
+        assert_eq!(masking_changes(&real, Dtype::Float32, le), None);
+    }
 
     #[test]
     fn the_fast_check_agrees_with_the_scan() {

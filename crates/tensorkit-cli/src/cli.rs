@@ -237,8 +237,11 @@ pub struct Target {
     #[arg(long, value_enum, default_value_t = Duplicates::Error)]
     pub duplicates: Duplicates,
     /// Tensogram output only: also write what only tensorkit reads — simple packing of
-    /// float32, szip after packing to widths other than 8/16/24/32 bits. Without it, every
-    /// file opens in tensogram, and the stages it cannot read are left out (and listed).
+    /// float32, szip after packing to widths other than 8/16/24/32 bits — and keep NaN and
+    /// ±Inf bit for bit in lossless objects (NaN payloads included), which tensogram decodes
+    /// but its full validation flags (`nan_detected`). Without it, every file opens in
+    /// tensogram and passes its validation: the stages it cannot read are left out (and
+    /// listed), and NaN and ±Inf are stored in tensogram's masks.
     #[arg(long)]
     pub allow_extensions: bool,
     /// zTensor 2 output only: start every tensor's data at a multiple of this many bytes

@@ -78,6 +78,7 @@ pub(crate) struct Options {
     format: Option<String>,
     metadata_json: Option<String>,
     pipeline: Option<String>,
+    allow_extensions: bool,
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
     fsync: bool,
@@ -111,7 +112,8 @@ impl Options {
             .map(PipelineSpec::parse)
             .transpose()
             .map_err(to_py)?
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .with_extensions(self.allow_extensions);
         Ok(WriteOptions {
             format,
             metadata,

@@ -274,6 +274,7 @@ def _options(
     alignment: int | str | None = None,
     max_shard_size: int | str | None = None,
     fsync: bool = False,
+    allow_extensions: bool = False,
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
@@ -281,6 +282,7 @@ def _options(
         "format": format,
         "metadata_json": None if metadata is None else json.dumps(dict(metadata)),
         "pipeline": pipeline,
+        "allow_extensions": allow_extensions,
         "alignment": _size(alignment),
         "max_shard_size": _size(max_shard_size),
         "fsync": fsync,
@@ -297,14 +299,17 @@ def save(
     alignment: int | str | None = None,
     max_shard_size: int | str | None = None,
     fsync: bool = False,
+    allow_extensions: bool = False,
 ) -> list[str]:
     """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
     the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``). ``pipeline`` chooses
-    Tensogram's stages (``"simple_packing:16,szip"``); ``alignment`` zTensor 2's blob
-    alignment; ``max_shard_size`` writes a Hugging Face shard set; ``fsync`` syncs each file
-    to disk before it is renamed into place, so that it survives a power failure (without
-    it the file still appears only when complete). Returns what the format could not hold
-    and left out."""
+    Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
+    only tensorkit reads or tensogram's validation flags, as ``--allow-extensions`` does
+    (packed float32, NaN and ±Inf kept bit for bit instead of in masks); ``alignment``
+    zTensor 2's blob alignment; ``max_shard_size`` writes a Hugging Face shard set;
+    ``fsync`` syncs each file to disk before it is renamed into place, so that it survives a
+    power failure (without it the file still appears only when complete). Returns what the
+    format could not hold and left out."""
     return _tensorkit.save(
         os.fspath(path),
         _entries(tensors),
@@ -315,6 +320,7 @@ def save(
             alignment=alignment,
             max_shard_size=max_shard_size,
             fsync=fsync,
+            allow_extensions=allow_extensions,
         ),
     )
 
@@ -326,11 +332,18 @@ def serialize(
     metadata: Mapping[str, Any] | None = None,
     pipeline: str | None = None,
     alignment: int | str | None = None,
+    allow_extensions: bool = False,
 ) -> bytes:
-    """The bytes of a ``format`` file holding ``tensors``."""
+    """The bytes of a ``format`` file holding ``tensors`` (options as in :func:`save`)."""
     return _tensorkit.serialize(
         _entries(tensors),
-        _options(format=format, metadata=metadata, pipeline=pipeline, alignment=alignment),
+        _options(
+            format=format,
+            metadata=metadata,
+            pipeline=pipeline,
+            alignment=alignment,
+            allow_extensions=allow_extensions,
+        ),
     )
 
 
@@ -344,10 +357,11 @@ def convert(
     alignment: int | str | None = None,
     max_shard_size: int | str | None = None,
     fsync: bool = False,
+    allow_extensions: bool = False,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
-    names, dtypes, shapes, values and metadata (``fsync`` as in :func:`save`). Returns what
-    the target left out."""
+    names, dtypes, shapes, values and metadata (``fsync`` and ``allow_extensions`` as in
+    :func:`save`). Returns what the target left out."""
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
@@ -358,6 +372,7 @@ def convert(
             alignment=alignment,
             max_shard_size=max_shard_size,
             fsync=fsync,
+            allow_extensions=allow_extensions,
         ),
     )
 

@@ -68,6 +68,42 @@ def test_the_reference_packages_open_what_tensorkit_saves(tmp_path, package):
         same(loaded[name], want, name)
 
 
+def test_non_finite_values_pass_tensograms_full_validation(tmp_path):
+    """NaN and ±Inf saved from safetensors go into tensogram's masks: its full validation
+    reports nothing, and every value reads back in tensogram and tensorkit (a NaN's payload
+    becomes the canonical NaN). Kept bit for bit only on request, which tensogram flags."""
+    f = np.array([1.5, np.nan, np.inf, -np.inf, -0.0, 2.0], dtype=np.float32)
+    d = np.array([np.nan, 3.0, -np.inf], dtype=np.float64)
+    d[0] = np.frombuffer(np.uint64(0xFFF80000DEADBEEF).tobytes(), dtype=np.float64)[0]
+    c = np.array([complex(np.inf, np.inf), complex(np.nan, np.nan), 1 + 2j], dtype=np.complex64)
+    src = tmp_path / "nf.safetensors"
+    st.save_file({"f": f, "d": d, "c": c}, str(src))
+    out = tmp_path / "nf.tgm"
+    tensorkit.convert(src, out)
+    data = out.read_bytes()
+    report = tensogram.validate(data, level="full")
+    assert report["issues"] == [], report
+    decoded = tensogram.decode(data)
+    for (desc, arr), want in zip(decoded.objects, [c, d, f]):
+        np.testing.assert_array_equal(np.asarray(arr), want)
+    with tensorkit.open(out) as back:
+        for name, want in {"f": f, "d": d, "c": c}.items():
+            np.testing.assert_array_equal(back[name], want)
+    kept = tmp_path / "kept.tgm"
+    tensorkit.convert(src, kept, allow_extensions=True)
+    with tensorkit.open(kept) as back:
+        assert back["d"].tobytes() == d.tobytes()
+    codes = {i["code"] for i in tensogram.validate(kept.read_bytes(), level="full")["issues"]}
+    assert "nan_detected" in codes
+    # Masks give a complex number with one non-finite part back as NaN or Inf in both parts
+    # (tensogram's own encoder changes it so): refused rather than changed.
+    half = np.array([complex(np.inf, 1.0)], dtype=np.complex64)
+    st.save_file({"half": half}, str(tmp_path / "half.safetensors"))
+    with pytest.raises(tensorkit.UnsupportedError, match="half"):
+        tensorkit.convert(tmp_path / "half.safetensors", tmp_path / "half.tgm")
+    assert not (tmp_path / "half.tgm").exists()
+
+
 def test_tensorkit_opens_what_the_reference_packages_save(tmp_path):
     plain = {k: v for k, v in TENSORS.items() if k not in ("w.bf16", "flags", "u8")}
     st.save_file(TENSORS, tmp_path / "a.safetensors")

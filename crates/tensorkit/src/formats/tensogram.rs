@@ -488,11 +488,13 @@ pub(super) fn write(
             .map(|(k, v)| (k.clone(), MetaValue::from(&to_cbor(v))))
             .collect();
     }
-    // Lossless pipelines keep NaN and ±Inf bit for bit; lossy packing masks them.
+    // NaN and ±Inf go into masks, as tensogram writes them, so that its full validation
+    // passes; with extensions allowed, lossless pipelines keep them bit for bit instead (NaN
+    // payloads included), which tensogram decodes but flags as `nan_detected`.
     let opts = EncodeOptions {
         allow_nan: true,
         allow_inf: true,
-        keep_non_finite: true,
+        keep_non_finite: pipeline.extensions(),
         beyond_reference: pipeline.extensions(),
         ..EncodeOptions::default()
     };
@@ -505,10 +507,33 @@ pub(super) fn write(
         &descriptors,
         &mut |i| match &kept[i] {
             Some(payload) => Ok(ObjectBytes::PreEncoded(std::borrow::Cow::Borrowed(payload))),
-            None => set.tensors[i]
-                .le_bytes(&set.limits)
-                .map(ObjectBytes::Raw)
-                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument)),
+            None => {
+                let bytes = set.tensors[i]
+                    .le_bytes(&set.limits)
+                    .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))?;
+                // Masks give NaN and ±Inf back, but not a complex number with one non-finite
+                // part (tensogram restores both parts): refused, not changed.
+                let dtype = descriptors[i].dtype;
+                let changed = (!opts.keep_non_finite)
+                    .then(|| {
+                        tensor_frame::masking_changes(&bytes, dtype, tensor_core::ByteOrder::Little)
+                    })
+                    .flatten();
+                if let Some(at) = changed {
+                    let e = Error::CannotRepresent {
+                        format: "tensogram",
+                        what: format!(
+                            "element {at} of tensor {:?}, a {dtype} with one non-finite part \
+                             (tensogram's NaN/Inf masks give both parts back as NaN or Inf; \
+                             --allow-extensions keeps it bit for bit, which tensogram's full \
+                             validation flags)",
+                            names[i]
+                        ),
+                    };
+                    return Err(carried.keep(e, tensor_frame::Error::InvalidArgument));
+                }
+                Ok(ObjectBytes::Raw(bytes))
+            }
         },
         &opts,
         out,
