@@ -505,35 +505,35 @@ pub(super) fn write(
     let written = tensor_frame::encode_to_streamed(
         &meta,
         &descriptors,
-        &mut |i| match &kept[i] {
-            Some(payload) => Ok(ObjectBytes::PreEncoded(std::borrow::Cow::Borrowed(payload))),
-            None => {
-                let bytes = set.tensors[i]
-                    .le_bytes(&set.limits)
-                    .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))?;
-                // Masks give NaN and ±Inf back, but not a complex number with one non-finite
-                // part (tensogram restores both parts): refused, not changed.
-                let dtype = descriptors[i].dtype;
-                let changed = (!opts.keep_non_finite)
-                    .then(|| {
-                        tensor_frame::masking_changes(&bytes, dtype, tensor_core::ByteOrder::Little)
-                    })
-                    .flatten();
-                if let Some(at) = changed {
-                    let e = Error::CannotRepresent {
-                        format: "tensogram",
-                        what: format!(
-                            "element {at} of tensor {:?}, a {dtype} with one non-finite part \
-                             (tensogram's NaN/Inf masks give both parts back as NaN or Inf; \
-                             --allow-extensions keeps it bit for bit, which tensogram's full \
-                             validation flags)",
-                            names[i]
-                        ),
-                    };
-                    return Err(carried.keep(e, tensor_frame::Error::InvalidArgument));
-                }
-                Ok(ObjectBytes::Raw(bytes))
+        &mut |i| {
+            if let Some(payload) = &kept[i] {
+                return Ok(ObjectBytes::PreEncoded(std::borrow::Cow::Borrowed(payload)));
             }
+            let bytes = set.tensors[i]
+                .le_bytes(&set.limits)
+                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))?;
+            // Masks give NaN and ±Inf back, but not a complex number with one non-finite
+            // part (tensogram restores both parts): refused, not changed.
+            let dtype = descriptors[i].dtype;
+            let changed = (!opts.keep_non_finite)
+                .then(|| {
+                    tensor_frame::masking_changes(&bytes, dtype, tensor_core::ByteOrder::Little)
+                })
+                .flatten();
+            if let Some(at) = changed {
+                let e = Error::CannotRepresent {
+                    format: "tensogram",
+                    what: format!(
+                        "element {at} of tensor {:?}, a {dtype} with one non-finite part \
+                         (tensogram's NaN/Inf masks give both parts back as NaN or Inf; \
+                         --allow-extensions keeps it bit for bit, which tensogram's full \
+                         validation flags)",
+                        names[i]
+                    ),
+                };
+                return Err(carried.keep(e, tensor_frame::Error::InvalidArgument));
+            }
+            Ok(ObjectBytes::Raw(bytes))
         },
         &opts,
         out,
