@@ -941,8 +941,6 @@ fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String
         .env("VIRTUAL_ENV", venv)
         .env("CARGO_TARGET_DIR", root.join("target/python-release"))
         .args(["-m", "maturin", "develop", "--release", "--quiet"])
-        // SZ3 is opt-in (docs/decisions/0005); the benchmark's build has it, to time it.
-        .args(["--features", "sz3"])
         .args(["-m", "crates/tensorkit-py/Cargo.toml"])
         .stdout(std::process::Stdio::null())
         .status()

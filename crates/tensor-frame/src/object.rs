@@ -11,9 +11,8 @@ use tensor_dtype::{Dtype, Tensor, TensorView};
 use tensor_pipeline::masks::{self, MaskKind, MaskMethod};
 use tensor_pipeline::{Compression, Encoding, Filter, Pipeline, SimplePacking};
 
-/// Codecs the format defines that this build does not decode: `sz3` unless the `sz3`
-/// feature is on (it is off by default: SZ3's decoder aborts the process on a malformed
-/// stream). blosc2 and zfp are default features.
+/// Codecs the format defines that this build does not decode: `sz3` when its feature is
+/// off (blosc2, zfp and sz3 are default features).
 #[cfg(not(feature = "sz3"))]
 pub const UNSUPPORTED_CODECS: [&str; 1] = ["sz3"];
 /// Codecs the format defines that this build does not decode: none.
@@ -173,7 +172,8 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             };
             Compression::Zfp { mode }
         }
-        #[cfg(feature = "sz3")]
+        // Parsed in every build, so that one without the codec still refuses what no
+        // build could read.
         "sz3" => {
             let mode = d
                 .param_text("sz3_error_bound_mode")
@@ -197,11 +197,11 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
             block_size: szip_param("szip_block_size")?,
             flags: szip_param("szip_flags")?,
         },
-        other if UNSUPPORTED_CODECS.contains(&other) => {
-            return Err(unsupported("compression", other));
-        }
         other => return Err(unknown("compression", other)),
     };
+    if !compression.is_built() {
+        return Err(unsupported("compression", &d.compression));
+    }
     Ok(Pipeline {
         encoding,
         filter,

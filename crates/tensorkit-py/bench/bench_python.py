@@ -22,8 +22,8 @@ Workloads (issue 21), when the environment has the peers (``eccodes`` for GRIB):
   tgm_<codec>_decode  decode a Tensogram message of one 1440 × 721 × 8 float64 field
   tgm_<codec>_encode  encode it (peer: tensogram.decode / tensogram.encode; target: within
                       1.2x of the peer) for blosc2 (lz4 after a shuffle), zfp (fixed rate
-                      16) and SZ3 (absolute bound 1e-4; SZ3 is opt-in, so its rows need a
-                      package built with the ``sz3`` feature, as ``cargo xtask bench`` builds it)
+                      16) and SZ3 (absolute bound 1e-4; tensorkit decodes each SZ3 stream
+                      in a child process, docs/decisions/0013)
 """
 
 from __future__ import annotations
@@ -259,12 +259,7 @@ def weather(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
         desc = {"type": "ntensor", "shape": list(field.shape), "dtype": "float64", **params}
         meta = {"base": [{"name": "t"}]}
         buf = tensogram.encode(meta, [(desc, field)])
-        try:
-            same = tk_tensogram.decode(buf).objects[0][1]
-        except tensorkit.UnsupportedError:
-            if codec != "sz3":
-                raise
-            continue  # a package built without the opt-in `sz3` feature
+        same = tk_tensogram.decode(buf).objects[0][1]
         assert np.array_equal(same, tensogram.decode(buf).objects[0][1]), codec
         row(f"tgm_{codec}_decode", timed(lambda: tk_tensogram.decode(buf), args.runs),
             timed(lambda: tensogram.decode(buf), args.runs), "tensogram.decode",

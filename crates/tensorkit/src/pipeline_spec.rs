@@ -206,13 +206,6 @@ impl PipelineSpec {
                     p.compression = Some(Codec::Zfp(mode));
                 }
                 "sz3" => {
-                    if !cfg!(feature = "sz3") {
-                        return Err(bad(
-                            spec,
-                            "this build leaves SZ3 out (cargo feature `sz3` of tensorkit: off by \
-                             default, as SZ3's decoder aborts on malformed streams)",
-                        ));
-                    }
                     p.nothing_before_a_float64_codec(spec, "sz3")?;
                     let value = b
                         .and_then(|v| v.parse::<f64>().ok())
@@ -500,18 +493,13 @@ mod tests {
             .unwrap()
             .apply(&mut d);
         assert_eq!(d.param_u64("zfp_precision").unwrap(), Some(32));
-        #[cfg(feature = "sz3")]
-        {
-            let mut d = DataObjectDescriptor::new(Dtype::Float64, &[8], ByteOrder::Little);
-            let sz3 = PipelineSpec::parse("sz3:psnr:80").unwrap();
-            assert!(sz3.is_lossy() && sz3.apply(&mut d).is_empty());
-            assert_eq!(d.param_text("sz3_error_bound_mode").unwrap(), Some("psnr"));
-            assert_eq!(d.param_f64("sz3_error_bound").unwrap(), Some(80.0));
-            let mut i = DataObjectDescriptor::new(Dtype::Int32, &[8], ByteOrder::Little);
-            assert_eq!(sz3.apply(&mut i).len(), 1);
-        }
-        #[cfg(not(feature = "sz3"))]
-        assert!(PipelineSpec::parse("sz3:abs:1e-4").is_err());
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[8], ByteOrder::Little);
+        let sz3 = PipelineSpec::parse("sz3:psnr:80").unwrap();
+        assert!(sz3.is_lossy() && sz3.apply(&mut d).is_empty());
+        assert_eq!(d.param_text("sz3_error_bound_mode").unwrap(), Some("psnr"));
+        assert_eq!(d.param_f64("sz3_error_bound").unwrap(), Some(80.0));
+        let mut i = DataObjectDescriptor::new(Dtype::Int32, &[8], ByteOrder::Little);
+        assert_eq!(sz3.apply(&mut i).len(), 1);
         for bad in [
             "sz3",
             "sz3:abs",
