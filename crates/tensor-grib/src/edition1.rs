@@ -118,6 +118,15 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
                 ),
             ));
         }
+        // Section 4 gives its unused bits: what remains holds exactly the values, so a
+        // section holding more values than the grid has points is damaged.
+        if simple.bits_per_value > 0 && have / u64::from(simple.bits_per_value) > packed_values {
+            return Err(at.malformed(format!(
+                "section 4 holds {} values of {} bits; the grid has {packed_values} to pack",
+                have / u64::from(simple.bits_per_value),
+                simple.bits_per_value
+            )));
+        }
         (Packing::Simple(simple), 11)
     };
     Ok(Field {

@@ -145,6 +145,7 @@ fn build(
         local_mars(&file[local.clone()], &mut ident);
     }
     let (grid, points) = grid(s3, at)?;
+    check_grid_points(&grid, points, at)?;
     product(s4, &mut ident, at)?;
     let (packing, packed_values) = representation(s5, at)?;
 
@@ -197,6 +198,19 @@ fn local_mars(s2: &[u8], ident: &mut Ident) {
         ("stream", names::mars_stream(be(&s2[9..11]))),
         ("expver", String::from_utf8_lossy(&s2[11..15]).into_owned()),
     ];
+}
+
+/// `numberOfDataPoints` must be `Ni × Nj` on a grid that gives both: one that disagrees is
+/// damaged (read as it stands, the field would come out as a vector of the wrong length).
+fn check_grid_points(grid: &Grid, points: u64, at: At) -> Result<()> {
+    if let (Some(ni), Some(nj)) = (grid.ni, grid.nj)
+        && ni.checked_mul(nj) != Some(points)
+    {
+        return Err(at.malformed(format!(
+            "section 3 gives {points} data points for a grid of {ni} × {nj}"
+        )));
+    }
+    Ok(())
 }
 
 /// Micro-degrees (sign and magnitude) to degrees, `None` when missing.

@@ -408,6 +408,11 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
     if c.width_bits > 63 || c.length_bits > 63 || c.first_order_bits > 63 {
         return Err(bad("a descriptor wider than 63 bits".into()));
     }
+    // Each group holds at least one value: more groups than values is damage, and would
+    // cost time out of proportion to the message (groups described in 0 bits each).
+    if c.groups > n as u64 {
+        return Err(bad(format!("{} groups for {n} packed values", c.groups)));
+    }
     let total_bits = data.len() as u64 * 8;
     let part = |bits_each: u32, what: &str| {
         c.groups
@@ -559,6 +564,42 @@ fn jpeg_by_hayro(data: &[u8], count: usize, at: At) -> Result<Vec<i32>> {
         .collect())
 }
 
+/// Bytes of one row of a PNG image of `width` samples of `bytes` bytes.
+fn row_len(width: u32, bytes: usize) -> u64 {
+    u64::from(width) * bytes as u64
+}
+
+/// Checks that the PNG `image`'s zlib stream (its IDAT chunks' data, in order) runs to its
+/// end, Adler-32 included, and inflates to exactly `expected` bytes: the png crate stops
+/// once it has every row, so a stream cut inside its trailer, or with bytes to spare, would
+/// read as sound.
+fn whole_zlib_stream(image: &[u8], expected: u64) -> std::result::Result<(), String> {
+    let mut idat = Vec::new();
+    let mut at = 8usize;
+    while at + 12 <= image.len() {
+        let len = u32::from_be_bytes([image[at], image[at + 1], image[at + 2], image[at + 3]]);
+        let end = at
+            .checked_add(12)
+            .and_then(|e| e.checked_add(len as usize))
+            .filter(|&e| e <= image.len())
+            .ok_or("a chunk runs past the image")?;
+        if &image[at + 4..at + 8] == b"IDAT" {
+            idat.extend_from_slice(&image[at + 8..end - 4]);
+        }
+        at = end;
+    }
+    let expected = usize::try_from(expected).map_err(|_| "the image is too large")?;
+    let inflated = fdeflate::decompress_to_vec_bounded(&idat, expected.saturating_add(1))
+        .map_err(|_| "its compressed data is damaged or cut short (zlib stream, Adler-32)")?;
+    if inflated.len() != expected {
+        return Err(format!(
+            "its compressed data inflates to {} bytes, not the image's {expected}",
+            inflated.len()
+        ));
+    }
+    Ok(())
+}
+
 /// PNG packing (template 5.41): the integers are the samples of a PNG image, row after row,
 /// each as wide as bits per value rounded up to whole bytes: grey of 8 or 16 bits, RGB for
 /// 24 and RGBA for 32 (the channels of a pixel are the bytes of one integer, most
@@ -586,6 +627,9 @@ fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     };
     let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(data), limits);
     decoder.set_transformations(png::Transformations::IDENTITY);
+    // Every chunk's CRC and the image data's Adler-32, as libpng checks them: a damaged or
+    // cut stream is an error, not samples (the png crate skips the Adler-32 by default).
+    decoder.ignore_checksums(false);
     let mut reader = decoder.read_info().map_err(|e| bad(&e))?;
     let info = reader.info();
     let (width, height) = (info.width, info.height);
@@ -619,6 +663,9 @@ fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
         .ok_or_else(|| at.malformed("the PNG image is too large"))?;
     let mut pixels = tensor_core::buffer::try_filled(size, 0u8, "PNG samples")?;
     let frame = reader.next_frame(&mut pixels).map_err(|e| bad(&e))?;
+    reader.finish().map_err(|e| bad(&e))?;
+    whole_zlib_stream(data, u64::from(height) * (1 + row_len(width, bytes)))
+        .map_err(|e| bad(&e))?;
     let row_bytes = width as usize * bytes;
     if frame.line_size < row_bytes {
         return Err(at.malformed("the PNG image's rows are shorter than its width"));
@@ -654,6 +701,11 @@ fn complex(c: &Complex, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     let bits = p.bits_per_value;
     if bits > 63 || c.width_bits > 63 || c.length_bits > 63 {
         return Err(bad("a width of more than 63 bits"));
+    }
+    // Each group holds at least one value: more groups than values is damage, and would
+    // cost time out of proportion to the message (groups described in 0 bits each).
+    if c.groups > n as u64 {
+        return Err(bad(&format!("{} groups for {n} packed values", c.groups)));
     }
     // Every part must fit in the data section before anything is read.
     let extra_bits = if c.order > 0 {
@@ -840,6 +892,41 @@ mod tests {
         out
     }
 
+    /// `image` with the last byte of its (one) IDAT chunk's data dropped, the chunk's length
+    /// and CRC-32 written for what remains.
+    fn without_last_idat_byte(image: &[u8]) -> Vec<u8> {
+        fn crc32(bytes: &[u8]) -> u32 {
+            let mut c = !0u32;
+            for &b in bytes {
+                c ^= u32::from(b);
+                for _ in 0..8 {
+                    c = if c & 1 == 1 {
+                        (c >> 1) ^ 0xEDB8_8320
+                    } else {
+                        c >> 1
+                    };
+                }
+            }
+            !c
+        }
+        let at = image
+            .windows(4)
+            .position(|w| w == b"IDAT")
+            .expect("an IDAT chunk")
+            - 4;
+        let len = u32::from_be_bytes(image[at..at + 4].try_into().unwrap()) as usize;
+        let data = &image[at + 8..at + 8 + len - 1];
+        let mut out = image[..at].to_vec();
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(b"IDAT");
+        out.extend_from_slice(data);
+        let mut typed = b"IDAT".to_vec();
+        typed.extend_from_slice(data);
+        out.extend_from_slice(&crc32(&typed).to_be_bytes());
+        out.extend_from_slice(&image[at + 12 + len..]);
+        out
+    }
+
     #[test]
     fn png_samples_are_whole_byte_integers_and_the_image_must_fit() {
         let at = At {
@@ -884,6 +971,11 @@ mod tests {
             "{e}"
         );
         let e = png(&p(16), b"not a png", &mut [0.0; 3], at).expect_err("not a PNG");
+        assert!(e.to_string().contains("the PNG image"), "{e}");
+        // The image data's zlib stream one Adler-32 byte short (the IDAT chunk's CRC made
+        // right again): refused, not read.
+        let cut = without_last_idat_byte(&grey16);
+        let e = png(&p(12), &cut, &mut [0.0; 3], at).expect_err("a cut Adler-32");
         assert!(e.to_string().contains("the PNG image"), "{e}");
     }
 

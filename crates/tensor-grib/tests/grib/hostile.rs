@@ -86,11 +86,98 @@ fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed
     Ok(())
 }
 
+/// `complex.grib2`'s first field (template 5.2 or 5.3) patched to claim 2^32 - 1 groups
+/// whose references, widths and lengths take 0 bits each: a malformed error at once, not a
+/// loop over four billion empty groups.
+fn groups_beyond_the_values_are_refused_at_once() -> Result<(), libtest_mimic::Failed> {
+    use tensor_core::{ErrorKind, Kinded};
+    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/complex.grib2"))?;
+    let range = messages(&file).into_iter().next().ok_or("no message")?;
+    let mut msg = file[range].to_vec();
+    let (_, at, _) = sections(&msg)
+        .into_iter()
+        .find(|&(n, _, _)| n == 5)
+        .ok_or("no section 5")?;
+    // Section 5's octets, numbered from 0: the template's fields at their octets - 1.
+    let t = at;
+    msg[t + 19] = 0; // bits per value
+    msg[t + 31..t + 35].copy_from_slice(&u32::MAX.to_be_bytes());
+    msg[t + 36] = 0; // bits per group width
+    msg[t + 46] = 0; // bits per scaled group length
+    let limits = Limits::default();
+    let g = Grib::open(&msg, &limits)?;
+    let e = g.values(0, &limits).unwrap_err();
+    if e.kind() != ErrorKind::Malformed || !e.to_string().contains("groups") {
+        return Err(format!("{e}").into());
+    }
+    Ok(())
+}
+
+/// Counts that disagree: a GRIB 2 `numberOfDataPoints` one more than Ni × Nj (it was read
+/// as a vector of that length), and a GRIB 1 grid one column narrower than its data
+/// section's values (the extra values were ignored): both malformed.
+fn counts_that_disagree_are_refused() -> Result<(), libtest_mimic::Failed> {
+    use tensor_core::{ErrorKind, Kinded};
+    let limits = Limits::default();
+    let kind = |bytes: &[u8]| match Grib::open(bytes, &limits) {
+        Err(e) => Some(e.kind()),
+        Ok(g) => g.values(0, &limits).err().map(|e| e.kind()),
+    };
+    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2"))?;
+    let mut msg = file[messages(&file).into_iter().next().ok_or("no message")?].to_vec();
+    let (_, at, _) = sections(&msg)
+        .into_iter()
+        .find(|&(n, _, _)| n == 3)
+        .ok_or("no 3")?;
+    let points = u32::from_be_bytes(msg[at + 6..at + 10].try_into()?);
+    msg[at + 6..at + 10].copy_from_slice(&(points + 1).to_be_bytes());
+    if kind(&msg) != Some(ErrorKind::Malformed) {
+        return Err("GRIB 2: numberOfDataPoints off by one was read".into());
+    }
+    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/grib1_simple.grib1"))?;
+    let mut patched = 0;
+    let mut at = 0;
+    while at + 8 <= file.len() {
+        let len = (usize::from(file[at + 4]) << 16)
+            | (usize::from(file[at + 5]) << 8)
+            | usize::from(file[at + 6]);
+        let mut msg = file[at..at + len].to_vec();
+        at += len;
+        let pds_len =
+            (usize::from(msg[8]) << 16) | (usize::from(msg[9]) << 8) | usize::from(msg[10]);
+        let flags = msg[8 + 7];
+        if flags & 0x80 == 0 || flags & 0x40 != 0 {
+            continue; // no grid section, or a bitmap
+        }
+        let gds = 8 + pds_len;
+        let ni = u16::from_be_bytes([msg[gds + 6], msg[gds + 7]]);
+        msg[gds + 6..gds + 8].copy_from_slice(&(ni - 1).to_be_bytes());
+        if kind(&msg) != Some(ErrorKind::Malformed) {
+            return Err("GRIB 1: a data section holding more values than the grid was read".into());
+        }
+        patched += 1;
+    }
+    if patched == 0 {
+        return Err("grib1_simple.grib1 has no message without a bitmap".into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
-    let mut out = vec![Trial::test(
-        "hostile::a_constant_field_cannot_claim_gigabytes",
-        a_constant_field_cannot_claim_gigabytes,
-    )];
+    let mut out = vec![
+        Trial::test(
+            "hostile::a_constant_field_cannot_claim_gigabytes",
+            a_constant_field_cannot_claim_gigabytes,
+        ),
+        Trial::test(
+            "hostile::groups_beyond_the_values_are_refused_at_once",
+            groups_beyond_the_values_are_refused_at_once,
+        ),
+        Trial::test(
+            "hostile::counts_that_disagree_are_refused",
+            counts_that_disagree_are_refused,
+        ),
+    ];
     for path in files() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let p = path.clone();
