@@ -519,10 +519,19 @@ fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     if constant(p, out) || out.is_empty() {
         return Ok(());
     }
+    use crate::jpeg2000::Refusal;
+    let damaged = |e: &Refusal| at.malformed(format!("the JPEG 2000 codestream: {e}"));
+    // What our decoder calls damaged is an error; only what it does not follow goes to
+    // hayro, and only a codestream whose header the data can back.
     let samples = match crate::jpeg2000::decode(data, out.len()) {
         Ok(samples) => samples,
-        Err(crate::jpeg2000::Refusal::Failed(e)) => return Err(e.into()),
-        Err(_) => jpeg_by_hayro(data, out.len(), at)?,
+        Err(Refusal::Failed(e)) => return Err(e.into()),
+        Err(e @ Refusal::Malformed(_)) => return Err(damaged(&e)),
+        Err(Refusal::Unsupported(_)) => {
+            crate::jpeg2000::cleared_for_another_decoder(data, out.len())
+                .map_err(|e| damaged(&e))?;
+            jpeg_by_hayro(data, out.len(), at)?
+        }
     };
     let f = Formula::of(p);
     for (o, &x) in out.iter_mut().zip(&samples) {
@@ -1007,6 +1016,31 @@ mod tests {
         assert!(e.to_string().contains("61×47 samples, 5 values"), "{e}");
         let e = jpeg(&p, &data[..40], &mut vec![0.0; 61 * 47], at).expect_err("cut");
         assert!(e.to_string().contains("the JPEG 2000 codestream"), "{e}");
+        // Cut just after its first SOD, before any packet: damaged, an error (hayro made a
+        // constant field of it).
+        let sod = data
+            .windows(2)
+            .position(|w| w == [0xFF, 0x93])
+            .expect("an SOD");
+        let e = jpeg(&p, &data[..sod + 2], &mut vec![0.0; 61 * 47], at).expect_err("no packets");
+        assert!(e.to_string().contains("the JPEG 2000 codestream"), "{e}");
+        // A codestream we leave to hayro whose SIZ claims a 2048 × 2048 image in 1 × 1 tiles:
+        // refused before hayro sees it (it allocated per tile until the process aborted).
+        let (mut data, _) = crate::jpeg2000::openjpeg_case("precincts", false);
+        for (at, v) in [
+            (8, 2048u32),
+            (12, 2048),
+            (16, 0),
+            (20, 0),
+            (24, 1),
+            (28, 1),
+            (32, 0),
+            (36, 0),
+        ] {
+            data[at..at + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        let e = jpeg(&p, &data, &mut vec![0.0; 2048 * 2048], at).expect_err("tiles");
+        assert!(e.to_string().contains("tiles"), "{e}");
     }
 
     #[test]

@@ -308,6 +308,54 @@ pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refus
     Ok(Codestream { size, main, tiles })
 }
 
+/// What another decoder may be handed: a codestream that starts with SOC and SIZ, whose
+/// image is exactly `samples` samples, and whose tiles could each have a tile-part in the
+/// bytes there are. [`parse`] checks the same before anything it does not follow, but only
+/// for codestreams it follows: this holds any codestream to it, so that no other decoder
+/// sizes its work by a header the data cannot back.
+pub(super) fn clearance(data: &[u8], samples: usize) -> Result<(), Refusal> {
+    let mut c = Cursor { data, pos: 0 };
+    if c.u16("SOC")? != SOC || c.u16("SIZ")? != SIZ {
+        return Err(Refusal::malformed("no SOC and SIZ markers"));
+    }
+    let mut b = Cursor {
+        data: c.segment(SIZ)?,
+        pos: 0,
+    };
+    let _capabilities = b.u16("Rsiz")?;
+    let (x1, y1, x0, y0) = (
+        b.u32("Xsiz")?,
+        b.u32("Ysiz")?,
+        b.u32("XOsiz")?,
+        b.u32("YOsiz")?,
+    );
+    let (tile_w, tile_h) = (b.u32("XTsiz")?, b.u32("YTsiz")?);
+    let (left, top) = (b.u32("XTOsiz")?, b.u32("YTOsiz")?);
+    let components = u64::from(b.u16("Csiz")?);
+    if x0 >= x1 || y0 >= y1 || tile_w == 0 || tile_h == 0 || left > x0 || top > y0 {
+        return Err(Refusal::malformed(
+            "an empty image or a tile grid that does not cover it",
+        ));
+    }
+    let (width, height) = (u64::from(x1 - x0), u64::from(y1 - y0));
+    if width * height != samples as u64 {
+        return Err(Refusal::malformed(format!(
+            "the image is {width}×{height} samples, {samples} values are packed"
+        )));
+    }
+    let across = (u64::from(x1) - u64::from(left)).div_ceil(u64::from(tile_w));
+    let down = (u64::from(y1) - u64::from(top)).div_ceil(u64::from(tile_h));
+    // Each tile needs a tile-part of at least an SOT segment and an SOD marker.
+    let tiles = across * down;
+    if tiles.saturating_mul(components.max(1)) > (data.len() / 14) as u64 {
+        return Err(Refusal::malformed(format!(
+            "{tiles} tiles of {components} components in a codestream of {} bytes",
+            data.len()
+        )));
+    }
+    Ok(())
+}
+
 fn size(body: &[u8]) -> Result<Size, Refusal> {
     let mut b = Cursor { data: body, pos: 0 };
     let capabilities = b.u16("Rsiz")?;

@@ -71,6 +71,12 @@ struct Tile<'a> {
     blocks: Vec<packets::Contribution<'a>>,
 }
 
+/// Whether `data`, a codestream this decoder does not follow, may go to another decoder:
+/// see [`header::clearance`].
+pub(crate) fn cleared_for_another_decoder(data: &[u8], samples: usize) -> Result<(), Refusal> {
+    header::clearance(data, samples)
+}
+
 /// Decodes `data`, a codestream of exactly `samples` samples, into the samples' integers,
 /// row by row.
 pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
