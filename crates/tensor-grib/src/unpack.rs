@@ -516,10 +516,10 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
 /// ([`crate::jpeg2000`]) spreads the code-blocks over all threads; codestreams it does not
 /// follow, or finds malformed, go to `hayro-jpeg2000`.
 fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
+    use crate::jpeg2000::Refusal;
     if constant(p, out) || out.is_empty() {
         return Ok(());
     }
-    use crate::jpeg2000::Refusal;
     let damaged = |e: &Refusal| at.malformed(format!("the JPEG 2000 codestream: {e}"));
     // What our decoder calls damaged is an error; only what it does not follow goes to
     // hayro, and only a codestream whose header the data can back.
