@@ -170,6 +170,9 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
                 }
                 None => return Err(missing("zfp_mode")),
             };
+            let mode = mode
+                .check()
+                .map_err(|source| Error::Pipeline { object, source })?;
             Compression::Zfp { mode }
         }
         // Parsed in every build, so that one without the codec still refuses what no

@@ -28,6 +28,34 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Checks the mode's parameter: a rate of more than 0 and at most 64 bits per value, a
+    /// precision of 1 to 64 bit planes, a finite tolerance of at least 0. Anything else
+    /// would have zfp size its stream by a number no float64 stream needs (a rate of 1e9
+    /// asked for 2.9 GB to decode 24 values).
+    pub fn check(self) -> Result<Mode> {
+        let fine = match self {
+            Mode::FixedRate(r) => r > 0.0 && r <= 64.0,
+            Mode::FixedPrecision(p) => (1..=64).contains(&p),
+            Mode::FixedAccuracy(t) => t.is_finite() && t >= 0.0,
+        };
+        if fine {
+            Ok(self)
+        } else {
+            Err(crate::error::Error::Corrupt {
+                codec: CODEC,
+                reason: format!(
+                    "{} {} is out of range (rate 0 to 64 bits per value, precision 1 to 64 \
+                     bit planes, a finite tolerance of at least 0)",
+                    self.name(),
+                    match self {
+                        Mode::FixedRate(r) | Mode::FixedAccuracy(r) => r.to_string(),
+                        Mode::FixedPrecision(p) => p.to_string(),
+                    }
+                ),
+            })
+        }
+    }
+
     /// The name `zfp_mode` gives it.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -53,7 +81,7 @@ pub fn compress(data: &[u8], mode: Mode) -> Result<Vec<u8>> {
     if values.is_empty() {
         return Ok(Vec::new());
     }
-    ffi::compress(&values, mode)
+    ffi::compress(&values, mode.check()?)
 }
 
 /// Decodes the stream `src` of `dst.len() / 8` float64 values into `dst`, each in
@@ -63,6 +91,7 @@ pub fn decompress_into(src: &[u8], mode: Mode, dst: &mut [u8], big_endian: bool)
     if !float64_field::has_values(CODEC, src, n)? {
         return Ok(());
     }
+    let mode = mode.check()?;
     let mut values = tensor_core::buffer::try_filled(n, 0f64, "zfp values")?;
     ffi::decompress(src, mode, &mut values)?;
     float64_field::write(&values, dst, big_endian);
@@ -199,10 +228,22 @@ mod ffi {
             attach(&mut s, &mut padded)?;
             // SAFETY: the field holds `n` doubles of `values`; the bit stream is `padded`,
             // both alive for the call.
-            unsafe { z::zfp_decompress(s.zfp, s.field) }
+            let done = unsafe { z::zfp_decompress(s.zfp, s.field) };
+            // SAFETY: a live stream.
+            (done, unsafe { z::zfp_stream_compressed_size(s.zfp) })
         };
+        let (done, used) = done;
         if done == 0 {
             return Err(failed("the stream does not decode"));
+        }
+        // zfp writes and reads whole 64-bit words: a sound stream ends with the last word it
+        // read. One that ends before was cut (zfp read the zeros padding it); one that runs
+        // on holds bytes no value accounts for.
+        if used != src.len() {
+            return Err(failed(format!(
+                "the stream is {} bytes; its {n} values take {used}",
+                src.len()
+            )));
         }
         Ok(())
     }
@@ -263,6 +304,39 @@ mod tests {
         assert!(decompress_into(&[], Mode::FixedRate(16.0), &mut out, false).is_err());
         assert!(decompress_into(&c, Mode::FixedRate(16.0), &mut [0u8; 12], false).is_err());
         let mut ok = vec![0u8; data.len()];
-        assert!(decompress_into(&c[..c.len() / 2], Mode::FixedRate(16.0), &mut ok, false).is_ok());
+        assert!(decompress_into(&c, Mode::FixedRate(16.0), &mut ok, false).is_ok());
+        // Cut anywhere, or with bytes after it, a stream is an error (zfp pads with zeros
+        // and decoded a cut one as if whole).
+        for cut in 0..c.len() {
+            assert!(decompress_into(&c[..cut], Mode::FixedRate(16.0), &mut ok, false).is_err());
+        }
+        let longer = [c.clone(), vec![0; 8]].concat();
+        assert!(decompress_into(&longer, Mode::FixedRate(16.0), &mut ok, false).is_err());
+        for mode in [Mode::FixedAccuracy(1e-3), Mode::FixedPrecision(30)] {
+            let c = compress(&field(1000), mode).unwrap();
+            let mut out = vec![0u8; 8000];
+            decompress_into(&c, mode, &mut out, false).unwrap();
+            assert!(decompress_into(&c[..c.len() - 9], mode, &mut out, false).is_err());
+            assert!(decompress_into(&c[..16], mode, &mut out, false).is_err());
+        }
+    }
+
+    #[test]
+    fn parameters_out_of_range_are_refused_before_zfp_sizes_anything() {
+        let c = compress(&field(24), Mode::FixedRate(16.0)).unwrap();
+        let mut out = vec![0u8; 24 * 8];
+        for mode in [
+            Mode::FixedRate(1e9),
+            Mode::FixedRate(-5.0),
+            Mode::FixedRate(f64::NAN),
+            Mode::FixedPrecision(0),
+            Mode::FixedPrecision(65),
+            Mode::FixedAccuracy(f64::INFINITY),
+            Mode::FixedAccuracy(-1.0),
+        ] {
+            let e = decompress_into(&c, mode, &mut out, false).unwrap_err();
+            assert!(e.to_string().contains("out of range"), "{mode:?}: {e}");
+            assert!(compress(&field(24), mode).is_err(), "{mode:?}");
+        }
     }
 }
