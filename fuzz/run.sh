@@ -23,11 +23,15 @@ failed=()
 mkdir -p logs
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
-    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib -type f \
+    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib \
+        ../testdata/reference/jpeg2000 ../testdata/reference/tensogram_v2 \
+        ../testdata/reference/tensogram_codecs -type f \
         ! -name '*.json' ! -name '*.values' -size -64k \
         -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
     echo "=== $target (${seconds}s; log in fuzz/logs/$target.log)"
-    if cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
+    # -a: debug assertions, overflow checks among them, in the optimised build: arithmetic
+    # on a value from the input that overflows is a finding, not a wrap.
+    if cargo +nightly fuzz run -O -a "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1000000 -timeout=20 \
         -print_final_stats=1 >"logs/$target.log" 2>&1; then
         grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "logs/$target.log" || true

@@ -35,3 +35,14 @@ mod unpack;
 pub use error::{Error, Result};
 pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
 pub use file::{Grib, looks_like};
+
+/// The integers of a JPEG 2000 codestream (ITU-T T.800 Part 1) of one component and exactly
+/// `samples` samples, row by row, as OpenJPEG gives them to ecCodes — what template 5.40
+/// packs: the codestream on its own, outside any GRIB message (fuzzing, tools).
+pub fn decode_jpeg2000(codestream: &[u8], samples: usize) -> Result<Vec<i32>> {
+    let at = context::At {
+        message: 0,
+        offset: 0,
+    };
+    unpack::jpeg2000_samples(codestream, samples, at)
+}

@@ -516,28 +516,33 @@ fn second_order(c: &SecondOrder, data: &[u8], out: &mut [f64], at: At) -> Result
 /// ([`crate::jpeg2000`]) spreads the code-blocks over all threads; codestreams it does not
 /// follow, or finds malformed, go to `hayro-jpeg2000`.
 fn jpeg(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
-    use crate::jpeg2000::Refusal;
     if constant(p, out) || out.is_empty() {
         return Ok(());
     }
-    let damaged = |e: &Refusal| at.malformed(format!("the JPEG 2000 codestream: {e}"));
-    // What our decoder calls damaged is an error; only what it does not follow goes to
-    // hayro, and only a codestream whose header the data can back.
-    let samples = match crate::jpeg2000::decode(data, out.len()) {
-        Ok(samples) => samples,
-        Err(Refusal::Failed(e)) => return Err(e.into()),
-        Err(e @ Refusal::Malformed(_)) => return Err(damaged(&e)),
-        Err(Refusal::Unsupported(_)) => {
-            crate::jpeg2000::cleared_for_another_decoder(data, out.len())
-                .map_err(|e| damaged(&e))?;
-            jpeg_by_hayro(data, out.len(), at)?
-        }
-    };
+    let samples = jpeg2000_samples(data, out.len(), at)?;
     let f = Formula::of(p);
     for (o, &x) in out.iter_mut().zip(&samples) {
         *o = f.value(f64::from(x));
     }
     Ok(())
+}
+
+/// The integers of a JPEG 2000 codestream of exactly `count` samples, row by row, as
+/// OpenJPEG gives them to ecCodes. What our decoder calls damaged is an error; only what it
+/// does not follow goes to hayro-jpeg2000, and only a codestream whose header the data can
+/// back.
+pub(crate) fn jpeg2000_samples(data: &[u8], count: usize, at: At) -> Result<Vec<i32>> {
+    use crate::jpeg2000::Refusal;
+    let damaged = |e: &Refusal| at.malformed(format!("the JPEG 2000 codestream: {e}"));
+    match crate::jpeg2000::decode(data, count) {
+        Ok(samples) => Ok(samples),
+        Err(Refusal::Failed(e)) => Err(e.into()),
+        Err(e @ Refusal::Malformed(_)) => Err(damaged(&e)),
+        Err(Refusal::Unsupported(_)) => {
+            crate::jpeg2000::cleared_for_another_decoder(data, count).map_err(|e| damaged(&e))?;
+            jpeg_by_hayro(data, count, at)
+        }
+    }
 }
 
 /// Decodes a codestream through `hayro-jpeg2000`, with its samples rounded and clamped to
