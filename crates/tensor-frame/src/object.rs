@@ -49,11 +49,6 @@ fn desc_err(object: usize) -> impl Fn(tensor_descriptor::Error) -> Error {
 /// all of its parameters here; the encoder fills in missing ones before calling this.
 pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeline> {
     let e = desc_err(object);
-    let unsupported = |what: &'static str, name: &str| Error::Unsupported {
-        object,
-        what,
-        name: name.to_owned(),
-    };
     let unknown =
         |what: &str, name: &str| Error::encoding(Some(object), format!("unknown {what} {name:?}"));
     let missing = |key: &str| Error::Metadata(format!("object {object}: `{key}` is missing"));
@@ -202,9 +197,6 @@ pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeli
         },
         other => return Err(unknown("compression", other)),
     };
-    if !compression.is_built() {
-        return Err(unsupported("compression", &d.compression));
-    }
     Ok(Pipeline {
         encoding,
         filter,
@@ -472,14 +464,26 @@ impl<'a> ObjectFrame<'a> {
         if opts.verify_hash {
             self.verify_hash()?;
         }
-        self.structure()
+        self.structure(None)
     }
 
-    /// What can be checked without decoding: the descriptor names a pipeline this build
-    /// knows, and, without compression, the stored size is the size the descriptor implies.
-    pub(crate) fn structure(&self) -> Result<Pipeline> {
+    /// What can be checked without decoding: the descriptor names a pipeline with sound
+    /// parameters; without compression, the stored size is the size the descriptor implies;
+    /// with `limits`, the decoded size and expansion are within them; and this build has
+    /// the codec (checked last, so that a build without it still reports the rest).
+    pub(crate) fn structure(&self, limits: Option<&Limits>) -> Result<Pipeline> {
         let p = pipeline(&self.descriptor, self.index)?;
         self.check_stored_size(&p)?;
+        if let Some(limits) = limits {
+            self.checked_len(&p, limits)?;
+        }
+        if !p.compression.is_built() {
+            return Err(Error::Unsupported {
+                object: self.index,
+                what: "compression",
+                name: self.descriptor.compression.clone(),
+            });
+        }
         Ok(p)
     }
 
@@ -670,6 +674,21 @@ mod tests {
     use super::*;
     use crate::frame_out::write_frame;
     use crate::wire::FrameType;
+
+    /// SZ3's parameters are read in every build: an unknown bound mode is an error whether
+    /// or not the codec is built, and so is a shape past the limits; only then does a build
+    /// without the codec say it lacks it.
+    #[test]
+    fn sz3_objects_are_checked_in_every_build() {
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[4], ByteOrder::Little);
+        d.compression = "sz3".into();
+        d.params.insert("sz3_error_bound".into(), 0.1.into());
+        d.params.insert("sz3_error_bound_mode".into(), "l7".into());
+        let e = pipeline(&d, 0).unwrap_err();
+        assert!(e.to_string().contains("not abs, rel or psnr"), "{e}");
+        d.params.insert("sz3_error_bound_mode".into(), "abs".into());
+        assert!(pipeline(&d, 0).is_ok());
+    }
 
     /// A data frame with the descriptor first and the payload after it (flag bit 0 clear),
     /// which readers must accept though no encoder writes it.

@@ -636,7 +636,7 @@ pub fn migrate(bytes: &[u8], limits: &Limits) -> Result<Migration> {
             // uncompressed, its size against the descriptor.
             let migrated = crate::Message::open_with(&v3, limits)?;
             for i in 0..migrated.len() {
-                match migrated.object(i)?.structure() {
+                match migrated.object(i)?.structure(Some(limits)) {
                     Ok(_) | Err(Error::Unsupported { .. }) => {}
                     Err(e) => return Err(at(e)),
                 }

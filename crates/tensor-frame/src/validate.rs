@@ -400,7 +400,7 @@ fn check_metadata(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo], cano
                 continue;
             }
         };
-        if let Err(e) = o.structure() {
+        if let Err(e) = o.structure(Some(m.limits())) {
             let severity_warning = matches!(e, Error::Unsupported { .. });
             if severity_warning {
                 ctx.push(
