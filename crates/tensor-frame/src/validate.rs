@@ -505,6 +505,13 @@ fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>) {
         restore_non_finite: false,
     };
     for i in 0..m.len() {
+        // An object the structural checks already refused is not reported twice.
+        let refused = ctx.report.issues.iter().any(|x| {
+            x.severity == Severity::Error && x.message == Some(ctx.message) && x.object == Some(i)
+        });
+        if refused {
+            continue;
+        }
         let object = match m.object(i) {
             Ok(o) => o,
             Err(e) => {

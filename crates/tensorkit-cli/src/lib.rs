@@ -24,10 +24,26 @@ use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
 use std::io::Write;
 use std::path::Path;
-use tensor_core::{Kinded, Limits};
+use tensor_core::{ErrorKind, Kinded, Limits};
 
 /// Exit status for a file that cannot be read or a check that failed.
 pub const EXIT_FAILURE: i32 = 2;
+
+/// What bounds the work a file may ask for, said with a `limit_exceeded` error: which
+/// options raise it.
+const LIMITS_HINT: &str = "bounded by --max-memory, the bytes one tensor may decode to, and \
+    --max-ratio, decoded to stored bytes beyond the first 64 MiB: raise them for a file you \
+    trust";
+
+/// The one line on standard error that says why a command failed: `error[kind]: message`,
+/// with what bounds the work when a limit was passed.
+fn error_line(err: &mut dyn Write, kind: ErrorKind, e: &dyn std::fmt::Display) {
+    if kind == ErrorKind::LimitExceeded {
+        let _ = writeln!(err, "error[{kind}]: {e} ({LIMITS_HINT})");
+    } else {
+        let _ = writeln!(err, "error[{kind}]: {e}");
+    }
+}
 
 /// Exit status of `verify` when the file carries no checksum or hash: nothing was verified
 /// (distinct from a mismatch, which is [`EXIT_FAILURE`]).
@@ -178,8 +194,8 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                     (Err(e), false)
                 } else if let Some(problem) = v.problem {
                     let kind = problem.kind();
-                    let _ = writeln!(err, "error[{kind}]: {problem}");
-                    return if kind == tensor_core::ErrorKind::MissingHash {
+                    error_line(err, kind, &problem);
+                    return if kind == ErrorKind::MissingHash {
                         EXIT_NOTHING_VERIFIED
                     } else {
                         EXIT_FAILURE
@@ -231,7 +247,13 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                         serde_json::to_string_pretty(&o.json()).unwrap_or_default()
                     )
                 } else {
-                    o.text(file)
+                    let mut text = o.text(file);
+                    if o.problems.iter().any(|p| p.kind == ErrorKind::LimitExceeded) {
+                        text.push_str("note: ");
+                        text.push_str(LIMITS_HINT);
+                        text.push('\n');
+                    }
+                    text
                 };
                 (text, o.failed())
             });
@@ -294,7 +316,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             let kind = e.kind();
-            let _ = writeln!(err, "error[{kind}]: {e}");
+            error_line(err, kind, &e);
             if json {
                 let v =
                     serde_json::json!({"error": {"kind": kind.as_str(), "message": e.to_string()}});

@@ -224,6 +224,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         .chain([
             Trial::test("hostile::duplicate_names", duplicate_names),
             Trial::test("hostile::rank_past_a_format", rank_past_a_format),
+            Trial::test(
+                "hostile::every_command_applies_the_same_limits",
+                every_command_applies_the_same_limits,
+            ),
         ])
         .chain(bad_fixture_trials())
         .chain(malicious_trials())
@@ -389,6 +393,76 @@ fn rank_past_a_format() -> Result<(), Failed> {
     let stderr = String::from_utf8_lossy(&o.stderr);
     if !stderr.contains("rank 129") || out.exists() {
         return Err(stderr.into_owned().into());
+    }
+    Ok(())
+}
+
+/// A Tensogram message of a few hundred bytes whose one object claims 2^31 float64 values of
+/// a constant field (simple packing with 0 bits): every command refuses it at once as
+/// `limit_exceeded`, `validate` as every other (it once ran past 60 s while `inspect`
+/// refused), and says which options bound the work.
+fn every_command_applies_the_same_limits() -> Result<(), Failed> {
+    use tensorkit::frame::descriptor::{DataObjectDescriptor, ParamValue};
+    let mut d = DataObjectDescriptor::new(
+        tensorkit::dtype::Dtype::Float64,
+        &[1 << 31],
+        tensorkit::ByteOrder::Little,
+    );
+    d.encoding = "simple_packing".into();
+    for (k, v) in [
+        ("sp_bits_per_value", ParamValue::from(0u64)),
+        ("sp_reference_value", ParamValue::from(1.5)),
+        ("sp_binary_scale_factor", ParamValue::from(0i64)),
+        ("sp_decimal_scale_factor", ParamValue::from(0i64)),
+    ] {
+        d.params.insert(k.into(), v);
+    }
+    let empty: &[u8] = &[];
+    let bytes = tensorkit::frame::encode_pre_encoded(
+        &tensorkit::frame::GlobalMetadata::default(),
+        &[d],
+        &[empty],
+        &tensorkit::frame::EncodeOptions::default(),
+    )?;
+    if bytes.len() > 1024 {
+        return Err(format!("{} bytes", bytes.len()).into());
+    }
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("bomb.tgm");
+    std::fs::write(&file, &bytes)?;
+    let f = file.to_string_lossy();
+    let npy = dir.path().join("x.npy");
+    let out = dir.path().join("x.safetensors");
+    // Under the memory limit of any machine, so that only the ratio can refuse it.
+    for args in [
+        vec!["inspect", "--json", &f],
+        vec!["get", &f, "#0", "-o", &npy.to_string_lossy()],
+        vec!["verify", &f],
+        vec!["convert", &f, &out.to_string_lossy()],
+        vec![
+            "--max-memory",
+            "64GiB",
+            "get",
+            &f,
+            "#0",
+            "-o",
+            &npy.to_string_lossy(),
+        ],
+    ] {
+        let o = tensorkit(&args);
+        let kind = expect_error_contract(&o, false).map_err(|e| format!("{args:?}: {e}"))?;
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        if kind != "limit_exceeded" || !stderr.contains("--max-ratio") {
+            return Err(format!("{args:?}: {kind}: {stderr}").into());
+        }
+    }
+    if npy.exists() || out.exists() {
+        return Err("a refused command left a file".into());
+    }
+    let o = tensorkit(&["--max-memory", "64GiB", "validate", &f]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    if o.status.code() != Some(2) || !said.contains("note: bounded by --max-memory") {
+        return Err(format!("validate: {said}").into());
     }
     Ok(())
 }
