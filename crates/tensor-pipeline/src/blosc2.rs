@@ -60,10 +60,10 @@ pub const CHUNK_BYTES: usize = 256 << 20;
 const MAX_BUFFER: usize = i32::MAX as usize - 32;
 
 #[cfg(feature = "blosc2")]
-fn corrupt(e: impl std::fmt::Debug) -> Error {
+fn corrupt(e: impl std::fmt::Display) -> Error {
     Error::Corrupt {
         codec: CODEC,
-        reason: format!("{e:?}"),
+        reason: e.to_string(),
     }
 }
 
