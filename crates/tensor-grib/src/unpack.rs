@@ -1029,6 +1029,17 @@ mod tests {
             .expect("an SOD");
         let e = jpeg(&p, &data[..sod + 2], &mut vec![0.0; 61 * 47], at).expect_err("no packets");
         assert!(e.to_string().contains("the JPEG 2000 codestream"), "{e}");
+        // Its one tile-part said to run to the end (Psot 0) and the data cut at two thirds,
+        // inside the packets: damaged, an error (packets past the cut read as empty).
+        let mut cut = data.clone();
+        let sot = cut
+            .windows(2)
+            .position(|w| w == [0xFF, 0x90])
+            .expect("an SOT");
+        cut[sot + 6..sot + 10].copy_from_slice(&0u32.to_be_bytes());
+        cut.truncate(sot + (cut.len() - sot) * 2 / 3);
+        let e = jpeg(&p, &cut, &mut vec![0.0; 61 * 47], at).expect_err("cut in its packets");
+        assert!(e.to_string().contains("the JPEG 2000 codestream"), "{e}");
         // A codestream we leave to hayro whose SIZ claims a 2048 × 2048 image in 1 × 1 tiles:
         // refused before hayro sees it (it allocated per tile until the process aborted).
         let (mut data, _) = crate::jpeg2000::openjpeg_case("precincts", false);

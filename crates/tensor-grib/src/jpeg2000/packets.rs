@@ -17,7 +17,9 @@ pub(super) struct Contribution<'a> {
 
 /// Reads the packet headers of a tile whose packets are `data`, one precinct per
 /// resolution, and returns each code-block's contribution (in the layout's block order).
-/// Packets that the data stops before are empty, as a truncated codestream is read.
+/// Every packet takes at least one byte: data that stops before the last packet is a cut
+/// codestream. The standard lets a reader make what it can of one, but GRIB writers never
+/// cut theirs, so it is refused as damaged rather than read as a field of made-up values.
 pub(super) fn read<'a>(
     data: &'a [u8],
     layout: &Layout,
@@ -42,9 +44,13 @@ pub(super) fn read<'a>(
         .collect();
     let layers = usize::from(order.layers);
     let mut reader = Packets { data, pos: 0 };
-    for k in 0..resolutions.len() * layers {
+    let packets = resolutions.len() * layers;
+    for k in 0..packets {
         if reader.pos >= data.len() {
-            break;
+            return Err(Refusal::malformed(format!(
+                "the tile's data ends before its packet {} of {packets}",
+                k + 1
+            )));
         }
         let (r, l) = if progression_by_layer {
             (resolutions[k % resolutions.len()], k / resolutions.len())
