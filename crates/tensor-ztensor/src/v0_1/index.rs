@@ -143,6 +143,21 @@ fn malformed(msg: impl Into<String>) -> Error {
     Error::format(Class::IndexMalformed, msg)
 }
 
+/// The keys of an index entry the format gives a meaning: a tensor's attributes (custom
+/// keys) cannot use them.
+pub const RESERVED_KEYS: [&str; 10] = [
+    "name",
+    "offset",
+    "size",
+    "dtype",
+    "layout",
+    "sparse_format",
+    "shape",
+    "encoding",
+    "data_endianness",
+    "checksum",
+];
+
 /// The keys of an entry, as they are read.
 #[derive(Default)]
 struct Fields<'a> {

@@ -6,7 +6,7 @@ mod index;
 mod read;
 mod write;
 
-pub use index::{CustomField, Encoding, Entry, Layout};
+pub use index::{CustomField, Encoding, Entry, Layout, RESERVED_KEYS};
 pub use read::ZTensor;
 pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write};
 

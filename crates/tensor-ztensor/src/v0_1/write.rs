@@ -94,6 +94,17 @@ impl<W: Write> Writer<W> {
                 "dtype {dtype} (tensor {name:?})"
             )));
         }
+        // A custom key the reader takes for one of its own would make a file it refuses
+        // (or reads as another tensor).
+        if let Some((key, _)) = options
+            .custom
+            .iter()
+            .find(|(k, _)| index::RESERVED_KEYS.contains(&k.as_str()))
+        {
+            return Err(Error::Unwritable(format!(
+                "tensor {name:?}: the attribute {key:?}, a key zTensor 0.1 reserves for itself"
+            )));
+        }
         let le = view.to_canonical_le_bytes();
         let multi_byte = dtype.byte_width() > 1;
         let (blob, endianness) = match options.encoding {
@@ -221,4 +232,36 @@ pub fn serialize<'a, N: AsRef<str>>(
     let mut out = Vec::new();
     write(&mut out, tensors)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A custom key the reader takes for one of its own is refused, naming the tensor and
+    /// the key; any other is written and read back.
+    #[test]
+    fn reserved_keys_are_refused_as_attributes() {
+        let t = tensor_dtype::Tensor::from_elements(&[2], &[1.0f32, 2.0]).unwrap();
+        let mut cbor_five = tensor_core::cbor::Encoder::new();
+        cbor_five.uint(5);
+        for key in index::RESERVED_KEYS {
+            let options = TensorOptions {
+                custom: vec![(key.to_owned(), cbor_five.out.clone())],
+                ..TensorOptions::default()
+            };
+            let e = serialize([("w", t.view(), options)]).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.contains("\"w\"") && text.contains(key),
+                "{key}: {text}"
+            );
+        }
+        let options = TensorOptions {
+            custom: vec![("units".to_owned(), cbor_five.out.clone())],
+            ..TensorOptions::default()
+        };
+        let bytes = serialize([("w", t.view(), options)]).unwrap();
+        assert!(crate::v0_1::ZTensor::open(&bytes).is_ok());
+    }
 }

@@ -228,6 +228,10 @@ pub(crate) fn trials() -> Vec<Trial> {
                 "hostile::every_command_applies_the_same_limits",
                 every_command_applies_the_same_limits,
             ),
+            Trial::test(
+                "hostile::attributes_named_like_ztensor_0_1_keys",
+                attributes_named_like_ztensor_0_1_keys,
+            ),
         ])
         .chain(bad_fixture_trials())
         .chain(malicious_trials())
@@ -463,6 +467,60 @@ fn every_command_applies_the_same_limits() -> Result<(), Failed> {
     let said = String::from_utf8_lossy(&o.stdout);
     if o.status.code() != Some(2) || !said.contains("note: bounded by --max-memory") {
         return Err(format!("validate: {said}").into());
+    }
+    Ok(())
+}
+
+/// A Tensogram object whose attributes use zTensor 0.1's own index keys (`sparse_format`
+/// holding a number, `layout`, `checksum`): converted to zTensor 0.1, the attributes are
+/// left out and said so, and the file reads back (the writer once wrote them, and our own
+/// reader refused the file).
+fn attributes_named_like_ztensor_0_1_keys() -> Result<(), Failed> {
+    use tensorkit::frame::{GlobalMetadata, Map, MetaValue};
+    let t: Vec<u8> = [1.0f32, 2.0, 3.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let d = tensorkit::frame::descriptor::DataObjectDescriptor::new(
+        tensorkit::dtype::Dtype::Float32,
+        &[3],
+        tensorkit::ByteOrder::Little,
+    );
+    let mut entry = Map::new();
+    entry.insert("name".into(), MetaValue::from("t"));
+    entry.insert("sparse_format".into(), MetaValue::from(5u64));
+    entry.insert("layout".into(), MetaValue::from("coo"));
+    entry.insert("checksum".into(), MetaValue::from("none"));
+    entry.insert("units".into(), MetaValue::from("K"));
+    let meta = GlobalMetadata {
+        base: vec![entry],
+        ..GlobalMetadata::default()
+    };
+    let bytes = tensorkit::frame::encode(
+        &meta,
+        &[d],
+        &[&t[..]],
+        &tensorkit::frame::EncodeOptions::default(),
+    )?;
+    let dir = tempfile::tempdir()?;
+    let src = dir.path().join("attrs.tgm");
+    std::fs::write(&src, bytes)?;
+    let out = dir.path().join("attrs.zt");
+    let o = tensorkit(&[
+        "convert",
+        "--to",
+        "ztensor-0.1",
+        &src.to_string_lossy(),
+        &out.to_string_lossy(),
+    ]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    if !o.status.success() || !said.contains("\"sparse_format\"") {
+        return Err(format!("{said}{}", String::from_utf8_lossy(&o.stderr)).into());
+    }
+    let back = tensorkit(&["inspect", "--json", &out.to_string_lossy()]);
+    let v: serde_json::Value = serde_json::from_slice(&back.stdout)?;
+    if !back.status.success() || v["tensors"][0]["attributes"]["units"] != "K" {
+        return Err(format!("read back: {v}").into());
     }
     Ok(())
 }

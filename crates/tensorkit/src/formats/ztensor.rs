@@ -408,10 +408,16 @@ pub(super) fn write(
     let mut w = v0_1::Writer::new(out).map_err(wrap(path))?;
     // One tensor decoded at a time.
     for (name, t) in names.iter().zip(&set.tensors) {
+        let reserved = |k: &String| v0_1::RESERVED_KEYS.contains(&k.as_str());
+        for (k, _) in t.attributes.iter().filter(|(k, _)| reserved(k)) {
+            dropped.push(format!(
+                "attribute {k:?} of tensor {name:?} (zTensor 0.1 reserves the key for itself)"
+            ));
+        }
         let custom = t
             .attributes
             .iter()
-            .filter(|(k, _)| !RESERVED.contains(&k.as_str()))
+            .filter(|(k, _)| !reserved(k))
             .map(|(k, v)| {
                 let mut e = Encoder::new();
                 e.value(v);
@@ -429,16 +435,3 @@ pub(super) fn write(
     w.finish().map_err(wrap(path))?;
     Ok(dropped)
 }
-
-/// Keys the writer sets itself; attributes with these names cannot be kept.
-const RESERVED: [&str; 9] = [
-    "name",
-    "offset",
-    "size",
-    "dtype",
-    "layout",
-    "shape",
-    "encoding",
-    "data_endianness",
-    "checksum",
-];
