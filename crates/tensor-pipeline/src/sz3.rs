@@ -251,8 +251,8 @@ mod ffi {
 
     /// The child: quiet, decode into `shared`, exit with 0 (decoded) or 1 (SZ3 threw).
     fn decode_in_child(src: &[u8], shared: &Shared) -> ! {
-        // SAFETY: plain system calls on file descriptors; `/dev/null` is a NUL-terminated
-        // literal. The decode writes the stream's float64 values into `shared`, which
+        // SAFETY: plain system calls on file descriptors and signal dispositions;
+        // `/dev/null` is a NUL-terminated literal. The decode writes the stream's float64 values into `shared`, which
         // holds exactly as many (the caller checked the stream's configuration); `_exit` ends the child without running Rust destructors or
         // atexit handlers of the parent's state.
         unsafe {
@@ -260,6 +260,17 @@ mod ffi {
             if null >= 0 {
                 libc::dup2(null, 1);
                 libc::dup2(null, 2);
+            }
+            // The host's crash handlers (Python's faulthandler, a fuzzer's) are not run for
+            // the child: it dies of the signal, and the parent reports it.
+            for signal in [
+                libc::SIGSEGV,
+                libc::SIGBUS,
+                libc::SIGILL,
+                libc::SIGFPE,
+                libc::SIGABRT,
+            ] {
+                libc::signal(signal, libc::SIG_DFL);
             }
             let status = tensorkit_sz3_decompress_f64(src.as_ptr(), src.len(), shared.ptr.cast());
             libc::_exit(i32::from(status != 0));

@@ -227,6 +227,24 @@ fn a_misplaced_first_footer_offset_is_refused() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Found by the `v2_migration` fuzz target: a version 3 message whose data frame lacks its
+/// ENDF was copied into the migrated file as it was, which validation then refused. Every
+/// message that goes into a migrated file is checked as version 3 readers check it; after a
+/// version 2 message, the damaged one is refused too.
+fn a_damaged_version_3_message_is_not_carried_over() -> Result<(), Failed> {
+    let damaged = std::fs::read(
+        tensor_testkit::testdata().join("tensogram/malicious/v3_data_frame_without_endf.tgm"),
+    )?;
+    let v2 =
+        std::fs::read(tensor_testkit::testdata().join("reference/tensogram_v2/v2_0.16.1_raw.tgm"))?;
+    for file in [damaged.clone(), [v2, damaged].concat()] {
+        if v2::migrate(&file, &Limits::default()).is_ok() {
+            return Err("a damaged version 3 message was carried into a migrated file".into());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let files = fixtures();
     assert!(files.len() >= 10, "tensogram v2 fixtures missing");
@@ -235,6 +253,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test(
             "v2::a_misplaced_first_footer_offset_is_refused",
             a_misplaced_first_footer_offset_is_refused,
+        ),
+        Trial::test(
+            "v2::a_damaged_version_3_message_is_not_carried_over",
+            a_damaged_version_3_message_is_not_carried_over,
         ),
     ];
     for f in files {
