@@ -597,7 +597,7 @@ fn provenance(reserved: &Map) -> Option<Provenance> {
 /// What goes into a migrated file must be what version 3 readers accept, whether it was
 /// migrated or copied: the message validated to the metadata level (every frame's bounds
 /// and markers, every object's pipeline, stored size and limits). Damage is refused, never
-/// carried into a file that looks freshly written; a codec this build lacks is not damage.
+/// carried into a file that looks freshly written.
 fn sound_v3(message: &[u8], limits: &Limits) -> Result<()> {
     let report = crate::validate(
         message,
@@ -607,9 +607,12 @@ fn sound_v3(message: &[u8], limits: &Limits) -> Result<()> {
         },
         limits,
     );
-    match report.issues.iter().find(|i| {
-        i.severity == crate::Severity::Error && i.kind != tensor_core::ErrorKind::Unsupported
-    }) {
+    // A codec this build lacks is a warning there, not an error.
+    match report
+        .issues
+        .iter()
+        .find(|i| i.severity == crate::Severity::Error)
+    {
         Some(i) => Err(Error::framing(i.offset.unwrap_or(0), i.detail.clone())),
         None => Ok(()),
     }

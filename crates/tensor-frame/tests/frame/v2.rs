@@ -230,7 +230,8 @@ fn a_misplaced_first_footer_offset_is_refused() -> Result<(), Failed> {
 /// Found by the `v2_migration` fuzz target: a version 3 message whose data frame lacks its
 /// ENDF was copied into the migrated file as it was, which validation then refused. Every
 /// message that goes into a migrated file is checked as version 3 readers check it; after a
-/// version 2 message, the damaged one is refused too.
+/// version 2 message, the damaged one is refused too; so is a migrated object of a dtype no
+/// version 3 reader takes (found the same way).
 fn a_damaged_version_3_message_is_not_carried_over() -> Result<(), Failed> {
     let damaged = std::fs::read(
         tensor_testkit::testdata().join("tensogram/malicious/v3_data_frame_without_endf.tgm"),
@@ -241,6 +242,13 @@ fn a_damaged_version_3_message_is_not_carried_over() -> Result<(), Failed> {
         if v2::migrate(&file, &Limits::default()).is_ok() {
             return Err("a damaged version 3 message was carried into a migrated file".into());
         }
+    }
+    // A version 2 descriptor of dtype "float63": no version 3 reader takes it.
+    let unknown = std::fs::read(
+        tensor_testkit::testdata().join("tensogram/malicious/v2_unknown_dtype.tgm"),
+    )?;
+    if v2::migrate(&unknown, &Limits::default()).is_ok() {
+        return Err("an object of an unknown dtype was migrated".into());
     }
     Ok(())
 }

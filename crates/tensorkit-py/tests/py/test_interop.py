@@ -84,8 +84,9 @@ def test_non_finite_values_pass_tensograms_full_validation(tmp_path):
     report = tensogram.validate(data, level="full")
     assert report["issues"] == [], report
     decoded = tensogram.decode(data)
-    for (desc, arr), want in zip(decoded.objects, [c, d, f]):
-        np.testing.assert_array_equal(np.asarray(arr), want)
+    wanted = {"f": f, "d": d, "c": c}
+    for base, (desc, arr) in zip(decoded.metadata.base, decoded.objects, strict=True):
+        np.testing.assert_array_equal(np.asarray(arr), wanted[base["name"]])
     with tensorkit.open(out) as back:
         for name, want in {"f": f, "d": d, "c": c}.items():
             np.testing.assert_array_equal(back[name], want)
@@ -196,15 +197,26 @@ def test_sz3_objects_tensogram_wrote_read_as_tensogram_decodes_them(testdata, tm
     with tensorkit.open(out) as f:
         np.testing.assert_array_equal(f["t"], theirs)
     assert np.max(np.abs(theirs - field)) <= 0.001
-    # A damaged stream is an error, and the process carries on.
-    data = bytearray(out.read_bytes())
-    for at in range(len(data) // 2, len(data) // 2 + 64):
-        data[at] ^= 0xFF
+    # A damaged stream: the frame's hash says so (or the flip changed nothing that holds
+    # values); unverified, SZ3 (which has no checksum of its own) decodes it or refuses it,
+    # and whatever it does, the process carries on — one byte at a time through the file.
+    data = out.read_bytes()
     damaged = tmp_path / "damaged.tgm"
-    damaged.write_bytes(bytes(data))
-    with pytest.raises(tensorkit.TensorkitError):
-        with tensorkit.open(damaged, verify=False) as f:
-            f["t"]
+    for at in range(len(data) // 4, 3 * len(data) // 4, 7):
+        flipped = bytearray(data)
+        flipped[at] ^= 0xFF
+        damaged.write_bytes(bytes(flipped))
+        try:
+            with tensorkit.open(damaged) as f:
+                # Read as sound only where the flip changed nothing that holds values.
+                np.testing.assert_array_equal(f["t"], theirs)
+        except tensorkit.TensorkitError:
+            pass
+        try:
+            with tensorkit.open(damaged, verify=False) as f:
+                f["t"]
+        except tensorkit.TensorkitError:
+            pass
 
 
 def test_tensogram_reads_grib_kept_packed_as_ecmwf_values(testdata, tmp_path):
