@@ -370,39 +370,38 @@ pub fn append(path: impl AsRef<Path>, message: &[u8], durability: Durability) ->
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_declared_length_is_not_allocated_before_the_bytes_arrive() {
-        // A preamble declaring a 1 TiB message, and nothing after it.
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(crate::wire::MAGIC);
+    /// A version 3 preamble declaring a message of `total` bytes (0: streamed).
+    fn preamble(total: u64) -> Vec<u8> {
+        let mut bytes = crate::wire::MAGIC.to_vec();
         bytes.extend_from_slice(&3u16.to_be_bytes());
         bytes.extend_from_slice(&0u16.to_be_bytes());
         bytes.extend_from_slice(&0u32.to_be_bytes());
-        bytes.extend_from_slice(&(1u64 << 40).to_be_bytes());
-        bytes.truncate(PREAMBLE_LEN as usize);
+        bytes.extend_from_slice(&total.to_be_bytes());
+        bytes
+    }
+
+    /// The error [`MessageReader`] gives for the first message of `bytes`, as text.
+    fn first_error(bytes: Vec<u8>) -> String {
         let limits = Limits::unlimited();
         let mut r = MessageReader::new(std::io::Cursor::new(bytes), &limits);
-        let e = r.next().expect("an item").unwrap_err();
-        let text = e.to_string();
+        r.next().expect("an item").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_declared_length_is_not_allocated_before_the_bytes_arrive() {
+        // A preamble declaring a 1 TiB message, and nothing after it.
+        let text = first_error(preamble(1 << 40));
         assert!(text.contains("truncated"), "{text}");
     }
 
     #[test]
     fn a_frame_length_near_2_to_the_64_is_refused_without_wrapping() {
         // A streamed message (length 0) whose first frame claims u64::MAX - 3 bytes.
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(crate::wire::MAGIC);
-        bytes.extend_from_slice(&3u16.to_be_bytes());
-        bytes.extend_from_slice(&0u16.to_be_bytes());
-        bytes.extend_from_slice(&0u32.to_be_bytes());
-        bytes.extend_from_slice(&0u64.to_be_bytes());
+        let mut bytes = preamble(0);
         bytes.extend_from_slice(b"FR");
         bytes.extend_from_slice(&[0, 1, 0, 1, 0, 0]);
         bytes.extend_from_slice(&(u64::MAX - 3).to_be_bytes());
-        let limits = Limits::unlimited();
-        let mut r = MessageReader::new(std::io::Cursor::new(bytes), &limits);
-        let e = r.next().expect("an item").unwrap_err();
-        let text = e.to_string();
+        let text = first_error(bytes);
         assert!(text.contains("overflows"), "{text}");
     }
 }

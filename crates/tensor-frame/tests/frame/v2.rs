@@ -244,9 +244,8 @@ fn a_damaged_version_3_message_is_not_carried_over() -> Result<(), Failed> {
         }
     }
     // A version 2 descriptor of dtype "float63": no version 3 reader takes it.
-    let unknown = std::fs::read(
-        tensor_testkit::testdata().join("tensogram/malicious/v2_unknown_dtype.tgm"),
-    )?;
+    let unknown =
+        std::fs::read(tensor_testkit::testdata().join("tensogram/malicious/v2_unknown_dtype.tgm"))?;
     if v2::migrate(&unknown, &Limits::default()).is_ok() {
         return Err("an object of an unknown dtype was migrated".into());
     }

@@ -308,6 +308,39 @@ pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refus
     Ok(Codestream { size, main, tiles })
 }
 
+/// The SIZ segment's fields up to the component count, as written.
+struct SizFields {
+    capabilities: u16,
+    x1: u32,
+    y1: u32,
+    x0: u32,
+    y0: u32,
+    tile_w: u32,
+    tile_h: u32,
+    left: u32,
+    top: u32,
+    components: u16,
+}
+
+impl SizFields {
+    /// Reads them from the start of the segment's body; `b` is left at the first
+    /// component's Ssiz.
+    fn read(b: &mut Cursor<'_>) -> Result<Self, Refusal> {
+        Ok(SizFields {
+            capabilities: b.u16("Rsiz")?,
+            x1: b.u32("Xsiz")?,
+            y1: b.u32("Ysiz")?,
+            x0: b.u32("XOsiz")?,
+            y0: b.u32("YOsiz")?,
+            tile_w: b.u32("XTsiz")?,
+            tile_h: b.u32("YTsiz")?,
+            left: b.u32("XTOsiz")?,
+            top: b.u32("YTOsiz")?,
+            components: b.u16("Csiz")?,
+        })
+    }
+}
+
 /// What another decoder may be handed: a codestream that starts with SOC and SIZ, whose
 /// image is exactly `samples` samples, and whose tiles could each have a tile-part in the
 /// bytes there are. [`parse`] checks the same before anything it does not follow, but only
@@ -322,16 +355,19 @@ pub(super) fn clearance(data: &[u8], samples: usize) -> Result<(), Refusal> {
         data: c.segment(SIZ)?,
         pos: 0,
     };
-    let _capabilities = b.u16("Rsiz")?;
-    let (x1, y1, x0, y0) = (
-        b.u32("Xsiz")?,
-        b.u32("Ysiz")?,
-        b.u32("XOsiz")?,
-        b.u32("YOsiz")?,
-    );
-    let (tile_w, tile_h) = (b.u32("XTsiz")?, b.u32("YTsiz")?);
-    let (left, top) = (b.u32("XTOsiz")?, b.u32("YTOsiz")?);
-    let components = u64::from(b.u16("Csiz")?);
+    let SizFields {
+        x1,
+        y1,
+        x0,
+        y0,
+        tile_w,
+        tile_h,
+        left,
+        top,
+        components,
+        ..
+    } = SizFields::read(&mut b)?;
+    let components = u64::from(components);
     if x0 >= x1 || y0 >= y1 || tile_w == 0 || tile_h == 0 || left > x0 || top > y0 {
         return Err(Refusal::malformed(
             "an empty image or a tile grid that does not cover it",
@@ -358,19 +394,21 @@ pub(super) fn clearance(data: &[u8], samples: usize) -> Result<(), Refusal> {
 
 fn size(body: &[u8]) -> Result<Size, Refusal> {
     let mut b = Cursor { data: body, pos: 0 };
-    let capabilities = b.u16("Rsiz")?;
+    let SizFields {
+        capabilities,
+        x1,
+        y1,
+        x0,
+        y0,
+        tile_w,
+        tile_h,
+        left,
+        top,
+        components,
+    } = SizFields::read(&mut b)?;
     if capabilities & 0x4000 != 0 || capabilities & 0x8000 != 0 {
         return Err(Refusal::unsupported("Part 2 or Part 15 capabilities"));
     }
-    let (x1, y1, x0, y0) = (
-        b.u32("Xsiz")?,
-        b.u32("Ysiz")?,
-        b.u32("XOsiz")?,
-        b.u32("YOsiz")?,
-    );
-    let (tile_w, tile_h) = (b.u32("XTsiz")?, b.u32("YTsiz")?);
-    let (left, top) = (b.u32("XTOsiz")?, b.u32("YTOsiz")?);
-    let components = b.u16("Csiz")?;
     if components != 1 {
         return Err(Refusal::unsupported(format!("{components} components")));
     }
