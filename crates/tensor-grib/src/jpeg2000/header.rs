@@ -355,19 +355,9 @@ pub(super) fn clearance(data: &[u8], samples: usize) -> Result<(), Refusal> {
         data: c.segment(SIZ)?,
         pos: 0,
     };
-    let SizFields {
-        x1,
-        y1,
-        x0,
-        y0,
-        tile_w,
-        tile_h,
-        left,
-        top,
-        components,
-        ..
-    } = SizFields::read(&mut b)?;
-    let components = u64::from(components);
+    let f = SizFields::read(&mut b)?;
+    let (x0, y0, x1, y1, left, top) = (f.x0, f.y0, f.x1, f.y1, f.left, f.top);
+    let (tile_w, tile_h, components) = (f.tile_w, f.tile_h, u64::from(f.components));
     if x0 >= x1 || y0 >= y1 || tile_w == 0 || tile_h == 0 || left > x0 || top > y0 {
         return Err(Refusal::malformed(
             "an empty image or a tile grid that does not cover it",
