@@ -229,6 +229,8 @@ fn check_message(ctx: &mut Ctx<'_>, msg: &[u8], opts: ValidateOptions, limits: &
         Ok(f) => f,
         Err(e) => return ctx.error(&e, None),
     };
+    // This message's issues start here.
+    let first_issue = ctx.report.issues.len();
     check_structure(ctx, &m, &frames);
     if opts.level >= Level::Default {
         check_metadata(ctx, &m, &frames, opts.canonical);
@@ -237,7 +239,17 @@ fn check_message(ctx: &mut Ctx<'_>, msg: &[u8], opts: ValidateOptions, limits: &
         check_hashes(ctx, &m, &frames);
     }
     if opts.level >= Level::Full {
-        check_values(ctx, &m);
+        // An object the checks above already refused is not decoded and reported twice.
+        let mut refused = vec![false; m.len()];
+        for issue in &ctx.report.issues[first_issue..] {
+            if let (Severity::Error, Some(r)) = (
+                issue.severity,
+                issue.object.and_then(|i| refused.get_mut(i)),
+            ) {
+                *r = true;
+            }
+        }
+        check_values(ctx, &m, &refused);
     }
 }
 
@@ -498,20 +510,13 @@ fn check_hashes(ctx: &mut Ctx<'_>, m: &Message<'_>, frames: &[FrameInfo]) {
 /// object decodes to.
 const SCAN_RUN: usize = 4 << 20;
 
-fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>) {
+fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>, refused: &[bool]) {
     let opts = DecodeOptions {
         verify_hash: false,
         native_byte_order: true,
         restore_non_finite: false,
     };
-    for i in 0..m.len() {
-        // An object the structural checks already refused is not reported twice.
-        let refused = ctx.report.issues.iter().any(|x| {
-            x.severity == Severity::Error && x.message == Some(ctx.message) && x.object == Some(i)
-        });
-        if refused {
-            continue;
-        }
+    for (i, _) in refused.iter().enumerate().filter(|(_, r)| !**r) {
         let object = match m.object(i) {
             Ok(o) => o,
             Err(e) => {
