@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
 use crate::report;
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tensor_core::{ByteOrder, Limits};
@@ -350,24 +351,24 @@ pub fn merge(
         .iter()
         .map(|i| split_manifest(i))
         .collect::<Result<_>>()?;
-    let listed: Vec<PathBuf> = manifests
+    let listed: HashSet<PathBuf> = manifests
         .iter()
         .flatten()
         .flatten()
         .map(|(f, _)| same_file_key(f))
         .collect();
     let mut files: Vec<(PathBuf, Option<String>)> = Vec::new();
-    let mut taken: Vec<PathBuf> = Vec::new();
+    let mut taken: HashSet<PathBuf> = HashSet::new();
     for (input, parts) in inputs.iter().zip(manifests) {
-        let entries = match parts {
+        let entries: Vec<(PathBuf, Option<String>)> = match parts {
             Some(parts) => parts.into_iter().map(|(f, n)| (f, Some(n))).collect(),
-            None if listed.contains(&same_file_key(input)) => Vec::new(),
             None => vec![(input.clone(), None)],
         };
         for (f, n) in entries {
             let key = same_file_key(&f);
-            if !taken.contains(&key) {
-                taken.push(key);
+            // A part a manifest lists comes in where the manifest stands, under its name.
+            let manifest_has_it = n.is_none() && listed.contains(&key);
+            if !manifest_has_it && taken.insert(key) {
                 files.push((f, n));
             }
         }
