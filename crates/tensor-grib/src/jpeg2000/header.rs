@@ -199,6 +199,9 @@ const EOC: u16 = 0xFFD9;
 /// Part 2 and Part 15 capabilities) is refused as unsupported.
 /// `samples` is how many samples the image must have; it bounds everything allocated.
 pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refusal> {
+    // The image is `samples` samples, and every tile could have a tile-part in the bytes
+    // there are: the same clearance any decoder gets.
+    clearance(data, samples)?;
     let mut c = Cursor { data, pos: 0 };
     if c.u16("SOC")? != SOC {
         return Err(Refusal::malformed("no SOC marker"));
@@ -207,21 +210,8 @@ pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refus
         return Err(Refusal::malformed("no SIZ marker after SOC"));
     }
     let size = size(c.segment(SIZ)?)?;
-    let (width, height) = (size.image.width(), size.image.height());
-    if width as u64 * height as u64 != samples as u64 {
-        return Err(Refusal::malformed(format!(
-            "the image is {width}×{height} samples, {samples} values are packed"
-        )));
-    }
     let mut main = Parameters::default();
     let tile_count = u64::from(size.tiles_across()) * u64::from(size.tiles_down());
-    // Each tile needs a tile-part of at least an SOT segment and an SOD marker.
-    if tile_count > (data.len() / 14) as u64 {
-        return Err(Refusal::malformed(format!(
-            "{tile_count} tiles in a codestream of {} bytes",
-            data.len()
-        )));
-    }
     // Every tile has at least one sample: the count is bounded by the image.
     let mut tiles: Vec<TileStream<'_>> = (0..tile_count)
         .map(|_| TileStream {
@@ -341,11 +331,10 @@ impl SizFields {
     }
 }
 
-/// What another decoder may be handed: a codestream that starts with SOC and SIZ, whose
-/// image is exactly `samples` samples, and whose tiles could each have a tile-part in the
-/// bytes there are. [`parse`] checks the same before anything it does not follow, but only
-/// for codestreams it follows: this holds any codestream to it, so that no other decoder
-/// sizes its work by a header the data cannot back.
+/// What any decoder may be handed: a codestream that starts with SOC and SIZ, whose image
+/// is exactly `samples` samples, and whose tiles could each have a tile-part in the bytes
+/// there are — so that no decoder, ours ([`parse`] starts here) or another, sizes its work
+/// by a header the data cannot back.
 pub(super) fn clearance(data: &[u8], samples: usize) -> Result<(), Refusal> {
     let mut c = Cursor { data, pos: 0 };
     if c.u16("SOC")? != SOC || c.u16("SIZ")? != SIZ {
