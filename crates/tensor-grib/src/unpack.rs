@@ -578,11 +578,6 @@ fn jpeg_by_hayro(data: &[u8], count: usize, at: At) -> Result<Vec<i32>> {
         .collect())
 }
 
-/// Bytes of one row of a PNG image of `width` samples of `bytes` bytes.
-fn row_len(width: u32, bytes: usize) -> u64 {
-    u64::from(width) * bytes as u64
-}
-
 /// Checks that the PNG `image`'s zlib stream (its IDAT chunks' data, in order) runs to its
 /// end, Adler-32 included, and inflates to exactly `expected` bytes: the png crate stops
 /// once it has every row, so a stream cut inside its trailer, or with bytes to spare, would
@@ -678,9 +673,9 @@ fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()> {
     let mut pixels = tensor_core::buffer::try_filled(size, 0u8, "PNG samples")?;
     let frame = reader.next_frame(&mut pixels).map_err(|e| bad(&e))?;
     reader.finish().map_err(|e| bad(&e))?;
-    whole_zlib_stream(data, u64::from(height) * (1 + row_len(width, bytes)))
-        .map_err(|e| bad(&e))?;
     let row_bytes = width as usize * bytes;
+    // Each row inflates to a filter byte and its samples.
+    whole_zlib_stream(data, u64::from(height) * (1 + row_bytes as u64)).map_err(|e| bad(&e))?;
     if frame.line_size < row_bytes {
         return Err(at.malformed("the PNG image's rows are shorter than its width"));
     }

@@ -212,7 +212,7 @@ mod ffi {
     pub(super) fn decompress(src: &[u8], mode: Mode, values: &mut [f64]) -> Result<()> {
         let n = values.len();
         let mut padded;
-        let done = {
+        let (done, used) = {
             let mut s = session(values.as_mut_ptr(), n, mode)?;
             let max = maximum(&s);
             if max == 0 || src.len() > max {
@@ -232,7 +232,6 @@ mod ffi {
             // SAFETY: a live stream.
             (done, unsafe { z::zfp_stream_compressed_size(s.zfp) })
         };
-        let (done, used) = done;
         if done == 0 {
             return Err(failed("the stream does not decode"));
         }

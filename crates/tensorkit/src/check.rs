@@ -137,14 +137,22 @@ impl Validation {
             self.tensors,
             self.hashes_verified
         );
-        for p in &self.problems {
-            let _ = writeln!(s, "{}: {p}", p.severity_name());
-        }
+        s.push_str(&self.problem_lines());
         let errors = self.problems.iter().filter(|p| p.is_error()).count();
         if errors == 0 {
             s.push_str("valid\n");
         } else {
             let _ = writeln!(s, "invalid: {errors} errors");
+        }
+        s
+    }
+
+    /// One line per problem: `error: code at WHERE: message` (or `warning: …`).
+    #[must_use]
+    pub fn problem_lines(&self) -> String {
+        let mut s = String::new();
+        for p in &self.problems {
+            let _ = writeln!(s, "{}: {p}", p.severity_name());
         }
         s
     }
@@ -388,10 +396,11 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 },
                 limits,
             );
-            let mut text = format!("{head}, {} hashes verified\n", o.hashes_verified);
-            for p in &o.problems {
-                let _ = writeln!(text, "{}: {p}", p.severity_name());
-            }
+            let text = format!(
+                "{head}, {} hashes verified\n{}",
+                o.hashes_verified,
+                o.problem_lines()
+            );
             let problem = if let Some(p) = o.problems.iter().find(|p| p.is_error()) {
                 Some(Error::VerifyFailed {
                     path: file.to_path_buf(),
