@@ -10,7 +10,7 @@ use tensor_grib::Grib;
 
 fuzz_target!(|input: &[u8]| {
     let limits = Limits::default();
-    let Ok(g) = Grib::open(input, &limits) else {
+    let Ok(g) = Grib::open_with(input, &limits.into()) else {
         return;
     };
     for (i, f) in g.fields().iter().enumerate() {

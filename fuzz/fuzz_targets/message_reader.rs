@@ -13,6 +13,6 @@ fuzz_target!(|input: &[u8]| {
     for m in MessageReader::new(std::io::Cursor::new(input), &limits).take(64) {
         let Ok(bytes) = m else { break };
         assert!(bytes.len() <= input.len(), "a message longer than the input");
-        let _ = Message::open_with(&bytes, &limits).map(|m| m.verify_hashes());
+        let _ = Message::open_with(&bytes, &limits.into()).map(|m| m.verify_hashes());
     }
 });

@@ -23,7 +23,7 @@ fn reencode(m: &Message<'_>, limits: &Limits) {
     let data: Vec<&[u8]> = decoded.iter().map(|t| t.data()).collect();
     let opts = EncodeOptions { allow_nan: true, allow_inf: true, ..EncodeOptions::default() };
     let Ok(bytes) = encode(&GlobalMetadata::default(), &descriptors, &data, &opts) else { return };
-    let again = Message::open_with(&bytes, limits).expect("our own message opens");
+    let again = Message::open_with(&bytes, &limits.into()).expect("our own message opens");
     for (i, (d, first)) in descriptors.iter().zip(&decoded).enumerate() {
         let second = again.object(i).and_then(|o| o.decode(raw, limits)).expect("our own object decodes");
         assert_eq!(second.shape(), first.shape());
@@ -42,7 +42,7 @@ fuzz_target!(|input: &[u8]| {
     let limits = Limits::strict().with_max_total_bytes(64 << 20);
     let _ = scan_backward(input);
     for r in scan(input) {
-        let Ok(m) = Message::open_with(&input[r], &limits) else { continue };
+        let Ok(m) = Message::open_with(&input[r], &limits.into()) else { continue };
         let _ = m.metadata();
         let _ = m.verify_hashes();
         let opts = DecodeOptions { verify_hash: true, ..DecodeOptions::default() };

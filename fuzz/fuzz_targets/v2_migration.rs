@@ -16,7 +16,7 @@ fuzz_target!(|input: &[u8]| {
     if m.bytes.is_empty() {
         return;
     }
-    let file = TgmFile::new(&m.bytes[..], &limits);
+    let file = TgmFile::new(&m.bytes[..], &limits.into());
     assert_eq!(file.unclaimed_bytes(), 0);
     for i in 0..file.len() {
         let msg = file.message(i).expect("a migrated message opens");

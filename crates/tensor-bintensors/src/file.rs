@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::header::{self, Entry, Header, Layout};
 use std::collections::{BTreeMap, HashMap};
-use tensor_core::{ByteOrder, Limits};
+use tensor_core::{ByteOrder, Limits, ReadOptions};
 use tensor_dtype::{Dtype, TensorView};
 
 /// Which layouts a reader tries.
@@ -17,44 +17,6 @@ pub enum LayoutChoice {
     Release,
     /// Only the pre-release layout.
     Legacy,
-}
-
-/// How to read a file.
-#[derive(Clone, Copy, Debug, Default)]
-#[non_exhaustive]
-pub struct ReadOptions {
-    /// Resource limits; the header cap and the decode budget both use `max_header_bytes`
-    /// (100,000,000 by default, the reference's value).
-    pub limits: Limits,
-    /// Refuse what the reference accepts but no conforming writer produces: non-canonical
-    /// varints, padding that is not 0x20 up to 8, bytes after the padding, unsorted or
-    /// duplicate metadata keys, tensors out of writer order, bool bytes other than 0 and 1.
-    pub strict: bool,
-    /// Which layouts to try.
-    pub layout: LayoutChoice,
-}
-
-impl ReadOptions {
-    /// These options with strict checking on or off.
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// These options with other limits.
-    #[must_use]
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// These options with another layout choice.
-    #[must_use]
-    pub fn layout(mut self, layout: LayoutChoice) -> Self {
-        self.layout = layout;
-        self
-    }
 }
 
 /// One tensor of a file: a name and a zero-copy view of its little-endian bytes.
@@ -106,8 +68,17 @@ impl<'a> BinTensors<'a> {
         Self::open_with(bytes, &ReadOptions::default())
     }
 
-    /// Reads `bytes`, a whole file.
+    /// Reads `bytes`, a whole file, in either layout (the released one first).
     pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        Self::open_layout(bytes, options, LayoutChoice::Detect)
+    }
+
+    /// Reads `bytes`, a whole file, in the layouts `layout` allows.
+    pub fn open_layout(
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        layout: LayoutChoice,
+    ) -> Result<Self> {
         let n = framing(bytes, &options.limits)?;
         let window = &bytes[8..8 + n as usize];
         let data = &bytes[8 + n as usize..];
@@ -122,7 +93,7 @@ impl<'a> BinTensors<'a> {
             }
             Ok((h, index))
         };
-        let (layout, (h, index)) = match options.layout {
+        let (layout, (h, index)) = match layout {
             LayoutChoice::Release => (Layout::Release, attempt(Layout::Release)?),
             LayoutChoice::Legacy => (Layout::Legacy, attempt(Layout::Legacy)?),
             LayoutChoice::Detect => match attempt(Layout::Release) {

@@ -32,6 +32,51 @@ mod wire;
 mod write;
 
 pub use error::{DecodeFailure, Error, Result};
-pub use file::{BinTensors, LayoutChoice, ReadOptions, Tensor};
+pub use file::{BinTensors, LayoutChoice, Tensor};
 pub use header::Layout;
+pub use tensor_core::ReadOptions;
 pub use write::{Entry, serialize, write, write_streamed};
+
+/// BinTensors, either header layout, as the format contract describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct BintensorsFormat;
+
+impl BintensorsFormat {
+    /// The pre-release header layout, as a target of its own (reading tells the layouts
+    /// apart by themselves).
+    pub const LEGACY: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
+        id: "bintensors-legacy",
+        name: "BinTensors (pre-release layout)",
+        ..<Self as tensor_dtype::Format>::INFO
+    };
+}
+
+impl tensor_dtype::Format for BintensorsFormat {
+    const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
+        id: "bintensors",
+        name: "BinTensors",
+        extensions: &["bt", "bintensors"],
+        writes: true,
+        reserved_keys: &[],
+    };
+    type Error = Error;
+    type Reader<'a> = BinTensors<'a>;
+
+    /// A length, then a header whose first byte is a bincode option tag (0 or 1: whether
+    /// the metadata map is present) — the weakest recognition of any format, tried last.
+    fn recognise(head: &[u8]) -> bool {
+        head.len() >= 9 && head[8] <= 1
+    }
+
+    fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<BinTensors<'a>> {
+        BinTensors::open_with(bytes, options)
+    }
+
+    /// The header's length, then the header.
+    fn header_ranges(
+        held: &dyn tensor_core::Held,
+        limits: &tensor_core::Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        Ok(tensor_core::held::after_length_prefix(held, limits)?)
+    }
+}

@@ -182,12 +182,12 @@ pub fn write_streamed(
 /// name, dtype, shape and the very bytes written for it.
 #[cfg(feature = "paranoid")]
 fn self_check_streamed(all: &[u8], outgoing: &[Outgoing<'_>], layout: Layout) -> Result<()> {
-    use crate::file::{LayoutChoice, ReadOptions};
+    use crate::file::LayoutChoice;
     let choice = match layout {
         Layout::Release => LayoutChoice::Release,
         Layout::Legacy => LayoutChoice::Legacy,
     };
-    let file = crate::file::BinTensors::open_with(all, &ReadOptions::default().layout(choice))
+    let file = crate::file::BinTensors::open_layout(all, &Default::default(), choice)
         .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
     let data_start = all.len() as u64 - outgoing.iter().map(|t| t.len).sum::<u64>();
     let mut at = data_start as usize;
@@ -270,8 +270,7 @@ mod tests {
             (Dtype::Int32, &[1u64, 4][..])
         );
         assert!(
-            BinTensors::open_with(seed, &ReadOptions::default().layout(LayoutChoice::Release))
-                .is_err()
+            BinTensors::open_layout(seed, &ReadOptions::default(), LayoutChoice::Release).is_err()
         );
     }
 

@@ -45,15 +45,20 @@ pub mod byte_order;
 pub mod cbor;
 pub mod checked;
 mod error;
+pub mod held;
 pub mod hex;
 mod limits;
+pub mod options;
+pub mod size;
 pub mod source;
 pub mod tee;
 pub mod xxh3;
 
 pub use byte_order::ByteOrder;
 pub use error::{Error, ErrorKind, Kinded, Result};
+pub use held::Held;
 pub use limits::{
     DEFAULT_EXPANSION_ALLOWANCE, DEFAULT_MAX_DECOMPRESSION_RATIO, Limits, physical_memory,
 };
+pub use options::{ReadOptions, Verify};
 pub use source::{ByteSource, FileSource, MmapSource};

@@ -32,6 +32,7 @@
 pub mod container;
 mod dtype;
 mod error;
+pub mod format;
 pub mod minifloat;
 pub mod scalar;
 pub mod shape;
@@ -40,6 +41,7 @@ mod view;
 pub use container::TensorContainer;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
+pub use format::{Format, FormatInfo};
 pub use scalar::Scalar;
 pub use shape::Order;
 pub use view::{Element, Tensor, TensorView};

@@ -44,7 +44,7 @@ fn big_field(c: &mut Criterion) {
     let encode = |msg: &mut Vec<u8>| encode_into(&meta, descs, &[&data], &opts, msg).unwrap();
     encode(&mut msg);
     g.bench_function("encode_into_reused_buffer", |b| b.iter(|| encode(&mut msg)));
-    let m = Message::open_with(&msg, &Limits::default()).unwrap();
+    let m = Message::open(&msg).unwrap();
     let o = m.object(0).unwrap();
     let mut dst = vec![0u8; data.len()];
     g.bench_function("decode_into_caller_buffer", |b| {
@@ -56,7 +56,7 @@ fn big_field(c: &mut Criterion) {
     g.bench_function("verify_hash", |b| b.iter(|| o.verify_hash().unwrap()));
     g.bench_function("open_and_view_zero_copy", |b| {
         b.iter(|| {
-            let m = Message::open_with(black_box(&msg), &Limits::default()).unwrap();
+            let m = Message::open(black_box(&msg)).unwrap();
             black_box(m.object(0).unwrap().view().unwrap().byte_len())
         });
     });
@@ -91,7 +91,7 @@ fn random_access(c: &mut Criterion) {
     g.bench_function("open_mmap_and_decode_object_1000", |b| {
         b.iter(|| {
             let map = MmapSource::open(&path).unwrap();
-            let m = Message::open_with(&map, &Limits::default()).unwrap();
+            let m = Message::open(&map).unwrap();
             let opts = DecodeOptions {
                 verify_hash: true,
                 ..DecodeOptions::default()

@@ -94,11 +94,11 @@ impl<'a> TensorContainer<'a> for Message<'a> {
     }
 
     /// Decoded with the message's limits, NaN and ±Inf restored from their masks; the
-    /// object's hash is checked when it has one.
+    /// object's hash is checked when it has one, unless the message was opened not to.
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
         let o = self.object(i)?;
         let opts = crate::DecodeOptions {
-            verify_hash: o.stored_hash().is_some(),
+            verify_hash: self.verifies() && o.stored_hash().is_some(),
             native_byte_order: true,
             restore_non_finite: true,
         };

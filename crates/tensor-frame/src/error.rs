@@ -65,6 +65,17 @@ pub enum Error {
         #[source]
         source: tensor_pipeline::Error,
     },
+    /// An error in one message of a file.
+    #[error("message {index} (at byte {offset}): {source}")]
+    InMessage {
+        /// The message's index in the file.
+        index: usize,
+        /// Where the message starts in the file.
+        offset: u64,
+        /// What was wrong there.
+        #[source]
+        source: Box<Error>,
+    },
     /// The message's framing is broken.
     #[error("framing error at offset {offset}: {reason}")]
     Framing {
@@ -202,6 +213,7 @@ impl Error {
                 }
                 _ => Class::Encoding,
             },
+            Error::InMessage { source, .. } => source.class(),
             Error::Framing { .. } => Class::Framing,
             Error::Encoding { .. }
             | Error::Unsupported { .. }
@@ -220,6 +232,7 @@ impl Kinded for Error {
             Error::Core(e) => e.kind(),
             Error::Descriptor { source, .. } => source.kind(),
             Error::Pipeline { source, .. } => source.kind(),
+            Error::InMessage { source, .. } => source.kind(),
             Error::Framing { .. } | Error::Metadata(_) | Error::Encoding { .. } => {
                 ErrorKind::Malformed
             }

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::Path;
 use tensor_core::atomic::Durability;
-use tensor_core::{Limits, MmapSource};
+use tensor_core::{Limits, MmapSource, ReadOptions};
 
 fn find(hay: &[u8], needle: [u8; 8], from: usize) -> Option<usize> {
     hay.get(from..)?
@@ -72,7 +72,7 @@ fn message_at(buf: &[u8], at: usize, dead: &mut DeadEnds) -> Option<usize> {
         // they delimit must open.
         let (end, visited) = walk_to_postamble(buf, at, dead);
         let len = end.and_then(|end| {
-            Message::open_with(&buf[at..end], &Limits::unlimited())
+            Message::open_with(&buf[at..end], &Limits::unlimited().into())
                 .ok()
                 .map(|m| m.bytes().len())
         });
@@ -147,29 +147,25 @@ pub fn scan_backward(buf: &[u8]) -> Vec<Range<usize>> {
 pub struct TgmFile<B: AsRef<[u8]>> {
     bytes: B,
     messages: Vec<Range<usize>>,
-    limits: Limits,
+    options: ReadOptions,
 }
 
 impl TgmFile<MmapSource> {
-    /// Maps the file at `path` and finds its messages, with default [`Limits`].
-    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        Self::open_with(path, &Limits::default())
-    }
-
-    /// Maps the file at `path` and finds its messages.
-    pub fn open_with(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
-        Ok(TgmFile::new(MmapSource::open(path)?, limits))
+    /// Maps the file at `path` and finds its messages, each opened with `options` when it is
+    /// asked for ([`Messages`](crate::Messages) opens every message of bytes at once).
+    pub fn map(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self> {
+        Ok(TgmFile::new(MmapSource::open(path)?, options))
     }
 }
 
 impl<B: AsRef<[u8]>> TgmFile<B> {
-    /// Finds the messages in `bytes`.
-    pub fn new(bytes: B, limits: &Limits) -> Self {
+    /// Finds the messages in `bytes`, each opened with `options` when it is asked for.
+    pub fn new(bytes: B, options: &ReadOptions) -> Self {
         let messages = scan(bytes.as_ref());
         TgmFile {
             bytes,
             messages,
-            limits: *limits,
+            options: *options,
         }
     }
 
@@ -210,7 +206,7 @@ impl<B: AsRef<[u8]>> TgmFile<B> {
             index: i,
             count: self.messages.len(),
         })?;
-        Message::open_with(&self.bytes.as_ref()[r.clone()], &self.limits)
+        Message::open_with(&self.bytes.as_ref()[r.clone()], &self.options)
     }
 
     /// Every message in order, each opened only when the iterator reaches it.
@@ -345,7 +341,7 @@ impl<R: Read> Iterator for MessageReader<R> {
 /// (docs/decisions/0008).
 pub fn append(path: impl AsRef<Path>, message: &[u8], durability: Durability) -> Result<()> {
     let path = path.as_ref();
-    Message::open_with(message, &Limits::unlimited())?;
+    Message::open_with(message, &Limits::unlimited().into())?;
     let ctx = || format!("appending to {}", path.display());
     let io = |e| Error::Core(tensor_core::Error::io(ctx(), e));
     let mut f = std::fs::OpenOptions::new()

@@ -17,7 +17,7 @@
 //! let bytes = encode(&meta, &[desc], &[&data], &EncodeOptions::default())?;
 //!
 //! // Random access: the header index leads straight to object 0; its hash is checked.
-//! let msg = Message::open_with(&bytes, &Limits::default())?;
+//! let msg = Message::open(&bytes)?;
 //! let opts = DecodeOptions { verify_hash: true, ..DecodeOptions::default() };
 //! let field = msg.decode_object(0, opts)?;
 //! assert_eq!(&*field.view().typed::<f32>()?, &values);
@@ -33,6 +33,7 @@ mod file;
 mod frame_out;
 mod hash;
 mod message;
+mod messages;
 pub mod metadata;
 mod nonfinite;
 mod object;
@@ -52,6 +53,7 @@ pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;
 pub use message::{FrameInfo, Message, decode};
+pub use messages::{Messages, TensogramFormat};
 pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
 pub use nonfinite::masking_changes;
 pub use object::{DecodeOptions, HashCheck, ObjectFrame, UNSUPPORTED_CODECS};

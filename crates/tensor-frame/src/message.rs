@@ -14,7 +14,7 @@ use crate::wire::{
     self, ALIGNMENT, END_MAGIC, FRAME_END, FRAME_HEADER_LEN, FrameHeader, FrameType, POSTAMBLE_LEN,
     PREAMBLE_LEN, Phase, Postamble, Preamble, flags,
 };
-use tensor_core::{Limits, checked};
+use tensor_core::{Limits, ReadOptions, checked};
 use tensor_dtype::Tensor;
 
 /// One frame found in a message.
@@ -248,6 +248,7 @@ pub struct Message<'a> {
     preamble: Preamble,
     postamble: Postamble,
     limits: Limits,
+    verify: tensor_core::Verify,
     metadata_frame: FrameInfo,
     preceders: Vec<(usize, FrameInfo)>,
     metadata: std::sync::OnceLock<GlobalMetadata>,
@@ -260,13 +261,16 @@ pub struct Message<'a> {
 
 impl<'a> Message<'a> {
     /// Opens the message at the start of `buf` (which may continue with more messages),
-    /// with default [`Limits`].
+    /// with default options.
     pub fn open(buf: &'a [u8]) -> Result<Self> {
-        Self::open_with(buf, &Limits::default())
+        Self::open_with(buf, &ReadOptions::default())
     }
 
     /// Opens the message at the start of `buf` (which may continue with more messages).
-    pub fn open_with(buf: &'a [u8], limits: &Limits) -> Result<Self> {
+    /// `options.verify` says whether [reading an object](TensorContainer::read_into)
+    /// checks its hash.
+    pub fn open_with(buf: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let limits = &options.limits;
         let preamble = Preamble::parse(buf)?;
         let min = PREAMBLE_LEN + POSTAMBLE_LEN;
         let (bytes, walked) = if preamble.total_length == 0 {
@@ -397,6 +401,7 @@ impl<'a> Message<'a> {
             preamble,
             postamble,
             limits: *limits,
+            verify: options.verify,
             metadata_frame,
             preceders,
             metadata: std::sync::OnceLock::new(),
@@ -592,6 +597,12 @@ impl<'a> Message<'a> {
         &self.limits
     }
 
+    /// Whether reading an object checks its hash (the options it was opened with).
+    #[must_use]
+    pub fn verifies(&self) -> bool {
+        self.verify.any()
+    }
+
     /// Decodes object `i`.
     pub fn decode_object(&self, i: usize, opts: DecodeOptions) -> Result<Tensor> {
         self.object(i)?.decode(opts, &self.limits)
@@ -638,7 +649,7 @@ pub fn decode(
     opts: DecodeOptions,
     limits: &Limits,
 ) -> Result<(GlobalMetadata, Vec<Tensor>)> {
-    let m = Message::open_with(buf, limits)?;
+    let m = Message::open_with(buf, &limits.into())?;
     let tensors = m.decode_all(opts)?;
     Ok((m.metadata()?.clone(), tensors))
 }

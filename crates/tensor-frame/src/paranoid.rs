@@ -205,7 +205,7 @@ pub(crate) fn check_payload(
 pub(crate) fn check_message(bytes: &[u8], objects: &[EncodedObject<'_>]) -> Result<()> {
     let limits = Limits::unlimited();
     let wrap = |e: Error| fail(None, format!("the message does not read back: {e}"));
-    let m = Message::open_with(bytes, &limits).map_err(wrap)?;
+    let m = Message::open_with(bytes, &limits.into()).map_err(wrap)?;
     m.frames().map_err(wrap)?;
     m.verify_hashes().map_err(wrap)?;
     m.metadata().map_err(wrap)?;

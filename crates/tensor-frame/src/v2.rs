@@ -667,7 +667,7 @@ pub fn migrate(bytes: &[u8], limits: &Limits) -> Result<Migration> {
             );
             pos += m.bytes.len();
         } else {
-            let m = crate::Message::open_with(rest, limits).map_err(at)?;
+            let m = crate::Message::open_with(rest, &limits.into()).map_err(at)?;
             sound_v3(m.bytes(), limits).map_err(at)?;
             out.bytes.extend_from_slice(m.bytes());
             out.v3_messages += 1;

@@ -188,7 +188,7 @@ pub fn validate(buf: &[u8], opts: ValidateOptions, limits: &Limits) -> Report {
 /// Explains bytes no message claims: the error opening a message there gives, if they
 /// start like one.
 fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &Limits) {
-    let detail = match Message::open_with(&buf[from..], limits) {
+    let detail = match Message::open_with(&buf[from..], &limits.into()) {
         Err(e) => {
             report.issues.push(Issue {
                 code: code(&e),
@@ -220,7 +220,7 @@ fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &L
 }
 
 fn check_message(ctx: &mut Ctx<'_>, msg: &[u8], opts: ValidateOptions, limits: &Limits) {
-    let m = match Message::open_with(msg, limits) {
+    let m = match Message::open_with(msg, &limits.into()) {
         Ok(m) => m,
         Err(e) => return ctx.error(&e, None),
     };

@@ -5,26 +5,30 @@ use crate::context::At;
 use crate::error::Result;
 use crate::field::Field;
 use crate::{edition1, edition2};
-use tensor_core::Limits;
+use tensor_core::{Limits, ReadOptions};
 
 /// A GRIB file's fields, listed from its sections; values are decoded on demand.
 #[derive(Clone, Debug)]
 pub struct Grib<'a> {
     bytes: &'a [u8],
     fields: Vec<Field>,
-}
-
-/// Whether `bytes` start like a GRIB message (`GRIB`, then edition 1 or 2 at octet 8).
-#[must_use]
-pub fn looks_like(bytes: &[u8]) -> bool {
-    bytes.len() >= 8 && &bytes[..4] == b"GRIB" && matches!(bytes[7], 1 | 2)
+    /// Each field's name ([`crate::naming`]) and shape, for the format contract.
+    pub(crate) names: Vec<String>,
+    pub(crate) shapes: Vec<Vec<u64>>,
+    pub(crate) limits: Limits,
 }
 
 impl<'a> Grib<'a> {
+    /// Lists the fields of `bytes`, a whole GRIB file, with default options.
+    pub fn open(bytes: &'a [u8]) -> Result<Self> {
+        Self::open_with(bytes, &ReadOptions::default())
+    }
+
     /// Lists the fields of `bytes`, a whole GRIB file: every message, one after another
-    /// (zero bytes between them are skipped, as padding), within `limits` (the field
-    /// count).
-    pub fn open(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
+    /// (zero bytes between them are skipped, as padding), within `options.limits` (the
+    /// field count; decoding a field checks its size against them too).
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let limits = &options.limits;
         let mut fields = Vec::new();
         let mut pos = 0usize;
         let mut message = 0usize;
@@ -81,7 +85,15 @@ impl<'a> Grib<'a> {
             pos += len;
             message += 1;
         }
-        Ok(Grib { bytes, fields })
+        let names = crate::naming::names(&fields);
+        let shapes = fields.iter().map(Field::shape).collect();
+        Ok(Grib {
+            bytes,
+            fields,
+            names,
+            shapes,
+            limits: *limits,
+        })
     }
 
     /// The fields, in file order.

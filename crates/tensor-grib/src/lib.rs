@@ -10,7 +10,7 @@
 //!     env!("CARGO_MANIFEST_DIR"),
 //!     "/../../testdata/reference/grib/simple.grib2"
 //! ))?;
-//! let grib = Grib::open(&bytes, &Limits::default())?;
+//! let grib = Grib::open(&bytes)?;
 //! let field = &grib.fields()[0];
 //! assert_eq!(field.shape(), [19, 36]);
 //! let keys = field.keys();
@@ -28,13 +28,16 @@ mod edition2;
 mod error;
 mod field;
 mod file;
+mod format;
 mod jpeg2000;
 pub mod names;
+mod naming;
 mod unpack;
 
 pub use error::{Error, Result};
 pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
-pub use file::{Grib, looks_like};
+pub use file::Grib;
+pub use format::GribFormat;
 
 /// The integers of a JPEG 2000 codestream (ITU-T T.800 Part 1) of one component and exactly
 /// `samples` samples, row by row, as OpenJPEG gives them to ecCodes — what template 5.40

@@ -48,6 +48,13 @@ pub fn to_reference(d: Dtype) -> Option<StDtype> {
         .map(|&(st, _)| st)
 }
 
+/// The name safetensors gives a dtype of ours in its header (`F8_E4M3FNUZ`), when it
+/// has one.
+#[must_use]
+pub fn reference_name(d: Dtype) -> Option<String> {
+    to_reference(d).map(|st| format!("{st:?}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,7 +63,12 @@ mod tests {
     fn dtypes_map_both_ways_where_safetensors_has_them() {
         for d in Dtype::ALL {
             match to_reference(d) {
-                Some(st) => assert_eq!(from_reference(st), Some(d)),
+                Some(st) => {
+                    assert_eq!(from_reference(st), Some(d));
+                    let name = reference_name(d).unwrap();
+                    let header = serde_json::to_string(&st).unwrap();
+                    assert_eq!(header, format!("{name:?}"), "the name the header holds");
+                }
                 None => assert!(matches!(d, Dtype::Bitmask | Dtype::Complex128)),
             }
         }

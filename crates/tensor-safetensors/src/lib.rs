@@ -31,8 +31,38 @@ pub use error::{Error, Result};
 pub use read::{SafeTensors, Tensor};
 pub use write::{Entry, serialize, write, write_streamed};
 
-/// Whether `bytes` start like a safetensors file: a length, then the JSON header's `{`.
-#[must_use]
-pub fn looks_like(bytes: &[u8]) -> bool {
-    bytes.len() >= 9 && bytes[8] == b'{'
+/// safetensors, as the format contract describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct SafetensorsFormat;
+
+impl tensor_dtype::Format for SafetensorsFormat {
+    const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
+        id: "safetensors",
+        name: "safetensors",
+        extensions: &["safetensors"],
+        writes: true,
+        reserved_keys: &[],
+    };
+    type Error = Error;
+    type Reader<'a> = SafeTensors<'a>;
+
+    /// A length, then the JSON header's `{`.
+    fn recognise(head: &[u8]) -> bool {
+        head.len() >= 9 && head[8] == b'{'
+    }
+
+    fn open_with<'a>(
+        bytes: &'a [u8],
+        options: &tensor_core::ReadOptions,
+    ) -> Result<SafeTensors<'a>> {
+        SafeTensors::open_with(bytes, options)
+    }
+
+    /// The header's length, then the header.
+    fn header_ranges(
+        held: &dyn tensor_core::Held,
+        limits: &tensor_core::Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        Ok(tensor_core::held::after_length_prefix(held, limits)?)
+    }
 }

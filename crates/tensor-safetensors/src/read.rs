@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
-use tensor_core::{ByteOrder, ErrorKind, Limits};
+use tensor_core::{ByteOrder, ErrorKind, Limits, ReadOptions};
 use tensor_dtype::TensorView;
 
 /// Checks the framing ourselves first, so that errors can say where the file went wrong;
@@ -57,13 +57,14 @@ pub struct SafeTensors<'a> {
 impl<'a> SafeTensors<'a> {
     /// Reads a whole file from `bytes` with default limits.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
-        Self::open_with(bytes, &Limits::default())
+        Self::open_with(bytes, &ReadOptions::default())
     }
 
     /// Reads a whole file from `bytes`: the framing first, then the header in one pass
     /// (refusing what the reference refuses, and names the header repeats), then a view of
     /// each tensor.
-    pub fn open_with(bytes: &'a [u8], limits: &Limits) -> Result<Self> {
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let limits = &options.limits;
         let n = check_framing(bytes, limits)?;
         let header = crate::header::parse(bytes, n)?;
         limits.check_tensor_count(header.entries.len() as u64)?;

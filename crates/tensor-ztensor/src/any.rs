@@ -2,9 +2,10 @@
 
 use crate::container::{Container, Generation, detect};
 use crate::error::{Class, Error, Result};
-use crate::read::{ChecksumStatus, Decoded, ReadOptions};
+use crate::read::{ChecksumStatus, Decoded};
 use crate::v0_1::ZTensor;
 use tensor_core::ByteOrder;
+use tensor_core::ReadOptions;
 use tensor_dtype::{Dtype, TensorView};
 
 /// An open zTensor file of any generation, dispatched on its first 8 bytes.
@@ -185,38 +186,25 @@ impl<'a> tensor_dtype::TensorContainer<'a> for AnyZTensor<'a> {
 
     fn dtype(&self, i: usize) -> Result<Dtype> {
         match self {
-            AnyZTensor::V0_1(f) => f.known_dtype(i),
-            AnyZTensor::Later(c) => c.objects()[i].dtype(),
+            AnyZTensor::V0_1(f) => f.dtype(i),
+            AnyZTensor::Later(c) => c.dtype(i),
         }
     }
 
     fn shape(&self, i: usize) -> Result<&[u64]> {
-        Ok(match self {
-            AnyZTensor::V0_1(f) => &f.entries()[i].shape,
-            AnyZTensor::Later(c) => &c.objects()[i].shape,
-        })
+        match self {
+            AnyZTensor::V0_1(f) => f.shape(i),
+            AnyZTensor::Later(c) => c.shape(i),
+        }
     }
 
     /// Raw dense tensors only; reading one checks what [`AnyZTensor::read`] checks
     /// (its checksum or digest, as the options say).
     fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
-        let raw = match self {
-            AnyZTensor::V0_1(f) => {
-                let e = &f.entries()[i];
-                e.encoding == crate::v0_1::Encoding::Raw && e.layout == crate::v0_1::Layout::Dense
-            }
-            AnyZTensor::Later(c) => c.objects()[i].is_raw_dense(),
-        };
-        if !raw {
-            return Ok(None);
+        match self {
+            AnyZTensor::V0_1(f) => f.view(i),
+            AnyZTensor::Later(c) => c.view(i),
         }
-        let d = self.read(i)?;
-        Ok(match d.data {
-            std::borrow::Cow::Borrowed(b) => {
-                Some(TensorView::new(b, d.dtype, &d.shape, d.byte_order)?)
-            }
-            std::borrow::Cow::Owned(_) => None,
-        })
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {

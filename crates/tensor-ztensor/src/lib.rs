@@ -33,6 +33,7 @@ mod any;
 mod checksum;
 mod container;
 mod error;
+mod format;
 #[cfg(feature = "paranoid")]
 mod paranoid;
 mod read;
@@ -48,5 +49,7 @@ pub use container::{
     MAX_RANK_V2, Object, Part, PartEncoding, detect,
 };
 pub use error::{Class, Error, Result};
-pub use read::{ChecksumStatus, Decoded, ReadOptions, Verify};
+pub use format::{Ztensor01Format, Ztensor1Format, Ztensor2Format, recognise};
+pub use read::{ChecksumStatus, Decoded};
 pub use sparse::Sparse;
+pub use tensor_core::{ReadOptions, Verify};

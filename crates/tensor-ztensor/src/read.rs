@@ -1,59 +1,10 @@
-//! What every zTensor generation's reader shares: the options, the verification policy and
-//! a tensor's decoded elements.
+//! What every zTensor generation's reader shares: a checksum's status and a tensor's
+//! decoded elements.
 
 use crate::error::Result;
 use std::borrow::Cow;
-use tensor_core::{ByteOrder, Limits};
+use tensor_core::ByteOrder;
 use tensor_dtype::{Dtype, Tensor, TensorView};
-
-/// When checksums are verified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Verify {
-    /// Each tensor's checksum when the tensor is read (the reference's behaviour).
-    #[default]
-    OnRead,
-    /// Every checksum when the file is opened (strict).
-    OnOpen,
-    /// Never.
-    Never,
-}
-
-/// How to open a file.
-#[derive(Clone, Copy, Debug, Default)]
-#[non_exhaustive]
-pub struct ReadOptions {
-    /// Resource limits: the index size and tensor count, and the size of decoded zstd data.
-    pub limits: Limits,
-    /// When to verify checksums.
-    pub verify: Verify,
-    /// Refuse what the reference tolerates but no conforming writer produces (a non-zero
-    /// reserved field in the zTensor 2 footer); otherwise such things are warnings
-    /// ([`Container::warnings`](crate::Container::warnings)).
-    pub strict: bool,
-}
-
-impl ReadOptions {
-    /// These options with another verification policy.
-    #[must_use]
-    pub fn verify(mut self, verify: Verify) -> Self {
-        self.verify = verify;
-        self
-    }
-
-    /// These options in strict mode (or not).
-    #[must_use]
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// These options with other limits.
-    #[must_use]
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-}
 
 /// What checking a tensor's checksum found.
 #[derive(Clone, Debug, PartialEq, Eq)]

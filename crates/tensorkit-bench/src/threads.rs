@@ -110,7 +110,7 @@ pub(crate) fn threads(scale: Scale) -> Vec<Value> {
     let mut msg = Vec::new();
     tensorkit::frame::encode_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
         .expect("encode");
-    let m = Message::open_with(&msg, &Limits::default()).expect("open");
+    let m = Message::open_with(&msg, &Default::default()).expect("open");
     let mut decode = Trial {
         rows: &mut rows,
         case: "decode an 8-object message (simple_packing 16 + szip)",

@@ -60,29 +60,12 @@ impl Cli {
     }
 }
 
-/// A byte count: a number with an optional unit (`B`, `KB`, `MB`, `GB`, `TB` in powers of
-/// 1000; `KiB`, `MiB`, `GiB`, `TiB` in powers of 1024).
+/// A byte count as `--max-memory` and `--max-size` take it ([`tensor_core::size::parse`]).
 pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{text:?} is not a byte count (e.g. 8GiB, 500MB, 1000000)"))?;
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" => 1_000,
-        "m" | "mb" => 1_000_000,
-        "g" | "gb" => 1_000_000_000,
-        "t" | "tb" => 1_000_000_000_000,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        "tib" => 1 << 40,
-        other => return Err(format!("unknown unit {other:?} in {text:?}")),
-    };
-    n.checked_mul(scale)
-        .ok_or_else(|| format!("{text:?} is too large"))
+    tensorkit::bytes::size::parse(text).map_err(|e| match e {
+        tensorkit::bytes::Error::InvalidArgument(why) => why,
+        other => other.to_string(),
+    })
 }
 
 /// The subcommands.

@@ -63,7 +63,7 @@ fn open(
     let options = tensorkit::ReadOptions {
         limits,
         strict,
-        verify,
+        verify: tensorkit::Verify::from_bool(verify),
     };
     let file = py
         .detach(|| match paths.as_slice() {
@@ -93,6 +93,23 @@ fn open_bytes(py: Python<'_>, data: &[u8]) -> PyResult<File> {
     Ok(File::new(file))
 }
 
+/// Every dtype safetensors names, as `(tensorkit's name, safetensors' name)` pairs: the one
+/// table `safe_open(...).get_slice(...).get_dtype()` answers from.
+#[pyfunction]
+fn safetensors_dtypes() -> Vec<(&'static str, String)> {
+    tensorkit::Dtype::ALL
+        .into_iter()
+        .filter_map(|d| Some((d.name(), tensorkit::safetensors::dtype::reference_name(d)?)))
+        .collect()
+}
+
+/// A byte count written as people write sizes (`"8GiB"`, `"5GB"`): the syntax the command
+/// line takes.
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    tensorkit::bytes::size::parse(text).map_err(errors::to_py)
+}
+
 /// The module.
 #[pymodule(gil_used = false)]
 fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -105,6 +122,8 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::validate, m)?)?;
     m.add_function(wrap_pyfunction!(write::migrate, m)?)?;
+    m.add_function(wrap_pyfunction!(safetensors_dtypes, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

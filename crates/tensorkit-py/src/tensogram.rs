@@ -245,7 +245,7 @@ fn decode_message(
     limits: &Limits,
     how: Decode,
 ) -> frame::Result<(u16, GlobalMetadata, Vec<Decoded>)> {
-    let msg = Message::open_with(bytes, limits)?;
+    let msg = Message::open_with(bytes, &limits.into())?;
     let meta = msg.metadata()?.clone();
     let objects = decode_objects(&msg, how)?;
     Ok((msg.preamble().version, meta, objects))
@@ -308,7 +308,7 @@ fn describe_message<'py>(
     limits: &Limits,
 ) -> PyResult<PyDescribed<'py>> {
     let read = || -> frame::Result<_> {
-        let msg = Message::open_with(bytes, limits)?;
+        let msg = Message::open_with(bytes, &limits.into())?;
         let meta = msg.metadata()?.clone();
         let descs: Vec<DataObjectDescriptor> = (0..msg.len())
             .map(|i| msg.object(i).map(|o| o.descriptor().clone()))
@@ -552,7 +552,7 @@ impl TgmFile {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let file = py
-            .detach(|| frame::TgmFile::open_with(&path, &Limits::default()))
+            .detach(|| frame::TgmFile::map(&path, &Default::default()))
             .map_err(to_py)?;
         Ok(TgmFile {
             inner: Handle::new(file),

@@ -3,7 +3,8 @@
 //!
 //! `cargo run -p tensorkit --example library_guide`
 
-use tensorkit::dtype::TensorContainer;
+use tensorkit::dtype::{Format as _, TensorContainer};
+use tensorkit::frame::TensogramFormat;
 use tensorkit::{Format, ReadOptions, Tensor, WriteOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -97,10 +98,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = std::fs::read(dir.path().join("model.zt"))?;
     let zt = tensorkit::ztensor::AnyZTensor::open(&bytes)?;
     print_container(&zt)?;
+
+    // The format contract: each crate says what its format is, recognises its bytes and
+    // opens them; the registry reads the same facts.
+    let tgm = std::fs::read(dir.path().join("model.tgm"))?;
+    println!("recognised: {}", TensogramFormat::recognise(&tgm));
+    let messages = TensogramFormat::open_with(&tgm, &ReadOptions::default())?;
+    print_container(&messages)?;
+    for f in Format::ALL {
+        let info = f.info();
+        println!(
+            "  {:<17} {:<32} .{:<12} writes: {:<5} reserved: {:?}",
+            info.id,
+            info.name,
+            info.extensions.join(" ."),
+            info.writes,
+            info.reserved_keys
+        );
+    }
     Ok(())
 }
 
-/// Lists any format crate's reader: safetensors, BinTensors, zTensor, a Tensogram message.
+/// Lists any format crate's reader: safetensors, BinTensors, zTensor, Tensogram, GRIB.
 fn print_container<'a, C: TensorContainer<'a>>(c: &C) -> Result<(), C::Error> {
     for i in 0..c.len() {
         let zero_copy = c.view(i)?.is_some();

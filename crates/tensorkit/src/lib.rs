@@ -102,7 +102,7 @@
 //! # #[cfg(all(feature = "frame", feature = "ztensor"))] {
 //! use tensorkit::frame::descriptor::DataObjectDescriptor;
 //! use tensorkit::frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode};
-//! use tensorkit::{ByteOrder, Dtype, Limits, Tensor};
+//! use tensorkit::{ByteOrder, Dtype, Tensor};
 //!
 //! // A float64 field packed to 16 bits and szip-coded, as weather archives store it.
 //! let t2m = Tensor::from_elements(&[2, 3], &[271.5f64, 272.0, 273.25, 274.0, 275.5, 276.0])?;
@@ -111,7 +111,7 @@
 //! desc.params.insert("sp_bits_per_value".into(), 16u64.into());
 //! let msg = encode(&GlobalMetadata::default(), &[desc], &[t2m.data()], &EncodeOptions::default())?;
 //!
-//! let m = Message::open_with(&msg, &Limits::default())?;
+//! let m = Message::open(&msg)?;
 //! let back = m.decode_object(0, DecodeOptions { verify_hash: true, ..DecodeOptions::default() })?;
 //! let values = back.view().typed::<f64>()?;
 //! assert!((values[3] - 274.0).abs() < 1e-3); // within half a quantisation step
@@ -219,5 +219,5 @@ pub use open::{
 #[cfg(feature = "remote")]
 pub use open::{open_url_async, open_url_with};
 pub use tensor_core::atomic::Durability;
-pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
+pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits, Verify};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

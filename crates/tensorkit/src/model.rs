@@ -4,13 +4,14 @@ use crate::error::Result;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tensor_core::Limits;
-use tensor_dtype::{Dtype, Tensor, TensorView};
+use tensor_dtype::{Dtype, FormatInfo, Tensor, TensorView};
 
 /// Runs of decoded bytes handed to consumers that hash, copy or check tensors: big enough
 /// to amortise per-run work, small enough that memory stays flat for any tensor size.
 pub const RUN_BYTES: usize = 4 << 20;
 
-/// The formats the command reads and writes, by the ids `inspect --json` reports.
+/// The registry of formats: every format tensorkit reads, by the ids `inspect --json`
+/// reports; what each is comes from its crate ([`FormatId::info`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FormatId {
     /// Hugging Face safetensors.
@@ -42,11 +43,11 @@ impl FormatId {
         FormatId::Tensogram,
     ];
 
-    /// Every format the command reads.
+    /// Every format the command reads, the generations of one format oldest first.
     pub const ALL: [FormatId; 8] = [
         FormatId::Safetensors,
-        FormatId::Bintensors,
         FormatId::BintensorsLegacy,
+        FormatId::Bintensors,
         FormatId::Ztensor01,
         FormatId::Ztensor1,
         FormatId::Ztensor2,
@@ -54,31 +55,33 @@ impl FormatId {
         FormatId::Grib,
     ];
 
+    /// What the format's crate says it is: id, name, extensions, whether it writes, the
+    /// attribute keys it reserves.
+    #[must_use]
+    pub const fn info(self) -> FormatInfo {
+        use tensor_dtype::Format as _;
+        match self {
+            FormatId::Safetensors => tensor_safetensors::SafetensorsFormat::INFO,
+            FormatId::Bintensors => tensor_bintensors::BintensorsFormat::INFO,
+            FormatId::BintensorsLegacy => tensor_bintensors::BintensorsFormat::LEGACY,
+            FormatId::Ztensor01 => tensor_ztensor::Ztensor01Format::INFO,
+            FormatId::Ztensor1 => tensor_ztensor::Ztensor1Format::INFO,
+            FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::INFO,
+            FormatId::Tensogram => tensor_frame::TensogramFormat::INFO,
+            FormatId::Grib => tensor_grib::GribFormat::INFO,
+        }
+    }
+
     /// The id used in JSON output and by `--to`.
     #[must_use]
     pub const fn id(self) -> &'static str {
-        match self {
-            FormatId::Safetensors => "safetensors",
-            FormatId::Bintensors => "bintensors",
-            FormatId::BintensorsLegacy => "bintensors-legacy",
-            FormatId::Ztensor01 => "ztensor-0.1",
-            FormatId::Ztensor1 => "ztensor-1",
-            FormatId::Ztensor2 => "ztensor-2",
-            FormatId::Tensogram => "tensogram",
-            FormatId::Grib => "grib",
-        }
+        self.info().id
     }
 
     /// The usual file extension.
     #[must_use]
     pub const fn extension(self) -> &'static str {
-        match self {
-            FormatId::Safetensors => "safetensors",
-            FormatId::Bintensors | FormatId::BintensorsLegacy => "bt",
-            FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => "zt",
-            FormatId::Tensogram => "tgm",
-            FormatId::Grib => "grib2",
-        }
+        self.info().extensions[0]
     }
 
     /// The writable format called `id` (as `inspect --json` reports it).
@@ -87,16 +90,16 @@ impl FormatId {
         Self::WRITABLE.into_iter().find(|f| f.id() == id)
     }
 
-    /// The format a file name's extension suggests, for choosing an output format.
+    /// The format a file name's extension suggests, for choosing an output format: the
+    /// first writable format listing it, the newest generation of a format first (`.zt`
+    /// is zTensor 2, `.bt` the released BinTensors layout).
     #[must_use]
     pub fn from_extension(path: &std::path::Path) -> Option<Self> {
-        match path.extension()?.to_str()? {
-            "safetensors" => Some(FormatId::Safetensors),
-            "bt" | "bintensors" => Some(FormatId::Bintensors),
-            "zt" | "ztensor" => Some(FormatId::Ztensor2),
-            "tgm" => Some(FormatId::Tensogram),
-            _ => None,
-        }
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Self::ALL
+            .into_iter()
+            .rev()
+            .find(|f| f.info().writes && f.info().extensions.contains(&ext.as_str()))
     }
 }
 
@@ -387,31 +390,7 @@ pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<
     view.to_le_bytes().chunks(run).try_for_each(sink)
 }
 
-/// How to open a file, for every format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Resource limits: header and metadata sizes, tensor count, decoded bytes, expansion.
-    pub limits: Limits,
-    /// Refuse what a format's reference tolerates but no conforming writer produces
-    /// (zTensor: a non-zero reserved footer field, non-zero padding; BinTensors: non-canonical
-    /// varints, padding, unsorted keys, bool bytes other than 0 and 1). safetensors and
-    /// Tensogram readers are strict either way.
-    pub strict: bool,
-    /// Check the checksums and hashes files carry: Tensogram's header and footer frames on
-    /// open; each zTensor checksum and Tensogram data frame before its tensor's elements are
-    /// copied out, and when asked (`verify`), not for a zero-copy view. On by default.
-    pub verify: bool,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            limits: Limits::default(),
-            strict: false,
-            verify: true,
-        }
-    }
-}
+pub use tensor_core::{ReadOptions, Verify};
 
 /// The contents of one file: its format, file-level metadata and tensors in stored order.
 #[derive(Clone, Debug)]

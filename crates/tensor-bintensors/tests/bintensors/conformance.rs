@@ -74,10 +74,7 @@ fn rewrite(f: &BinTensors<'_>) -> Result<Vec<u8>, Failed> {
 fn lenient(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
-    let f = BinTensors::open_with(
-        &bytes,
-        &ReadOptions::default().layout(LayoutChoice::Release),
-    )?;
+    let f = BinTensors::open_layout(&bytes, &ReadOptions::default(), LayoutChoice::Release)?;
     check_contents(&f, &j)?;
     let canonical = rewrite(&f)? == bytes;
     match (
@@ -101,10 +98,7 @@ fn bad(file: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
     let expected = j["expected_error"].as_str().ok_or("expected_error")?;
-    match BinTensors::open_with(
-        &bytes,
-        &ReadOptions::default().layout(LayoutChoice::Release),
-    ) {
+    match BinTensors::open_layout(&bytes, &ReadOptions::default(), LayoutChoice::Release) {
         Ok(_) => return Err("accepted".into()),
         Err(e) if e.class() != expected => {
             return Err(format!("{} ({e}), expected {expected}", e.class()).into());

@@ -54,7 +54,7 @@ fn metadata_json(m: &GlobalMetadata) -> Json {
 
 fn check_message(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> {
     let off = u(&m["offset"], "offset")? as usize;
-    let msg = Message::open_with(&file[off..], limits)?;
+    let msg = Message::open_with(&file[off..], &limits.into())?;
     same(
         &Json::from(msg.bytes().len()),
         &m["length"],
@@ -203,7 +203,7 @@ fn options_for(m: &Json) -> Result<EncodeOptions, Failed> {
 /// values through the pipeline — and compares both with the reference's bytes.
 fn check_reencode(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> {
     let off = u(&m["offset"], "offset")? as usize;
-    let msg = Message::open_with(&file[off..], limits)?;
+    let msg = Message::open_with(&file[off..], &limits.into())?;
     let mut opts = options_for(m)?;
     let caller = msg.metadata()?.without_reserved();
     let descriptors: Vec<DataObjectDescriptor> = (0..msg.len())

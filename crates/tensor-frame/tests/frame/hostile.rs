@@ -43,7 +43,7 @@ fn a_small_message_cannot_claim_gigabytes() -> Result<(), Failed> {
         if bytes.len() > 1024 {
             return Err(format!("{} bytes", bytes.len()).into());
         }
-        let m = Message::open_with(&bytes, &limits)?;
+        let m = Message::open_with(&bytes, &limits.into())?;
         let e = m.decode_object(0, DecodeOptions::default()).unwrap_err();
         if e.kind() != ErrorKind::LimitExceeded {
             return Err(format!("decode of {n} values: {e}").into());
@@ -72,7 +72,7 @@ fn a_small_message_cannot_claim_gigabytes() -> Result<(), Failed> {
         }
     }
     let small = constant_field(1000)?;
-    let m = Message::open_with(&small, &Limits::default())?;
+    let m = Message::open_with(&small, &Default::default())?;
     let t = m.decode_object(0, DecodeOptions::default())?;
     if t.view().typed::<f64>()?.iter().any(|v| *v != 273.15) {
         return Err("the constant field decodes to other values".into());

@@ -8,7 +8,7 @@ use tensor_grib::Grib;
 
 fn read_all(bytes: &[u8]) {
     let limits = Limits::default().with_max_total_bytes(64 << 20);
-    if let Ok(g) = Grib::open(bytes, &limits) {
+    if let Ok(g) = Grib::open_with(bytes, &limits.into()) {
         for i in 0..g.fields().len() {
             let _ = g.values(i, &limits);
             let _ = g.fields()[i].present(bytes);
@@ -58,7 +58,7 @@ fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed
         })
         .ok_or("simple.grib2 has no constant field")?;
     let limits = Limits::default().with_max_total_bytes(64 << 30);
-    let g = Grib::open(&msg, &limits)?;
+    let g = Grib::open_with(&msg, &limits.into())?;
     let values = g.values(0, &limits)?;
     if values.windows(2).any(|w| w[0] != w[1]) {
         return Err("the constant field is not constant".into());
@@ -75,7 +75,7 @@ fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed
             _ => {}
         }
     }
-    let g = Grib::open(&patched, &limits)?;
+    let g = Grib::open_with(&patched, &limits.into())?;
     if g.fields()[0].points != 1 << 27 {
         return Err(format!("the patch did not take: {} points", g.fields()[0].points).into());
     }
@@ -105,7 +105,7 @@ fn groups_beyond_the_values_are_refused_at_once() -> Result<(), libtest_mimic::F
     msg[t + 36] = 0; // bits per group width
     msg[t + 46] = 0; // bits per scaled group length
     let limits = Limits::default();
-    let g = Grib::open(&msg, &limits)?;
+    let g = Grib::open_with(&msg, &limits.into())?;
     let e = g.values(0, &limits).unwrap_err();
     if e.kind() != ErrorKind::Malformed || !e.to_string().contains("groups") {
         return Err(format!("{e}").into());
@@ -119,7 +119,7 @@ fn groups_beyond_the_values_are_refused_at_once() -> Result<(), libtest_mimic::F
 fn counts_that_disagree_are_refused() -> Result<(), libtest_mimic::Failed> {
     use tensor_core::{ErrorKind, Kinded};
     let limits = Limits::default();
-    let kind = |bytes: &[u8]| match Grib::open(bytes, &limits) {
+    let kind = |bytes: &[u8]| match Grib::open_with(bytes, &limits.into()) {
         Err(e) => Some(e.kind()),
         Ok(g) => g.values(0, &limits).err().map(|e| e.kind()),
     };
@@ -186,11 +186,13 @@ pub(crate) fn trials() -> Vec<Trial> {
             move || {
                 let bytes = std::fs::read(&p)?;
                 for cut in 0..bytes.len() {
-                    if let Ok(g) = Grib::open(&bytes[..cut], &Limits::default()) {
+                    if let Ok(g) = Grib::open_with(&bytes[..cut], &Default::default()) {
                         // Only a cut at a message boundary reads, and then as fewer fields.
                         assert!(
                             g.fields().len()
-                                < Grib::open(&bytes, &Limits::default())?.fields().len()
+                                < Grib::open_with(&bytes, &Default::default())?
+                                    .fields()
+                                    .len()
                                 || cut == 0
                         );
                     }

@@ -6,7 +6,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensor_core::{ErrorKind, Kinded, Limits};
+use tensor_core::{ErrorKind, Kinded};
 use tensor_safetensors::{SafeTensors, serialize};
 
 fn fixture(path: &Path) -> Result<(), Failed> {
@@ -111,7 +111,7 @@ fn hostile() -> Result<(), Failed> {
         ),
     ];
     for (what, bytes, kind) in cases {
-        let e = SafeTensors::open_with(&bytes, &Limits::default())
+        let e = SafeTensors::open_with(&bytes, &Default::default())
             .err()
             .ok_or_else(|| format!("{what}: accepted"))?;
         if e.kind() != kind {

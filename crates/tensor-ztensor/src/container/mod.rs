@@ -10,11 +10,11 @@ mod part;
 mod read;
 
 use crate::error::{Class, Error, Result};
-use crate::read::{ReadOptions, Verify};
 use manifest::{locate_manifest, malformed, read_manifest};
 pub use part::{Object, Part, PartEncoding};
 use std::collections::HashSet;
 use tensor_core::cbor::Value;
+use tensor_core::{ReadOptions, Verify};
 
 /// The largest rank a zTensor 1.x/2 object may have (readers refuse more, so writers
 /// never write more).

@@ -6,9 +6,10 @@ use super::part::{Object, Part, PartEncoding};
 use super::{Container, Generation};
 use crate::checksum::{Checksum, ChecksumKind};
 use crate::error::{Class, Error, Result};
-use crate::read::{Decoded, Verify};
+use crate::read::Decoded;
 use crate::sparse::Sparse;
 use std::borrow::Cow;
+use tensor_core::Verify;
 use tensor_core::{ByteOrder, checked};
 use tensor_dtype::{Dtype, Tensor, shape};
 

@@ -4,11 +4,12 @@ use super::index::{self, Encoding, Entry, Layout};
 use super::{ALIGNMENT, MAGIC_V0_1};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
-use crate::read::{ChecksumStatus, Decoded, ReadOptions, Verify};
+use crate::read::{ChecksumStatus, Decoded};
 use crate::sparse::Sparse;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use tensor_core::{ByteOrder, Limits, byte_order, checked};
+use tensor_core::{ReadOptions, Verify};
 use tensor_dtype::{Dtype, shape};
 
 /// An open zTensor 0.1 file, borrowing from its bytes (usually a memory map).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
@@ -192,7 +191,7 @@ def open(
     *,
     verify: bool = True,
     strict: bool = False,
-    max_memory: int | None = None,
+    max_memory: int | str | None = None,
     max_ratio: int | None = None,
     storage_options: Mapping[str, str] | None = None,
 ) -> File:
@@ -208,7 +207,7 @@ def open(
 
     ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
     tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
-    to) and ``max_ratio`` (decoded : stored bytes; by default 32768 beyond the first 64 MiB
+    to, an int or a size such as ``"8GiB"``) and ``max_ratio`` (decoded : stored bytes; by default 32768 beyond the first 64 MiB
     any tensor may decode to, given it applies from the first byte) bound what a hostile
     file can ask for.
     """
@@ -216,7 +215,7 @@ def open(
     options = {
         "verify": verify,
         "strict": strict,
-        "max_memory": max_memory,
+        "max_memory": _size(max_memory),
         "max_ratio": max_ratio,
         "storage_options": sorted((str(k), str(v)) for k, v in (storage_options or {}).items())
         or None,
@@ -251,19 +250,12 @@ def _entries(tensors: Mapping[str, Any]) -> list[tuple[str, str, list[int], memo
     return out
 
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
 def _size(value: int | str | None) -> int | None:
-    """A byte count: an int, or text like ``"5GB"`` (powers of 1000) or ``"2MiB"`` (of 1024)."""
+    """A byte count: an int, or text like ``"5GB"`` (powers of 1000) or ``"2MiB"`` (of 1024),
+    read as the command line reads it."""
     if value is None or isinstance(value, int):
         return value
-    m = _SIZE.match(value)
-    if not m:
-        raise InvalidArgumentError(f"{value!r} is not a size such as 5GB or 2MiB")
-    return int(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
+    return _tensorkit.parse_size(value)
 
 
 def _options(

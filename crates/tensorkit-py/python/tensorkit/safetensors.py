@@ -13,33 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from . import _tensorkit as _native
 from ._dtypes import to_numpy
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import File, PathLike, open, open_bytes, save as _save, serialize
 
-# tensorkit dtype -> safetensors' dtype string (what safe_open's get_dtype reports).
-_SAFETENSORS_DTYPES = {
-    "bool": "BOOL",
-    "int8": "I8",
-    "int16": "I16",
-    "int32": "I32",
-    "int64": "I64",
-    "uint8": "U8",
-    "uint16": "U16",
-    "uint32": "U32",
-    "uint64": "U64",
-    "float16": "F16",
-    "bfloat16": "BF16",
-    "float32": "F32",
-    "float64": "F64",
-    "complex64": "C64",
-    "float8_e4m3": "F8_E4M3",
-    "float8_e5m2": "F8_E5M2",
-    "float8_e8m0": "F8_E8M0",
-    "float6_e2m3": "F6_E2M3",
-    "float6_e3m2": "F6_E3M2",
-    "float4_e2m1": "F4",
-}
+# tensorkit dtype -> safetensors' dtype string (what safe_open's get_dtype reports), from
+# the Rust crate's own table.
+_SAFETENSORS_DTYPES = dict(_native.safetensors_dtypes())
 
 
 def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) -> None:

@@ -339,3 +339,13 @@ def test_load_decodes_every_tensor_side_by_side_as_indexing_does(testdata, tmp_p
         for threads in (0, 1):
             with pytest.raises(tensorkit.ChecksumMismatchError, match='tensor "b"'):
                 f.load(threads=threads)
+
+
+def test_sizes_are_written_one_way_everywhere(tmp_path):
+    path = tmp_path / "w.tgm"
+    tensorkit.save(path, {"w": np.zeros(1000, dtype=np.float64)}, pipeline="zstd:3")
+    assert tensorkit.open(path, max_memory="1MiB")["w"].shape == (1000,)
+    with pytest.raises(tensorkit.LimitExceededError):
+        tensorkit.open(path, max_memory="1KB", max_ratio=1)["w"]
+    with pytest.raises(tensorkit.InvalidArgumentError):
+        tensorkit.open(path, max_memory="8 lightyears")

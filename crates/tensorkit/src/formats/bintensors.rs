@@ -5,12 +5,14 @@ use crate::model::{FormatId, NamedTensor, TensorSet};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensor_bintensors::{BinTensors, Layout, ReadOptions};
+use tensor_bintensors::{BinTensors, Layout};
 
-/// A BinTensors file starts with a length and then a 0/1 Option tag for the metadata.
-/// (safetensors has `{` there, every other format a magic number at offset 0.)
-pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    bytes.len() >= 9 && bytes[8] <= 1
+/// The crate's errors with the file they concern.
+pub(super) fn wrap(path: &Path) -> impl Fn(tensor_bintensors::Error) -> Error + '_ {
+    move |source| Error::Bintensors {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 pub(super) fn read<'a>(
@@ -19,12 +21,7 @@ pub(super) fn read<'a>(
     options: &crate::model::ReadOptions,
 ) -> Result<TensorSet<'a>> {
     let limits = &options.limits;
-    let mut ours = ReadOptions::default().limits(*limits);
-    ours.strict = options.strict;
-    let file = BinTensors::open_with(bytes, &ours).map_err(|source| Error::Bintensors {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let file = BinTensors::open_with(bytes, options).map_err(wrap(path))?;
     let format = match file.layout() {
         Layout::Release => FormatId::Bintensors,
         Layout::Legacy => FormatId::BintensorsLegacy,
@@ -54,9 +51,9 @@ pub(super) fn write(
     layout: Layout,
 ) -> Result<()> {
     let format = if layout == Layout::Legacy {
-        "bintensors-legacy"
+        FormatId::BintensorsLegacy.id()
     } else {
-        "bintensors"
+        FormatId::Bintensors.id()
     };
     let names = set.names();
     let entries: Vec<tensor_bintensors::Entry<'_>> = names
@@ -85,9 +82,6 @@ pub(super) fn write(
                 })
             })
         });
-    carried.finish(written, |source| Error::Bintensors {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    carried.finish(written, wrap(path))?;
     Ok(())
 }

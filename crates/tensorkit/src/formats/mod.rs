@@ -14,37 +14,77 @@ use crate::pipeline_spec::PipelineSpec;
 use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::atomic::WriteSeek;
+use tensor_dtype::Format as _;
 
 /// The shortest prefix that any supported format can be recognised from.
 const MIN_DETECT_BYTES: usize = 9;
 
-/// Whether `bytes` begin like the 8-byte `magic`: all of it, or — for a file cut short —
-/// at least its first 4 bytes, so that a truncated file is reported as such.
-pub(crate) fn starts_like(bytes: &[u8], magic: [u8; 8]) -> bool {
-    let n = bytes.len().min(8);
-    n >= 4 && bytes[..n] == magic[..n]
+/// The order formats are tried in when recognising a file: the ones with a magic number
+/// first, the one recognised by a length prefix and one byte last.
+const DETECTION_ORDER: [FormatId; 7] = [
+    FormatId::Ztensor01,
+    FormatId::Ztensor1,
+    FormatId::Ztensor2,
+    FormatId::Tensogram,
+    FormatId::Grib,
+    FormatId::Safetensors,
+    FormatId::Bintensors,
+];
+
+impl FormatId {
+    /// Whether `head`, a file's first bytes, begin like this format (its crate's
+    /// [`Format::recognise`]).
+    #[must_use]
+    pub fn recognise(self, head: &[u8]) -> bool {
+        match self {
+            FormatId::Safetensors => tensor_safetensors::SafetensorsFormat::recognise(head),
+            FormatId::Bintensors | FormatId::BintensorsLegacy => {
+                tensor_bintensors::BintensorsFormat::recognise(head)
+            }
+            FormatId::Ztensor01 => tensor_ztensor::Ztensor01Format::recognise(head),
+            FormatId::Ztensor1 => tensor_ztensor::Ztensor1Format::recognise(head),
+            FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::recognise(head),
+            FormatId::Tensogram => tensor_frame::TensogramFormat::recognise(head),
+            FormatId::Grib => tensor_grib::GribFormat::recognise(head),
+        }
+    }
+
+    /// The byte ranges still needed of a file of this format, given what `held` holds,
+    /// before its tensors can be listed (its crate's [`Format::header_ranges`]).
+    pub(crate) fn header_ranges(
+        self,
+        path: &Path,
+        held: &dyn tensor_core::Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        match self {
+            FormatId::Safetensors => {
+                tensor_safetensors::SafetensorsFormat::header_ranges(held, limits)
+                    .map_err(safetensors::wrap(path))
+            }
+            FormatId::Bintensors | FormatId::BintensorsLegacy => {
+                tensor_bintensors::BintensorsFormat::header_ranges(held, limits)
+                    .map_err(bintensors::wrap(path))
+            }
+            FormatId::Ztensor01 => tensor_ztensor::Ztensor01Format::header_ranges(held, limits)
+                .map_err(ztensor::wrap(path)),
+            FormatId::Ztensor1 => tensor_ztensor::Ztensor1Format::header_ranges(held, limits)
+                .map_err(ztensor::wrap(path)),
+            FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::header_ranges(held, limits)
+                .map_err(ztensor::wrap(path)),
+            FormatId::Tensogram => tensor_frame::TensogramFormat::header_ranges(held, limits)
+                .map_err(tensogram::wrap(path)),
+            FormatId::Grib => {
+                tensor_grib::GribFormat::header_ranges(held, limits).map_err(grib::wrap(path))
+            }
+        }
+    }
 }
 
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes).
 pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
-    if ztensor::looks_like(bytes) {
-        return Ok(match tensor_ztensor::detect(bytes) {
-            Some(tensor_ztensor::Generation::V1) => FormatId::Ztensor1,
-            Some(tensor_ztensor::Generation::V2) => FormatId::Ztensor2,
-            _ => FormatId::Ztensor01,
-        });
-    }
-    if tensogram::looks_like(bytes) {
-        return Ok(FormatId::Tensogram);
-    }
-    if grib::looks_like(bytes) {
-        return Ok(FormatId::Grib);
-    }
-    if safetensors::looks_like(bytes) {
-        return Ok(FormatId::Safetensors);
-    }
-    if bintensors::looks_like(bytes) {
-        return Ok(FormatId::Bintensors);
+    if let Some(f) = DETECTION_ORDER.into_iter().find(|f| f.recognise(bytes)) {
+        return Ok(f);
     }
     let shown: String = bytes
         .iter()
@@ -82,7 +122,7 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
 /// Reads every tensor of `bytes`, a whole file, borrowing from it.
 pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     match detect(path, bytes)? {
-        FormatId::Safetensors => safetensors::read(path, bytes, &options.limits),
+        FormatId::Safetensors => safetensors::read(path, bytes, options),
         FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, options),
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             ztensor::read(path, bytes, options)
@@ -151,8 +191,8 @@ pub(crate) enum Header<'a> {
     Ztensor(tensor_ztensor::AnyZTensor<'a>),
     /// A Tensogram file's messages.
     Tensogram(tensogram::Header<'a>),
-    /// A GRIB file's fields (listed from the whole object), and their names.
-    Grib(std::sync::Arc<tensor_grib::Grib<'a>>, Vec<String>),
+    /// A GRIB file's fields (listed from the whole object).
+    Grib(std::sync::Arc<tensor_grib::Grib<'a>>),
 }
 
 #[cfg(feature = "remote")]
@@ -168,8 +208,10 @@ impl Header<'_> {
     ) -> Result<crate::model::NamedTensor<'w>> {
         match self {
             Header::Ztensor(any) => ztensor::read_in(path, any, i, bytes, span.start),
-            Header::Tensogram(h) => h.read_in(path, i, bytes, options.verify, &options.limits),
-            Header::Grib(g, names) => Ok(grib::tensor(path, g, i, names[i].clone())),
+            Header::Tensogram(h) => {
+                h.read_in(path, i, bytes, options.verify.any(), &options.limits)
+            }
+            Header::Grib(g) => Ok(grib::tensor(path, g, i)),
             Header::Raw => Err(Error::UnknownTarget {
                 what: format!(
                     "{}: tensor #{i} is read as stored, not through its header",
@@ -192,7 +234,7 @@ pub(crate) fn open_header<'a>(
 ) -> Result<Opening<'a>> {
     let format = detect(path, bytes)?;
     let unverified = ReadOptions {
-        verify: false,
+        verify: crate::model::Verify::Never,
         ..*options
     };
     match format {
@@ -347,6 +389,32 @@ fn write_tensors(
             format.id()
         ));
     }
+    let reserved = format.info().reserved_keys;
+    let kept;
+    let set = if set.tensors.iter().any(|t| {
+        t.attributes
+            .iter()
+            .any(|(k, _)| reserved.contains(&k.as_str()))
+    }) {
+        let mut trimmed = set.clone();
+        for (i, t) in trimmed.tensors.iter_mut().enumerate() {
+            t.attributes.retain(|(k, _)| {
+                let keep = !reserved.contains(&k.as_str());
+                if !keep {
+                    dropped.push(format!(
+                        "attribute {k:?} of tensor {:?} ({} reserves the key for itself)",
+                        set.tensors[i].name.as_deref().unwrap_or_default(),
+                        format.info().name
+                    ));
+                }
+                keep
+            });
+        }
+        kept = trimmed;
+        &kept
+    } else {
+        set
+    };
     match format {
         FormatId::Safetensors => safetensors::write(set, out, path)?,
         FormatId::Bintensors => {

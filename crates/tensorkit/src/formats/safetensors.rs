@@ -5,18 +5,13 @@ use crate::model::{FormatId, NamedTensor, TensorSet};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensor_core::{Kinded, Limits};
+use tensor_core::Kinded;
 use tensor_safetensors::{Entry, SafeTensors};
 
-const FORMAT: &str = "safetensors";
-
-/// A safetensors file starts with a length and then the JSON header's `{`.
-pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    tensor_safetensors::looks_like(bytes)
-}
+const FORMAT: &str = FormatId::Safetensors.id();
 
 /// The crate's errors with the file they concern.
-fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error + '_ {
+pub(super) fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error + '_ {
     move |e| match e {
         tensor_safetensors::Error::Core(c) => c.into(),
         tensor_safetensors::Error::Dtype(d) => d.into(),
@@ -29,8 +24,13 @@ fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error + '_ {
 }
 
 /// Reads a whole safetensors file, borrowing tensor data from `bytes`.
-pub(super) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
-    let file = SafeTensors::open_with(bytes, limits).map_err(wrap(path))?;
+pub(super) fn read<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &crate::model::ReadOptions,
+) -> Result<TensorSet<'a>> {
+    let limits = &options.limits;
+    let file = SafeTensors::open_with(bytes, options).map_err(wrap(path))?;
     Ok(TensorSet {
         format: FormatId::Safetensors,
         metadata: file

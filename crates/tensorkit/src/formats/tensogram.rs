@@ -9,22 +9,17 @@ use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use crate::pipeline_spec::{LeftOut, PipelineSpec};
 use std::path::Path;
 use std::sync::Arc;
-use tensor_core::Limits;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
+use tensor_core::{Limits, ReadOptions};
 use tensor_dtype::Dtype;
+use tensor_dtype::Format as _;
 use tensor_frame::descriptor::DataObjectDescriptor;
-use tensor_frame::{
-    DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, TgmFile, container,
-};
-use tensor_frame::{MetaValue, ObjectBytes};
+use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, container};
+use tensor_frame::{Messages, MetaValue, ObjectBytes};
 
 /// Tensogram messages start with `TENSOGRM` (a shorter file that starts like it is a
 /// truncated message).
-pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    super::starts_like(bytes, *tensor_frame::wire::MAGIC)
-}
-
 pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {
     move |source| Error::Tensogram {
         path: path.to_path_buf(),
@@ -61,46 +56,27 @@ fn wrap_one(path: &Path, name: Option<String>) -> impl Fn(tensor_frame::Error) -
     }
 }
 
-/// The messages of `bytes`, which must cover the file: bytes no message claims are
-/// explained by the error opening a message there gives.
+/// The messages of `bytes`, which must cover the file, opened with `options` (the hashes
+/// of the frames that describe the data checked unless `options.verify` is `Never`).
 pub(crate) fn messages<'a>(
     path: &Path,
     bytes: &'a [u8],
-    limits: &Limits,
+    options: &ReadOptions,
 ) -> Result<Vec<Message<'a>>> {
-    let file = TgmFile::new(bytes, limits);
-    let mut pos = 0;
-    let mut out = Vec::with_capacity(file.len());
-    for (i, r) in file.ranges().iter().enumerate() {
-        if r.start != pos {
-            break;
-        }
-        out.push(
-            Message::open_with(&bytes[r.clone()], limits).map_err(|source| Error::TensogramAt {
-                path: path.to_path_buf(),
-                message: i,
-                offset: r.start as u64,
-                source,
-            })?,
-        );
-        pos = r.end;
-    }
-    if pos != bytes.len() || out.is_empty() {
-        let at = pos;
-        let e = Message::open_with(&bytes[at..], limits)
-            .err()
-            .unwrap_or_else(|| tensor_frame::Error::Framing {
-                offset: 0,
-                reason: format!("{} bytes belong to no message", bytes.len() - at),
-            });
-        return Err(Error::TensogramAt {
+    match Messages::open_with(bytes, options) {
+        Ok(m) => Ok(m.into_messages()),
+        Err(tensor_frame::Error::InMessage {
+            index,
+            offset,
+            source,
+        }) => Err(Error::TensogramAt {
             path: path.to_path_buf(),
-            message: out.len(),
-            offset: at as u64,
-            source: e,
-        });
+            message: index,
+            offset,
+            source: *source,
+        }),
+        Err(e) => Err(wrap(path)(e)),
     }
-    Ok(out)
 }
 
 /// Reads every object of every message.
@@ -110,17 +86,14 @@ pub(super) fn read<'a>(
     options: &crate::model::ReadOptions,
 ) -> Result<TensorSet<'a>> {
     let limits = &options.limits;
-    let msgs = messages(path, bytes, limits)?;
+    // The hashes of the frames that describe the data are checked as the messages open;
+    // each data frame's when its elements are copied out or checked
+    // (`NamedTensor::check`), so opening reads no data.
+    let msgs = messages(path, bytes, options)?;
     let mut tensors = Vec::new();
     for (mi, m) in msgs.iter().enumerate() {
-        // The hashes of the frames that describe the data, before anything is trusted;
-        // each data frame's when its elements are copied out or checked
-        // (`NamedTensor::check`), so opening reads no data.
-        if options.verify {
-            m.verify_section_hashes().map_err(wrap(path))?;
-        }
         for j in 0..m.len() {
-            tensors.push(object_tensor(path, m, mi, j, options.verify, limits)?);
+            tensors.push(object_tensor(path, m, mi, j, options.verify.any(), limits)?);
         }
     }
     Ok(TensorSet {
@@ -214,12 +187,7 @@ fn base_entry(path: &Path, m: &Message<'_>, j: usize) -> Result<Map> {
 /// An object's attributes: its `base` entry but the keys the container itself uses.
 fn attributes(base: Map) -> Vec<(String, Value)> {
     base.into_iter()
-        .filter(|(k, _)| {
-            !matches!(
-                k.as_str(),
-                "name" | container::STORED_DTYPE | tensor_frame::metadata::RESERVED
-            )
-        })
+        .filter(|(k, _)| !tensor_frame::TensogramFormat::INFO.reserves(k))
         .map(|(k, v)| (k, Value::from(&v)))
         .collect()
 }
@@ -250,14 +218,11 @@ pub(super) fn open_header<'a>(
     options: &crate::model::ReadOptions,
     held: &dyn Fn(std::ops::Range<u64>) -> bool,
 ) -> Result<super::Opening<'a>> {
-    let messages = messages(path, bytes, &options.limits)?;
+    let messages = messages(path, bytes, options)?;
     let mut tensors = Vec::new();
     let mut at = Vec::new();
     let mut needed = Vec::new();
     for (mi, m) in messages.iter().enumerate() {
-        if options.verify {
-            m.verify_section_hashes().map_err(wrap(path))?;
-        }
         let start = (m.bytes().as_ptr() as usize - bytes.as_ptr() as usize) as u64;
         let meta = m.metadata().map_err(wrap(path))?;
         for j in 0..m.len() {

@@ -9,21 +9,11 @@ use tensor_core::cbor::Encoder;
 use tensor_core::cbor::Value;
 use tensor_dtype::TensorView;
 use tensor_ztensor::v0_1::{self, TensorOptions};
-use tensor_ztensor::{AnyZTensor, ChecksumKind, Generation, ReadOptions};
+use tensor_ztensor::{AnyZTensor, ChecksumKind, Generation};
 
 /// zTensor files start with one of three magic numbers (a shorter file that starts like
 /// one is a truncated zTensor file).
-pub(super) fn looks_like(bytes: &[u8]) -> bool {
-    [
-        v0_1::MAGIC_V0_1,
-        tensor_ztensor::MAGIC_V1,
-        tensor_ztensor::MAGIC_V2,
-    ]
-    .into_iter()
-    .any(|m| super::starts_like(bytes, *m))
-}
-
-fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
+pub(super) fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
     move |source| Error::Ztensor {
         path: path.to_path_buf(),
         source,
@@ -87,17 +77,6 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
     })
 }
 
-fn options(read: &crate::model::ReadOptions) -> ReadOptions {
-    ReadOptions::default()
-        .limits(read.limits)
-        .strict(read.strict)
-        .verify(if read.verify {
-            tensor_ztensor::Verify::OnRead
-        } else {
-            tensor_ztensor::Verify::Never
-        })
-}
-
 /// Reads any zTensor generation.
 pub(super) fn read<'a>(
     path: &Path,
@@ -105,7 +84,7 @@ pub(super) fn read<'a>(
     read: &crate::model::ReadOptions,
 ) -> Result<TensorSet<'a>> {
     let limits = &read.limits;
-    let any = Arc::new(AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?);
+    let any = Arc::new(AnyZTensor::open_with(bytes, read).map_err(wrap(path))?);
     let (format, count) = shape_of(&any);
     let shared: Arc<Path> = Arc::from(path);
     let tensors = (0..count)
@@ -261,7 +240,7 @@ pub(super) fn open_header<'a>(
     bytes: &'a [u8],
     read: &crate::model::ReadOptions,
 ) -> Result<super::Opening<'a>> {
-    let any = AnyZTensor::open_with(bytes, &options(read)).map_err(wrap(path))?;
+    let any = AnyZTensor::open_with(bytes, read).map_err(wrap(path))?;
     let (format, _) = shape_of(&any);
     let unsupported = |name: &str| Error::CannotRepresent {
         format: "tensorkit",
@@ -408,16 +387,10 @@ pub(super) fn write(
     let mut w = v0_1::Writer::new(out).map_err(wrap(path))?;
     // One tensor decoded at a time.
     for (name, t) in names.iter().zip(&set.tensors) {
-        let reserved = |k: &String| v0_1::RESERVED_KEYS.contains(&k.as_str());
-        for (k, _) in t.attributes.iter().filter(|(k, _)| reserved(k)) {
-            dropped.push(format!(
-                "attribute {k:?} of tensor {name:?} (zTensor 0.1 reserves the key for itself)"
-            ));
-        }
+        // Keys the format reserves were left out before (`formats::write_tensors`).
         let custom = t
             .attributes
             .iter()
-            .filter(|(k, _)| !reserved(k))
             .map(|(k, v)| {
                 let mut e = Encoder::new();
                 e.value(v);

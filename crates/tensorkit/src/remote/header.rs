@@ -1,12 +1,10 @@
-//! Which bytes of a remote object hold its header, index or footer, found from the bytes
-//! read so far: each format's own pointers (a length prefix, a footer, a message's lengths
-//! and frame headers) followed until every byte a listing reads is known.
+//! The parts of a remote object read so far, through which each format crate finds the
+//! byte ranges its header, index or footer occupies ([`tensor_dtype::Format::header_ranges`]),
+//! and how reads are widened.
 
-use crate::error::{Error, Result};
-use crate::model::FormatId;
+use crate::error::Error;
 use bytes::Bytes;
 use std::ops::Range;
-use tensor_core::Limits;
 
 /// The parts of an object read so far.
 #[derive(Clone, Debug)]
@@ -25,11 +23,6 @@ impl Parts {
             p.add(at, b);
         }
         p
-    }
-
-    /// The object's length.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
     }
 
     /// Every part, by offset, none overlapping.
@@ -106,167 +99,20 @@ impl Parts {
         }
         (!m.is_empty()).then_some(m)
     }
-
-    fn u64_le(&self, at: u64) -> Option<u64> {
-        let b = self.slice(at..at + 8)?;
-        Some(u64::from_le_bytes(b.try_into().ok()?))
-    }
-
-    fn u64_be(&self, at: u64) -> Option<u64> {
-        let b = self.slice(at..at + 8)?;
-        Some(u64::from_be_bytes(b.try_into().ok()?))
-    }
 }
 
-/// What is still needed before the tensors of the object can be listed: the ranges to read
-/// next (empty when the listing can be made from what is held). Ranges are found one step
-/// at a time, as each format's pointers lead from one structure to the next.
-pub(crate) fn needed(format: FormatId, parts: &Parts, limits: &Limits) -> Result<Vec<Range<u64>>> {
-    let len = parts.len();
-    let want = |r: Range<u64>| parts.missing(r).into_iter().collect::<Vec<_>>();
-    Ok(match format {
-        // Messages follow one another with no index: the whole object is read.
-        FormatId::Grib => want(0..len),
-        // A u64 header length, then the header.
-        FormatId::Safetensors | FormatId::Bintensors | FormatId::BintensorsLegacy => {
-            match parts.u64_le(0) {
-                None => want(0..8),
-                Some(n) => {
-                    limits.check_header_bytes(n)?;
-                    want(0..n.saturating_add(8))
-                }
-            }
-        }
-        // The index's length in the last 8 bytes, the index before it.
-        FormatId::Ztensor01 => match parts.u64_le(len.saturating_sub(8)) {
-            None => want(len.saturating_sub(8)..len),
-            Some(n) => {
-                limits.check_header_bytes(n)?;
-                want(len.saturating_sub(8).saturating_sub(n)..len)
-            }
-        },
-        // The manifest's length before the trailing magic (1.1 and later) or at the end.
-        FormatId::Ztensor1 => {
-            let tail = len.saturating_sub(16)..len;
-            match parts.slice(tail.clone()) {
-                None => want(tail),
-                Some(t) => {
-                    let at = if t[8..] == tensor_ztensor::MAGIC_V1[..] {
-                        len - 16
-                    } else {
-                        len - 8
-                    };
-                    let n = parts.u64_le(at).unwrap_or(0);
-                    limits.check_header_bytes(n)?;
-                    want(at.saturating_sub(n)..len)
-                }
-            }
-        }
-        // A 40-byte footer giving the manifest's offset and length.
-        FormatId::Ztensor2 => {
-            let footer = len.saturating_sub(40);
-            match (parts.u64_le(footer), parts.u64_le(footer + 8)) {
-                (Some(at), Some(n)) => {
-                    limits.check_header_bytes(n)?;
-                    let mut r = want(at.min(len)..at.saturating_add(n).min(len));
-                    r.extend(want(footer..len));
-                    r
-                }
-                _ => want(footer..len),
-            }
-        }
-        FormatId::Tensogram => tensogram(parts, limits)?,
-    })
-}
-
-/// Tensogram: every message's preamble, header frames (up to the first data frame's
-/// header), postamble and footer frames. A message without an index, with preceders, or of
-/// unknown length is needed whole: its objects are found only by walking its frames. A file
-/// with a message of wire version 2 is needed whole.
-fn tensogram(parts: &Parts, limits: &Limits) -> Result<Vec<Range<u64>>> {
-    use tensor_frame::wire::{
-        FRAME_HEADER_LEN as FRAME_HEADER, POSTAMBLE_LEN, PREAMBLE_LEN, padding,
-    };
-    let len = parts.len();
-    let mut pos = 0u64;
-    let mut whole_bytes = 0u64;
-    while pos < len {
-        let Some(pre) = parts.slice(pos..(pos + PREAMBLE_LEN).min(len)) else {
-            return Ok(parts.missing(pos..pos + PREAMBLE_LEN).into_iter().collect());
-        };
-        if pre.len() < 24 || &pre[..8] != tensor_frame::wire::MAGIC {
-            // Not a message here: the listing reports what is wrong.
-            return Ok(Vec::new());
-        }
-        if tensor_frame::v2::is_v2(pre) {
-            // Wire version 2 (tensogram 0.14 to 0.16) is migrated to version 3 before it
-            // is read, which takes every byte of the object.
-            limits.check_total_bytes(len)?;
-            return Ok(parts.missing(0..len).into_iter().collect());
-        }
-        let flags = u16::from_be_bytes([pre[10], pre[11]]);
-        let total = u64::from_be_bytes(pre[16..24].try_into().unwrap_or_default());
-        let indexed = flags
-            & (tensor_frame::wire::flags::HEADER_INDEX | tensor_frame::wire::flags::FOOTER_INDEX)
-            != 0;
-        let preceders = flags & tensor_frame::wire::flags::PRECEDER_METADATA != 0;
-        if total == 0 || !indexed || preceders || pos.saturating_add(total) > len {
-            // Walked frame by frame: the whole message (or the rest of the object, for a
-            // length the object cannot hold, which the listing then reports).
-            let end = if total == 0 || pos.saturating_add(total) > len {
-                len
-            } else {
-                pos + total
-            };
-            whole_bytes = whole_bytes.saturating_add(end - pos);
-            limits.check_header_bytes(whole_bytes)?;
-            if let Some(m) = parts.missing(pos..end) {
-                return Ok(vec![m]);
-            }
-            if total == 0 {
-                return Ok(Vec::new());
-            }
-            pos += total;
-            continue;
-        }
-        let end = pos + total;
-        let post = end - POSTAMBLE_LEN;
-        let Some(first_footer) = parts.u64_be(post) else {
-            return Ok(parts.missing(post..end).into_iter().collect());
-        };
-        // Header frames, up to the header of the first frame of another phase.
-        let mut at = pos + PREAMBLE_LEN;
-        let mut header_bytes = 0u64;
-        while at < post {
-            let Some(h) = parts.slice(at..(at + FRAME_HEADER).min(post)) else {
-                return Ok(parts.missing(at..at + FRAME_HEADER).into_iter().collect());
-            };
-            if h.len() < 16 {
-                break;
-            }
-            let kind = u16::from_be_bytes([h[2], h[3]]);
-            let flen = u64::from_be_bytes(h[8..16].try_into().unwrap_or_default());
-            if !(1..=3).contains(&kind) || flen < FRAME_HEADER {
-                break;
-            }
-            header_bytes = header_bytes.saturating_add(flen);
-            limits.check_header_bytes(header_bytes)?;
-            let frame_end = at.saturating_add(flen).min(post);
-            if let Some(m) = parts.missing(at..frame_end) {
-                return Ok(vec![m]);
-            }
-            at = frame_end + padding(frame_end - pos);
-        }
-        let ffo = pos.saturating_add(first_footer);
-        if ffo < post && ffo >= pos + PREAMBLE_LEN {
-            limits.check_header_bytes(post - ffo)?;
-            if let Some(m) = parts.missing(ffo..end) {
-                return Ok(vec![m]);
-            }
-        }
-        pos = end;
+impl tensor_core::Held for Parts {
+    fn len(&self) -> u64 {
+        self.len
     }
-    Ok(Vec::new())
+
+    fn slice(&self, r: Range<u64>) -> Option<&[u8]> {
+        Parts::slice(self, r)
+    }
+
+    fn missing(&self, r: Range<u64>) -> Option<Range<u64>> {
+        Parts::missing(self, r)
+    }
 }
 
 /// Whether a file called `path` may keep its header, index or footer at its end (zTensor,
@@ -308,6 +154,8 @@ pub(crate) fn too_short(url: &str, len: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::FormatId;
+    use tensor_core::Limits;
 
     fn parts(len: u64, at: &[(u64, &[u8])]) -> Parts {
         Parts::new(
@@ -338,10 +186,17 @@ mod tests {
         let mut head = 100u64.to_le_bytes().to_vec();
         head.extend([b'{'; 10]);
         let p = parts(10_000, &[(0, &head)]);
-        let need = needed(FormatId::Safetensors, &p, &Limits::default()).unwrap();
+        let path = std::path::Path::new("w.safetensors");
+        let need = FormatId::Safetensors
+            .header_ranges(path, &p, &Limits::default())
+            .unwrap();
         assert_eq!(need, vec![18..108]);
         let huge = parts(10_000, &[(0, &u64::MAX.to_le_bytes())]);
-        assert!(needed(FormatId::Safetensors, &huge, &Limits::default()).is_err());
+        assert!(
+            FormatId::Safetensors
+                .header_ranges(path, &huge, &Limits::default())
+                .is_err()
+        );
     }
 
     #[test]

@@ -108,7 +108,7 @@ async fn open_one(
     })?;
     let mut parts = Parts::new(len, read);
     loop {
-        let mut need = header::needed(format, &parts, &options.limits)?;
+        let mut need = format.header_ranges(&path, &parts, &options.limits)?;
         if need.is_empty() {
             if parts.complete() {
                 let whole = parts.parts()[0].1.clone();

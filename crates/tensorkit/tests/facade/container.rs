@@ -134,3 +134,136 @@ fn encoded_tensors_are_decoded_not_viewed() {
     m.read_into(0, &mut buf).unwrap();
     assert_eq!(buf, t.data());
 }
+
+/// What the format contract promises of `bytes`, a whole file of format `F` holding
+/// [`tensors`]: the format recognises its bytes, needs no more of them than it has to list
+/// its tensors (and some of them when it has none), and opens them to the same tensors.
+fn check_contract<F: tensorkit::dtype::Format>(bytes: &[u8]) -> usize
+where
+    for<'a> <F::Reader<'a> as TensorContainer<'a>>::Error: std::fmt::Debug,
+{
+    use tensorkit::bytes::held::{Held, Whole};
+    let id = F::INFO.id;
+    assert!(F::recognise(&bytes[..16]), "{id}: its own bytes");
+    let limits = tensorkit::Limits::default();
+    let whole = Whole(bytes);
+    assert!(whole.len() > 0);
+    assert_eq!(F::header_ranges(&whole, &limits).unwrap(), vec![], "{id}");
+    let reader = F::open_with(bytes, &tensorkit::ReadOptions::default()).unwrap();
+    check(&reader, id)
+}
+
+#[test]
+fn every_format_crate_implements_the_contract() {
+    use tensorkit::{bintensors, frame, safetensors, ztensor};
+    let _running = crate::running();
+    let st = written(Format::Safetensors, "safetensors");
+    assert_eq!(check_contract::<safetensors::SafetensorsFormat>(&st), 3);
+    let bt = written(Format::Bintensors, "bt");
+    assert_eq!(check_contract::<bintensors::BintensorsFormat>(&bt), 3);
+    let zt = written(Format::Ztensor01, "zt");
+    assert_eq!(check_contract::<ztensor::Ztensor01Format>(&zt), 3);
+    let zt = written(Format::Ztensor2, "zt");
+    assert_eq!(check_contract::<ztensor::Ztensor2Format>(&zt), 3);
+    let tgm = written(Format::Tensogram, "tgm");
+    assert_eq!(check_contract::<frame::TensogramFormat>(&tgm), 2);
+    // Two messages: the file's objects are numbered across them.
+    let two = [tgm.clone(), tgm].concat();
+    let m = frame::Messages::open(&two).unwrap();
+    assert_eq!((m.messages().len(), m.len(), m.locate(4)), (2, 6, (1, 1)));
+    assert_eq!(m.name(4), Some("b.ids"));
+
+    // Each file is recognised by its own format alone.
+    for (format, bytes) in [
+        (Format::Safetensors, &st),
+        (Format::Bintensors, &bt),
+        (Format::Ztensor2, &zt),
+    ] {
+        // BinTensors, told by a length and one byte, is the fallback tried last.
+        let claimed: Vec<Format> = Format::ALL
+            .into_iter()
+            .filter(|f| !f.id().starts_with("bintensors") && f.recognise(bytes))
+            .collect();
+        let alone: &[Format] = if format == Format::Bintensors {
+            &[]
+        } else {
+            &[format]
+        };
+        assert_eq!(claimed, alone);
+        let path = std::path::Path::new("x");
+        assert_eq!(tensorkit::formats::detect(path, bytes).unwrap(), format);
+    }
+}
+
+#[test]
+fn a_grib_file_lists_its_fields_through_the_contract() {
+    use tensorkit::dtype::Format as _;
+    use tensorkit::grib::{Grib, GribFormat};
+    let bytes =
+        std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2")).unwrap();
+    assert!(GribFormat::recognise(&bytes));
+    let g = GribFormat::open_with(&bytes, &tensorkit::ReadOptions::default()).unwrap();
+    assert_eq!(g.len(), Grib::open(&bytes).unwrap().fields().len());
+    let names: std::collections::HashSet<&str> = (0..g.len()).filter_map(|i| g.name(i)).collect();
+    assert_eq!(names.len(), g.len(), "every field named, no name twice");
+    assert!(g.name(0).unwrap().starts_with("2t_"));
+    assert_eq!(g.shape(0).unwrap(), [19, 36]);
+    assert!(g.view(0).unwrap().is_none());
+    let mut buf = vec![0u8; 19 * 36 * 8];
+    g.read_into(0, &mut buf).unwrap();
+    let values: Vec<f64> = buf
+        .chunks(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        values,
+        Grib::open(&bytes)
+            .unwrap()
+            .values(0, &Default::default())
+            .unwrap()
+    );
+}
+
+#[test]
+fn every_writer_keeps_the_tensors_whatever_their_attributes_are_called() {
+    use tensorkit::bytes::cbor::Value;
+    let _running = crate::running();
+    // Attribute keys each format keeps for itself, as a source file might carry them.
+    let mut keys: Vec<&str> = Format::ALL
+        .into_iter()
+        .flat_map(|f| f.info().reserved_keys.iter().copied())
+        .collect();
+    keys.extend(["mars", "offset", "size"]);
+    // zTensor 2 keeps maps in deterministic CBOR order: shorter keys first, then bytewise.
+    keys.sort_by_key(|k| (k.len(), *k));
+    keys.dedup();
+    let attributes = Value::Map(
+        keys.iter()
+            .enumerate()
+            .map(|(i, k)| (Value::from(*k), Value::Uint(i as u64)))
+            .collect(),
+    );
+    let t = Tensor::from_elements(&[2, 2], &[1.5f32, 2.0, -3.0, 4.0]).unwrap();
+    let source =
+        tensorkit::ztensor::v2::serialize([("w", t.view(), Some(attributes))], None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src.zt");
+    std::fs::write(&src, &source).unwrap();
+    let file = tensorkit::open(&src).unwrap();
+    assert_eq!(file.get("w").unwrap().attributes().len(), keys.len());
+    for format in Format::WRITABLE {
+        let out = dir
+            .path()
+            .join(format!("out-{}.{}", format.id(), format.extension()));
+        tensorkit::save(&out, &file, &WriteOptions::for_format(format))
+            .unwrap_or_else(|e| panic!("{}: {e}", format.id()));
+        let back = tensorkit::open(&out).unwrap_or_else(|e| panic!("{}: {e}", format.id()));
+        let names: Vec<String> = back.tensors().map(|t| t.name().into_owned()).collect();
+        assert_eq!(names, ["w"], "{}", format.id());
+        let w = back.get("w").unwrap();
+        assert_eq!(w.to_tensor().unwrap(), t, "{}", format.id());
+        for (k, _) in w.attributes() {
+            assert!(!format.info().reserves(k), "{}: {k} read back", format.id());
+        }
+    }
+}

@@ -269,7 +269,7 @@ fn digests_and_frame_hashes_are_checked_on_copies_and_when_asked_not_for_views()
         }
         // Opened not to verify, the damaged bytes are what it reads.
         let options = ReadOptions {
-            verify: false,
+            verify: tensorkit::Verify::Never,
             ..ReadOptions::default()
         };
         let unchecked = tensorkit::open_with(&path, &options).unwrap();

@@ -277,7 +277,7 @@ fn a_tensogram_message_without_reserved_layouts_lists_from_its_frames() {
     let server = Server::start(dir.path());
     let url = server.url("plain.tgm");
     let unverified = ReadOptions {
-        verify: false,
+        verify: tensorkit::Verify::Never,
         ..ReadOptions::default()
     };
     let remote = RemoteOptions {

@@ -1,0 +1,90 @@
+//! [`Held`]: the parts of a file a reader has so far — all of it for a local file, a few
+//! ranges for a remote object being opened — through which a format finds the byte ranges
+//! its header, index or footer occupies.
+
+use std::ops::Range;
+
+/// Some of a file's bytes, by offset.
+pub trait Held {
+    /// The file's length.
+    fn len(&self) -> u64;
+
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes at `r`, when they are held (all of them).
+    fn slice(&self, r: Range<u64>) -> Option<&[u8]>;
+
+    /// The part of `r` (clipped to the file) not held yet, as one range; `None` when all
+    /// of it is held.
+    fn missing(&self, r: Range<u64>) -> Option<Range<u64>>;
+
+    /// The little-endian `u64` at `at`, when held.
+    fn u64_le(&self, at: u64) -> Option<u64> {
+        let b = self.slice(at..at.checked_add(8)?)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+
+    /// The big-endian `u64` at `at`, when held.
+    fn u64_be(&self, at: u64) -> Option<u64> {
+        let b = self.slice(at..at.checked_add(8)?)?;
+        Some(u64::from_be_bytes(b.try_into().ok()?))
+    }
+
+    /// [`missing`](Held::missing) as a list of ranges to read: empty, or the one range.
+    fn want(&self, r: Range<u64>) -> Vec<Range<u64>> {
+        self.missing(r).into_iter().collect()
+    }
+}
+
+/// The ranges still needed of a file that starts with its header's length, a little-endian
+/// `u64`, followed by the header (safetensors, BinTensors): the length first, then the
+/// header, checked against `limits`.
+pub fn after_length_prefix(
+    held: &dyn Held,
+    limits: &crate::Limits,
+) -> crate::Result<Vec<Range<u64>>> {
+    match held.u64_le(0) {
+        None => Ok(held.want(0..8)),
+        Some(n) => {
+            limits.check_header_bytes(n)?;
+            Ok(held.want(0..n.saturating_add(8)))
+        }
+    }
+}
+
+/// A whole file in memory, which holds every byte.
+#[derive(Clone, Copy, Debug)]
+pub struct Whole<'a>(pub &'a [u8]);
+
+impl Held for Whole<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn slice(&self, r: Range<u64>) -> Option<&[u8]> {
+        let start = usize::try_from(r.start).ok()?;
+        let end = usize::try_from(r.end).ok()?;
+        self.0.get(start..end)
+    }
+
+    fn missing(&self, _: Range<u64>) -> Option<Range<u64>> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Held, Whole};
+
+    #[test]
+    fn a_whole_buffer_holds_every_byte_it_has() {
+        let b = Whole(&[1, 0, 0, 0, 0, 0, 0, 0, 9]);
+        assert_eq!(b.u64_le(0), Some(1));
+        assert_eq!(b.u64_le(2), None);
+        assert_eq!(b.u64_le(u64::MAX - 3), None);
+        assert!(b.want(0..100).is_empty());
+    }
+}

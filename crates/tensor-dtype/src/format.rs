@@ -1,0 +1,88 @@
+//! [`Format`]: the contract every format crate implements — what the format is called,
+//! how its bytes are recognised, how a file is opened, which bytes a reader needs before it
+//! can list the tensors, and the names the format keeps for itself. Code written once
+//! against it (the `tensorkit` facade, its registry of formats) reads every format.
+
+use crate::TensorContainer;
+use std::ops::Range;
+use tensor_core::{Held, Kinded, ReadOptions};
+
+/// What a format is, as tools name and list it. Each format crate fills one in (so its
+/// fields are all public, and a new one is a change to the contract).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormatInfo {
+    /// The id tools use (`safetensors`, `ztensor-2`, `grib`): lower case, stable.
+    pub id: &'static str,
+    /// The name people know it by.
+    pub name: &'static str,
+    /// File extensions, without the dot; the first is the one writers use.
+    pub extensions: &'static [&'static str],
+    /// Whether tensorkit writes it.
+    pub writes: bool,
+    /// Per-tensor attribute keys the format keeps for itself: a writer refuses them, and a
+    /// converter leaves them out (they are the format's own, read back from its structure).
+    pub reserved_keys: &'static [&'static str],
+}
+
+impl FormatInfo {
+    /// Whether `key` is one of the format's own attribute keys.
+    #[must_use]
+    pub fn reserves(&self, key: &str) -> bool {
+        self.reserved_keys.contains(&key)
+    }
+}
+
+/// One format: a zero-sized type each format crate defines (one per format generation a
+/// user can tell apart) and implements.
+pub trait Format {
+    /// The format's name, extensions and reserved keys.
+    const INFO: FormatInfo;
+
+    /// The format crate's error.
+    type Error: Kinded + std::error::Error + Send + Sync + 'static;
+
+    /// The format's reader, borrowing the file's bytes.
+    type Reader<'a>: TensorContainer<'a, Error = Self::Error>;
+
+    /// Whether `head`, the first bytes of a file (at least 16 when the file has them),
+    /// begin like this format. A file cut short after its magic still counts, so that its
+    /// reader reports it as truncated rather than unknown.
+    fn recognise(head: &[u8]) -> bool;
+
+    /// Opens a whole file, checking its structure against `options`.
+    fn open_with<'a>(
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<Self::Reader<'a>, Self::Error>;
+
+    /// The byte ranges still needed, given what `held` holds of a file, before its tensors
+    /// can be listed ([`open_with`](Format::open_with) over a stand-in in which only the held
+    /// bytes are present): empty when nothing more is needed. A remote reader calls it
+    /// until it answers empty, each answer found from the bytes the previous ones fetched.
+    /// Sizes read along the way are checked against `limits`.
+    fn header_ranges(
+        held: &dyn Held,
+        limits: &tensor_core::Limits,
+    ) -> Result<Vec<Range<u64>>, Self::Error>;
+}
+
+/// Whether `bytes` begin like the 8-byte `magic`: all of it, or — for a file cut short —
+/// at least its first 4 bytes, so that a truncated file is reported as such.
+#[must_use]
+pub fn starts_like(bytes: &[u8], magic: &[u8; 8]) -> bool {
+    let n = bytes.len().min(8);
+    n >= 4 && bytes[..n] == magic[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::starts_like;
+
+    #[test]
+    fn a_magic_cut_short_still_counts_from_four_bytes() {
+        assert!(starts_like(b"TENSOGRAM....", b"TENSOGRA"));
+        assert!(starts_like(b"TENS", b"TENSOGRA"));
+        assert!(!starts_like(b"TEN", b"TENSOGRA"));
+        assert!(!starts_like(b"TENSOGRB", b"TENSOGRA"));
+    }
+}
