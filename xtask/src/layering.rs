@@ -159,6 +159,26 @@ pub(crate) fn testkit_outside_tests(metadata: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Where README.md's crate table and the workspace disagree: a crate the table lacks, or a
+/// row naming no crate. Rows are the table's lines that start with `` | `name` | ``.
+pub(crate) fn readme_mismatches(readme: &str, crates: &[&str]) -> Vec<String> {
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split_once("` |").map(|(n, _)| n))
+        .collect();
+    let mut out: Vec<String> = crates
+        .iter()
+        .filter(|c| !rows.contains(c))
+        .map(|c| format!("README.md: the crate table has no row for {c}"))
+        .collect();
+    out.extend(
+        rows.iter().filter(|r| !crates.contains(r)).map(|r| {
+            format!("README.md: the crate table names {r}, which is not in the workspace")
+        }),
+    );
+    out
+}
+
 pub(crate) fn run(root: &Path) -> Result<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
@@ -183,10 +203,14 @@ pub(crate) fn run(root: &Path) -> Result<String, String> {
     let edges = edges(&metadata);
     let mut v = violations(&edges);
     v.extend(testkit_outside_tests(&metadata));
+    let readme = std::fs::read_to_string(root.join("README.md"))
+        .map_err(|e| format!("reading README.md: {e}"))?;
+    let names: Vec<&str> = edges.keys().map(String::as_str).collect();
+    v.extend(readme_mismatches(&readme, &names));
     if v.is_empty() {
         let n: usize = edges.values().map(Vec::len).sum();
         Ok(format!(
-            "layering: {} crates, {n} internal edges, all pointing down",
+            "layering: {} crates, {n} internal edges, all pointing down; README.md lists them all",
             edges.len()
         ))
     } else {
@@ -198,6 +222,19 @@ pub(crate) fn run(root: &Path) -> Result<String, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_readme_table_must_name_every_crate_and_no_other() {
+        let readme = "| crate | what |\n|---|---|\n| `a` | one |\n| `gone` | old |\n";
+        assert_eq!(
+            readme_mismatches(readme, &["a", "b"]),
+            [
+                "README.md: the crate table has no row for b",
+                "README.md: the crate table names gone, which is not in the workspace"
+            ]
+        );
+        assert!(readme_mismatches(readme, &["a", "gone"]).is_empty());
+    }
 
     fn pkg(name: &str, deps: &[&str]) -> Value {
         json!({"name": name, "dependencies": deps.iter().map(|d| json!({"name": d})).collect::<Vec<_>>()})

@@ -187,8 +187,9 @@ fn self_check_streamed(all: &[u8], outgoing: &[Outgoing<'_>], layout: Layout) ->
         Layout::Release => LayoutChoice::Release,
         Layout::Legacy => LayoutChoice::Legacy,
     };
-    let file = crate::file::BinTensors::open_layout(all, &Default::default(), choice)
-        .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
+    let file =
+        crate::file::BinTensors::open_layout(all, &tensor_core::ReadOptions::default(), choice)
+            .map_err(|e| Error::SelfCheck(format!("the file does not read back: {e}")))?;
     let data_start = all.len() as u64 - outgoing.iter().map(|t| t.len).sum::<u64>();
     let mut at = data_start as usize;
     for t in outgoing {

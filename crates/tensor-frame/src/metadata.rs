@@ -93,6 +93,26 @@ pub(crate) fn decode_cbor(bytes: &[u8], what: &str) -> Result<(Value, bool)> {
 }
 
 impl GlobalMetadata {
+    /// Object `j`'s dtype and shape as the encoder recorded them in `_reserved_.tensor`
+    /// (so that a reader can list the object without reading its frame); `None` where
+    /// they are missing or do not parse.
+    #[must_use]
+    pub fn recorded_layout(&self, j: usize) -> Option<(tensor_dtype::Dtype, Vec<u64>)> {
+        let prefix = format!("{RESERVED}.tensor");
+        let dtype = self
+            .get(j, &format!("{prefix}.dtype"))?
+            .as_text()?
+            .parse()
+            .ok()?;
+        let shape = self
+            .get(j, &format!("{prefix}.shape"))?
+            .as_array()?
+            .iter()
+            .map(|v| u64::try_from(v.as_integer()?).ok())
+            .collect::<Option<Vec<u64>>>()?;
+        Some((dtype, shape))
+    }
+
     /// Decodes a metadata frame body. Returns the metadata and whether the CBOR was
     /// canonical.
     pub fn decode(bytes: &[u8]) -> Result<(Self, bool)> {

@@ -151,8 +151,8 @@ impl Format for Ztensor2Format {
 
 /// A raw dense tensor's elements as a view borrowed from the file; `None` when reading it
 /// gave a copy.
-fn borrowed_view(d: Decoded<'_>) -> Result<Option<TensorView<'_>>> {
-    Ok(match d.data {
+fn borrowed_view<'a>(d: &Decoded<'a>) -> Result<Option<TensorView<'a>>> {
+    Ok(match &d.data {
         Cow::Borrowed(b) => Some(TensorView::new(b, d.dtype, &d.shape, d.byte_order)?),
         Cow::Owned(_) => None,
     })
@@ -183,7 +183,7 @@ impl<'a> TensorContainer<'a> for ZTensor<'a> {
         if e.encoding != v0_1::Encoding::Raw || e.layout != v0_1::Layout::Dense {
             return Ok(None);
         }
-        borrowed_view(self.read(i)?)
+        borrowed_view(&self.read(i)?)
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
@@ -215,7 +215,7 @@ impl<'a> TensorContainer<'a> for Container<'a> {
         if !self.objects()[i].is_raw_dense() {
             return Ok(None);
         }
-        borrowed_view(self.read(i)?)
+        borrowed_view(&self.read(i)?)
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {

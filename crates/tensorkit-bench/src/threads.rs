@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::time::Instant;
 use tensorkit::frame::descriptor::DataObjectDescriptor;
 use tensorkit::frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message};
-use tensorkit::{ByteOrder, Dtype, Limits};
+use tensorkit::{ByteOrder, Dtype};
 
 /// The implementation name of a row timed on a one-thread pool.
 const ONE_THREAD: &str = "tensorkit, 1 thread";
@@ -110,7 +110,7 @@ pub(crate) fn threads(scale: Scale) -> Vec<Value> {
     let mut msg = Vec::new();
     tensorkit::frame::encode_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
         .expect("encode");
-    let m = Message::open_with(&msg, &Default::default()).expect("open");
+    let m = Message::open_with(&msg, &tensorkit::ReadOptions::default()).expect("open");
     let mut decode = Trial {
         rows: &mut rows,
         case: "decode an 8-object message (simple_packing 16 + szip)",

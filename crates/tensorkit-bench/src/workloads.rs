@@ -227,7 +227,7 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             );
         }
         "tensorkit Tensogram" => {
-            let msg = Message::open_with(&m, &Default::default()).expect("read");
+            let msg = Message::open_with(&m, &tensorkit::ReadOptions::default()).expect("read");
             let o = msg.object(index).expect("object");
             dst.resize(o.decoded_len().expect("size") as usize, 0);
             o.decode_into(
@@ -413,7 +413,7 @@ fn read_into(who: &str, path: &Path, dst: &mut [u8]) {
                 .data,
         ),
         "tensorkit Tensogram" => {
-            let msg = Message::open_with(&m, &Default::default()).expect("read");
+            let msg = Message::open_with(&m, &tensorkit::ReadOptions::default()).expect("read");
             msg.object(0)
                 .expect("object")
                 .decode_into(dst, DecodeOptions::default(), &Limits::default())
@@ -455,7 +455,7 @@ fn zero_copy(who: &str, path: &Path) -> usize {
             .byte_len() as usize,
         "tensorkit Tensogram" => {
             let m = map(path);
-            let msg = Message::open_with(&m, &Default::default()).expect("read");
+            let msg = Message::open_with(&m, &tensorkit::ReadOptions::default()).expect("read");
             msg.object(0)
                 .expect("object")
                 .view()
@@ -540,7 +540,7 @@ pub(crate) fn pipelines(scale: Scale) -> Vec<Value> {
             tensorkit::frame::encode_into(&meta, &descs, &[&data], &opts, &mut msg)
                 .expect("encode");
         });
-        let m = Message::open_with(&msg, &Default::default()).expect("open");
+        let m = Message::open_with(&msg, &tensorkit::ReadOptions::default()).expect("open");
         let o = m.object(0).expect("object");
         let stored = o.payload_region().len();
         let dec = time(scale.runs, || {

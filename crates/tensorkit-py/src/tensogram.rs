@@ -552,7 +552,7 @@ impl TgmFile {
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let file = py
-            .detach(|| frame::TgmFile::map(&path, &Default::default()))
+            .detach(|| frame::TgmFile::map(&path, &tensorkit::ReadOptions::default()))
             .map_err(to_py)?;
         Ok(TgmFile {
             inner: Handle::new(file),

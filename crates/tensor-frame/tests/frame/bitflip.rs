@@ -69,7 +69,7 @@ fn every_flip_is_reported(hash_frames: HashFrames) -> Result<(), Failed> {
 /// What a reader that checks the metadata frames' hashes, then decodes each object with its
 /// own hash verified, gets from `bytes`: an error, or the metadata and the objects.
 fn read_object_by_object(bytes: &[u8]) -> Option<(GlobalMetadata, Vec<tensor_dtype::Tensor>)> {
-    let msg = tensor_frame::Message::open_with(bytes, &Default::default()).ok()?;
+    let msg = tensor_frame::Message::open_with(bytes, &tensor_core::ReadOptions::default()).ok()?;
     msg.verify_metadata_hashes().ok()?;
     let opts = tensor_frame::DecodeOptions {
         verify_hash: true,

@@ -72,7 +72,7 @@ fn a_small_message_cannot_claim_gigabytes() -> Result<(), Failed> {
         }
     }
     let small = constant_field(1000)?;
-    let m = Message::open_with(&small, &Default::default())?;
+    let m = Message::open_with(&small, &tensor_core::ReadOptions::default())?;
     let t = m.decode_object(0, DecodeOptions::default())?;
     if t.view().typed::<f64>()?.iter().any(|v| *v != 273.15) {
         return Err("the constant field decodes to other values".into());

@@ -122,7 +122,7 @@ fn streaming_unknown_length() -> Result<(), Failed> {
     s.write_object(&d0, &x0)?;
     s.write_object(&d1, &x1)?;
     let bytes = s.finish()?;
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     assert_eq!(m.preamble().total_length, 0);
     assert_eq!(m.postamble().total_length, 0);
     assert_eq!(m.len(), 2);
@@ -171,7 +171,7 @@ fn streaming_backfilled_with_preceders() -> Result<(), Failed> {
     s.write_object(&d0, &x0)?;
     let file = s.finish_backfilled()?.into_inner();
     let msg = &file[21..];
-    let m = Message::open_with(msg, &Default::default())?;
+    let m = Message::open_with(msg, &tensor_core::ReadOptions::default())?;
     assert_eq!(m.preamble().total_length, msg.len() as u64);
     assert_eq!(m.postamble().total_length, msg.len() as u64);
     assert_eq!(m.metadata()?.get(0, "name"), Some(&Value::from("override")));
@@ -181,7 +181,7 @@ fn streaming_backfilled_with_preceders() -> Result<(), Failed> {
     clean(msg)?;
     // A stream that ends without objects is still a valid message, its flags true.
     let empty = StreamEncoder::new(Vec::new(), &named(&[]), opts())?.finish()?;
-    let m = Message::open_with(&empty, &Default::default())?;
+    let m = Message::open_with(&empty, &tensor_core::ReadOptions::default())?;
     assert!(m.is_empty());
     clean(&empty)?;
     // A preceder without an object after it is refused at finish.
@@ -229,7 +229,7 @@ fn buffered_layouts() -> Result<(), Failed> {
                     (n, &streamed.get_ref()[6..]),
                     (bytes.len() as u64, &bytes[..])
                 );
-                let m = Message::open_with(&bytes, &Default::default())?;
+                let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
                 assert_eq!(m.len(), 50);
                 assert_eq!(decoded_f32(&m, 37)?, [37.0; 7]);
                 assert_eq!(m.metadata()?.get(37, "name"), Some(&Value::from("t37")));
@@ -245,7 +245,7 @@ fn buffered_layouts() -> Result<(), Failed> {
         ..opts()
     };
     let bytes = encode(&GlobalMetadata::default(), &descs[..1], &data[..1], &o)?;
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     assert_eq!(m.preamble().flags & wire::flags::HASHES_PRESENT, 0);
     assert!(matches!(
         m.decode_object(
@@ -282,7 +282,7 @@ fn nan_needs_masks() -> Result<(), Failed> {
         ..opts()
     };
     let bytes = encode(&GlobalMetadata::default(), &[desc], &[&data], &o)?;
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let v = decoded_f32(&m, 0)?;
     assert!(v[1].is_nan() && v[2] == f32::INFINITY && v[3] == f32::NEG_INFINITY && v[4] == 2.0);
     let zeros = m.decode_object(
@@ -409,7 +409,7 @@ fn non_finite_values_kept_bit_for_bit() -> Result<(), Failed> {
             d.params.insert("zstd_level".into(), Value::from(3u64));
         }
         let bytes = encode(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o)?;
-        let m = Message::open_with(&bytes, &Default::default())?;
+        let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
         let t = m.decode_object(0, DecodeOptions::default())?;
         assert_eq!(t.data(), data.as_slice(), "{compression}");
         assert!(m.object(0)?.descriptor().masks.is_none(), "{compression}");
@@ -451,7 +451,7 @@ fn files_of_many_messages() -> Result<(), Failed> {
     bytes.splice(0..0, damaged);
     bytes.extend_from_slice(b"TENSOGRM trailing garbage");
     std::fs::write(&path, &bytes)?;
-    let f = TgmFile::map(&path, &Default::default())?;
+    let f = TgmFile::map(&path, &tensor_core::ReadOptions::default())?;
     assert_eq!(f.len(), 3);
     assert!(f.unclaimed_bytes() > 0);
     let values: Vec<f32> = f
@@ -473,7 +473,7 @@ fn caller_buffers_and_threads_agree() -> Result<(), Failed> {
     let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
     let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
     let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let all = m.decode_all(DecodeOptions::default())?;
     let mut dst = vec![0u8; 400];
     for (i, t) in all.iter().enumerate() {
@@ -537,10 +537,10 @@ fn random_access_reads_only_the_object() -> Result<(), Failed> {
     let mut bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
     // Spoil object 5's frame: with the index, object 1000 is still reached without
     // looking at it; a full decode finds the damage.
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let at = m.index().ok_or("index")?.offsets[5] as usize;
     bytes[at] = b'X';
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     assert_eq!(decoded_f32(&m, 1000)?, [1000.0; 16]);
     assert!(m.decode_all(DecodeOptions::default()).is_err());
     assert!(m.object(2000).is_err());
@@ -606,7 +606,7 @@ fn proptest_round_trips() -> Result<(), Failed> {
             let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
             let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
             let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts()).unwrap();
-            let m = Message::open_with(&bytes, &Default::default()).unwrap();
+            let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default()).unwrap();
             let wire_order = DecodeOptions {
                 native_byte_order: false,
                 verify_hash: true,
@@ -622,7 +622,7 @@ fn proptest_round_trips() -> Result<(), Failed> {
                 streamed.write_object(d, x).unwrap();
             }
             let streamed = streamed.finish().unwrap();
-            let s = Message::open_with(&streamed, &Default::default()).unwrap();
+            let s = Message::open_with(&streamed, &tensor_core::ReadOptions::default()).unwrap();
             for (i, (_, x)) in objects.iter().enumerate() {
                 let t = s.decode_object(i, wire_order).unwrap();
                 prop_assert_eq!(t.data(), x.as_slice());
@@ -776,7 +776,7 @@ fn simple_packing_computes_its_parameters() -> Result<(), Failed> {
         d.params.insert(k.into(), Value::from(v));
     }
     let bytes = encode(&GlobalMetadata::default(), &[d], &[&data], &opts())?;
-    let m = Message::open_with(&bytes, &Default::default())?;
+    let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let o = m.object(0)?;
     let e = o
         .descriptor()

@@ -50,7 +50,7 @@ fn migrates_as_written(path: &Path) -> Result<(), Failed> {
     if !report.issues.is_empty() {
         return Err(format!("the migrated file: {:?}", report.issues).into());
     }
-    let file = TgmFile::new(&m.bytes[..], &Default::default());
+    let file = TgmFile::new(&m.bytes[..], &tensor_core::ReadOptions::default());
     if file.len() != messages.len() {
         return Err(format!("{} messages after migration", file.len()).into());
     }
@@ -196,7 +196,7 @@ fn mixed_file() -> Result<(), Failed> {
     if (m.v3_messages, m.v2_messages) != (1, 1) || m.bytes[..v3.len()] != v3[..] {
         return Err(format!("{} v3, {} v2 messages", m.v3_messages, m.v2_messages).into());
     }
-    let file = TgmFile::new(&m.bytes[..], &Default::default());
+    let file = TgmFile::new(&m.bytes[..], &tensor_core::ReadOptions::default());
     if file.len() != 2 || file.unclaimed_bytes() != 0 {
         return Err(format!("{} messages after migration", file.len()).into());
     }

@@ -49,7 +49,7 @@ fn key<'a>(keys: &'a [(&'static str, Key)], name: &str) -> Option<&'a Key> {
 #[allow(clippy::many_single_char_names)]
 fn check(path: &Path, i: usize, m: &Value) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
-    let grib = Grib::open_with(&bytes, &Default::default())?;
+    let grib = Grib::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let f = &grib.fields()[i];
     let values = grib.values(i, &Limits::default())?;
 

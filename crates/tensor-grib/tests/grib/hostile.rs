@@ -186,11 +186,13 @@ pub(crate) fn trials() -> Vec<Trial> {
             move || {
                 let bytes = std::fs::read(&p)?;
                 for cut in 0..bytes.len() {
-                    if let Ok(g) = Grib::open_with(&bytes[..cut], &Default::default()) {
+                    if let Ok(g) =
+                        Grib::open_with(&bytes[..cut], &tensor_core::ReadOptions::default())
+                    {
                         // Only a cut at a message boundary reads, and then as fewer fields.
                         assert!(
                             g.fields().len()
-                                < Grib::open_with(&bytes, &Default::default())?
+                                < Grib::open_with(&bytes, &tensor_core::ReadOptions::default())?
                                     .fields()
                                     .len()
                                 || cut == 0

@@ -111,7 +111,7 @@ fn hostile() -> Result<(), Failed> {
         ),
     ];
     for (what, bytes, kind) in cases {
-        let e = SafeTensors::open_with(&bytes, &Default::default())
+        let e = SafeTensors::open_with(&bytes, &tensor_core::ReadOptions::default())
             .err()
             .ok_or_else(|| format!("{what}: accepted"))?;
         if e.kind() != kind {

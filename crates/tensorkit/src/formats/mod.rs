@@ -51,7 +51,7 @@ impl FormatId {
 
     /// The byte ranges still needed of a file of this format, given what `held` holds,
     /// before its tensors can be listed (its crate's [`Format::header_ranges`]).
-    pub(crate) fn header_ranges(
+    pub fn header_ranges(
         self,
         path: &Path,
         held: &dyn tensor_core::Held,

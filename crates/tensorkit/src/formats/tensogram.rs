@@ -230,7 +230,7 @@ pub(super) fn open_header<'a>(
             let name = object_name(&base);
             let (offset, length) = m.object_span(j);
             let span = start + offset..(start + offset).saturating_add(length);
-            let (dtype, shape, encoding) = match reserved_layout(meta, j) {
+            let (dtype, shape, encoding) = match meta.recorded_layout(j) {
                 Some((stored, shape)) => (
                     container::original_dtype(Some(&base), stored),
                     shape,
@@ -308,24 +308,6 @@ impl Header<'_> {
 /// What a listed object reports as its encoding until its frame is read.
 #[cfg(feature = "remote")]
 pub(crate) const NOT_READ: &str = "(not read yet)";
-
-/// `_reserved_.tensor`'s dtype and shape for object `j`.
-#[cfg(feature = "remote")]
-fn reserved_layout(meta: &GlobalMetadata, j: usize) -> Option<(Dtype, Vec<u64>)> {
-    let prefix = format!("{}.tensor", tensor_frame::metadata::RESERVED);
-    let dtype: Dtype = meta
-        .get(j, &format!("{prefix}.dtype"))?
-        .as_text()?
-        .parse()
-        .ok()?;
-    let shape = meta
-        .get(j, &format!("{prefix}.shape"))?
-        .as_array()?
-        .iter()
-        .map(|v| u64::try_from(v.as_integer()?).ok())
-        .collect::<Option<Vec<u64>>>()?;
-    Some((dtype, shape))
-}
 
 /// How an object is encoded, for people: its stages joined by `+` (`simple_packing+zstd`).
 fn stages(d: &DataObjectDescriptor) -> String {

@@ -219,7 +219,7 @@ fn a_grib_file_lists_its_fields_through_the_contract() {
         values,
         Grib::open(&bytes)
             .unwrap()
-            .values(0, &Default::default())
+            .values(0, &tensorkit::Limits::default())
             .unwrap()
     );
 }

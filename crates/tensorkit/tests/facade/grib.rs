@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use tensorkit::grib::{Grib, Packing};
-use tensorkit::{Limits, WriteOptions, pipeline_spec::PipelineSpec};
+use tensorkit::{WriteOptions, pipeline_spec::PipelineSpec};
 
 fn fixture(name: &str) -> PathBuf {
     tensor_testkit::testdata().join("reference/grib").join(name)
@@ -50,7 +50,7 @@ fn keep_stores_the_packing_and_decodes_to_the_same_values() {
     for name in ["simple.grib2", "ccsds.grib2", "grib1_simple.grib1"] {
         let path = fixture(name);
         let bytes = std::fs::read(&path).unwrap();
-        let grib = Grib::open_with(&bytes, &Default::default()).unwrap();
+        let grib = Grib::open_with(&bytes, &tensorkit::ReadOptions::default()).unwrap();
         let file = tensorkit::open(&path).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("kept.tgm");
@@ -60,7 +60,7 @@ fn keep_stores_the_packing_and_decodes_to_the_same_values() {
         };
         let notes = tensorkit::save(&out, &file, &options).unwrap();
         let back = tensorkit::open(&out).unwrap();
-        let tgm = tensorkit::frame::TgmFile::map(&out, &Default::default()).unwrap();
+        let tgm = tensorkit::frame::TgmFile::map(&out, &tensorkit::ReadOptions::default()).unwrap();
         let message = tgm.message(0).unwrap();
         for (i, (field, t)) in grib.fields().iter().zip(file.tensors()).enumerate() {
             let kept = back.get(&t.name()).unwrap();
