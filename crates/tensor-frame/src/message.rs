@@ -267,7 +267,7 @@ impl<'a> Message<'a> {
     }
 
     /// Opens the message at the start of `buf` (which may continue with more messages).
-    /// `options.verify` says whether [reading an object](TensorContainer::read_into)
+    /// `options.verify` says whether [reading an object](tensor_dtype::TensorContainer::read_into)
     /// checks its hash.
     pub fn open_with(buf: &'a [u8], options: &ReadOptions) -> Result<Self> {
         let limits = &options.limits;

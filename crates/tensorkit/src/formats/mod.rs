@@ -33,7 +33,7 @@ const DETECTION_ORDER: [FormatId; 7] = [
 
 impl FormatId {
     /// Whether `head`, a file's first bytes, begin like this format (its crate's
-    /// [`Format::recognise`]).
+    /// [`Format::recognise`](tensor_dtype::Format::recognise)).
     #[must_use]
     pub fn recognise(self, head: &[u8]) -> bool {
         match self {
@@ -50,7 +50,7 @@ impl FormatId {
     }
 
     /// The byte ranges still needed of a file of this format, given what `held` holds,
-    /// before its tensors can be listed (its crate's [`Format::header_ranges`]).
+    /// before its tensors can be listed (its crate's [`Format::header_ranges`](tensor_dtype::Format::header_ranges)).
     pub fn header_ranges(
         self,
         path: &Path,
