@@ -102,23 +102,10 @@ pub(super) fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTe
     let decode_into = {
         let (grib, path) = (grib.clone(), path.to_path_buf());
         move |limits: &tensor_core::Limits, out: &mut [u8]| -> Result<()> {
-            let field = &grib.fields()[i];
-            field.check_decode(limits).map_err(wrap(&path))?;
-            // Straight into the caller's buffer when it is aligned for f64 (numpy's are).
-            if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f64>(out) {
-                return field.decode_into(grib.bytes(), values).map_err(wrap(&path));
-            }
-            let values = grib.values(i, limits).map_err(wrap(&path))?;
-            if out.len() != values.len() * 8 {
-                return Err(tensor_core::Error::InvalidArgument(format!(
-                    "a buffer of {} bytes for {} float64 values",
-                    out.len(),
-                    values.len()
-                ))
-                .into());
-            }
-            out.copy_from_slice(bytemuck::cast_slice(&values));
-            Ok(())
+            grib.fields()[i].check_decode(limits).map_err(wrap(&path))?;
+            // The crate's reader: straight into the caller's buffer when it is aligned for
+            // f64 (numpy's are).
+            tensor_dtype::TensorContainer::read_into(&*grib, i, out).map_err(wrap(&path))
         }
     };
     let packed = {
