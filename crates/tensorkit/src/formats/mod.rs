@@ -389,22 +389,22 @@ fn write_tensors(
             format.id()
         ));
     }
-    let reserved = format.info().reserved_keys;
+    // Attributes under a key the target keeps for itself are left out, and said so.
+    let info = format.info();
     let kept;
-    let set = if set.tensors.iter().any(|t| {
-        t.attributes
-            .iter()
-            .any(|(k, _)| reserved.contains(&k.as_str()))
-    }) {
+    let set = if set
+        .tensors
+        .iter()
+        .any(|t| t.attributes.iter().any(|(k, _)| info.reserves(k)))
+    {
         let mut trimmed = set.clone();
-        for (i, t) in trimmed.tensors.iter_mut().enumerate() {
+        for (t, name) in trimmed.tensors.iter_mut().zip(set.names()) {
             t.attributes.retain(|(k, _)| {
-                let keep = !reserved.contains(&k.as_str());
+                let keep = !info.reserves(k);
                 if !keep {
                     dropped.push(format!(
-                        "attribute {k:?} of tensor {:?} ({} reserves the key for itself)",
-                        set.tensors[i].name.as_deref().unwrap_or_default(),
-                        format.info().name
+                        "attribute {k:?} of tensor {name:?} ({} reserves the key for itself)",
+                        info.name
                     ));
                 }
                 keep

@@ -18,8 +18,7 @@ use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, container};
 use tensor_frame::{Messages, MetaValue, ObjectBytes};
 
-/// Tensogram messages start with `TENSOGRM` (a shorter file that starts like it is a
-/// truncated message).
+/// The crate's errors with the file they concern.
 pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {
     move |source| Error::Tensogram {
         path: path.to_path_buf(),

@@ -11,8 +11,7 @@ use tensor_dtype::TensorView;
 use tensor_ztensor::v0_1::{self, TensorOptions};
 use tensor_ztensor::{AnyZTensor, ChecksumKind, Generation};
 
-/// zTensor files start with one of three magic numbers (a shorter file that starts like
-/// one is a truncated zTensor file).
+/// The crate's errors with the file they concern.
 pub(super) fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
     move |source| Error::Ztensor {
         path: path.to_path_buf(),

@@ -255,8 +255,16 @@ fn every_writer_keeps_the_tensors_whatever_their_attributes_are_called() {
         let out = dir
             .path()
             .join(format!("out-{}.{}", format.id(), format.extension()));
-        tensorkit::save(&out, &file, &WriteOptions::for_format(format))
+        let notes = tensorkit::save(&out, &file, &WriteOptions::for_format(format))
             .unwrap_or_else(|e| panic!("{}: {e}", format.id()));
+        for k in format.info().reserved_keys {
+            let said = format!("attribute {k:?} of tensor \"w\"");
+            assert!(
+                notes.iter().any(|n| n.starts_with(&said)),
+                "{}: {notes:?}",
+                format.id()
+            );
+        }
         let back = tensorkit::open(&out).unwrap_or_else(|e| panic!("{}: {e}", format.id()));
         let names: Vec<String> = back.tensors().map(|t| t.name().into_owned()).collect();
         assert_eq!(names, ["w"], "{}", format.id());
