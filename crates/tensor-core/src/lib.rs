@@ -33,7 +33,7 @@
 //! assert!(ByteOrder::NATIVE.is_native());
 //! # Ok::<(), tensor_core::Error>(())
 //! ```
-// Memory mapping (source::MmapSource) is the one place that needs `unsafe`; it carries a
+// Memory mapping (source::MmapSource, source::PrivateMap) is the one place that needs `unsafe`; each carries a
 // `// SAFETY:` comment and a local `allow`. Everything else stays safe.
 #![deny(unsafe_code)]
 
@@ -61,4 +61,4 @@ pub use limits::{
     DEFAULT_EXPANSION_ALLOWANCE, DEFAULT_MAX_DECOMPRESSION_RATIO, Limits, physical_memory,
 };
 pub use options::{ReadOptions, Verify};
-pub use source::{ByteSource, FileSource, MmapSource};
+pub use source::{ByteSource, FileSource, MmapSource, PrivateMap};

@@ -155,6 +155,57 @@ impl MmapSource {
     }
 }
 
+impl MmapSource {
+    /// Reads `out.len()` bytes at `offset` of the mapped file with positioned reads, not
+    /// through the mapping: for callers that want the bytes in memory of their own without
+    /// faulting the mapping's pages in one by one (network file systems, pinned staging
+    /// buffers). Copies from the mapping when the file's handle was not kept.
+    pub fn read_at(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        let range = checked::range(offset, out.len() as u64, self.map.len() as u64, "a read")?;
+        #[cfg(unix)]
+        if let Some(file) = &self.file {
+            return pread(file, offset, out);
+        }
+        out.copy_from_slice(&self.map[range]);
+        Ok(())
+    }
+
+    /// A private, writable copy-on-write mapping of the same file (see [`PrivateMap`]);
+    /// `None` when the file's handle was not kept.
+    pub fn private_map(&self) -> Option<Result<PrivateMap>> {
+        self.file.as_ref().map(PrivateMap::of)
+    }
+}
+
+/// A file mapped privately and writable: pages are read from the file when first touched,
+/// and a page written to becomes the mapping's own copy (copy-on-write). Nothing written
+/// ever reaches the file, so the bytes can be handed out as writable memory (torch tensors
+/// over a checkpoint) without copying and without risk to the file.
+#[derive(Debug)]
+pub struct PrivateMap {
+    map: memmap2::MmapMut,
+}
+
+impl PrivateMap {
+    /// Maps `file` privately.
+    pub fn of(file: &File) -> Result<Self> {
+        // SAFETY: as for `MmapSource::map_only`: the bytes are untrusted input read by code
+        // that validates them, a concurrent writer of the file can change what unwritten
+        // pages show but cannot make our code unsound, and a truncation may raise SIGBUS as
+        // with every mapped reader. Writes go to private copies of pages (MAP_PRIVATE),
+        // never to the file.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapOptions::new().map_copy(file) }
+            .map_err(|e| Error::io("mapping a file privately", e))?;
+        Ok(PrivateMap { map })
+    }
+
+    /// The mapped bytes, to write.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.map
+    }
+}
+
 impl AsRef<[u8]> for MmapSource {
     fn as_ref(&self) -> &[u8] {
         self.bytes()
@@ -181,6 +232,14 @@ impl ByteSource for MmapSource {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         <[u8] as ByteSource>::read_exact_at(&self.map, offset, buf)
     }
+}
+
+/// Fills `buf` from `file` at `offset` with positioned reads (no shared file position).
+#[cfg(unix)]
+fn pread(file: &File, offset: u64, buf: &mut [u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+        .map_err(|e| Error::io(format!("reading {} bytes at offset {offset}", buf.len()), e))
 }
 
 /// Positioned reads from an open file, without mapping it.
@@ -231,10 +290,7 @@ impl ByteSource for FileSource {
         checked::range(offset, buf.len() as u64, self.len, "read")?;
         #[cfg(unix)]
         {
-            use std::os::unix::fs::FileExt;
-            self.file.read_exact_at(buf, offset).map_err(|e| {
-                Error::io(format!("reading {} bytes at offset {offset}", buf.len()), e)
-            })
+            pread(&self.file, offset, buf)
         }
         #[cfg(not(unix))]
         {

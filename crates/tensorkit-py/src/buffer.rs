@@ -20,6 +20,8 @@ enum Owner {
     File(Arc<tensorkit::File>),
     /// Decoded bytes the buffer owns (huge pages when large).
     Owned(tensor_core::buffer::LargeBuffer),
+    /// A private copy-on-write mapping of a file: writable, nothing written reaches it.
+    Private(tensor_core::PrivateMap),
 }
 
 /// Bytes Python reads (and, when owned, writes) through the buffer protocol. Rust never
@@ -32,7 +34,8 @@ pub struct Buffer {
 }
 
 // SAFETY: the pointer addresses either memory of an immutable memory map kept alive by the
-// `Arc<File>` (which is `Send + Sync`), or an allocation this buffer alone owns; Rust never
+// `Arc<File>` (which is `Send + Sync`), or an allocation or private mapping this buffer
+// alone owns; Rust never
 // touches the bytes after construction, so sharing the handle between threads adds no
 // access of its own.
 unsafe impl Send for Buffer {}
@@ -59,6 +62,17 @@ impl Buffer {
             // Moving the buffer moves its handle, not the heap or mapped bytes the pointer
             // addresses.
             owner: Owner::Owned(bytes),
+        }
+    }
+
+    /// A writable buffer over a whole private mapping of a file.
+    pub(crate) fn private(mut map: tensor_core::PrivateMap) -> Buffer {
+        let slice = map.bytes_mut();
+        Buffer {
+            ptr: NonNull::from(&mut *slice).cast(),
+            len: slice.len(),
+            // Moving the map moves its handle, not the mapped pages.
+            owner: Owner::Private(map),
         }
     }
 

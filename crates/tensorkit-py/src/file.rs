@@ -95,6 +95,17 @@ fn decode_into(
     Ok(())
 }
 
+/// Where a tensor is stored (`File.layout`): name, dtype, shape, stored bytes, and the
+/// mapped file's number and offset when its raw bytes can be read from there.
+type Placement = (
+    String,
+    &'static str,
+    Vec<u64>,
+    u64,
+    Option<usize>,
+    Option<u64>,
+);
+
 /// A tensor for numpy: its bytes, its dtype's name and its shape.
 type Array = (Buffer, &'static str, Vec<u64>);
 
@@ -231,14 +242,89 @@ impl File {
     }
 
     /// Decodes tensor `name` into `out`, a writable C-contiguous byte buffer of exactly the
-    /// tensor's size (one byte per element for packed dtypes). Runs without the GIL.
-    fn read_into(&self, py: Python<'_>, name: &str, out: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// tensor's size: one byte per element for packed dtypes, or with `packed` their packed
+    /// bytes as stored (what torch's packed dtypes hold). Runs without the GIL.
+    #[pyo3(signature = (name, out, packed = false))]
+    fn read_into(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        out: &Bound<'_, PyAny>,
+        packed: bool,
+    ) -> PyResult<()> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
         let mut out = Borrowed::get(out, true, "the output array")?;
         let dst = out.bytes_mut();
-        py.detach(|| decode_into(&t, &file.tensor_set().limits, dst))
-            .map_err(to_py)
+        py.detach(|| {
+            if packed {
+                t.read_into(dst)
+            } else {
+                decode_into(&t, &file.tensor_set().limits, dst)
+            }
+        })
+        .map_err(to_py)
+    }
+
+    /// Where each tensor named (every tensor when `None`) is stored, for loaders that read
+    /// files themselves: `(name, dtype, shape, stored bytes, file number, offset)`, the last
+    /// two `None` unless the bytes lie as the machine holds them (packed dtypes packed) in a
+    /// local mapped file ([`tensorkit::TensorRef::stored_at`]).
+    #[pyo3(signature = (names = None))]
+    fn layout(&self, names: Option<Vec<String>>) -> PyResult<Vec<Placement>> {
+        let file = self.file()?;
+        let refs: Vec<tensorkit::TensorRef<'_>> = match &names {
+            Some(names) => names
+                .iter()
+                .map(|n| lookup(&file, n))
+                .collect::<PyResult<_>>()?,
+            None => file.tensors().collect(),
+        };
+        Ok(refs
+            .iter()
+            .map(|t| {
+                let at = t.stored_at();
+                (
+                    t.name().into_owned(),
+                    t.dtype().name(),
+                    t.shape().to_vec(),
+                    t.byte_len(),
+                    at.map(|a| a.0),
+                    at.map(|a| a.1),
+                )
+            })
+            .collect())
+    }
+
+    /// Fills `out` (a writable C-contiguous byte buffer) with the bytes at `offset` of mapped
+    /// file number `file` (as `layout` numbers them), by positioned reads striped across
+    /// `threads` threads (0: 8), without the GIL.
+    #[pyo3(signature = (file_no, offset, out, threads = 0))]
+    fn read_stored(
+        &self,
+        py: Python<'_>,
+        file_no: usize,
+        offset: u64,
+        out: &Bound<'_, PyAny>,
+        threads: usize,
+    ) -> PyResult<()> {
+        let file = self.file()?;
+        let mut out = Borrowed::get(out, true, "the output buffer")?;
+        let dst = out.bytes_mut();
+        py.detach(|| {
+            crate::threads::striped(dst, threads, |at, part| {
+                file.read_stored(file_no, offset + at as u64, part)
+            })
+        })
+        .map_err(to_py)
+    }
+
+    /// A writable buffer over a private copy-on-write mapping of mapped file number
+    /// `file_no`: what torch tensors over a file's raw bytes are made from. Nothing is read
+    /// until touched; nothing written reaches the file.
+    fn private_map(&self, file_no: usize) -> PyResult<Buffer> {
+        let file = self.file()?;
+        Ok(Buffer::private(file.private_map(file_no).map_err(to_py)?))
     }
 
     /// Checks tensor `name` (every tensor when `None`) against the checksums or digests the

@@ -11,8 +11,9 @@ use tensorkit::pipeline_spec::PipelineSpec;
 use tensorkit::{ByteOrder, Format, WriteOptions};
 
 /// One tensor from Python: name, dtype name, shape, and an object exporting its bytes
-/// (C order, native byte order; one byte per element for 4- and 6-bit floats and bool-typed
-/// bitmasks, which are packed here).
+/// (C order, native byte order; for 4- and 6-bit floats and bool-typed bitmasks either one
+/// byte per element, packed here, or already packed, as torch holds float4 in pairs: told
+/// apart by the length).
 pub(crate) type Entry<'py> = (String, String, Vec<u64>, Bound<'py, PyAny>);
 
 /// An entry's bytes: borrowed from Python, or packed here.
@@ -43,7 +44,10 @@ impl Entries {
                 .parse()
                 .map_err(|e: tensor_dtype::Error| invalid(format!("tensor {name:?}: {e}")))?;
             let borrowed = Borrowed::get(data, false, &format!("tensor {name:?}"))?;
-            let bytes = if dtype.is_packed() {
+            let packed_len = tensor_dtype::shape::byte_len(dtype, shape)
+                .map_err(|e| invalid(format!("tensor {name:?}: {e}")))?;
+            let already_packed = borrowed.bytes().len() as u64 == packed_len;
+            let bytes = if dtype.is_packed() && !already_packed {
                 let codes = borrowed.bytes();
                 Bytes::Packed(
                     tensor_dtype::minifloat::pack_codes(dtype, codes).ok_or_else(|| {

@@ -1,9 +1,15 @@
 //! The Python package's tests: builds the extension into a project-local virtual
-//! environment (`target/python-env`, created and filled from `tests/requirements.txt` on
-//! first use) with `maturin develop`, then runs pytest on `tests/py/`.
+//! environment with `maturin develop`, then runs pytest, in two suites:
 //!
-//! The environment is rebuilt when the requirements change. Nothing is skipped: a machine
-//! that cannot create the environment fails this test, saying which step failed.
+//! - `python::pytest`: `tests/py/` in `target/python-env` (from `tests/requirements.txt`);
+//! - `python::torch`: `tests/torch/`, the torch, jax and safetensors-drop-in tests, in
+//!   `target/torch-env` (from `tests/requirements-torch.txt`): torch from `PyPI` brings about
+//!   5 GB of CUDA libraries, kept out of the first environment, and CI removes this one
+//!   once the tests have run.
+//!
+//! An environment is created on first use and rebuilt when its requirements change.
+//! Nothing is skipped: a machine that cannot create an environment fails its suite, saying
+//! which step failed.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -29,10 +35,36 @@ fn run(what: &str, cmd: &mut Command) -> Result<(), Failed> {
     }
 }
 
-/// The virtual environment, created and filled when missing or out of date.
-fn environment() -> Result<PathBuf, Failed> {
-    let env = target_dir().join("python-env");
-    let requirements = crate_dir().join("tests/requirements.txt");
+/// A suite: its tests, its environment, and the requirements that fill it.
+struct Suite {
+    tests: &'static str,
+    env: &'static str,
+    requirements: &'static str,
+}
+
+const SUITES: [(&str, Suite); 2] = [
+    (
+        "python::pytest",
+        Suite {
+            tests: "tests/py",
+            env: "python-env",
+            requirements: "tests/requirements.txt",
+        },
+    ),
+    (
+        "python::torch",
+        Suite {
+            tests: "tests/torch",
+            env: "torch-env",
+            requirements: "tests/requirements-torch.txt",
+        },
+    ),
+];
+
+/// The suite's virtual environment, created and filled when missing or out of date.
+fn environment(suite: &Suite) -> Result<PathBuf, Failed> {
+    let env = target_dir().join(suite.env);
+    let requirements = crate_dir().join(suite.requirements);
     let wanted = std::fs::read_to_string(&requirements)?;
     let stamp = env.join("requirements.installed");
     if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
@@ -59,8 +91,8 @@ fn bin(env: &Path, name: &str) -> PathBuf {
     env.join("bin").join(name)
 }
 
-fn pytest() -> Result<(), Failed> {
-    let env = environment()?;
+fn pytest(suite: &Suite) -> Result<(), Failed> {
+    let env = environment(suite)?;
     // maturin builds in its own target directory: the outer cargo holds the workspace's.
     run(
         "building the extension (maturin develop)",
@@ -74,12 +106,16 @@ fn pytest() -> Result<(), Failed> {
         "pytest",
         Command::new(bin(&env, "python"))
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(crate_dir().join("tests/py"))
+            .arg(crate_dir().join(suite.tests))
             .env("TENSORKIT_TESTDATA", crate_dir().join("../../testdata")),
     )
 }
 
 fn main() {
     let args = Arguments::from_args();
-    libtest_mimic::run(&args, vec![Trial::test("python::pytest", pytest)]).exit();
+    let trials = SUITES
+        .iter()
+        .map(|(name, suite)| Trial::test(*name, move || pytest(suite)))
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }

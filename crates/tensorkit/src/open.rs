@@ -360,6 +360,40 @@ impl File {
         self.tensors().try_for_each(|t| t.verify())
     }
 
+    /// Reads `out.len()` bytes at `offset` of the `file`th mapped file (numbered as
+    /// [`TensorRef::stored_at`] numbers them) with positioned reads rather than through the
+    /// mapping: for loaders that fill buffers of their own (pinned staging memory, memory
+    /// on network file systems where page-by-page faults are slow).
+    pub fn read_stored(&self, file: usize, offset: u64, out: &mut [u8]) -> Result<()> {
+        Ok(self.mapped_file(file)?.read_at(offset, out)?)
+    }
+
+    /// A private, writable copy-on-write mapping of the `file`th mapped file (see
+    /// [`tensor_core::PrivateMap`]): tensors over it are writable without a copy, and
+    /// nothing written reaches the file.
+    pub fn private_map(&self, file: usize) -> Result<tensor_core::PrivateMap> {
+        let map = self.mapped_file(file)?;
+        match map.private_map() {
+            Some(private) => Ok(private?),
+            None => Err(tensor_core::Error::InvalidArgument(format!(
+                "{}: the mapped file's handle was not kept",
+                self.path.display()
+            ))
+            .into()),
+        }
+    }
+
+    fn mapped_file(&self, file: usize) -> Result<&tensor_core::MmapSource> {
+        self.set().mapped.get(file).copied().ok_or_else(|| {
+            tensor_core::Error::InvalidArgument(format!(
+                "{}: no mapped file number {file} ({} mapped)",
+                self.path.display(),
+                self.set().mapped.len()
+            ))
+            .into()
+        })
+    }
+
     /// The format-neutral tensor set, for the layers built on it (conversion, checks).
     #[must_use]
     pub fn tensor_set(&self) -> &TensorSet<'_> {
@@ -473,6 +507,32 @@ impl<'f> TensorRef<'f> {
             return None;
         }
         v.contiguous_bytes()
+    }
+
+    /// Where the stored elements lie in a local file the tensor was mapped from, when they
+    /// are held there as the machine holds them ([`native_bytes`](Self::native_bytes)) or,
+    /// for packed dtypes, packed in C order: the file's number (for
+    /// [`File::read_stored`] and [`File::private_map`]) and the offset of the first byte.
+    /// `None` for encoded tensors, foreign byte orders and files not mapped (remote, in
+    /// memory, migrated).
+    #[must_use]
+    pub fn stored_at(&self) -> Option<(usize, u64)> {
+        let bytes = match self.native_bytes() {
+            Some(bytes) => bytes,
+            None if self.dtype().is_packed() => {
+                let v = self.view().ok()?;
+                if v.contiguous_order() != Some(tensor_dtype::Order::C) {
+                    return None;
+                }
+                v.contiguous_bytes()?
+            }
+            None => return None,
+        };
+        self.set
+            .mapped
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| Some((i, m.locate(bytes)?.1)))
     }
 
     /// Runs `copy` (of `bytes`, the tensor's stored elements) while the tensor is checked

@@ -104,6 +104,20 @@ class File(Mapping[str, np.ndarray]):
             for name, (buf, dtype, shape) in self._native.tensors(names, threads)
         }
 
+    def to_torch(self, name: str, device: Any = "cpu", *, backend: str = "mmap") -> Any:
+        """Tensor ``name`` as a torch tensor on ``device``, as
+        :func:`tensorkit.torch.load_file` gives it (on the CPU over a private mapping of the
+        file when stored raw: writable, no copy)."""
+        from . import torch as _torch
+
+        return _torch.load(self, [name], device=device, backend=backend)[name]
+
+    def to_jax(self, name: str) -> Any:
+        """Tensor ``name`` as a jax array on jax's default device."""
+        from jax import numpy as jnp
+
+        return jnp.asarray(self[name])
+
     def verify(self, name: str | None = None) -> None:
         """Checks tensor ``name`` (every tensor when None) against the checksums or digests
         the file keeps for it; raises ``ChecksumMismatchError`` on a mismatch. Copies (``get(...,

@@ -72,6 +72,8 @@ def test_safe_open_behaves_like_the_reference(tmp_path):
         assert (ours.get_slice("embed.weight")[1:3, ::2] == theirs.get_slice("embed.weight")[1:3, ::2]).all()
         with pytest.raises(KeyError):
             ours.get_tensor("missing")
+        with pytest.raises(st.SafetensorError, match="does not contain tensor missing"):
+            ours.get_slice("missing")
 
 
 def test_other_formats_and_frameworks_are_refused_clearly(tmp_path):
@@ -79,11 +81,15 @@ def test_other_formats_and_frameworks_are_refused_clearly(tmp_path):
     with pytest.raises(tensorkit.UnsupportedError, match="not safetensors"):
         st.load_file(tmp_path / "x.zt")
     reference.save_file(TENSORS, tmp_path / "m.safetensors")
-    with pytest.raises(tensorkit.UnsupportedError, match="numpy"):
-        st.safe_open(tmp_path / "m.safetensors", framework="pt")
+    with pytest.raises(st.SafetensorError, match="not safetensors"):
+        st.load_file(tmp_path / "x.zt")
+    with pytest.raises(tensorkit.UnsupportedError, match="framework 'tf'"):
+        st.safe_open(tmp_path / "m.safetensors", framework="tf")
     with pytest.raises(tensorkit.InvalidArgumentError):
         st.save(TENSORS, metadata={"n": 1})
     with pytest.raises(tensorkit.TensorkitError):
+        st.load(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(st.SafetensorError):
         st.load(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
 
 

@@ -1,0 +1,316 @@
+"""A drop-in for the ``safetensors`` package, laid out as safetensors 0.8 is.
+
+Change ``safetensors`` to ``tensorkit.safetensors`` in an import and nothing else:
+
+- ``tensorkit.safetensors.numpy``, ``.torch`` and ``.flax``: ``save``, ``save_file``,
+  ``load``, ``load_file`` (and torch's ``save_model``, ``load_model`` and the helpers
+  transformers imports), with the same signatures and results;
+- here: ``safe_open(filename, framework, device="cpu", backend="mmap")``, ``serialize``,
+  ``serialize_file``, ``deserialize``, ``TensorSpec``, ``SafetensorError`` and
+  ``__version__`` (the safetensors release whose API this follows).
+
+Files are written by tensorkit's safetensors writer: byte for byte what safetensors writes.
+Every error raised here is a ``SafetensorError`` and also the ``TensorkitError`` of its kind
+(a damaged header is both a ``SafetensorError`` and a ``MalformedError``).
+
+``load``, ``load_file``, ``save`` and ``save_file`` at this level are the numpy ones, as
+earlier tensorkit releases had them here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import _errors
+from .._errors import InvalidArgumentError, TensorkitError, UnsupportedError
+from .._file import File, PathLike, open as _open_file, open_bytes
+
+# The safetensors release whose Python API this package follows.
+__version__ = "0.8.0"
+
+
+class SafetensorError(TensorkitError):
+    """What safetensors raises for a file it cannot read or tensors it cannot write."""
+
+    kind = "error"
+
+
+def _combined(kind: type[TensorkitError]) -> type[SafetensorError]:
+    """The class of errors that are both a ``SafetensorError`` and tensorkit's ``kind``,
+    defined at module level so that it pickles."""
+    name = kind.__name__.replace("Error", "") + "SafetensorError"
+    cls = type(name, (SafetensorError, kind), {"__module__": __name__, "kind": kind.kind})
+    cls.__qualname__ = name
+    globals()[name] = cls
+    return cls
+
+
+_AS_SAFETENSOR: dict[type, type[SafetensorError]] = {
+    kind: _combined(kind)
+    for kind in (getattr(_errors, n) for n in _errors.__all__)
+    if kind not in (TensorkitError, _errors.IntegrityError)
+}
+
+
+class NoSuchTensorError(SafetensorError, KeyError):
+    """A tensor name the file does not have: safetensors' error, and a ``KeyError`` as a
+    mapping's missing key is."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def safetensor_error(e: TensorkitError) -> SafetensorError:
+    """``e`` as a ``SafetensorError`` of the same kind and message."""
+    if isinstance(e, SafetensorError):
+        return e
+    for kind, combined in _AS_SAFETENSOR.items():
+        if type(e) is kind:
+            return combined(*e.args)
+    return SafetensorError(*e.args)
+
+
+def raises_safetensor_errors(fn):
+    """Decorates ``fn`` so that the tensorkit errors it raises are ``SafetensorError``s."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TensorkitError as e:
+            raise safetensor_error(e) from e
+
+    return wrapper
+
+
+# tensorkit dtype -> safetensors' dtype code (the header's, and get_dtype's), from the Rust
+# crate's own table; and every name a caller may give a dtype by (numpy's and torch's names,
+# tensorkit's, safetensors' codes) -> tensorkit's.
+from .. import _tensorkit as _native  # noqa: E402
+
+DTYPE_CODES: dict[str, str] = dict(_native.safetensors_dtypes())
+_DTYPE_NAMES: dict[str, str] = {
+    **{name: name for name in DTYPE_CODES},
+    **{code: name for name, code in DTYPE_CODES.items()},
+    "float8_e4m3fn": "float8_e4m3",
+    "float8_e8m0fnu": "float8_e8m0",
+    "float4_e2m1fn_x2": "float4_e2m1",
+    "float4_e2m1fn": "float4_e2m1",
+    "float6_e2m3fn": "float6_e2m3",
+    "float6_e3m2fn": "float6_e3m2",
+}
+
+
+def dtype_of(name: str) -> str:
+    """tensorkit's name of a dtype given as numpy, torch, tensorkit or safetensors names it."""
+    try:
+        return _DTYPE_NAMES[name]
+    except (KeyError, TypeError):
+        raise SafetensorError(f"dtype {name!r}: safetensors has no such dtype") from None
+
+
+class TensorSpec:
+    """One tensor for :func:`serialize`: its dtype (``"float32"``, ``"bfloat16"``,
+    ``"F32"``...), its shape in elements, and its bytes (any object exporting a C-contiguous
+    buffer, in C order and little-endian). safetensors' own ``TensorSpec`` takes a raw
+    address (``data_ptr``) instead; this one takes the buffer, which it can check."""
+
+    __slots__ = ("data", "dtype", "shape")
+
+    def __init__(self, *, dtype: str, shape: Sequence[int], data: Any):
+        self.dtype, self.shape, self.data = dtype_of(dtype), [int(d) for d in shape], data
+
+
+def _specs(tensor_dict: Mapping[str, Any]) -> list[tuple[str, str, list[int], Any]]:
+    """The native writer's entries for ``serialize``'s tensors: ``TensorSpec``s, or dicts
+    with ``dtype``, ``shape`` and ``data`` (as safetensors took them before 0.7)."""
+    if not isinstance(tensor_dict, Mapping):
+        raise SafetensorError("tensor_dict must map names to TensorSpec")
+    out = []
+    for name, spec in tensor_dict.items():
+        if isinstance(spec, Mapping):
+            spec = TensorSpec(dtype=spec["dtype"], shape=spec["shape"], data=spec["data"])
+        if not isinstance(spec, TensorSpec):
+            raise SafetensorError(f"tensor {name!r}: expected a TensorSpec, not {type(spec).__name__}")
+        out.append((name, spec.dtype, spec.shape, memoryview(spec.data).cast("B")))
+    return out
+
+
+def _metadata(metadata: Mapping[str, str] | None) -> dict[str, str] | None:
+    if metadata is None:
+        return None
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise SafetensorError("metadata maps str to str")
+    return dict(metadata)
+
+
+@raises_safetensor_errors
+def serialize(tensor_dict: Mapping[str, Any], metadata: Mapping[str, str] | None = None) -> bytes:
+    """The bytes of a safetensors file holding ``tensor_dict`` (name -> ``TensorSpec``)."""
+    from .._file import _options
+
+    return _native.serialize(
+        _specs(tensor_dict), _options(format="safetensors", metadata=_metadata(metadata))
+    )
+
+
+@raises_safetensor_errors
+def serialize_file(
+    tensor_dict: Mapping[str, Any], filename: PathLike, metadata: Mapping[str, str] | None = None
+) -> None:
+    """Writes ``tensor_dict`` (name -> ``TensorSpec``) to ``filename`` as safetensors,
+    atomically."""
+    from .._file import _options
+
+    _native.save(
+        os.fspath(filename),
+        _specs(tensor_dict),
+        _options(format="safetensors", metadata=_metadata(metadata)),
+    )
+
+
+@raises_safetensor_errors
+def deserialize(data: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """The tensors of a safetensors file's bytes, in the order their data is stored:
+    ``[(name, {"shape": [...], "dtype": "F32", "data": bytearray(...)})]``."""
+    with open_bytes(data) as f:
+        _require_safetensors(f)
+        out = []
+        for name, dtype, shape, nbytes, _, _ in f._native.layout(None):
+            buf = bytearray(nbytes)
+            f._native.read_into(name, buf, packed=True)
+            out.append((name, {"shape": list(shape), "dtype": DTYPE_CODES[dtype], "data": buf}))
+        return out
+
+
+def _require_safetensors(f: File) -> None:
+    if f.format != "safetensors":
+        fmt, path = f.format, f.path
+        f.close()
+        raise safetensor_error(UnsupportedError(f"{path}: a {fmt} file, not safetensors"))
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in ("mmap", "pread"):
+        raise SafetensorError(f"backend {backend!r}: one of 'mmap', 'pread'")
+
+
+# framework names safe_open takes -> the module that hands out its tensors.
+_FRAMEWORKS = {
+    "np": "numpy",
+    "numpy": "numpy",
+    "pt": "torch",
+    "torch": "torch",
+    "flax": "flax",
+    "jax": "flax",
+}
+
+
+class safe_open:
+    """``safe_open(filename, framework, device="cpu", backend="mmap")``: a lazy handle on a
+    safetensors file whose tensors come out in ``framework``'s type: ``"pt"`` (torch),
+    ``"np"`` (numpy) or ``"flax"`` (jax). ``device`` is where torch tensors land (``"cpu"``,
+    ``"cuda"``, ``"cuda:1"``, an int); ``backend`` ``"mmap"`` or ``"pread"``."""
+
+    def __init__(self, filename: PathLike, framework: str, device: Any = "cpu", *, backend: str = "mmap"):
+        _check_backend(backend)
+        if framework not in _FRAMEWORKS:
+            raise UnsupportedSafetensorError(
+                f"framework {framework!r}: one of {', '.join(sorted(_FRAMEWORKS))}"
+            )
+        self._framework = _FRAMEWORKS[framework]
+        if self._framework != "torch" and device not in ("cpu", None):
+            raise SafetensorError(f"device {device!r}: {self._framework} tensors are read to the cpu")
+        self._device, self._backend = device, backend
+        try:
+            self._f = _open_file(os.fspath(filename))
+        except _errors.IoError as e:
+            if not os.path.exists(filename):
+                raise FileNotFoundError(f"No such file or directory: {os.fspath(filename)}") from e
+            raise safetensor_error(e) from e
+        except TensorkitError as e:
+            raise safetensor_error(e) from e
+        _require_safetensors(self._f)
+        self._handler = _handler(self._framework)
+
+    def keys(self) -> list[str]:
+        """Tensor names, sorted."""
+        return sorted(self._f)
+
+    def offset_keys(self) -> list[str]:
+        """Tensor names in the order their data is stored."""
+        return list(self._f)
+
+    def metadata(self) -> dict[str, str] | None:
+        """The header's ``__metadata__``, or None."""
+        return self._f.metadata
+
+    @raises_safetensor_errors
+    def get_tensor(self, name: str) -> Any:
+        """Tensor ``name`` (``SafetensorError``, also a ``KeyError``, when there is none)."""
+        if name not in self._f:
+            raise NoSuchTensorError(f"File does not contain tensor {name}")
+        return self._handler.tensors(self._f, [name], self._device, self._backend)[name]
+
+    @raises_safetensor_errors
+    def get_tensors(self) -> dict[str, Any]:
+        """Every tensor, by name, in the order their data is stored."""
+        return self._handler.tensors(self._f, None, self._device, self._backend)
+
+    def get_slice(self, name: str) -> _Slice:
+        """Tensor ``name`` read lazily: ``get_shape()``, ``get_dtype()``, and ``[...]``
+        (ints and ``start:stop:step`` slices) to read part of it."""
+        if name not in self._f:
+            raise NoSuchTensorError(f"File does not contain tensor {name}")
+        return _Slice(self, name)
+
+    def __enter__(self) -> safe_open:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._f.close()
+
+
+class _Slice:
+    """A tensor read lazily (``safe_open.get_slice``)."""
+
+    def __init__(self, handle: safe_open, name: str):
+        self._handle, self._name = handle, name
+
+    def get_shape(self) -> list[int]:
+        return list(self._handle._f.info(self._name)["shape"])
+
+    def get_dtype(self) -> str:
+        return DTYPE_CODES[self._handle._f.info(self._name)["dtype"]]
+
+    @raises_safetensor_errors
+    def __getitem__(self, key: Any) -> Any:
+        h = self._handle
+        return h._handler.part(h._f, self._name, key, h._device, h._backend)
+
+
+def _handler(framework: str) -> Any:
+    """The module that hands out ``framework``'s tensors (imported when first asked for)."""
+    from importlib import import_module
+
+    return import_module(f".{framework}", __name__)
+
+
+from .numpy import load, load_file, save, save_file  # noqa: E402
+
+__all__ = [
+    "SafetensorError",
+    "TensorSpec",
+    "__version__",
+    "deserialize",
+    "load",
+    "load_file",
+    "safe_open",
+    "save",
+    "save_file",
+    "serialize",
+    "serialize_file",
+]
