@@ -170,6 +170,27 @@ impl MmapSource {
         Ok(())
     }
 
+    /// Asks the kernel to start reading `len` bytes at `offset` into the page cache, without
+    /// waiting for them (`madvise(MADV_WILLNEED)`): a loader that will read the range next
+    /// keeps the disk busy while it works on the range before. The range is clamped to the
+    /// file; a hint the system refuses, or a system without it, changes nothing.
+    pub fn will_need(&self, offset: u64, len: u64) {
+        #[cfg(unix)]
+        {
+            let size = self.map.len() as u64;
+            let start = offset.min(size);
+            let len = len.min(size - start);
+            if len > 0 {
+                // A refused hint is not an error: the reads that follow still read.
+                let _ = self
+                    .map
+                    .advise_range(memmap2::Advice::WillNeed, start as usize, len as usize);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (offset, len);
+    }
+
     /// A private, writable copy-on-write mapping of the same file (see [`PrivateMap`]);
     /// `None` when the file's handle was not kept.
     pub fn private_map(&self) -> Option<Result<PrivateMap>> {

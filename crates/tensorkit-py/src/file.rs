@@ -319,6 +319,41 @@ impl File {
         .map_err(to_py)
     }
 
+    /// Asks the system to start reading `length` bytes at `offset` of mapped file number
+    /// `file_no` into the page cache. With `background`, the hints are given from a thread of
+    /// their own, 64 MiB at a time in file order, and this returns at once: a whole-file load
+    /// over a mapping then finds most pages read before it touches them.
+    #[pyo3(signature = (file_no, offset, length, background = false))]
+    fn prefetch(
+        &self,
+        py: Python<'_>,
+        file_no: usize,
+        offset: u64,
+        length: u64,
+        background: bool,
+    ) -> PyResult<()> {
+        let file = self.file()?;
+        if !background {
+            return py
+                .detach(|| file.prefetch(file_no, offset, length))
+                .map_err(to_py);
+        }
+        file.prefetch(file_no, offset, 0).map_err(to_py)?; // a bad file number fails here
+        std::thread::spawn(move || {
+            const STEP: u64 = 64 << 20;
+            let end = offset.saturating_add(length);
+            let mut at = offset;
+            while at < end {
+                let n = STEP.min(end - at);
+                if file.prefetch(file_no, at, n).is_err() {
+                    break;
+                }
+                at += n;
+            }
+        });
+        Ok(())
+    }
+
     /// A writable buffer over a private copy-on-write mapping of mapped file number
     /// `file_no`: what torch tensors over a file's raw bytes are made from. Nothing is read
     /// until touched; nothing written reaches the file.

@@ -368,6 +368,14 @@ impl File {
         Ok(self.mapped_file(file)?.read_at(offset, out)?)
     }
 
+    /// Asks the system to start reading `len` bytes at `offset` of the `file`th mapped file
+    /// into memory without waiting for them ([`tensor_core::MmapSource::will_need`]): what a
+    /// loader does for the range it reads next.
+    pub fn prefetch(&self, file: usize, offset: u64, len: u64) -> Result<()> {
+        self.mapped_file(file)?.will_need(offset, len);
+        Ok(())
+    }
+
     /// A private, writable copy-on-write mapping of the `file`th mapped file (see
     /// [`tensor_core::PrivateMap`]): tensors over it are writable without a copy, and
     /// nothing written reaches the file.

@@ -150,6 +150,19 @@ def _decode_into(f: File, e: _Entry, out: torch.Tensor) -> torch.Tensor:
     return out
 
 
+def _prefetch_all(f: File, entries: list[_Entry]) -> None:
+    """Starts reading, in the background and in file order, every file's run of raw tensor
+    bytes into the page cache: a whole-file load then finds most pages read before it
+    touches them, instead of faulting them in one at a time."""
+    spans: dict[int, list[int]] = {}
+    for e in entries:
+        if e.raw:
+            lo, hi = spans.get(e.file_no, (e.offset, e.offset + e.nbytes))
+            spans[e.file_no] = [min(lo, e.offset), max(hi, e.offset + e.nbytes)]
+    for file_no, (lo, hi) in spans.items():
+        f._native.prefetch(file_no, lo, hi - lo, background=True)
+
+
 def _load_cpu_mapped(f: File, entries: list[_Entry]) -> dict[str, torch.Tensor]:
     """CPU tensors over private mappings of the files where the bytes are raw; decoded ones
     otherwise."""
@@ -196,6 +209,10 @@ class _Chunk:
 # Bytes between two tensors read through rather than starting a new read: padding and
 # small gaps cost less than another round of reads.
 _GAP = 1 << 20
+
+# Chunks a staged load asks the system to read ahead of the one it reads, so that the disk
+# never waits for the reader.
+_AHEAD = 2
 
 
 def plan_chunks(entries: Iterable[_Entry], staging_bytes: int) -> list[_Chunk]:
@@ -248,8 +265,13 @@ def _load_staged(
         stream.wait_stream(torch.cuda.current_stream(device))  # the allocations above
     on_side = torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()
     done: list[Any] = [None, None]  # the copy-out event of each staging buffer
+    for c in chunks[:_AHEAD]:
+        f._native.prefetch(c.file_no, c.start, c.end - c.start)
     with on_side:
         for i, c in enumerate(chunks):
+            if i + _AHEAD < len(chunks):  # the disk reads ahead while this chunk is read
+                n = chunks[i + _AHEAD]
+                f._native.prefetch(n.file_no, n.start, n.end - n.start)
             k = i % 2
             if done[k] is not None:
                 done[k].synchronize()  # its previous chunk is on the device
@@ -288,6 +310,8 @@ def load(
         _torch_shape(e.name, e.dtype, e.shape)
     if device.type == "cuda" or staging_bytes is not None:
         return _load_staged(f, entries, device, staging_bytes or STAGING_BYTES, threads)
+    if names is None:
+        _prefetch_all(f, entries)
     if device.type == "cpu":
         if backend == "mmap":
             return _load_cpu_mapped(f, entries)
