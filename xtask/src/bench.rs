@@ -2,7 +2,7 @@
 //! runs the benchmark suite (`tensorkit-bench`, release build) and, with `--with-python`,
 //! the Python peers (`peer_bench.py` in that virtual environment, into which the pinned
 //! peers it lacks are installed first: numpy, safetensors, ztensor, bintensors, tensogram,
-//! eccodes) and the Python package against them (`crates/tensorkit-py/bench/bench_python.py`, on a release build installed
+//! eccodes, torch) and the Python package against them (`crates/tensorkit-py/bench/bench_python.py`, on a release build installed
 //! into the same environment), and writes
 //! `docs/benchmarks.md`: medians, min–max, ratios to the peers, fractions of the machine's
 //! limits, and every speed target with "met" or the shortfall.
@@ -888,13 +888,14 @@ fn peers(out: &mut String, peer: &Value) {
 
 /// The peers every Python row is measured against, and maturin to build the package, as pip
 /// names them (module, requirement): the versions the reference fixtures were written with.
-const PYTHON_PEERS: [(&str, &str); 7] = [
+const PYTHON_PEERS: [(&str, &str); 8] = [
     ("numpy", "numpy"),
     ("safetensors", "safetensors==0.8.0"),
     ("ztensor", "ztensor==2.1.2"),
     ("bintensors", "bintensors==0.2.0"),
     ("tensogram", "tensogram==0.24.0"),
     ("eccodes", "eccodes==2.50.0"),
+    ("torch", "torch==2.15.0"),
     ("maturin", "maturin>=1.9.4,<2"),
 ];
 
@@ -958,6 +959,8 @@ fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String
             "32",
             "--tg-mib",
             "64",
+            "--torch-mib",
+            "256",
         ]
     } else {
         &[
@@ -993,13 +996,15 @@ fn package_table(out: &mut String, p: &Value) {
     let s = &p["scale"];
     let _ = writeln!(
         out,
-        "Versions: {versions}. Machine: {}. Data: {} tensors in {} MiB (safetensors); one float32 tensor of {} MiB (safetensors and `.npy`); a Tensogram message of {} float64 fields, {} MiB decoded (16-bit simple packing, szip and zstd alternately, written by tensogram).\n",
+        "Versions: {versions}. Machine: {}. Data: {} tensors in {} MiB (safetensors); one float32 tensor of {} MiB (safetensors and `.npy`); a Tensogram message of {} float64 fields, {} MiB decoded (16-bit simple packing, szip and zstd alternately, written by tensogram); a torch checkpoint of {} tensors in {} MiB.\n",
         p["machine"].as_str().unwrap_or_default(),
         s["small_n"],
         s["small_mib"],
         s["big_mib"],
         s["tg_objects"],
         s["tg_mib"],
+        s["torch_n"],
+        s["torch_mib"],
     );
     out.push_str("| workload | tensorkit | peer | peer's median | vs peer | target | met |\n|---|---:|---|---:|---:|---|---|\n");
     for r in p["rows"].as_array().into_iter().flatten() {
@@ -1014,7 +1019,10 @@ fn package_table(out: &mut String, p: &Value) {
             r["speedup"]
                 .as_f64()
                 .map_or_else(String::new, |x| format!("{x:.2}×")),
-            r["target"].as_str().unwrap_or_default(),
+            match r["note"].as_str() {
+                Some(note) => format!("{} ({note})", r["target"].as_str().unwrap_or_default()),
+                None => r["target"].as_str().unwrap_or_default().to_owned(),
+            },
             if r["met"].as_bool() == Some(true) {
                 "yes"
             } else {

@@ -24,6 +24,16 @@ Workloads (issue 21), when the environment has the peers (``eccodes`` for GRIB):
                       1.2x of the peer) for blosc2 (lz4 after a shuffle), zfp (fixed rate
                       16) and SZ3 (absolute bound 1e-4; tensorkit decodes each SZ3 stream
                       in a child process, docs/decisions/0013)
+
+Workloads (issue 50), torch against safetensors' torch module, on a checkpoint of
+``--torch-n`` tensors (a ``torch.nn.Sequential`` of linear layers) in ``--torch-mib`` MiB,
+every page of every tensor touched after a load (both map the file lazily):
+  torch_load_file_warm      load_file to the CPU, warm page cache (target: at least as fast)
+  torch_load_file_cold      the same, the file evicted before each run, eviction confirmed
+                            with mincore (target: 1.5x)
+  torch_load_model          load_model into the module (target: faster)
+  torch_cold_load_peak_rss  peak RSS of a process making one cold load (target: no higher)
+GB/s and the machine's own read() bandwidth of the file are given beside them.
 """
 
 from __future__ import annotations
@@ -148,6 +158,7 @@ def run(args: argparse.Namespace) -> dict:
             "(reported)", lambda r: True)
 
         weather(rows, row, Path(tmp), args)
+        torch_loads(rows, row, Path(tmp), args)
 
     versions = {}
     try:
@@ -159,8 +170,10 @@ def run(args: argparse.Namespace) -> dict:
     return {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "versions": {"tensorkit": tensorkit.__version__, "safetensors": safetensors.__version__,
+                     "torch": __import__("torch").__version__,
                      "tensogram": tensogram.__version__, "numpy": np.__version__, **versions},
         "scale": {"small_n": args.small_n, "small_mib": args.small_mib, "big_mib": args.big_mib,
+                  "torch_n": args.torch_n, "torch_mib": args.torch_mib,
                   "tg_objects": args.tg_objects, "tg_mib": args.tg_mib, "runs": args.runs},
         "rows": rows,
     }
@@ -269,6 +282,143 @@ def weather(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
             "within 1.2x of the peer", lambda r: r["speedup"] >= 1 / 1.2)
 
 
+def _evict(path: Path) -> float:
+    """Drops ``path`` from the page cache; returns the fraction of its pages still resident
+    (``mincore``), so that a cold run is known to be cold."""
+    import ctypes
+    import mmap
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    size = path.stat().st_size
+    page = os.sysconf("SC_PAGE_SIZE")
+    pages = (size + page - 1) // page
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_COPY) as m:
+        vec = (ctypes.c_ubyte * pages)()
+        addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+        if libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec) != 0:
+            raise OSError(ctypes.get_errno(), "mincore")
+        del addr
+    return sum(v & 1 for v in vec) / pages
+
+
+def cold(fn, path: Path, runs: int) -> dict[str, float]:
+    """Like :func:`timed`, with ``path`` evicted from the page cache before every call
+    (eviction confirmed: at most 1 % of its pages left)."""
+    samples = []
+    for _ in range(runs):
+        gc.collect()
+        left = _evict(path)
+        if left > 0.01:
+            raise RuntimeError(f"{path}: {left:.1%} of the file still cached after eviction")
+        t = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t)
+    return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
+
+
+def _read_gbps(path: Path) -> float:
+    buf = memoryview(bytearray(16 << 20))
+    n, t = 0, time.perf_counter()
+    with open(path, "rb", buffering=0) as fh:
+        while got := fh.readinto(buf):
+            n += got
+    return n / (time.perf_counter() - t) / 1e9
+
+
+_PEAK_RSS = """
+import resource, sys, torch
+mod = __import__(sys.argv[1], fromlist=["load_file"])
+state = mod.load_file(sys.argv[2])
+for t in state.values():
+    t.reshape(-1).view(torch.uint8)[::4096].sum()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
+    """A checkpoint of ``--torch-n`` tensors in ``--torch-mib`` MiB loaded into torch on the
+    CPU: tensorkit's safetensors drop-in against ``safetensors.torch``, warm and cold, into
+    a real ``nn.Module``, and peak memory of a cold load. Every tensor's every page is
+    touched after a load, since both map the file lazily."""
+    import subprocess
+    import sys
+
+    import safetensors.torch
+    import torch
+
+    import tensorkit.safetensors.torch
+
+    layers = args.torch_n // 2
+    side = int((args.torch_mib * (1 << 20) / 4 / layers) ** 0.5)
+
+    def model() -> torch.nn.Module:
+        return torch.nn.Sequential(*(torch.nn.Linear(side, side) for _ in range(layers)))
+
+    torch.manual_seed(0)
+    path = tmp / "checkpoint.safetensors"
+    safetensors.torch.save_model(model(), path)
+    size = path.stat().st_size
+
+    def touched(state: dict) -> dict:
+        for t in state.values():
+            t.reshape(-1).view(torch.uint8)[::4096].sum()
+        return state
+
+    ours = lambda: touched(tensorkit.safetensors.torch.load_file(path))  # noqa: E731
+    peer = lambda: touched(safetensors.torch.load_file(path))  # noqa: E731
+    a, b = ours(), peer()
+    assert all(torch.equal(a[k], b[k]) for k in b), "tensorkit and safetensors disagree"
+    del a, b
+    path.read_bytes()
+    warm_read, cold_read = _read_gbps(path), None
+    _evict(path)
+    cold_read = _read_gbps(path)
+    note = f"{size / 1e9:.2f} GB; read() {warm_read:.1f} GB/s warm, {cold_read:.1f} GB/s cold"
+
+    def gbps(r: dict) -> str:
+        return f"{size / r['median_s'] / 1e9:.2f} GB/s"
+
+    runs = max(3, args.runs)
+    o, p = timed(ours, runs), timed(peer, runs)
+    row("torch_load_file_warm", o, p, "safetensors.torch.load_file", "at least as fast as the peer",
+        lambda r: r["speedup"] >= 1.0)
+    rows[-1]["note"] = f"{gbps(o)} against {gbps(p)}; {note}"
+    o, p = cold(ours, path, runs), cold(peer, path, runs)
+    row("torch_load_file_cold", o, p, "safetensors.torch.load_file", ">= 1.5x the peer",
+        lambda r: r["speedup"] >= 1.5)
+    rows[-1]["note"] = f"{gbps(o)} against {gbps(p)}; evicted before each run"
+
+    def load_into(lib):
+        m = model()
+        return lambda: lib.load_model(m, path)
+
+    path.read_bytes()
+    row("torch_load_model", timed(load_into(tensorkit.safetensors.torch), runs),
+        timed(load_into(safetensors.torch), runs), "safetensors.torch.load_model", "faster than the peer",
+        lambda r: r["speedup"] > 1.0)
+
+    def peak(module: str) -> int:
+        _evict(path)
+        out = subprocess.run([sys.executable, "-c", _PEAK_RSS, module, str(path)], check=True,
+                             capture_output=True, text=True)
+        return int(out.stdout.split()[-1])
+
+    ours_rss = min(peak("tensorkit.safetensors.torch") for _ in range(2))
+    peer_rss = min(peak("safetensors.torch") for _ in range(2))
+    rows.append({
+        "case": "torch_cold_load_peak_rss", "ours": None, "peer": None,
+        "peer_name": "safetensors.torch.load_file", "target": "no higher than the peer's",
+        "speedup": None, "met": ours_rss <= peer_rss,
+        "note": f"{ours_rss / 2**20:.0f} MiB against {peer_rss / 2**20:.0f} MiB (the lower of two runs each)",
+    })
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -277,6 +427,8 @@ def main() -> None:
     ap.add_argument("--big-mib", type=int, default=1024)
     ap.add_argument("--tg-objects", type=int, default=8)
     ap.add_argument("--tg-mib", type=int, default=256, help="decoded size of the Tensogram message")
+    ap.add_argument("--torch-mib", type=int, default=2048, help="size of the torch checkpoint")
+    ap.add_argument("--torch-n", type=int, default=300, help="tensors in the torch checkpoint")
     ap.add_argument("--dir", default=None, help="where the temporary files go")
     ap.add_argument("--json", default=None, help="write the report here instead of printing it")
     args = ap.parse_args()
