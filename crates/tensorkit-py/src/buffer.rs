@@ -3,7 +3,7 @@
 //! decoded bytes the buffer owns (writable). `numpy.frombuffer` turns either into an array
 //! whose `base` keeps the buffer, and so the file, alive.
 //!
-//! This is the crate's one use of `unsafe`: the buffer protocol is a C interface.
+//! One of the crate's two `unsafe` modules (with `dlpack`): the buffer protocol is a C interface.
 #![allow(unsafe_code)]
 
 use pyo3::exceptions::PyBufferError;

@@ -27,6 +27,7 @@
 
 mod buffer;
 mod cbor;
+mod dlpack;
 mod errors;
 mod file;
 mod handle;
@@ -124,6 +125,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::migrate, m)?)?;
     m.add_function(wrap_pyfunction!(safetensors_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

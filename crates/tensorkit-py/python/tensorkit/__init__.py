@@ -30,11 +30,13 @@ from ._file import (
     serialize,
     validate,
 )
+from ._tensor import Tensor
 from ._tensorkit import __version__
 
 __all__ = [
     *_errors.__all__,
     "File",
+    "Tensor",
     "Transfer",
     "__version__",
     "convert",

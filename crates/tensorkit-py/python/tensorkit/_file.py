@@ -45,6 +45,7 @@ class File(Mapping[str, np.ndarray]):
         self._native = native
         self._reopen = reopen
         self._metadata: Any = _MISSING
+        self._private: dict[int, Any] = {}
 
     # The mapping.
     def __getitem__(self, name: str) -> np.ndarray:
@@ -104,6 +105,20 @@ class File(Mapping[str, np.ndarray]):
             for name, (buf, dtype, shape) in self._native.tensors(names, threads)
         }
 
+    def tensor(self, name: str) -> Any:
+        """Tensor ``name`` as a handle (``tensorkit.Tensor``): dtype, shape, and DLPack for
+        ``torch.from_dlpack``, ``jax.numpy.from_dlpack`` and ``numpy.from_dlpack``,
+        without a copy for every dtype they share."""
+        from ._tensor import Tensor
+
+        return Tensor(self, name)
+
+    def _private_map(self, file_no: int) -> Any:
+        """A private copy-on-write mapping of mapped file ``file_no`` (one per file)."""
+        if file_no not in self._private:
+            self._private[file_no] = self._native.private_map(file_no)
+        return self._private[file_no]
+
     def to_torch(self, name: str, device: Any = "cpu", *, backend: str = "mmap") -> Any:
         """Tensor ``name`` as a torch tensor on ``device``, as
         :func:`tensorkit.torch.load_file` gives it (on the CPU over a private mapping of the
@@ -113,10 +128,11 @@ class File(Mapping[str, np.ndarray]):
         return _torch.load(self, [name], device=device, backend=backend)[name]
 
     def to_jax(self, name: str) -> Any:
-        """Tensor ``name`` as a jax array on jax's default device."""
+        """Tensor ``name`` as a jax array on the CPU, through DLPack (jax copies only what
+        is not aligned as it needs)."""
         from jax import numpy as jnp
 
-        return jnp.asarray(self[name])
+        return jnp.from_dlpack(self.tensor(name))
 
     def verify(self, name: str | None = None) -> None:
         """Checks tensor ``name`` (every tensor when None) against the checksums or digests
