@@ -74,10 +74,15 @@ class Tensor:
         buf, dtype, shape = self._f._native.tensor(self.name)
         readonly = memoryview(buf).readonly
         if readonly and not versioned:
-            if self._file_no is None:  # (a mapped tensor always has a place in its file)
-                raise BufferError(f"tensor {self.name!r}: no writable bytes to hand over")
-            private = self._f._private_map(self._file_no)
-            return _tensorkit.dlpack_capsule(private, self._offset, dtype, list(shape), False)
+            if self._file_no is not None:
+                private = self._f._private_map(self._file_no)
+                return _tensorkit.dlpack_capsule(private, self._offset, dtype, list(shape), False)
+            if copy is False:  # bytes held in memory, read-only, with no file to map
+                raise BufferError(
+                    f"tensor {self.name!r}: read-only bytes with no file to map privately; "
+                    "the legacy capsule needs a copy"
+                )
+            return self.__dlpack__(max_version=max_version, copy=True)
         return _tensorkit.dlpack_capsule(buf, 0, dtype, list(shape), versioned)
 
     def _array_bytes(self) -> int:

@@ -280,3 +280,43 @@ def test_flax_and_numpy_modules_match_safetensors(tmp_path):
         assert bool(jnp.array_equal(f.get_slice("w")[1:, ::2], ref["w"][1:, ::2]))
     n = {"x": np.arange(5, dtype=np.int16)}
     assert tensorkit.safetensors.numpy.save(n) == safetensors.numpy.save(n)
+
+
+def test_mlx_and_paddle_modules_match_safetensors(tmp_path):
+    import mlx.core as mx
+    import numpy as np
+    import paddle
+    import safetensors.mlx
+    import safetensors.paddle
+
+    import tensorkit.safetensors.mlx
+    import tensorkit.safetensors.paddle
+
+    arrays = {"w": mx.arange(12, dtype=mx.float32).reshape(3, 4), "i": mx.array([1, 2, 3], dtype=mx.int16)}
+    assert tensorkit.safetensors.mlx.save(arrays) == safetensors.mlx.save(arrays)
+    safetensors.mlx.save_file(arrays, tmp_path / "m.safetensors")
+    ref = safetensors.mlx.load_file(tmp_path / "m.safetensors")
+    got = tensorkit.safetensors.mlx.load_file(tmp_path / "m.safetensors")
+    assert all(got[k].dtype == ref[k].dtype and mx.array_equal(got[k], ref[k]).item() for k in ref)
+
+    tensors = {
+        "w": paddle.arange(12, dtype="float32").reshape([3, 4]),
+        "b": paddle.to_tensor([1.5, -2.0, 3.25], dtype="bfloat16"),
+        "k": paddle.to_tensor([True, False]),
+    }
+    assert tensorkit.safetensors.paddle.save(tensors) == safetensors.paddle.save(tensors)
+    tensorkit.safetensors.paddle.save_file(tensors, tmp_path / "p.safetensors", metadata={"a": "b"})
+    assert (tmp_path / "p.safetensors").read_bytes() == safetensors.paddle.save(tensors, metadata={"a": "b"})
+    ref = safetensors.paddle.load_file(tmp_path / "p.safetensors")
+    for got in (
+        tensorkit.safetensors.paddle.load_file(tmp_path / "p.safetensors"),
+        tensorkit.safetensors.paddle.load((tmp_path / "p.safetensors").read_bytes()),
+    ):
+        for k in ref:
+            assert got[k].dtype == ref[k].dtype and got[k].shape == ref[k].shape, k
+            assert np.array_equal(got[k].numpy(), ref[k].numpy()), k
+    with ks.safe_open(tmp_path / "p.safetensors", "paddle") as f:
+        assert np.array_equal(f.get_slice("w")[1:, ::2].numpy(), ref["w"][1:, ::2].numpy())
+    with ks.safe_open(tmp_path / "m.safetensors", "mlx") as f:
+        assert mx.array_equal(f.get_tensor("w"), ref_w := safetensors.mlx.load_file(tmp_path / "m.safetensors")["w"]).item()
+        assert mx.array_equal(f.get_slice("w")[:, 1:3], ref_w[:, 1:3]).item()

@@ -2,7 +2,8 @@
 
 Change ``safetensors`` to ``tensorkit.safetensors`` in an import and nothing else:
 
-- ``tensorkit.safetensors.numpy``, ``.torch`` and ``.flax``: ``save``, ``save_file``,
+- ``tensorkit.safetensors.numpy``, ``.torch``, ``.flax``, ``.mlx`` and ``.paddle``:
+  ``save``, ``save_file``,
   ``load``, ``load_file`` (and torch's ``save_model``, ``load_model`` and the helpers
   transformers imports), with the same signatures and results;
 - here: ``safe_open(filename, framework, device="cpu", backend="mmap")``, ``serialize``,
@@ -206,14 +207,17 @@ _FRAMEWORKS = {
     "torch": "torch",
     "flax": "flax",
     "jax": "flax",
+    "mlx": "mlx",
+    "paddle": "paddle",
 }
 
 
 class safe_open:
     """``safe_open(filename, framework, device="cpu", backend="mmap")``: a lazy handle on a
     safetensors file whose tensors come out in ``framework``'s type: ``"pt"`` (torch),
-    ``"np"`` (numpy) or ``"flax"`` (jax). ``device`` is where torch tensors land (``"cpu"``,
-    ``"cuda"``, ``"cuda:1"``, an int); ``backend`` ``"mmap"`` or ``"pread"``."""
+    ``"np"`` (numpy), ``"flax"`` (jax), ``"mlx"`` or ``"paddle"``. ``device`` is where torch
+    and paddle tensors land (``"cpu"``, ``"cuda"``, ``"cuda:1"``, an int); ``backend``
+    ``"mmap"`` or ``"pread"``."""
 
     def __init__(self, filename: PathLike, framework: str, device: Any = "cpu", *, backend: str = "mmap"):
         _check_backend(backend)
@@ -222,7 +226,7 @@ class safe_open:
                 f"framework {framework!r}: one of {', '.join(sorted(_FRAMEWORKS))}"
             )
         self._framework = _FRAMEWORKS[framework]
-        if self._framework != "torch" and device not in ("cpu", None):
+        if self._framework not in ("torch", "paddle") and device not in ("cpu", None):
             raise SafetensorError(f"device {device!r}: {self._framework} tensors are read to the cpu")
         self._device, self._backend = device, backend
         try:
