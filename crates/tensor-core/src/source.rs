@@ -182,9 +182,9 @@ impl MmapSource {
             let len = len.min(size - start);
             if len > 0 {
                 // A refused hint is not an error: the reads that follow still read.
-                let _ = self
-                    .map
-                    .advise_range(memmap2::Advice::WillNeed, start as usize, len as usize);
+                let _ =
+                    self.map
+                        .advise_range(memmap2::Advice::WillNeed, start as usize, len as usize);
             }
         }
         #[cfg(not(unix))]

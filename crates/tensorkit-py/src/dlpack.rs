@@ -16,7 +16,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::PyBufferError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use std::ffi::{c_void, CStr};
+use std::ffi::{CStr, c_void};
 
 #[repr(C)]
 struct DLDevice {
@@ -225,7 +225,8 @@ pub(crate) fn dlpack_capsule(
     };
     let manager_ctx = Box::into_raw(context).cast::<c_void>();
     let (pointer, name) = if versioned {
-        let flags = if readonly { FLAG_READ_ONLY } else { 0 } | if copied { FLAG_IS_COPIED } else { 0 };
+        let flags =
+            if readonly { FLAG_READ_ONLY } else { 0 } | if copied { FLAG_IS_COPIED } else { 0 };
         let managed = Box::new(DLManagedTensorVersioned {
             version: DLPackVersion { major: 1, minor: 0 },
             manager_ctx,

@@ -308,11 +308,42 @@ impl File {
         out: &Bound<'_, PyAny>,
         threads: usize,
     ) -> PyResult<()> {
+        self.read_stored_many(py, vec![(file_no, offset, out.clone())], threads)
+    }
+
+    /// `read_stored` for many buffers at once: each `(file number, offset, buffer)` filled
+    /// from its file, the reads of all of them striped across the same `threads` threads.
+    /// The buffers must not overlap.
+    #[pyo3(signature = (items, threads = 0))]
+    fn read_stored_many(
+        &self,
+        py: Python<'_>,
+        items: Vec<(usize, u64, Bound<'_, PyAny>)>,
+        threads: usize,
+    ) -> PyResult<()> {
         let file = self.file()?;
-        let mut out = Borrowed::get(out, true, "the output buffer")?;
-        let dst = out.bytes_mut();
+        let mut places = Vec::with_capacity(items.len());
+        let mut borrowed = Vec::with_capacity(items.len());
+        for (file_no, offset, out) in &items {
+            places.push((*file_no, *offset));
+            borrowed.push(Borrowed::get(out, true, "an output buffer")?);
+        }
+        let mut spans: Vec<(usize, usize)> = borrowed
+            .iter()
+            .map(|b| {
+                let bytes = b.bytes();
+                (bytes.as_ptr().addr(), bytes.len())
+            })
+            .filter(|&(_, len)| len > 0)
+            .collect();
+        spans.sort_unstable();
+        if spans.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+            return Err(crate::errors::invalid("the output buffers overlap"));
+        }
+        let outs: Vec<&mut [u8]> = borrowed.iter_mut().map(Borrowed::bytes_mut).collect();
         py.detach(|| {
-            crate::threads::striped(dst, threads, |at, part| {
+            crate::threads::striped(outs, threads, |i, at, part| {
+                let (file_no, offset) = places[i];
                 file.read_stored(file_no, offset + at as u64, part)
             })
         })

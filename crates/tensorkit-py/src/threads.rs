@@ -38,27 +38,34 @@ const READS_IN_FLIGHT: usize = 8;
 /// of one large buffer spread over every thread.
 const STRIPE: usize = 4 << 20;
 
-/// Fills `out` by calling `read(at, part)` for each part of it (`at`: the part's offset in
-/// `out`), the parts no longer than [`STRIPE`] and read on `threads` threads at once (0:
-/// [`READS_IN_FLIGHT`]); the first error wins.
+/// Fills each of `outs` by calling `read(i, at, part)` for each part of `outs[i]` (`at`:
+/// the part's offset in it), the parts no longer than [`STRIPE`] and read on `threads`
+/// threads at once (0: [`READS_IN_FLIGHT`]); the first error wins.
 pub(crate) fn striped<E: Send>(
-    out: &mut [u8],
+    outs: Vec<&mut [u8]>,
     threads: usize,
-    read: impl Fn(usize, &mut [u8]) -> Result<(), E> + Sync,
+    read: impl Fn(usize, usize, &mut [u8]) -> Result<(), E> + Sync,
 ) -> Result<(), E> {
     let threads = if threads == 0 {
         READS_IN_FLIGHT
     } else {
         threads
     };
-    let stripe = out.len().div_ceil(threads).clamp(1, STRIPE);
-    let parts: Vec<(usize, &mut [u8])> = out
-        .chunks_mut(stripe)
+    let total: usize = outs.iter().map(|o| o.len()).sum();
+    let stripe = total.div_ceil(threads).clamp(1, STRIPE);
+    let parts: Vec<(usize, usize, &mut [u8])> = outs
+        .into_iter()
         .enumerate()
-        .map(|(i, part)| (i * stripe, part))
+        .flat_map(|(i, out)| {
+            out.chunks_mut(stripe)
+                .enumerate()
+                .map(move |(j, part)| (i, j * stripe, part))
+        })
         .collect();
     if threads == 1 || parts.len() < 2 {
-        return parts.into_iter().try_for_each(|(at, part)| read(at, part));
+        return parts
+            .into_iter()
+            .try_for_each(|(i, at, part)| read(i, at, part));
     }
     let threads = threads.min(parts.len());
     let queue = std::sync::Mutex::new(parts.into_iter());
@@ -72,8 +79,8 @@ pub(crate) fn striped<E: Send>(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
-                    while let Some((at, part)) = next() {
-                        read(at, part)?;
+                    while let Some((i, at, part)) = next() {
+                        read(i, at, part)?;
                     }
                     Ok(())
                 })
@@ -96,7 +103,9 @@ mod tests {
         let source: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
         for threads in [0, 1, 3, 16] {
             let mut out = vec![0u8; source.len()];
-            striped(&mut out, threads, |at, part: &mut [u8]| {
+            let (a, b) = out.split_at_mut(3001);
+            striped(vec![a, b], threads, |i, at, part: &mut [u8]| {
+                let at = at + if i == 0 { 0 } else { 3001 };
                 part.copy_from_slice(&source[at..at + part.len()]);
                 Ok::<(), ()>(())
             })
@@ -104,13 +113,20 @@ mod tests {
             assert_eq!(out, source, "threads {threads}");
         }
         let mut empty = [];
-        striped(&mut empty, 4, |_, _| Err::<(), &str>("never called")).unwrap();
+        striped(vec![&mut empty], 4, |_, _, _| {
+            Err::<(), &str>("never called")
+        })
+        .unwrap();
     }
 
     #[test]
     fn a_failed_read_is_the_error() {
         let mut out = vec![0u8; 100];
-        let got = striped(&mut out, 4, |at, _| if at >= 50 { Err(at) } else { Ok(()) });
+        let got = striped(
+            vec![&mut out],
+            4,
+            |_, at, _| if at >= 50 { Err(at) } else { Ok(()) },
+        );
         assert!(got.is_err());
     }
 }

@@ -80,7 +80,13 @@ fn environment(suite: &Suite) -> Result<PathBuf, Failed> {
     run(
         "installing the test requirements",
         Command::new(bin(&env, "pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check", "--no-cache-dir", "-r"])
+            .args([
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-cache-dir",
+                "-r",
+            ])
             .arg(&requirements),
     )?;
     std::fs::write(&stamp, wanted)?;

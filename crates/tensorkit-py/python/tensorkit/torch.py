@@ -185,15 +185,45 @@ def _load_cpu_mapped(f: File, entries: list[_Entry]) -> dict[str, torch.Tensor]:
 def _load_cpu_read(f: File, entries: list[_Entry], threads: int) -> dict[str, torch.Tensor]:
     """CPU tensors in fresh memory: raw bytes read with several reads in flight, the rest
     decoded."""
-    out = {}
+    out = {e.name: e.empty() for e in entries}
+    f._native.read_stored_many(
+        [(e.file_no, e.offset, _bytes_of(out[e.name])) for e in entries if e.raw], threads
+    )
     for e in entries:
-        t = e.empty()
-        if e.raw:
-            f._native.read_stored(e.file_no, e.offset, _bytes_of(t), threads)
-        else:
-            _decode_into(f, e, t)
-        out[e.name] = t
+        if not e.raw:
+            _decode_into(f, e, out[e.name])
     return out
+
+
+def read_into(f: File, targets: Mapping[str, torch.Tensor], threads: int = 0) -> list[str]:
+    """Reads each tensor of ``f`` named in ``targets`` straight into that tensor's memory —
+    no mapping, no intermediate copy — where the file holds it raw and the target is a
+    contiguous CPU tensor of the same dtype and shape, and no earlier target shares its
+    memory; every read striped across ``threads`` threads (0: eight). Returns the names
+    filled; the others are left as they were."""
+    filled, taken, items = [], [], []
+    names = [n for n in targets if n in f]
+    for e in (_Entry(*row) for row in f._native.layout(names)):
+        t = targets[e.name]
+        if (
+            not e.raw
+            or t.device.type != "cpu"
+            or not t.is_contiguous()
+            or t.dtype != _TORCH.get(e.dtype)
+            or list(t.shape) != _torch_shape(e.name, e.dtype, e.shape)
+            or t.numel() * t.element_size() != e.nbytes
+        ):
+            continue
+        start = t.data_ptr()
+        span = (start, start + e.nbytes)
+        if any(a < span[1] and span[0] < b for a, b in taken):
+            continue  # tied to a tensor already filled
+        taken.append(span)
+        items.append((e.file_no, e.offset, _bytes_of(t.detach())))
+        filled.append(e.name)
+    with torch.no_grad():
+        f._native.read_stored_many(items, threads)
+    return filled
 
 
 class _Chunk:
@@ -395,4 +425,4 @@ def save(
     return data
 
 
-__all__ = ["device_of", "dtype_name", "load", "load_file", "save", "save_file", "torch_dtype"]
+__all__ = ["device_of", "dtype_name", "load", "load_file", "read_into", "save", "save_file", "torch_dtype"]

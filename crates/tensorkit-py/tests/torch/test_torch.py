@@ -131,3 +131,48 @@ def test_tensors_outlive_the_file_and_its_mapping(tmp_path):
     gc.collect()
     path.unlink()
     assert w.sum().item() == sum(range(1000))
+
+
+def test_read_into_fills_matching_tensors_in_place_and_leaves_the_rest(tmp_path):
+    tensors = _mixed() | {"p": torch.randn(6), "q": torch.randn(6)}
+    path = tmp_path / "m.safetensors"
+    tt.save_file(tensors, path)
+    tied = torch.zeros(6)
+    targets = {
+        "a": torch.zeros(3, 5),  # filled
+        "h": torch.zeros(4, 3),  # a dtype other than the file's: left alone
+        "big": torch.zeros(257, dtype=torch.float64),
+        "zero": torch.empty(0, 7),
+        "p": tied,  # "p" and "q" share memory: only the first is read into it
+        "q": tied,
+        "nope": torch.zeros(1),  # not in the file
+    }
+    with tensorkit.open(path) as f:
+        filled = tt.read_into(f, targets, threads=3)
+        buf = torch.zeros(8, dtype=torch.uint8)
+        with pytest.raises(tensorkit.InvalidArgumentError, match="overlap"):
+            f._native.read_stored_many([(0, 8, buf[:6].numpy()), (0, 8, buf[4:].numpy())])
+    assert sorted(filled) == ["a", "big", "p"]  # (a zero-size tensor has nothing to read)
+    for k in filled:
+        assert same(targets[k], tensors[k]), k
+    assert torch.count_nonzero(targets["h"]) == 0
+
+
+def test_load_model_reads_into_the_module_and_answers_as_before(tmp_path):
+    import safetensors.torch as st
+
+    import tensorkit.safetensors.torch as kt
+
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2))
+    path = tmp_path / "m.safetensors"
+    st.save_model(model, path)
+    ours = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2))
+    weight_before = ours[0].weight
+    assert kt.load_model(ours, path) == (set(), [])
+    assert ours[0].weight is weight_before  # filled in place, not replaced
+    for k, v in model.state_dict().items():
+        assert same(ours.state_dict()[k], v), k
+    # A dtype the module does not hold goes through load_state_dict's conversion.
+    half = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2)).half()
+    kt.load_model(half, path)
+    assert torch.equal(half[0].weight, model[0].weight.half())

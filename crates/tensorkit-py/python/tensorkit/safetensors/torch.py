@@ -243,7 +243,19 @@ def load_model(
     model the file did not set, and names in the file the model has no place for. The
     duplicates of tied weights ``save_model`` dropped count as neither. ``strict`` raises
     ``RuntimeError`` when either is not empty."""
-    state_dict = load_file(filename, device=device, backend=backend)
+    _check_backend(backend)
+    target = _tk_torch.device_of(device)
+    with open(filename) as f:
+        _require_safetensors(f)
+        # The file's bytes go straight into the parameters and buffers that can take them
+        # (contiguous, on the CPU, of the file's dtype and shape), on several threads; the
+        # module's own load_state_dict then runs as it would, over those very tensors (each
+        # copy onto itself is a no-op), so its hooks, checks and answers are unchanged.
+        own = model.state_dict(keep_vars=True)
+        filled = _tk_torch.read_into(f, own) if target.type == "cpu" else []
+        rest = [n for n in f if n not in set(filled)]
+        state_dict = _tk_torch.load(f, rest, device=device, backend=backend)
+        state_dict.update((n, own[n]) for n in filled)
     drops = _remove_duplicate_names(model.state_dict(), preferred_names=list(state_dict.keys()))
     missing, unexpected = model.load_state_dict(state_dict, strict=False)
     missing = set(missing)
