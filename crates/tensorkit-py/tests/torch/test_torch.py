@@ -176,3 +176,10 @@ def test_load_model_reads_into_the_module_and_answers_as_before(tmp_path):
     half = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2)).half()
     kt.load_model(half, path)
     assert torch.equal(half[0].weight, model[0].weight.half())
+
+
+def test_packed_bits_are_decoded_not_read_raw():
+    # A bitmask lies in its file as bits; torch holds one bool per byte.
+    assert not tt._Entry("m", "bitmask", [10], 2, 0, 64).raw
+    assert tt._Entry("f", "float4_e2m1", [4], 2, 0, 64).raw  # torch holds float4 packed
+    assert not tt._Entry("z", "float32", [0], 0, 0, 64).raw
