@@ -283,7 +283,7 @@ def weather(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
             "within 1.2x of the peer", lambda r: r["speedup"] >= 1 / 1.2)
 
 
-def _evict(path: Path) -> float:
+def evict(path: Path) -> float:
     """Drops ``path`` from the page cache; returns the fraction of its pages still resident
     (``mincore``), so that a cold run is known to be cold."""
     import ctypes
@@ -314,7 +314,7 @@ def cold(fn, path: Path, runs: int) -> dict[str, float]:
     samples = []
     for _ in range(runs):
         gc.collect()
-        left = _evict(path)
+        left = evict(path)
         if left > 0.01:
             raise RuntimeError(f"{path}: {left:.1%} of the file still cached after eviction")
         t = time.perf_counter()
@@ -385,7 +385,7 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     del a, b
     path.read_bytes()
     warm_read, cold_read = _read_gbps(path), None
-    _evict(path)
+    evict(path)
     cold_read = _read_gbps(path)
     note = f"{size / 1e9:.2f} GB; read() {warm_read:.1f} GB/s warm, {cold_read:.1f} GB/s cold"
 
@@ -412,7 +412,7 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
         lambda r: r["speedup"] > 1.0)
 
     def peak(module: str) -> int:
-        _evict(path)
+        evict(path)
         out = subprocess.run([sys.executable, "-c", _PEAK_RSS, module, str(path)], check=True,
                              capture_output=True, text=True)
         return int(out.stdout.split()[-1])

@@ -50,6 +50,18 @@ fn lookup<'f>(file: &'f tensorkit::File, name: &str) -> PyResult<tensorkit::Tens
     })
 }
 
+/// The tensors of `file` called `names` (every tensor when `None`), in that order; a
+/// missing name is Python's `KeyError`.
+fn named<'f>(
+    file: &'f tensorkit::File,
+    names: Option<&[String]>,
+) -> PyResult<Vec<tensorkit::TensorRef<'f>>> {
+    match names {
+        Some(names) => names.iter().map(|n| lookup(file, n)).collect(),
+        None => Ok(file.tensors().collect()),
+    }
+}
+
 /// Unpacks the elements of a packed dtype one per byte: 0/1 for a bitmask, the element's
 /// code for 4- and 6-bit floats (as `ml_dtypes` holds them).
 pub(crate) fn unpack(dtype: Dtype, packed: &[u8], out: &mut [u8]) {
@@ -217,13 +229,7 @@ impl File {
         threads: usize,
     ) -> PyResult<Vec<(String, Array)>> {
         let file = self.file()?;
-        let refs: Vec<tensorkit::TensorRef<'_>> = match &names {
-            Some(names) => names
-                .iter()
-                .map(|n| lookup(&file, n))
-                .collect::<PyResult<_>>()?,
-            None => file.tensors().collect(),
-        };
+        let refs = named(&file, names.as_deref())?;
         py.detach(|| {
             let mut total = 0u64;
             for t in refs.iter().filter(|t| t.native_bytes().is_none()) {
@@ -273,13 +279,7 @@ impl File {
     #[pyo3(signature = (names = None))]
     fn layout(&self, names: Option<Vec<String>>) -> PyResult<Vec<Placement>> {
         let file = self.file()?;
-        let refs: Vec<tensorkit::TensorRef<'_>> = match &names {
-            Some(names) => names
-                .iter()
-                .map(|n| lookup(&file, n))
-                .collect::<PyResult<_>>()?,
-            None => file.tensors().collect(),
-        };
+        let refs = named(&file, names.as_deref())?;
         Ok(refs
             .iter()
             .map(|t| {
