@@ -320,3 +320,11 @@ def test_mlx_and_paddle_modules_match_safetensors(tmp_path):
     with ks.safe_open(tmp_path / "m.safetensors", "mlx") as f:
         assert mx.array_equal(f.get_tensor("w"), ref_w := safetensors.mlx.load_file(tmp_path / "m.safetensors")["w"]).item()
         assert mx.array_equal(f.get_slice("w")[:, 1:3], ref_w[:, 1:3]).item()
+
+
+def test_a_missing_file_is_file_not_found_as_in_safetensors(tmp_path):
+    for lib in (safetensors.torch, kt):
+        with pytest.raises(FileNotFoundError):
+            lib.load_file(tmp_path / "missing.safetensors")
+    with pytest.raises(FileNotFoundError):
+        tensorkit.safetensors.numpy.load_file(tmp_path / "missing.safetensors")

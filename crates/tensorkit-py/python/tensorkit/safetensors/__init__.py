@@ -194,6 +194,21 @@ def _require_safetensors(f: File) -> None:
         raise safetensor_error(UnsupportedError(f"{path}: a {fmt} file, not safetensors"))
 
 
+def open_safetensors(filename: PathLike) -> File:
+    """``filename`` opened, as safetensors opens it: ``FileNotFoundError`` when it is not
+    there, a ``SafetensorError`` when it is not a safetensors file."""
+    try:
+        f = _open_file(os.fspath(filename))
+    except _errors.IoError as e:
+        if not os.path.exists(filename):
+            raise FileNotFoundError(f"No such file or directory: {os.fspath(filename)}") from e
+        raise safetensor_error(e) from e
+    except TensorkitError as e:
+        raise safetensor_error(e) from e
+    _require_safetensors(f)
+    return f
+
+
 def _check_backend(backend: str) -> None:
     if backend not in ("mmap", "pread"):
         raise SafetensorError(f"backend {backend!r}: one of 'mmap', 'pread'")
@@ -229,15 +244,7 @@ class safe_open:
         if self._framework not in ("torch", "paddle") and device not in ("cpu", None):
             raise SafetensorError(f"device {device!r}: {self._framework} tensors are read to the cpu")
         self._device, self._backend = device, backend
-        try:
-            self._f = _open_file(os.fspath(filename))
-        except _errors.IoError as e:
-            if not os.path.exists(filename):
-                raise FileNotFoundError(f"No such file or directory: {os.fspath(filename)}") from e
-            raise safetensor_error(e) from e
-        except TensorkitError as e:
-            raise safetensor_error(e) from e
-        _require_safetensors(self._f)
+        self._f = open_safetensors(filename)
         self._handler = _handler(self._framework)
 
     def keys(self) -> list[str]:

@@ -15,8 +15,8 @@ import numpy as np
 
 from .._dtypes import to_numpy
 from .._errors import InvalidArgumentError
-from .._file import File, PathLike, open, open_bytes, save as _save, serialize
-from . import _check_backend, _require_safetensors, raises_safetensor_errors
+from .._file import File, PathLike, open_bytes, save as _save, serialize
+from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors
 
 
 def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) -> None:
@@ -75,8 +75,7 @@ def load(data: bytes) -> dict[str, np.ndarray]:
 def load_file(filename: PathLike, *, backend: str = "mmap") -> dict[str, np.ndarray]:
     """The tensors of the safetensors file ``filename``, as new writable arrays."""
     _check_backend(backend)
-    with open(filename) as f:
-        _require_safetensors(f)
+    with open_safetensors(filename) as f:
         return tensors(f, None, "cpu", backend)
 
 

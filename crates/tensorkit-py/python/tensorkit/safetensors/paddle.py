@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import paddle
 
-from .._file import File, open, open_bytes
-from . import _check_backend, _require_safetensors, dtype_of, raises_safetensor_errors
+from .._file import File, open_bytes
+from . import _check_backend, _require_safetensors, open_safetensors, dtype_of, raises_safetensor_errors
 from . import serialize as _serialize
 from . import serialize_file as _serialize_file
 from . import TensorSpec
@@ -85,8 +85,7 @@ def load(data: bytes, device: str = "cpu") -> dict[str, Any]:
 def load_file(filename: str | os.PathLike, device: Any = "cpu", *, backend: str = "mmap") -> dict[str, Any]:
     """The tensors of the safetensors file ``filename``, as paddle tensors on ``device``."""
     _check_backend(backend)
-    with open(filename) as f:
-        _require_safetensors(f)
+    with open_safetensors(filename) as f:
         return tensors(f, None, device, backend)
 
 

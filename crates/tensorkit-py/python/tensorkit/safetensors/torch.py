@@ -22,8 +22,8 @@ import torch
 
 from .. import _tensorkit
 from .. import torch as _tk_torch
-from .._file import _options, open, open_bytes
-from . import _check_backend, _require_safetensors, raises_safetensor_errors
+from .._file import _options, open_bytes
+from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -192,8 +192,7 @@ def load_file(
 ) -> dict[str, torch.Tensor]:
     """The tensors of the safetensors file ``filename`` on ``device``."""
     _check_backend(backend)
-    with open(filename) as f:
-        _require_safetensors(f)
+    with open_safetensors(filename) as f:
         return _tk_torch.load(f, device=device, backend=backend)
 
 
@@ -245,8 +244,7 @@ def load_model(
     ``RuntimeError`` when either is not empty."""
     _check_backend(backend)
     target = _tk_torch.device_of(device)
-    with open(filename) as f:
-        _require_safetensors(f)
+    with open_safetensors(filename) as f:
         # The file's bytes go straight into the parameters and buffers that can take them
         # (contiguous, on the CPU, of the file's dtype and shape), on several threads; the
         # module's own load_state_dict then runs as it would, over those very tensors (each
