@@ -323,7 +323,8 @@ def cold(fn, path: Path, runs: int) -> dict[str, float]:
     return {"median_s": statistics.median(samples), "min_s": min(samples), "max_s": max(samples)}
 
 
-def _read_gbps(path: Path) -> float:
+def read_gbps(path: Path) -> float:
+    """GB/s of plain sequential ``read()``s of 16 MiB into one buffer."""
     buf = memoryview(bytearray(16 << 20))
     n, t = 0, time.perf_counter()
     with open(path, "rb", buffering=0) as fh:
@@ -384,9 +385,9 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     assert all(torch.equal(a[k], b[k]) for k in b), "tensorkit and safetensors disagree"
     del a, b
     path.read_bytes()
-    warm_read, cold_read = _read_gbps(path), None
+    warm_read, cold_read = read_gbps(path), None
     evict(path)
-    cold_read = _read_gbps(path)
+    cold_read = read_gbps(path)
     note = f"{size / 1e9:.2f} GB; read() {warm_read:.1f} GB/s warm, {cold_read:.1f} GB/s cold"
 
     def gbps(r: dict) -> str:

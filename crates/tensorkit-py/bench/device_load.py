@@ -27,34 +27,13 @@ import sys
 import time
 from pathlib import Path
 
-
-def evict(path: str) -> float:
-    """Drops the file from the page cache; returns the fraction still resident (the
-    benchmark suite's own eviction, which confirms it with ``mincore``)."""
-    from bench_python import evict as evict_confirmed
-
-    return evict_confirmed(Path(path))
+import bench_python  # (beside this script: the suite's eviction and read() probe)
 
 
 def warm(path: str) -> None:
     with open(path, "rb", buffering=0) as f:
         while f.read(64 << 20):
             pass
-
-
-def read_bandwidth(path: str) -> float:
-    """GB/s of plain sequential ``read()``s of 16 MiB into one buffer."""
-    buf = bytearray(16 << 20)
-    view = memoryview(buf)
-    start = time.perf_counter()
-    n = 0
-    with open(path, "rb", buffering=0) as f:
-        while True:
-            got = f.readinto(view)
-            if not got:
-                break
-            n += got
-    return n / (time.perf_counter() - start) / 1e9
 
 
 def make_checkpoint(path: str, gb: float, count: int, device: str) -> int:
@@ -161,13 +140,13 @@ def main() -> int:
     evictions = []
     bandwidth = {"cold": [], "warm": []}
     for _ in range(args.repeats):
-        evictions.append(evict(path))
-        bandwidth["cold"].append(read_bandwidth(path))
-        bandwidth["warm"].append(read_bandwidth(path))
+        evictions.append(bench_python.evict(Path(path)))
+        bandwidth["cold"].append(bench_python.read_gbps(Path(path)))
+        bandwidth["warm"].append(bench_python.read_gbps(Path(path)))
         for cache in ("cold", "warm"):
             for name, load in loaders.items():  # the same order each round
                 if cache == "cold":
-                    left = evict(path)
+                    left = bench_python.evict(Path(path))
                     evictions.append(left)
                 else:
                     warm(path)

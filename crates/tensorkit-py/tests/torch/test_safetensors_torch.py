@@ -328,3 +328,18 @@ def test_a_missing_file_is_file_not_found_as_in_safetensors(tmp_path):
             lib.load_file(tmp_path / "missing.safetensors")
     with pytest.raises(FileNotFoundError):
         tensorkit.safetensors.numpy.load_file(tmp_path / "missing.safetensors")
+
+
+def test_metadata_that_is_not_str_to_str_is_refused_everywhere(tmp_path):
+    import numpy as np
+
+    bad = {"n": 1}
+    for call in (
+        lambda: kt.save({"w": torch.zeros(2)}, metadata=bad),
+        lambda: kt.save_file({"w": torch.zeros(2)}, tmp_path / "t.safetensors", metadata=bad),
+        lambda: tensorkit.safetensors.numpy.save({"w": np.zeros(2)}, metadata=bad),
+        lambda: ks.serialize({"w": {"dtype": "F32", "shape": [1], "data": b"1234"}}, metadata=bad),
+    ):
+        with pytest.raises(ks.SafetensorError) as caught:
+            call()
+        assert isinstance(caught.value, ValueError)

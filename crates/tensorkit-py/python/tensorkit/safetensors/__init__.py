@@ -140,11 +140,14 @@ def _specs(tensor_dict: Mapping[str, Any]) -> list[tuple[str, str, list[int], An
     return out
 
 
-def _metadata(metadata: Mapping[str, str] | None) -> dict[str, str] | None:
+def check_metadata(metadata: Mapping[str, str] | None) -> dict[str, str] | None:
+    """safetensors' metadata, which maps str to str: refused otherwise (an
+    ``InvalidArgumentError``, which every function here raises as a ``SafetensorError``
+    that is also a ``ValueError``)."""
     if metadata is None:
         return None
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-        raise SafetensorError("metadata maps str to str")
+        raise InvalidArgumentError("safetensors metadata maps str to str")
     return dict(metadata)
 
 
@@ -154,7 +157,7 @@ def serialize(tensor_dict: Mapping[str, Any], metadata: Mapping[str, str] | None
     from .._file import _options
 
     return _native.serialize(
-        _specs(tensor_dict), _options(format="safetensors", metadata=_metadata(metadata))
+        _specs(tensor_dict), _options(format="safetensors", metadata=check_metadata(metadata))
     )
 
 
@@ -169,7 +172,7 @@ def serialize_file(
     _native.save(
         os.fspath(filename),
         _specs(tensor_dict),
-        _options(format="safetensors", metadata=_metadata(metadata)),
+        _options(format="safetensors", metadata=check_metadata(metadata)),
     )
 
 

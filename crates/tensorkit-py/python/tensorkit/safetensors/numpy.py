@@ -16,14 +16,11 @@ import numpy as np
 from .._dtypes import to_numpy
 from .._errors import InvalidArgumentError
 from .._file import File, PathLike, open_bytes, save as _save, serialize
-from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors
+from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors
 
 
 def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) -> None:
-    if metadata is not None and not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
-    ):
-        raise InvalidArgumentError("safetensors metadata maps str to str")
+    check_metadata(metadata)
     for name, value in tensor_dict.items():
         if not isinstance(value, np.ndarray):
             raise InvalidArgumentError(f"tensor {name!r} is not a numpy array")

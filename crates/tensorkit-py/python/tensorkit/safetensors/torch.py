@@ -23,7 +23,7 @@ import torch
 from .. import _tensorkit
 from .. import torch as _tk_torch
 from .._file import _options, open_bytes
-from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors
+from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -153,19 +153,13 @@ def _check_for_save(tensors: dict[str, torch.Tensor]) -> None:
             )
 
 
-def _metadata(metadata: dict[str, str] | None) -> dict[str, str] | None:
-    if metadata is not None and not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
-        raise ValueError("safetensors metadata maps str to str")
-    return metadata
-
-
 @raises_safetensor_errors
 def save(tensors: dict[str, torch.Tensor], metadata: dict[str, str] | None = None) -> bytes:
     """The bytes of a safetensors file holding ``tensors`` (contiguous, dense, sharing no
     memory)."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    data = _tensorkit.serialize(items, _options(format="safetensors", metadata=_metadata(metadata)))
+    data = _tensorkit.serialize(items, _options(format="safetensors", metadata=check_metadata(metadata)))
     del keep
     return data
 
@@ -179,7 +173,7 @@ def save_file(
     """Writes ``tensors`` to ``filename`` as safetensors, atomically."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    _tensorkit.save(os.fspath(filename), items, _options(format="safetensors", metadata=_metadata(metadata)))
+    _tensorkit.save(os.fspath(filename), items, _options(format="safetensors", metadata=check_metadata(metadata)))
     del keep
 
 
@@ -250,11 +244,10 @@ def load_model(
         # module's own load_state_dict then runs as it would, over those very tensors (each
         # copy onto itself is a no-op), so its hooks, checks and answers are unchanged.
         own = model.state_dict(keep_vars=True)
-        filled = _tk_torch.read_into(f, own) if target.type == "cpu" else []
-        rest = [n for n in f if n not in set(filled)]
-        state_dict = _tk_torch.load(f, rest, device=device, backend=backend)
+        filled = set(_tk_torch.read_into(f, own) if target.type == "cpu" else [])
+        state_dict = _tk_torch.load(f, [n for n in f if n not in filled], device=device, backend=backend)
         state_dict.update((n, own[n]) for n in filled)
-    drops = _remove_duplicate_names(model.state_dict(), preferred_names=list(state_dict.keys()))
+    drops = _remove_duplicate_names(own, preferred_names=list(state_dict.keys()))
     missing, unexpected = model.load_state_dict(state_dict, strict=False)
     missing = set(missing)
     for dropped in drops.values():
