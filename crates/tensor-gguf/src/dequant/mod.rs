@@ -1,0 +1,133 @@
+//! Dequantization: every quantized ggml type to float32, bit for bit as gguf-py's
+//! `gguf.quants.dequantize` computes it (the same float32 operations in the same order),
+//! block by block, blocks shared out over rayon's pool with feature `parallel`.
+//!
+//! The block functions name things as ggml does (`d` the scale, `qs` the quants, `b` the
+//! block), which keeps them checkable against the reference line by line.
+#![allow(clippy::many_single_char_names)]
+
+mod iq;
+mod k;
+mod legacy;
+mod small;
+
+use crate::ggml::GgmlType;
+use tensor_core::ByteOrder;
+
+/// Turns one block's bytes into its elements.
+type BlockFn = fn(&[u8], &mut [f32]);
+
+/// Blocks per unit of work handed to a thread: enough that scheduling costs nothing.
+const BLOCKS_PER_TASK: usize = 2048;
+
+/// A block's little-endian float16 at `at`, as float32 (exact).
+#[inline]
+pub(crate) fn f16_at(b: &[u8], at: usize) -> f32 {
+    half::f16::from_bits(u16::from_le_bytes([b[at], b[at + 1]])).to_f32()
+}
+
+/// The block function of a quantized type; `None` for a dense type or one with no
+/// dequantizer (gguf-py has none for `Q8_1`, `Q8_K` and `Q1_0` either).
+fn block_fn(t: GgmlType) -> Option<BlockFn> {
+    Some(match t {
+        GgmlType::Q4_0 => legacy::q4_0,
+        GgmlType::Q4_1 => legacy::q4_1,
+        GgmlType::Q5_0 => legacy::q5_0,
+        GgmlType::Q5_1 => legacy::q5_1,
+        GgmlType::Q8_0 => legacy::q8_0,
+        GgmlType::Q2_K => k::q2_k,
+        GgmlType::Q3_K => k::q3_k,
+        GgmlType::Q4_K => k::q4_k,
+        GgmlType::Q5_K => k::q5_k,
+        GgmlType::Q6_K => k::q6_k,
+        GgmlType::TQ1_0 => small::tq1_0,
+        GgmlType::TQ2_0 => small::tq2_0,
+        GgmlType::MXFP4 => small::mxfp4,
+        GgmlType::NVFP4 => small::nvfp4,
+        GgmlType::IQ4_NL => small::iq4_nl,
+        GgmlType::IQ4_XS => small::iq4_xs,
+        GgmlType::IQ2_XXS => iq::iq2_xxs,
+        GgmlType::IQ2_XS => iq::iq2_xs,
+        GgmlType::IQ2_S => iq::iq2_s,
+        GgmlType::IQ3_XXS => iq::iq3_xxs,
+        GgmlType::IQ3_S => iq::iq3_s,
+        GgmlType::IQ1_S => iq::iq1_s,
+        GgmlType::IQ1_M => iq::iq1_m,
+        _ => return None,
+    })
+}
+
+/// Whether values of type `t` can be read as float32 here.
+#[must_use]
+pub fn can_dequantize(t: GgmlType) -> bool {
+    t.dense_dtype().is_some() || block_fn(t).is_some()
+}
+
+/// Decodes `stored`, the bytes of a tensor of type `t` (dense elements in `order`, or
+/// blocks), into `dst`, one float32 per element. Dense types convert as numpy's `astype`
+/// does (float64 rounds to nearest, integers to the nearest float32). An error says what
+/// could not be done.
+pub(crate) fn to_f32(
+    t: GgmlType,
+    stored: &[u8],
+    order: ByteOrder,
+    dst: &mut [f32],
+) -> Result<(), String> {
+    let elements = dst.len() as u64;
+    if t.bytes_for(elements) != Some(stored.len() as u64) {
+        return Err(format!(
+            "{} bytes of {t} do not hold {elements} elements",
+            stored.len()
+        ));
+    }
+    if let Some(dtype) = t.dense_dtype() {
+        let w = dtype.byte_width();
+        let mut e = [0u8; 8];
+        for (d, s) in dst.iter_mut().zip(stored.chunks_exact(w)) {
+            e[..w].copy_from_slice(s);
+            if order == ByteOrder::Big {
+                e[..w].reverse();
+            }
+            *d = match t {
+                GgmlType::F32 => f32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+                GgmlType::F16 => half::f16::from_le_bytes([e[0], e[1]]).to_f32(),
+                GgmlType::BF16 => half::bf16::from_le_bytes([e[0], e[1]]).to_f32(),
+                GgmlType::F64 => f64::from_le_bytes(e) as f32,
+                GgmlType::I8 => f32::from(e[0] as i8),
+                GgmlType::I16 => f32::from(i16::from_le_bytes([e[0], e[1]])),
+                GgmlType::I32 => i32::from_le_bytes([e[0], e[1], e[2], e[3]]) as f32,
+                _ => i64::from_le_bytes(e) as f32,
+            };
+        }
+        return Ok(());
+    }
+    let Some(f) = block_fn(t) else {
+        return Err(format!(
+            "no dequantizer for ggml type {t} (gguf-py has none either)"
+        ));
+    };
+    let block_bytes = t.block_bytes() as usize;
+    let block_elements = t.block_elements() as usize;
+    let run = |src: &[u8], out: &mut [f32]| {
+        for (b, o) in src
+            .chunks_exact(block_bytes)
+            .zip(out.chunks_exact_mut(block_elements))
+        {
+            f(b, o);
+        }
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if stored.len() > block_bytes * BLOCKS_PER_TASK {
+            stored
+                .par_chunks(block_bytes * BLOCKS_PER_TASK)
+                .zip(dst.par_chunks_mut(block_elements * BLOCKS_PER_TASK))
+                .for_each(|(s, d)| run(s, d));
+            return Ok(());
+        }
+    }
+    let _ = BLOCKS_PER_TASK;
+    run(stored, dst);
+    Ok(())
+}

@@ -1,0 +1,90 @@
+#![doc = include_str!("../../../docs/formats/gguf.md")]
+//!
+//! ## Using this crate
+//!
+//! ```
+//! use tensor_gguf::{Gguf, GgmlType, Value, Writer};
+//!
+//! let mut w = Writer::new();
+//! w.metadata("general.architecture", Value::String("llama".into()));
+//! w.dense("norm", &[4], tensor_dtype::Dtype::Float32, &[0u8; 16])?;
+//! let bytes = w.to_vec()?;
+//!
+//! let file = Gguf::open(&bytes)?;
+//! assert_eq!(file.tensors()[0].ggml_type, GgmlType::F32);
+//! assert_eq!(file.header().get("general.architecture").and_then(Value::as_str), Some("llama"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod cursor;
+pub mod dequant;
+mod error;
+pub mod ggml;
+mod read;
+pub mod value;
+mod write;
+
+pub use error::{Error, Result};
+pub use ggml::GgmlType;
+pub use read::{ALIGNMENT_KEY, DEFAULT_ALIGNMENT, Gguf, Header, MAGIC, MAX_DIMS, TensorInfo};
+pub use tensor_core::ReadOptions;
+pub use value::{Array, Value, ValueType};
+pub use write::{Entry, VERSION, Writer, write_streamed};
+
+/// GGUF (llama.cpp's format), as the format contract describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct GgufFormat;
+
+/// The first bytes asked for of a remote file whose header is still being read, at least.
+const MIN_HEADER_READ: u64 = 1 << 20;
+
+impl tensor_dtype::Format for GgufFormat {
+    const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
+        id: "gguf",
+        name: "GGUF",
+        extensions: &["gguf"],
+        writes: true,
+        reserved_keys: &["ggml_type"],
+    };
+    type Error = Error;
+    type Reader<'a> = Gguf<'a>;
+
+    /// The magic `GGUF` (the same bytes whatever the file's byte order).
+    fn recognise(head: &[u8]) -> bool {
+        head.starts_with(MAGIC)
+    }
+
+    fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Gguf<'a>> {
+        Gguf::open_with(bytes, options)
+    }
+
+    /// The header has no length of its own: it is parsed from the start as far as the bytes
+    /// held go, and the next range asked for is four times what is held (at least 1 MiB), so
+    /// that a header of tens of megabytes (a large vocabulary) takes three requests.
+    fn header_ranges(
+        held: &dyn tensor_core::Held,
+        limits: &tensor_core::Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        let len = held.len();
+        let prefix_end = held.missing(0..len).map_or(len, |r| r.start);
+        let prefix = held.slice(0..prefix_end).unwrap_or(&[]);
+        let options = ReadOptions::default().limits(*limits);
+        match Header::parse(prefix, len, &options) {
+            Ok(_) => Ok(Vec::new()),
+            Err(Error::Core(tensor_core::Error::Truncated { offset, needed, .. }))
+                if prefix_end < len =>
+            {
+                let at_least = offset.saturating_add(needed);
+                let guess =
+                    prefix_end.saturating_add(prefix_end.saturating_mul(4).max(MIN_HEADER_READ));
+                let end = at_least
+                    .max(guess)
+                    .min(len)
+                    .min(limits.max_header_bytes.max(at_least));
+                Ok(std::iter::once(prefix_end..end).collect())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Writing GGUF v3, laid out as gguf-py's `GGUFWriter` lays it out: header, metadata in the
+//! order given, tensor infos with offsets packed at the alignment, zero padding to the data
+//! section, each tensor's bytes followed by zero padding to the alignment.
+
+use crate::error::{Error, Result};
+use crate::ggml::GgmlType;
+use crate::read::{ALIGNMENT_KEY, DEFAULT_ALIGNMENT, MAGIC, MAX_DIMS};
+use crate::value::Value;
+use std::borrow::Cow;
+use std::io::Write;
+use tensor_core::{ByteOrder, checked};
+use tensor_dtype::Dtype;
+
+/// The version written.
+pub const VERSION: u32 = 3;
+
+/// One tensor to write: its name, type and element shape (numpy order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry<'a> {
+    /// The name.
+    pub name: &'a str,
+    /// The ggml type its bytes are in.
+    pub ggml_type: GgmlType,
+    /// The element shape, slowest dimension first.
+    pub shape: &'a [u64],
+}
+
+impl Entry<'_> {
+    /// The bytes the tensor takes.
+    pub fn n_bytes(&self) -> Result<u64> {
+        let elements = checked::product(self.shape.iter().copied(), "tensor element count")?;
+        let row = self.shape.last().copied().unwrap_or(1);
+        if row % self.ggml_type.block_elements() != 0 {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?}: rows of {row} elements are not whole {} blocks of {}",
+                self.name,
+                self.ggml_type,
+                self.ggml_type.block_elements()
+            )));
+        }
+        self.ggml_type.bytes_for(elements).ok_or_else(|| {
+            Error::CannotWrite(format!("tensor {:?}: its size overflows", self.name))
+        })
+    }
+}
+
+/// Writes a GGUF file to `out`: `metadata` in the order given (`general.alignment`, a
+/// `UINT32`, sets the alignment), then `entries`, whose bytes `fill(i, sink)` writes —
+/// dense elements little-endian (swapped here when `byte_order` is big), quantized blocks
+/// as they are. Returns the bytes written.
+pub fn write_streamed(
+    out: &mut dyn Write,
+    metadata: &[(&str, &Value<'_>)],
+    entries: &[Entry<'_>],
+    byte_order: ByteOrder,
+    fill: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+) -> Result<u64> {
+    let alignment = alignment_of(metadata)?;
+    let mut head = Vec::new();
+    let mut p = Packer {
+        out: &mut head,
+        order: byte_order,
+    };
+    p.raw(MAGIC);
+    p.u32(VERSION);
+    p.u64(entries.len() as u64);
+    p.u64(metadata.len() as u64);
+    let mut seen = std::collections::HashSet::new();
+    for (key, value) in metadata {
+        if !seen.insert(*key) {
+            return Err(Error::CannotWrite(format!(
+                "metadata key {key:?} given twice"
+            )));
+        }
+        p.string(key);
+        p.u32(value.value_type().id());
+        p.value(value, key)?;
+    }
+    let mut names = std::collections::HashSet::new();
+    let mut sizes = Vec::with_capacity(entries.len());
+    let mut offset = 0u64;
+    for e in entries {
+        if !names.insert(e.name) {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?} given twice",
+                e.name
+            )));
+        }
+        if e.shape.len() > MAX_DIMS as usize {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?} has {} dimensions; GGUF holds at most {MAX_DIMS}",
+                e.name,
+                e.shape.len()
+            )));
+        }
+        let n_bytes = e.n_bytes()?;
+        p.string(e.name);
+        p.u32(e.shape.len() as u32);
+        for &d in e.shape.iter().rev() {
+            p.u64(d);
+        }
+        p.u32(e.ggml_type.id());
+        p.u64(offset);
+        offset = checked::align_up(
+            checked::add(offset, n_bytes, "GGUF data size")?,
+            alignment,
+            "GGUF data size",
+        )?;
+        sizes.push(n_bytes);
+    }
+    let data_start = checked::align_up(head.len() as u64, alignment, "GGUF data offset")?;
+    head.resize(data_start as usize, 0);
+    let io = |e| tensor_core::Error::io("writing a GGUF file", e);
+    out.write_all(&head).map_err(io)?;
+    let mut written = data_start;
+    for (i, (e, &n_bytes)) in entries.iter().zip(&sizes).enumerate() {
+        let width = match (
+            e.ggml_type.stored_order(byte_order),
+            e.ggml_type.dense_dtype(),
+        ) {
+            (ByteOrder::Big, Some(d)) => d.byte_width(),
+            _ => 1,
+        };
+        let mut sink = Counted {
+            out: &mut *out,
+            written: 0,
+            swap: Swap::new(width),
+        };
+        fill(i, &mut sink)?;
+        sink.finish().map_err(io)?;
+        if sink.written != n_bytes {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?}: {} bytes were given for its {n_bytes}",
+                e.name, sink.written
+            )));
+        }
+        let padded = checked::align_up(n_bytes, alignment, "GGUF data size")?;
+        out.write_all(&vec![0; (padded - n_bytes) as usize])
+            .map_err(io)?;
+        written += padded;
+    }
+    Ok(written)
+}
+
+fn alignment_of(metadata: &[(&str, &Value<'_>)]) -> Result<u64> {
+    match metadata.iter().find(|(k, _)| *k == ALIGNMENT_KEY) {
+        None => Ok(DEFAULT_ALIGNMENT),
+        Some((_, Value::U32(a))) if a.is_power_of_two() => Ok(u64::from(*a)),
+        Some((_, v)) => Err(Error::CannotWrite(format!(
+            "{ALIGNMENT_KEY} must be a UINT32 power of two, not {v:?}"
+        ))),
+    }
+}
+
+struct Packer<'o> {
+    out: &'o mut Vec<u8>,
+    order: ByteOrder,
+}
+
+impl Packer<'_> {
+    fn raw(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+
+    fn ordered<const N: usize>(&mut self, mut le: [u8; N]) {
+        if self.order == ByteOrder::Big {
+            le.reverse();
+        }
+        self.out.extend_from_slice(&le);
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.ordered(v.to_le_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.ordered(v.to_le_bytes());
+    }
+
+    fn string(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.raw(s.as_bytes());
+    }
+
+    fn value(&mut self, v: &Value<'_>, key: &str) -> Result<()> {
+        match v {
+            Value::U8(x) => self.raw(&[*x]),
+            Value::I8(x) => self.raw(&x.to_le_bytes()),
+            Value::Bool(x) => self.raw(&[u8::from(*x)]),
+            Value::U16(x) => self.ordered(x.to_le_bytes()),
+            Value::I16(x) => self.ordered(x.to_le_bytes()),
+            Value::U32(x) => self.ordered(x.to_le_bytes()),
+            Value::I32(x) => self.ordered(x.to_le_bytes()),
+            Value::F32(x) => self.ordered(x.to_le_bytes()),
+            Value::U64(x) => self.ordered(x.to_le_bytes()),
+            Value::I64(x) => self.ordered(x.to_le_bytes()),
+            Value::F64(x) => self.ordered(x.to_le_bytes()),
+            Value::String(s) => self.string(s),
+            Value::Array(a) => {
+                self.u32(a.item_type.id());
+                self.u64(a.items.len() as u64);
+                for item in &a.items {
+                    if item.value_type() != a.item_type {
+                        return Err(Error::CannotWrite(format!(
+                            "metadata key {key:?}: an array of {} holds a {}",
+                            a.item_type,
+                            item.value_type()
+                        )));
+                    }
+                    self.value(item, key)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reverses each `width`-byte element of what passes through (for big-endian output).
+struct Swap {
+    width: usize,
+    pending: Vec<u8>,
+}
+
+impl Swap {
+    fn new(width: usize) -> Self {
+        Swap {
+            width,
+            pending: Vec::new(),
+        }
+    }
+}
+
+/// A sink that counts what a tensor's filler writes, swapping element bytes if asked.
+struct Counted<'o> {
+    out: &'o mut dyn Write,
+    written: u64,
+    swap: Swap,
+}
+
+impl Counted<'_> {
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.swap.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(format!(
+                "{} bytes left over, not a whole element of {}",
+                self.swap.pending.len(),
+                self.swap.width
+            )))
+        }
+    }
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.written += buf.len() as u64;
+        let w = self.swap.width;
+        if w == 1 {
+            self.out.write_all(buf)?;
+            return Ok(buf.len());
+        }
+        self.swap.pending.extend_from_slice(buf);
+        let whole = self.swap.pending.len() / w * w;
+        let mut swapped: Vec<u8> = self.swap.pending.drain(..whole).collect();
+        for e in swapped.chunks_exact_mut(w) {
+            e.reverse();
+        }
+        self.out.write_all(&swapped)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A tensor a [`Writer`] holds: name, type, shape, bytes.
+type Owned<'a> = (Cow<'a, str>, GgmlType, Vec<u64>, Cow<'a, [u8]>);
+
+/// A GGUF file built in memory: metadata and tensors added in order, then written.
+#[derive(Clone, Debug, Default)]
+pub struct Writer<'a> {
+    metadata: Vec<(Cow<'a, str>, Value<'a>)>,
+    tensors: Vec<Owned<'a>>,
+    byte_order: Option<ByteOrder>,
+}
+
+impl<'a> Writer<'a> {
+    /// An empty file.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes the file big-endian (as gguf-py's `endianess=GGUFEndian.BIG`).
+    pub fn big_endian(&mut self) -> &mut Self {
+        self.byte_order = Some(ByteOrder::Big);
+        self
+    }
+
+    /// Adds a metadata entry (a key given twice is refused on write).
+    pub fn metadata(&mut self, key: impl Into<Cow<'a, str>>, value: Value<'a>) -> &mut Self {
+        self.metadata.push((key.into(), value));
+        self
+    }
+
+    /// Adds a dense tensor: `bytes` are its elements, little-endian, C order.
+    pub fn dense(
+        &mut self,
+        name: impl Into<Cow<'a, str>>,
+        shape: &[u64],
+        dtype: Dtype,
+        bytes: impl Into<Cow<'a, [u8]>>,
+    ) -> Result<&mut Self> {
+        let name = name.into();
+        let t = GgmlType::for_dtype(dtype).ok_or_else(|| {
+            Error::CannotWrite(format!(
+                "tensor {name:?}: GGUF has no dense type for {dtype} (it has F32, F16, BF16, F64, I8, I16, I32, I64)"
+            ))
+        })?;
+        self.tensors.push((name, t, shape.to_vec(), bytes.into()));
+        Ok(self)
+    }
+
+    /// Adds a quantized tensor of `ggml_type`: `blocks` as ggml stores them, `shape` the
+    /// element shape.
+    pub fn quantized(
+        &mut self,
+        name: impl Into<Cow<'a, str>>,
+        shape: &[u64],
+        ggml_type: GgmlType,
+        blocks: impl Into<Cow<'a, [u8]>>,
+    ) -> &mut Self {
+        self.tensors
+            .push((name.into(), ggml_type, shape.to_vec(), blocks.into()));
+        self
+    }
+
+    /// Writes the file to `out`.
+    pub fn write_to(&self, out: &mut dyn Write) -> Result<u64> {
+        let metadata: Vec<(&str, &Value<'_>)> =
+            self.metadata.iter().map(|(k, v)| (k.as_ref(), v)).collect();
+        let entries: Vec<Entry<'_>> = self
+            .tensors
+            .iter()
+            .map(|(n, t, s, _)| Entry {
+                name: n,
+                ggml_type: *t,
+                shape: s,
+            })
+            .collect();
+        write_streamed(
+            out,
+            &metadata,
+            &entries,
+            self.byte_order.unwrap_or(ByteOrder::Little),
+            &mut |i, sink| {
+                sink.write_all(&self.tensors[i].3)
+                    .map_err(|e| tensor_core::Error::io("writing a GGUF tensor", e).into())
+            },
+        )
+    }
+
+    /// The file's bytes.
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.write_to(&mut out)?;
+        Ok(out)
+    }
+}
