@@ -45,7 +45,7 @@ impl tensor_dtype::Format for GgufFormat {
         name: "GGUF",
         extensions: &["gguf"],
         writes: true,
-        reserved_keys: &["ggml_type"],
+        reserved_keys: &[],
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

@@ -85,11 +85,15 @@ pub fn json(set: &TensorSet<'_>) -> Result<Value> {
         .iter()
         .map(|t| tensor_json(t, &set.limits))
         .collect::<Result<Vec<_>>>()?;
-    Ok(json!({
+    let mut o = json!({
         "format": set.format.id(),
         "metadata": set.metadata.clone().map_or(Value::Null, Value::Object),
         "tensors": tensors,
-    }))
+    });
+    if !set.metadata_types.is_empty() {
+        o["metadata_types"] = json!(set.metadata_types);
+    }
+    Ok(o)
 }
 
 fn display_name(t: &NamedTensor<'_>) -> String {
@@ -109,6 +113,38 @@ pub(crate) fn shape_text(shape: &[u64]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
+/// Arrays longer than this show their first items and their length.
+const SHOWN_ITEMS: usize = 8;
+
+/// A metadata value as the table shows it: strings as they are, float32 values at their own
+/// precision (where the file's types say so), long arrays summarised.
+fn metadata_text(v: &Value, ty: Option<&str>) -> String {
+    let item_type = ty.and_then(|t| t.strip_prefix("ARRAY[")?.strip_suffix(']'));
+    match v {
+        Value::String(s) => s.escape_debug().to_string(),
+        #[allow(clippy::cast_possible_truncation)] // A FLOAT32 value, shown as one.
+        Value::Number(n) if ty == Some("FLOAT32") => n
+            .as_f64()
+            .map_or_else(|| n.to_string(), |f| (f as f32).to_string()),
+        Value::Array(items) => {
+            let shown: Vec<String> = items
+                .iter()
+                .take(SHOWN_ITEMS)
+                .map(|x| match x {
+                    Value::String(s) => format!("{s:?}"),
+                    other => metadata_text(other, item_type),
+                })
+                .collect();
+            if items.len() > SHOWN_ITEMS {
+                format!("[{}, … {} items]", shown.join(", "), items.len())
+            } else {
+                format!("[{}]", shown.join(", "))
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The readable `inspect` table.
 #[must_use]
 pub fn table(set: &TensorSet<'_>) -> String {
@@ -120,17 +156,19 @@ pub fn table(set: &TensorSet<'_>) -> String {
         Some(m) if m.is_empty() => out.push_str("metadata  (empty)\n"),
         Some(m) => {
             let width = m.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+            let types = &set.metadata_types;
+            let type_width = types.values().map(String::len).max().unwrap_or(0);
             for (i, (k, v)) in m.iter().enumerate() {
                 let label = if i == 0 { "metadata" } else { "" };
-                let value = match v {
-                    Value::String(s) => s.escape_debug().to_string(),
-                    other => other.to_string(),
+                let ty = types.get(k).map(String::as_str);
+                let value = metadata_text(v, ty);
+                let k = k.escape_debug().to_string();
+                let _ = if types.is_empty() {
+                    writeln!(out, "{label:<9} {k:<width$}  {value}")
+                } else {
+                    let ty = ty.unwrap_or("");
+                    writeln!(out, "{label:<9} {k:<width$}  {ty:<type_width$}  {value}")
                 };
-                let _ = writeln!(
-                    out,
-                    "{label:<9} {k:<width$}  {value}",
-                    k = k.escape_debug().to_string()
-                );
             }
         }
     }
@@ -138,7 +176,12 @@ pub fn table(set: &TensorSet<'_>) -> String {
     if set.tensors.is_empty() {
         return out;
     }
-    let rows: Vec<[String; 4]> = set
+    let encoding = |t: &NamedTensor<'_>| match &t.data {
+        tensorkit::model::TensorData::Encoded(l) => l.encoding.clone(),
+        _ => String::new(),
+    };
+    let any_encoded = set.tensors.iter().any(|t| !encoding(t).is_empty());
+    let rows: Vec<[String; 5]> = set
         .tensors
         .iter()
         .map(|t| {
@@ -147,10 +190,11 @@ pub fn table(set: &TensorSet<'_>) -> String {
                 t.dtype().name().to_owned(),
                 shape_text(t.shape()),
                 t.byte_len().to_string(),
+                encoding(t),
             ]
         })
         .collect();
-    let header = ["name", "dtype", "shape", "bytes"];
+    let header = ["name", "dtype", "shape", "bytes", "stored as"];
     let mut widths = header.map(str::len);
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
@@ -158,8 +202,8 @@ pub fn table(set: &TensorSet<'_>) -> String {
         }
     }
     out.push('\n');
-    let mut line = |cells: [&str; 4]| {
-        let _ = writeln!(
+    let mut line = |cells: [&str; 5]| {
+        let _ = write!(
             out,
             "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}",
             cells[0],
@@ -171,10 +215,16 @@ pub fn table(set: &TensorSet<'_>) -> String {
             w2 = widths[2],
             w3 = widths[3]
         );
+        if any_encoded && !cells[4].is_empty() {
+            let _ = write!(out, "  {}", cells[4]);
+        }
+        let end = out.trim_end_matches(' ').len();
+        out.truncate(end);
+        out.push('\n');
     };
     line(header);
     for r in &rows {
-        line([&r[0], &r[1], &r[2], &r[3]]);
+        line([&r[0], &r[1], &r[2], &r[3], &r[4]]);
     }
     out
 }

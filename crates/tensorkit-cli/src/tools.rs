@@ -382,6 +382,7 @@ pub fn merge(
     let mut merged = TensorSet {
         format: target,
         metadata: None,
+        metadata_types: std::collections::BTreeMap::new(),
         tensors: Vec::new(),
         limits: *limits,
         mapped: opened
@@ -577,6 +578,7 @@ pub fn split(
         let single = TensorSet {
             format: target,
             metadata: set.metadata.clone(),
+            metadata_types: set.metadata_types.clone(),
             tensors: vec![one],
             limits: set.limits,
             mapped: set.mapped.clone(),

@@ -442,7 +442,8 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
         FormatId::Safetensors
         | FormatId::Bintensors
         | FormatId::BintensorsLegacy
-        | FormatId::Grib => {
+        | FormatId::Grib
+        | FormatId::Gguf => {
             // No checksums to check: reading every tensor is the only check there is.
             let n = read_every_tensor(file, &map, limits)?;
             Ok(Verification {

@@ -60,6 +60,15 @@ pub enum Error {
         #[source]
         source: Box<tensor_grib::Error>,
     },
+    /// A GGUF file that could not be read or written.
+    #[error("{path}: {source}")]
+    Gguf {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        #[source]
+        source: tensor_gguf::Error,
+    },
     /// A Tensogram file that could not be read or written.
     #[error("{path}: {source}")]
     Tensogram {
@@ -210,6 +219,7 @@ impl Kinded for Error {
             Error::Bintensors { source, .. } => source.kind(),
             Error::Ztensor { source, .. } => source.kind(),
             Error::Grib { source, .. } => source.kind(),
+            Error::Gguf { source, .. } => source.kind(),
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::TensogramTensor { source, .. } => source.kind(),
             Error::Spec { .. } | Error::UnknownTarget { .. } | Error::NoSuchTensor { .. } => {

@@ -15,6 +15,7 @@
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
 //! | `descriptor` | `tensor-descriptor` (feature `descriptor`) | Tensogram's CBOR data-object descriptor |
+//! | `gguf` | `tensor-gguf` (feature `gguf`) | GGUF files (llama.cpp): reader, dequantization, writer |
 //! | `frame` | `tensor-frame` (feature `frame`) | Tensogram v3 messages and `.tgm` files: buffered and streaming encode, random access, scanning, validation |
 //! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages (simple packing, shuffle, szip, zstd, lz4, masks) with bounded decoding |
 //! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
@@ -171,6 +172,8 @@ pub use tensor_descriptor as descriptor;
 pub use tensor_dtype as dtype;
 #[cfg(feature = "frame")]
 pub use tensor_frame as frame;
+#[cfg(feature = "gguf")]
+pub use tensor_gguf as gguf;
 #[cfg(feature = "grib")]
 pub use tensor_grib as grib;
 #[cfg(feature = "pipeline")]

@@ -30,21 +30,24 @@ pub enum FormatId {
     Tensogram,
     /// GRIB editions 1 and 2 (read only): one tensor per field.
     Grib,
+    /// GGUF (llama.cpp): versions 2 and 3 read, 3 written.
+    Gguf,
 }
 
 impl FormatId {
     /// Every format the command writes, in the order the demo shows them.
-    pub const WRITABLE: [FormatId; 6] = [
+    pub const WRITABLE: [FormatId; 7] = [
         FormatId::Safetensors,
         FormatId::Bintensors,
         FormatId::BintensorsLegacy,
         FormatId::Ztensor01,
         FormatId::Ztensor2,
         FormatId::Tensogram,
+        FormatId::Gguf,
     ];
 
     /// Every format the command reads, the generations of one format oldest first.
-    pub const ALL: [FormatId; 8] = [
+    pub const ALL: [FormatId; 9] = [
         FormatId::Safetensors,
         FormatId::BintensorsLegacy,
         FormatId::Bintensors,
@@ -53,6 +56,7 @@ impl FormatId {
         FormatId::Ztensor2,
         FormatId::Tensogram,
         FormatId::Grib,
+        FormatId::Gguf,
     ];
 
     /// What the format's crate says it is: id, name, extensions, whether it writes, the
@@ -69,6 +73,7 @@ impl FormatId {
             FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::INFO,
             FormatId::Tensogram => tensor_frame::TensogramFormat::INFO,
             FormatId::Grib => tensor_grib::GribFormat::INFO,
+            FormatId::Gguf => tensor_gguf::GgufFormat::INFO,
         }
     }
 
@@ -183,6 +188,18 @@ pub struct Lazy<'a> {
     /// Decoded straight into a caller's buffer, for formats whose decoder writes elements
     /// in place (GRIB): what [`TensorRef::read_into`](crate::TensorRef::read_into) uses.
     pub decode_into: Option<Arc<DecodeIntoFn<'a>>>,
+    /// The blocks of a ggml quantized type as a GGUF file stores them, which a GGUF writer
+    /// keeps as they are.
+    pub blocks: Option<Blocks<'a>>,
+}
+
+/// A quantized tensor's stored blocks (GGUF).
+#[derive(Clone, Copy, Debug)]
+pub struct Blocks<'a> {
+    /// The ggml type.
+    pub ggml_type: tensor_gguf::GgmlType,
+    /// The blocks, as stored.
+    pub bytes: &'a [u8],
 }
 
 impl std::fmt::Debug for Lazy<'_> {
@@ -399,6 +416,11 @@ pub struct TensorSet<'a> {
     pub format: FormatId,
     /// File-level metadata, when the format stores any.
     pub metadata: Option<Map<String, Value>>,
+    /// The type each metadata value has in its file, for formats whose values are typed
+    /// beyond what JSON tells apart (GGUF: `UINT32`, `FLOAT32`, `ARRAY[STRING]`); empty for
+    /// the others. A writer of such a format gives a value its recorded type when the value
+    /// still fits it.
+    pub metadata_types: std::collections::BTreeMap<String, String>,
     /// The tensors, in the order the file stores them.
     pub tensors: Vec<NamedTensor<'a>>,
     /// The limits the file was read with; tensors are decoded within them.
@@ -488,6 +510,7 @@ mod tests {
         NamedTensor {
             name: Some("t".into()),
             data: TensorData::Encoded(Lazy {
+                blocks: None,
                 encoding: "test".into(),
                 dtype: Dtype::Bool,
                 shape: vec![4],

@@ -684,6 +684,7 @@ pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Resu
     let set = TensorSet {
         format,
         metadata: options.metadata.clone().or_else(|| source.metadata.clone()),
+        metadata_types: source.metadata_types.clone(),
         tensors: source.tensors.clone(),
         limits: source.limits,
         mapped: source.mapped.clone(),
@@ -768,6 +769,7 @@ fn named_set<'a, N: Into<String>>(
     TensorSet {
         format,
         metadata: options.metadata.clone(),
+        metadata_types: std::collections::BTreeMap::new(),
         tensors: tensors
             .into_iter()
             .map(|(n, v)| NamedTensor::borrowed(n.into(), v))

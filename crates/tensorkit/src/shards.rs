@@ -149,6 +149,10 @@ fn combined<'a>(sets: &[TensorSet<'a>], metadata: Option<Map<String, Value>>) ->
             .first()
             .map_or(crate::model::FormatId::Safetensors, |s| s.format),
         metadata,
+        metadata_types: sets
+            .first()
+            .map(|s| s.metadata_types.clone())
+            .unwrap_or_default(),
         tensors: Vec::new(),
         limits: sets.first().map(|s| s.limits).unwrap_or_default(),
         mapped: sets.iter().flat_map(|s| s.mapped.iter().copied()).collect(),
@@ -251,6 +255,7 @@ pub fn write_sharded(
             let shard = TensorSet {
                 format,
                 metadata: set.metadata.clone(),
+                metadata_types: set.metadata_types.clone(),
                 tensors: group
                     .iter()
                     .map(|&i| {

@@ -63,16 +63,12 @@ pub fn can_dequantize(t: GgmlType) -> bool {
     t.dense_dtype().is_some() || block_fn(t).is_some()
 }
 
-/// Decodes `stored`, the bytes of a tensor of type `t` (dense elements in `order`, or
-/// blocks), into `dst`, one float32 per element. Dense types convert as numpy's `astype`
-/// does (float64 rounds to nearest, integers to the nearest float32). An error says what
-/// could not be done.
-pub(crate) fn to_f32(
-    t: GgmlType,
-    stored: &[u8],
-    order: ByteOrder,
-    dst: &mut [f32],
-) -> Result<(), String> {
+/// Decodes `stored`, the bytes of `dst.len()` elements of type `t` — dense elements in
+/// `order`, or whole blocks (any run of a tensor's blocks: each decodes on its own) — into
+/// `dst`, one float32 per element. Dense types convert as numpy's `astype` does (float64
+/// rounds to nearest, integers to the nearest float32). An error says what could not be
+/// done.
+pub fn to_f32(t: GgmlType, stored: &[u8], order: ByteOrder, dst: &mut [f32]) -> Result<(), String> {
     let elements = dst.len() as u64;
     if t.bytes_for(elements) != Some(stored.len() as u64) {
         return Err(format!(

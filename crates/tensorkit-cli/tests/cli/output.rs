@@ -31,12 +31,12 @@ fn inspect_json_snapshot() -> Result<(), Failed> {
 fn golden_files_read_back() -> Result<(), Failed> {
     let dir = testdata().join("golden");
     let mut files = Vec::new();
-    for format in tensorkit_cli::model::FormatId::WRITABLE {
+    for format in tensorkit_cli::demo::FORMATS {
         files.extend(files_with_extension(&dir, format.extension()));
     }
     files.sort();
     files.dedup();
-    if files.len() < tensorkit_cli::model::FormatId::WRITABLE.len() {
+    if files.len() < tensorkit_cli::demo::FORMATS.len() {
         return Err("no golden files; run `cargo xtask golden`".into());
     }
     let expected = tensorkit_cli::demo_data::tensors(tensorkit_cli::demo_data::Size::Small);

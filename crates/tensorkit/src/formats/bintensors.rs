@@ -38,6 +38,7 @@ pub(super) fn read<'a>(
     Ok(TensorSet {
         format,
         metadata,
+        metadata_types: std::collections::BTreeMap::new(),
         tensors,
         limits: *limits,
         mapped: Vec::new(),
@@ -65,12 +66,8 @@ pub(super) fn write(
             shape: t.shape(),
         })
         .collect();
-    let metadata = set
-        .metadata
-        .as_ref()
-        .map(|m| super::string_metadata(m, format))
-        .transpose()?
-        .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
+    let metadata =
+        super::string_metadata(set, format)?.map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
     // One tensor decoded at a time, when the writer reaches it; an error from our side
     // (decoding, or writing) is kept whole and returned as it is.
     let mut carried = super::Carried::default();

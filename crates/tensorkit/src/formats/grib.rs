@@ -27,6 +27,7 @@ pub(super) fn read<'a>(
     Ok(TensorSet {
         format: FormatId::Grib,
         metadata: None,
+        metadata_types: std::collections::BTreeMap::new(),
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
@@ -60,6 +61,7 @@ pub(super) fn open_header<'a>(
     let listing = super::Listing {
         format: FormatId::Grib,
         metadata: None,
+        metadata_types: std::collections::BTreeMap::new(),
         tensors,
     };
     Ok(super::Opening::Listed(
@@ -115,6 +117,7 @@ pub(super) fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTe
     NamedTensor {
         name,
         data: TensorData::Encoded(Lazy {
+            blocks: None,
             encoding: f.packing.name().to_owned(),
             dtype: Dtype::Float64,
             shape,

@@ -3,6 +3,7 @@
 //! The format of a file is decided from its content, never from its name.
 
 mod bintensors;
+pub(crate) mod gguf;
 pub(crate) mod grib;
 mod safetensors;
 pub(crate) mod tensogram;
@@ -21,7 +22,8 @@ const MIN_DETECT_BYTES: usize = 9;
 
 /// The order formats are tried in when recognising a file: the ones with a magic number
 /// first, the one recognised by a length prefix and one byte last.
-const DETECTION_ORDER: [FormatId; 7] = [
+const DETECTION_ORDER: [FormatId; 8] = [
+    FormatId::Gguf,
     FormatId::Ztensor01,
     FormatId::Ztensor1,
     FormatId::Ztensor2,
@@ -46,6 +48,7 @@ impl FormatId {
             FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::recognise(head),
             FormatId::Tensogram => tensor_frame::TensogramFormat::recognise(head),
             FormatId::Grib => tensor_grib::GribFormat::recognise(head),
+            FormatId::Gguf => tensor_gguf::GgufFormat::recognise(head),
         }
     }
 
@@ -76,6 +79,9 @@ impl FormatId {
                 .map_err(tensogram::wrap(path)),
             FormatId::Grib => {
                 tensor_grib::GribFormat::header_ranges(held, limits).map_err(grib::wrap(path))
+            }
+            FormatId::Gguf => {
+                tensor_gguf::GgufFormat::header_ranges(held, limits).map_err(gguf::wrap(path))
             }
         }
     }
@@ -129,6 +135,7 @@ pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Res
         }
         FormatId::Tensogram => tensogram::read(path, bytes, options),
         FormatId::Grib => grib::read(path, bytes, options),
+        FormatId::Gguf => gguf::read(path, bytes, options),
     }
 }
 
@@ -167,6 +174,7 @@ pub(crate) struct Listed {
 pub(crate) struct Listing {
     pub(crate) format: FormatId,
     pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(crate) metadata_types: std::collections::BTreeMap<String, String>,
     pub(crate) tensors: Vec<Listed>,
 }
 
@@ -193,6 +201,8 @@ pub(crate) enum Header<'a> {
     Tensogram(tensogram::Header<'a>),
     /// A GRIB file's fields (listed from the whole object).
     Grib(std::sync::Arc<tensor_grib::Grib<'a>>),
+    /// A GGUF file's tensors: name, ggml type and shape, for dequantizing fetched blocks.
+    Gguf(Vec<(String, tensor_gguf::GgmlType, Vec<u64>)>),
 }
 
 #[cfg(feature = "remote")]
@@ -212,6 +222,7 @@ impl Header<'_> {
                 h.read_in(path, i, bytes, options.verify.any(), &options.limits)
             }
             Header::Grib(g) => Ok(grib::tensor(path, g, i)),
+            Header::Gguf(types) => Ok(gguf::read_in(path, types, i, bytes)),
             Header::Raw => Err(Error::UnknownTarget {
                 what: format!(
                     "{}: tensor #{i} is read as stored, not through its header",
@@ -240,6 +251,7 @@ pub(crate) fn open_header<'a>(
     match format {
         FormatId::Tensogram => tensogram::open_header(path, bytes, options, held),
         FormatId::Grib => grib::open_header(path, bytes, options),
+        FormatId::Gguf => gguf::open_header(path, bytes, options),
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             ztensor::open_header(path, bytes, options)
         }
@@ -269,6 +281,7 @@ pub(crate) fn open_header<'a>(
             let listing = Listing {
                 format: set.format,
                 metadata: set.metadata,
+                metadata_types: set.metadata_types,
                 tensors,
             };
             Ok(Opening::Listed(listing, Box::new(Header::Raw)))
@@ -426,6 +439,7 @@ fn write_tensors(
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
         FormatId::Ztensor2 => ztensor::write_v2(set, out, path, alignment)?,
         FormatId::Tensogram => dropped.extend(tensogram::write(set, out, path, pipeline)?),
+        FormatId::Gguf => gguf::write(set, out, path)?,
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),
@@ -468,14 +482,21 @@ impl Carried {
 }
 
 /// Metadata for a format that stores only string values: every value must be a string.
+/// A value whose type the source format recorded (GGUF's typed metadata,
+/// [`TensorSet::metadata_types`]) is written as its JSON text; any other value that is not a
+/// string is refused.
 pub(crate) fn string_metadata(
-    metadata: &serde_json::Map<String, serde_json::Value>,
+    set: &TensorSet<'_>,
     format: &'static str,
-) -> Result<Vec<(String, String)>> {
+) -> Result<Option<Vec<(String, String)>>> {
+    let Some(metadata) = &set.metadata else {
+        return Ok(None);
+    };
     metadata
         .iter()
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => Ok((k.clone(), s.clone())),
+            other if set.metadata_types.contains_key(k) => Ok((k.clone(), other.to_string())),
             other => Err(Error::CannotRepresent {
                 format,
                 what: format!(
@@ -483,5 +504,6 @@ pub(crate) fn string_metadata(
                 ),
             }),
         })
-        .collect()
+        .collect::<Result<_>>()
+        .map(Some)
 }

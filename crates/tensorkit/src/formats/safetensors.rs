@@ -36,6 +36,7 @@ pub(super) fn read<'a>(
         metadata: file
             .metadata
             .map(|m| m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),
+        metadata_types: std::collections::BTreeMap::new(),
         tensors: file
             .tensors
             .into_iter()
@@ -59,12 +60,8 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
             shape: t.shape(),
         })
         .collect();
-    let metadata: Option<BTreeMap<String, String>> = set
-        .metadata
-        .as_ref()
-        .map(|m| super::string_metadata(m, FORMAT))
-        .transpose()?
-        .map(|m| m.into_iter().collect());
+    let metadata: Option<BTreeMap<String, String>> =
+        super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
     // The tensors are decoded (if need be) and streamed as the writer asks for them; an
     // error of ours is kept whole and handed back after the writer stops.
     let mut carried = super::Carried::default();

@@ -98,6 +98,7 @@ pub(super) fn read<'a>(
     Ok(TensorSet {
         format: FormatId::Tensogram,
         metadata: file_metadata(path, &msgs[0])?,
+        metadata_types: std::collections::BTreeMap::new(),
         tensors,
         limits: *limits,
         mapped: Vec::new(),
@@ -270,6 +271,7 @@ pub(super) fn open_header<'a>(
         super::Listing {
             format: FormatId::Tensogram,
             metadata: file_metadata(path, &messages[0])?,
+            metadata_types: std::collections::BTreeMap::new(),
             tensors,
         },
         Box::new(super::Header::Tensogram(Header { messages, at })),
@@ -337,6 +339,7 @@ fn lazy<'a>(
     let big = o.descriptor().byte_order_or_native() == tensor_core::ByteOrder::Big;
     let swap = o.descriptor().dtype.swap_width();
     Lazy {
+        blocks: None,
         encoding: stages(o.descriptor()),
         dtype: dtype_out,
         shape: shape.clone(),
@@ -510,7 +513,9 @@ fn packed_form(
 ) -> Result<std::result::Result<crate::model::Packed, String>> {
     match &t.data {
         TensorData::Encoded(Lazy {
-            packed: Some(pack), ..
+            blocks: None,
+            packed: Some(pack),
+            ..
         }) => {
             // The packed bytes are copied as they are: checked first, as a decode would be.
             t.verify()?;

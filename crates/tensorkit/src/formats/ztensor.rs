@@ -33,6 +33,7 @@ fn lazy<'a>(
     let (whole, runs) = (Arc::clone(file), Arc::clone(file));
     let (p1, p2) = (Arc::clone(path), Arc::clone(path));
     TensorData::Encoded(Lazy {
+        blocks: None,
         encoding,
         dtype,
         shape,
@@ -92,6 +93,7 @@ pub(super) fn read<'a>(
     Ok(TensorSet {
         format,
         metadata: file_metadata(&any),
+        metadata_types: std::collections::BTreeMap::new(),
         tensors,
         limits: *limits,
         mapped: Vec::new(),
@@ -295,6 +297,7 @@ pub(super) fn open_header<'a>(
         super::Listing {
             format,
             metadata: file_metadata(&any),
+            metadata_types: std::collections::BTreeMap::new(),
             tensors,
         },
         Box::new(super::Header::Ztensor(any)),

@@ -127,6 +127,7 @@ async fn open_one(
                 Opening::Listed(listing, _) => Some(Listing {
                     format: listing.format,
                     metadata: listing.metadata.take(),
+                    metadata_types: std::mem::take(&mut listing.metadata_types),
                     tensors: std::mem::take(&mut listing.tensors),
                 }),
                 Opening::Needs(ranges) => {
@@ -246,6 +247,7 @@ fn remote_set(
     TensorSet {
         format: listing.format,
         metadata: listing.metadata,
+        metadata_types: listing.metadata_types,
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
@@ -259,6 +261,7 @@ fn remote_tensor(shared: &Arc<Shared>, i: usize, t: Listed) -> NamedTensor<'stat
     NamedTensor {
         name: t.name,
         data: TensorData::Encoded(Lazy {
+            blocks: None,
             encoding: t.encoding.unwrap_or_else(|| REMOTE_RAW.to_owned()),
             dtype,
             shape: t.shape,

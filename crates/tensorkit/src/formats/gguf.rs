@@ -1,0 +1,488 @@
+//! GGUF, through tensor-gguf (see docs/formats/gguf.md): dense tensors as views, quantized
+//! ones decoded to float32 on demand with their blocks kept for a GGUF writer; metadata as
+//! JSON values with each value's GGUF type beside it.
+
+use crate::error::{Error, Result};
+use crate::model::{Blocks, FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use serde_json::{Map, Number, Value as Json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use tensor_core::{ByteOrder, Limits};
+use tensor_dtype::{Dtype, Tensor};
+use tensor_gguf::{Array, GgmlType, Gguf, Value, ValueType};
+
+const FORMAT: &str = "gguf";
+
+pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_gguf::Error) -> Error + '_ {
+    move |source| Error::Gguf {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+pub(super) fn read<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &crate::model::ReadOptions,
+) -> Result<TensorSet<'a>> {
+    let file = Arc::new(Gguf::open_with(bytes, options).map_err(wrap(path))?);
+    let (metadata, metadata_types) = metadata(&file);
+    let tensors = (0..file.tensors().len())
+        .map(|i| tensor(path, &file, i))
+        .collect::<Result<_>>()?;
+    Ok(TensorSet {
+        format: FormatId::Gguf,
+        metadata: Some(metadata),
+        metadata_types,
+        tensors,
+        limits: options.limits,
+        mapped: Vec::new(),
+    })
+}
+
+/// The metadata as JSON, and each key's GGUF type.
+fn metadata(file: &Gguf<'_>) -> (Map<String, Json>, BTreeMap<String, String>) {
+    let mut values = Map::new();
+    let mut types = BTreeMap::new();
+    for (k, v) in file.metadata() {
+        values.insert(k.to_string(), to_json(v));
+        types.insert(k.to_string(), type_label(v));
+    }
+    (values, types)
+}
+
+/// A value as JSON: numbers, strings, booleans, arrays (non-finite floats as the strings
+/// `NaN`, `Infinity`, `-Infinity`).
+fn to_json(v: &Value<'_>) -> Json {
+    let float =
+        |f: f64| Number::from_f64(f).map_or_else(|| Json::from(non_finite(f)), Json::Number);
+    match v {
+        Value::U8(x) => Json::from(*x),
+        Value::I8(x) => Json::from(*x),
+        Value::U16(x) => Json::from(*x),
+        Value::I16(x) => Json::from(*x),
+        Value::U32(x) => Json::from(*x),
+        Value::I32(x) => Json::from(*x),
+        Value::U64(x) => Json::from(*x),
+        Value::I64(x) => Json::from(*x),
+        Value::F32(x) => float(f64::from(*x)),
+        Value::F64(x) => float(*x),
+        Value::Bool(x) => Json::from(*x),
+        Value::String(s) => Json::from(s.as_ref()),
+        Value::Array(a) => Json::Array(a.items.iter().map(to_json).collect()),
+    }
+}
+
+fn non_finite(f: f64) -> &'static str {
+    if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+}
+
+/// `UINT32`, `STRING`, `ARRAY[FLOAT32]`, `ARRAY[ARRAY[INT32]]`: a value's type as
+/// `TensorSet::metadata_types` records it.
+fn type_label(v: &Value<'_>) -> String {
+    match v {
+        Value::Array(a) => match a.items.first() {
+            Some(first) if a.item_type == ValueType::Array => {
+                format!("ARRAY[{}]", type_label(first))
+            }
+            _ => format!("ARRAY[{}]", a.item_type.name()),
+        },
+        other => other.value_type().name().to_owned(),
+    }
+}
+
+/// Tensor `i`: a view when dense, decoded on demand when quantized.
+fn tensor<'a>(path: &Path, file: &Arc<Gguf<'a>>, i: usize) -> Result<NamedTensor<'a>> {
+    let info = &file.tensors()[i];
+    if let Some(view) = file.view(i).map_err(wrap(path))? {
+        return Ok(NamedTensor::borrowed(info.name, view));
+    }
+    Ok(NamedTensor {
+        name: Some(info.name.to_owned()),
+        data: TensorData::Encoded(quantized(
+            path,
+            info.name,
+            info.ggml_type,
+            info.shape.clone(),
+            file.stored(i),
+        )),
+        location: Vec::new(),
+        attributes: Vec::new(),
+        check: None,
+    })
+}
+
+/// A quantized tensor of `ggml_type` and element shape `shape` stored as `blocks`, decoded to
+/// float32 on demand.
+pub(super) fn quantized<'a>(
+    path: &Path,
+    name: &str,
+    ggml_type: GgmlType,
+    shape: Vec<u64>,
+    blocks: &'a [u8],
+) -> Lazy<'a> {
+    let elements: u64 = shape.iter().product();
+    let (path, name) = (path.to_path_buf(), name.to_owned());
+    let named = move |what: String| Error::Gguf {
+        path: path.clone(),
+        source: tensor_gguf::Error::CannotDecode {
+            name: name.clone(),
+            what,
+        },
+    };
+    let decode_into = {
+        let named = named.clone();
+        move |limits: &Limits, out: &mut [u8]| -> Result<()> {
+            limits.check_total_bytes(elements.saturating_mul(4))?;
+            if out.len() as u64 != elements.saturating_mul(4) {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "the tensor dequantizes to {} bytes; the buffer has {}",
+                    elements.saturating_mul(4),
+                    out.len()
+                ))
+                .into());
+            }
+            if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f32>(out) {
+                dequantize(ggml_type, blocks, values).map_err(&named)
+            } else {
+                // A buffer not aligned for float32: through one that is.
+                let mut values =
+                    tensor_core::buffer::try_filled(out.len() / 4, 0f32, "dequantized tensor")?;
+                dequantize(ggml_type, blocks, &mut values).map_err(&named)?;
+                out.copy_from_slice(bytemuck::cast_slice(&values));
+                Ok(())
+            }
+        }
+    };
+    let decode = {
+        let (named, shape) = (named.clone(), shape.clone());
+        move |limits: &Limits| -> Result<Tensor> {
+            limits.check_total_bytes(elements.saturating_mul(4))?;
+            let n = tensor_core::checked::to_usize(elements, "element count")?;
+            let mut values = tensor_core::buffer::try_filled(n, 0f32, "dequantized tensor")?;
+            dequantize(ggml_type, blocks, &mut values).map_err(&named)?;
+            Ok(Tensor::from_elements(&shape, &values)?)
+        }
+    };
+    // Runs of whole blocks, so that memory stays bounded whatever the tensor's size.
+    let stream =
+        move |_: &Limits, chunk: usize, sink: &mut dyn FnMut(&[u8]) -> Result<()>| -> Result<()> {
+            let block_elements = ggml_type.block_elements() as usize;
+            let block_bytes = ggml_type.block_bytes() as usize;
+            let blocks_per_run = (chunk / (block_elements * 4)).max(1);
+            let mut values = vec![0f32; blocks_per_run * block_elements];
+            let mut le = Vec::with_capacity(values.len() * 4);
+            for run in blocks.chunks(blocks_per_run * block_bytes) {
+                let n = run.len() / block_bytes * block_elements;
+                dequantize(ggml_type, run, &mut values[..n]).map_err(&named)?;
+                le.clear();
+                le.extend(values[..n].iter().flat_map(|v| v.to_le_bytes()));
+                sink(&le)?;
+            }
+            Ok(())
+        };
+    Lazy {
+        encoding: ggml_type.name().to_owned(),
+        dtype: Dtype::Float32,
+        shape,
+        stream: Arc::new(stream),
+        decode: Arc::new(decode),
+        packed: None,
+        decode_into: Some(Arc::new(decode_into)),
+        blocks: Some(Blocks {
+            ggml_type,
+            bytes: blocks,
+        }),
+    }
+}
+
+fn dequantize(t: GgmlType, blocks: &[u8], dst: &mut [f32]) -> std::result::Result<(), String> {
+    tensor_gguf::dequant::to_f32(t, blocks, ByteOrder::Little, dst)
+}
+
+/// Lists a GGUF file whose header is held: dense tensors are read as stored, quantized ones
+/// dequantized from their fetched blocks.
+#[cfg(feature = "remote")]
+pub(super) fn open_header<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &crate::model::ReadOptions,
+) -> Result<super::Opening<'a>> {
+    let file = Gguf::open_with(bytes, options).map_err(wrap(path))?;
+    let (metadata, metadata_types) = metadata(&file);
+    let order = file.header().byte_order;
+    let tensors = file
+        .tensors()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let dense = t.ggml_type.dense_dtype();
+            super::Listed {
+                name: Some(t.name.to_owned()),
+                dtype: dense.unwrap_or(Dtype::Float32),
+                shape: t.shape.clone(),
+                encoding: dense.is_none().then(|| t.ggml_type.name().to_owned()),
+                location: Vec::new(),
+                attributes: Vec::new(),
+                span: file.stored_range(i),
+                fetch: match dense {
+                    Some(_) => super::Fetch::Raw(t.ggml_type.stored_order(order)),
+                    None => super::Fetch::Decode,
+                },
+            }
+        })
+        .collect();
+    let listing = super::Listing {
+        format: FormatId::Gguf,
+        metadata: Some(metadata),
+        metadata_types,
+        tensors,
+    };
+    let types = file
+        .tensors()
+        .iter()
+        .map(|t| (t.name.to_owned(), t.ggml_type, t.shape.clone()))
+        .collect();
+    Ok(super::Opening::Listed(
+        listing,
+        Box::new(super::Header::Gguf(types)),
+    ))
+}
+
+/// Tensor `i` of a remote file from its fetched blocks.
+#[cfg(feature = "remote")]
+pub(super) fn read_in<'w>(
+    path: &Path,
+    types: &[(String, GgmlType, Vec<u64>)],
+    i: usize,
+    bytes: &'w [u8],
+) -> NamedTensor<'w> {
+    let (name, t, shape) = &types[i];
+    NamedTensor {
+        name: Some(name.clone()),
+        data: TensorData::Encoded(quantized(path, name, *t, shape.clone(), bytes)),
+        location: Vec::new(),
+        attributes: Vec::new(),
+        check: None,
+    }
+}
+
+/// Writes `set` as GGUF v3: metadata with the types recorded for it (else chosen as gguf-py
+/// chooses them, floats that float32 cannot hold exactly as `FLOAT64`), dense tensors in
+/// their own type, quantized ones as their stored blocks.
+pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Path) -> Result<()> {
+    let metadata: Vec<(String, Value<'static>)> = set
+        .metadata
+        .iter()
+        .flatten()
+        .map(|(k, v)| {
+            let recorded = set.metadata_types.get(k).map(String::as_str);
+            Ok((k.clone(), from_json(k, v, recorded)?))
+        })
+        .collect::<Result<_>>()?;
+    let names = set.names();
+    let mut entries = Vec::with_capacity(set.tensors.len());
+    for (name, t) in names.iter().zip(&set.tensors) {
+        let ggml_type = match &t.data {
+            TensorData::Encoded(Lazy {
+                blocks: Some(b), ..
+            }) => b.ggml_type,
+            _ => GgmlType::for_dtype(t.dtype()).ok_or_else(|| Error::CannotRepresent {
+                format: FORMAT,
+                what: format!(
+                    "tensor {name:?} of dtype {} (GGUF stores float32, float16, bfloat16, float64, int8, int16, int32, int64 and ggml's quantized types)",
+                    t.dtype()
+                ),
+            })?,
+        };
+        if t.shape().len() > tensor_gguf::MAX_DIMS as usize {
+            return Err(Error::CannotRepresent {
+                format: FORMAT,
+                what: format!(
+                    "tensor {name:?} of {} dimensions (GGUF holds at most {})",
+                    t.shape().len(),
+                    tensor_gguf::MAX_DIMS
+                ),
+            });
+        }
+        entries.push(tensor_gguf::Entry {
+            name,
+            ggml_type,
+            shape: t.shape(),
+        });
+    }
+    let pairs: Vec<(&str, &Value<'_>)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut carried = super::Carried::default();
+    let written =
+        tensor_gguf::write_streamed(out, &pairs, &entries, ByteOrder::Little, &mut |i, w| {
+            let t = &set.tensors[i];
+            let result = match &t.data {
+                TensorData::Encoded(Lazy {
+                    blocks: Some(b), ..
+                }) => w
+                    .write_all(b.bytes)
+                    .map_err(|e| tensor_core::Error::io("writing GGUF blocks", e).into()),
+                _ => t.write_canonical(&set.limits, w),
+            };
+            result.map_err(|e| carried.keep(e, tensor_gguf::Error::CannotWrite))
+        });
+    carried.finish(written, wrap(path))?;
+    Ok(())
+}
+
+/// A JSON metadata value as a GGUF value: of its recorded type when it fits it, else of the
+/// type gguf-py would give it.
+fn from_json(key: &str, v: &Json, recorded: Option<&str>) -> Result<Value<'static>> {
+    if let Some(value) = recorded.and_then(|label| typed(v, label)) {
+        return Ok(value);
+    }
+    inferred(v).ok_or_else(|| Error::CannotRepresent {
+        format: FORMAT,
+        what: format!(
+            "metadata value {key:?} = {v} (GGUF holds numbers, strings, booleans and arrays of one type)"
+        ),
+    })
+}
+
+/// `v` as a value of type `label` (as [`type_label`] writes it), if it fits.
+fn typed(v: &Json, label: &str) -> Option<Value<'static>> {
+    if let Some(item) = label
+        .strip_prefix("ARRAY[")
+        .and_then(|l| l.strip_suffix(']'))
+    {
+        let items = v.as_array()?;
+        let item_type = match item.split('[').next()? {
+            "ARRAY" => ValueType::Array,
+            name => value_type(name)?,
+        };
+        return Some(Value::Array(Array {
+            item_type,
+            items: items
+                .iter()
+                .map(|x| typed(x, item))
+                .collect::<Option<_>>()?,
+        }));
+    }
+    let float = |v: &Json| -> Option<f64> {
+        match v {
+            Json::String(s) => match s.as_str() {
+                "NaN" => Some(f64::NAN),
+                "Infinity" => Some(f64::INFINITY),
+                "-Infinity" => Some(f64::NEG_INFINITY),
+                _ => None,
+            },
+            other => other.as_f64(),
+        }
+    };
+    Some(match value_type(label)? {
+        ValueType::U8 => Value::U8(v.as_u64()?.try_into().ok()?),
+        ValueType::I8 => Value::I8(v.as_i64()?.try_into().ok()?),
+        ValueType::U16 => Value::U16(v.as_u64()?.try_into().ok()?),
+        ValueType::I16 => Value::I16(v.as_i64()?.try_into().ok()?),
+        ValueType::U32 => Value::U32(v.as_u64()?.try_into().ok()?),
+        ValueType::I32 => Value::I32(v.as_i64()?.try_into().ok()?),
+        ValueType::U64 => Value::U64(v.as_u64()?),
+        ValueType::I64 => Value::I64(v.as_i64()?),
+        ValueType::F32 => {
+            let f = float(v)?;
+            #[allow(clippy::cast_possible_truncation)] // Checked to be exact just below.
+            let narrow = f as f32;
+            (f64::from(narrow) == f || f.is_nan()).then_some(Value::F32(narrow))?
+        }
+        ValueType::F64 => Value::F64(float(v)?),
+        ValueType::Bool => Value::Bool(v.as_bool()?),
+        ValueType::String => Value::String(v.as_str()?.to_owned().into()),
+        ValueType::Array => return None,
+    })
+}
+
+fn value_type(name: &str) -> Option<ValueType> {
+    (0..13)
+        .filter_map(ValueType::from_id)
+        .find(|t| t.name() == name)
+}
+
+/// The type gguf-py gives a Python value like `v`: `INT32` for integers (`INT64` or
+/// `UINT64` beyond it), `FLOAT32` for floats (`FLOAT64` where float32 would round), `BOOL`,
+/// `STRING`, and arrays typed by their first item.
+fn inferred(v: &Json) -> Option<Value<'static>> {
+    Some(match v {
+        Json::Bool(b) => Value::Bool(*b),
+        Json::String(s) => Value::String(s.clone().into()),
+        Json::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                match i32::try_from(i) {
+                    Ok(small) => Value::I32(small),
+                    Err(_) => Value::I64(i),
+                }
+            } else if let Some(u) = n.as_u64() {
+                Value::U64(u)
+            } else {
+                let f = n.as_f64()?;
+                #[allow(clippy::cast_possible_truncation)] // Kept only when exact.
+                let narrow = f as f32;
+                if f64::from(narrow) == f {
+                    Value::F32(narrow)
+                } else {
+                    Value::F64(f)
+                }
+            }
+        }
+        Json::Array(items) => {
+            let first = inferred(items.first()?)?;
+            let label = type_label(&first);
+            let items = items
+                .iter()
+                .map(|x| typed(x, &label))
+                .collect::<Option<Vec<_>>>()?;
+            Value::Array(Array {
+                item_type: first.value_type(),
+                items,
+            })
+        }
+        Json::Null | Json::Object(_) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn recorded_types_come_back_and_others_are_chosen_as_gguf_py_chooses() {
+        assert_eq!(
+            from_json("k", &json!(32), Some("UINT32")).unwrap(),
+            Value::U32(32)
+        );
+        assert_eq!(from_json("k", &json!(32), None).unwrap(), Value::I32(32));
+        assert_eq!(
+            from_json("k", &json!(5_000_000_000u64), None).unwrap(),
+            Value::I64(5_000_000_000)
+        );
+        assert_eq!(from_json("k", &json!(0.5), None).unwrap(), Value::F32(0.5));
+        assert_eq!(from_json("k", &json!(0.1), None).unwrap(), Value::F64(0.1));
+        // A recorded type the value no longer fits gives way to the chosen one.
+        assert_eq!(
+            from_json("k", &json!(-1), Some("UINT8")).unwrap(),
+            Value::I32(-1)
+        );
+        let nested = from_json("k", &json!([[1, 2], [3]]), Some("ARRAY[ARRAY[UINT8]]")).unwrap();
+        assert_eq!(type_label(&nested), "ARRAY[ARRAY[UINT8]]");
+        assert_eq!(
+            from_json("k", &json!(["a", "b"]), None)
+                .map(|v| type_label(&v))
+                .unwrap(),
+            "ARRAY[STRING]"
+        );
+        assert!(from_json("k", &json!({"a": 1}), None).is_err());
+        assert!(from_json("k", &json!([1, "a"]), None).is_err());
+    }
+}
