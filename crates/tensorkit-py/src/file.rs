@@ -218,6 +218,20 @@ impl File {
         Ok((buffer, dtype, shape))
     }
 
+    /// Tensor `name`'s stored blocks (a GGUF quantized type): a read-only view of them,
+    /// their ggml type, and their byte shape; `None` for a tensor stored otherwise.
+    fn blocks(&self, name: &str) -> PyResult<Option<(Buffer, &'static str, Vec<u64>)>> {
+        let file = self.file()?;
+        let t = lookup(&file, name)?;
+        Ok(t.blocks().map(|(b, shape)| {
+            (
+                Buffer::in_file(Arc::clone(&file), b.bytes),
+                b.ggml_type.name(),
+                shape,
+            )
+        }))
+    }
+
     /// The tensors named (every tensor when `None`), each as `tensor` gives it, with its
     /// name: decoded side by side on `threads` threads (0: every core; 1: this thread),
     /// without the GIL. Their decoded bytes together must fit the file's memory limit.

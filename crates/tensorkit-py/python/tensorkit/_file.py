@@ -41,9 +41,15 @@ class File(Mapping[str, np.ndarray]):
     freshly decoded, writable array otherwise.
     """
 
-    def __init__(self, native: _tensorkit.File, reopen: tuple[list[str], dict[str, Any]] | None):
+    def __init__(
+        self,
+        native: _tensorkit.File,
+        reopen: tuple[list[str], dict[str, Any]] | None,
+        raw: bool = False,
+    ):
         self._native = native
         self._reopen = reopen
+        self._raw = raw
         self._metadata: Any = _MISSING
         self._private: dict[int, Any] = {}
 
@@ -51,6 +57,11 @@ class File(Mapping[str, np.ndarray]):
     def __getitem__(self, name: str) -> np.ndarray:
         if not isinstance(name, str):
             raise KeyError(name)
+        if self._raw:
+            blocks = self._native.blocks(name)  # KeyError when there is no such tensor
+            if blocks is not None:
+                buf, _, shape = blocks
+                return np.frombuffer(buf, dtype=np.uint8).reshape(shape)
         buf, dtype, shape = self._native.tensor(name)  # KeyError when there is no such tensor
         return np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
 
@@ -100,6 +111,8 @@ class File(Mapping[str, np.ndarray]):
                     raise KeyError(name)
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
             raise InvalidArgumentError(f"threads must be a whole number of 0 or more, not {threads!r}")
+        if self._raw:
+            return {name: self[name] for name in (self if names is None else names)}
         return {
             name: np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
             for name, (buf, dtype, shape) in self._native.tensors(names, threads)
@@ -175,6 +188,19 @@ class File(Mapping[str, np.ndarray]):
         attributes, encoding (``"none"`` when stored as it is), location, bytes, and whether
         ``f[name]`` is a zero-copy view."""
         dtype, shape, encoding, location, attributes, nbytes, zero_copy = self._native.describe(name)
+        if self._raw and (blocks := self._native.blocks(name)) is not None:
+            _, ggml_type, byte_shape = blocks
+            return {
+                "name": name,
+                "dtype": "uint8",
+                "shape": tuple(byte_shape),
+                "attributes": json.loads(attributes),
+                "encoding": ggml_type,
+                "element_shape": tuple(shape),
+                "location": dict(location),
+                "nbytes": int(np.prod(byte_shape)),
+                "zero_copy": True,
+            }
         return {
             "name": name,
             "dtype": dtype,
@@ -205,7 +231,7 @@ class File(Mapping[str, np.ndarray]):
         if self._reopen is None:
             raise TypeError("a file opened from bytes cannot be pickled")
         paths, options = self._reopen
-        return (_reopen, (paths, options))
+        return (_reopen, (paths, {**options, "raw": self._raw}))
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self)} tensors"
@@ -224,10 +250,16 @@ def open(
     max_memory: int | str | None = None,
     max_ratio: int | None = None,
     storage_options: Mapping[str, str] | None = None,
+    raw: bool = False,
 ) -> File:
     """Opens a tensor file, the format told by its content: safetensors, BinTensors, zTensor
-    (0.1, 1.x, 2) or Tensogram; a Hugging Face ``*.index.json`` opens its shards as one file,
-    and a list of paths opens them as one (names must not repeat).
+    (0.1, 1.x, 2), Tensogram, GRIB or GGUF; a Hugging Face ``*.index.json`` opens its shards
+    as one file, and a list of paths opens them as one (names must not repeat).
+
+    A GGUF file's quantized tensors (``Q4_K``, ``Q8_0``...) read as float32, dequantized as
+    gguf-py dequantizes them; with ``raw=True`` they read as their stored blocks, a
+    read-only ``uint8`` view of the file shaped ``[..., bytes per row]`` (``info(name)``
+    gives the ggml type as ``encoding`` and the element shape).
 
     ``path`` may be a URL: ``https://``, ``s3://``, ``gs://`` and ``az://`` objects are read
     through range requests (the header first, each tensor when it is indexed), ``file://``
@@ -250,7 +282,7 @@ def open(
         "storage_options": sorted((str(k), str(v)) for k, v in (storage_options or {}).items())
         or None,
     }
-    return File(_tensorkit.open(paths, **options), (paths, options))
+    return File(_tensorkit.open(paths, **options), (paths, options), raw)
 
 
 def open_bytes(data: bytes) -> File:

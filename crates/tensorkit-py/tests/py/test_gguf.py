@@ -1,0 +1,141 @@
+"""GGUF against gguf-py 0.19.0, the reference: every file gguf-py wrote reads with the same
+metadata and tensors (quantized ones dequantized bit for bit as `gguf.quants.dequantize`,
+or as their stored blocks with ``raw=True``), and what tensorkit writes, `GGUFReader`
+reads back with the same values and metadata."""
+
+import numpy as np
+import pytest
+
+gguf = pytest.importorskip("gguf")
+
+import tensorkit  # noqa: E402
+
+DENSE = {
+    gguf.GGMLQuantizationType.F32,
+    gguf.GGMLQuantizationType.F16,
+    gguf.GGMLQuantizationType.F64,
+    gguf.GGMLQuantizationType.I8,
+    gguf.GGMLQuantizationType.I16,
+    gguf.GGMLQuantizationType.I32,
+    gguf.GGMLQuantizationType.I64,
+}
+
+
+def files(testdata):
+    return sorted((testdata / "reference" / "gguf").glob("*.gguf"))
+
+
+def reference_metadata(reader):
+    out = {}
+    for key, field in reader.fields.items():
+        if key.startswith("GGUF."):
+            continue
+        value = field.contents()
+        if field.types[0] == gguf.GGUFValueType.ARRAY and len(field.types) > 2:
+            continue  # nested arrays: gguf-py's contents() flattens them
+        out[key] = value
+    return out
+
+
+def test_every_reference_file_reads_as_gguf_py_reads_it(testdata):
+    paths = files(testdata)
+    assert len(paths) >= 10
+    for path in paths:
+        reader = gguf.GGUFReader(path)
+        f = tensorkit.open(path)
+        assert f.format == "gguf"
+        ours = f.metadata
+        for key, value in reference_metadata(reader).items():
+            theirs = value
+            if isinstance(theirs, float):
+                assert ours[key] == pytest.approx(theirs, rel=0, abs=0), (path.name, key)
+            else:
+                assert ours[key] == theirs, (path.name, key)
+        assert list(f) == [t.name for t in reader.tensors], path.name
+        for t in reader.tensors:
+            shape = tuple(int(d) for d in reversed(t.shape.tolist()))
+            ours = f[t.name]
+            assert ours.shape == shape, (path.name, t.name)
+            if t.tensor_type in DENSE:
+                expected = np.asarray(t.data).astype(ours.dtype)
+            elif t.tensor_type == gguf.GGMLQuantizationType.BF16:
+                # bfloat16 for us (ml_dtypes); blocks gguf-py dequantizes to float32.
+                assert str(ours.dtype) == "bfloat16"
+                ours = ours.astype(np.float32)
+                expected = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
+            else:
+                expected = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
+                assert ours.dtype == np.float32
+            assert ours.tobytes() == np.ascontiguousarray(expected).reshape(shape).tobytes(), (
+                path.name,
+                t.name,
+                t.tensor_type.name,
+            )
+
+
+def test_raw_gives_the_stored_blocks(testdata):
+    path = testdata / "reference" / "gguf" / "quantized.gguf"
+    reader = gguf.GGUFReader(path)
+    f = tensorkit.open(path, raw=True)
+    for t in reader.tensors:
+        blocks = f[t.name]
+        assert blocks.dtype == np.uint8 and not blocks.flags.writeable
+        assert blocks.tobytes() == np.asarray(t.data).tobytes(), t.name
+        info = f.info(t.name)
+        assert info["encoding"] == t.tensor_type.name
+        assert info["element_shape"] == tuple(int(d) for d in reversed(t.shape.tolist()))
+        assert blocks.shape == tuple(np.asarray(t.data).shape)
+
+
+def test_what_we_write_gguf_py_reads(tmp_path):
+    rng = np.random.default_rng(7)
+    tensors = {
+        "w": rng.standard_normal((4, 64)).astype(np.float32),
+        "h": rng.standard_normal((3, 5)).astype(np.float16),
+        "d": np.arange(6, dtype=np.float64).reshape(2, 3),
+        "i": np.array([-3, 4], dtype=np.int32),
+        "b": np.arange(4, dtype=np.int8),
+    }
+    metadata = {
+        "general.architecture": "llama",
+        "llama.context_length": 2048,
+        "llama.rope.freq_base": 0.5,
+        "tokenizer.ggml.tokens": ["a", "b", "c"],
+        "flag": True,
+    }
+    out = tmp_path / "model.gguf"
+    tensorkit.save(out, tensors, metadata=metadata)
+    reader = gguf.GGUFReader(out)
+    got = reference_metadata(reader)
+    assert got == metadata
+    assert reader.fields["llama.context_length"].types == [gguf.GGUFValueType.INT32]
+    assert reader.fields["llama.rope.freq_base"].types == [gguf.GGUFValueType.FLOAT32]
+    for t in reader.tensors:
+        shape = tuple(int(d) for d in reversed(t.shape.tolist()))
+        np.testing.assert_array_equal(np.asarray(t.data).reshape(shape), tensors[t.name])
+
+
+def test_converting_keeps_quantized_blocks_and_metadata_types(testdata, tmp_path):
+    src = testdata / "reference" / "gguf" / "model.gguf"
+    out = tmp_path / "again.gguf"
+    tensorkit.convert(src, out)
+    assert out.read_bytes() == src.read_bytes()
+    st = tmp_path / "model.safetensors"
+    tensorkit.convert(src, st)
+    f = tensorkit.open(st)
+    reader = gguf.GGUFReader(src)
+    for t in reader.tensors:
+        if t.tensor_type not in DENSE:
+            np.testing.assert_array_equal(
+                f[t.name].ravel(), gguf.quants.dequantize(np.asarray(t.data), t.tensor_type).ravel()
+            )
+    # Non-string values travel as their JSON text in string-only metadata.
+    assert f.metadata["general.file_type"] == "15"
+
+
+def test_a_damaged_file_is_an_error_of_its_kind(testdata):
+    d = testdata / "reference" / "gguf" / "malformed"
+    for path in sorted(d.glob("*.gguf")):
+        with pytest.raises(tensorkit.TensorkitError):
+            f = tensorkit.open(path)
+            f.load()
