@@ -96,6 +96,10 @@ pub enum Command {
         /// Write a `.npy` file here instead of printing.
         #[arg(short, long, value_name = "OUT.npy")]
         output: Option<PathBuf>,
+        /// A GGUF quantized tensor's stored blocks (`uint8`, the last dimension in bytes)
+        /// rather than its values dequantized to float32.
+        #[arg(long)]
+        raw: bool,
     },
     /// Rewrite a Tensogram file of wire version 2 (tensogram 0.14 to 0.16, which tensogram
     /// 0.19 and later refuse) as version 3: payloads, descriptors and metadata kept as they

@@ -158,8 +158,13 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             tools::ls(file, limits).and_then(|t| write_out(out, &t)),
             false,
         ),
-        Command::Get { file, name, output } => (
-            tools::get(file, name, output.as_deref(), limits, durability)
+        Command::Get {
+            file,
+            name,
+            output,
+            raw,
+        } => (
+            tools::get(file, name, output.as_deref(), *raw, limits, durability)
                 .and_then(|t| write_out(out, &t)),
             false,
         ),

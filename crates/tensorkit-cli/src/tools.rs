@@ -117,12 +117,39 @@ pub fn get(
     file: &Path,
     key: &str,
     output: Option<&Path>,
+    raw: bool,
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
     let opened = crate::open(file, limits)?;
     let set = opened.tensor_set();
-    let t = find(set, key, file)?;
+    let found = find(set, key, file)?;
+    let blocks;
+    let t = match (raw, found.blocks()) {
+        (false, _) => found,
+        (true, Some((b, shape))) => {
+            let view = tensorkit::TensorView::new(
+                b.bytes,
+                tensorkit::Dtype::Uint8,
+                &shape,
+                tensorkit::ByteOrder::Little,
+            )?;
+            blocks = crate::model::NamedTensor::borrowed(key, view);
+            &blocks
+        }
+        (true, None) => match &found.data {
+            crate::model::TensorData::Encoded(l) => {
+                return Err(Error::UnknownTarget {
+                    what: format!(
+                        "--raw gives the stored blocks of GGUF quantized tensors; {key:?} is stored as {}",
+                        l.encoding
+                    ),
+                });
+            }
+            // Stored as its elements: those are its raw bytes.
+            _ => found,
+        },
+    };
     if let Some(path) = output {
         let mut f = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
         crate::npy::write(t, key, &set.limits, &mut f)?;

@@ -306,6 +306,25 @@ impl<'a> NamedTensor<'a> {
         tensor_dtype::shape::byte_len(self.dtype(), self.shape()).unwrap_or(u64::MAX)
     }
 
+    /// A quantized tensor's stored blocks (GGUF) and the shape of those bytes: its element
+    /// shape with the last dimension in bytes (`[4, 1024]` of `Q4_K` is `[4, 576]`); `None`
+    /// for every other tensor.
+    #[must_use]
+    pub fn blocks(&self) -> Option<(Blocks<'a>, Vec<u64>)> {
+        let TensorData::Encoded(Lazy {
+            blocks: Some(b), ..
+        }) = &self.data
+        else {
+            return None;
+        };
+        let mut shape = self.shape().to_vec();
+        match shape.last_mut() {
+            Some(last) => *last = *last / b.ggml_type.block_elements() * b.ggml_type.block_bytes(),
+            None => shape.push(b.bytes.len() as u64),
+        }
+        Some((*b, shape))
+    }
+
     /// Runs the tensor's [`check`](Self::check), if it has one.
     pub fn verify(&self) -> Result<()> {
         self.check.as_ref().map_or(Ok(()), |check| check())

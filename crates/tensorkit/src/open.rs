@@ -470,20 +470,7 @@ impl<'f> TensorRef<'f> {
     /// `[4, 1024]` of `Q4_K` is `[4, 576]`); `None` for every other tensor.
     #[must_use]
     pub fn blocks(&self) -> Option<(crate::model::Blocks<'f>, Vec<u64>)> {
-        match &self.tensor.data {
-            TensorData::Encoded(crate::model::Lazy {
-                blocks: Some(b), ..
-            }) => {
-                let mut shape = self.shape().to_vec();
-                if let Some(last) = shape.last_mut() {
-                    *last = *last / b.ggml_type.block_elements() * b.ggml_type.block_bytes();
-                } else {
-                    shape.push(b.bytes.len() as u64);
-                }
-                Some((*b, shape))
-            }
-            _ => None,
-        }
+        self.tensor.blocks()
     }
 
     /// Where the tensor sits in formats with nested structure (Tensogram: `message`,

@@ -5,6 +5,7 @@
 mod conformance;
 mod convert;
 mod derived;
+mod gguf;
 mod grib;
 mod hostile;
 mod killed;
@@ -23,6 +24,7 @@ fn main() {
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
     trials.extend(derived::trials());
+    trials.extend(gguf::trials());
     trials.extend(grib::trials());
     trials.extend(killed::trials());
     trials.extend(convert::trials());

@@ -1,0 +1,215 @@
+//! GGUF files written by gguf-py 0.19.0 (`testdata/reference/gguf`): every command reads
+//! them (quantized tensors as float32, the hashes of gguf-py's dequantized values), `get`
+//! writes values or `--raw` blocks, conversion keeps quantized blocks into GGUF and
+//! dequantizes them elsewhere, damaged files are errors of their kind, and the readable
+//! `inspect` output is a snapshot.
+
+use crate::support::{expect_error_contract, inspect_json, tensorkit, testdata};
+use libtest_mimic::{Failed, Trial};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn dir() -> PathBuf {
+    testdata().join("reference/gguf")
+}
+
+/// `inspect --json` gives every tensor the hash of the float32 values gguf-py dequantizes
+/// (or the elements it reads), and the metadata with its GGUF types.
+fn inspect_matches_gguf_py(file: &Path) -> Result<(), Failed> {
+    let side = tensor_testkit::sidecar(file)?;
+    let ours = inspect_json(file)?;
+    if ours["format"] != "gguf" {
+        return Err(format!("read as {}", ours["format"]).into());
+    }
+    for m in side["metadata"].as_array().ok_or("sidecar: metadata")? {
+        let key = m["key"].as_str().ok_or("sidecar: key")?;
+        let ty = &ours["metadata_types"][key];
+        let expected = match m["item_types"].as_array() {
+            Some(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .fold(String::new(), |acc, t| format!("{acc}[{t}")),
+            None => String::new(),
+        };
+        let expected = format!(
+            "{}{expected}{}",
+            m["type"].as_str().unwrap_or_default(),
+            "]".repeat(m["item_types"].as_array().map_or(0, Vec::len))
+        );
+        if *ty != Value::from(expected.clone()) {
+            return Err(format!("{key}: type {ty}, gguf-py {expected}").into());
+        }
+    }
+    let tensors = ours["tensors"].as_array().ok_or("no tensors")?;
+    for t in side["tensors"].as_array().ok_or("sidecar: tensors")? {
+        let name = &t["name"];
+        let mine = tensors
+            .iter()
+            .find(|x| x["name"] == *name)
+            .ok_or_else(|| format!("no tensor {name}"))?;
+        if mine["shape"] != t["shape"] {
+            return Err(format!("{name}: shape {} vs {}", mine["shape"], t["shape"]).into());
+        }
+        let quantized = !matches!(
+            t["type"].as_str(),
+            Some("F32" | "F16" | "BF16" | "F64" | "I8" | "I16" | "I32" | "I64")
+        );
+        if quantized && (mine["dtype"] != "float32" || mine["sha256_le"] != t["float32_sha256"]) {
+            return Err(format!("{name} ({}): not gguf-py's float32 values", t["type"]).into());
+        }
+    }
+    Ok(())
+}
+
+fn get_writes_values_or_blocks() -> Result<(), Failed> {
+    let file = dir().join("quantized.gguf");
+    let side = tensor_testkit::sidecar(&file)?;
+    let out = tempfile::tempdir()?;
+    let f = file.to_string_lossy();
+    for t in side["tensors"].as_array().ok_or("sidecar: tensors")? {
+        let name = t["name"].as_str().ok_or("name")?;
+        let values = out.path().join("v.npy");
+        let blocks = out.path().join("b.npy");
+        for (path, raw) in [(&values, false), (&blocks, true)] {
+            let p = path.to_string_lossy();
+            let mut args = vec!["get", &f, name, "-o", &p];
+            if raw {
+                args.push("--raw");
+            }
+            let run = tensorkit(&args);
+            if !run.status.success() {
+                return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+            }
+        }
+        // The .npy data after its header: float32 values, or the stored blocks.
+        let npy_data = |path: &Path| -> Result<Vec<u8>, Failed> {
+            let b = std::fs::read(path)?;
+            let header = usize::from(u16::from_le_bytes([b[8], b[9]]));
+            Ok(b[10 + header..].to_vec())
+        };
+        if tensor_testkit::sha256_hex(&npy_data(&values)?)
+            != t["float32_sha256"].as_str().unwrap_or("")
+        {
+            return Err(format!("{name}: -o wrote other values than gguf-py's").into());
+        }
+        if tensor_testkit::sha256_hex(&npy_data(&blocks)?) != t["raw_sha256"].as_str().unwrap_or("")
+        {
+            return Err(format!("{name}: --raw wrote other bytes than the stored blocks").into());
+        }
+    }
+    // --raw of a tensor encoded otherwise is refused, of a dense one gives its elements.
+    let tgm = testdata().join("reference/tensogram_codecs/blosc2_codecs.tgm");
+    let refused = tensorkit(&["get", &tgm.to_string_lossy(), "#0", "--raw"]);
+    expect_error_contract(&refused, false)?;
+    let dense = tensorkit(&[
+        "get",
+        &dir().join("dense.gguf").to_string_lossy(),
+        "f32",
+        "--raw",
+    ]);
+    if !dense.status.success() {
+        return Err("--raw of a dense tensor failed".into());
+    }
+    Ok(())
+}
+
+fn conversions_keep_blocks_or_values() -> Result<(), Failed> {
+    let src = dir().join("model.gguf");
+    let out = tempfile::tempdir()?;
+    let again = out.path().join("again.gguf");
+    let run = tensorkit(&["convert", &src.to_string_lossy(), &again.to_string_lossy()]);
+    if !run.status.success() || std::fs::read(&again)? != std::fs::read(&src)? {
+        return Err("GGUF to GGUF is not the same bytes".into());
+    }
+    let st = out.path().join("model.safetensors");
+    let run = tensorkit(&["convert", &src.to_string_lossy(), &st.to_string_lossy()]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    let (a, b) = (inspect_json(&src)?, inspect_json(&st)?);
+    for t in a["tensors"].as_array().ok_or("tensors")? {
+        let other = b["tensors"]
+            .as_array()
+            .and_then(|v| v.iter().find(|x| x["name"] == t["name"]))
+            .ok_or("a tensor went missing")?;
+        if other["sha256_le"] != t["sha256_le"] || other["dtype"] != t["dtype"] {
+            return Err(format!("{}: changed in safetensors", t["name"]).into());
+        }
+    }
+    if b["metadata"]["general.file_type"] != "15" {
+        return Err("numeric metadata is not kept as JSON text".into());
+    }
+    // Back into GGUF: the values come back (as float32 tensors), the metadata as strings.
+    let back = out.path().join("back.gguf");
+    let run = tensorkit(&["convert", &st.to_string_lossy(), &back.to_string_lossy()]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    // A dtype GGUF has no type for (bool) is refused, naming the tensor.
+    let u8_file = testdata().join("reference/mixed.safetensors");
+    let refused = tensorkit(&[
+        "convert",
+        &u8_file.to_string_lossy(),
+        &out.path().join("x.gguf").to_string_lossy(),
+    ]);
+    let kind = expect_error_contract(&refused, false)?;
+    if kind != "unsupported" || out.path().join("x.gguf").exists() {
+        return Err(format!("a bool tensor into GGUF: {kind}").into());
+    }
+    Ok(())
+}
+
+fn damaged(file: &Path) -> Result<(), Failed> {
+    let side = tensor_testkit::sidecar(file)?;
+    let expected = match side["kind"].as_str().ok_or("kind")? {
+        "unknown format" => "malformed",
+        "Truncated" => "truncated",
+        "Malformed" => "malformed",
+        "Unsupported" => "unsupported",
+        "LimitExceeded" => "limit_exceeded",
+        other => return Err(format!("sidecar kind {other}").into()),
+    };
+    let kind = expect_error_contract(&tensorkit(&["inspect", &file.to_string_lossy()]), false)?;
+    // A file that does not start with the magic is simply not GGUF: whatever else it is
+    // taken for, it is an error.
+    if kind == expected || side["kind"] == "unknown format" {
+        Ok(())
+    } else {
+        Err(format!("kind {kind}, expected {expected}").into())
+    }
+}
+
+fn inspect_snapshot() -> Result<(), Failed> {
+    let out = tensorkit(&["inspect", &dir().join("model.gguf").to_string_lossy()]);
+    let text = String::from_utf8(out.stdout)?;
+    insta::assert_snapshot!("inspect_gguf_model", text);
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let mut v: Vec<Trial> = tensor_testkit::files_with_extension(&dir(), "gguf")
+        .into_iter()
+        .map(|f| {
+            let name = format!("gguf::inspect::{}", tensor_testkit::stem(&f));
+            Trial::test(name, move || inspect_matches_gguf_py(&f))
+        })
+        .collect();
+    v.extend(
+        tensor_testkit::files_with_extension(&dir().join("malformed"), "gguf")
+            .into_iter()
+            .map(|f| {
+                let name = format!("gguf::damaged::{}", tensor_testkit::stem(&f));
+                Trial::test(name, move || damaged(&f))
+            }),
+    );
+    v.push(Trial::test(
+        "gguf::get_values_or_blocks",
+        get_writes_values_or_blocks,
+    ));
+    v.push(Trial::test(
+        "gguf::conversions",
+        conversions_keep_blocks_or_values,
+    ));
+    v.push(Trial::test("gguf::inspect_snapshot", inspect_snapshot));
+    v
+}
