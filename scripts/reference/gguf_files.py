@@ -20,7 +20,8 @@ Files:
 - ``v2``: the ``dense`` file with its version field set to 2 (the v2 layout is v3's;
   gguf-py writes only v3 and reads both).
 - ``model``: a model-like file (llama keys, a tokenizer vocabulary, Q4_K/Q6_K/Q8_0/F32).
-- ``split-0000N-of-00003``: the model written with ``split_max_tensors=3``.
+- ``split-0000N-of-00003``: the model written with ``split_max_tensors=3`` (the same
+  tensors and metadata, so that splitting ``model`` gives these bytes).
 - ``malformed/*``: damaged copies of ``dense`` and ``metadata``, each sidecar saying which
   error kind a reader must report (and what `GGUFReader` did with it).
 """
@@ -162,9 +163,9 @@ def dense_file(w):
     w.add_tensor("single", np.array([42.0], dtype=np.float32))
 
 
-def random_blocks(qtype, n_blocks):
+def random_blocks(qtype, n_blocks, rng=RNG):
     block, size = gguf.GGML_QUANT_SIZES[qtype]
-    blocks = RNG.integers(0, 256, size=(n_blocks, size), dtype=np.uint8)
+    blocks = rng.integers(0, 256, size=(n_blocks, size), dtype=np.uint8)
     out = gguf.quants.dequantize(blocks.reshape(1, -1), qtype).reshape(n_blocks, block)
     bad = ~np.isfinite(out).all(axis=1)
     # Keep scales finite: clear bit 6 of every odd byte (the high byte of a little-endian
@@ -189,6 +190,8 @@ def quantized_file(w):
 
 
 def model_file(w):
+    # Its own generator: the model and its split set hold the same values.
+    rng = np.random.default_rng(5)
     w.add_name("tiny test model")
     w.add_context_length(128)
     w.add_embedding_length(256)
@@ -202,12 +205,12 @@ def model_file(w):
     w.add_token_scores([float(-i) / 3 for i in range(len(tokens))])
     w.add_token_types([1] * (len(tokens) - 3) + [3, 3, 1])
     w.add_bos_token_id(300)
-    embd = (RNG.standard_normal((16, 256)) * 0.1).astype(np.float32)
-    w.add_tensor("token_embd.weight", random_blocks(Q.Q4_K, 16).reshape(16, 144), raw_dtype=Q.Q4_K)
+    embd = (rng.standard_normal((16, 256)) * 0.1).astype(np.float32)
+    w.add_tensor("token_embd.weight", random_blocks(Q.Q4_K, 16, rng).reshape(16, 144), raw_dtype=Q.Q4_K)
     for b in range(2):
         w.add_tensor(f"blk.{b}.attn_norm.weight", np.ones(256, dtype=np.float32))
         w.add_tensor(f"blk.{b}.attn_q.weight", gguf.quants.quantize(embd, Q.Q8_0), raw_dtype=Q.Q8_0)
-        w.add_tensor(f"blk.{b}.ffn_down.weight", random_blocks(Q.Q6_K, 4).reshape(4, 210), raw_dtype=Q.Q6_K)
+        w.add_tensor(f"blk.{b}.ffn_down.weight", random_blocks(Q.Q6_K, 4, rng).reshape(4, 210), raw_dtype=Q.Q6_K)
     w.add_tensor("output_norm.weight", np.linspace(0.5, 1.5, 256, dtype=np.float32))
 
 

@@ -22,6 +22,7 @@ pub mod dequant;
 mod error;
 pub mod ggml;
 mod read;
+pub mod split;
 pub mod value;
 mod write;
 

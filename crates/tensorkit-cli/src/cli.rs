@@ -141,13 +141,22 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Write every tensor of a file to a file of its own in a directory.
+    /// Write every tensor of a file to a file of its own in a directory; or, with
+    /// `--max-tensors` or `--max-size`, a GGUF file as a split set of shards, as llama.cpp's
+    /// `gguf-split` cuts and names them (`DIR/<stem>-00001-of-0000N.gguf`, the metadata in
+    /// the first).
     Split {
         /// The file to read.
         input: PathBuf,
         /// The directory to write into (created if missing).
         #[arg(short, long, value_name = "DIR")]
         out_dir: PathBuf,
+        /// GGUF shards of at most this many tensors (gguf-split's default is 128).
+        #[arg(long, value_name = "N", conflicts_with = "max_size")]
+        max_tensors: Option<usize>,
+        /// GGUF shards of at most this much tensor data (`2G`, `500M`).
+        #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+        max_size: Option<u64>,
         /// The output format and Tensogram pipeline.
         #[command(flatten)]
         target: Target,

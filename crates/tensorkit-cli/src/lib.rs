@@ -229,9 +229,29 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Split {
             input,
             out_dir,
+            max_tensors,
+            max_size,
             target,
         } => (
-            tools::split(input, out_dir, target, limits, durability)
+            match (max_tensors, max_size) {
+                (Some(n), _) => tools::split_gguf(
+                    input,
+                    out_dir,
+                    tensorkit::gguf::split::Limit::Tensors(*n),
+                    target,
+                    limits,
+                    durability,
+                ),
+                (None, Some(bytes)) => tools::split_gguf(
+                    input,
+                    out_dir,
+                    tensorkit::gguf::split::Limit::Bytes(*bytes),
+                    target,
+                    limits,
+                    durability,
+                ),
+                (None, None) => tools::split(input, out_dir, target, limits, durability),
+            }
                 .and_then(|t| write_out(out, &t)),
             false,
         ),

@@ -424,6 +424,9 @@ pub fn merge(
         if let (Some(real), [_]) = (real_name, &mut names[..]) {
             names[0].clone_from(real);
         }
+        for (k, ty) in set.metadata_types {
+            merged.metadata_types.entry(k).or_insert(ty);
+        }
         if let Some(m) = set.metadata {
             let into = merged.metadata.get_or_insert_with(serde_json::Map::new);
             for (k, v) in m {
@@ -564,6 +567,53 @@ fn file_stem(name: &str) -> String {
             h
         });
     format!("{}~{}", &s[..cut], &hash[..16])
+}
+
+/// `split --max-tensors N | --max-size BYTES`: a GGUF split set in `dir`, cut, named and
+/// keyed as `gguf-split` does it, named after the input (`DIR/<stem>-00001-of-0000N.gguf`;
+/// a shard's own suffix is dropped first).
+pub fn split_gguf(
+    input: &Path,
+    dir: &Path,
+    limit: tensorkit::gguf::split::Limit,
+    args: &crate::cli::Target,
+    limits: &Limits,
+    durability: tensorkit::Durability,
+) -> Result<String> {
+    let opened = crate::open(input, limits)?;
+    let set = opened.tensor_set();
+    let target = format_for(Path::new(""), args.to.as_deref(), Some(set.format))?;
+    if target != FormatId::Gguf {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "--max-tensors and --max-size cut GGUF split sets; this would write {} (give --to gguf, or use `convert --max-shard-size` for a Hugging Face shard set)",
+                target.id()
+            ),
+        });
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
+    let stem = match tensorkit::gguf::split::parse_shard_path(input) {
+        Some((prefix, _, _)) => prefix.file_name().map(std::ffi::OsStr::to_owned),
+        None => input.file_stem().map(std::ffi::OsStr::to_owned),
+    }
+    .unwrap_or_else(|| "model".into());
+    let (shards, left_out) =
+        tensorkit::shards::write_gguf_split(set, &dir.join(stem), limit, durability)?;
+    let mut text = String::new();
+    for note in left_out {
+        let _ = writeln!(text, "left out: {note}");
+    }
+    for s in &shards {
+        let _ = writeln!(text, "{}", s.display());
+    }
+    let _ = writeln!(
+        text,
+        "split {} tensors into {} GGUF shards",
+        set.tensors.len(),
+        shards.len()
+    );
+    Ok(text)
 }
 
 /// `split`: one file per tensor in `dir`, named after the tensor.

@@ -95,6 +95,22 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         });
     }
     let map = MmapSource::open(path)?;
+    if let Some(paths) = formats::gguf::split_set(path, &map, options)? {
+        // A shard of a GGUF split set opens the whole set.
+        let maps = paths
+            .iter()
+            .map(|p| MmapSource::open(p).map(Bytes::Mapped))
+            .collect::<tensor_core::Result<Vec<_>>>()?;
+        let parsed = Parsed::try_new(maps, |maps| {
+            formats::gguf::join_split(&paths, read_all(&paths, maps, options)?)
+        })?;
+        return Ok(File {
+            parsed,
+            path: path.to_path_buf(),
+            #[cfg(feature = "remote")]
+            remote: Vec::new(),
+        });
+    }
     parse(vec![Bytes::Mapped(map)], vec![path.to_path_buf()], options)
 }
 

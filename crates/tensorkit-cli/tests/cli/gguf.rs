@@ -159,6 +159,76 @@ fn conversions_keep_blocks_or_values() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `split --max-tensors 3` of the model gives gguf-py's split set byte for byte; any shard
+/// opens the whole set; `merge` of it gives the model again with gguf-split's merge keys;
+/// a missing or extra shard is an error naming it.
+fn split_sets() -> Result<(), Failed> {
+    let out = tempfile::tempdir()?;
+    let model = dir().join("model.gguf");
+    let run = tensorkit(&[
+        "split",
+        &model.to_string_lossy(),
+        "--max-tensors",
+        "3",
+        "-o",
+        &out.path().to_string_lossy(),
+    ]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    for i in 1..=3 {
+        let ours = std::fs::read(out.path().join(format!("model-0000{i}-of-00003.gguf")))?;
+        let theirs = std::fs::read(dir().join(format!("split-0000{i}-of-00003.gguf")))?;
+        if ours != theirs {
+            return Err(format!("shard {i} differs from gguf-py's").into());
+        }
+    }
+    let whole = inspect_json(&model)?;
+    let shard2 = out.path().join("model-00002-of-00003.gguf");
+    let set = inspect_json(&shard2)?;
+    let sums = |v: &Value| -> Vec<Value> {
+        v["tensors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| t["sha256_le"].clone())
+            .collect()
+    };
+    if sums(&set) != sums(&whole) || set["metadata"]["split.count"] != 0 {
+        return Err("a shard does not open its whole set".into());
+    }
+    let merged = out.path().join("merged.gguf");
+    let run = tensorkit(&[
+        "merge",
+        &shard2.to_string_lossy(),
+        "-o",
+        &merged.to_string_lossy(),
+    ]);
+    if !run.status.success() {
+        return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+    }
+    let m = inspect_json(&merged)?;
+    let mut expected = whole["metadata"].as_object().cloned().unwrap_or_default();
+    for (k, v) in [
+        ("split.no", 0),
+        ("split.count", 0),
+        ("split.tensors.count", 8),
+    ] {
+        expected.insert(k.into(), v.into());
+    }
+    if m["metadata"] != Value::Object(expected) || sums(&m) != sums(&whole) {
+        return Err(format!("merged: {}", m["metadata"]).into());
+    }
+    std::fs::remove_file(out.path().join("model-00003-of-00003.gguf"))?;
+    let missing = tensorkit(&["inspect", &shard2.to_string_lossy()]);
+    let text = String::from_utf8_lossy(&missing.stderr).into_owned();
+    expect_error_contract(&missing, false)?;
+    if !text.contains("model-00003-of-00003.gguf") {
+        return Err(format!("the missing shard is not named: {text}").into());
+    }
+    Ok(())
+}
+
 fn damaged(file: &Path) -> Result<(), Failed> {
     let side = tensor_testkit::sidecar(file)?;
     let expected = match side["kind"].as_str().ok_or("kind")? {
@@ -211,5 +281,6 @@ pub(crate) fn trials() -> Vec<Trial> {
         conversions_keep_blocks_or_values,
     ));
     v.push(Trial::test("gguf::inspect_snapshot", inspect_snapshot));
+    v.push(Trial::test("gguf::split_sets", split_sets));
     v
 }

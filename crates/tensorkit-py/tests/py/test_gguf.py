@@ -40,7 +40,8 @@ def reference_metadata(reader):
 def test_every_reference_file_reads_as_gguf_py_reads_it(testdata):
     paths = files(testdata)
     assert len(paths) >= 10
-    for path in paths:
+    # A shard opens its whole set: see test_a_shard_opens_its_whole_set.
+    for path in [p for p in paths if not p.name.startswith("split-")]:
         reader = gguf.GGUFReader(path)
         f = tensorkit.open(path)
         assert f.format == "gguf"
@@ -71,6 +72,18 @@ def test_every_reference_file_reads_as_gguf_py_reads_it(testdata):
                 t.name,
                 t.tensor_type.name,
             )
+
+
+def test_a_shard_opens_its_whole_set(testdata):
+    src = testdata / "reference" / "gguf"
+    readers = [gguf.GGUFReader(src / f"split-0000{i}-of-00003.gguf") for i in (1, 2, 3)]
+    f = tensorkit.open(src / "split-00003-of-00003.gguf", raw=True)
+    assert list(f) == [t.name for r in readers for t in r.tensors]
+    for r in readers:
+        for t in r.tensors:
+            assert f[t.name].tobytes() == np.asarray(t.data).tobytes()
+    assert f.metadata["general.name"] == "tiny test model"
+    assert f.metadata["split.count"] == 0
 
 
 def test_raw_gives_the_stored_blocks(testdata):
@@ -139,3 +152,29 @@ def test_a_damaged_file_is_an_error_of_its_kind(testdata):
         with pytest.raises(tensorkit.TensorkitError):
             f = tensorkit.open(path)
             f.load()
+
+
+def test_merging_a_split_set_gives_what_gguf_split_gives(testdata, tmp_path):
+    """gguf-split --merge keeps the first shard's metadata with split.count set to 0: the
+    same file gguf-py writes from the model's metadata, those three keys and its tensors."""
+    src = testdata / "reference" / "gguf"
+    merged = tmp_path / "merged.gguf"
+    tensorkit.convert(src / "split-00002-of-00003.gguf", merged)
+    model = gguf.GGUFReader(src / "model.gguf")
+    expected = tmp_path / "expected.gguf"
+    w = gguf.GGUFWriter(expected, model.fields["general.architecture"].contents())
+    for key, field in model.fields.items():
+        if key.startswith("GGUF.") or key == "general.architecture":
+            continue
+        sub = field.types[-1] if field.types[0] == gguf.GGUFValueType.ARRAY else None
+        w.add_key_value(key, field.contents(), field.types[0], sub_type=sub)
+    w.add_key_value("split.no", 0, gguf.GGUFValueType.UINT16)
+    w.add_key_value("split.count", 0, gguf.GGUFValueType.UINT16)
+    w.add_key_value("split.tensors.count", 8, gguf.GGUFValueType.INT32)
+    for t in model.tensors:
+        w.add_tensor(t.name, np.asarray(t.data), raw_dtype=t.tensor_type)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    assert merged.read_bytes() == expected.read_bytes()

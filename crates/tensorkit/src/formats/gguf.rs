@@ -54,7 +54,7 @@ fn metadata(file: &Gguf<'_>) -> (Map<String, Json>, BTreeMap<String, String>) {
 
 /// A value as JSON: numbers, strings, booleans, arrays (non-finite floats as the strings
 /// `NaN`, `Infinity`, `-Infinity`).
-fn to_json(v: &Value<'_>) -> Json {
+pub(crate) fn to_json(v: &Value<'_>) -> Json {
     let float =
         |f: f64| Number::from_f64(f).map_or_else(|| Json::from(non_finite(f)), Json::Number);
     match v {
@@ -485,4 +485,53 @@ mod tests {
         assert!(from_json("k", &json!({"a": 1}), None).is_err());
         assert!(from_json("k", &json!([1, "a"]), None).is_err());
     }
+}
+
+/// The shards of the GGUF split set `bytes` (the file at `path`) is a shard of, in order;
+/// `None` for a file on its own. Missing and extra shards are errors naming them.
+pub(crate) fn split_set(
+    path: &Path,
+    bytes: &[u8],
+    options: &crate::model::ReadOptions,
+) -> Result<Option<Vec<std::path::PathBuf>>> {
+    if !<tensor_gguf::GgufFormat as tensor_dtype::Format>::recognise(bytes) {
+        return Ok(None);
+    }
+    let header =
+        tensor_gguf::Header::parse(bytes, bytes.len() as u64, options).map_err(wrap(path))?;
+    match tensor_gguf::split::Shard::of(&header).map_err(wrap(path))? {
+        None => Ok(None),
+        Some(shard) => tensor_gguf::split::shard_paths(path, &shard)
+            .map(Some)
+            .map_err(wrap(path)),
+    }
+}
+
+/// The sets of a split set's shards (read from `paths`) as one: checked to make one whole
+/// set, joined, and — as `gguf-split --merge` leaves it — `split.count` set to 0, so that
+/// the set written as one file is not taken for a shard.
+pub(crate) fn join_split<'a>(
+    paths: &[std::path::PathBuf],
+    sets: Vec<TensorSet<'a>>,
+) -> Result<TensorSet<'a>> {
+    use tensor_gguf::split::{COUNT_KEY, NO_KEY, Shard, TENSORS_COUNT_KEY};
+    let shards: Vec<(Option<Shard>, u64)> = sets
+        .iter()
+        .map(|s| {
+            let m = s.metadata.as_ref();
+            let get = |k: &str| m.and_then(|m| m.get(k)).and_then(Json::as_u64);
+            let shard = match (get(NO_KEY), get(COUNT_KEY), get(TENSORS_COUNT_KEY)) {
+                (Some(no), Some(count), Some(tensors)) => Some(Shard { no, count, tensors }),
+                _ => None,
+            };
+            (shard, s.tensors.len() as u64)
+        })
+        .collect();
+    let first = paths.first().map_or(Path::new(""), |p| p.as_path());
+    tensor_gguf::split::check_set(paths, &shards).map_err(wrap(first))?;
+    let mut one = crate::shards::join(paths, sets)?;
+    if let Some(count) = one.metadata.as_mut().and_then(|m| m.get_mut(COUNT_KEY)) {
+        *count = Json::from(0);
+    }
+    Ok(one)
 }
