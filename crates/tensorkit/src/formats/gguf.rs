@@ -451,42 +451,6 @@ fn inferred(v: &Json) -> Option<Value<'static>> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn recorded_types_come_back_and_others_are_chosen_as_gguf_py_chooses() {
-        assert_eq!(
-            from_json("k", &json!(32), Some("UINT32")).unwrap(),
-            Value::U32(32)
-        );
-        assert_eq!(from_json("k", &json!(32), None).unwrap(), Value::I32(32));
-        assert_eq!(
-            from_json("k", &json!(5_000_000_000u64), None).unwrap(),
-            Value::I64(5_000_000_000)
-        );
-        assert_eq!(from_json("k", &json!(0.5), None).unwrap(), Value::F32(0.5));
-        assert_eq!(from_json("k", &json!(0.1), None).unwrap(), Value::F64(0.1));
-        // A recorded type the value no longer fits gives way to the chosen one.
-        assert_eq!(
-            from_json("k", &json!(-1), Some("UINT8")).unwrap(),
-            Value::I32(-1)
-        );
-        let nested = from_json("k", &json!([[1, 2], [3]]), Some("ARRAY[ARRAY[UINT8]]")).unwrap();
-        assert_eq!(type_label(&nested), "ARRAY[ARRAY[UINT8]]");
-        assert_eq!(
-            from_json("k", &json!(["a", "b"]), None)
-                .map(|v| type_label(&v))
-                .unwrap(),
-            "ARRAY[STRING]"
-        );
-        assert!(from_json("k", &json!({"a": 1}), None).is_err());
-        assert!(from_json("k", &json!([1, "a"]), None).is_err());
-    }
-}
-
 /// The shards of the GGUF split set `bytes` (the file at `path`) is a shard of, in order;
 /// `None` for a file on its own. Missing and extra shards are errors naming them.
 pub(crate) fn split_set(
@@ -534,4 +498,40 @@ pub(crate) fn join_split<'a>(
         *count = Json::from(0);
     }
     Ok(one)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn recorded_types_come_back_and_others_are_chosen_as_gguf_py_chooses() {
+        assert_eq!(
+            from_json("k", &json!(32), Some("UINT32")).unwrap(),
+            Value::U32(32)
+        );
+        assert_eq!(from_json("k", &json!(32), None).unwrap(), Value::I32(32));
+        assert_eq!(
+            from_json("k", &json!(5_000_000_000u64), None).unwrap(),
+            Value::I64(5_000_000_000)
+        );
+        assert_eq!(from_json("k", &json!(0.5), None).unwrap(), Value::F32(0.5));
+        assert_eq!(from_json("k", &json!(0.1), None).unwrap(), Value::F64(0.1));
+        // A recorded type the value no longer fits gives way to the chosen one.
+        assert_eq!(
+            from_json("k", &json!(-1), Some("UINT8")).unwrap(),
+            Value::I32(-1)
+        );
+        let nested = from_json("k", &json!([[1, 2], [3]]), Some("ARRAY[ARRAY[UINT8]]")).unwrap();
+        assert_eq!(type_label(&nested), "ARRAY[ARRAY[UINT8]]");
+        assert_eq!(
+            from_json("k", &json!(["a", "b"]), None)
+                .map(|v| type_label(&v))
+                .unwrap(),
+            "ARRAY[STRING]"
+        );
+        assert!(from_json("k", &json!({"a": 1}), None).is_err());
+        assert!(from_json("k", &json!([1, "a"]), None).is_err());
+    }
 }
