@@ -21,6 +21,7 @@ mod cursor;
 pub mod dequant;
 mod error;
 pub mod ggml;
+pub mod quant;
 mod read;
 pub mod split;
 pub mod value;

@@ -245,6 +245,37 @@ pub struct Target {
     /// default 64 KiB). Other formats fix their layout and refuse it.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub alignment: Option<u64>,
+    /// GGUF output only: quantize the weight matrices (floating-point tensors of two or more
+    /// dimensions whose rows are whole blocks) to this ggml type — `Q8_0`, `Q5_1`, `Q5_0`,
+    /// `Q4_1` or `Q4_0`, byte for byte as gguf-py quantizes; the other tensors are kept as
+    /// they are.
+    #[arg(long, value_name = "TYPE")]
+    pub quantize: Option<String>,
+}
+
+impl Target {
+    /// `set` quantized as `--quantize` asks (GGUF output only), with what was kept as it
+    /// was; `set` itself when nothing is asked.
+    pub fn quantized<'a>(
+        &self,
+        set: tensorkit::model::TensorSet<'a>,
+        target: tensorkit::model::FormatId,
+    ) -> tensorkit::Result<(tensorkit::model::TensorSet<'a>, Vec<String>)> {
+        let Some(name) = &self.quantize else {
+            return Ok((set, Vec::new()));
+        };
+        if target != tensorkit::model::FormatId::Gguf {
+            return Err(tensorkit::Error::UnknownTarget {
+                what: format!("--quantize applies to gguf output, not {}", target.id()),
+            });
+        }
+        let ggml_type = tensorkit::gguf::GgmlType::from_name(name).ok_or_else(|| {
+            tensorkit::Error::UnknownTarget {
+                what: format!("--quantize {name}: not a ggml type (Q8_0, Q4_0, ...)"),
+            }
+        })?;
+        tensorkit::formats::gguf::quantize(&set, ggml_type)
+    }
 }
 
 /// `--duplicates`: what to do with tensors that share a name.

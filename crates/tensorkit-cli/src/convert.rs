@@ -98,6 +98,7 @@ pub fn run(
     if args.duplicates == Duplicates::Suffix {
         set.disambiguate();
     }
+    let (set, kept) = args.quantized(set, target)?;
     if let Some(max) = max_shard_size {
         let written = tensorkit::shards::write_sharded(
             target,
@@ -122,10 +123,11 @@ pub fn run(
             to: target,
             tensors: set.tensors.len(),
             bytes,
-            dropped: written.left_out,
+            dropped: kept.into_iter().chain(written.left_out).collect(),
         });
     }
-    let dropped = write_output(
+    let mut dropped = kept;
+    dropped.extend(write_output(
         target,
         &set,
         output,
@@ -133,7 +135,7 @@ pub fn run(
         pipeline,
         args.alignment,
         durability,
-    )?;
+    )?);
     let bytes = std::fs::metadata(output)
         .map_err(|e| {
             tensor_core::Error::io(format!("reading the size of {}", output.display()), e)

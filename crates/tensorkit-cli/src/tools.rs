@@ -125,11 +125,14 @@ pub fn get(
     let set = opened.tensor_set();
     let found = find(set, key, file)?;
     let blocks;
-    let t = match (raw, found.blocks()) {
+    let stored = found
+        .blocks()
+        .and_then(|(b, shape)| Some((b.stored()?, shape)));
+    let t = match (raw, stored) {
         (false, _) => found,
-        (true, Some((b, shape))) => {
+        (true, Some((bytes, shape))) => {
             let view = tensorkit::TensorView::new(
-                b.bytes,
+                bytes,
                 tensorkit::Dtype::Uint8,
                 &shape,
                 tensorkit::ByteOrder::Little,
@@ -461,7 +464,8 @@ pub fn merge(
             merged.tensors.push(t);
         }
     }
-    let dropped = crate::convert::write_output(
+    let (merged, mut dropped) = args.quantized(merged, target)?;
+    dropped.extend(crate::convert::write_output(
         target,
         &merged,
         output,
@@ -469,7 +473,7 @@ pub fn merge(
         pipeline,
         args.alignment,
         durability,
-    )?;
+    )?);
     let mut text = format!(
         "merged {} tensors from {} files into {} ({})\n",
         merged.tensors.len(),
@@ -598,9 +602,13 @@ pub fn split_gguf(
         None => input.file_stem().map(std::ffi::OsStr::to_owned),
     }
     .unwrap_or_else(|| "model".into());
+    let (set, kept) = args.quantized(set.clone(), target)?;
     let (shards, left_out) =
-        tensorkit::shards::write_gguf_split(set, &dir.join(stem), limit, durability)?;
+        tensorkit::shards::write_gguf_split(&set, &dir.join(stem), limit, durability)?;
     let mut text = String::new();
+    for note in kept {
+        let _ = writeln!(text, "left out: {note}");
+    }
     for note in left_out {
         let _ = writeln!(text, "left out: {note}");
     }

@@ -223,12 +223,12 @@ impl File {
     fn blocks(&self, name: &str) -> PyResult<Option<(Buffer, &'static str, Vec<u64>)>> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        Ok(t.blocks().map(|(b, shape)| {
-            (
-                Buffer::in_file(Arc::clone(&file), b.bytes),
+        Ok(t.blocks().and_then(|(b, shape)| {
+            Some((
+                Buffer::in_file(Arc::clone(&file), b.stored()?),
                 b.ggml_type.name(),
                 shape,
-            )
+            ))
         }))
     }
 

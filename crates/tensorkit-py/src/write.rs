@@ -86,6 +86,7 @@ pub(crate) struct Options {
     alignment: Option<u64>,
     max_shard_size: Option<u64>,
     fsync: bool,
+    quantize: Option<String>,
 }
 
 impl Options {
@@ -118,6 +119,17 @@ impl Options {
             .map_err(to_py)?
             .unwrap_or_default()
             .with_extensions(self.allow_extensions);
+        let quantize = self
+            .quantize
+            .as_deref()
+            .map(|name| {
+                tensorkit::gguf::GgmlType::from_name(name).ok_or_else(|| {
+                    invalid(format!(
+                        "quantize={name:?}: not a ggml type (Q8_0, Q4_0, ...)"
+                    ))
+                })
+            })
+            .transpose()?;
         Ok(WriteOptions {
             format,
             metadata,
@@ -125,6 +137,7 @@ impl Options {
             max_shard_size: self.max_shard_size,
             alignment: self.alignment,
             durability: tensorkit::Durability::synced_if(self.fsync),
+            quantize,
         })
     }
 }

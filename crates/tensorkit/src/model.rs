@@ -193,13 +193,46 @@ pub struct Lazy<'a> {
     pub blocks: Option<Blocks<'a>>,
 }
 
-/// A quantized tensor's stored blocks (GGUF).
-#[derive(Clone, Copy, Debug)]
+/// A quantized tensor's blocks (GGUF): as its file stores them, or made from its values
+/// when it is written.
+#[derive(Clone, Debug)]
 pub struct Blocks<'a> {
     /// The ggml type.
     pub ggml_type: tensor_gguf::GgmlType,
-    /// The blocks, as stored.
-    pub bytes: &'a [u8],
+    /// The blocks.
+    pub bytes: BlockBytes<'a>,
+}
+
+/// Where a quantized tensor's blocks come from.
+#[derive(Clone)]
+pub enum BlockBytes<'a> {
+    /// As its file stores them.
+    Stored(&'a [u8]),
+    /// Quantized from its values when written (`--quantize`).
+    Quantized(Arc<QuantizeFn<'a>>),
+}
+
+/// Quantizes a tensor's values into its blocks (checked against the limits).
+pub type QuantizeFn<'a> = dyn Fn(&Limits) -> Result<Vec<u8>> + Send + Sync + 'a;
+
+impl std::fmt::Debug for BlockBytes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BlockBytes::Stored(b) => write!(f, "Stored({} bytes)", b.len()),
+            BlockBytes::Quantized(_) => f.write_str("Quantized"),
+        }
+    }
+}
+
+impl<'a> Blocks<'a> {
+    /// The blocks as the file stores them; `None` for blocks made when written.
+    #[must_use]
+    pub fn stored(&self) -> Option<&'a [u8]> {
+        match self.bytes {
+            BlockBytes::Stored(b) => Some(b),
+            BlockBytes::Quantized(_) => None,
+        }
+    }
 }
 
 impl std::fmt::Debug for Lazy<'_> {
@@ -320,9 +353,9 @@ impl<'a> NamedTensor<'a> {
         let mut shape = self.shape().to_vec();
         match shape.last_mut() {
             Some(last) => *last = *last / b.ggml_type.block_elements() * b.ggml_type.block_bytes(),
-            None => shape.push(b.bytes.len() as u64),
+            None => shape.push(b.ggml_type.block_bytes()),
         }
-        Some((*b, shape))
+        Some((b.clone(), shape))
     }
 
     /// Runs the tensor's [`check`](Self::check), if it has one.

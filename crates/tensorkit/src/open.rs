@@ -674,6 +674,9 @@ pub struct WriteOptions {
     /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the
     /// file appears under its name only when complete.
     pub durability: crate::Durability,
+    /// GGUF output only: quantize the weight matrices to this ggml type
+    /// ([`formats::gguf::quantize`](crate::formats::gguf::quantize)).
+    pub quantize: Option<tensor_gguf::GgmlType>,
 }
 
 impl WriteOptions {
@@ -722,7 +725,23 @@ fn write_set(
     path: &Path,
     options: &WriteOptions,
 ) -> Result<Vec<String>> {
-    match options.max_shard_size {
+    let quantized;
+    let mut notes = Vec::new();
+    let set = match options.quantize {
+        None => set,
+        Some(t) if format == FormatId::Gguf => {
+            let (q, kept) = formats::gguf::quantize(set, t)?;
+            quantized = q;
+            notes = kept;
+            &quantized
+        }
+        Some(_) => {
+            return Err(Error::UnknownTarget {
+                what: format!("quantize applies to gguf output, not {}", format.id()),
+            });
+        }
+    };
+    let written = match options.max_shard_size {
         Some(max) => Ok(crate::shards::write_sharded(
             format,
             set,
@@ -741,7 +760,9 @@ fn write_set(
             options.alignment,
             options.durability,
         ),
-    }
+    }?;
+    notes.extend(written);
+    Ok(notes)
 }
 
 /// Writes `tensors` — any `(name, view)` pairs — to `path` atomically, in the format the

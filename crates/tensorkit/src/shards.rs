@@ -335,8 +335,10 @@ pub fn write_gguf_split(
         .tensors
         .iter()
         .map(|t| {
-            t.blocks()
-                .map_or_else(|| t.byte_len(), |(b, _)| b.bytes.len() as u64)
+            t.blocks().map_or_else(
+                || t.byte_len(),
+                |(_, byte_shape)| byte_shape.iter().product(),
+            )
         })
         .collect();
     let plan = tensor_gguf::split::plan(&sizes, limit);

@@ -329,6 +329,7 @@ def _options(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    quantize: str | None = None,
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
@@ -340,6 +341,7 @@ def _options(
         "alignment": _size(alignment),
         "max_shard_size": _size(max_shard_size),
         "fsync": fsync,
+        "quantize": quantize,
     }
 
 
@@ -354,9 +356,12 @@ def save(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    quantize: str | None = None,
 ) -> list[str]:
     """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
-    the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``). ``pipeline`` chooses
+    the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``, ``.gguf``). ``quantize``
+    (GGUF only: ``"Q8_0"``, ``"Q4_0"``...) quantizes the weight matrices as gguf-py does,
+    byte for byte. ``pipeline`` chooses
     Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
     only tensorkit reads or tensogram's validation flags, as ``--allow-extensions`` does
     (packed float32, NaN and ±Inf kept bit for bit instead of in masks); ``alignment``
@@ -375,6 +380,7 @@ def save(
             max_shard_size=max_shard_size,
             fsync=fsync,
             allow_extensions=allow_extensions,
+            quantize=quantize,
         ),
     )
 
@@ -412,10 +418,11 @@ def convert(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    quantize: str | None = None,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
-    names, dtypes, shapes, values and metadata (``fsync`` and ``allow_extensions`` as in
-    :func:`save`). Returns what the target left out."""
+    names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions`` and
+    ``quantize`` as in :func:`save`). Returns what the target left out."""
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
@@ -427,6 +434,7 @@ def convert(
             max_shard_size=max_shard_size,
             fsync=fsync,
             allow_extensions=allow_extensions,
+            quantize=quantize,
         ),
     )
 

@@ -178,3 +178,29 @@ def test_merging_a_split_set_gives_what_gguf_split_gives(testdata, tmp_path):
     w.write_tensors_to_file()
     w.close()
     assert merged.read_bytes() == expected.read_bytes()
+
+
+@pytest.mark.parametrize("qtype", ["Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"])
+def test_quantize_gives_gguf_py_blocks(tmp_path, qtype):
+    rng = np.random.default_rng(11)
+    weights = {
+        "w": (rng.standard_normal((6, 128)) * 0.3).astype(np.float32),
+        "zeros": np.zeros((2, 64), dtype=np.float32),
+        "h": (rng.standard_normal((4, 64))).astype(np.float16),
+        "norm": np.ones(64, dtype=np.float32),
+        "odd": np.ones((2, 48), dtype=np.float32),
+    }
+    out = tmp_path / "q.gguf"
+    notes = tensorkit.save(out, weights, quantize=qtype)
+    assert any("norm" in n and "odd" in n for n in notes)
+    reader = gguf.GGUFReader(out)
+    t = {x.name: x for x in reader.tensors}
+    q = gguf.GGMLQuantizationType[qtype]
+    for name in ("w", "zeros", "h"):
+        assert t[name].tensor_type == q
+        expected = gguf.quants.quantize(weights[name].astype(np.float32), q)
+        assert np.asarray(t[name].data).tobytes() == expected.tobytes(), name
+    assert t["norm"].tensor_type == gguf.GGMLQuantizationType.F32
+    assert t["odd"].tensor_type == gguf.GGMLQuantizationType.F32
+    with pytest.raises(tensorkit.TensorkitError):
+        tensorkit.save(tmp_path / "q.safetensors", weights, quantize=qtype)

@@ -3,7 +3,7 @@
 //! JSON values with each value's GGUF type beside it.
 
 use crate::error::{Error, Result};
-use crate::model::{Blocks, FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use crate::model::{BlockBytes, Blocks, FormatId, Lazy, NamedTensor, TensorData, TensorSet};
 use serde_json::{Map, Number, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -198,7 +198,7 @@ pub(super) fn quantized<'a>(
         decode_into: Some(Arc::new(decode_into)),
         blocks: Some(Blocks {
             ggml_type,
-            bytes: blocks,
+            bytes: BlockBytes::Stored(blocks),
         }),
     }
 }
@@ -326,9 +326,15 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
             let result = match &t.data {
                 TensorData::Encoded(Lazy {
                     blocks: Some(b), ..
-                }) => w
-                    .write_all(b.bytes)
-                    .map_err(|e| tensor_core::Error::io("writing GGUF blocks", e).into()),
+                }) => match &b.bytes {
+                    BlockBytes::Stored(bytes) => w
+                        .write_all(bytes)
+                        .map_err(|e| tensor_core::Error::io("writing GGUF blocks", e).into()),
+                    BlockBytes::Quantized(quantize) => quantize(&set.limits).and_then(|bytes| {
+                        w.write_all(&bytes)
+                            .map_err(|e| tensor_core::Error::io("writing GGUF blocks", e).into())
+                    }),
+                },
                 _ => t.write_canonical(&set.limits, w),
             };
             result.map_err(|e| carried.keep(e, tensor_gguf::Error::CannotWrite))
@@ -533,5 +539,148 @@ mod tests {
         );
         assert!(from_json("k", &json!({"a": 1}), None).is_err());
         assert!(from_json("k", &json!([1, "a"]), None).is_err());
+    }
+}
+
+/// `set` with its weight matrices quantized to `ggml_type` when written as GGUF, as
+/// llama.cpp's converters choose them: floating-point tensors of two dimensions or more whose
+/// rows are whole blocks. The others — vectors (norms, biases), integers, tensors already
+/// quantized, rows that are not whole blocks — are kept as they are, and said so (one note).
+/// Quantization is gguf-py's, byte for byte; it runs as each tensor is written.
+pub fn quantize<'a>(
+    set: &TensorSet<'a>,
+    ggml_type: GgmlType,
+) -> Result<(TensorSet<'a>, Vec<String>)> {
+    if !tensor_gguf::quant::can_quantize(ggml_type) {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "--quantize {ggml_type}: tensorkit makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (the types gguf-py quantizes)"
+            ),
+        });
+    }
+    let mut out = set.clone();
+    let mut kept = Vec::new();
+    let names = set.names();
+    for (t, name) in out.tensors.iter_mut().zip(names) {
+        let float = matches!(
+            t.dtype(),
+            Dtype::Float32 | Dtype::Float16 | Dtype::Bfloat16 | Dtype::Float64
+        );
+        let rows_fit = t
+            .shape()
+            .last()
+            .is_some_and(|r| r % ggml_type.block_elements() == 0);
+        if !float || t.shape().len() < 2 || !rows_fit || t.blocks().is_some() {
+            kept.push(name);
+            continue;
+        }
+        t.data = TensorData::Encoded(quantized_lazy(t.clone(), ggml_type));
+    }
+    let mut notes = Vec::new();
+    if !kept.is_empty() {
+        let shown: Vec<&str> = kept.iter().take(5).map(String::as_str).collect();
+        notes.push(format!(
+            "{} tensors kept as they are, not quantized to {ggml_type} (vectors, integers, rows that are not whole blocks): {}{}",
+            kept.len(),
+            shown.join(", "),
+            if kept.len() > shown.len() { ", …" } else { "" }
+        ));
+    }
+    Ok((out, notes))
+}
+
+/// `source` quantized to `t` when its blocks are asked for; read, the values it will hold.
+fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
+    let shape = source.shape().to_vec();
+    let elements: u64 = shape.iter().product();
+    let source = Arc::new(source);
+    let blocks = {
+        let source = Arc::clone(&source);
+        move |limits: &Limits| -> Result<Vec<u8>> {
+            let n = tensor_core::checked::to_usize(elements, "element count")?;
+            limits.check_total_bytes(elements.saturating_mul(4))?;
+            let dense =
+                GgmlType::for_dtype(source.dtype()).ok_or_else(|| Error::CannotRepresent {
+                    format: FORMAT,
+                    what: format!("dtype {} as values to quantize", source.dtype()),
+                })?;
+            let mut values = tensor_core::buffer::try_filled(n, 0f32, "values to quantize")?;
+            let le = source.le_bytes(limits)?;
+            let fail = |what: String| Error::Gguf {
+                path: std::path::PathBuf::new(),
+                source: tensor_gguf::Error::CannotWrite(what),
+            };
+            tensor_gguf::dequant::to_f32(dense, &le, ByteOrder::Little, &mut values)
+                .map_err(fail)?;
+            let len = t.bytes_for(elements).unwrap_or_default();
+            let mut out = tensor_core::buffer::try_filled(
+                tensor_core::checked::to_usize(len, "quantized size")?,
+                0u8,
+                "quantized blocks",
+            )?;
+            tensor_gguf::quant::quantize(t, &values, &mut out).map_err(fail)?;
+            Ok(out)
+        }
+    };
+    let blocks: Arc<crate::model::QuantizeFn<'_>> = Arc::new(blocks);
+    let values = {
+        let blocks = Arc::clone(&blocks);
+        move |limits: &Limits| -> Result<Vec<f32>> {
+            let b = blocks(limits)?;
+            let n = tensor_core::checked::to_usize(elements, "element count")?;
+            let mut values = tensor_core::buffer::try_filled(n, 0f32, "dequantized tensor")?;
+            dequantize(t, &b, &mut values).map_err(|what| Error::Gguf {
+                path: std::path::PathBuf::new(),
+                source: tensor_gguf::Error::CannotDecode {
+                    name: String::new(),
+                    what,
+                },
+            })?;
+            Ok(values)
+        }
+    };
+    let values = Arc::new(values);
+    let decode = {
+        let (values, shape) = (Arc::clone(&values), shape.clone());
+        move |limits: &Limits| -> Result<Tensor> {
+            Ok(Tensor::from_elements(&shape, &values(limits)?)?)
+        }
+    };
+    let decode_into = {
+        let values = Arc::clone(&values);
+        move |limits: &Limits, out: &mut [u8]| -> Result<()> {
+            let v = values(limits)?;
+            if out.len() != v.len() * 4 {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "the tensor holds {} bytes; the buffer has {}",
+                    v.len() * 4,
+                    out.len()
+                ))
+                .into());
+            }
+            out.copy_from_slice(bytemuck::cast_slice(&v));
+            Ok(())
+        }
+    };
+    let stream = move |limits: &Limits,
+                       chunk: usize,
+                       sink: &mut dyn FnMut(&[u8]) -> Result<()>|
+          -> Result<()> {
+        let v = values(limits)?;
+        let le: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        le.chunks((chunk / 4).max(1) * 4).try_for_each(sink)
+    };
+    Lazy {
+        encoding: t.name().to_owned(),
+        dtype: Dtype::Float32,
+        shape,
+        stream: Arc::new(stream),
+        decode: Arc::new(decode),
+        packed: None,
+        decode_into: Some(Arc::new(decode_into)),
+        blocks: Some(Blocks {
+            ggml_type: t,
+            bytes: BlockBytes::Quantized(blocks),
+        }),
     }
 }

@@ -3,7 +3,7 @@
 //! The format of a file is decided from its content, never from its name.
 
 mod bintensors;
-pub(crate) mod gguf;
+pub mod gguf;
 pub(crate) mod grib;
 mod safetensors;
 pub(crate) mod tensogram;
