@@ -23,7 +23,7 @@ failed=()
 mkdir -p logs
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target"
-    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib \
+    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib ../testdata/reference/gguf \
         ../testdata/reference/jpeg2000 ../testdata/reference/tensogram_v2 \
         ../testdata/reference/tensogram_codecs -type f \
         ! -name '*.json' ! -name '*.values' -size -64k \

@@ -888,7 +888,7 @@ fn peers(out: &mut String, peer: &Value) {
 
 /// The peers every Python row is measured against, and maturin to build the package, as pip
 /// names them (module, requirement): the versions the reference fixtures were written with.
-const PYTHON_PEERS: [(&str, &str); 8] = [
+const PYTHON_PEERS: [(&str, &str); 9] = [
     ("numpy", "numpy"),
     ("safetensors", "safetensors==0.8.0"),
     ("ztensor", "ztensor==2.1.2"),
@@ -896,6 +896,7 @@ const PYTHON_PEERS: [(&str, &str); 8] = [
     ("tensogram", "tensogram==0.24.0"),
     ("eccodes", "eccodes==2.50.0"),
     ("torch", "torch==2.15.0"),
+    ("gguf", "gguf==0.19.0"),
     ("maturin", "maturin>=1.9.4,<2"),
 ];
 
@@ -961,6 +962,8 @@ fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Value, String
             "64",
             "--torch-mib",
             "256",
+            "--gguf-mib",
+            "64",
         ]
     } else {
         &[

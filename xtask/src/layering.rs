@@ -6,7 +6,7 @@
 //! tensor-frame                               descriptor, pipeline, dtype, core
 //! tensor-ztensor, tensor-grib                pipeline, dtype, core
 //! tensor-bintensors, tensor-stdlib-meta,
-//! tensor-safetensors                         dtype, core
+//! tensor-safetensors, tensor-gguf            dtype, core
 //! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
@@ -40,6 +40,7 @@ const CLI: &[&str] = &[
     "tensor-stdlib-meta",
     "tensor-safetensors",
     "tensor-grib",
+    "tensor-gguf",
     "tensor-testkit",
 ];
 
@@ -50,7 +51,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta"
-        | "tensor-safetensors" => TESTED,
+        | "tensor-safetensors" | "tensor-gguf" => TESTED,
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",
@@ -80,6 +81,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-ztensor",
             "tensor-stdlib-meta",
             "tensor-grib",
+            "tensor-gguf",
             "tensor-testkit",
             "tensorkit",
         ],

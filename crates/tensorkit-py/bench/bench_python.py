@@ -35,6 +35,15 @@ every page of every tensor touched after a load (both map the file lazily):
   torch_cold_load_peak_rss  peak RSS of a process making one cold load, above what it held
                             with its modules imported (target: no higher, to 1 MiB)
 GB/s and the machine's own read() bandwidth of the file are given beside them.
+
+Workloads (issue 51), GGUF against gguf-py (``gguf``), on files gguf-py wrote:
+  gguf_open_list      open a GGUF file of ``--gguf-n`` tensors (and a 32 000-token
+                      vocabulary) and list every tensor's name, shape and type
+                      (peer: GGUFReader; target: 20x)
+  gguf_dequant_<type> every value of a ``--gguf-mib`` MiB (as float32) tensor of Q4_K,
+                      Q6_K or Q8_0, dequantized on every core (peer:
+                      gguf.quants.dequantize; target: 10x), with its output bandwidth as a
+                      fraction of the machine's memcpy (numpy's copyto of the same bytes)
 """
 
 from __future__ import annotations
@@ -160,6 +169,7 @@ def run(args: argparse.Namespace) -> dict:
 
         weather(rows, row, Path(tmp), args)
         torch_loads(rows, row, Path(tmp), args)
+        gguf_rows(rows, row, Path(tmp), args)
 
     versions = {}
     try:
@@ -175,6 +185,7 @@ def run(args: argparse.Namespace) -> dict:
                      "tensogram": tensogram.__version__, "numpy": np.__version__, **versions},
         "scale": {"small_n": args.small_n, "small_mib": args.small_mib, "big_mib": args.big_mib,
                   "torch_n": args.torch_n, "torch_mib": args.torch_mib,
+                  "gguf_n": args.gguf_n, "gguf_mib": args.gguf_mib,
                   "tg_objects": args.tg_objects, "tg_mib": args.tg_mib, "runs": args.runs},
         "rows": rows,
     }
@@ -430,6 +441,80 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     })
 
 
+def gguf_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
+    """GGUF files gguf-py wrote: listing a many-tensor model, and dequantizing the common
+    quantized types, against gguf-py, with our bandwidth as a fraction of memcpy's."""
+    try:
+        import gguf
+    except ImportError:
+        return
+
+    import tensorkit
+
+    rng = np.random.default_rng(51)
+    model = tmp / "model.gguf"
+    w = gguf.GGUFWriter(model, "llama")
+    w.add_token_list([f"token{i}" for i in range(32000)])
+    w.add_token_scores([float(i) for i in range(32000)])
+    for i in range(args.gguf_n):
+        w.add_tensor(f"blk.{i // 10}.t{i % 10}.weight", np.zeros((4, 32), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    model.read_bytes()
+
+    def ours_list():
+        f = tensorkit.open(model)
+        return [(n, f.info(n)["shape"], f.info(n)["encoding"]) for n in f]
+
+    def peer_list():
+        r = gguf.GGUFReader(model)
+        return [(t.name, tuple(t.shape), t.tensor_type) for t in r.tensors]
+
+    assert len(ours_list()) == len(peer_list()) == args.gguf_n
+    runs = max(3, args.runs)
+    row("gguf_open_list", timed(ours_list, runs), timed(peer_list, runs), "gguf.GGUFReader",
+        ">= 20x the peer", lambda r: r["speedup"] >= 20.0)
+
+    elements = (args.gguf_mib << 20) // 4
+    cols = 4096
+    x = (rng.standard_normal((elements // cols, cols)) * 0.02).astype(np.float32)
+    src, dst = np.empty_like(x), np.empty_like(x)
+    copy = timed(lambda: np.copyto(dst, src), runs)
+    memcpy_gbps = x.nbytes / copy["median_s"] / 1e9
+    for qtype in ("Q4_K", "Q6_K", "Q8_0"):
+        q = gguf.GGMLQuantizationType[qtype]
+        block, size = gguf.GGML_QUANT_SIZES[q]
+        if qtype == "Q8_0":
+            blocks = gguf.quants.quantize(x, q)
+        else:
+            # gguf-py has no K quantizer: random blocks whose scales are kept finite.
+            blocks = rng.integers(0, 256, size=(x.size // block, size), dtype=np.uint8)
+            blocks[:, 1::2] &= 0xBF
+            blocks = blocks.reshape(x.shape[0], -1)
+        path = tmp / f"{qtype}.gguf"
+        w = gguf.GGUFWriter(path, "llama")
+        w.add_tensor("w", blocks, raw_dtype=q)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        path.read_bytes()
+        f = tensorkit.open(path)
+        r = gguf.GGUFReader(path)
+        data = np.asarray(r.tensors[0].data)
+        assert f["w"].tobytes() == gguf.quants.dequantize(data, q).tobytes(), qtype
+        o = timed(lambda: f["w"], runs)
+        p = timed(lambda: gguf.quants.dequantize(data, q), runs)
+        row(f"gguf_dequant_{qtype}", o, p, "gguf.quants.dequantize", ">= 10x the peer",
+            lambda r: r["speedup"] >= 10.0)
+        gbps = x.nbytes / o["median_s"] / 1e9
+        rows[-1]["note"] = (f"{gbps:.1f} GB/s of float32 out, {gbps / memcpy_gbps:.0%} of memcpy "
+                            f"({memcpy_gbps:.1f} GB/s); {x.nbytes >> 20} MiB")
+        del f
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -440,6 +525,8 @@ def main() -> None:
     ap.add_argument("--tg-mib", type=int, default=256, help="decoded size of the Tensogram message")
     ap.add_argument("--torch-mib", type=int, default=2048, help="size of the torch checkpoint")
     ap.add_argument("--torch-n", type=int, default=300, help="tensors in the torch checkpoint")
+    ap.add_argument("--gguf-n", type=int, default=2000, help="tensors in the GGUF model listed")
+    ap.add_argument("--gguf-mib", type=int, default=256, help="float32 size of each dequantized tensor")
     ap.add_argument("--dir", default=None, help="where the temporary files go")
     ap.add_argument("--json", default=None, help="write the report here instead of printing it")
     args = ap.parse_args()

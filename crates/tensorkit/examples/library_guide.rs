@@ -94,6 +94,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{note}");
     }
 
+    // GGUF: quantized tensors read as float32 (gguf-py's values), their blocks kept for a
+    // GGUF writer; `quantize` writes weight matrices as gguf-py's Q8_0 (or Q4_0...) blocks.
+    let gguf = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/reference/gguf/model.gguf"
+    );
+    let file = tensorkit::open(gguf)?;
+    let embd = file.get("token_embd.weight")?;
+    println!("{} {:?} {:?}", embd.dtype(), embd.shape(), embd.encoding());
+    let (blocks, byte_shape) = embd.blocks().ok_or("not quantized")?;
+    println!("{} blocks, {byte_shape:?} bytes", blocks.ggml_type);
+    let mut q8 = WriteOptions::for_format(Format::Gguf);
+    q8.quantize = Some(tensorkit::gguf::GgmlType::Q8_0);
+    for note in tensorkit::save(dir.path().join("q8.gguf"), &file, &q8)? {
+        println!("{note}");
+    }
+
     // Below the front door: each format crate's reader, through the one trait they share.
     let bytes = std::fs::read(dir.path().join("model.zt"))?;
     let zt = tensorkit::ztensor::AnyZTensor::open(&bytes)?;

@@ -580,7 +580,7 @@ pub fn quantize<'a>(
     if !kept.is_empty() {
         let shown: Vec<&str> = kept.iter().take(5).map(String::as_str).collect();
         notes.push(format!(
-            "{} tensors kept as they are, not quantized to {ggml_type} (vectors, integers, rows that are not whole blocks): {}{}",
+            "the {ggml_type} quantization of {} tensors, kept as they are (vectors, integers, tensors already quantized, rows that are not whole blocks): {}{}",
             kept.len(),
             shown.join(", "),
             if kept.len() > shown.len() { ", …" } else { "" }
