@@ -58,23 +58,24 @@ pub(super) fn q3_k(b: &[u8], out: &mut [f32]) {
     }
 }
 
-/// Element `k`'s nibble of `Q4_K`/`Q5_K`: four runs of 64, each the low then the high
-/// nibbles of 32 bytes.
-#[inline]
-fn k_nibble(qs: &[u8], k: usize) -> u8 {
-    let (chunk, high, l) = (k / 64, (k / 32) % 2, k % 32);
-    (qs[chunk * 32 + l] >> (4 * high)) & 0x0F
-}
-
 pub(super) fn q4_k(b: &[u8], out: &mut [f32]) {
     let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
     let (sc, mn) = scales_and_mins(&b[4..16]);
-    let qs = &b[16..144];
-    for j in 0..8 {
-        let dj = d * f32::from(sc[j]);
-        let mj = dmin * f32::from(mn[j]);
-        for (l, o) in out[j * 32..j * 32 + 32].iter_mut().enumerate() {
-            *o = dj * f32::from(k_nibble(qs, j * 32 + l)) - mj;
+    // Four runs of 64: the low nibbles of 32 bytes, then their high nibbles.
+    for (c, (q, o)) in b[16..144]
+        .chunks_exact(32)
+        .zip(out.chunks_exact_mut(64))
+        .enumerate()
+    {
+        let (lo, hi) = o.split_at_mut(32);
+        let (d1, m1) = (d * f32::from(sc[2 * c]), dmin * f32::from(mn[2 * c]));
+        let (d2, m2) = (
+            d * f32::from(sc[2 * c + 1]),
+            dmin * f32::from(mn[2 * c + 1]),
+        );
+        for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(q) {
+            *l = d1 * f32::from(x & 0x0F) - m1;
+            *h = d2 * f32::from(x >> 4) - m2;
         }
     }
 }
@@ -82,31 +83,47 @@ pub(super) fn q4_k(b: &[u8], out: &mut [f32]) {
 pub(super) fn q5_k(b: &[u8], out: &mut [f32]) {
     let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
     let (sc, mn) = scales_and_mins(&b[4..16]);
-    let qh = &b[16..48];
-    let qs = &b[48..176];
-    for j in 0..8 {
-        let dj = d * f32::from(sc[j]);
-        let mj = dmin * f32::from(mn[j]);
-        for (l, o) in out[j * 32..j * 32 + 32].iter_mut().enumerate() {
-            let q = k_nibble(qs, j * 32 + l) | (((qh[l] >> j) & 1) << 4);
-            *o = dj * f32::from(q) - mj;
+    let qh: &[u8; 32] = b[16..48]
+        .try_into()
+        .expect("a block holds 32 high-bit bytes");
+    // As Q4_K, the 5th bit of sub-block j in bit j of the 32 high-bit bytes.
+    for (c, (q, o)) in b[48..176]
+        .chunks_exact(32)
+        .zip(out.chunks_exact_mut(64))
+        .enumerate()
+    {
+        let (lo, hi) = o.split_at_mut(32);
+        let (j1, j2) = (2 * c, 2 * c + 1);
+        let (d1, m1) = (d * f32::from(sc[j1]), dmin * f32::from(mn[j1]));
+        let (d2, m2) = (d * f32::from(sc[j2]), dmin * f32::from(mn[j2]));
+        for (((l, h), &x), &hb) in lo.iter_mut().zip(hi.iter_mut()).zip(q).zip(qh) {
+            *l = d1 * f32::from((x & 0x0F) | (((hb >> j1) & 1) << 4)) - m1;
+            *h = d2 * f32::from((x >> 4) | (((hb >> j2) & 1) << 4)) - m2;
         }
     }
 }
 
 pub(super) fn q6_k(b: &[u8], out: &mut [f32]) {
-    let ql = &b[0..128];
-    let qh = &b[128..192];
     let scales = &b[192..208];
     let d = f16_at(b, 208);
     let mut dl = [0f32; 16];
     for (v, &s) in dl.iter_mut().zip(scales) {
         *v = d * f32::from(s as i8);
     }
-    for (k, o) in out.iter_mut().enumerate() {
-        let (half, nib, m) = (k / 128, (k / 64) % 2, k % 64);
-        let low = (ql[half * 64 + m] >> (4 * nib)) & 0x0F;
-        let high = crumb(qh, k);
-        *o = dl[k / 16] * f32::from((low | (high << 4)) as i8 - 32);
+    // Two halves of 128: 64 low-bit bytes and 32 high-bit bytes each, four runs of 32.
+    for half in 0..2 {
+        let ql = &b[half * 64..half * 64 + 64];
+        let qh = &b[128 + half * 32..128 + half * 32 + 32];
+        let o = &mut out[half * 128..half * 128 + 128];
+        let g = half * 8;
+        for l in 0..32 {
+            let q =
+                |low: u8, shift: u8| f32::from((low | (((qh[l] >> shift) & 3) << 4)) as i8 - 32);
+            let s = l / 16;
+            o[l] = dl[g + s] * q(ql[l] & 0x0F, 0);
+            o[32 + l] = dl[g + 2 + s] * q(ql[32 + l] & 0x0F, 2);
+            o[64 + l] = dl[g + 4 + s] * q(ql[l] >> 4, 4);
+            o[96 + l] = dl[g + 6 + s] * q(ql[32 + l] >> 4, 6);
+        }
     }
 }
