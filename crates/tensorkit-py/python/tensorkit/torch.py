@@ -405,8 +405,8 @@ def save_file(
 ) -> list[str]:
     """Writes torch tensors to ``filename`` atomically, in the format its extension names
     or ``format=``; ``write_options`` as in :func:`tensorkit.save` (``pipeline``,
-    ``alignment``, ``max_shard_size``, ``fsync``, ``allow_extensions``). Returns what the
-    format could not hold and left out."""
+    ``alignment``, ``max_shard_size``, ``fsync``, ``allow_extensions``, ``quantize``).
+    Returns what the format could not hold and left out."""
     items, keep = entries(tensors)
     notes = _tensorkit.save(os.fspath(filename), items, _options(metadata=metadata, **write_options))
     del keep

@@ -99,6 +99,23 @@ def test_encoded_and_grib_tensors_decode_into_torch(tmp_path, testdata):
         assert np.array_equal(got[k].numpy(), v)
 
 
+def test_gguf_loads_into_torch_dequantized_and_saves_quantized(tmp_path, testdata):
+    model = testdata / "reference" / "gguf" / "model.gguf"
+    with tensorkit.open(model) as f:
+        want = {k: f[k] for k in f}
+    got = tt.load_file(model)
+    assert set(got) == set(want)
+    for k, v in want.items():
+        assert got[k].dtype == torch.float32
+        assert np.array_equal(got[k].numpy(), v), k
+    # A staged load (the path devices take) decodes the same values.
+    staged = tt.load_file(model, staging_bytes=4096)
+    assert all(torch.equal(staged[k], got[k]) for k in got)
+    tt.save_file({"w": torch.randn(4, 64), "b": torch.randn(64)}, tmp_path / "q.gguf", quantize="Q8_0")
+    with tensorkit.open(tmp_path / "q.gguf") as f:
+        assert f.info("w")["encoding"] == "Q8_0" and f.info("b")["encoding"] == "none"
+
+
 def test_file_to_torch_and_to_jax(tmp_path):
     import jax.numpy as jnp
 

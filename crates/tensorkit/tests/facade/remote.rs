@@ -162,6 +162,57 @@ fn tensogram_lists_and_gets_within_the_bounds() {
     bounded(Format::Tensogram);
 }
 
+#[test]
+fn gguf_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
+    bounded(Format::Gguf);
+}
+
+/// Every GGUF file gguf-py wrote reads remotely as locally — quantized tensors dequantized
+/// from their fetched blocks — with a read-ahead small enough that the header takes more
+/// than one read, and listing in at most three.
+#[test]
+fn gguf_files_read_remotely_as_locally() {
+    let _running = crate::running();
+    let root = tensor_testkit::testdata().join("reference/gguf");
+    let server = Server::start(&root);
+    let remote = RemoteOptions {
+        read_ahead: 64,
+        ..RemoteOptions::default()
+    };
+    for path in tensor_testkit::files_with_extension(&root, "gguf") {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        if name.starts_with("split-") {
+            continue; // A local shard opens its whole set; a remote one, only itself.
+        }
+        let local = tensorkit::open(&path).unwrap();
+        let before = server.requests();
+        let url = server.url(name);
+        let remote = tensorkit::open_url_with(&url, &ReadOptions::default(), &remote)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            server.requests() - before <= 3,
+            "{name}: {:?}",
+            server.log()
+        );
+        assert_eq!(remote.metadata(), local.metadata(), "{name}");
+        assert_eq!(remote.len(), local.len(), "{name}");
+        for (a, b) in local.tensors().zip(remote.tensors()) {
+            assert_eq!(
+                (a.name(), a.dtype(), a.shape(), a.encoding()),
+                (b.name(), b.dtype(), b.shape(), b.encoding()),
+                "{name}"
+            );
+            assert_eq!(
+                a.to_tensor().unwrap(),
+                b.to_tensor().unwrap(),
+                "{name}: {}",
+                a.name()
+            );
+        }
+    }
+}
+
 /// Every conformance fixture reads remotely as it reads locally: names, dtypes, shapes and
 /// every tensor's bytes (small files are held whole after the first read; the larger ones go
 /// through the listing and per-tensor fetches).
