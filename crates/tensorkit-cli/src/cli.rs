@@ -251,16 +251,27 @@ pub struct Target {
     /// they are.
     #[arg(long, value_name = "TYPE")]
     pub quantize: Option<String>,
+    /// What a GGUF quantized tensor becomes: `float32` (gguf-py's values, the default),
+    /// `float16` or `bfloat16` (those values rounded), or `raw` — its blocks as `uint8`, the
+    /// last dimension in bytes, each tensor's ggml type and shape recorded in the metadata
+    /// under `gguf.raw_blocks` (converted back to GGUF, they are those blocks again).
+    #[arg(long, value_name = "AS", value_parser = ["float32", "float16", "bfloat16", "raw"])]
+    pub dequantize: Option<String>,
 }
 
 impl Target {
-    /// `set` quantized as `--quantize` asks (GGUF output only), with what was kept as it
-    /// was; `set` itself when nothing is asked.
+    /// `set` dequantized as `--dequantize` says, then quantized as `--quantize` asks (GGUF
+    /// output only), with what was kept as it was; `set` itself when nothing is asked.
     pub fn quantized<'a>(
         &self,
         set: tensorkit::model::TensorSet<'a>,
         target: tensorkit::model::FormatId,
     ) -> tensorkit::Result<(tensorkit::model::TensorSet<'a>, Vec<String>)> {
+        use tensorkit::formats::gguf::{Dequantize, dequantize_as};
+        let set = match self.dequantize.as_deref().and_then(Dequantize::from_name) {
+            Some(how) => dequantize_as(&set, how)?,
+            None => set,
+        };
         let Some(name) = &self.quantize else {
             return Ok((set, Vec::new()));
         };

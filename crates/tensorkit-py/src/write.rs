@@ -87,6 +87,7 @@ pub(crate) struct Options {
     max_shard_size: Option<u64>,
     fsync: bool,
     quantize: Option<String>,
+    dequantize: Option<String>,
 }
 
 impl Options {
@@ -130,6 +131,17 @@ impl Options {
                 })
             })
             .transpose()?;
+        let dequantize = self
+            .dequantize
+            .as_deref()
+            .map(|name| {
+                tensorkit::formats::gguf::Dequantize::from_name(name).ok_or_else(|| {
+                    invalid(format!(
+                        "dequantize={name:?}: one of float32, float16, bfloat16, raw"
+                    ))
+                })
+            })
+            .transpose()?;
         Ok(WriteOptions {
             format,
             metadata,
@@ -138,6 +150,7 @@ impl Options {
             alignment: self.alignment,
             durability: tensorkit::Durability::synced_if(self.fsync),
             quantize,
+            dequantize,
         })
     }
 }

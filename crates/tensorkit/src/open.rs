@@ -677,6 +677,9 @@ pub struct WriteOptions {
     /// GGUF output only: quantize the weight matrices to this ggml type
     /// ([`formats::gguf::quantize`](crate::formats::gguf::quantize)).
     pub quantize: Option<tensor_gguf::GgmlType>,
+    /// What a GGUF quantized tensor becomes when written (float32 when `None`;
+    /// [`formats::gguf::Dequantize`](crate::formats::gguf::Dequantize)).
+    pub dequantize: Option<formats::gguf::Dequantize>,
 }
 
 impl WriteOptions {
@@ -725,6 +728,14 @@ fn write_set(
     path: &Path,
     options: &WriteOptions,
 ) -> Result<Vec<String>> {
+    let dequantized;
+    let set = match options.dequantize {
+        Some(how) => {
+            dequantized = formats::gguf::dequantize_as(set, how)?;
+            &dequantized
+        }
+        None => set,
+    };
     let quantized;
     let mut notes = Vec::new();
     let set = match options.quantize {

@@ -145,6 +145,42 @@ fn conversions_keep_blocks_or_values() -> Result<(), Failed> {
     if !run.status.success() {
         return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
     }
+    // As raw blocks and back: the same blocks of the same types.
+    let raw = out.path().join("raw.safetensors");
+    let again = out.path().join("from_raw.gguf");
+    for args in [
+        vec![
+            "convert",
+            &*src.to_string_lossy(),
+            &*raw.to_string_lossy(),
+            "--dequantize",
+            "raw",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>(),
+        vec![
+            "convert".to_owned(),
+            raw.to_string_lossy().into_owned(),
+            again.to_string_lossy().into_owned(),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = tensorkit(&args);
+        if !run.status.success() {
+            return Err(String::from_utf8_lossy(&run.stderr).into_owned().into());
+        }
+    }
+    let (x, y) = (inspect_json(&src)?, inspect_json(&again)?);
+    for t in x["tensors"].as_array().ok_or("tensors")? {
+        let other = y["tensors"]
+            .as_array()
+            .and_then(|v| v.iter().find(|o| o["name"] == t["name"]))
+            .ok_or("a tensor went missing through raw blocks")?;
+        if other["sha256_le"] != t["sha256_le"] {
+            return Err(format!("{}: changed through raw blocks", t["name"]).into());
+        }
+    }
     // A dtype GGUF has no type for (bool) is refused, naming the tensor.
     let u8_file = testdata().join("reference/mixed.safetensors");
     let refused = tensorkit(&[

@@ -330,6 +330,7 @@ def _options(
     fsync: bool = False,
     allow_extensions: bool = False,
     quantize: str | None = None,
+    dequantize: str | None = None,
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
@@ -342,6 +343,7 @@ def _options(
         "max_shard_size": _size(max_shard_size),
         "fsync": fsync,
         "quantize": quantize,
+        "dequantize": dequantize,
     }
 
 
@@ -419,10 +421,14 @@ def convert(
     fsync: bool = False,
     allow_extensions: bool = False,
     quantize: str | None = None,
+    dequantize: str | None = None,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
     names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions`` and
-    ``quantize`` as in :func:`save`). Returns what the target left out."""
+    ``quantize`` as in :func:`save`). A GGUF file's quantized tensors become float32 unless
+    ``dequantize`` says ``"float16"``, ``"bfloat16"`` or ``"raw"`` (their blocks as
+    ``uint8``, the types recorded under ``gguf.raw_blocks`` in the metadata, blocks again
+    when converted back to GGUF). Returns what the target left out."""
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
@@ -435,6 +441,7 @@ def convert(
             fsync=fsync,
             allow_extensions=allow_extensions,
             quantize=quantize,
+            dequantize=dequantize,
         ),
     )
 

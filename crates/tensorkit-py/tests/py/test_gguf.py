@@ -3,6 +3,8 @@ metadata and tensors (quantized ones dequantized bit for bit as `gguf.quants.deq
 or as their stored blocks with ``raw=True``), and what tensorkit writes, `GGUFReader`
 reads back with the same values and metadata."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,36 @@ def test_quantize_gives_gguf_py_blocks(tmp_path, qtype):
     assert t["odd"].tensor_type == gguf.GGMLQuantizationType.F32
     with pytest.raises(tensorkit.TensorkitError):
         tensorkit.save(tmp_path / "q.safetensors", weights, quantize=qtype)
+
+
+def test_dequantize_to_half_floats_or_raw_blocks_and_back(testdata, tmp_path):
+    src = testdata / "reference" / "gguf" / "model.gguf"
+    reader = gguf.GGUFReader(src)
+    quantized = [t for t in reader.tensors if t.tensor_type not in DENSE]
+    for how, dtype in (("float16", np.float16), ("bfloat16", None)):
+        out = tmp_path / f"{how}.safetensors"
+        tensorkit.convert(src, out, dequantize=how)
+        f = tensorkit.open(out)
+        for t in quantized:
+            want = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
+            got = f[t.name]
+            assert str(got.dtype) == how
+            # Random blocks reach past float16's range: both round those to infinity.
+            with np.errstate(over="ignore"):
+                narrowed = want.astype(dtype if dtype is not None else got.dtype)
+            assert got.tobytes() == narrowed.tobytes(), t.name
+    raw = tmp_path / "raw.safetensors"
+    tensorkit.convert(src, raw, dequantize="raw")
+    f = tensorkit.open(raw)
+    recorded = json.loads(f.metadata["gguf.raw_blocks"])
+    for t in quantized:
+        assert f[t.name].dtype == np.uint8
+        assert f[t.name].tobytes() == np.asarray(t.data).tobytes()
+        assert recorded[t.name]["type"] == t.tensor_type.name
+    back = tmp_path / "back.gguf"
+    tensorkit.convert(raw, back)
+    again = {t.name: t for t in gguf.GGUFReader(back).tensors}
+    assert "gguf.raw_blocks" not in gguf.GGUFReader(back).fields
+    for t in quantized:
+        assert again[t.name].tensor_type == t.tensor_type
+        assert np.asarray(again[t.name].data).tobytes() == np.asarray(t.data).tobytes()

@@ -278,10 +278,14 @@ pub(super) fn read_in<'w>(
 /// chooses them, floats that float32 cannot hold exactly as `FLOAT64`), dense tensors in
 /// their own type, quantized ones as their stored blocks.
 pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Path) -> Result<()> {
+    // Blocks another format holds as `uint8` (written with `Dequantize::Raw`) are quantized
+    // tensors again.
+    let raw = raw_blocks(set);
     let metadata: Vec<(String, Value<'static>)> = set
         .metadata
         .iter()
         .flatten()
+        .filter(|(k, _)| raw.is_empty() || k.as_str() != RAW_BLOCKS_KEY)
         .map(|(k, v)| {
             let recorded = set.metadata_types.get(k).map(String::as_str);
             Ok((k.clone(), from_json(k, v, recorded)?))
@@ -290,6 +294,16 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
     let names = set.names();
     let mut entries = Vec::with_capacity(set.tensors.len());
     for (name, t) in names.iter().zip(&set.tensors) {
+        if let Some((ggml_type, shape)) = raw.get(name).filter(|(ty, shape)| {
+            t.dtype() == Dtype::Uint8 && ty.bytes_for(shape.iter().product()) == Some(t.byte_len())
+        }) {
+            entries.push(tensor_gguf::Entry {
+                name,
+                ggml_type: *ggml_type,
+                shape,
+            });
+            continue;
+        }
         let ggml_type = match &t.data {
             TensorData::Encoded(Lazy {
                 blocks: Some(b), ..
@@ -683,4 +697,168 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
             bytes: BlockBytes::Quantized(blocks),
         }),
     }
+}
+
+/// The file-metadata key under which [`Dequantize::Raw`] records each tensor's ggml type and
+/// element shape (`{"name": {"type": "Q4_K", "shape": [4, 1024]}}`; its JSON text where
+/// metadata holds only strings), so that writing the set as GGUF again stores those
+/// tensors as the quantized blocks they are.
+pub const RAW_BLOCKS_KEY: &str = "gguf.raw_blocks";
+
+/// What a quantized GGUF tensor becomes when written to another format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dequantize {
+    /// float32, gguf-py's values (the default).
+    Float32,
+    /// float16: the float32 values rounded to nearest, ties to even.
+    Float16,
+    /// bfloat16: the float32 values rounded to nearest, ties to even.
+    Bfloat16,
+    /// Its blocks as stored, `uint8` shaped `[..., bytes per row]`, the ggml type and element
+    /// shape recorded under [`RAW_BLOCKS_KEY`].
+    Raw,
+}
+
+impl Dequantize {
+    /// The choice called `name` (`float32`, `float16`, `bfloat16`, `raw`).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "float32" => Dequantize::Float32,
+            "float16" => Dequantize::Float16,
+            "bfloat16" => Dequantize::Bfloat16,
+            "raw" => Dequantize::Raw,
+            _ => return None,
+        })
+    }
+}
+
+/// `set` with its quantized tensors as `how` says; the others as they are.
+pub fn dequantize_as<'a>(set: &TensorSet<'a>, how: Dequantize) -> Result<TensorSet<'a>> {
+    let mut out = set.clone();
+    let mut recorded = Map::new();
+    for (t, name) in out.tensors.iter_mut().zip(set.names()) {
+        let Some((blocks, byte_shape)) = t.blocks() else {
+            continue;
+        };
+        let lazy = match &t.data {
+            TensorData::Encoded(l) => l.clone(),
+            _ => continue,
+        };
+        match how {
+            Dequantize::Float32 => {}
+            Dequantize::Float16 | Dequantize::Bfloat16 => {
+                let dtype = if how == Dequantize::Float16 {
+                    Dtype::Float16
+                } else {
+                    Dtype::Bfloat16
+                };
+                t.data = TensorData::Encoded(narrowed(&lazy, dtype));
+            }
+            Dequantize::Raw => {
+                let Some(bytes) = blocks.stored() else {
+                    continue;
+                };
+                recorded.insert(
+                    name.clone(),
+                    serde_json::json!({"type": blocks.ggml_type.name(), "shape": t.shape()}),
+                );
+                let view = tensor_dtype::TensorView::new(
+                    bytes,
+                    Dtype::Uint8,
+                    &byte_shape,
+                    ByteOrder::Little,
+                )?;
+                t.data = TensorData::View(view);
+            }
+        }
+    }
+    if !recorded.is_empty() {
+        out.metadata
+            .get_or_insert_with(Map::new)
+            .insert(RAW_BLOCKS_KEY.to_owned(), Json::Object(recorded));
+        out.metadata_types
+            .insert(RAW_BLOCKS_KEY.to_owned(), "JSON".to_owned());
+    }
+    Ok(out)
+}
+
+/// `lazy`'s float32 values rounded to `dtype` (float16 or bfloat16).
+fn narrowed<'a>(lazy: &Lazy<'a>, dtype: Dtype) -> Lazy<'a> {
+    let to_bits = move |v: f32| -> [u8; 2] {
+        if dtype == Dtype::Float16 {
+            half::f16::from_f32(v).to_le_bytes()
+        } else {
+            half::bf16::from_f32(v).to_le_bytes()
+        }
+    };
+    let source = lazy.clone();
+    let stream = move |limits: &Limits,
+                       chunk: usize,
+                       sink: &mut dyn FnMut(&[u8]) -> Result<()>|
+          -> Result<()> {
+        let mut narrow = Vec::new();
+        (source.stream)(limits, chunk.saturating_mul(2), &mut |run: &[u8]| {
+            narrow.clear();
+            narrow.extend(
+                run.chunks_exact(4)
+                    .flat_map(|b| to_bits(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+            );
+            sink(&narrow)
+        })
+    };
+    let source = lazy.clone();
+    let decode = move |limits: &Limits| -> Result<Tensor> {
+        let wide = (source.decode)(limits)?;
+        let bytes: Vec<u8> = wide
+            .view()
+            .to_le_bytes()
+            .chunks_exact(4)
+            .flat_map(|b| to_bits(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            .collect();
+        Ok(Tensor::new(bytes, dtype, &source.shape, ByteOrder::Little)?)
+    };
+    Lazy {
+        encoding: format!("{} as {}", lazy.encoding, dtype.name()),
+        dtype,
+        shape: lazy.shape.clone(),
+        stream: Arc::new(stream),
+        decode: Arc::new(decode),
+        packed: None,
+        decode_into: None,
+        blocks: None,
+    }
+}
+
+/// The tensors of `set` that [`Dequantize::Raw`] wrote as `uint8` blocks, by name: their
+/// ggml type and element shape, from [`RAW_BLOCKS_KEY`] (an object, or its JSON text).
+fn raw_blocks(set: &TensorSet<'_>) -> std::collections::HashMap<String, (GgmlType, Vec<u64>)> {
+    let Some(v) = set.metadata.as_ref().and_then(|m| m.get(RAW_BLOCKS_KEY)) else {
+        return std::collections::HashMap::new();
+    };
+    let parsed;
+    let object = match v {
+        Json::Object(o) => o,
+        Json::String(text) => match serde_json::from_str::<Json>(text) {
+            Ok(Json::Object(o)) => {
+                parsed = o;
+                &parsed
+            }
+            _ => return std::collections::HashMap::new(),
+        },
+        _ => return std::collections::HashMap::new(),
+    };
+    object
+        .iter()
+        .filter_map(|(name, e)| {
+            let t = GgmlType::from_name(e.get("type")?.as_str()?)?;
+            let shape = e
+                .get("shape")?
+                .as_array()?
+                .iter()
+                .map(Json::as_u64)
+                .collect::<Option<Vec<u64>>>()?;
+            Some((name.clone(), (t, shape)))
+        })
+        .collect()
 }
