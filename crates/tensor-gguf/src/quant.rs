@@ -1,6 +1,10 @@
 //! Quantization: float32 values to ggml blocks, byte for byte as gguf-py's
 //! `gguf.quants.quantize` makes them (the same float32 operations in the same order), for
-//! every type gguf-py quantizes: `Q4_0`, `Q4_1`, `Q5_0`, `Q5_1`, `Q8_0`.
+//! every type gguf-py quantizes: `Q4_0`, `Q4_1`, `Q5_0`, `Q5_1`, `Q8_0`. `Q4_K` and `Q6_K`,
+//! which gguf-py does not make, follow ggml's reference quantizers
+//! (`quantize_row_q4_K_ref`, `quantize_row_q6_K_ref`: what `llama-quantize` runs without an
+//! importance matrix) in their float32 operations, evaluated one by one — as a build without
+//! fused multiply-adds computes them.
 //!
 //! The block functions name things as ggml does (`d` the scale, `qs` the quants, `x` the
 //! block's values).
@@ -24,6 +28,8 @@ fn block_fn(t: GgmlType) -> Option<BlockFn> {
         GgmlType::Q5_0 => q5_0,
         GgmlType::Q5_1 => q5_1,
         GgmlType::Q8_0 => q8_0,
+        GgmlType::Q4_K => q4_k,
+        GgmlType::Q6_K => q6_k,
         _ => return None,
     })
 }
@@ -32,7 +38,7 @@ fn block_fn(t: GgmlType) -> Option<BlockFn> {
 pub fn quantize(t: GgmlType, values: &[f32], out: &mut [u8]) -> Result<(), String> {
     let Some(f) = block_fn(t) else {
         return Err(format!(
-            "tensorkit does not quantize to {t} (it makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0, as gguf-py does)"
+            "tensorkit does not quantize to {t} (it makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 as gguf-py does, Q4_K and Q6_K as ggml does)"
         ));
     };
     if t.bytes_for(values.len() as u64) != Some(out.len() as u64) {
@@ -200,6 +206,312 @@ fn q8_0(x: &[f32], out: &mut [u8]) {
     }
 }
 
+/// ggml's `nearest_int`: round to nearest, ties to even, through the float adder (valid for
+/// magnitudes below 2^22, as every caller's are).
+#[allow(clippy::cast_possible_wrap)]
+fn nearest_int(v: f32) -> i32 {
+    let biased = v + 12_582_912.0;
+    (biased.to_bits() & 0x007F_FFFF) as i32 - 0x0040_0000
+}
+
+/// ggml's `make_qkx2_quants`: levels `0..=nmax` for `x` with a scale and a minimum, the
+/// scale searched over `nstep + 1` steps for the least weighted squared error. Returns the
+/// scale and the minimum (as a value to subtract), the levels in `levels`.
+#[allow(
+    clippy::too_many_arguments,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn scale_and_min(
+    x: &[f32],
+    weights: &[f32],
+    nmax: i32,
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+    levels: &mut [u8],
+) -> (f32, f32) {
+    let mut min = x[0];
+    let mut max = x[0];
+    let mut sum_w = weights[0];
+    let mut sum_x = sum_w * x[0];
+    for (&v, &w) in x.iter().zip(weights).skip(1) {
+        if v < min {
+            min = v;
+        }
+        if v > max {
+            max = v;
+        }
+        sum_w += w;
+        sum_x += w * v;
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    if max == min {
+        levels.fill(0);
+        return (0.0, -min);
+    }
+    let nmax_f = nmax as f32;
+    // `min` moves with the best trial: later trials scale from it, as ggml's do.
+    let level = |iscale: f32, v: f32, min: f32| nearest_int(iscale * (v - min)).clamp(0, nmax);
+    let mut iscale = nmax_f / (max - min);
+    let mut scale = 1.0 / iscale;
+    let mut best_error = 0f32;
+    for ((l, &v), &w) in levels.iter_mut().zip(x).zip(weights) {
+        *l = level(iscale, v, min) as u8;
+        let diff = scale * f32::from(*l) + min - v;
+        best_error += w * (diff * diff);
+    }
+    let mut trial = [0u8; 32];
+    let trial = &mut trial[..x.len()];
+    for step in 0..=nstep {
+        iscale = (rmin + rdelta * step as f32 + nmax_f) / (max - min);
+        let (mut sum_l, mut sum_l2, mut sum_xl) = (0f32, 0f32, 0f32);
+        for ((t, &v), &w) in trial.iter_mut().zip(x).zip(weights) {
+            let l = level(iscale, v, min);
+            *t = l as u8;
+            let l = l as f32;
+            sum_l += w * l;
+            sum_l2 += w * l * l;
+            sum_xl += w * l * v;
+        }
+        let det = sum_w * sum_l2 - sum_l * sum_l;
+        if det > 0.0 {
+            let mut this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
+            let mut this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
+            if this_min > 0.0 {
+                this_min = 0.0;
+                this_scale = sum_xl / sum_l2;
+            }
+            let mut error = 0f32;
+            for ((&t, &v), &w) in trial.iter().zip(x).zip(weights) {
+                let diff = this_scale * f32::from(t) + this_min - v;
+                error += w * (diff * diff);
+            }
+            if error < best_error {
+                levels.copy_from_slice(trial);
+                best_error = error;
+                scale = this_scale;
+                min = this_min;
+            }
+        }
+    }
+    (scale, -min)
+}
+
+/// `Q4_K`'s and `Q5_K`'s eight 6-bit scales and minimums, packed in 12 bytes.
+fn pack_scales_and_mins(ls: &[u8; 8], lm: &[u8; 8]) -> [u8; 12] {
+    let mut s = [0u8; 12];
+    for j in 0..8 {
+        if j < 4 {
+            s[j] = ls[j];
+            s[j + 4] = lm[j];
+        } else {
+            s[j + 4] = (ls[j] & 0x0F) | ((lm[j] & 0x0F) << 4);
+            s[j - 4] |= (ls[j] >> 4) << 6;
+            s[j] |= (lm[j] >> 4) << 6;
+        }
+    }
+    s
+}
+
+/// float16 round trip: what a scale stored as float16 reads back as.
+fn through_f16(v: f32) -> (f32, [u8; 2]) {
+    let h = f16::from_f32(v);
+    (h.to_f32(), h.to_le_bytes())
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn q4_k(x: &[f32], out: &mut [u8]) {
+    let mut levels = [0u8; 256];
+    let mut weights = [0f32; 32];
+    let mut scales = [0f32; 8];
+    let mut mins = [0f32; 8];
+    let (mut max_scale, mut max_min) = (0f32, 0f32);
+    for j in 0..8 {
+        let xs = &x[32 * j..32 * j + 32];
+        let mut sum_x2 = 0f32;
+        for &v in xs {
+            sum_x2 += v * v;
+        }
+        let av_x = (sum_x2 / 32.0).sqrt();
+        for (w, &v) in weights.iter_mut().zip(xs) {
+            *w = av_x + v.abs();
+        }
+        let (scale, min) = scale_and_min(
+            xs,
+            &weights,
+            15,
+            -1.0,
+            0.1,
+            20,
+            &mut levels[32 * j..32 * j + 32],
+        );
+        scales[j] = scale;
+        mins[j] = min;
+        if scale > max_scale {
+            max_scale = scale;
+        }
+        if min > max_min {
+            max_min = min;
+        }
+    }
+    let inv_scale = if max_scale > 0.0 {
+        63.0 / max_scale
+    } else {
+        0.0
+    };
+    let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
+    let mut ls = [0u8; 8];
+    let mut lm = [0u8; 8];
+    for j in 0..8 {
+        // As ggml: the nearest integer kept as a byte, then capped.
+        ls[j] = (nearest_int(inv_scale * scales[j]) as u8).min(63);
+        lm[j] = (nearest_int(inv_min * mins[j]) as u8).min(63);
+    }
+    let (d, d_bytes) = through_f16(max_scale / 63.0);
+    let (dmin, dmin_bytes) = through_f16(max_min / 63.0);
+    out[0..2].copy_from_slice(&d_bytes);
+    out[2..4].copy_from_slice(&dmin_bytes);
+    out[4..16].copy_from_slice(&pack_scales_and_mins(&ls, &lm));
+    for j in 0..8 {
+        let dj = d * f32::from(ls[j]);
+        if dj == 0.0 {
+            continue;
+        }
+        let mj = dmin * f32::from(lm[j]);
+        for (l, &v) in levels[32 * j..32 * j + 32]
+            .iter_mut()
+            .zip(&x[32 * j..32 * j + 32])
+        {
+            *l = nearest_int((v + mj) / dj).clamp(0, 15) as u8;
+        }
+    }
+    for (c, q) in out[16..144].chunks_exact_mut(32).enumerate() {
+        for (l, b) in q.iter_mut().enumerate() {
+            *b = levels[64 * c + l] | (levels[64 * c + l + 32] << 4);
+        }
+    }
+}
+
+/// ggml's `make_qx_quants` with `rmse_type` 1 and no weights: signed levels
+/// `-nmax..nmax` for `x` (stored plus `nmax`), the scale searched over 19 trials for the
+/// least error weighted by `x²`.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn signed_scale(x: &[f32], nmax: i32, levels: &mut [u8]) -> f32 {
+    let mut max = 0f32;
+    let mut amax = 0f32;
+    for &v in x {
+        let a = v.abs();
+        if a > amax {
+            amax = a;
+            max = v;
+        }
+    }
+    if amax < GROUP_MAX_EPS {
+        levels.fill(0);
+        return 0.0;
+    }
+    let nmax_f = nmax as f32;
+    let level = |iscale: f32, v: f32| nearest_int(iscale * v).clamp(-nmax, nmax - 1);
+    let mut iscale = -nmax_f / max;
+    let (mut sumlx, mut suml2) = (0f32, 0f32);
+    for (l, &v) in levels.iter_mut().zip(x) {
+        let q = level(iscale, v);
+        *l = (q + nmax) as u8;
+        let w = v * v;
+        let q = q as f32;
+        sumlx += w * v * q;
+        suml2 += w * q * q;
+    }
+    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    let mut best = scale * sumlx;
+    for step in -9..=9 {
+        if step == 0 {
+            continue;
+        }
+        iscale = -(nmax_f + 0.1 * step as f32) / max;
+        sumlx = 0.0;
+        suml2 = 0.0;
+        for &v in x {
+            let q = level(iscale, v) as f32;
+            let w = v * v;
+            sumlx += w * v * q;
+            suml2 += w * q * q;
+        }
+        if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
+            for (l, &v) in levels.iter_mut().zip(x) {
+                *l = (level(iscale, v) + nmax) as u8;
+            }
+            scale = sumlx / suml2;
+            best = scale * sumlx;
+        }
+    }
+    scale
+}
+
+/// ggml's threshold below which a group is all zeros.
+const GROUP_MAX_EPS: f32 = 1e-15;
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn q6_k(x: &[f32], out: &mut [u8]) {
+    let mut levels = [0u8; 256];
+    let mut scales = [0f32; 16];
+    let (mut max_scale, mut max_abs_scale) = (0f32, 0f32);
+    for (ib, s) in scales.iter_mut().enumerate() {
+        *s = signed_scale(
+            &x[16 * ib..16 * ib + 16],
+            32,
+            &mut levels[16 * ib..16 * ib + 16],
+        );
+        let a = s.abs();
+        if a > max_abs_scale {
+            max_abs_scale = a;
+            max_scale = *s;
+        }
+    }
+    out.fill(0);
+    if max_abs_scale < GROUP_MAX_EPS {
+        return;
+    }
+    let iscale = -128.0 / max_scale;
+    let (d, d_bytes) = through_f16(1.0 / iscale);
+    out[208..210].copy_from_slice(&d_bytes);
+    let mut sc = [0i8; 16];
+    for (c, &s) in sc.iter_mut().zip(&scales) {
+        // As ggml: capped at 127, then kept as a signed byte.
+        *c = nearest_int(iscale * s).min(127) as i8;
+    }
+    for (o, &c) in out[192..208].iter_mut().zip(&sc) {
+        *o = c as u8;
+    }
+    for (j, &c) in sc.iter().enumerate() {
+        let dj = d * f32::from(c);
+        if dj == 0.0 {
+            continue;
+        }
+        for (l, &v) in levels[16 * j..16 * j + 16]
+            .iter_mut()
+            .zip(&x[16 * j..16 * j + 16])
+        {
+            *l = (nearest_int(v / dj).clamp(-32, 31) + 32) as u8;
+        }
+    }
+    for half in 0..2 {
+        let lv = &levels[128 * half..128 * half + 128];
+        let (ql, rest) = out.split_at_mut(128);
+        let ql = &mut ql[64 * half..64 * half + 64];
+        let qh = &mut rest[32 * half..32 * half + 32];
+        for l in 0..32 {
+            let (q1, q2, q3, q4) = (lv[l], lv[l + 32], lv[l + 64], lv[l + 96]);
+            ql[l] = (q1 & 0x0F) | ((q3 & 0x0F) << 4);
+            ql[l + 32] = (q2 & 0x0F) | ((q4 & 0x0F) << 4);
+            qh[l] = (q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +537,6 @@ mod tests {
                 .fold(0f32, f32::max);
             assert!(worst < 0.15, "{t}: {worst}");
         }
-        assert!(quantize(GgmlType::Q4_K, &x[..256.min(x.len())], &mut []).is_err());
+        assert!(quantize(GgmlType::Q2_K, &x, &mut [0; 84]).is_err());
     }
 }

@@ -247,7 +247,9 @@ pub struct Target {
     pub alignment: Option<u64>,
     /// GGUF output only: quantize the weight matrices (floating-point tensors of two or more
     /// dimensions whose rows are whole blocks) to this ggml type — `Q8_0`, `Q5_1`, `Q5_0`,
-    /// `Q4_1` or `Q4_0`, byte for byte as gguf-py quantizes; the other tensors are kept as
+    /// `Q4_1` or `Q4_0` byte for byte as gguf-py quantizes, `Q6_K` or `Q4_K` as ggml's
+    /// reference quantizers do (llama-quantize without an importance matrix, built without
+    /// fused multiply-adds); the other tensors are kept as
     /// they are.
     #[arg(long, value_name = "TYPE")]
     pub quantize: Option<String>,

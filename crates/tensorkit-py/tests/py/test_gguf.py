@@ -239,3 +239,18 @@ def test_dequantize_to_half_floats_or_raw_blocks_and_back(testdata, tmp_path):
     for t in quantized:
         assert again[t.name].tensor_type == t.tensor_type
         assert np.asarray(again[t.name].data).tobytes() == np.asarray(t.data).tobytes()
+
+
+@pytest.mark.parametrize("qtype", ["Q4_K", "Q6_K"])
+def test_k_quantization_reads_back_close_in_gguf_py(tmp_path, qtype):
+    """gguf-py makes no K blocks; ours (ggml's reference quantizers) read back in gguf-py
+    within the error the type allows."""
+    rng = np.random.default_rng(5)
+    w = (rng.standard_normal((8, 512)) * 0.05).astype(np.float32)
+    out = tmp_path / "k.gguf"
+    tensorkit.save(out, {"w": w}, quantize=qtype)
+    t = gguf.GGUFReader(out).tensors[0]
+    assert t.tensor_type == gguf.GGMLQuantizationType[qtype]
+    back = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type).reshape(w.shape)
+    rel = np.abs(back - w).max() / np.abs(w).max()
+    assert rel < (0.08 if qtype == "Q4_K" else 0.02), rel

@@ -560,7 +560,8 @@ mod tests {
 /// llama.cpp's converters choose them: floating-point tensors of two dimensions or more whose
 /// rows are whole blocks. The others — vectors (norms, biases), integers, tensors already
 /// quantized, rows that are not whole blocks — are kept as they are, and said so (one note).
-/// Quantization is gguf-py's, byte for byte; it runs as each tensor is written.
+/// Quantization is gguf-py's, byte for byte (ggml's reference for `Q4_K` and `Q6_K`); it runs
+/// as each tensor is written.
 pub fn quantize<'a>(
     set: &TensorSet<'a>,
     ggml_type: GgmlType,
@@ -568,7 +569,7 @@ pub fn quantize<'a>(
     if !tensor_gguf::quant::can_quantize(ggml_type) {
         return Err(Error::UnknownTarget {
             what: format!(
-                "--quantize {ggml_type}: tensorkit makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (the types gguf-py quantizes)"
+                "--quantize {ggml_type}: tensorkit makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (as gguf-py does), Q4_K and Q6_K (as ggml's reference does)"
             ),
         });
     }
