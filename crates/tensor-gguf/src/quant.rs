@@ -7,8 +7,8 @@
 //! fused multiply-adds computes them.
 //!
 //! The block functions name things as ggml does (`d` the scale, `qs` the quants, `x` the
-//! block's values).
-#![allow(clippy::many_single_char_names)]
+//! block's values, `sum_l`/`sum_l2`/`sum_xl` its sums), so they read against the reference.
+#![allow(clippy::many_single_char_names, clippy::similar_names)]
 
 use crate::ggml::GgmlType;
 use half::f16;
@@ -301,7 +301,7 @@ fn scale_and_min(
 }
 
 /// `Q4_K`'s and `Q5_K`'s eight 6-bit scales and minimums, packed in 12 bytes.
-fn pack_scales_and_mins(ls: &[u8; 8], lm: &[u8; 8]) -> [u8; 12] {
+fn pack_scales_and_mins(ls: [u8; 8], lm: [u8; 8]) -> [u8; 12] {
     let mut s = [0u8; 12];
     for j in 0..8 {
         if j < 4 {
@@ -374,7 +374,7 @@ fn q4_k(x: &[f32], out: &mut [u8]) {
     let (dmin, dmin_bytes) = through_f16(max_min / 63.0);
     out[0..2].copy_from_slice(&d_bytes);
     out[2..4].copy_from_slice(&dmin_bytes);
-    out[4..16].copy_from_slice(&pack_scales_and_mins(&ls, &lm));
+    out[4..16].copy_from_slice(&pack_scales_and_mins(ls, lm));
     for j in 0..8 {
         let dj = d * f32::from(ls[j]);
         if dj == 0.0 {
