@@ -425,7 +425,7 @@ fn signed_scale(x: &[f32], nmax: i32, levels: &mut [u8]) -> f32 {
         sumlx += w * v * q;
         suml2 += w * q * q;
     }
-    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    let mut scale = if suml2 == 0.0 { 0.0 } else { sumlx / suml2 };
     let mut best = scale * sumlx;
     for step in -9..=9 {
         if step == 0 {
