@@ -41,9 +41,11 @@ Workloads (issue 51), GGUF against gguf-py (``gguf``), on files gguf-py wrote:
                       vocabulary) and list every tensor's name, shape and type
                       (peer: GGUFReader; target: 20x)
   gguf_dequant_<type> every value of a ``--gguf-mib`` MiB (as float32) tensor of Q4_K,
-                      Q6_K or Q8_0, dequantized on every core (peer:
-                      gguf.quants.dequantize; target: 10x), with its output bandwidth as a
-                      fraction of the machine's memcpy (numpy's copyto of the same bytes)
+                      Q6_K or Q8_0, dequantized on every core into a new array (peer:
+                      gguf.quants.dequantize; target: 10x, judged best against best as
+                      saves are, decision 0010: both fill new pages), with its output
+                      bandwidth as a fraction of the machine's memcpy (numpy's copyto of
+                      the same bytes)
 """
 
 from __future__ import annotations
@@ -507,11 +509,14 @@ def gguf_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
         assert f["w"].tobytes() == gguf.quants.dequantize(data, q).tobytes(), qtype
         o = timed(lambda: f["w"], runs)
         p = timed(lambda: gguf.quants.dequantize(data, q), runs)
-        row(f"gguf_dequant_{qtype}", o, p, "gguf.quants.dequantize", ">= 10x the peer",
-            lambda r: r["speedup"] >= 10.0)
-        gbps = x.nbytes / o["median_s"] / 1e9
-        rows[-1]["note"] = (f"{gbps:.1f} GB/s of float32 out, {gbps / memcpy_gbps:.0%} of memcpy "
-                            f"({memcpy_gbps:.1f} GB/s); {x.nbytes >> 20} MiB")
+        # Both sides fill new memory, whose pages the host sometimes hands back slowly:
+        # judged best against best, as saves are (docs/decisions/0010).
+        row(f"gguf_dequant_{qtype}", o, p, "gguf.quants.dequantize", ">= 10x the peer, best against best",
+            lambda r: r["peer"]["min_s"] / r["ours"]["min_s"] >= 10.0)
+        gbps = x.nbytes / o["min_s"] / 1e9
+        best = p["min_s"] / o["min_s"]
+        rows[-1]["note"] = (f"best against best {best:.1f}x; {gbps:.1f} GB/s of float32 out at our best, "
+                            f"{gbps / memcpy_gbps:.0%} of memcpy ({memcpy_gbps:.1f} GB/s); {x.nbytes >> 20} MiB")
         del f
 
 

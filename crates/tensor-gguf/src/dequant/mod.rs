@@ -27,7 +27,8 @@ pub(crate) fn f16_at(b: &[u8], at: usize) -> f32 {
 }
 
 /// The block function of a quantized type; `None` for a dense type or one with no
-/// dequantizer (gguf-py has none for `Q8_1`, `Q8_K` and `Q1_0` either).
+/// dequantizer (`Q8_1` and `Q8_K`, ggml's intermediate types for dot products, which
+/// gguf-py does not dequantize either).
 fn block_fn(t: GgmlType) -> Option<BlockFn> {
     Some(match t {
         GgmlType::Q4_0 => legacy::q4_0,
@@ -53,6 +54,7 @@ fn block_fn(t: GgmlType) -> Option<BlockFn> {
         GgmlType::IQ3_S => iq::iq3_s,
         GgmlType::IQ1_S => iq::iq1_s,
         GgmlType::IQ1_M => iq::iq1_m,
+        GgmlType::Q1_0 => small::q1_0,
         _ => return None,
     })
 }
@@ -99,7 +101,7 @@ pub fn to_f32(t: GgmlType, stored: &[u8], order: ByteOrder, dst: &mut [f32]) -> 
     }
     let Some(f) = block_fn(t) else {
         return Err(format!(
-            "no dequantizer for ggml type {t} (gguf-py has none either)"
+            "no dequantizer for ggml type {t} (an intermediate type of ggml's, which gguf-py does not dequantize either)"
         ));
     };
     let block_bytes = t.block_bytes() as usize;
@@ -126,4 +128,31 @@ pub fn to_f32(t: GgmlType, stored: &[u8], order: ByteOrder, dst: &mut [f32]) -> 
     let _ = BLOCKS_PER_TASK;
     run(stored, dst);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q1_0_reads_each_bit_as_plus_or_minus_the_scale() {
+        let mut block = vec![0u8; 18];
+        block[..2].copy_from_slice(&half::f16::from_f32(0.5).to_le_bytes());
+        block[2] = 0b0000_0101;
+        block[17] = 0b1000_0000;
+        let mut out = vec![0f32; 128];
+        to_f32(GgmlType::Q1_0, &block, ByteOrder::Little, &mut out).unwrap();
+        assert_eq!(&out[..4], &[0.5, -0.5, 0.5, -0.5]);
+        assert_eq!(out[127], 0.5);
+        assert_eq!(out[126], -0.5);
+        assert!(
+            to_f32(
+                GgmlType::Q8_K,
+                &[0; 292],
+                ByteOrder::Little,
+                &mut [0.0; 256]
+            )
+            .is_err()
+        );
+    }
 }

@@ -1,4 +1,4 @@
-//! Ternary (`TQ1_0`, `TQ2_0`), 4-bit float (`MXFP4`, `NVFP4`) and 4-bit non-linear
+//! One-bit (`Q1_0`), ternary (`TQ1_0`, `TQ2_0`), 4-bit float (`MXFP4`, `NVFP4`) and 4-bit non-linear
 //! (`IQ4_NL`, `IQ4_XS`) quantizations.
 
 use super::f16_at;
@@ -40,6 +40,18 @@ pub(super) fn tq1_0(b: &[u8], out: &mut [f32]) {
             out[k] = d * digit(q, p);
             k += 1;
         }
+    }
+}
+
+/// `Q1_0`, which gguf-py does not dequantize: ggml's, one bit a value, `+d` or `-d`.
+pub(super) fn q1_0(b: &[u8], out: &mut [f32]) {
+    let d = f16_at(b, 0);
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = if (b[2 + k / 8] >> (k % 8)) & 1 == 1 {
+            d
+        } else {
+            -d
+        };
     }
 }
 
