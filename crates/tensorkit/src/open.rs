@@ -87,12 +87,7 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
             let sets = read_all(&files, maps, options)?;
             index.select(sets)
         })?;
-        return Ok(File {
-            parsed,
-            path: path.to_path_buf(),
-            #[cfg(feature = "remote")]
-            remote: Vec::new(),
-        });
+        return Ok(File::local(parsed, path.to_path_buf()));
     }
     let map = MmapSource::open(path)?;
     if let Some(paths) = formats::gguf::split_set(path, &map, options)? {
@@ -104,12 +99,7 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         let parsed = Parsed::try_new(maps, |maps| {
             formats::gguf::join_split(&paths, read_all(&paths, maps, options)?)
         })?;
-        return Ok(File {
-            parsed,
-            path: path.to_path_buf(),
-            #[cfg(feature = "remote")]
-            remote: Vec::new(),
-        });
+        return Ok(File::local(parsed, path.to_path_buf()));
     }
     parse(vec![Bytes::Mapped(map)], vec![path.to_path_buf()], options)
 }
@@ -289,15 +279,20 @@ fn parse(bytes: Vec<Bytes>, paths: Vec<PathBuf>, options: &ReadOptions) -> Resul
         crate::shards::join(&paths, sets)
     })?;
     let path = paths.into_iter().next().unwrap_or_default();
-    Ok(File {
-        parsed,
-        path,
-        #[cfg(feature = "remote")]
-        remote: Vec::new(),
-    })
+    Ok(File::local(parsed, path))
 }
 
 impl File {
+    /// A file read from local bytes (mapped or in memory), known by `path`.
+    fn local(parsed: Parsed, path: PathBuf) -> Self {
+        File {
+            parsed,
+            path,
+            #[cfg(feature = "remote")]
+            remote: Vec::new(),
+        }
+    }
+
     fn set(&self) -> &TensorSet<'_> {
         self.parsed.borrow_dependent()
     }

@@ -188,18 +188,35 @@ pub(super) fn quantized<'a>(
             }
             Ok(())
         };
-    Lazy {
-        encoding: ggml_type.name().to_owned(),
-        dtype: Dtype::Float32,
-        shape,
-        stream: Arc::new(stream),
-        decode: Arc::new(decode),
-        packed: None,
-        decode_into: Some(Arc::new(decode_into)),
-        blocks: Some(Blocks {
+    float32_of_blocks(
+        Blocks {
             ggml_type,
             bytes: BlockBytes::Stored(blocks),
-        }),
+        },
+        shape,
+        Arc::new(stream),
+        Arc::new(decode),
+        Arc::new(decode_into),
+    )
+}
+
+/// A quantized tensor of `shape` read as float32 through the given decoders, with its blocks.
+fn float32_of_blocks<'a>(
+    blocks: Blocks<'a>,
+    shape: Vec<u64>,
+    stream: Arc<crate::model::StreamFn<'a>>,
+    decode: Arc<crate::model::DecodeFn<'a>>,
+    decode_into: Arc<crate::model::DecodeIntoFn<'a>>,
+) -> Lazy<'a> {
+    Lazy {
+        encoding: blocks.ggml_type.name().to_owned(),
+        dtype: Dtype::Float32,
+        shape,
+        stream,
+        decode,
+        packed: None,
+        decode_into: Some(decode_into),
+        blocks: Some(blocks),
     }
 }
 
@@ -685,19 +702,16 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
         let le: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         le.chunks((chunk / 4).max(1) * 4).try_for_each(sink)
     };
-    Lazy {
-        encoding: t.name().to_owned(),
-        dtype: Dtype::Float32,
-        shape,
-        stream: Arc::new(stream),
-        decode: Arc::new(decode),
-        packed: None,
-        decode_into: Some(Arc::new(decode_into)),
-        blocks: Some(Blocks {
+    float32_of_blocks(
+        Blocks {
             ggml_type: t,
             bytes: BlockBytes::Quantized(blocks),
-        }),
-    }
+        },
+        shape,
+        Arc::new(stream),
+        Arc::new(decode),
+        Arc::new(decode_into),
+    )
 }
 
 /// The file-metadata key under which [`Dequantize::Raw`] records each tensor's ggml type and
