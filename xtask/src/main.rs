@@ -3,6 +3,8 @@
 //! - `cargo xtask golden [--check]` — regenerates `testdata/golden/` from our own writers
 //!   (through `tensorkit demo --small`); `--check` fails if that would change anything.
 //! - `cargo xtask layering` — fails when a dependency between our crates points the wrong way.
+//! - `cargo xtask unsafe` — fails when `unsafe` code is outside the modules listed for it, or
+//!   a block has no `// SAFETY:` comment, or a crate root neither forbids nor denies it.
 //! - `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]` —
 //!   runs the side-by-side benchmarks and writes `docs/benchmarks.md`.
 #![forbid(unsafe_code)]
@@ -10,6 +12,7 @@
 mod bench;
 mod golden;
 mod layering;
+mod unsafe_code;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +23,7 @@ fn root() -> PathBuf {
     manifest.parent().map(PathBuf::from).unwrap_or(manifest)
 }
 
-const USAGE: &str = "usage: cargo xtask <golden [--check] | layering | bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]>";
+const USAGE: &str = "usage: cargo xtask <golden [--check] | layering | unsafe | bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
         ["golden"] => golden::run(&root(), false),
         ["golden", "--check"] => golden::run(&root(), true),
         ["layering"] => layering::run(&root()),
+        ["unsafe"] => unsafe_code::run(&root()),
         ["bench", rest @ ..] => {
             let rest: Vec<String> = rest.iter().map(|s| (*s).to_owned()).collect();
             bench::run(&root(), &rest)
