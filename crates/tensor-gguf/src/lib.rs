@@ -41,6 +41,9 @@ pub struct GgufFormat;
 /// The first bytes asked for of a remote file whose header is still being read, at least.
 const MIN_HEADER_READ: u64 = 1 << 20;
 
+/// How many times what is held the next read of a header asks for.
+const GROWTH: u64 = 4;
+
 impl tensor_dtype::Format for GgufFormat {
     const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
         id: "gguf",
@@ -62,8 +65,9 @@ impl tensor_dtype::Format for GgufFormat {
     }
 
     /// The header has no length of its own: it is parsed from the start as far as the bytes
-    /// held go, and the next range asked for is four times what is held (at least 1 MiB), so
-    /// that a header of tens of megabytes (a large vocabulary) takes three requests.
+    /// held go, and the next range asked for is four times what is held (at least 1 MiB; a
+    /// remote reader widens it further), so that a header of megabytes (a large vocabulary)
+    /// takes three requests in all.
     fn header_ranges(
         held: &dyn tensor_core::Held,
         limits: &tensor_core::Limits,
@@ -78,8 +82,8 @@ impl tensor_dtype::Format for GgufFormat {
                 if prefix_end < len =>
             {
                 let at_least = offset.saturating_add(needed);
-                let guess =
-                    prefix_end.saturating_add(prefix_end.saturating_mul(4).max(MIN_HEADER_READ));
+                let guess = prefix_end
+                    .saturating_add(prefix_end.saturating_mul(GROWTH).max(MIN_HEADER_READ));
                 let end = at_least
                     .max(guess)
                     .min(len)

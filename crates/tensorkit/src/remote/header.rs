@@ -117,7 +117,7 @@ impl tensor_core::Held for Parts {
 
 /// Whether a file called `path` may keep its header, index or footer at its end (zTensor,
 /// Tensogram, and any name that does not say), so that opening it reads its last bytes
-/// along with its first: safetensors and BinTensors files, and shard indexes, start with
+/// along with its first: safetensors, BinTensors and GGUF files, and shard indexes, start with
 /// everything a reader needs.
 pub(crate) fn may_end_with_header(path: &std::path::Path) -> bool {
     let ext = path
@@ -126,7 +126,7 @@ pub(crate) fn may_end_with_header(path: &std::path::Path) -> bool {
         .map(str::to_ascii_lowercase);
     !matches!(
         ext.as_deref(),
-        Some("safetensors" | "bt" | "bintensors" | "json")
+        Some("safetensors" | "bt" | "bintensors" | "gguf" | "json")
     )
 }
 

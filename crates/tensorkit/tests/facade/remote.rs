@@ -168,6 +168,45 @@ fn gguf_lists_and_gets_within_the_bounds() {
     bounded(Format::Gguf);
 }
 
+/// A model whose header holds a large vocabulary (about 10 MB of metadata before the tensor
+/// infos) still lists in at most three requests: each asks for four times what is held.
+#[test]
+fn a_gguf_header_of_megabytes_lists_in_three_requests() {
+    use tensorkit::gguf::{Array, Value, ValueType, Writer};
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let tokens: Vec<Value<'static>> = (0..300_000)
+        .map(|i| Value::String(format!("token-{i:08}-of-the-vocabulary").into()))
+        .collect();
+    let mut w = Writer::new();
+    w.metadata("general.architecture", Value::String("llama".into()));
+    w.metadata(
+        "tokenizer.ggml.tokens",
+        Value::Array(Array {
+            item_type: ValueType::String,
+            items: tokens,
+        }),
+    );
+    let data = vec![0u8; 64 * 4];
+    for i in 0..300 {
+        w.dense(
+            format!("blk.{i}.weight"),
+            &[64],
+            Dtype::Float32,
+            data.as_slice(),
+        )
+        .unwrap();
+    }
+    let path = dir.path().join("vocab.gguf");
+    std::fs::write(&path, w.to_vec().unwrap()).unwrap();
+    let header_bytes = std::fs::metadata(&path).unwrap().len() - 300 * 256;
+    assert!(header_bytes > 10_000_000, "{header_bytes}");
+    let server = Server::start(dir.path());
+    let file = tensorkit::open(&server.url("vocab.gguf")).unwrap();
+    assert_eq!(file.len(), 300);
+    assert!(server.requests() <= 3, "{:?}", server.log());
+}
+
 /// Every GGUF file gguf-py wrote reads remotely as locally — quantized tensors dequantized
 /// from their fetched blocks — with a read-ahead small enough that the header takes more
 /// than one read, and listing in at most three.
