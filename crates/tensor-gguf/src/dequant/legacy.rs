@@ -60,3 +60,12 @@ pub(super) fn q8_0(b: &[u8], out: &mut [f32]) {
         *o = f32::from(q as i8) * d;
     }
 }
+
+/// `Q8_K`, which gguf-py does not dequantize: ggml's, a float32 scale times 256 signed bytes
+/// (the sums of 16 that follow serve dot products only).
+pub(super) fn q8_k(b: &[u8], out: &mut [f32]) {
+    let d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    for (o, &q) in out.iter_mut().zip(&b[4..260]) {
+        *o = d * f32::from(q as i8);
+    }
+}

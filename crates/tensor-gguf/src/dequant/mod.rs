@@ -27,8 +27,8 @@ pub(crate) fn f16_at(b: &[u8], at: usize) -> f32 {
 }
 
 /// The block function of a quantized type; `None` for a dense type or one with no
-/// dequantizer (`Q8_1` and `Q8_K`, ggml's intermediate types for dot products, which
-/// gguf-py does not dequantize either).
+/// dequantizer (`Q8_1`, an intermediate type of ggml's whose block gguf-py and ggml size
+/// differently, and which gguf-py does not dequantize either).
 fn block_fn(t: GgmlType) -> Option<BlockFn> {
     Some(match t {
         GgmlType::Q4_0 => legacy::q4_0,
@@ -55,6 +55,7 @@ fn block_fn(t: GgmlType) -> Option<BlockFn> {
         GgmlType::IQ1_S => iq::iq1_s,
         GgmlType::IQ1_M => iq::iq1_m,
         GgmlType::Q1_0 => small::q1_0,
+        GgmlType::Q8_K => legacy::q8_k,
         _ => return None,
     })
 }
@@ -145,14 +146,13 @@ mod tests {
         assert_eq!(&out[..4], &[0.5, -0.5, 0.5, -0.5]);
         assert_eq!(out[127], 0.5);
         assert_eq!(out[126], -0.5);
-        assert!(
-            to_f32(
-                GgmlType::Q8_K,
-                &[0; 292],
-                ByteOrder::Little,
-                &mut [0.0; 256]
-            )
-            .is_err()
-        );
+        assert!(to_f32(GgmlType::Q8_1, &[0; 40], ByteOrder::Little, &mut [0.0; 32]).is_err());
+        let mut q8k = vec![0u8; 292];
+        q8k[..4].copy_from_slice(&0.25f32.to_le_bytes());
+        q8k[4] = 8;
+        q8k[5] = 0xFE; // -2
+        let mut out = vec![0f32; 256];
+        to_f32(GgmlType::Q8_K, &q8k, ByteOrder::Little, &mut out).unwrap();
+        assert_eq!(&out[..3], &[2.0, -0.5, 0.0]);
     }
 }
