@@ -202,7 +202,7 @@ fn a_gguf_header_of_megabytes_lists_in_three_requests() {
     let header_bytes = std::fs::metadata(&path).unwrap().len() - 300 * 256;
     assert!(header_bytes > 10_000_000, "{header_bytes}");
     let server = Server::start(dir.path());
-    let file = tensorkit::open(&server.url("vocab.gguf")).unwrap();
+    let file = tensorkit::open(server.url("vocab.gguf")).unwrap();
     assert_eq!(file.len(), 300);
     assert!(server.requests() <= 3, "{:?}", server.log());
 }

@@ -1,0 +1,197 @@
+//! Saving: [`WriteOptions`], [`save`] (an open file in another format), [`save_tensors`] and
+//! [`serialize_tensors`] (any views).
+
+use super::File;
+use crate::error::{Error, Result};
+use crate::formats;
+use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::pipeline_spec::PipelineSpec;
+use std::path::Path;
+use tensor_dtype::TensorView;
+
+/// How to write a file, for every format.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    /// The format; `None` follows the output's extension (`.safetensors`, `.bt`, `.zt` for
+    /// zTensor 2, `.tgm`).
+    pub format: Option<FormatId>,
+    /// File-level metadata to write instead of the source's (`save`) or at all
+    /// (`save_tensors`).
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Tensogram output only: the encoding stages, chosen per tensor.
+    pub pipeline: PipelineSpec,
+    /// Write a shard set instead of one file: shards of at most this many bytes of tensor
+    /// data beside `path`, and `<path>.index.json` (the Hugging Face layout; see
+    /// [`crate::shards::write_sharded`]).
+    pub max_shard_size: Option<u64>,
+    /// Where the format lets the writer choose it — zTensor 2 — blobs start at multiples of
+    /// this many bytes: a power of two, at least 4096. `None` writes the canonical 64 KiB,
+    /// byte-identical to the reference's canonical writer. Every other format fixes its own
+    /// layout (safetensors and BinTensors pack tensors after an 8-byte-padded header,
+    /// zTensor 0.1 aligns to 64, Tensogram frames to 8), and refuses a value.
+    pub alignment: Option<u64>,
+    /// Whether a written file is also synced to disk before it is renamed into place, to
+    /// survive a power failure once `save` returns ([`Durability::Synced`](crate::Durability),
+    /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the
+    /// file appears under its name only when complete.
+    pub durability: crate::Durability,
+    /// GGUF output only: quantize the weight matrices to this ggml type
+    /// ([`formats::gguf::quantize`](crate::formats::gguf::quantize)).
+    pub quantize: Option<tensor_gguf::GgmlType>,
+    /// What a GGUF quantized tensor becomes when written (float32 when `None`;
+    /// [`formats::gguf::Dequantize`](crate::formats::gguf::Dequantize)).
+    pub dequantize: Option<formats::gguf::Dequantize>,
+}
+
+impl WriteOptions {
+    /// Options writing `format`.
+    #[must_use]
+    pub fn for_format(format: FormatId) -> Self {
+        WriteOptions {
+            format: Some(format),
+            ..WriteOptions::default()
+        }
+    }
+
+    fn format_for(&self, path: &Path) -> Result<FormatId> {
+        self.format
+            .or_else(|| FormatId::from_extension(path))
+            .ok_or_else(|| Error::UnknownTarget {
+                what: format!(
+                    "{}: no format given and none known for its extension",
+                    path.display()
+                ),
+            })
+    }
+}
+
+/// Writes every tensor of `file` to `path` atomically (nothing is left behind on error), or
+/// a shard set with [`WriteOptions::max_shard_size`]. Returns what the target format could
+/// not hold and left out (one note each).
+pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    let format = options.format_for(path)?;
+    let source = file.tensor_set();
+    let set = TensorSet {
+        format,
+        metadata: options.metadata.clone().or_else(|| source.metadata.clone()),
+        metadata_types: source.metadata_types.clone(),
+        tensors: source.tensors.clone(),
+        limits: source.limits,
+        mapped: source.mapped.clone(),
+    };
+    write_set(format, &set, path, options)
+}
+
+fn write_set(
+    format: FormatId,
+    set: &TensorSet<'_>,
+    path: &Path,
+    options: &WriteOptions,
+) -> Result<Vec<String>> {
+    let dequantized;
+    let set = match options.dequantize {
+        Some(how) => {
+            dequantized = formats::gguf::dequantize_as(set, how)?;
+            &dequantized
+        }
+        None => set,
+    };
+    let quantized;
+    let mut notes = Vec::new();
+    let set = match options.quantize {
+        None => set,
+        Some(t) if format == FormatId::Gguf => {
+            let (q, kept) = formats::gguf::quantize(set, t)?;
+            quantized = q;
+            notes = kept;
+            &quantized
+        }
+        Some(_) => {
+            return Err(Error::UnknownTarget {
+                what: format!("quantize applies to gguf output, not {}", format.id()),
+            });
+        }
+    };
+    let written = match options.max_shard_size {
+        Some(max) => Ok(crate::shards::write_sharded(
+            format,
+            set,
+            path,
+            max,
+            &options.pipeline,
+            options.alignment,
+            options.durability,
+        )?
+        .left_out),
+        None => formats::write(
+            format,
+            set,
+            path,
+            &options.pipeline,
+            options.alignment,
+            options.durability,
+        ),
+    }?;
+    notes.extend(written);
+    Ok(notes)
+}
+
+/// Writes `tensors` — any `(name, view)` pairs — to `path` atomically, in the format the
+/// options or the extension name. Returns what the target format left out.
+pub fn save_tensors<'a, N: Into<String>>(
+    path: impl AsRef<Path>,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    let format = options.format_for(path)?;
+    let set = named_set(format, tensors, options);
+    write_set(format, &set, path, options)
+}
+
+/// The bytes of a file holding `tensors` — any `(name, view)` pairs — in the format the
+/// options name (required: there is no extension to follow). Shard sets are files of their
+/// own: [`WriteOptions::max_shard_size`] is refused here.
+pub fn serialize_tensors<'a, N: Into<String>>(
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    let format = options.format.ok_or_else(|| Error::UnknownTarget {
+        what: "serializing needs a format (WriteOptions::format)".into(),
+    })?;
+    if options.max_shard_size.is_some() {
+        return Err(Error::UnknownTarget {
+            what: "a shard set is several files; serializing makes one".into(),
+        });
+    }
+    let set = named_set(format, tensors, options);
+    let mut out = std::io::Cursor::new(Vec::new());
+    formats::write_into(
+        format,
+        &set,
+        Path::new("<bytes>"),
+        &mut out,
+        &options.pipeline,
+        options.alignment,
+    )?;
+    Ok(out.into_inner())
+}
+
+fn named_set<'a, N: Into<String>>(
+    format: FormatId,
+    tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
+    options: &WriteOptions,
+) -> TensorSet<'a> {
+    TensorSet {
+        format,
+        metadata: options.metadata.clone(),
+        metadata_types: std::collections::BTreeMap::new(),
+        tensors: tensors
+            .into_iter()
+            .map(|(n, v)| NamedTensor::borrowed(n.into(), v))
+            .collect(),
+        limits: tensor_core::Limits::default(),
+        mapped: Vec::new(),
+    }
+}
