@@ -1,6 +1,7 @@
 //! Unit tests of the CBOR codec.
 
 use super::*;
+use crate::error::Result;
 
 fn text(s: &str) -> Value {
     Value::Text(s.into())

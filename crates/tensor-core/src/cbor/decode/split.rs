@@ -227,8 +227,8 @@ fn second_half<'a, T, E>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Decoder, Encoder, Value};
     use crate::Error;
+    use crate::cbor::{Decoder, Encoder, Value};
     use proptest::prelude::*;
 
     /// What an entry reads as here: a text key and a map, as a manifest's objects are.
