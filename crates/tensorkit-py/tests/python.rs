@@ -97,8 +97,13 @@ fn bin(env: &Path, name: &str) -> PathBuf {
     env.join("bin").join(name)
 }
 
+/// One `maturin develop` at a time: the suites share its target directory, and two builds
+/// staging the same library at once race (one renames the file the other is moving).
+static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn pytest(suite: &Suite) -> Result<(), Failed> {
     let env = environment(suite)?;
+    let building = BUILD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     // maturin builds in its own target directory: the outer cargo holds the workspace's.
     run(
         "building the extension (maturin develop)",
@@ -108,6 +113,7 @@ fn pytest(suite: &Suite) -> Result<(), Failed> {
             .env("VIRTUAL_ENV", &env)
             .env("CARGO_TARGET_DIR", target_dir().join("python-build")),
     )?;
+    drop(building);
     run(
         "pytest",
         Command::new(bin(&env, "python"))
