@@ -103,7 +103,9 @@ static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn pytest(suite: &Suite) -> Result<(), Failed> {
     let env = environment(suite)?;
-    let building = BUILD.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let building = BUILD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // maturin builds in its own target directory: the outer cargo holds the workspace's.
     run(
         "building the extension (maturin develop)",
