@@ -182,21 +182,18 @@ impl<'a> Header<'a> {
                     ),
                 ));
             }
-            let start = self.data_offset.checked_add(t.offset);
-            let end = start.and_then(|s| s.checked_add(t.n_bytes));
-            match (start, end) {
-                (Some(start), Some(end)) if end <= file_len => {
-                    let _ = start;
-                }
-                _ => {
-                    return Err(Error::DataPastEnd {
-                        name: t.name.to_owned(),
-                        offset: t.offset,
-                        file_offset: self.data_offset.saturating_add(t.offset),
-                        len: t.n_bytes,
-                        file_len,
-                    });
-                }
+            let end = self
+                .data_offset
+                .checked_add(t.offset)
+                .and_then(|start| start.checked_add(t.n_bytes));
+            if end.is_none_or(|end| end > file_len) {
+                return Err(Error::DataPastEnd {
+                    name: t.name.to_owned(),
+                    offset: t.offset,
+                    file_offset: self.data_offset.saturating_add(t.offset),
+                    len: t.n_bytes,
+                    file_len,
+                });
             }
             if let Some((previous_end, previous)) = end_of_previous {
                 if t.offset < previous_end {
@@ -534,11 +531,11 @@ impl<'a> tensor_dtype::TensorContainer<'a> for Gguf<'a> {
             ))
             .into());
         }
-        let mut values = vec![0f32; t.elements() as usize];
-        self.dequantize_into(i, &mut values)?;
-        for (d, v) in dst.chunks_exact_mut(4).zip(&values) {
-            d.copy_from_slice(&v.to_ne_bytes());
-        }
-        Ok(())
+        crate::dequant::to_f32_bytes(t.ggml_type, self.stored(i), ByteOrder::Little, dst).map_err(
+            |what| Error::CannotDecode {
+                name: t.name.to_owned(),
+                what,
+            },
+        )
     }
 }

@@ -40,6 +40,15 @@ macro_rules! value_types {
                 }
             }
 
+            /// The type gguf-py calls `name`.
+            #[must_use]
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(ValueType::$variant),)*
+                    _ => None,
+                }
+            }
+
             /// The bytes a value of this type takes, for the fixed-width ones.
             #[must_use]
             pub const fn width(self) -> Option<usize> {

@@ -2,7 +2,7 @@
 //! fixed table of points (ggml's grids, in `grids.bin`, made by
 //! `scripts/reference/gguf_grids.py`), with signs and sub-block scales.
 
-use super::f16_at;
+use super::{f16_at, u16_at, u32_at};
 
 /// Every grid, one byte per value, in the order the script writes them.
 static GRIDS: &[u8; 33792] = include_bytes!("grids.bin");
@@ -63,14 +63,6 @@ fn sign_bit(signs: &[u8], k: usize) -> f32 {
     } else {
         -1.0
     }
-}
-
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
 }
 
 pub(super) fn iq2_xxs(b: &[u8], out: &mut [f32]) {

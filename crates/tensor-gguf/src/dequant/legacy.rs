@@ -1,12 +1,7 @@
 //! The first quantizations: 32 elements a block, one float16 scale (and for the `_1`
 //! types a float16 minimum), 4, 5 or 8 bits a value.
 
-use super::f16_at;
-
-/// The 5th bit of element `j`, from the block's 32-bit mask at `at`.
-fn high_bits(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
+use super::{f16_at, u32_at};
 
 /// Element `j`'s nibble: the low nibbles of 16 bytes hold elements 0–15, the high 16–31.
 #[inline]
@@ -36,7 +31,7 @@ pub(super) fn q4_1(b: &[u8], out: &mut [f32]) {
 
 pub(super) fn q5_0(b: &[u8], out: &mut [f32]) {
     let d = f16_at(b, 0);
-    let qh = high_bits(b, 2);
+    let qh = u32_at(b, 2);
     let qs = &b[6..22];
     for (j, o) in out.iter_mut().enumerate() {
         let q = nibble(qs, j) | ((((qh >> j) & 1) as u8) << 4);
@@ -46,7 +41,7 @@ pub(super) fn q5_0(b: &[u8], out: &mut [f32]) {
 
 pub(super) fn q5_1(b: &[u8], out: &mut [f32]) {
     let (d, m) = (f16_at(b, 0), f16_at(b, 2));
-    let qh = high_bits(b, 4);
+    let qh = u32_at(b, 4);
     let qs = &b[8..24];
     for (j, o) in out.iter_mut().enumerate() {
         let q = nibble(qs, j) | ((((qh >> j) & 1) as u8) << 4);

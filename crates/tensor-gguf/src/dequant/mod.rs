@@ -18,12 +18,25 @@ use tensor_core::ByteOrder;
 type BlockFn = fn(&[u8], &mut [f32]);
 
 /// Blocks per unit of work handed to a thread: enough that scheduling costs nothing.
+#[cfg(feature = "parallel")]
 const BLOCKS_PER_TASK: usize = 2048;
+
+/// A block's little-endian `u16` at `at`.
+#[inline]
+pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+/// A block's little-endian `u32` at `at`.
+#[inline]
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
 
 /// A block's little-endian float16 at `at`, as float32 (exact).
 #[inline]
 pub(crate) fn f16_at(b: &[u8], at: usize) -> f32 {
-    half::f16::from_bits(u16::from_le_bytes([b[at], b[at + 1]])).to_f32()
+    half::f16::from_bits(u16_at(b, at)).to_f32()
 }
 
 /// The block function of a quantized type; `None` for a dense type or one with no
@@ -126,14 +139,71 @@ pub fn to_f32(t: GgmlType, stored: &[u8], order: ByteOrder, dst: &mut [f32]) -> 
             return Ok(());
         }
     }
-    let _ = BLOCKS_PER_TASK;
     run(stored, dst);
+    Ok(())
+}
+
+/// [`to_f32`] into `dst`, a byte buffer of 4 bytes per element (float32 in the machine's
+/// order): straight into it when it is aligned for float32, else through a buffer of a few
+/// thousand blocks at a time.
+pub fn to_f32_bytes(
+    t: GgmlType,
+    stored: &[u8],
+    order: ByteOrder,
+    dst: &mut [u8],
+) -> Result<(), String> {
+    if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f32>(dst) {
+        return to_f32(t, stored, order, values);
+    }
+    if !dst.len().is_multiple_of(4)
+        || t.bytes_for(dst.len() as u64 / 4) != Some(stored.len() as u64)
+    {
+        return Err(format!(
+            "{} bytes of {t} do not hold {} bytes of float32",
+            stored.len(),
+            dst.len()
+        ));
+    }
+    let (block_elements, block_bytes) = (t.block_elements() as usize, t.block_bytes() as usize);
+    let blocks = 4096;
+    let mut run = vec![0f32; (blocks * block_elements).min(dst.len() / 4)];
+    for (s, d) in stored
+        .chunks(blocks * block_bytes)
+        .zip(dst.chunks_mut(blocks * block_elements * 4))
+    {
+        let values = &mut run[..d.len() / 4];
+        to_f32(t, s, order, values)?;
+        d.copy_from_slice(bytemuck::cast_slice(values));
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unaligned_byte_buffer_gets_the_same_values() {
+        // Two Q8_0 blocks of 32: a scale of 0.5, then levels -16..16.
+        let mut blocks = Vec::new();
+        for _ in 0..2 {
+            blocks.extend_from_slice(&half::f16::from_f32(0.5).to_le_bytes());
+            blocks.extend((0u8..32).map(|i| (i as i8 - 16) as u8));
+        }
+        let mut want = vec![0f32; 64];
+        to_f32(GgmlType::Q8_0, &blocks, ByteOrder::Little, &mut want).unwrap();
+        let mut bytes = vec![0u8; 64 * 4 + 1];
+        let unaligned = &mut bytes[1..];
+        to_f32_bytes(GgmlType::Q8_0, &blocks, ByteOrder::Little, unaligned).unwrap();
+        let got: Vec<f32> = unaligned
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, want);
+        assert!(
+            to_f32_bytes(GgmlType::Q8_0, &blocks, ByteOrder::Little, &mut bytes[1..9]).is_err()
+        );
+    }
 
     #[test]
     fn q1_0_reads_each_bit_as_plus_or_minus_the_scale() {

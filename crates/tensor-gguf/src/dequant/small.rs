@@ -1,7 +1,7 @@
 //! One-bit (`Q1_0`), ternary (`TQ1_0`, `TQ2_0`), 4-bit float (`MXFP4`, `NVFP4`) and 4-bit non-linear
 //! (`IQ4_NL`, `IQ4_XS`) quantizations.
 
-use super::f16_at;
+use super::{f16_at, u16_at};
 
 /// `IQ4_NL`'s sixteen levels.
 const IQ4_LEVELS: [i8; 16] = [
@@ -122,7 +122,7 @@ pub(super) fn iq4_nl(b: &[u8], out: &mut [f32]) {
 
 pub(super) fn iq4_xs(b: &[u8], out: &mut [f32]) {
     let d = f16_at(b, 0);
-    let scales_h = u16::from_le_bytes([b[2], b[3]]);
+    let scales_h = u16_at(b, 2);
     let scales_l = &b[4..8];
     let qs = &b[8..136];
     for (g, o) in out.chunks_exact_mut(32).enumerate() {

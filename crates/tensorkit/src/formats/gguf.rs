@@ -149,16 +149,8 @@ pub(super) fn quantized<'a>(
                 ))
                 .into());
             }
-            if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f32>(out) {
-                dequantize(ggml_type, blocks, values).map_err(&named)
-            } else {
-                // A buffer not aligned for float32: through one that is.
-                let mut values =
-                    tensor_core::buffer::try_filled(out.len() / 4, 0f32, "dequantized tensor")?;
-                dequantize(ggml_type, blocks, &mut values).map_err(&named)?;
-                out.copy_from_slice(bytemuck::cast_slice(&values));
-                Ok(())
-            }
+            tensor_gguf::dequant::to_f32_bytes(ggml_type, blocks, ByteOrder::Little, out)
+                .map_err(&named)
         }
     };
     let decode = {
@@ -397,7 +389,7 @@ fn typed(v: &Json, label: &str) -> Option<Value<'static>> {
         let items = v.as_array()?;
         let item_type = match item.split('[').next()? {
             "ARRAY" => ValueType::Array,
-            name => value_type(name)?,
+            name => ValueType::from_name(name)?,
         };
         return Some(Value::Array(Array {
             item_type,
@@ -418,7 +410,7 @@ fn typed(v: &Json, label: &str) -> Option<Value<'static>> {
             other => other.as_f64(),
         }
     };
-    Some(match value_type(label)? {
+    Some(match ValueType::from_name(label)? {
         ValueType::U8 => Value::U8(v.as_u64()?.try_into().ok()?),
         ValueType::I8 => Value::I8(v.as_i64()?.try_into().ok()?),
         ValueType::U16 => Value::U16(v.as_u64()?.try_into().ok()?),
@@ -438,12 +430,6 @@ fn typed(v: &Json, label: &str) -> Option<Value<'static>> {
         ValueType::String => Value::String(v.as_str()?.to_owned().into()),
         ValueType::Array => return None,
     })
-}
-
-fn value_type(name: &str) -> Option<ValueType> {
-    (0..13)
-        .filter_map(ValueType::from_id)
-        .find(|t| t.name() == name)
 }
 
 /// The type gguf-py gives a Python value like `v`: `INT32` for integers (`INT64` or
