@@ -606,10 +606,7 @@ pub fn split_gguf(
     let (shards, left_out) =
         tensorkit::shards::write_gguf_split(&set, &dir.join(stem), limit, durability)?;
     let mut text = String::new();
-    for note in kept {
-        let _ = writeln!(text, "left out: {note}");
-    }
-    for note in left_out {
+    for note in kept.iter().chain(&left_out) {
         let _ = writeln!(text, "left out: {note}");
     }
     for s in &shards {
