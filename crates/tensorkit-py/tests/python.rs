@@ -61,35 +61,17 @@ const SUITES: [(&str, Suite); 2] = [
     ),
 ];
 
-/// The suite's virtual environment, created and filled when missing or out of date.
+/// The suite's virtual environment, created and filled when missing or out of date by
+/// `scripts/test-env.sh` (which `.ci/run` also calls, before anything builds).
 fn environment(suite: &Suite) -> Result<PathBuf, Failed> {
     let env = target_dir().join(suite.env);
-    let requirements = crate_dir().join(suite.requirements);
-    let wanted = std::fs::read_to_string(&requirements)?;
-    let stamp = env.join("requirements.installed");
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return Ok(env);
-    }
-    let python = std::env::var("TENSORKIT_PYTHON").unwrap_or_else(|_| "python3".into());
     run(
-        "creating the virtual environment",
-        Command::new(&python)
-            .args(["-m", "venv", "--clear"])
-            .arg(&env),
+        "creating the test environment (scripts/test-env.sh)",
+        Command::new("bash")
+            .arg(crate_dir().join("scripts/test-env.sh"))
+            .arg(&env)
+            .arg(crate_dir().join(suite.requirements)),
     )?;
-    run(
-        "installing the test requirements",
-        Command::new(bin(&env, "pip"))
-            .args([
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-cache-dir",
-                "-r",
-            ])
-            .arg(&requirements),
-    )?;
-    std::fs::write(&stamp, wanted)?;
     Ok(env)
 }
 
