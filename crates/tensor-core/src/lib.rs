@@ -49,6 +49,7 @@ pub mod held;
 pub mod hex;
 mod limits;
 pub mod options;
+pub mod patch;
 pub mod size;
 pub mod source;
 pub mod tee;

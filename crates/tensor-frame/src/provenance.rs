@@ -19,6 +19,20 @@ pub struct Provenance {
 }
 
 impl Provenance {
+    /// The writer a message names in its `_reserved_` (encoder name and version, time,
+    /// uuid), to be recorded again when the message is re-framed (migrated, edited).
+    #[must_use]
+    pub fn recorded(reserved: &Map) -> Option<Self> {
+        let text = |v: Option<&Value>| v.and_then(Value::as_text).map(str::to_owned);
+        let encoder = reserved.get("encoder")?;
+        Some(Provenance {
+            encoder_name: text(crate::metadata::field(encoder, "name"))?,
+            encoder_version: text(crate::metadata::field(encoder, "version")).unwrap_or_default(),
+            time: text(reserved.get("time")),
+            uuid: text(reserved.get("uuid")),
+        })
+    }
+
     /// tensorkit, this crate's version, the current time and a fresh random UUID.
     ///
     /// For reproducible output, set `SOURCE_DATE_EPOCH` (seconds since 1970, the

@@ -23,7 +23,7 @@
 
 use crate::encode::{EncodeOptions, encode_pre_encoded};
 use crate::error::{Error, Result};
-use crate::metadata::{GlobalMetadata, Map, MetaValue, RESERVED, field};
+use crate::metadata::{GlobalMetadata, Map, RESERVED};
 use crate::provenance::Provenance;
 use crate::wire::{
     CBOR_AFTER_PAYLOAD, END_MAGIC, FRAME_END, FRAME_HEADER_LEN, MAGIC, PREAMBLE_LEN, be_u16,
@@ -568,7 +568,7 @@ impl<'a> Message<'a> {
         for entry in &mut meta.base {
             entry.remove(RESERVED);
         }
-        let provenance = provenance(&meta.reserved).unwrap_or_else(Provenance::now);
+        let provenance = Provenance::recorded(&meta.reserved).unwrap_or_else(Provenance::now);
         meta.reserved = Map::new();
         let descriptors: Vec<DataObjectDescriptor> =
             self.objects.iter().map(|o| o.descriptor.clone()).collect();
@@ -579,19 +579,6 @@ impl<'a> Message<'a> {
         };
         encode_pre_encoded(&meta, &descriptors, &payloads, &opts)
     }
-}
-
-/// The writer a version 2 message names in `_reserved_` (encoder name and version, time,
-/// uuid), to be recorded again by the version 3 message.
-fn provenance(reserved: &Map) -> Option<Provenance> {
-    let text = |v: Option<&MetaValue>| v.and_then(MetaValue::as_text).map(str::to_owned);
-    let encoder = reserved.get("encoder")?;
-    Some(Provenance {
-        encoder_name: text(field(encoder, "name"))?,
-        encoder_version: text(field(encoder, "version")).unwrap_or_default(),
-        time: text(reserved.get("time")),
-        uuid: text(reserved.get("uuid")),
-    })
 }
 
 /// What goes into a migrated file must be what version 3 readers accept, whether it was

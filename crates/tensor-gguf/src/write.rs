@@ -56,51 +56,12 @@ pub fn write_streamed(
     fill: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
     let alignment = alignment_of(metadata)?;
-    let mut head = Vec::new();
-    let mut p = Packer {
-        out: &mut head,
-        order: byte_order,
-    };
-    p.raw(MAGIC);
-    p.u32(VERSION);
-    p.u64(entries.len() as u64);
-    p.u64(metadata.len() as u64);
-    let mut seen = std::collections::HashSet::new();
-    for (key, value) in metadata {
-        if !seen.insert(*key) {
-            return Err(Error::CannotWrite(format!(
-                "metadata key {key:?} given twice"
-            )));
-        }
-        p.string(key);
-        p.u32(value.value_type().id());
-        p.value(value, key)?;
-    }
-    let mut names = std::collections::HashSet::new();
     let mut sizes = Vec::with_capacity(entries.len());
+    let mut offsets = Vec::with_capacity(entries.len());
     let mut offset = 0u64;
     for e in entries {
-        if !names.insert(e.name) {
-            return Err(Error::CannotWrite(format!(
-                "tensor {:?} given twice",
-                e.name
-            )));
-        }
-        if e.shape.len() > MAX_DIMS as usize {
-            return Err(Error::CannotWrite(format!(
-                "tensor {:?} has {} dimensions; GGUF holds at most {MAX_DIMS}",
-                e.name,
-                e.shape.len()
-            )));
-        }
         let n_bytes = e.n_bytes()?;
-        p.string(e.name);
-        p.u32(e.shape.len() as u32);
-        for &d in e.shape.iter().rev() {
-            p.u64(d);
-        }
-        p.u32(e.ggml_type.id());
-        p.u64(offset);
+        offsets.push(offset);
         offset = checked::align_up(
             checked::add(offset, n_bytes, "GGUF data size")?,
             alignment,
@@ -108,6 +69,7 @@ pub fn write_streamed(
         )?;
         sizes.push(n_bytes);
     }
+    let mut head = head(VERSION, byte_order, metadata, entries, &offsets)?;
     let data_start = checked::align_up(head.len() as u64, alignment, "GGUF data offset")?;
     head.resize(data_start as usize, 0);
     let io = |e| tensor_core::Error::io("writing a GGUF file", e);
@@ -140,6 +102,96 @@ pub fn write_streamed(
         written += padded;
     }
     Ok(written)
+}
+
+/// The header — magic, version, counts, metadata, tensor infos — of a file whose tensors'
+/// data starts at `offsets` in the data section, not yet padded to the alignment.
+fn head(
+    version: u32,
+    byte_order: ByteOrder,
+    metadata: &[(&str, &Value<'_>)],
+    entries: &[Entry<'_>],
+    offsets: &[u64],
+) -> Result<Vec<u8>> {
+    let mut head = Vec::new();
+    let mut p = Packer {
+        out: &mut head,
+        order: byte_order,
+    };
+    p.raw(MAGIC);
+    p.u32(version);
+    p.u64(entries.len() as u64);
+    p.u64(metadata.len() as u64);
+    let mut seen = std::collections::HashSet::new();
+    for (key, value) in metadata {
+        if !seen.insert(*key) {
+            return Err(Error::CannotWrite(format!(
+                "metadata key {key:?} given twice"
+            )));
+        }
+        p.string(key);
+        p.u32(value.value_type().id());
+        p.value(value, key)?;
+    }
+    let mut names = std::collections::HashSet::new();
+    for (e, &offset) in entries.iter().zip(offsets) {
+        if !names.insert(e.name) {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?} given twice",
+                e.name
+            )));
+        }
+        if e.shape.len() > MAX_DIMS as usize {
+            return Err(Error::CannotWrite(format!(
+                "tensor {:?} has {} dimensions; GGUF holds at most {MAX_DIMS}",
+                e.name,
+                e.shape.len()
+            )));
+        }
+        p.string(e.name);
+        p.u32(e.shape.len() as u32);
+        for &d in e.shape.iter().rev() {
+            p.u64(d);
+        }
+        p.u32(e.ggml_type.id());
+        p.u64(offset);
+    }
+    Ok(head)
+}
+
+/// A header to write over the header of an existing file, `old` as parsed: `metadata` in
+/// the order given, and the file's tensors in file order, each keeping its type, shape and
+/// data, under the names given (`names[i]` for `old.tensors[i]`). Zero-padded to the old
+/// data offset when its length rounds up to exactly that offset — readers find the data
+/// where the header ends, rounded up to the alignment — and `None` otherwise, when the file
+/// must be written anew. The version and byte order are the file's; the alignment must
+/// keep its value.
+pub fn header_in_place(
+    old: &crate::Header<'_>,
+    metadata: &[(&str, &Value<'_>)],
+    names: &[&str],
+) -> Result<Option<Vec<u8>>> {
+    if alignment_of(metadata)? != old.alignment || names.len() != old.tensors.len() {
+        return Ok(None);
+    }
+    let entries: Vec<Entry<'_>> = old
+        .tensors
+        .iter()
+        .zip(names)
+        .map(|(t, name)| Entry {
+            name,
+            ggml_type: t.ggml_type,
+            shape: &t.shape,
+        })
+        .collect();
+    let offsets: Vec<u64> = old.tensors.iter().map(|t| t.offset).collect();
+    let mut head = head(old.version, old.byte_order, metadata, &entries, &offsets)?;
+    let end = head.len() as u64;
+    if end > old.data_offset || old.data_offset - end >= old.alignment {
+        return Ok(None);
+    }
+    head.resize(old.data_offset as usize, 0);
+    Ok(Some(head))
 }
 
 fn alignment_of(metadata: &[(&str, &Value<'_>)]) -> Result<u64> {
@@ -366,5 +418,51 @@ impl<'a> Writer<'a> {
         let mut out = Vec::new();
         self.write_to(&mut out)?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Gguf;
+
+    fn file(name: &str) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.metadata("general.name", Value::String(name.into()));
+        w.dense("a", &[4], Dtype::Float32, vec![7u8; 16]).unwrap();
+        w.dense("b", &[2], Dtype::Float32, vec![9u8; 8]).unwrap();
+        w.to_vec().unwrap()
+    }
+
+    #[test]
+    fn a_header_rounding_up_to_the_old_data_offset_is_written_in_place() {
+        let bytes = file("model");
+        let g = Gguf::open(&bytes).unwrap();
+        let header = g.header();
+        let value = Value::String("modl".into());
+        let meta = [("general.name", &value)];
+        let new = header_in_place(header, &meta, &["a", "bb"])
+            .unwrap()
+            .expect("one byte shorter and one longer fits");
+        let mut edited = bytes.clone();
+        edited[..new.len()].copy_from_slice(&new);
+        let e = Gguf::open(&edited).unwrap();
+        assert_eq!(e.tensors()[1].name, "bb");
+        assert_eq!(e.stored(0), [7u8; 16]);
+        assert_eq!(e.stored(1), [9u8; 8]);
+        assert_eq!(e.metadata()[0].1, value);
+
+        let long = Value::String("x".repeat(64).into());
+        assert!(
+            header_in_place(header, &[("general.name", &long)], &["a", "b"])
+                .unwrap()
+                .is_none()
+        );
+        // Shorter by a whole alignment: readers would look for the data too early.
+        let short = Value::String(String::new().into());
+        let names = ["a", "b"];
+        let fits = header_in_place(header, &[("general.name", &short)], &names).unwrap();
+        let end = header.header_end - 5;
+        assert_eq!(fits.is_some(), header.data_offset - end < header.alignment);
     }
 }

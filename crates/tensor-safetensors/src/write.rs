@@ -30,7 +30,13 @@ struct Outgoing {
 /// The length prefix and JSON header for `outgoing` (in that order), as the crate lays them
 /// out — its own `Metadata` serialised, padded with spaces to a multiple of 8 — without the
 /// crate's `serialize`, which reserves room for every tensor's bytes at once.
-fn header(outgoing: &[Outgoing], metadata: Option<HashMap<String, String>>) -> Result<Vec<u8>> {
+/// The JSON is padded with spaces to at least `min_len` bytes of header in all (what an edit
+/// in place needs: the old header's length).
+fn header(
+    outgoing: &[Outgoing],
+    metadata: Option<HashMap<String, String>>,
+    min_len: usize,
+) -> Result<Vec<u8>> {
     let cannot = |e: &dyn std::fmt::Display| Error::Unwritable(format!("this tensor set: {e}"));
     let mut offset = 0usize;
     let mut infos = Vec::with_capacity(outgoing.len());
@@ -50,7 +56,12 @@ fn header(outgoing: &[Outgoing], metadata: Option<HashMap<String, String>>) -> R
     }
     let meta = safetensors::tensor::Metadata::new(metadata, infos).map_err(|e| cannot(&e))?;
     let mut json = serde_json::to_vec(&meta).map_err(|e| cannot(&e))?;
-    json.resize(json.len().next_multiple_of(8), b' ');
+    json.resize(
+        json.len()
+            .next_multiple_of(8)
+            .max(min_len.saturating_sub(8)),
+        b' ',
+    );
     if json.len() > 100_000_000 {
         // What every safetensors reader refuses (the crate's MAX_HEADER_SIZE).
         return Err(cannot(&format!(
@@ -64,6 +75,15 @@ fn header(outgoing: &[Outgoing], metadata: Option<HashMap<String, String>>) -> R
 }
 
 fn prepare(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
+    let mut outgoing = describe(entries)?;
+    // The crate's own order: falling dtype alignment, then name. Sorting first means the
+    // crate's (stable) sort keeps our order, so we know the order the header describes.
+    outgoing.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(&b.name)));
+    Ok(outgoing)
+}
+
+/// The entries checked and described for the header, in the order given.
+fn describe(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
     let mut outgoing = Vec::with_capacity(entries.len());
     let mut seen = std::collections::HashSet::with_capacity(entries.len());
     for (index, e) in entries.iter().enumerate() {
@@ -100,10 +120,39 @@ fn prepare(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
             len,
         });
     }
-    // The crate's own order: falling dtype alignment, then name. Sorting first means the
-    // crate's (stable) sort keeps our order, so we know the order the header describes.
-    outgoing.sort_by(|a, b| b.dtype.cmp(&a.dtype).then_with(|| a.name.cmp(&b.name)));
     Ok(outgoing)
+}
+
+/// Empty metadata without tensors is written as none. (The crate's serialiser sizes its
+/// JSON map by the number of metadata entries instead of one `__metadata__` key, and writes
+/// a broken header for that one case.) With tensors, `{}` is kept.
+fn metadata_for(
+    metadata: Option<&BTreeMap<String, String>>,
+    outgoing: &[Outgoing],
+) -> Option<HashMap<String, String>> {
+    metadata
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<HashMap<_, _>>()
+        })
+        .filter(|m| !m.is_empty() || !outgoing.is_empty())
+}
+
+/// A header to write over the header of an existing file, which is `old_len` bytes long
+/// (length prefix included): `entries` are the file's tensors in stored order (as
+/// [`SafeTensors`](crate::SafeTensors) lists them), each keeping its bytes where they are,
+/// under the name and with the metadata given. Padded with spaces to exactly `old_len`
+/// bytes when it fits (every reader accepts trailing spaces in the JSON); `None` when it
+/// does not, and the file must be written anew.
+pub fn header_in_place(
+    entries: &[Entry<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    old_len: usize,
+) -> Result<Option<Vec<u8>>> {
+    let outgoing = describe(entries)?;
+    let header = header(&outgoing, metadata_for(metadata, &outgoing), old_len)?;
+    Ok((header.len() == old_len).then_some(header))
 }
 
 /// Writes a safetensors file to `out` from tensors described by `entries`, asking
@@ -118,17 +167,7 @@ pub fn write_streamed(
     data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
     let outgoing = prepare(entries)?;
-    let metadata = metadata
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<HashMap<_, _>>()
-        })
-        // Empty metadata without tensors is written as none. (The crate's serialiser sizes
-        // its JSON map by the number of metadata entries instead of one `__metadata__` key,
-        // and writes a broken header for that one case.) With tensors, `{}` is kept.
-        .filter(|m| !m.is_empty() || !outgoing.is_empty());
-    let header = header(&outgoing, metadata)?;
+    let header = header(&outgoing, metadata_for(metadata, &outgoing), 0)?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
     let mut written = header.len() as u64;
@@ -198,4 +237,71 @@ pub fn serialize<'a, N: AsRef<str>>(
     let mut out = Vec::new();
     write(&mut out, tensors, metadata)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SafeTensors;
+
+    fn file() -> Vec<u8> {
+        let a = [1u8, 2, 3, 4];
+        let b = [9u8; 8];
+        let meta = BTreeMap::from([("k".to_owned(), "a long value to shrink".to_owned())]);
+        serialize(
+            [
+                (
+                    "a",
+                    TensorView::new(&a, Dtype::Uint8, &[4], tensor_core::ByteOrder::Little)
+                        .unwrap(),
+                ),
+                (
+                    "b",
+                    TensorView::new(&b, Dtype::Float64, &[1], tensor_core::ByteOrder::Little)
+                        .unwrap(),
+                ),
+            ],
+            Some(&meta),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_header_that_fits_is_padded_to_the_old_length() {
+        let bytes = file();
+        let st = SafeTensors::open(&bytes).unwrap();
+        let old_len = 8 + u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        let shapes: Vec<Vec<u64>> = st.tensors.iter().map(|t| t.view.shape().to_vec()).collect();
+        let names = ["renamed_b", "a"];
+        assert_eq!(st.tensors[0].name, "b", "stored order: float64 first");
+        let entries: Vec<Entry<'_>> = st
+            .tensors
+            .iter()
+            .zip(&shapes)
+            .zip(names)
+            .map(|((t, s), name)| Entry {
+                name,
+                dtype: t.view.dtype(),
+                shape: s,
+            })
+            .collect();
+        let meta = BTreeMap::from([("k".to_owned(), "short".to_owned())]);
+        let header = header_in_place(&entries, Some(&meta), old_len)
+            .unwrap()
+            .expect("a shorter header fits");
+        let mut edited = bytes.clone();
+        edited[..old_len].copy_from_slice(&header);
+        let read = SafeTensors::open(&edited).unwrap();
+        assert_eq!(read.metadata.unwrap()["k"], "short");
+        assert_eq!(read.tensors[0].name, "renamed_b");
+        assert_eq!(read.tensors[0].view.buffer(), [9u8; 8]);
+        assert_eq!(read.tensors[1].view.buffer(), [1, 2, 3, 4]);
+
+        let long = BTreeMap::from([("k".to_owned(), "x".repeat(200))]);
+        assert!(
+            header_in_place(&entries, Some(&long), old_len)
+                .unwrap()
+                .is_none()
+        );
+    }
 }

@@ -180,6 +180,42 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Change a file's metadata, tensor names or tensor attributes without rewriting its
+    /// tensors: in place when the new header fits where the old one was (safetensors,
+    /// GGUF), otherwise as a copy renamed into place, the tensors' bytes copied by the
+    /// kernel. The file is read back before the command returns; a killed edit leaves the
+    /// old file or the new one, never a mix.
+    Edit {
+        /// The file to edit.
+        file: PathBuf,
+        /// Set a metadata key: `KEY=VALUE` sets a string (or, for a GGUF key that exists,
+        /// a value of its type); `KEY:TYPE=VALUE` sets a typed value, TYPE being `str`,
+        /// `int`, `float`, `bool`, `json` (VALUE is JSON), or a GGUF type (`UINT32`,
+        /// `FLOAT32`, `ARRAY[STRING]`..., VALUE as JSON); a suffix that names no type is
+        /// part of the key. Repeatable.
+        #[arg(long = "set", value_name = "KEY[:TYPE]=VALUE")]
+        set: Vec<String>,
+        /// Remove a metadata key. Repeatable.
+        #[arg(long, value_name = "KEY")]
+        delete: Vec<String>,
+        /// Rename a tensor. Repeatable.
+        #[arg(long, value_name = "OLD=NEW")]
+        rename: Vec<String>,
+        /// Set a tensor attribute (zTensor, Tensogram), typed as `--set` is:
+        /// `TENSOR:KEY=VALUE` or `TENSOR:KEY:TYPE=VALUE`. Repeatable.
+        #[arg(long = "attr", value_name = "TENSOR:KEY[:TYPE]=VALUE")]
+        attr: Vec<String>,
+        /// Edits from a JSON file: `{"metadata": {...}, "types": {...}, "delete": [...],
+        /// "rename": {...}, "attributes": {"TENSOR": {...}}}`, applied before the options.
+        #[arg(long, value_name = "EDITS.json")]
+        from_json: Option<PathBuf>,
+        /// Print what would change and whether it fits in place; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check a file: its structure, metadata and every stored hash or checksum. Exits 0
     /// when the file is sound, 2 with the list of problems otherwise.
     Validate {

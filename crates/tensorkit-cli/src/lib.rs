@@ -16,6 +16,7 @@ pub use tensorkit::{check, error, formats, model, npy, pipeline_spec};
 pub mod convert;
 pub mod demo;
 pub mod demo_data;
+pub mod edit;
 pub mod report;
 pub mod stdlib_meta;
 pub mod tools;
@@ -286,6 +287,32 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 Err(code) => return code,
                 Ok(r) => (r, *json),
             }
+        }
+        Command::Edit {
+            file,
+            set,
+            delete,
+            rename,
+            attr,
+            from_json,
+            dry_run,
+            json,
+        } => {
+            let request = edit::Request {
+                set,
+                delete,
+                rename,
+                attr,
+                from_json: from_json.as_deref(),
+            };
+            let options = tensorkit::EditOptions {
+                dry_run: *dry_run,
+                durability,
+            };
+            (
+                edit::run(file, &request, &options, *json).and_then(|t| write_out(out, &t)),
+                *json,
+            )
         }
         Command::Convert {
             input,

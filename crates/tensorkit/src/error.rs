@@ -119,6 +119,15 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// An edit that cannot be made as asked: a key or tensor that is not there, a name
+    /// already taken, a value the format cannot hold.
+    #[error("{path}: {what}")]
+    Edit {
+        /// The file being edited.
+        path: PathBuf,
+        /// What cannot be done.
+        what: String,
+    },
     /// An output format that cannot be determined or is not supported.
     #[error("{what}")]
     UnknownTarget {
@@ -222,9 +231,10 @@ impl Kinded for Error {
             Error::Gguf { source, .. } => source.kind(),
             Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
             Error::TensogramTensor { source, .. } => source.kind(),
-            Error::Spec { .. } | Error::UnknownTarget { .. } | Error::NoSuchTensor { .. } => {
-                ErrorKind::InvalidArgument
-            }
+            Error::Spec { .. }
+            | Error::Edit { .. }
+            | Error::UnknownTarget { .. }
+            | Error::NoSuchTensor { .. } => ErrorKind::InvalidArgument,
             Error::CannotRepresent { .. } | Error::NotAView { .. } => ErrorKind::Unsupported,
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
             Error::NothingVerified { .. } => ErrorKind::MissingHash,

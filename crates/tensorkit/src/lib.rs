@@ -188,6 +188,8 @@ pub use tensor_ztensor as ztensor;
 #[cfg(feature = "files")]
 pub mod check;
 #[cfg(feature = "files")]
+pub mod edit;
+#[cfg(feature = "files")]
 pub mod error;
 #[cfg(feature = "files")]
 pub mod formats;
@@ -208,6 +210,8 @@ pub mod shards;
 
 #[cfg(feature = "files")]
 pub use check::{validate, verify};
+#[cfg(feature = "files")]
+pub use edit::{EditOptions, EditReport, Edits, edit};
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
 #[cfg(feature = "files")]

@@ -552,6 +552,22 @@ impl TensorSet<'_> {
             .map(|(i, t)| t.name.clone().unwrap_or_else(|| format!("tensor_{i}")))
             .collect()
     }
+
+    /// The error for a tensor `name` that `file` (this set) does not hold, naming the first
+    /// few it does.
+    pub(crate) fn no_such_tensor(&self, file: &std::path::Path, name: &str) -> crate::Error {
+        crate::Error::NoSuchTensor {
+            file: file.display().to_string(),
+            name: name.to_owned(),
+            names: self
+                .names()
+                .iter()
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -93,6 +93,9 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         })?;
         return Ok(File::local(parsed, path.to_path_buf()));
     }
+    // An edit in place that a killed process left unfinished is finished first, as SQLite's
+    // readers roll back a hot journal (crate::edit): the file is never read half edited.
+    tensor_core::patch::recover(path, tensor_core::atomic::Durability::Cached)?;
     let map = MmapSource::open(path)?;
     if let Some(paths) = formats::gguf::split_set(path, &map, options)? {
         // A shard of a GGUF split set opens the whole set.
@@ -347,18 +350,7 @@ impl File {
     pub fn get(&self, name: &str) -> Result<TensorRef<'_>> {
         self.tensors()
             .find(|t| t.name() == name)
-            .ok_or_else(|| Error::NoSuchTensor {
-                file: self.path.display().to_string(),
-                name: name.to_owned(),
-                names: self
-                    .set()
-                    .names()
-                    .iter()
-                    .take(8)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
+            .ok_or_else(|| self.set().no_such_tensor(&self.path, name))
     }
 
     /// For a file opened from a URL, what reading it has cost so far: requests made and

@@ -402,3 +402,32 @@ pub fn encode_pre_encoded(
     assemble(metadata, &objects, opts, &mut out)?;
     Ok(out)
 }
+
+/// The message `m` again with `metadata`: every object's descriptor and encoded payload
+/// (mask blobs included) framed as they are and hashed, the provenance `m` records kept.
+/// What an edit of a file's metadata, object names or attributes writes. The encoder's own
+/// keys (`_reserved_`, at the top and in each `base` entry) are written anew whatever
+/// `metadata` holds; `metadata.base` must have one entry per object.
+pub fn reframe(m: &crate::Message<'_>, metadata: &GlobalMetadata) -> Result<Vec<u8>> {
+    let mut meta = metadata.clone();
+    for entry in &mut meta.base {
+        entry.remove(crate::metadata::RESERVED);
+    }
+    let provenance =
+        crate::Provenance::recorded(&m.metadata()?.reserved).unwrap_or_else(crate::Provenance::now);
+    meta.reserved = crate::Map::new();
+    let objects = (0..m.len())
+        .map(|i| m.object(i))
+        .collect::<Result<Vec<_>>>()?;
+    let descriptors: Vec<DataObjectDescriptor> =
+        objects.iter().map(|o| o.descriptor().clone()).collect();
+    let payloads: Vec<&[u8]> = objects
+        .iter()
+        .map(crate::ObjectFrame::payload_region)
+        .collect();
+    let opts = EncodeOptions {
+        provenance,
+        ..EncodeOptions::default()
+    };
+    encode_pre_encoded(&meta, &descriptors, &payloads, &opts)
+}

@@ -5,6 +5,7 @@
 mod conformance;
 mod convert;
 mod derived;
+mod edit;
 mod gguf;
 mod grib;
 mod hostile;
@@ -24,6 +25,7 @@ fn main() {
     trials.extend(conformance::trials());
     trials.extend(hostile::trials());
     trials.extend(derived::trials());
+    trials.extend(edit::trials());
     trials.extend(gguf::trials());
     trials.extend(grib::trials());
     trials.extend(killed::trials());

@@ -290,16 +290,7 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
     // Blocks another format holds as `uint8` (written with `Dequantize::Raw`) are quantized
     // tensors again.
     let raw = raw_blocks(set);
-    let metadata: Vec<(String, Value<'static>)> = set
-        .metadata
-        .iter()
-        .flatten()
-        .filter(|(k, _)| raw.is_empty() || k.as_str() != RAW_BLOCKS_KEY)
-        .map(|(k, v)| {
-            let recorded = set.metadata_types.get(k).map(String::as_str);
-            Ok((k.clone(), from_json(k, v, recorded)?))
-        })
-        .collect::<Result<_>>()?;
+    let metadata = metadata_values(set, !raw.is_empty())?;
     let names = set.names();
     let mut entries = Vec::with_capacity(set.tensors.len());
     for (name, t) in names.iter().zip(&set.tensors) {
@@ -366,6 +357,41 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
     Ok(())
 }
 
+/// The set's metadata as GGUF values, in order (without [`RAW_BLOCKS_KEY`] when its blocks
+/// are quantized tensors again).
+fn metadata_values(set: &TensorSet<'_>, raw: bool) -> Result<Vec<(String, Value<'static>)>> {
+    set.metadata
+        .iter()
+        .flatten()
+        .filter(|(k, _)| !raw || k.as_str() != RAW_BLOCKS_KEY)
+        .map(|(k, v)| {
+            let recorded = set.metadata_types.get(k).map(String::as_str);
+            Ok((k.clone(), from_json(k, v, recorded)?))
+        })
+        .collect()
+}
+
+/// The header an edit writes over the header of the GGUF file `bytes` (which `set` was
+/// read from, then given new names and metadata), when it fits in the old one's place.
+pub(super) fn header_in_place(
+    bytes: &[u8],
+    set: &TensorSet<'_>,
+    path: &Path,
+) -> Result<Option<tensor_core::patch::Patch>> {
+    let header = tensor_gguf::Header::parse(
+        bytes,
+        bytes.len() as u64,
+        &tensor_gguf::ReadOptions::default(),
+    )
+    .map_err(wrap(path))?;
+    let metadata = metadata_values(set, false)?;
+    let pairs: Vec<(&str, &Value<'_>)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let names = set.names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let header = tensor_gguf::header_in_place(&header, &pairs, &names).map_err(wrap(path))?;
+    Ok(header.map(|h| crate::edit::header_patch(h, bytes.len() as u64)))
+}
+
 /// A JSON metadata value as a GGUF value: of its recorded type when it fits it, else of the
 /// type gguf-py would give it.
 fn from_json(key: &str, v: &Json, recorded: Option<&str>) -> Result<Value<'static>> {
@@ -378,6 +404,17 @@ fn from_json(key: &str, v: &Json, recorded: Option<&str>) -> Result<Value<'stati
             "metadata value {key:?} = {v} (GGUF holds numbers, strings, booleans and arrays of one type)"
         ),
     })
+}
+
+/// Text given for a key whose recorded type is `label` (`tensorkit edit --set KEY=VALUE`),
+/// as a value of that type when the text spells one — `"8192"` for a `UINT32`,
+/// `"[1, 2]"` for an `ARRAY[INT32]` — as gguf-py's `gguf_set_metadata` reads its argument.
+pub(crate) fn text_as_recorded_type(text: &str, label: &str) -> Option<Json> {
+    if label == "STRING" {
+        return None;
+    }
+    let v: Json = serde_json::from_str(text).ok()?;
+    typed(&v, label).map(|_| v)
 }
 
 /// `v` as a value of type `label` (as [`type_label`] writes it), if it fits.

@@ -385,24 +385,8 @@ fn write_tensors(
     if format != FormatId::Tensogram {
         set.check_unique_names(format.id())?;
     }
-    let attributes = set
-        .tensors
-        .iter()
-        .filter(|t| !t.attributes.is_empty())
-        .count();
-    let mut dropped = Vec::new();
-    if attributes > 0
-        && !matches!(
-            format,
-            FormatId::Ztensor01 | FormatId::Ztensor2 | FormatId::Tensogram
-        )
-    {
-        dropped.push(format!(
-            "per-tensor attributes of {attributes} tensors ({} has no place for them)",
-            format.id()
-        ));
-    }
-    // Attributes under a key the target keeps for itself are left out, and said so.
+    let mut dropped = unheld_attributes(format, set);
+    // Attributes under a key the target keeps for itself are left out (and said so above).
     let info = format.info();
     let kept;
     let set = if set
@@ -411,17 +395,8 @@ fn write_tensors(
         .any(|t| t.attributes.iter().any(|(k, _)| info.reserves(k)))
     {
         let mut trimmed = set.clone();
-        for (t, name) in trimmed.tensors.iter_mut().zip(set.names()) {
-            t.attributes.retain(|(k, _)| {
-                let keep = !info.reserves(k);
-                if !keep {
-                    dropped.push(format!(
-                        "attribute {k:?} of tensor {name:?} ({} reserves the key for itself)",
-                        info.name
-                    ));
-                }
-                keep
-            });
+        for t in &mut trimmed.tensors {
+            t.attributes.retain(|(k, _)| !info.reserves(k));
         }
         kept = trimmed;
         &kept
@@ -454,6 +429,56 @@ fn write_tensors(
     Ok(dropped)
 }
 
+/// The file `bytes` (which `old` was read from, and `new` is an edit of, with the same
+/// tensors' bytes) written anew to `out` with the edit: what [`write_into`] writes of
+/// `new`, but that Tensogram messages are re-framed with their objects' encoded payloads as
+/// they are. Returns what the format left out.
+pub(crate) fn write_edited(
+    bytes: &[u8],
+    old: &TensorSet<'_>,
+    new: &TensorSet<'_>,
+    path: &Path,
+    out: &mut dyn WriteSeek,
+) -> Result<Vec<String>> {
+    if new.format == FormatId::Tensogram {
+        tensogram::write_edited(bytes, old, new, path, out)?;
+        return Ok(Vec::new());
+    }
+    write_into(new.format, new, path, out, &PipelineSpec::default(), None)
+}
+
+/// The tensor attributes of `set` that `format` has no place for, one note each: all of
+/// them in a format without attributes, those under a key the format reserves otherwise.
+pub(crate) fn unheld_attributes(format: FormatId, set: &TensorSet<'_>) -> Vec<String> {
+    let mut notes = Vec::new();
+    let attributes = set
+        .tensors
+        .iter()
+        .filter(|t| !t.attributes.is_empty())
+        .count();
+    if attributes > 0
+        && !matches!(
+            format,
+            FormatId::Ztensor01 | FormatId::Ztensor2 | FormatId::Tensogram
+        )
+    {
+        notes.push(format!(
+            "per-tensor attributes of {attributes} tensors ({} has no place for them)",
+            format.id()
+        ));
+    }
+    let info = format.info();
+    for (t, name) in set.tensors.iter().zip(set.names()) {
+        for (k, _) in t.attributes.iter().filter(|(k, _)| info.reserves(k)) {
+            notes.push(format!(
+                "attribute {k:?} of tensor {name:?} ({} reserves the key for itself)",
+                info.name
+            ));
+        }
+    }
+    notes
+}
+
 /// An error of ours met inside a callback that a format crate calls (to stream a tensor's
 /// bytes), where only the crate's own error type can be returned: kept whole here while the
 /// crate gets a stand-in, and handed back once the crate's call has returned.
@@ -478,6 +503,22 @@ impl Carried {
             Some(e) => Err(e),
             None => result.map_err(wrap),
         }
+    }
+}
+
+/// The patch that writes an edited set's header over the old one in the file `bytes`
+/// (which `set` was read from, then edited), when its format allows and the new header fits
+/// in the old one's place; `None` when the file must be written anew.
+pub(crate) fn header_in_place(
+    format: FormatId,
+    bytes: &[u8],
+    set: &TensorSet<'_>,
+    path: &Path,
+) -> Result<Option<tensor_core::patch::Patch>> {
+    match format {
+        FormatId::Safetensors => safetensors::header_in_place(bytes, set, path),
+        FormatId::Gguf => gguf::header_in_place(bytes, set, path),
+        _ => Ok(None),
     }
 }
 

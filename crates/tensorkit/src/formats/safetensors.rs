@@ -74,3 +74,37 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
     carried.finish(written, wrap(path))?;
     Ok(())
 }
+
+/// The header an edit writes over the header of the safetensors file `bytes` (which `set`
+/// was read from, in stored order, then given new names and metadata), when it fits in the
+/// old one's place.
+pub(super) fn header_in_place(
+    bytes: &[u8],
+    set: &TensorSet<'_>,
+    path: &Path,
+) -> Result<Option<tensor_core::patch::Patch>> {
+    let Some(prefix) = bytes.first_chunk::<8>() else {
+        return Ok(None);
+    };
+    let Some(old_len) = usize::try_from(u64::from_le_bytes(*prefix))
+        .ok()
+        .and_then(|n| n.checked_add(8))
+    else {
+        return Ok(None);
+    };
+    let names = set.names();
+    let entries: Vec<Entry<'_>> = names
+        .iter()
+        .zip(&set.tensors)
+        .map(|(name, t)| Entry {
+            name,
+            dtype: t.dtype(),
+            shape: t.shape(),
+        })
+        .collect();
+    let metadata: Option<BTreeMap<String, String>> =
+        super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
+    let header = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
+        .map_err(wrap(path))?;
+    Ok(header.map(|h| crate::edit::header_patch(h, bytes.len() as u64)))
+}

@@ -556,3 +556,52 @@ fn keep_packing(d: &mut DataObjectDescriptor, p: crate::model::Packed) -> Vec<u8
     }
     p.payload
 }
+
+/// The Tensogram file `bytes` (which `old` was read from, and `new` is an edit of) written
+/// to `out` with the edit: every message re-framed with its objects' descriptors and
+/// encoded payloads as they are ([`tensor_frame::reframe`]); the metadata keys the edit set
+/// or removed set or removed in every message's `_extra_` (a file's metadata is its first
+/// message's, but a key set on the file is set on each message); each object's name and
+/// attributes those of its tensor in `new` (tensors in file order, message by message).
+pub(super) fn write_edited(
+    bytes: &[u8],
+    old: &TensorSet<'_>,
+    new: &TensorSet<'_>,
+    path: &Path,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    let empty = serde_json::Map::new();
+    let (before, after) = (
+        old.metadata.as_ref().unwrap_or(&empty),
+        new.metadata.as_ref().unwrap_or(&empty),
+    );
+    let msgs = messages(path, bytes, &ReadOptions::default())?;
+    let mut tensors = new.tensors.iter();
+    let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
+    for m in &msgs {
+        let mut meta = m.metadata().map_err(wrap(path))?.clone();
+        for (k, v) in after.iter().filter(|(k, v)| before.get(*k) != Some(*v)) {
+            meta.extra.insert(k.clone(), MetaValue::from(&to_cbor(v)));
+        }
+        for k in before.keys().filter(|k| !after.contains_key(*k)) {
+            meta.extra.remove(k);
+        }
+        meta.base.resize(m.len().max(meta.base.len()), Map::new());
+        for entry in meta.base.iter_mut().take(m.len()) {
+            let t = tensors.next().ok_or_else(|| Error::Edit {
+                path: path.to_path_buf(),
+                what: "the file holds more objects than were read".into(),
+            })?;
+            entry.retain(|k, _| tensor_frame::TensogramFormat::INFO.reserves(k));
+            for (k, v) in &t.attributes {
+                entry.insert(k.clone(), MetaValue::from(v));
+            }
+            if let Some(name) = &t.name {
+                entry.insert("name".into(), MetaValue::from(name.as_str()));
+            }
+        }
+        let message = tensor_frame::reframe(m, &meta).map_err(wrap(path))?;
+        out.write_all(&message).map_err(io)?;
+    }
+    Ok(())
+}

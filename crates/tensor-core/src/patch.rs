@@ -1,0 +1,253 @@
+//! Changing bytes of an existing file in place, so that a process killed at any instant
+//! leaves the file either as it was or as it was meant to become.
+//!
+//! A [`Patch`] (byte ranges to overwrite, and the file's length after) is applied in three
+//! steps, the way a database applies a redo log:
+//!
+//! 1. the whole patch, with a checksum, is written to a journal beside the file,
+//!    `.<name>.tkpatch`, as an [`AtomicFile`](crate::atomic::AtomicFile): the journal appears
+//!    whole or not at all;
+//! 2. the ranges are written into the file and its length set;
+//! 3. the journal is removed.
+//!
+//! Killed before step 1 completes, the file is untouched and no journal exists. Killed
+//! during step 2, the file may be half changed, but the journal says how to finish:
+//! [`recover`] writes the ranges again (writing them twice does no harm) and removes the
+//! journal. tensorkit's readers call [`recover`] before they open a local file, as SQLite's
+//! readers roll back a hot journal, so a file is never read half changed by them; other
+//! programs see a half-changed file only while step 2 runs, a few system calls long.
+//!
+//! With [`Durability::Synced`] the journal and the file are also synced to disk before the
+//! next step, so that the same holds across a power failure.
+
+use crate::atomic::{AtomicFile, Durability};
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"TKPATCH1";
+
+/// Byte ranges of a file to overwrite, and the file's length afterwards (to shorten it or
+/// to grow it past its end).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Patch {
+    /// `(offset, bytes)`: the bytes to write at `offset`.
+    pub writes: Vec<(u64, Vec<u8>)>,
+    /// The file's length once patched.
+    pub len: u64,
+}
+
+impl Patch {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&(self.writes.len() as u64).to_le_bytes());
+        for (offset, bytes) in &self.writes {
+            out.extend_from_slice(&offset.to_le_bytes());
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        let sum = crate::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    fn decode(bytes: &[u8], journal: &Path) -> Result<Self> {
+        let bad = |reason: &str| Error::Malformed {
+            what: "patch journal",
+            offset: 0,
+            reason: format!("{}: {reason}", journal.display()),
+        };
+        let body_len = bytes
+            .len()
+            .checked_sub(8)
+            .filter(|&n| n >= 24 && bytes.starts_with(MAGIC))
+            .ok_or_else(|| bad("not a tensorkit patch journal"))?;
+        let (body, sum) = bytes.split_at(body_len);
+        if crate::xxh3::xxh3_64(body).to_le_bytes() != sum {
+            return Err(bad("its checksum does not match"));
+        }
+        let mut at = 8usize;
+        let u64_at = |at: &mut usize| -> Result<u64> {
+            let b = body
+                .get(*at..*at + 8)
+                .ok_or_else(|| bad("it ends inside a range"))?;
+            *at += 8;
+            Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        };
+        let len = u64_at(&mut at)?;
+        let count = u64_at(&mut at)?;
+        let mut writes = Vec::new();
+        for _ in 0..count {
+            let offset = u64_at(&mut at)?;
+            let n = usize::try_from(u64_at(&mut at)?).map_err(|_| bad("a range is too long"))?;
+            let end = at
+                .checked_add(n)
+                .filter(|&e| e <= body.len())
+                .ok_or_else(|| bad("it ends inside a range"))?;
+            writes.push((offset, body[at..end].to_vec()));
+            at = end;
+        }
+        if at != body.len() {
+            return Err(bad("bytes follow its last range"));
+        }
+        Ok(Patch { writes, len })
+    }
+}
+
+/// The journal of a patch of `path`: `.<name>.tkpatch` in the same directory.
+#[must_use]
+pub fn journal_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tkpatch"))
+}
+
+/// Whether a patch of `path` was left unfinished (its journal exists).
+#[must_use]
+pub fn is_pending(path: &Path) -> bool {
+    journal_path(path).symlink_metadata().is_ok()
+}
+
+/// Applies `patch` to the file at `path` (see the module's description).
+pub fn apply(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
+    recover(path, durability)?;
+    let journal = journal_path(path);
+    let mut j = AtomicFile::create_with(&journal, durability)?;
+    j.write_all(&patch.encode())
+        .map_err(|e| Error::io(format!("writing {}", journal.display()), e))?;
+    j.commit()?;
+    write_ranges(path, patch, durability)?;
+    remove_journal(&journal, durability)
+}
+
+/// Finishes a patch of `path` that a killed process left unfinished, if any: writes its
+/// ranges and removes its journal. Returns whether there was one.
+pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
+    let journal = journal_path(path);
+    let bytes = match std::fs::read(&journal) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
+    };
+    let patch = Patch::decode(&bytes, &journal)?;
+    write_ranges(path, &patch, durability).map_err(|e| match e {
+        Error::Io { context, source } => Error::io(
+            format!(
+                "{context}, finishing the unfinished edit that {} records",
+                journal.display()
+            ),
+            source,
+        ),
+        other => other,
+    })?;
+    remove_journal(&journal, durability)?;
+    Ok(true)
+}
+
+fn write_ranges(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let io = |what: &str, e| Error::io(format!("{what} {}", path.display()), e);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| io("opening to patch", e))?;
+    for (offset, bytes) in &patch.writes {
+        file.seek(SeekFrom::Start(*offset))
+            .and_then(|_| file.write_all(bytes))
+            .map_err(|e| io("patching", e))?;
+    }
+    let len = file
+        .metadata()
+        .map_err(|e| io("reading the length of", e))?
+        .len();
+    if len != patch.len {
+        file.set_len(patch.len)
+            .map_err(|e| io("setting the length of", e))?;
+    }
+    if durability == Durability::Synced {
+        file.sync_all().map_err(|e| io("syncing", e))?;
+    }
+    Ok(())
+}
+
+fn remove_journal(journal: &Path, durability: Durability) -> Result<()> {
+    match std::fs::remove_file(journal) {
+        // A reader finishing the same patch may have removed it first.
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(Error::io(format!("removing {}", journal.display()), e));
+        }
+        _ => {}
+    }
+    if durability == Durability::Synced {
+        crate::atomic::sync_directory_of(journal);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch() -> Patch {
+        Patch {
+            writes: vec![(2, b"XY".to_vec()), (10, b"tail".to_vec())],
+            len: 14,
+        }
+    }
+
+    #[test]
+    fn applies_and_leaves_no_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"0123456789ab").unwrap();
+        apply(&path, &patch(), Durability::Cached).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"01XY456789tail");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert!(!is_pending(&path));
+    }
+
+    #[test]
+    fn a_journal_left_behind_is_finished_by_recover() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        // Killed after the journal and half the ranges: the file is half changed.
+        std::fs::write(&path, b"01XY56789ab").unwrap();
+        std::fs::write(journal_path(&path), patch().encode()).unwrap();
+        assert!(is_pending(&path));
+        assert!(recover(&path, Durability::Cached).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"01XY56789atail");
+        assert!(!is_pending(&path));
+        assert!(!recover(&path, Durability::Cached).unwrap());
+    }
+
+    #[test]
+    fn a_damaged_journal_is_an_error_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"0123456789ab").unwrap();
+        let mut j = patch().encode();
+        for cut in [0, 7, 20, j.len() - 1] {
+            std::fs::write(journal_path(&path), &j[..cut]).unwrap();
+            let e = recover(&path, Durability::Cached).unwrap_err();
+            assert!(e.to_string().contains(".f.bin.tkpatch"), "{e}");
+        }
+        j[12] ^= 1;
+        std::fs::write(journal_path(&path), &j).unwrap();
+        let e = recover(&path, Durability::Cached).unwrap_err();
+        assert!(e.to_string().contains("checksum"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"0123456789ab");
+    }
+
+    #[test]
+    fn journals_round_trip() {
+        let p = patch();
+        assert_eq!(Patch::decode(&p.encode(), Path::new("j")).unwrap(), p);
+        let empty = Patch::default();
+        assert_eq!(
+            Patch::decode(&empty.encode(), Path::new("j")).unwrap(),
+            empty
+        );
+    }
+}

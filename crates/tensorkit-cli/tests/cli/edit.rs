@@ -1,0 +1,402 @@
+//! `tensorkit edit`: every writable format edited and read back with its tensors unchanged,
+//! in place where the header fits, refused (the file untouched) where the format cannot
+//! hold the edit, and killed at random instants — in place and while copying — without
+//! ever leaving a file that reads as neither the old nor the new one.
+
+use crate::support::{expect_error_contract, inspect_json, tensorkit, testdata};
+use libtest_mimic::{Failed, Trial};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The demo's small files, one per writable format, in `dir`.
+fn demo_files(dir: &Path) -> Result<Vec<PathBuf>, Failed> {
+    let out = tensorkit(&["demo", "--small", "--out", &dir.to_string_lossy()]);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    Ok(files)
+}
+
+fn run(args: &[&str], file: &Path) -> std::process::Output {
+    let mut all = vec!["edit", file.to_str().expect("UTF-8 path")];
+    all.extend_from_slice(args);
+    tensorkit(&all)
+}
+
+fn ok(args: &[&str], file: &Path) -> Result<Value, Failed> {
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let out = run(&with_json, file);
+    if !out.status.success() {
+        return Err(format!(
+            "edit {args:?} of {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+/// Each tensor's digest of its values, by name.
+fn digests(file: &Path) -> Result<std::collections::BTreeMap<String, Value>, Failed> {
+    let v = inspect_json(file)?;
+    Ok(v["tensors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default().to_owned(),
+                t["sha256_le"].clone(),
+            )
+        })
+        .collect())
+}
+
+fn format_of(file: &Path) -> Result<String, Failed> {
+    Ok(inspect_json(file)?["format"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// A refused edit: exit 2 with `kind`, and the file byte for byte as it was.
+fn refused(args: &[&str], file: &Path, kind: &str) -> Result<(), Failed> {
+    let before = std::fs::read(file)?;
+    let out = run(args, file);
+    let got = expect_error_contract(&out, false)?;
+    if got != kind {
+        return Err(format!("edit {args:?}: error kind {got}, expected {kind}").into());
+    }
+    if std::fs::read(file)? != before {
+        return Err(format!("edit {args:?} failed but changed the file").into());
+    }
+    Ok(())
+}
+
+/// Metadata, names and attributes edited in every writable format; values unchanged.
+fn every_format() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    for file in demo_files(dir.path())? {
+        let format = format_of(&file)?;
+        let before = digests(&file)?;
+        if format == "ztensor-0.1" {
+            // No file metadata in zTensor 0.1.
+            refused(&["--set", "source=edited"], &file, "unsupported")?;
+            ok(&["--rename", "dense.weight=dense.w"], &file)?;
+        } else {
+            let r = ok(
+                &["--set", "source=edited", "--rename", "dense.weight=dense.w"],
+                &file,
+            )?;
+            if r["changes"].as_array().map(Vec::len) != Some(2) {
+                return Err(format!("{format}: report {r}").into());
+            }
+            let v = inspect_json(&file)?;
+            if v["metadata"]["source"] != "edited" {
+                return Err(format!("{format}: metadata {}", v["metadata"]).into());
+            }
+            // Deleting it again leaves the rest.
+            ok(&["--delete", "source"], &file)?;
+            if inspect_json(&file)?["metadata"].get("source").is_some() {
+                return Err(format!("{format}: source not deleted").into());
+            }
+        }
+        let mut after = digests(&file)?;
+        let renamed = after.remove("dense.w");
+        if renamed.is_none() || renamed != before.get("dense.weight").cloned() {
+            return Err(format!("{format}: dense.w is not dense.weight renamed").into());
+        }
+        for (name, digest) in &after {
+            if before.get(name) != Some(digest) {
+                return Err(format!("{format}: tensor {name} changed").into());
+            }
+        }
+        let attrs = [
+            "--attr",
+            "dense.w:units=K",
+            "--attr",
+            "dense.w:scale:float=0.5",
+        ];
+        if ["ztensor-0.1", "ztensor-2", "tensogram"].contains(&format.as_str()) {
+            ok(&attrs, &file)?;
+            let v = inspect_json(&file)?;
+            let t = v["tensors"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| t["name"] == "dense.w")
+                .cloned()
+                .unwrap_or_default();
+            if t["attributes"]["units"] != "K" || t["attributes"]["scale"] != 0.5 {
+                return Err(format!("{format}: attributes {}", t["attributes"]).into());
+            }
+        } else {
+            refused(&attrs, &file, "unsupported")?;
+        }
+    }
+    Ok(())
+}
+
+/// safetensors: a header that fits is rewritten in place (the data bytes never written);
+/// one that does not is copied; a dry run changes nothing.
+fn safetensors_in_place() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let file = demo_files(dir.path())?
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "safetensors"))
+        .ok_or("no safetensors demo file")?;
+    let before = std::fs::read(&file)?;
+    let header = 8 + u64::from_le_bytes(before[..8].try_into()?) as usize;
+    let r = ok(
+        &[
+            "--set",
+            "description=short",
+            "--rename",
+            "temperature_2m=t2m",
+        ],
+        &file,
+    )?;
+    if r["method"] != "in-place" {
+        return Err(format!("expected in-place: {r}").into());
+    }
+    let after = std::fs::read(&file)?;
+    if after.len() != before.len() || after[header..] != before[header..] {
+        return Err("an in-place edit changed the data section".into());
+    }
+    // The slack left by the shorter value takes a longer one in place too.
+    let longer = format!("description={}", "d".repeat(60));
+    if ok(&["--set", &longer], &file)?["method"] != "in-place" {
+        return Err("the slack was not used".into());
+    }
+    let huge = format!("description={}", "d".repeat(4000));
+    let unchanged = std::fs::read(&file)?;
+    let dry = ok(&["--set", &huge, "--dry-run"], &file)?;
+    if dry["method"] != "copy" || dry["dry_run"] != true {
+        return Err(format!("dry run: {dry}").into());
+    }
+    if std::fs::read(&file)? != unchanged {
+        return Err("a dry run wrote the file".into());
+    }
+    if ok(&["--set", &huge], &file)?["method"] != "copy" {
+        return Err("a header that does not fit was not copied".into());
+    }
+    if inspect_json(&file)?["metadata"]["description"]
+        .as_str()
+        .map(str::len)
+        != Some(4000)
+    {
+        return Err("the copied file lacks the new value".into());
+    }
+    Ok(())
+}
+
+/// GGUF: a header of the same length is rewritten in place; text for a typed key keeps
+/// its type; typed values; values GGUF cannot hold are refused.
+fn gguf_in_place_and_typed() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("model.gguf");
+    std::fs::copy(testdata().join("reference/gguf/model.gguf"), &file)?;
+    let before = std::fs::read(&file)?;
+    let r = ok(
+        &["--rename", "blk.0.attn_q.weight=blk.0.attn_k.weight"],
+        &file,
+    )?;
+    if r["method"] != "in-place" {
+        return Err(format!("a same-length rename: {r}").into());
+    }
+    let after = std::fs::read(&file)?;
+    let differing = before.iter().zip(&after).filter(|(a, b)| a != b).count();
+    if after.len() != before.len() || differing != 1 {
+        return Err(format!("{differing} bytes differ after renaming q to k").into());
+    }
+    ok(
+        &[
+            "--set",
+            "tensorkit-test.context_length=4096",
+            "--set",
+            "general.ratio:FLOAT32=0.5",
+            "--set",
+            "general.tags:ARRAY[STRING]=[\"a\",\"b\"]",
+        ],
+        &file,
+    )?;
+    let v = inspect_json(&file)?;
+    let types = &v["metadata_types"];
+    if v["metadata"]["tensorkit-test.context_length"] != 4096
+        || types["tensorkit-test.context_length"] != "UINT32"
+        || types["general.ratio"] != "FLOAT32"
+        || types["general.tags"] != "ARRAY[STRING]"
+    {
+        return Err(format!("typed values: {} {types}", v["metadata"]).into());
+    }
+    refused(&["--set", "x:json=null"], &file, "unsupported")?;
+    refused(
+        &["--attr", "output_norm.weight:units=K"],
+        &file,
+        "unsupported",
+    )?;
+    Ok(())
+}
+
+/// Edits that cannot be made as asked are refused, naming what is wrong.
+fn refusals() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let file = demo_files(dir.path())?
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "safetensors"))
+        .ok_or("no safetensors demo file")?;
+    refused(&["--delete", "nope"], &file, "invalid_argument")?;
+    refused(&["--rename", "nope=x"], &file, "invalid_argument")?;
+    refused(
+        &["--rename", "dense.weight=land_sea_mask"],
+        &file,
+        "invalid_argument",
+    )?;
+    refused(&["--set", "n:int=5"], &file, "unsupported")?;
+    refused(&["--set", "novalue"], &file, "invalid_argument")?;
+    refused(&[], &file, "invalid_argument")?;
+    Ok(())
+}
+
+/// `--from-json` and the text report.
+fn from_json_and_report() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("demo-ztensor-2.zt");
+    demo_files(dir.path())?;
+    let edits = dir.path().join("edits.json");
+    std::fs::write(
+        &edits,
+        serde_json::to_vec(&json!({
+            "metadata": {"licence": "CC-BY-4.0", "revision": 3},
+            "rename": {"land_sea_mask": "lsm"},
+            "attributes": {"lsm": {"units": "1"}},
+        }))?,
+    )?;
+    let out = run(&["--from-json", &edits.to_string_lossy()], &file);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    let text = String::from_utf8(out.stdout)?.replace(&dir.path().display().to_string(), "DIR");
+    insta::assert_snapshot!("edit_report_ztensor2", text);
+    let v = inspect_json(&file)?;
+    if v["metadata"]["revision"] != 3 || v["metadata"]["licence"] != "CC-BY-4.0" {
+        return Err(format!("metadata {}", v["metadata"]).into());
+    }
+    std::fs::write(&edits, br#"{"metadata": {"a": "b"}, "renames": {}}"#)?;
+    refused(
+        &["--from-json", &edits.to_string_lossy()],
+        &file,
+        "invalid_argument",
+    )?;
+    Ok(())
+}
+
+/// A small deterministic generator for kill delays.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// A safetensors file with one float32 tensor of `n` elements and a metadata value of
+/// `meta` bytes.
+fn big_input(path: &Path, n: usize, meta: usize) -> std::io::Result<()> {
+    let header = format!(
+        r#"{{"__metadata__":{{"note":"{}"}},"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
+        "x".repeat(meta),
+        4 * n
+    );
+    let mut bytes = Vec::with_capacity(8 + header.len() + 4 * n);
+    bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend((0..n).flat_map(|i| (i as f32).to_le_bytes()));
+    std::fs::write(path, bytes)
+}
+
+/// Edits killed at random instants, `runs` times: after each, the file (once tensorkit has
+/// opened it, finishing an edit left half done) holds the old value or the new one with
+/// the tensor unchanged, and nothing but the file (and, before that open, a journal) is
+/// left in the directory.
+fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let pristine = dir.path().join("pristine");
+    big_input(&pristine, n, meta)?;
+    let file = dir.path().join("model.safetensors");
+    let set = format!("note={new_value}");
+    let edit = |file: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_tensorkit"))
+            .args(["edit", &file.to_string_lossy(), "--set", &set])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+    };
+    // How long one whole edit takes, to spread the kills over it.
+    std::fs::copy(&pristine, &file)?;
+    let start = Instant::now();
+    edit(&file)?.wait()?;
+    let whole = start.elapsed().as_micros() as u64;
+    let want = digests(&file)?;
+    let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+    let (mut old, mut new) = (0, 0);
+    for run in 0..runs {
+        std::fs::copy(&pristine, &file)?;
+        let mut child = edit(&file)?;
+        std::thread::sleep(Duration::from_micros(rng.below(whole + whole / 4)));
+        let _ = child.kill();
+        child.wait()?;
+        let v = inspect_json(&file).map_err(|e| format!("run {run}: unreadable: {e}"))?;
+        match v["metadata"]["note"].as_str() {
+            Some(s) if s == new_value => new += 1,
+            Some(s) if s.len() == meta && s.bytes().all(|b| b == b'x') => old += 1,
+            other => return Err(format!("run {run}: note is {other:?}").into()),
+        }
+        if digests(&file)? != want {
+            return Err(format!("run {run}: the tensor changed").into());
+        }
+        let litter: Vec<_> = std::fs::read_dir(dir.path())?
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n != "pristine" && n != "model.safetensors")
+            .collect();
+        if !litter.is_empty() {
+            return Err(format!("run {run}: left {litter:?}").into());
+        }
+    }
+    if old == 0 || new == 0 {
+        return Err(
+            format!("{old} runs kept the old file and {new} the new: the kills missed").into(),
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        Trial::test("edit::every_format", every_format),
+        Trial::test("edit::safetensors_in_place", safetensors_in_place),
+        Trial::test("edit::gguf_in_place_and_typed", gguf_in_place_and_typed),
+        Trial::test("edit::refusals", refusals),
+        Trial::test("edit::from_json_and_report", from_json_and_report),
+        // A 1 MB header rewritten in place (a shorter value): killed before, during and
+        // after the patch.
+        Trial::test("edit::killed_in_place", || {
+            killed("short", 1 << 10, 1 << 20, 150)
+        }),
+        // A longer value in a 64 MiB file: the file is copied, killed mid-copy.
+        Trial::test("edit::killed_copying", || {
+            killed(&"y".repeat(5000), 16 << 20, 16, 50)
+        }),
+    ]
+}
