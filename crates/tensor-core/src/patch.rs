@@ -5,12 +5,12 @@
 //! steps, the way a database applies a redo log:
 //!
 //! 1. the whole patch, with a checksum, is written to a journal beside the file,
-//!    `.<name>.tkpatch`, as an [`AtomicFile`](crate::atomic::AtomicFile): the journal appears
-//!    whole or not at all;
+//!    `.<name>.tkpatch` (a journal cut short fails its checksum);
 //! 2. the ranges are written into the file and its length set;
 //! 3. the journal is removed.
 //!
-//! Killed before step 1 completes, the file is untouched and no journal exists. Killed
+//! Killed before step 1 completes, the file is untouched, and a journal cut short is
+//! dropped by the next [`recover`]. Killed
 //! during step 2, the file may be half changed, but the journal says how to finish:
 //! [`recover`] writes the ranges again (writing them twice does no harm) and removes the
 //! journal. tensorkit's readers call [`recover`] before they open a local file, as SQLite's
@@ -20,7 +20,7 @@
 //! With [`Durability::Synced`] the journal and the file are also synced to disk before the
 //! next step, so that the same holds across a power failure.
 
-use crate::atomic::{AtomicFile, Durability};
+use crate::atomic::Durability;
 use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -114,10 +114,7 @@ pub fn is_pending(path: &Path) -> bool {
 pub fn apply(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
     recover(path, durability)?;
     let journal = journal_path(path);
-    let mut j = AtomicFile::create_with(&journal, durability)?;
-    j.write_all(&patch.encode())
-        .map_err(|e| Error::io(format!("writing {}", journal.display()), e))?;
-    j.commit()?;
+    write_journal(&journal, &patch.encode(), durability)?;
     write_ranges(path, patch, durability)?;
     remove_journal(&journal, durability)
 }
@@ -131,7 +128,12 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
     };
-    let patch = Patch::decode(&bytes, &journal)?;
+    let Ok(patch) = Patch::decode(&bytes, &journal) else {
+        // Cut short or damaged: the process writing it stopped before it was whole, and so
+        // before it touched the file.
+        remove_journal(&journal, durability)?;
+        return Ok(false);
+    };
     write_ranges(path, &patch, durability).map_err(|e| match e {
         Error::Io { context, source } => Error::io(
             format!(
@@ -144,6 +146,23 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
     })?;
     remove_journal(&journal, durability)?;
     Ok(true)
+}
+
+/// Writes the journal under its name. A process killed while writing leaves it short,
+/// which its checksum tells: [`recover`] then drops it, the file not yet touched.
+fn write_journal(journal: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
+    let io = |e| Error::io(format!("writing {}", journal.display()), e);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(journal)
+        .map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    if durability == Durability::Synced {
+        f.sync_all().map_err(io)?;
+        crate::atomic::sync_directory_of(journal);
+    }
+    Ok(())
 }
 
 fn write_ranges(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
@@ -223,21 +242,26 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_journal_is_an_error_and_changes_nothing() {
+    fn a_journal_cut_short_or_damaged_is_dropped_and_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.bin");
         std::fs::write(&path, b"0123456789ab").unwrap();
         let mut j = patch().encode();
         for cut in [0, 7, 20, j.len() - 1] {
             std::fs::write(journal_path(&path), &j[..cut]).unwrap();
-            let e = recover(&path, Durability::Cached).unwrap_err();
-            assert!(e.to_string().contains(".f.bin.tkpatch"), "{e}");
+            assert!(!recover(&path, Durability::Cached).unwrap());
+            assert!(!is_pending(&path));
         }
         j[12] ^= 1;
         std::fs::write(journal_path(&path), &j).unwrap();
-        let e = recover(&path, Durability::Cached).unwrap_err();
-        assert!(e.to_string().contains("checksum"), "{e}");
+        assert!(!recover(&path, Durability::Cached).unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), b"0123456789ab");
+        assert!(
+            Patch::decode(&j, Path::new("j"))
+                .unwrap_err()
+                .to_string()
+                .contains("checksum")
+        );
     }
 
     #[test]

@@ -123,6 +123,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
     m.add_function(wrap_pyfunction!(write::validate, m)?)?;
     m.add_function(wrap_pyfunction!(write::migrate, m)?)?;
+    m.add_function(wrap_pyfunction!(write::edit, m)?)?;
     m.add_function(wrap_pyfunction!(safetensors_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;

@@ -231,6 +231,30 @@ pub(crate) fn validate(
     Ok(report.json().to_string())
 }
 
+/// Edits the file at `path` (see `tensorkit::edit`): `edits` is the JSON form
+/// `Edits::from_json` reads; returns the report as JSON text (`tensorkit edit --json`).
+#[pyfunction]
+#[pyo3(signature = (path, edits, *, dry_run=false, fsync=false))]
+pub(crate) fn edit(
+    py: Python<'_>,
+    path: PathBuf,
+    edits: &str,
+    dry_run: bool,
+    fsync: bool,
+) -> PyResult<String> {
+    let json: serde_json::Value =
+        serde_json::from_str(edits).map_err(|e| invalid(format!("edits: {e}")))?;
+    let edits = tensorkit::Edits::from_json(&json, "edits").map_err(to_py)?;
+    let options = tensorkit::EditOptions {
+        dry_run,
+        durability: tensorkit::Durability::synced_if(fsync),
+    };
+    let report = py
+        .detach(|| tensorkit::edit(&path, &edits, &options))
+        .map_err(to_py)?;
+    Ok(report.to_json().to_string())
+}
+
 /// Rewrites a Tensogram file of wire version 2 as version 3 at `dst` (see
 /// `tensorkit::migrate`); returns `(v2 messages, v3 messages copied, objects, hashes
 /// verified, bytes written)`.

@@ -109,6 +109,16 @@ impl Index {
         self.shards.iter().map(|s| dir.join(s)).collect()
     }
 
+    /// The shard file (beside the index) that holds `tensor`, by the weight map.
+    #[must_use]
+    pub fn shard_of(&self, tensor: &str) -> Option<PathBuf> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        self.weight_map
+            .iter()
+            .find(|(t, _)| t == tensor)
+            .map(|(_, file)| dir.join(file))
+    }
+
     /// The one set the index describes, from the sets read from [`files`](Self::files): the
     /// mapped tensors, in weight-map order, each from its own shard.
     pub fn select<'a>(&self, sets: Vec<TensorSet<'a>>) -> Result<TensorSet<'a>> {

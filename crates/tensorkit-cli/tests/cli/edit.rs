@@ -299,6 +299,63 @@ fn from_json_and_report() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A shard set edited through its index: metadata in the index, renames in the shards and
+/// the weight map, the values unchanged.
+fn shard_set() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let source = demo_files(dir.path())?
+        .into_iter()
+        .find(|f| f.extension().is_some_and(|e| e == "safetensors"))
+        .ok_or("no safetensors demo file")?;
+    let set = dir.path().join("set");
+    std::fs::create_dir(&set)?;
+    let out = tensorkit(&[
+        "convert",
+        "--quiet",
+        &source.to_string_lossy(),
+        &set.join("model.safetensors").to_string_lossy(),
+        "--max-shard-size",
+        "1000",
+    ]);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    let index = set.join("model.safetensors.index.json");
+    let before = digests(&index)?;
+    ok(
+        &[
+            "--set",
+            "licence=mit",
+            "--rename",
+            "dense.weight=dw",
+            "--rename",
+            "dw=dense.w",
+        ],
+        &index,
+    )?;
+    let mut after = digests(&index)?;
+    if after.remove("dense.w") != before.get("dense.weight").cloned()
+        || after.len() + 1 != before.len()
+    {
+        return Err(format!("{before:?} became {after:?}").into());
+    }
+    let text: Value = serde_json::from_slice(&std::fs::read(&index)?)?;
+    if text["metadata"]["licence"] != "mit" || text["weight_map"].get("dense.w").is_none() {
+        return Err(format!("index {text}").into());
+    }
+    // The shard holding it names it so too.
+    let shard = set.join(text["weight_map"]["dense.w"].as_str().unwrap_or_default());
+    if !digests(&shard)?.contains_key("dense.w") {
+        return Err("the shard was not renamed".into());
+    }
+    refused(
+        &["--rename", "dense.w=temperature_2m"],
+        &index,
+        "invalid_argument",
+    )?;
+    Ok(())
+}
+
 /// A small deterministic generator for kill delays.
 struct Xorshift(u64);
 
@@ -365,13 +422,27 @@ fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Fai
         if digests(&file)? != want {
             return Err(format!("run {run}: the tensor changed").into());
         }
-        let litter: Vec<_> = std::fs::read_dir(dir.path())?
-            .flatten()
-            .map(|e| e.file_name())
-            .filter(|n| n != "pristine" && n != "model.safetensors")
-            .collect();
-        if !litter.is_empty() {
-            return Err(format!("run {run}: left {litter:?}").into());
+        let litter = || -> std::io::Result<Vec<String>> {
+            Ok(std::fs::read_dir(dir.path())?
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "pristine" && n != "model.safetensors")
+                .collect())
+        };
+        let left = litter()?;
+        // Killed in the instant between linking its finished copy under a private name and
+        // renaming it into place, a writer leaves that copy; the next write in the
+        // directory removes it (docs: tensor_core::atomic).
+        if left
+            .iter()
+            .all(|n| n.starts_with(".model.safetensors.tkw-"))
+            && !left.is_empty()
+        {
+            edit(&file)?.wait()?;
+        }
+        let left = litter()?;
+        if !left.is_empty() {
+            return Err(format!("run {run}: left {left:?}").into());
         }
     }
     if old == 0 || new == 0 {
@@ -389,6 +460,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test("edit::gguf_in_place_and_typed", gguf_in_place_and_typed),
         Trial::test("edit::refusals", refusals),
         Trial::test("edit::from_json_and_report", from_json_and_report),
+        Trial::test("edit::shard_set", shard_set),
         // A 1 MB header rewritten in place (a shorter value): killed before, during and
         // after the patch.
         Trial::test("edit::killed_in_place", || {

@@ -19,6 +19,7 @@ from ._errors import (
     TruncatedError,
     UnsupportedError,
 )
+from ._edit import Change, EditReport, edit
 from ._file import (
     File,
     Transfer,
@@ -35,11 +36,14 @@ from ._tensorkit import __version__
 
 __all__ = [
     *_errors.__all__,
+    "Change",
+    "EditReport",
     "File",
     "Tensor",
     "Transfer",
     "__version__",
     "convert",
+    "edit",
     "migrate",
     "open",
     "open_bytes",
