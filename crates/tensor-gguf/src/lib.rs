@@ -32,7 +32,9 @@ pub use ggml::GgmlType;
 pub use read::{ALIGNMENT_KEY, DEFAULT_ALIGNMENT, Gguf, Header, MAGIC, MAX_DIMS, TensorInfo};
 pub use tensor_core::ReadOptions;
 pub use value::{Array, Value, ValueType};
-pub use write::{Entry, VERSION, Writer, header_in_place, write_streamed};
+pub use write::{
+    Entry, PADDING_KEY, VERSION, Writer, header_in_place, with_padding, write_streamed,
+};
 
 /// GGUF (llama.cpp's format), as the format contract describes it.
 #[derive(Clone, Copy, Debug)]

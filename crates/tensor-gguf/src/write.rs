@@ -14,6 +14,32 @@ use tensor_dtype::Dtype;
 /// The version written.
 pub const VERSION: u32 = 3;
 
+/// The metadata key holding room for later edits of the header in place: a string of
+/// spaces, which [`header_in_place`] shortens or lengthens to make a new header end where
+/// the old one did. (A reader takes it for one more string value.)
+pub const PADDING_KEY: &str = "tensorkit.padding";
+
+/// `metadata` with room for `reserve` more bytes of header: a [`PADDING_KEY`] string of
+/// that many spaces after the rest (none when `reserve` is 0).
+#[must_use]
+pub fn with_padding<'m, 'v>(
+    metadata: &[(&'m str, &'v Value<'v>)],
+    padding: &'v Value<'v>,
+) -> Vec<(&'m str, &'v Value<'v>)>
+where
+    'v: 'm,
+{
+    let mut out: Vec<(&str, &Value<'_>)> = metadata
+        .iter()
+        .filter(|(k, _)| *k != PADDING_KEY)
+        .copied()
+        .collect();
+    if matches!(padding, Value::String(s) if !s.is_empty()) {
+        out.push((PADDING_KEY, padding));
+    }
+    out
+}
+
 /// One tensor to write: its name, type and element shape (numpy order).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry<'a> {
@@ -165,7 +191,8 @@ fn head(
 /// data offset when its length rounds up to exactly that offset — readers find the data
 /// where the header ends, rounded up to the alignment — and `None` otherwise, when the file
 /// must be written anew. The version and byte order are the file's; the alignment must
-/// keep its value.
+/// keep its value. A file written with room ([`PADDING_KEY`]) keeps what room is left
+/// after the edit in that key, so that the header ends exactly where the old one did.
 pub fn header_in_place(
     old: &crate::Header<'_>,
     metadata: &[(&str, &Value<'_>)],
@@ -174,6 +201,7 @@ pub fn header_in_place(
     if alignment_of(metadata)? != old.alignment || names.len() != old.tensors.len() {
         return Ok(None);
     }
+    let had_padding = old.metadata.iter().any(|(k, _)| k == PADDING_KEY);
     let entries: Vec<Entry<'_>> = old
         .tensors
         .iter()
@@ -185,7 +213,20 @@ pub fn header_in_place(
         })
         .collect();
     let offsets: Vec<u64> = old.tensors.iter().map(|t| t.offset).collect();
-    let mut head = head(old.version, old.byte_order, metadata, &entries, &offsets)?;
+    let none = Value::String("".into());
+    let bare = with_padding(metadata, &none);
+    let mut head = head(old.version, old.byte_order, &bare, &entries, &offsets)?;
+    // The room a padding string can take: what the header lacks of the old data offset,
+    // less the entry's own key, type and length.
+    let entry = (8 + PADDING_KEY.len() + 4 + 8) as u64;
+    if let Some(room) = (old.data_offset)
+        .checked_sub(head.len() as u64 + entry)
+        .filter(|_| had_padding)
+    {
+        let spaces = Value::String(" ".repeat(room as usize).into());
+        let padded = with_padding(metadata, &spaces);
+        head = self::head(old.version, old.byte_order, &padded, &entries, &offsets)?;
+    }
     let end = head.len() as u64;
     if end > old.data_offset || old.data_offset - end >= old.alignment {
         return Ok(None);

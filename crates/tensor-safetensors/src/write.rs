@@ -30,11 +30,13 @@ struct Outgoing {
 /// The length prefix and JSON header for `outgoing` (in that order), as the crate lays them
 /// out — its own `Metadata` serialised, padded with spaces to a multiple of 8 — without the
 /// crate's `serialize`, which reserves room for every tensor's bytes at once.
-/// The JSON is padded with spaces to at least `min_len` bytes of header in all (what an edit
-/// in place needs: the old header's length).
+/// The JSON is padded with spaces: by `reserve` bytes more than it needs (room for later
+/// edits in place), and to at least `min_len` bytes of header in all (what an edit in place
+/// needs: the old header's length).
 fn header(
     outgoing: &[Outgoing],
     metadata: Option<HashMap<String, String>>,
+    reserve: usize,
     min_len: usize,
 ) -> Result<Vec<u8>> {
     let cannot = |e: &dyn std::fmt::Display| Error::Unwritable(format!("this tensor set: {e}"));
@@ -56,19 +58,19 @@ fn header(
     }
     let meta = safetensors::tensor::Metadata::new(metadata, infos).map_err(|e| cannot(&e))?;
     let mut json = serde_json::to_vec(&meta).map_err(|e| cannot(&e))?;
-    json.resize(
-        json.len()
-            .next_multiple_of(8)
-            .max(min_len.saturating_sub(8)),
-        b' ',
-    );
-    if json.len() > 100_000_000 {
+    let padded = json
+        .len()
+        .checked_add(reserve)
+        .ok_or_else(|| cannot(&"the header reserve overflows"))?
+        .next_multiple_of(8)
+        .max(min_len.saturating_sub(8));
+    if padded > 100_000_000 {
         // What every safetensors reader refuses (the crate's MAX_HEADER_SIZE).
         return Err(cannot(&format!(
-            "a {}-byte header (readers accept at most 100 MB)",
-            json.len()
+            "a {padded}-byte header (readers accept at most 100 MB)"
         )));
     }
+    json.resize(padded, b' ');
     let mut out = (json.len() as u64).to_le_bytes().to_vec();
     out.extend_from_slice(&json);
     Ok(out)
@@ -151,7 +153,7 @@ pub fn header_in_place(
     old_len: usize,
 ) -> Result<Option<Vec<u8>>> {
     let outgoing = describe(entries)?;
-    let header = header(&outgoing, metadata_for(metadata, &outgoing), old_len)?;
+    let header = header(&outgoing, metadata_for(metadata, &outgoing), 0, old_len)?;
     Ok((header.len() == old_len).then_some(header))
 }
 
@@ -159,15 +161,23 @@ pub fn header_in_place(
 /// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they
 /// are written — once each, one at a time, in the order the header lays them out (falling
 /// dtype alignment, then name, as the `safetensors` crate orders them). Returns the number
-/// of bytes written.
+/// of bytes written. `header_reserve` pads the header with that many more spaces than it
+/// needs, so that later edits of its metadata fit in place ([`header_in_place`]); 0 writes
+/// the bytes the crate writes.
 pub fn write_streamed(
     out: &mut dyn Write,
     entries: &[Entry<'_>],
     metadata: Option<&BTreeMap<String, String>>,
+    header_reserve: usize,
     data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
     let outgoing = prepare(entries)?;
-    let header = header(&outgoing, metadata_for(metadata, &outgoing), 0)?;
+    let header = header(
+        &outgoing,
+        metadata_for(metadata, &outgoing),
+        header_reserve,
+        0,
+    )?;
     let io = |e| tensor_core::Error::io("writing a safetensors file", e);
     out.write_all(&header).map_err(io)?;
     let mut written = header.len() as u64;
@@ -223,7 +233,7 @@ pub fn write<'a, N: AsRef<str>>(
             shape: v.shape(),
         })
         .collect();
-    write_streamed(out, &entries, metadata, &mut |i, w| {
+    write_streamed(out, &entries, metadata, 0, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
             .map_err(|e| tensor_core::Error::io("writing a safetensors file", e).into())
     })

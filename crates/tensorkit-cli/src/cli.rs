@@ -281,6 +281,13 @@ pub struct Target {
     /// default 64 KiB). Other formats fix their layout and refuse it.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub alignment: Option<u64>,
+    /// safetensors and GGUF output: leave room for this many more bytes of header (e.g.
+    /// `64KiB`), so that later `tensorkit edit`s of the metadata fit in place instead of
+    /// copying the file. safetensors pads its JSON header with spaces, GGUF keeps the room
+    /// in a `tensorkit.padding` string; every reader accepts both. By default none: the
+    /// bytes the reference writers write.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub header_reserve: Option<u64>,
     /// GGUF output only: quantize the weight matrices (floating-point tensors of two or more
     /// dimensions whose rows are whole blocks) to this ggml type — `Q8_0`, `Q5_1`, `Q5_0`,
     /// `Q4_1` or `Q4_0` byte for byte as gguf-py quantizes, `Q6_K` or `Q4_K` as ggml's
@@ -298,6 +305,15 @@ pub struct Target {
 }
 
 impl Target {
+    /// The layout options: `--alignment` and `--header-reserve`.
+    #[must_use]
+    pub fn layout(&self) -> tensorkit::formats::Layout {
+        tensorkit::formats::Layout {
+            alignment: self.alignment,
+            header_reserve: self.header_reserve.unwrap_or(0),
+        }
+    }
+
     /// `set` dequantized as `--dequantize` says, then quantized as `--quantize` asks (GGUF
     /// output only), with what was kept as it was; `set` itself when nothing is asked.
     pub fn quantized<'a>(

@@ -106,7 +106,7 @@ pub fn run(
             output,
             max,
             pipeline,
-            args.alignment,
+            args.layout(),
             durability,
         )?;
         let mut bytes = 0;
@@ -133,7 +133,7 @@ pub fn run(
         output,
         progress,
         pipeline,
-        args.alignment,
+        args.layout(),
         durability,
     )?);
     let bytes = std::fs::metadata(output)
@@ -160,7 +160,7 @@ pub(crate) fn write_output(
     output: &Path,
     progress: bool,
     pipeline: &PipelineSpec,
-    alignment: Option<u64>,
+    layout: tensorkit::formats::Layout,
     durability: tensorkit::Durability,
 ) -> Result<Vec<String>> {
     let bar = progress_bar(set, output, progress);
@@ -169,9 +169,9 @@ pub(crate) fn write_output(
     let dropped = match &bar {
         Some(bar) => {
             let mut wrapped = bar.wrap_write(&mut copying);
-            formats::write_into(target, set, output, &mut wrapped, pipeline, alignment)?
+            formats::write_into(target, set, output, &mut wrapped, pipeline, layout)?
         }
-        None => formats::write_into(target, set, output, &mut copying, pipeline, alignment)?,
+        None => formats::write_into(target, set, output, &mut copying, pipeline, layout)?,
     };
     file.commit()?;
     if let Some(bar) = bar {

@@ -81,7 +81,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
             &set,
             &path,
             &crate::pipeline_spec::PipelineSpec::default(),
-            None,
+            formats::Layout::default(),
             tensorkit::Durability::Cached,
         )?;
         let write = start.elapsed();

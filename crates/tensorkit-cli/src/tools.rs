@@ -471,7 +471,7 @@ pub fn merge(
         output,
         progress,
         pipeline,
-        args.alignment,
+        args.layout(),
         durability,
     )?);
     let mut text = format!(
@@ -665,7 +665,7 @@ pub fn split(
             limits: set.limits,
             mapped: set.mapped.clone(),
         };
-        formats::write(target, &single, &path, pipeline, args.alignment, durability)?;
+        formats::write(target, &single, &path, pipeline, args.layout(), durability)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({

@@ -220,7 +220,7 @@ pub fn write_sharded(
     path: &Path,
     max_shard_bytes: u64,
     pipeline: &crate::pipeline_spec::PipelineSpec,
-    alignment: Option<u64>,
+    layout: crate::formats::Layout,
     durability: tensor_core::atomic::Durability,
 ) -> Result<Sharded> {
     if max_shard_bytes == 0 {
@@ -279,7 +279,7 @@ pub fn write_sharded(
             };
             let shard_path = dir.join(&file);
             for note in
-                crate::formats::write(format, &shard, &shard_path, pipeline, alignment, durability)?
+                crate::formats::write(format, &shard, &shard_path, pipeline, layout, durability)?
             {
                 if !left_out.contains(&note) {
                     left_out.push(note);
@@ -393,7 +393,7 @@ pub fn write_gguf_split(
                 &shard,
                 &path,
                 &crate::pipeline_spec::PipelineSpec::default(),
-                None,
+                crate::formats::Layout::default(),
                 durability,
             )? {
                 if !left_out.contains(&note) {

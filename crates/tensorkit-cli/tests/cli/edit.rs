@@ -299,6 +299,68 @@ fn from_json_and_report() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Files written with `--header-reserve` take edits far larger than their header in place:
+/// safetensors in its padding, GGUF in its `tensorkit.padding` string, which reading hides.
+fn header_reserve() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let sources = [
+        demo_files(dir.path())?
+            .into_iter()
+            .find(|f| f.extension().is_some_and(|e| e == "safetensors"))
+            .ok_or("no safetensors demo file")?,
+        testdata().join("reference/gguf/model.gguf"),
+    ];
+    for source in sources {
+        let ext = source
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        let file = dir.path().join(format!("reserved.{ext}"));
+        let out = tensorkit(&[
+            "convert",
+            "--quiet",
+            &source.to_string_lossy(),
+            &file.to_string_lossy(),
+            "--header-reserve",
+            "4KiB",
+        ]);
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+        }
+        let before = digests(&file)?;
+        let long = format!("note={}", "n".repeat(3000));
+        for args in [
+            &["--set", long.as_str()][..],
+            &["--delete", "note"],
+            &["--set", "note=short"],
+        ] {
+            let r = ok(args, &file)?;
+            if r["method"] != "in-place" {
+                return Err(format!("{ext} {args:?}: {r}").into());
+            }
+        }
+        let v = inspect_json(&file)?;
+        if v["metadata"]["note"] != "short" || v["metadata"].get("tensorkit.padding").is_some() {
+            return Err(format!("{ext}: metadata {}", v["metadata"]).into());
+        }
+        if digests(&file)? != before {
+            return Err(format!("{ext}: the tensors changed").into());
+        }
+    }
+    let zt = dir.path().join("x.zt");
+    let out = tensorkit(&[
+        "convert",
+        &dir.path().join("demo-ztensor-2.zt").to_string_lossy(),
+        &zt.to_string_lossy(),
+        "--header-reserve",
+        "1KiB",
+    ]);
+    if expect_error_contract(&out, false)? != "invalid_argument" || zt.exists() {
+        return Err("a header reserve for zTensor 2 was not refused".into());
+    }
+    Ok(())
+}
+
 /// A shard set edited through its index: metadata in the index, renames in the shards and
 /// the weight map, the values unchanged.
 fn shard_set() -> Result<(), Failed> {
@@ -461,6 +523,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test("edit::refusals", refusals),
         Trial::test("edit::from_json_and_report", from_json_and_report),
         Trial::test("edit::shard_set", shard_set),
+        Trial::test("edit::header_reserve", header_reserve),
         // A 1 MB header rewritten in place (a shorter value): killed before, during and
         // after the patch.
         Trial::test("edit::killed_in_place", || {

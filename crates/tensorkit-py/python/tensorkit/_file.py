@@ -326,6 +326,7 @@ def _options(
     metadata: Mapping[str, Any] | None = None,
     pipeline: str | None = None,
     alignment: int | str | None = None,
+    header_reserve: int | str | None = None,
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
@@ -340,6 +341,7 @@ def _options(
         "pipeline": pipeline,
         "allow_extensions": allow_extensions,
         "alignment": _size(alignment),
+        "header_reserve": _size(header_reserve),
         "max_shard_size": _size(max_shard_size),
         "fsync": fsync,
         "quantize": quantize,
@@ -359,6 +361,7 @@ def save(
     fsync: bool = False,
     allow_extensions: bool = False,
     quantize: str | None = None,
+    header_reserve: int | str | None = None,
 ) -> list[str]:
     """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
     the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``, ``.gguf``). ``quantize``
@@ -367,7 +370,9 @@ def save(
     Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
     only tensorkit reads or tensogram's validation flags, as ``--allow-extensions`` does
     (packed float32, NaN and ±Inf kept bit for bit instead of in masks); ``alignment``
-    zTensor 2's blob alignment; ``max_shard_size`` writes a Hugging Face shard set;
+    zTensor 2's blob alignment; ``header_reserve`` (safetensors and GGUF: ``"64KiB"``)
+    leaves room in the header so that later :func:`edit` calls fit in place;
+    ``max_shard_size`` writes a Hugging Face shard set;
     ``fsync`` syncs each file to disk before it is renamed into place, so that it survives a
     power failure (without it the file still appears only when complete). Returns what the
     format could not hold and left out."""
@@ -379,6 +384,7 @@ def save(
             metadata=metadata,
             pipeline=pipeline,
             alignment=alignment,
+            header_reserve=header_reserve,
             max_shard_size=max_shard_size,
             fsync=fsync,
             allow_extensions=allow_extensions,
@@ -422,11 +428,12 @@ def convert(
     allow_extensions: bool = False,
     quantize: str | None = None,
     dequantize: str | None = None,
+    header_reserve: int | str | None = None,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
-    names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions`` and
-    ``quantize`` as in :func:`save`). A GGUF file's quantized tensors become float32 unless
-    ``dequantize`` says ``"float16"``, ``"bfloat16"`` or ``"raw"`` (their blocks as
+    names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions``,
+    ``quantize`` and ``header_reserve`` as in :func:`save`). A GGUF file's quantized tensors
+    become float32 unless ``dequantize`` says ``"float16"``, ``"bfloat16"`` or ``"raw"`` (their blocks as
     ``uint8``, the types recorded under ``gguf.raw_blocks`` in the metadata, blocks again
     when converted back to GGUF). Returns what the target left out."""
     return _tensorkit.convert(
@@ -442,6 +449,7 @@ def convert(
             allow_extensions=allow_extensions,
             quantize=quantize,
             dequantize=dequantize,
+            header_reserve=header_reserve,
         ),
     )
 

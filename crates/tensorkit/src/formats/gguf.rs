@@ -45,7 +45,12 @@ pub(super) fn read<'a>(
 fn metadata(file: &Gguf<'_>) -> (Map<String, Json>, BTreeMap<String, String>) {
     let mut values = Map::new();
     let mut types = BTreeMap::new();
-    for (k, v) in file.metadata() {
+    // Room for edits in place is the writer's, not the model's.
+    for (k, v) in file
+        .metadata()
+        .iter()
+        .filter(|(k, _)| k != tensor_gguf::PADDING_KEY)
+    {
         values.insert(k.to_string(), to_json(v));
         types.insert(k.to_string(), type_label(v));
     }
@@ -286,7 +291,13 @@ pub(super) fn read_in<'w>(
 /// Writes `set` as GGUF v3: metadata with the types recorded for it (else chosen as gguf-py
 /// chooses them, floats that float32 cannot hold exactly as `FLOAT64`), dense tensors in
 /// their own type, quantized ones as their stored blocks.
-pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Path) -> Result<()> {
+pub(super) fn write(
+    set: &TensorSet<'_>,
+    out: &mut dyn std::io::Write,
+    path: &Path,
+    header_reserve: u64,
+) -> Result<()> {
+    let reserve = tensor_core::checked::to_usize(header_reserve, "header reserve")?;
     // Blocks another format holds as `uint8` (written with `Dequantize::Raw`) are quantized
     // tensors again.
     let raw = raw_blocks(set);
@@ -333,6 +344,8 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
         });
     }
     let pairs: Vec<(&str, &Value<'_>)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let padding = Value::String(" ".repeat(reserve).into());
+    let pairs = tensor_gguf::with_padding(&pairs, &padding);
     let mut carried = super::Carried::default();
     let written =
         tensor_gguf::write_streamed(out, &pairs, &entries, ByteOrder::Little, &mut |i, w| {

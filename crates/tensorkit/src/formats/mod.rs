@@ -289,6 +289,21 @@ pub(crate) fn open_header<'a>(
     }
 }
 
+/// The largest header reserve ([`Layout::header_reserve`]): safetensors readers refuse
+/// headers over 100 MB.
+pub const MAX_HEADER_RESERVE: u64 = 64 << 20;
+
+/// Where a writer puts things, for the formats that let it choose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// zTensor 2: blobs at multiples of this many bytes
+    /// ([`WriteOptions::alignment`](crate::WriteOptions::alignment)).
+    pub alignment: Option<u64>,
+    /// safetensors and GGUF: room left in the header for later edits in place, in bytes
+    /// ([`WriteOptions::header_reserve`](crate::WriteOptions::header_reserve)).
+    pub header_reserve: u64,
+}
+
 /// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place, synced to
 /// disk first if `durability` asks), with `pipeline` applied to every tensor (Tensogram output
 /// only) and blobs at multiples of `alignment` where the format lets the writer choose (zTensor 2;
@@ -300,7 +315,7 @@ pub fn write(
     set: &TensorSet<'_>,
     path: &Path,
     pipeline: &PipelineSpec,
-    alignment: Option<u64>,
+    layout: Layout,
     durability: tensor_core::atomic::Durability,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
@@ -310,7 +325,7 @@ pub fn write(
         path,
         &mut file.copying_from(&set.mapped),
         pipeline,
-        alignment,
+        layout,
     )?;
     file.commit()?;
     Ok(dropped)
@@ -330,10 +345,10 @@ pub fn write_into(
     path: &Path,
     out: &mut dyn WriteSeek,
     pipeline: &PipelineSpec,
-    alignment: Option<u64>,
+    layout: Layout,
 ) -> Result<Vec<String>> {
     if set.tensors.iter().all(|t| t.check.is_none()) {
-        return write_tensors(format, set, path, out, pipeline, alignment);
+        return write_tensors(format, set, path, out, pipeline, layout);
     }
     let unchecked = TensorSet {
         tensors: set
@@ -348,7 +363,7 @@ pub fn write_into(
     };
     let mut checked = Ok(());
     let written = tensor_core::tee::beside(
-        || write_tensors(format, &unchecked, path, out, pipeline, alignment),
+        || write_tensors(format, &unchecked, path, out, pipeline, layout),
         || checked = set.tensors.iter().try_for_each(NamedTensor::verify),
     );
     // A damaged source is the cause whatever the writer made of it.
@@ -362,9 +377,25 @@ fn write_tensors(
     path: &Path,
     out: &mut dyn WriteSeek,
     pipeline: &PipelineSpec,
-    alignment: Option<u64>,
+    layout: Layout,
 ) -> Result<Vec<String>> {
-    if alignment.is_some() && format != FormatId::Ztensor2 {
+    if layout.header_reserve > MAX_HEADER_RESERVE {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "a header reserve of {} bytes (at most {MAX_HEADER_RESERVE}: safetensors readers refuse longer headers)",
+                layout.header_reserve
+            ),
+        });
+    }
+    if layout.header_reserve > 0 && !matches!(format, FormatId::Safetensors | FormatId::Gguf) {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "a header reserve applies to safetensors and gguf output; {} keeps its header elsewhere",
+                format.id()
+            ),
+        });
+    }
+    if layout.alignment.is_some() && format != FormatId::Ztensor2 {
         return Err(Error::UnknownTarget {
             what: format!(
                 "an alignment applies to ztensor-2 output only; {} lays its tensors out itself",
@@ -404,7 +435,7 @@ fn write_tensors(
         set
     };
     match format {
-        FormatId::Safetensors => safetensors::write(set, out, path)?,
+        FormatId::Safetensors => safetensors::write(set, out, path, layout.header_reserve)?,
         FormatId::Bintensors => {
             bintensors::write(set, out, path, tensor_bintensors::Layout::Release)?;
         }
@@ -412,9 +443,9 @@ fn write_tensors(
             bintensors::write(set, out, path, tensor_bintensors::Layout::Legacy)?;
         }
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
-        FormatId::Ztensor2 => ztensor::write_v2(set, out, path, alignment)?,
+        FormatId::Ztensor2 => ztensor::write_v2(set, out, path, layout.alignment)?,
         FormatId::Tensogram => dropped.extend(tensogram::write(set, out, path, pipeline)?),
-        FormatId::Gguf => gguf::write(set, out, path)?,
+        FormatId::Gguf => gguf::write(set, out, path, layout.header_reserve)?,
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),
@@ -444,7 +475,14 @@ pub(crate) fn write_edited(
         tensogram::write_edited(bytes, old, new, path, out)?;
         return Ok(Vec::new());
     }
-    write_into(new.format, new, path, out, &PipelineSpec::default(), None)
+    write_into(
+        new.format,
+        new,
+        path,
+        out,
+        &PipelineSpec::default(),
+        Layout::default(),
+    )
 }
 
 /// The tensor attributes of `set` that `format` has no place for, one note each: all of

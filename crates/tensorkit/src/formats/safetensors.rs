@@ -49,7 +49,13 @@ pub(super) fn read<'a>(
 
 /// Writes `set` as safetensors to `out`, one tensor at a time. Metadata values must be
 /// strings; unnamed tensors are called `tensor_<i>`.
-pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Path) -> Result<()> {
+pub(super) fn write(
+    set: &TensorSet<'_>,
+    out: &mut dyn std::io::Write,
+    path: &Path,
+    header_reserve: u64,
+) -> Result<()> {
+    let header_reserve = tensor_core::checked::to_usize(header_reserve, "header reserve")?;
     let names = set.names();
     let entries: Vec<Entry<'_>> = names
         .iter()
@@ -65,12 +71,17 @@ pub(super) fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Pa
     // The tensors are decoded (if need be) and streamed as the writer asks for them; an
     // error of ours is kept whole and handed back after the writer stops.
     let mut carried = super::Carried::default();
-    let written =
-        tensor_safetensors::write_streamed(out, &entries, metadata.as_ref(), &mut |i, w| {
+    let written = tensor_safetensors::write_streamed(
+        out,
+        &entries,
+        metadata.as_ref(),
+        header_reserve,
+        &mut |i, w| {
             set.tensors[i]
                 .write_canonical(&set.limits, w)
                 .map_err(|e| carried.keep(e, tensor_safetensors::Error::Unwritable))
-        });
+        },
+    );
     carried.finish(written, wrap(path))?;
     Ok(())
 }

@@ -30,6 +30,11 @@ pub struct WriteOptions {
     /// layout (safetensors and BinTensors pack tensors after an 8-byte-padded header,
     /// zTensor 0.1 aligns to 64, Tensogram frames to 8), and refuses a value.
     pub alignment: Option<u64>,
+    /// safetensors and GGUF output: room for this many more bytes of header, so that later
+    /// metadata edits fit in place ([`crate::edit()`]) — safetensors pads its JSON with
+    /// spaces, GGUF holds the room in a `tensorkit.padding` string of spaces. Every reader
+    /// accepts both. 0 (the default) writes exactly what the reference writers write.
+    pub header_reserve: u64,
     /// Whether a written file is also synced to disk before it is renamed into place, to
     /// survive a power failure once `save` returns ([`Durability::Synced`](crate::Durability),
     /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the
@@ -50,6 +55,13 @@ impl WriteOptions {
         WriteOptions {
             format: Some(format),
             ..WriteOptions::default()
+        }
+    }
+
+    fn layout(&self) -> formats::Layout {
+        formats::Layout {
+            alignment: self.alignment,
+            header_reserve: self.header_reserve,
         }
     }
 
@@ -120,7 +132,7 @@ fn write_set(
             path,
             max,
             &options.pipeline,
-            options.alignment,
+            options.layout(),
             options.durability,
         )?
         .left_out),
@@ -129,7 +141,7 @@ fn write_set(
             set,
             path,
             &options.pipeline,
-            options.alignment,
+            options.layout(),
             options.durability,
         ),
     }?;
@@ -173,7 +185,7 @@ pub fn serialize_tensors<'a, N: Into<String>>(
         Path::new("<bytes>"),
         &mut out,
         &options.pipeline,
-        options.alignment,
+        options.layout(),
     )?;
     Ok(out.into_inner())
 }

@@ -1,0 +1,144 @@
+"""tensorkit.edit against the reference packages: every edited file opens in its format's
+own package with the edited metadata and names and the same tensors; safetensors and GGUF
+headers that fit are rewritten in place; an edit a format cannot hold leaves the file as
+it was."""
+
+import bintensors.numpy as bt
+import numpy as np
+import pytest
+import safetensors
+import safetensors.numpy as st
+import tensogram
+import ztensor.numpy as zt
+
+import tensorkit
+
+TENSORS = {
+    "a": np.arange(12, dtype=np.float32).reshape(3, 4),
+    "b": np.arange(6, dtype=np.int16),
+}
+
+
+def same_tensors(got, renames=None):
+    renames = renames or {}
+    want = {renames.get(k, k): v for k, v in TENSORS.items()}
+    assert sorted(got) == sorted(want)
+    for name, arr in want.items():
+        np.testing.assert_array_equal(np.asarray(got[name]), arr, err_msg=name)
+
+
+def test_safetensors_in_place_then_copy(tmp_path):
+    path = tmp_path / "m.safetensors"
+    st.save_file(TENSORS, path, metadata={"format": "np", "note": "x" * 100})
+    data = path.read_bytes()
+    report = tensorkit.edit(path, {"note": "short"}, rename={"a": "alpha"})
+    assert report.in_place and report.format == "safetensors" and not report.dry_run
+    assert [c.op for c in report.changes] == ["set", "rename"]
+    assert report.changes[0] == tensorkit.Change(op="set", key="note", old="x" * 100, new="short")
+    assert report.changes[1] == tensorkit.Change(op="rename", old="a", new="alpha")
+    edited = path.read_bytes()
+    header = 8 + int.from_bytes(data[:8], "little")
+    assert len(edited) == len(data) and edited[header:] == data[header:]
+    with safetensors.safe_open(path, "np") as f:
+        assert f.metadata() == {"format": "np", "note": "short"}
+    same_tensors(st.load_file(path), {"a": "alpha"})
+
+    report = tensorkit.edit(path, {"licence": "y" * 1000}, delete=["note"])
+    assert report.method == "copy"
+    with safetensors.safe_open(path, "np") as f:
+        assert f.metadata() == {"format": "np", "licence": "y" * 1000}
+    same_tensors(st.load_file(path), {"a": "alpha"})
+
+
+def test_a_dry_run_and_a_refused_edit_change_nothing(tmp_path):
+    path = tmp_path / "m.safetensors"
+    st.save_file(TENSORS, path)
+    before = path.read_bytes()
+    report = tensorkit.edit(path, {"k": "v"}, dry_run=True)
+    assert report.dry_run and report.method == "copy" and len(report.changes) == 1
+    with pytest.raises(tensorkit.UnsupportedError, match="only strings"):
+        tensorkit.edit(path, {"k": 5})
+    with pytest.raises(tensorkit.UnsupportedError, match="no place"):
+        tensorkit.edit(path, attributes={"a": {"units": "K"}})
+    with pytest.raises(tensorkit.InvalidArgumentError, match="no metadata key"):
+        tensorkit.edit(path, delete=["missing"])
+    with pytest.raises(tensorkit.InvalidArgumentError, match="already has that name"):
+        tensorkit.edit(path, rename={"a": "b"})
+    assert path.read_bytes() == before
+    assert tensorkit.edit(path).method == "unchanged"
+
+
+def test_gguf_as_gguf_py_reads_it(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    path = tmp_path / "m.gguf"
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_name("model")
+    w.add_context_length(2048)
+    for name, arr in TENSORS.items():
+        w.add_tensor(name, arr)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    report = tensorkit.edit(path, {"general.name": "modl"})
+    assert report.in_place
+    report = tensorkit.edit(
+        path,
+        {"llama.context_length": 4096, "general.licence": "mit", "tokenizer.chat_template": "{{ x }}" * 50},
+        rename={"b": "bias"},
+        types={"general.licence": "STRING"},
+    )
+    r = gguf.GGUFReader(path)
+    fields = {k: f.contents() for k, f in r.fields.items()}
+    assert fields["general.name"] == "modl"
+    assert fields["llama.context_length"] == 4096
+    assert r.fields["llama.context_length"].types == [gguf.GGUFValueType.UINT32]
+    assert fields["general.licence"] == "mit"
+    assert fields["tokenizer.chat_template"] == "{{ x }}" * 50
+    same_tensors({t.name: np.asarray(t.data).reshape(tuple(reversed(t.shape.tolist()))) for t in r.tensors}, {"b": "bias"})
+
+
+def test_ztensor_bintensors_and_tensogram_read_the_edited_files(tmp_path):
+    for ext in ("zt", "bt", "tgm"):
+        path = tmp_path / f"m.{ext}"
+        tensorkit.save(path, TENSORS, metadata={"source": "test"})
+        attributes = {"a": {"units": "K", "scale": 0.5}} if ext != "bt" else {}
+        report = tensorkit.edit(path, {"source": "edited", "licence": "mit"}, rename={"b": "bias"}, attributes=attributes)
+        assert report.method == "copy", ext
+        with tensorkit.open(path) as f:
+            assert f.metadata == {"source": "edited", "licence": "mit"}, ext
+    same_tensors(zt.load_file(tmp_path / "m.zt"), {"b": "bias"})
+    same_tensors(bt.load_file(tmp_path / "m.bt"), {"b": "bias"})
+    meta, objects = tensogram.decode((tmp_path / "m.tgm").read_bytes(), verify_hash=True)
+    assert meta.extra == {"source": "edited", "licence": "mit"}
+    assert meta.base[0]["units"] == "K" and meta.base[0]["scale"] == 0.5
+    same_tensors({base["name"]: arr for base, (_, arr) in zip(meta.base, objects)}, {"b": "bias"})
+
+
+def test_a_tensogram_edit_keeps_each_object_encoded_as_it_was(tmp_path):
+    path = tmp_path / "c.tgm"
+    tensorkit.save(path, TENSORS, pipeline="shuffle,zstd:3")
+    before = [desc.compression for desc, _ in tensogram.decode(path.read_bytes())[1]]
+    tensorkit.edit(path, {"k": "v"})
+    meta, objects = tensogram.decode(path.read_bytes(), verify_hash=True)
+    assert [desc.compression for desc, _ in objects] == before == ["zstd", "zstd"]
+    same_tensors({base["name"]: arr for base, (_, arr) in zip(meta.base, objects)})
+
+
+def test_a_header_reserve_takes_later_edits_in_place(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    for ext in ("safetensors", "gguf"):
+        path = tmp_path / f"r.{ext}"
+        tensorkit.save(path, TENSORS, metadata={"note": "x"}, header_reserve="4KiB")
+        size = path.stat().st_size
+        report = tensorkit.edit(path, {"tokenizer.chat_template": "t" * 3000})
+        assert report.in_place, ext
+        assert path.stat().st_size == size
+        with tensorkit.open(path) as f:
+            assert f.metadata["tokenizer.chat_template"] == "t" * 3000
+            assert "tensorkit.padding" not in f.metadata
+    with safetensors.safe_open(tmp_path / "r.safetensors", "np") as f:
+        assert f.metadata()["tokenizer.chat_template"] == "t" * 3000
+    r = gguf.GGUFReader(tmp_path / "r.gguf")
+    assert r.fields["tokenizer.chat_template"].contents() == "t" * 3000
+    same_tensors({t.name: np.asarray(t.data).reshape(tuple(reversed(t.shape.tolist()))) for t in r.tensors})
