@@ -33,7 +33,8 @@ pub use read::{ALIGNMENT_KEY, DEFAULT_ALIGNMENT, Gguf, Header, MAGIC, MAX_DIMS, 
 pub use tensor_core::ReadOptions;
 pub use value::{Array, Value, ValueType};
 pub use write::{
-    Entry, PADDING_KEY, VERSION, Writer, header_in_place, with_padding, write_streamed,
+    Entry, PADDING_KEY, VERSION, Writer, header_in_place, header_moved, with_padding,
+    write_streamed,
 };
 
 /// GGUF (llama.cpp's format), as the format contract describes it.

@@ -185,6 +185,38 @@ fn head(
     Ok(head)
 }
 
+/// The header of a copy of an existing file, `old` as parsed, whose header
+/// [`header_in_place`] could not rewrite: `metadata` in the order given, the tensors in file
+/// order under `names`, each keeping its data offset, zero-padded to the alignment, so that
+/// the old data section follows it as it is. The version and byte order are the file's; the
+/// alignment must keep its value.
+pub fn header_moved(
+    old: &crate::Header<'_>,
+    metadata: &[(&str, &Value<'_>)],
+    names: &[&str],
+) -> Result<Vec<u8>> {
+    if alignment_of(metadata)? != old.alignment || names.len() != old.tensors.len() {
+        return Err(Error::CannotWrite(
+            "a copy keeps the file's alignment and tensors".into(),
+        ));
+    }
+    let entries: Vec<Entry<'_>> = old
+        .tensors
+        .iter()
+        .zip(names)
+        .map(|(t, name)| Entry {
+            name,
+            ggml_type: t.ggml_type,
+            shape: &t.shape,
+        })
+        .collect();
+    let offsets: Vec<u64> = old.tensors.iter().map(|t| t.offset).collect();
+    let mut head = head(old.version, old.byte_order, metadata, &entries, &offsets)?;
+    let end = checked::align_up(head.len() as u64, old.alignment, "GGUF data offset")?;
+    head.resize(end as usize, 0);
+    Ok(head)
+}
+
 /// A header to write over the header of an existing file, `old` as parsed: `metadata` in
 /// the order given, and the file's tensors in file order, each keeping its type, shape and
 /// data, under the names given (`names[i]` for `old.tensors[i]`). Zero-padded to the old

@@ -157,6 +157,17 @@ pub fn header_in_place(
     Ok((header.len() == old_len).then_some(header))
 }
 
+/// The header of a copy of an existing file whose header [`header_in_place`] could not
+/// rewrite: `entries` (the file's tensors in stored order) keep their bytes' order and
+/// offsets, so that the file's data section follows the new header as it is.
+pub fn header_moved(
+    entries: &[Entry<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let outgoing = describe(entries)?;
+    header(&outgoing, metadata_for(metadata, &outgoing), 0, 0)
+}
+
 /// Writes a safetensors file to `out` from tensors described by `entries`, asking
 /// `data(i, w)` for the little-endian elements of `entries[i]` (bools as 0/1) when they
 /// are written — once each, one at a time, in the order the header lays them out (falling

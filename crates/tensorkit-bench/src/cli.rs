@@ -1,5 +1,6 @@
 //! (i) The CLI at the speed of the library: `tensorkit convert` of one large tensor between
-//! every two uncompressed formats, next to `cp` of the same file.
+//! every two uncompressed formats, next to `cp` of the same file; (j) `tensorkit edit` of one
+//! metadata key of a large file, in place and as a copy next to `cp`.
 
 use crate::workloads::{time_new_file, write_all};
 use crate::{Scale, as_bytes, field, row};
@@ -121,5 +122,91 @@ pub(crate) fn convert(scale: Scale, dir: &Path) -> Vec<Value> {
     for (_, path, _) in files {
         let _ = std::fs::remove_file(path);
     }
+    rows
+}
+
+/// A safetensors file of about `bytes` bytes: one `uint8` tensor (a repeating pattern,
+/// written a chunk at a time) and a metadata key `note`.
+fn large_safetensors(path: &Path, bytes: usize) {
+    use std::io::Write as _;
+    let mut json = format!(
+        r#"{{"__metadata__":{{"note":"a"}},"t":{{"dtype":"U8","shape":[{bytes}],"data_offsets":[0,{bytes}]}}}}"#
+    )
+    .into_bytes();
+    json.resize(json.len().next_multiple_of(8), b' ');
+    let mut f = std::io::BufWriter::new(File::create(path).expect("scratch file"));
+    f.write_all(&(json.len() as u64).to_le_bytes())
+        .and_then(|()| f.write_all(&json))
+        .expect("write");
+    let chunk: Vec<u8> = (0..64usize << 20).map(|i| (i * 31 % 251) as u8).collect();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len());
+        f.write_all(&chunk[..n]).expect("write");
+        left -= n;
+    }
+    f.into_inner()
+        .expect("flush")
+        .sync_all()
+        .expect("sync");
+}
+
+/// (j) `tensorkit edit` of one metadata key of a large safetensors file: in place (a new
+/// value as long as the old, alternating, so that every run changes the file), and a value
+/// too long for the header, so that every run copies the file, next to `cp` of it over an
+/// existing copy.
+pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
+    let cli = cli();
+    let path = dir.join("edit.safetensors");
+    large_safetensors(&path, scale.edit_file);
+    let bytes = std::fs::metadata(&path).expect("the file").len();
+    let size = format!("{} MiB", scale.edit_file >> 20);
+    let mut rows = Vec::new();
+    let in_place = format!("edit one metadata key of a {size} safetensors file, in place");
+    let mut k = 0usize;
+    let t = crate::time_for(scale.runs.max(20), 1.0, || {
+        k += 1;
+        let value = if k % 2 == 0 { "note=a" } else { "note=b" };
+        run(Command::new(&cli).arg("edit").arg(&path).args(["--set", value]));
+    });
+    rows.push(row("j", &in_place, "tensorkit edit (in place)", &t, Some(bytes), Value::Null));
+    let copy = format!("edit one metadata key of a {size} safetensors file, header too small");
+    // An edit that copies replaces the file, so `cp` replaces one too: it copies over a
+    // copy made beforehand (truncating it, as an edit's rename frees the old file), each
+    // run synced to disk afterwards, outside the timing, as the edits are.
+    let dst = dir.join("copied");
+    run(Command::new("cp").arg(&path).arg(&dst));
+    let cp: Vec<f64> = (0..scale.runs)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            run(Command::new("cp").arg(&path).arg(&dst));
+            let secs = start.elapsed().as_secs_f64();
+            File::open(&dst).and_then(|f| f.sync_all()).expect("sync");
+            secs
+        })
+        .collect();
+    let _ = std::fs::remove_file(&dst);
+    rows.push(row("j", &copy, "cp", &cp, Some(bytes), Value::Null));
+    let mut len = 0usize;
+    let mut edit_copy = || {
+        // Longer every time: the header, written tight, never has room for the next value.
+        len += 1000;
+        run(Command::new(&cli)
+            .arg("edit")
+            .arg(&path)
+            .args(["--set", &format!("note={}", "x".repeat(len))]));
+    };
+    edit_copy();
+    let t: Vec<f64> = (0..scale.runs)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            edit_copy();
+            let secs = start.elapsed().as_secs_f64();
+            File::open(&path).and_then(|f| f.sync_all()).expect("sync");
+            secs
+        })
+        .collect();
+    rows.push(row("j", &copy, "tensorkit edit (copy)", &t, Some(bytes), Value::Null));
+    let _ = std::fs::remove_file(&path);
     rows
 }

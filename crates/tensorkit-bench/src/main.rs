@@ -12,7 +12,9 @@
 //! files of (a) read over HTTP with 20 ms per request, against downloading them first, (g)
 //! one thread against every core, (h) how open, get-one and load-all grow with the number of
 //! tensors and the size of one, (i) `tensorkit convert` of the large tensor between every two
-//! uncompressed formats against `cp` (it runs the `tensorkit` binary built beside this one).
+//! uncompressed formats against `cp` (it runs the `tensorkit` binary built beside this one),
+//! (j) `tensorkit edit` of one metadata key of a large safetensors file, in place and, when
+//! the header does not fit, as a copy against `cp`.
 #![forbid(unsafe_code)]
 
 use serde_json::{Value, json};
@@ -42,6 +44,8 @@ pub(crate) struct Scale {
     pub(crate) szip_samples: usize,
     /// Bytes for the bandwidth probes.
     pub(crate) probe: usize,
+    /// Bytes of the file group (j) edits.
+    pub(crate) edit_file: usize,
 }
 
 /// Times `f` `runs` times after one warm-up run; returns the durations in seconds.
@@ -181,6 +185,7 @@ fn main() {
             field: 10_000_000,
             szip_samples: 1 << 20,
             probe: 256 << 20,
+            edit_file: 256 << 20,
         }
     } else {
         Scale {
@@ -190,6 +195,7 @@ fn main() {
             field: 100_000_000,
             szip_samples: 4 << 20,
             probe: 1 << 30,
+            edit_file: 4 << 30,
         }
     };
     let dir = tempfile::tempdir_in(
@@ -202,7 +208,7 @@ fn main() {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
-        .map_or_else(|| "eabcdgfhi".to_owned(), Clone::clone);
+        .map_or_else(|| "eabcdgfhij".to_owned(), Clone::clone);
     let started = Instant::now();
     let mut rows = Vec::new();
     for group in only.chars() {
@@ -216,7 +222,8 @@ fn main() {
             'f' => remote::remote(scale, dir.path()),
             'h' => scaling::scaling(scale, dir.path(), quick),
             'i' => cli::convert(scale, dir.path()),
-            other => panic!("--only: there is no group {other:?} (groups: eabcdgfhi)"),
+            'j' => cli::edit(scale, dir.path()),
+            other => panic!("--only: there is no group {other:?} (groups: eabcdgfhij)"),
         });
     }
     let out = json!({
@@ -224,6 +231,7 @@ fn main() {
         "scale": {
             "runs": scale.runs, "small_tensor_bytes": scale.small_tensor, "big_tensor_bytes": scale.big_tensor,
             "field_elements": scale.field, "szip_samples": scale.szip_samples, "probe_bytes": scale.probe,
+            "edit_file_bytes": scale.edit_file,
         },
         "duration_s": started.elapsed().as_secs_f64(),
         "rows": rows,

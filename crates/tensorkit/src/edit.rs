@@ -12,6 +12,7 @@
 //! as it was.
 
 use crate::error::{Error, Result};
+use crate::formats::EditedHeader;
 use crate::model::{FormatId, TensorSet};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -301,8 +302,8 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     }
     refuse_left_out(path, &new, crate::formats::unheld_attributes(format, &new))?;
     let bytes = old.mapped.first().map(|m| m.bytes()).unwrap_or_default();
-    let in_place = crate::formats::header_in_place(format, bytes, &new, path)?;
-    report.method = if in_place.is_some() {
+    let header = crate::formats::header_for_edit(bytes, old, &new, path)?;
+    report.method = if matches!(header, Some(EditedHeader::InPlace(_))) {
         Method::InPlace
     } else {
         Method::Copy
@@ -311,11 +312,14 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
         return Ok(report);
     }
     let expected = Expected::of(&new);
-    match in_place {
-        Some(patch) => {
+    match header {
+        Some(EditedHeader::InPlace(patch)) => {
             drop(new);
             drop(file);
             patch::apply(path, &patch, options.durability)?;
+        }
+        Some(EditedHeader::Moved { header, data_start }) => {
+            copy_moved(path, bytes, &header, data_start, &new, options.durability)?;
         }
         None => copy(path, bytes, old, &new, options.durability)?,
     }
@@ -578,6 +582,33 @@ fn copy(
     let left_out =
         crate::formats::write_edited(bytes, old, set, path, &mut out.copying_from(&set.mapped))?;
     refuse_left_out(path, set, left_out)?;
+    Ok(out.commit()?)
+}
+
+/// Writes a copy of the file `bytes` over `path` through an atomic file: `header`, then the
+/// old file from `data_start` on, copied by the kernel as `cp` copies (one range).
+fn copy_moved(
+    path: &Path,
+    bytes: &[u8],
+    header: &[u8],
+    data_start: u64,
+    set: &TensorSet<'_>,
+    durability: Durability,
+) -> Result<()> {
+    use std::io::Write as _;
+    let data = usize::try_from(data_start)
+        .ok()
+        .and_then(|start| bytes.get(start..))
+        .ok_or_else(|| Error::Edit {
+            path: path.to_path_buf(),
+            what: format!("the data section starts at {data_start}, past the file's end"),
+        })?;
+    let mut out = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
+    let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
+    let mut copying = out.copying_from(&set.mapped);
+    copying.write_all(header).map_err(io)?;
+    copying.write_all(data).map_err(io)?;
+    copying.flush().map_err(io)?;
     Ok(out.commit()?)
 }
 

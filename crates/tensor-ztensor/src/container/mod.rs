@@ -75,6 +75,12 @@ pub struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
+    /// Where the manifest sits in the file: its offset and length.
+    pub fn manifest_place(&self) -> Result<(u64, u64)> {
+        let (offset, len, _) = locate_manifest(self.bytes, self.generation)?;
+        Ok((offset, len))
+    }
+
     /// Opens a zTensor 1.x or 2 file with default options.
     pub fn open(bytes: &'a [u8]) -> Result<Self> {
         Self::open_with(bytes, &ReadOptions::default())

@@ -5,4 +5,4 @@
 
 mod write;
 
-pub use write::{ObjectEntry, serialize, write, write_streamed};
+pub use write::{ObjectEntry, manifest_in_place, serialize, write, write_streamed};

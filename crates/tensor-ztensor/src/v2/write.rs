@@ -383,20 +383,79 @@ pub fn write_streamed(
     sink.align()?;
     let m_offset = sink.pos;
     sink.put(&manifest)?;
-    let mut footer = Vec::with_capacity(40);
-    footer.extend_from_slice(&m_offset.to_le_bytes());
-    footer.extend_from_slice(&(manifest.len() as u64).to_le_bytes());
-    footer.extend_from_slice(&tensor_core::xxh3::xxh3_64(&manifest).to_le_bytes());
-    footer.extend_from_slice(&2u32.to_le_bytes());
-    footer.extend_from_slice(&0u32.to_le_bytes());
-    footer.extend_from_slice(MAGIC_V2);
-    sink.put(&footer)?;
+    sink.put(&footer(m_offset, &manifest))?;
     sink.out
         .flush()
         .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))?;
     #[cfg(feature = "paranoid")]
     crate::paranoid::check_written(&sink.copy, entries)?;
     Ok(sink.pos)
+}
+
+/// The 40-byte footer of a manifest at `offset`.
+fn footer(offset: u64, manifest: &[u8]) -> Vec<u8> {
+    let mut footer = Vec::with_capacity(40);
+    footer.extend_from_slice(&offset.to_le_bytes());
+    footer.extend_from_slice(&(manifest.len() as u64).to_le_bytes());
+    footer.extend_from_slice(&tensor_core::xxh3::xxh3_64(manifest).to_le_bytes());
+    footer.extend_from_slice(&2u32.to_le_bytes());
+    footer.extend_from_slice(&0u32.to_le_bytes());
+    footer.extend_from_slice(MAGIC_V2);
+    footer
+}
+
+/// What an edit writes over the manifest and footer of the zTensor 2 file `bytes`: the
+/// manifest as the file holds it, changed by `change` (handed its root map), in
+/// deterministic CBOR, then its footer — to be written at the offset returned, the old
+/// manifest's, the file ending after it. The blobs before it are not touched: renaming an
+/// object, or changing its attributes or the file's, moves no data. What `change` makes is
+/// checked as the writer checks what it writes (names, attribute keys and nesting).
+pub fn manifest_in_place(
+    bytes: &[u8],
+    options: &tensor_core::ReadOptions,
+    change: impl FnOnce(&mut Value) -> Result<()>,
+) -> Result<(u64, Vec<u8>)> {
+    let container = crate::Container::open_with(bytes, options)?;
+    if container.generation() != crate::Generation::V2 {
+        return Err(Error::Unwritable(
+            "only a zTensor 2 manifest is rewritten in place".into(),
+        ));
+    }
+    let (offset, len) = container.manifest_place()?;
+    let manifest = &bytes[offset as usize..(offset + len) as usize];
+    let mut root = tensor_core::cbor::Decoder::new(manifest).value()?;
+    change(&mut root)?;
+    let Value::Map(entries) = &root else {
+        return Err(Error::Unwritable("the manifest must stay a map".into()));
+    };
+    for (k, v) in entries {
+        match (k.as_text(), v) {
+            (Some("attributes"), a) => check_attributes(a, "the file's attributes", 2)?,
+            (Some("objects"), Value::Map(objects)) => {
+                let mut names = std::collections::HashSet::new();
+                for (name, object) in objects {
+                    let name = name.as_text().unwrap_or_default();
+                    if name.is_empty()
+                        || name.len() > 1024
+                        || name.contains('\0')
+                        || !names.insert(name)
+                    {
+                        return Err(Error::Unwritable(format!(
+                            "the object name {name:?} (names are unique, 1 to 1024 bytes, without NUL)"
+                        )));
+                    }
+                    if let Some(a) = object.get("attributes") {
+                        check_attributes(a, &format!("object {name:?}'s attributes"), 4)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let manifest = to_canonical_plain_nan(&root);
+    let mut out = manifest.clone();
+    out.extend_from_slice(&footer(offset, &manifest));
+    Ok((offset, out))
 }
 
 /// Writes a canonical zTensor 2 file to `out` from `(name, view, attributes)` triples:

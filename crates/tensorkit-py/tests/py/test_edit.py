@@ -104,7 +104,8 @@ def test_ztensor_bintensors_and_tensogram_read_the_edited_files(tmp_path):
         tensorkit.save(path, TENSORS, metadata={"source": "test"})
         attributes = {"a": {"units": "K", "scale": 0.5}} if ext != "bt" else {}
         report = tensorkit.edit(path, {"source": "edited", "licence": "mit"}, rename={"b": "bias"}, attributes=attributes)
-        assert report.method == "copy", ext
+        # zTensor 2's manifest, at the end of the file, is rewritten in place.
+        assert report.method == ("in-place" if ext == "zt" else "copy"), ext
         with tensorkit.open(path) as f:
             assert f.metadata == {"source": "edited", "licence": "mit"}, ext
     same_tensors(zt.load_file(tmp_path / "m.zt"), {"b": "bias"})

@@ -385,12 +385,13 @@ fn metadata_values(set: &TensorSet<'_>, raw: bool) -> Result<Vec<(String, Value<
 }
 
 /// The header an edit writes over the header of the GGUF file `bytes` (which `set` was
-/// read from, then given new names and metadata), when it fits in the old one's place.
-pub(super) fn header_in_place(
+/// read from, then given new names and metadata): in its place when it fits, or for a copy
+/// of the file whose data section follows it as it is.
+pub(super) fn header_for_edit(
     bytes: &[u8],
     set: &TensorSet<'_>,
     path: &Path,
-) -> Result<Option<tensor_core::patch::Patch>> {
+) -> Result<Option<super::EditedHeader>> {
     let header = tensor_gguf::Header::parse(
         bytes,
         bytes.len() as u64,
@@ -401,8 +402,26 @@ pub(super) fn header_in_place(
     let pairs: Vec<(&str, &Value<'_>)> = metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let names = set.names();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let header = tensor_gguf::header_in_place(&header, &pairs, &names).map_err(wrap(path))?;
-    Ok(header.map(|h| crate::edit::header_patch(h, bytes.len() as u64)))
+    if let Some(h) = tensor_gguf::header_in_place(&header, &pairs, &names).map_err(wrap(path))? {
+        return Ok(Some(super::EditedHeader::InPlace(
+            crate::edit::header_patch(h, bytes.len() as u64),
+        )));
+    }
+    let alignment = pairs
+        .iter()
+        .find(|(k, _)| *k == tensor_gguf::ALIGNMENT_KEY)
+        .map_or(Some(tensor_gguf::DEFAULT_ALIGNMENT), |(_, v)| match v {
+            Value::U32(a) => Some(u64::from(*a)),
+            _ => None,
+        });
+    if alignment != Some(header.alignment) {
+        // A new alignment moves every tensor: the file is written anew.
+        return Ok(None);
+    }
+    Ok(Some(super::EditedHeader::Moved {
+        header: tensor_gguf::header_moved(&header, &pairs, &names).map_err(wrap(path))?,
+        data_start: header.data_offset,
+    }))
 }
 
 /// A JSON metadata value as a GGUF value: of its recorded type when it fits it, else of the

@@ -544,18 +544,35 @@ impl Carried {
     }
 }
 
-/// The patch that writes an edited set's header over the old one in the file `bytes`
-/// (which `set` was read from, then edited), when its format allows and the new header fits
-/// in the old one's place; `None` when the file must be written anew.
-pub(crate) fn header_in_place(
-    format: FormatId,
+/// A new header for an edited file (see [`header_for_edit`]).
+pub(crate) enum EditedHeader {
+    /// Written over the old one: the file keeps its length or ends after it.
+    InPlace(tensor_core::patch::Patch),
+    /// Too long for the old one's place: a copy of the file is `header`, then the old file
+    /// from `data_start` on, as it is.
+    Moved {
+        /// The new header, padded as the format wants the data to start.
+        header: Vec<u8>,
+        /// Where the old file's data section starts.
+        data_start: u64,
+    },
+}
+
+/// The header of an edited set, for the formats whose header can be written without moving
+/// or rewriting the tensors' bytes: safetensors and GGUF (in the old header's place when it
+/// fits, before the data section as it is otherwise), zTensor 2 (its manifest, at the end,
+/// always in place). `bytes` is the file `old` was read from; `new` is an edit of `old`.
+/// `None` for the other formats, whose files are written anew.
+pub(crate) fn header_for_edit(
     bytes: &[u8],
-    set: &TensorSet<'_>,
+    old: &TensorSet<'_>,
+    new: &TensorSet<'_>,
     path: &Path,
-) -> Result<Option<tensor_core::patch::Patch>> {
-    match format {
-        FormatId::Safetensors => safetensors::header_in_place(bytes, set, path),
-        FormatId::Gguf => gguf::header_in_place(bytes, set, path),
+) -> Result<Option<EditedHeader>> {
+    match new.format {
+        FormatId::Safetensors => safetensors::header_for_edit(bytes, new, path),
+        FormatId::Gguf => gguf::header_for_edit(bytes, new, path),
+        FormatId::Ztensor2 => ztensor::header_for_edit(bytes, old, new, path),
         _ => Ok(None),
     }
 }

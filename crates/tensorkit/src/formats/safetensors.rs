@@ -87,13 +87,13 @@ pub(super) fn write(
 }
 
 /// The header an edit writes over the header of the safetensors file `bytes` (which `set`
-/// was read from, in stored order, then given new names and metadata), when it fits in the
-/// old one's place.
-pub(super) fn header_in_place(
+/// was read from, in stored order, then given new names and metadata): in its place when it
+/// fits (`InPlace`), or for a copy of the file whose data section follows it as it is.
+pub(super) fn header_for_edit(
     bytes: &[u8],
     set: &TensorSet<'_>,
     path: &Path,
-) -> Result<Option<tensor_core::patch::Patch>> {
+) -> Result<Option<super::EditedHeader>> {
     let Some(prefix) = bytes.first_chunk::<8>() else {
         return Ok(None);
     };
@@ -115,7 +115,17 @@ pub(super) fn header_in_place(
         .collect();
     let metadata: Option<BTreeMap<String, String>> =
         super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
-    let header = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
+    let in_place = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
         .map_err(wrap(path))?;
-    Ok(header.map(|h| crate::edit::header_patch(h, bytes.len() as u64)))
+    Ok(Some(match in_place {
+        Some(header) => super::EditedHeader::InPlace(crate::edit::header_patch(
+            header,
+            bytes.len() as u64,
+        )),
+        None => super::EditedHeader::Moved {
+            header: tensor_safetensors::header_moved(&entries, metadata.as_ref())
+                .map_err(wrap(path))?,
+            data_start: old_len as u64,
+        },
+    }))
 }
