@@ -111,6 +111,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{note}");
     }
 
+    // Edit metadata and names without writing the tensors again: in place when the new
+    // header fits (a header reserve leaves room for it), as a copy renamed into place
+    // otherwise; read back before `edit` returns.
+    let roomy = dir.path().join("roomy.safetensors");
+    let mut reserve = WriteOptions::default();
+    reserve.header_reserve = 4096;
+    tensorkit::save(&roomy, &tensorkit::open(&model)?, &reserve)?;
+    let edits = tensorkit::Edits {
+        set: vec![("licence".into(), "CC-BY-4.0".into(), None)],
+        rename: vec![("encoder.w".into(), "encoder.weight".into())],
+        ..tensorkit::Edits::default()
+    };
+    let report = tensorkit::edit(&roomy, &edits, &tensorkit::EditOptions::default())?;
+    println!("{} changes, {}", report.changes.len(), report.method.as_str());
+
     // Below the front door: each format crate's reader, through the one trait they share.
     let bytes = std::fs::read(dir.path().join("model.zt"))?;
     let zt = tensorkit::ztensor::AnyZTensor::open(&bytes)?;
