@@ -435,8 +435,9 @@ impl Write for AtomicFile {
 /// smaller ones cost less written from memory.
 const COPY_AT_LEAST: usize = 64 << 10;
 
-/// The most one kernel copy is asked for, so that the writeback helper is woken as it is for
-/// writes.
+/// The most one kernel copy is asked for when the file is synced as it is written, so that
+/// the writeback helper is woken as it is for writes. Otherwise a range is asked for whole,
+/// as `cp` asks: the kernel copies it in one call.
 const COPY_PIECE: usize = 8 << 20;
 
 /// An [`AtomicFile`] being written, where bytes that lie in one of some memory-mapped files
@@ -484,7 +485,10 @@ impl AtomicFile {
         let staged = self.inner.get_mut();
         let mut copied = 0;
         while copied < len {
-            let piece = (len - copied).min(COPY_PIECE);
+            let piece = match staged.durability {
+                Durability::Synced => (len - copied).min(COPY_PIECE),
+                Durability::Cached => len - copied,
+            };
             match rustix::fs::copy_file_range(from, Some(&mut offset), &staged.file, None, piece) {
                 Ok(0) => {
                     return Err(io::Error::new(

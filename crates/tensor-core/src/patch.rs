@@ -13,7 +13,7 @@
 //! dropped by the next [`recover`]. Killed
 //! during step 2, the file may be half changed, but the journal says how to finish:
 //! [`recover`] writes the ranges again (writing them twice does no harm) and removes the
-//! journal. tensorkit's readers call [`recover`] before they open a local file, as SQLite's
+//! journal. tensorkit's readers call [`recover`] before they open a local file, as `SQLite`'s
 //! readers roll back a hot journal, so a file is never read half changed by them; other
 //! programs see a half-changed file only while step 2 runs, a few system calls long.
 //!
@@ -111,11 +111,11 @@ pub fn is_pending(path: &Path) -> bool {
 }
 
 /// Applies `patch` to the file at `path` (see the module's description).
-pub fn apply(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
+pub fn apply(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
     recover(path, durability)?;
     let journal = journal_path(path);
-    write_journal(&journal, &patch.encode(), durability)?;
-    write_ranges(path, patch, durability)?;
+    write_journal(&journal, &edit.encode(), durability)?;
+    write_ranges(path, edit, durability)?;
     remove_journal(&journal, durability)
 }
 
@@ -128,13 +128,13 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
     };
-    let Ok(patch) = Patch::decode(&bytes, &journal) else {
+    let Ok(pending) = Patch::decode(&bytes, &journal) else {
         // Cut short or damaged: the process writing it stopped before it was whole, and so
         // before it touched the file.
         remove_journal(&journal, durability)?;
         return Ok(false);
     };
-    write_ranges(path, &patch, durability).map_err(|e| match e {
+    write_ranges(path, &pending, durability).map_err(|e| match e {
         Error::Io { context, source } => Error::io(
             format!(
                 "{context}, finishing the unfinished edit that {} records",
@@ -165,14 +165,14 @@ fn write_journal(journal: &Path, bytes: &[u8], durability: Durability) -> Result
     Ok(())
 }
 
-fn write_ranges(path: &Path, patch: &Patch, durability: Durability) -> Result<()> {
+fn write_ranges(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
     use std::io::{Seek, SeekFrom};
     let io = |what: &str, e| Error::io(format!("{what} {}", path.display()), e);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
         .map_err(|e| io("opening to patch", e))?;
-    for (offset, bytes) in &patch.writes {
+    for (offset, bytes) in &edit.writes {
         file.seek(SeekFrom::Start(*offset))
             .and_then(|_| file.write_all(bytes))
             .map_err(|e| io("patching", e))?;
@@ -181,8 +181,8 @@ fn write_ranges(path: &Path, patch: &Patch, durability: Durability) -> Result<()
         .metadata()
         .map_err(|e| io("reading the length of", e))?
         .len();
-    if len != patch.len {
-        file.set_len(patch.len)
+    if len != edit.len {
+        file.set_len(edit.len)
             .map_err(|e| io("setting the length of", e))?;
     }
     if durability == Durability::Synced {

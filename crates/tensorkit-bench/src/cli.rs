@@ -145,10 +145,7 @@ fn large_safetensors(path: &Path, bytes: usize) {
         f.write_all(&chunk[..n]).expect("write");
         left -= n;
     }
-    f.into_inner()
-        .expect("flush")
-        .sync_all()
-        .expect("sync");
+    f.into_inner().expect("flush").sync_all().expect("sync");
 }
 
 /// (j) `tensorkit edit` of one metadata key of a large safetensors file: in place (a new
@@ -166,10 +163,24 @@ pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
     let mut k = 0usize;
     let t = crate::time_for(scale.runs.max(20), 1.0, || {
         k += 1;
-        let value = if k % 2 == 0 { "note=a" } else { "note=b" };
-        run(Command::new(&cli).arg("edit").arg(&path).args(["--set", value]));
+        let value = if k.is_multiple_of(2) {
+            "note=a"
+        } else {
+            "note=b"
+        };
+        run(Command::new(&cli)
+            .arg("edit")
+            .arg(&path)
+            .args(["--set", value]));
     });
-    rows.push(row("j", &in_place, "tensorkit edit (in place)", &t, Some(bytes), Value::Null));
+    rows.push(row(
+        "j",
+        &in_place,
+        "tensorkit edit (in place)",
+        &t,
+        Some(bytes),
+        Value::Null,
+    ));
     let copy = format!("edit one metadata key of a {size} safetensors file, header too small");
     // An edit that copies replaces the file, so `cp` replaces one too: it copies over a
     // copy made beforehand (truncating it, as an edit's rename frees the old file), each
@@ -206,7 +217,14 @@ pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
             secs
         })
         .collect();
-    rows.push(row("j", &copy, "tensorkit edit (copy)", &t, Some(bytes), Value::Null));
+    rows.push(row(
+        "j",
+        &copy,
+        "tensorkit edit (copy)",
+        &t,
+        Some(bytes),
+        Value::Null,
+    ));
     let _ = std::fs::remove_file(&path);
     rows
 }

@@ -1,6 +1,7 @@
 //! `tensorkit edit`: the command line's edits ([`tensorkit::Edits`]) and its report.
 
 use serde_json::Value as Json;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tensorkit::edit::{Change, EditOptions, EditReport, Edits};
 use tensorkit::{Error, Result};
@@ -185,11 +186,12 @@ pub fn render(report: &EditReport) -> String {
         ),
         (m, false) => format!("{n} change{}, written {}", plural(n), describe(m)),
     };
-    out.push_str(&format!(
-        "{} ({}): {how}\n",
+    let _ = writeln!(
+        out,
+        "{} ({}): {how}",
         report.path.display(),
         report.format.id()
-    ));
+    );
     let was = |old: &Option<Json>| match old {
         Some(v) => format!("(was {v})"),
         None => "(new)".into(),

@@ -115,8 +115,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // header fits (a header reserve leaves room for it), as a copy renamed into place
     // otherwise; read back before `edit` returns.
     let roomy = dir.path().join("roomy.safetensors");
-    let mut reserve = WriteOptions::default();
-    reserve.header_reserve = 4096;
+    let reserve = WriteOptions {
+        header_reserve: 4096, // room for later edits
+        ..WriteOptions::default()
+    };
     tensorkit::save(&roomy, &tensorkit::open(&model)?, &reserve)?;
     let edits = tensorkit::Edits {
         set: vec![("licence".into(), "CC-BY-4.0".into(), None)],
@@ -124,7 +126,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..tensorkit::Edits::default()
     };
     let report = tensorkit::edit(&roomy, &edits, &tensorkit::EditOptions::default())?;
-    println!("{} changes, {}", report.changes.len(), report.method.as_str());
+    println!(
+        "{} changes, {}",
+        report.changes.len(),
+        report.method.as_str()
+    );
 
     // Below the front door: each format crate's reader, through the one trait they share.
     let bytes = std::fs::read(dir.path().join("model.zt"))?;

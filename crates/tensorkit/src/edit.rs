@@ -270,7 +270,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
         });
     }
     if crate::shards::is_index(path) {
-        return edit_shard_set(path, edits, options);
+        return edit_shard_set(path, edits, *options);
     }
     let recovered = if options.dry_run {
         false
@@ -300,7 +300,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     if report.changes.is_empty() {
         return Ok(report);
     }
-    refuse_left_out(path, &new, crate::formats::unheld_attributes(format, &new))?;
+    refuse_left_out(path, &new, &crate::formats::unheld_attributes(format, &new))?;
     let bytes = old.mapped.first().map(|m| m.bytes()).unwrap_or_default();
     let header = crate::formats::header_for_edit(bytes, old, &new, path)?;
     report.method = if matches!(header, Some(EditedHeader::InPlace(_))) {
@@ -313,10 +313,10 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     }
     let expected = Expected::of(&new);
     match header {
-        Some(EditedHeader::InPlace(patch)) => {
+        Some(EditedHeader::InPlace(change)) => {
             drop(new);
             drop(file);
-            patch::apply(path, &patch, options.durability)?;
+            patch::apply(path, &change, options.durability)?;
         }
         Some(EditedHeader::Moved { header, data_start }) => {
             copy_moved(path, bytes, &header, data_start, &new, options.durability)?;
@@ -331,7 +331,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
 /// what opening the index reads), renames and attributes in the shard holding each tensor,
 /// renames in the weight map too. The shards are edited first (each as [`edit`] edits a
 /// file), then the index is replaced atomically.
-fn edit_shard_set(path: &Path, edits: &Edits, options: &EditOptions) -> Result<EditReport> {
+fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<EditReport> {
     let file = crate::open(path)?;
     let set = file.tensor_set();
     let format = set.format;
@@ -410,7 +410,7 @@ fn edit_shard_set(path: &Path, edits: &Edits, options: &EditOptions) -> Result<E
     }
     let mut all_in_place = true;
     for (shard, e) in &per_shard {
-        let r = edit(shard, e, options)?;
+        let r = edit(shard, e, &options)?;
         all_in_place &= r.method == Method::InPlace;
         report.recovered |= r.recovered;
     }
@@ -581,7 +581,7 @@ fn copy(
     let mut out = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
     let left_out =
         crate::formats::write_edited(bytes, old, set, path, &mut out.copying_from(&set.mapped))?;
-    refuse_left_out(path, set, left_out)?;
+    refuse_left_out(path, set, &left_out)?;
     Ok(out.commit()?)
 }
 
@@ -613,7 +613,7 @@ fn copy_moved(
 }
 
 /// An error when the format would leave out something the edited set holds.
-fn refuse_left_out(path: &Path, set: &TensorSet<'_>, left_out: Vec<String>) -> Result<()> {
+fn refuse_left_out(path: &Path, set: &TensorSet<'_>, left_out: &[String]) -> Result<()> {
     if left_out.is_empty() {
         return Ok(());
     }
@@ -666,10 +666,10 @@ fn read_back(path: &Path, expected: &Expected) -> Result<()> {
     if found == *expected {
         return Ok(());
     }
-    let what = if found.metadata != expected.metadata {
-        "metadata"
-    } else {
+    let what = if found.metadata == expected.metadata {
         "tensor names or attributes"
+    } else {
+        "metadata"
     };
     Err(Error::VerifyFailed {
         path: path.to_path_buf(),

@@ -101,7 +101,11 @@ fn every_format() -> Result<(), Failed> {
             }
             // Headers with no room to spare are copied; zTensor 2's manifest, at the end of
             // the file, is rewritten in place.
-            let expected = if format == "ztensor-2" { "in-place" } else { "copy" };
+            let expected = if format == "ztensor-2" {
+                "in-place"
+            } else {
+                "copy"
+            };
             if r["method"] != expected {
                 return Err(format!("{format}: method {}", r["method"]).into());
             }

@@ -118,10 +118,9 @@ pub(super) fn header_for_edit(
     let in_place = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
         .map_err(wrap(path))?;
     Ok(Some(match in_place {
-        Some(header) => super::EditedHeader::InPlace(crate::edit::header_patch(
-            header,
-            bytes.len() as u64,
-        )),
+        Some(header) => {
+            super::EditedHeader::InPlace(crate::edit::header_patch(header, bytes.len() as u64))
+        }
         None => super::EditedHeader::Moved {
             header: tensor_safetensors::header_moved(&entries, metadata.as_ref())
                 .map_err(wrap(path))?,

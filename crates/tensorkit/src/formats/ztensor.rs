@@ -472,10 +472,12 @@ pub(super) fn header_for_edit(
     let (offset, tail) =
         tensor_ztensor::v2::manifest_in_place(bytes, &tensor_core::ReadOptions::default(), change)
             .map_err(wrap(path))?;
-    Ok(Some(super::EditedHeader::InPlace(tensor_core::patch::Patch {
-        len: offset + tail.len() as u64,
-        writes: vec![(offset, tail)],
-    })))
+    Ok(Some(super::EditedHeader::InPlace(
+        tensor_core::patch::Patch {
+            len: offset + tail.len() as u64,
+            writes: vec![(offset, tail)],
+        },
+    )))
 }
 
 /// The value under text `key` in `map`, an empty map inserted when there is none.
