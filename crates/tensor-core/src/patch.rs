@@ -37,9 +37,17 @@ pub struct Patch {
     pub len: u64,
 }
 
+/// A patch as journaled: with the length the file had before it, so that a journal left
+/// beside a file that has since been replaced (another length) is not applied to it.
+struct Journaled {
+    patch: Patch,
+    len_before: u64,
+}
+
 impl Patch {
-    fn encode(&self) -> Vec<u8> {
+    fn encode(&self, len_before: u64) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&len_before.to_le_bytes());
         out.extend_from_slice(&self.len.to_le_bytes());
         out.extend_from_slice(&(self.writes.len() as u64).to_le_bytes());
         for (offset, bytes) in &self.writes {
@@ -52,7 +60,7 @@ impl Patch {
         out
     }
 
-    fn decode(bytes: &[u8], journal: &Path) -> Result<Self> {
+    fn decode(bytes: &[u8], journal: &Path) -> Result<Journaled> {
         let bad = |reason: &str| Error::Malformed {
             what: "patch journal",
             offset: 0,
@@ -61,7 +69,7 @@ impl Patch {
         let body_len = bytes
             .len()
             .checked_sub(8)
-            .filter(|&n| n >= 24 && bytes.starts_with(MAGIC))
+            .filter(|&n| n >= 32 && bytes.starts_with(MAGIC))
             .ok_or_else(|| bad("not a tensorkit patch journal"))?;
         let (body, sum) = bytes.split_at(body_len);
         if crate::xxh3::xxh3_64(body).to_le_bytes() != sum {
@@ -75,6 +83,7 @@ impl Patch {
             *at += 8;
             Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
         };
+        let len_before = u64_at(&mut at)?;
         let len = u64_at(&mut at)?;
         let count = u64_at(&mut at)?;
         let mut writes = Vec::new();
@@ -91,7 +100,10 @@ impl Patch {
         if at != body.len() {
             return Err(bad("bytes follow its last range"));
         }
-        Ok(Patch { writes, len })
+        Ok(Journaled {
+            patch: Patch { writes, len },
+            len_before,
+        })
     }
 }
 
@@ -114,7 +126,10 @@ pub fn is_pending(path: &Path) -> bool {
 pub fn apply(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
     recover(path, durability)?;
     let journal = journal_path(path);
-    write_journal(&journal, &edit.encode(), durability)?;
+    let len_before = std::fs::metadata(path)
+        .map_err(|e| Error::io(format!("reading the length of {}", path.display()), e))?
+        .len();
+    write_journal(&journal, &edit.encode(len_before), durability)?;
     write_ranges(path, edit, durability)?;
     remove_journal(&journal, durability)
 }
@@ -128,12 +143,28 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
     };
-    let Ok(pending) = Patch::decode(&bytes, &journal) else {
+    let Ok(Journaled {
+        patch: pending,
+        len_before,
+    }) = Patch::decode(&bytes, &journal)
+    else {
         // Cut short or damaged: the process writing it stopped before it was whole, and so
         // before it touched the file.
         remove_journal(&journal, durability)?;
         return Ok(false);
     };
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io(format!("reading the length of {}", path.display()), e))?
+        .len();
+    if len != len_before && len != pending.len {
+        return Err(Error::InvalidArgument(format!(
+            "{} records an unfinished edit of a file {len_before} bytes long, but {} is {len} \
+             bytes long: it was replaced since. Remove the journal if the file is as it \
+             should be",
+            journal.display(),
+            path.display()
+        )));
+    }
     write_ranges(path, &pending, durability).map_err(|e| match e {
         Error::Io { context, source } => Error::io(
             format!(
@@ -232,11 +263,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.bin");
         // Killed after the journal and half the ranges: the file is half changed.
-        std::fs::write(&path, b"01XY56789ab").unwrap();
-        std::fs::write(journal_path(&path), patch().encode()).unwrap();
+        std::fs::write(&path, b"01XY456789ab").unwrap();
+        std::fs::write(journal_path(&path), patch().encode(12)).unwrap();
         assert!(is_pending(&path));
         assert!(recover(&path, Durability::Cached).unwrap());
-        assert_eq!(std::fs::read(&path).unwrap(), b"01XY56789atail");
+        assert_eq!(std::fs::read(&path).unwrap(), b"01XY456789tail");
         assert!(!is_pending(&path));
         assert!(!recover(&path, Durability::Cached).unwrap());
     }
@@ -246,7 +277,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.bin");
         std::fs::write(&path, b"0123456789ab").unwrap();
-        let mut j = patch().encode();
+        let mut j = patch().encode(12);
         for cut in [0, 7, 20, j.len() - 1] {
             std::fs::write(journal_path(&path), &j[..cut]).unwrap();
             assert!(!recover(&path, Durability::Cached).unwrap());
@@ -258,20 +289,30 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"0123456789ab");
         assert!(
             Patch::decode(&j, Path::new("j"))
-                .unwrap_err()
-                .to_string()
-                .contains("checksum")
+                .err()
+                .is_some_and(|e| e.to_string().contains("checksum"))
         );
     }
 
     #[test]
     fn journals_round_trip() {
-        let p = patch();
-        assert_eq!(Patch::decode(&p.encode(), Path::new("j")).unwrap(), p);
-        let empty = Patch::default();
-        assert_eq!(
-            Patch::decode(&empty.encode(), Path::new("j")).unwrap(),
-            empty
-        );
+        for (p, before) in [(patch(), 12), (Patch::default(), 0)] {
+            let j = Patch::decode(&p.encode(before), Path::new("j"))
+                .ok()
+                .unwrap();
+            assert_eq!((j.patch, j.len_before), (p, before));
+        }
+    }
+
+    #[test]
+    fn a_journal_beside_a_replaced_file_is_not_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"another file entirely").unwrap();
+        std::fs::write(journal_path(&path), patch().encode(12)).unwrap();
+        let e = recover(&path, Durability::Cached).unwrap_err();
+        assert!(e.to_string().contains("replaced since"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"another file entirely");
+        assert!(is_pending(&path));
     }
 }
