@@ -185,6 +185,22 @@ fn head(
     Ok(head)
 }
 
+/// The tensors of `old` under `names`, each with its data offset: what an edit's header
+/// describes.
+fn placed<'a>(old: &'a crate::Header<'_>, names: &[&'a str]) -> (Vec<Entry<'a>>, Vec<u64>) {
+    let entries = old
+        .tensors
+        .iter()
+        .zip(names)
+        .map(|(t, name)| Entry {
+            name,
+            ggml_type: t.ggml_type,
+            shape: &t.shape,
+        })
+        .collect();
+    (entries, old.tensors.iter().map(|t| t.offset).collect())
+}
+
 /// The header of a copy of an existing file, `old` as parsed, whose header
 /// [`header_in_place`] could not rewrite: `metadata` in the order given, the tensors in file
 /// order under `names`, each keeping its data offset, zero-padded to the alignment, so that
@@ -200,17 +216,7 @@ pub fn header_moved(
             "a copy keeps the file's alignment and tensors".into(),
         ));
     }
-    let entries: Vec<Entry<'_>> = old
-        .tensors
-        .iter()
-        .zip(names)
-        .map(|(t, name)| Entry {
-            name,
-            ggml_type: t.ggml_type,
-            shape: &t.shape,
-        })
-        .collect();
-    let offsets: Vec<u64> = old.tensors.iter().map(|t| t.offset).collect();
+    let (entries, offsets) = placed(old, names);
     let mut head = head(old.version, old.byte_order, metadata, &entries, &offsets)?;
     let end = checked::align_up(head.len() as u64, old.alignment, "GGUF data offset")?;
     head.resize(end as usize, 0);
@@ -234,17 +240,7 @@ pub fn header_in_place(
         return Ok(None);
     }
     let had_padding = old.metadata.iter().any(|(k, _)| k == PADDING_KEY);
-    let entries: Vec<Entry<'_>> = old
-        .tensors
-        .iter()
-        .zip(names)
-        .map(|(t, name)| Entry {
-            name,
-            ggml_type: t.ggml_type,
-            shape: &t.shape,
-        })
-        .collect();
-    let offsets: Vec<u64> = old.tensors.iter().map(|t| t.offset).collect();
+    let (entries, offsets) = placed(old, names);
     let none = Value::String("".into());
     let bare = with_padding(metadata, &none);
     let mut head = head(old.version, old.byte_order, &bare, &entries, &offsets)?;

@@ -3,7 +3,9 @@
 //! hold the edit, and killed at random instants — in place and while copying — without
 //! ever leaving a file that reads as neither the old nor the new one.
 
-use crate::support::{expect_error_contract, inspect_json, tensorkit, testdata};
+use crate::support::{
+    expect_error_contract, inspect_json, tensorkit, testdata, write_f32_safetensors,
+};
 use libtest_mimic::{Failed, Trial};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -440,21 +442,6 @@ impl Xorshift {
     }
 }
 
-/// A safetensors file with one float32 tensor of `n` elements and a metadata value of
-/// `meta` bytes.
-fn big_input(path: &Path, n: usize, meta: usize) -> std::io::Result<()> {
-    let header = format!(
-        r#"{{"__metadata__":{{"note":"{}"}},"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
-        "x".repeat(meta),
-        4 * n
-    );
-    let mut bytes = Vec::with_capacity(8 + header.len() + 4 * n);
-    bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.extend((0..n).flat_map(|i| (i as f32).to_le_bytes()));
-    std::fs::write(path, bytes)
-}
-
 /// Edits killed at random instants, `runs` times: after each, the file (once tensorkit has
 /// opened it, finishing an edit left half done) holds the old value or the new one with
 /// the tensor unchanged, and nothing but the file (and, before that open, a journal) is
@@ -462,7 +449,7 @@ fn big_input(path: &Path, n: usize, meta: usize) -> std::io::Result<()> {
 fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let pristine = dir.path().join("pristine");
-    big_input(&pristine, n, meta)?;
+    write_f32_safetensors(&pristine, n, Some(&"x".repeat(meta)))?;
     let file = dir.path().join("model.safetensors");
     let set = format!("note={new_value}");
     let edit = |file: &Path| {

@@ -1,31 +1,17 @@
 //! Nothing is lost: a `convert` killed at any moment leaves either no file or a complete one
 //! under the output name, never a partial file — and no temporary file under any other name.
 
-use crate::support::inspect_json;
+use crate::support::{inspect_json, write_f32_safetensors};
 use libtest_mimic::{Failed, Trial};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-
-/// A safetensors file with one float32 tensor of `n` elements.
-fn write_input(path: &Path, n: usize) -> std::io::Result<()> {
-    let header = format!(
-        r#"{{"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
-        4 * n
-    );
-    let mut bytes = Vec::with_capacity(8 + header.len() + 4 * n);
-    bytes.extend_from_slice(&(header.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.extend((0..n).flat_map(|i| (i as f32).to_le_bytes()));
-    std::fs::write(path, bytes)
-}
 
 fn killed_mid_write(format: &'static str) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let input = dir.path().join("in.safetensors");
     let n = 16 << 20; // 64 MiB of data: long enough to be caught while writing
-    write_input(&input, n)?;
+    write_f32_safetensors(&input, n, None)?;
     let mut kills = 0;
     for delay_ms in [1u64, 3, 10, 30, 60, 100, 200] {
         // Each run in a directory of its own, which must hold nothing but the output after.

@@ -88,6 +88,24 @@ fn tensor_dtype_name(name: &str) -> Option<&'static str> {
         .map(tensor_dtype::Dtype::name)
 }
 
+/// Writes a safetensors file with one float32 tensor `t` of `n` elements (0, 1, 2...) and,
+/// when given, a metadata key `note`.
+pub(crate) fn write_f32_safetensors(
+    path: &Path,
+    n: usize,
+    note: Option<&str>,
+) -> std::io::Result<()> {
+    let metadata = note.map_or_else(String::new, |v| {
+        format!(r#""__metadata__":{{"note":"{v}"}},"#)
+    });
+    let header = format!(
+        r#"{{{metadata}"t":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}}}}"#,
+        4 * n
+    );
+    let data: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    std::fs::write(path, safetensors_file(&header, &data))
+}
+
 /// A safetensors file: the length prefix, `header` padded with spaces to a multiple of 8 (as
 /// writers pad it), then `data`.
 pub(crate) fn safetensors_file(header: &str, data: &[u8]) -> Vec<u8> {

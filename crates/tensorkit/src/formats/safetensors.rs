@@ -47,6 +47,25 @@ pub(super) fn read<'a>(
     })
 }
 
+/// The tensors and the string metadata a header describes.
+type Described<'s> = (Vec<Entry<'s>>, Option<BTreeMap<String, String>>);
+
+/// What a safetensors header says of `set`: each tensor (named `names[i]`) and the metadata,
+/// whose values must be strings.
+fn described<'s>(set: &'s TensorSet<'_>, names: &'s [String]) -> Result<Described<'s>> {
+    let entries = names
+        .iter()
+        .zip(&set.tensors)
+        .map(|(name, t)| Entry {
+            name,
+            dtype: t.dtype(),
+            shape: t.shape(),
+        })
+        .collect();
+    let metadata = super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
+    Ok((entries, metadata))
+}
+
 /// Writes `set` as safetensors to `out`, one tensor at a time. Metadata values must be
 /// strings; unnamed tensors are called `tensor_<i>`.
 pub(super) fn write(
@@ -57,17 +76,7 @@ pub(super) fn write(
 ) -> Result<()> {
     let header_reserve = tensor_core::checked::to_usize(header_reserve, "header reserve")?;
     let names = set.names();
-    let entries: Vec<Entry<'_>> = names
-        .iter()
-        .zip(&set.tensors)
-        .map(|(name, t)| Entry {
-            name,
-            dtype: t.dtype(),
-            shape: t.shape(),
-        })
-        .collect();
-    let metadata: Option<BTreeMap<String, String>> =
-        super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
+    let (entries, metadata) = described(set, &names)?;
     // The tensors are decoded (if need be) and streamed as the writer asks for them; an
     // error of ours is kept whole and handed back after the writer stops.
     let mut carried = super::Carried::default();
@@ -104,17 +113,7 @@ pub(super) fn header_for_edit(
         return Ok(None);
     };
     let names = set.names();
-    let entries: Vec<Entry<'_>> = names
-        .iter()
-        .zip(&set.tensors)
-        .map(|(name, t)| Entry {
-            name,
-            dtype: t.dtype(),
-            shape: t.shape(),
-        })
-        .collect();
-    let metadata: Option<BTreeMap<String, String>> =
-        super::string_metadata(set, FORMAT)?.map(|m| m.into_iter().collect());
+    let (entries, metadata) = described(set, &names)?;
     let in_place = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
         .map_err(wrap(path))?;
     Ok(Some(match in_place {
