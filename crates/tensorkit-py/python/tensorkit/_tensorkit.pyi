@@ -63,9 +63,13 @@ class _WriteOptions(TypedDict):
     format: str | None
     metadata_json: str | None
     pipeline: str | None
+    allow_extensions: bool
     alignment: int | None
+    header_reserve: int | None
     max_shard_size: int | None
     fsync: bool
+    quantize: str | None
+    dequantize: str | None
 
 def save(path: str, tensors: list[_Entry], options: _WriteOptions) -> list[str]: ...
 def serialize(tensors: list[_Entry], options: _WriteOptions) -> bytes: ...
