@@ -204,23 +204,22 @@ fn placed<'a>(old: &'a crate::Header<'_>, names: &[&'a str]) -> (Vec<Entry<'a>>,
 /// The header of a copy of an existing file, `old` as parsed, whose header
 /// [`header_in_place`] could not rewrite: `metadata` in the order given, the tensors in file
 /// order under `names`, each keeping its data offset, zero-padded to the alignment, so that
-/// the old data section follows it as it is. The version and byte order are the file's; the
-/// alignment must keep its value.
+/// the old data section follows it as it is. The version and byte order are the file's.
+/// `None` when `metadata` changes the alignment, which moves every tensor: the file must be
+/// written anew.
 pub fn header_moved(
     old: &crate::Header<'_>,
     metadata: &[(&str, &Value<'_>)],
     names: &[&str],
-) -> Result<Vec<u8>> {
+) -> Result<Option<Vec<u8>>> {
     if alignment_of(metadata)? != old.alignment || names.len() != old.tensors.len() {
-        return Err(Error::CannotWrite(
-            "a copy keeps the file's alignment and tensors".into(),
-        ));
+        return Ok(None);
     }
     let (entries, offsets) = placed(old, names);
     let mut head = head(old.version, old.byte_order, metadata, &entries, &offsets)?;
     let end = checked::align_up(head.len() as u64, old.alignment, "GGUF data offset")?;
     head.resize(end as usize, 0);
-    Ok(head)
+    Ok(Some(head))
 }
 
 /// A header to write over the header of an existing file, `old` as parsed: `metadata` in

@@ -279,14 +279,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     };
     let file = crate::open(path)?;
     let old = file.tensor_set();
-    let mut new = TensorSet {
-        format: old.format,
-        metadata: old.metadata.clone(),
-        metadata_types: old.metadata_types.clone(),
-        tensors: old.tensors.clone(),
-        limits: old.limits,
-        mapped: old.mapped.clone(),
-    };
+    let mut new = old.clone();
     let changes = apply(&mut new, edits, path)?;
     let format = old.format;
     let mut report = EditReport {
@@ -335,14 +328,7 @@ fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<Ed
     let file = crate::open(path)?;
     let set = file.tensor_set();
     let format = set.format;
-    let mut new = TensorSet {
-        format,
-        metadata: set.metadata.clone(),
-        metadata_types: set.metadata_types.clone(),
-        tensors: set.tensors.clone(),
-        limits: set.limits,
-        mapped: Vec::new(),
-    };
+    let mut new = set.clone();
     // Checked against the whole set first: nothing is written if any edit cannot be made.
     let changes = apply(&mut new, edits, path)?;
     drop(new);
@@ -380,12 +366,8 @@ fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<Ed
                 per_shard.len() - 1
             });
         if let Some((from, to)) = rename {
-            let first = renamed
-                .iter()
-                .rev()
-                .find(|(_, t)| *t == from)
-                .map_or_else(|| from.clone(), |(f, _)| f.clone());
-            renamed.push((first, to.clone()));
+            // A rename's tensor is `from`: the name it had first is `original`.
+            renamed.push((original.clone(), to.clone()));
             per_shard[i].1.rename.push((from, to));
         }
         per_shard[i].1.attributes.extend(attribute);
@@ -627,17 +609,22 @@ fn refuse_left_out(path: &Path, set: &TensorSet<'_>, left_out: &[String]) -> Res
     })
 }
 
-/// What an edited file must read back as: its metadata, and each tensor's name and
-/// attributes (as JSON), sorted by name (a copy may store the tensors in another order).
+/// What an edited file must read back as: its metadata, and each tensor's name, dtype,
+/// shape and attributes (as JSON), sorted by name (a copy may store the tensors in another
+/// order). The dtype and shape tie each name to its tensor, so that a rename that went to
+/// the wrong tensor is caught.
 #[derive(Debug, PartialEq)]
 struct Expected {
     metadata: Option<serde_json::Map<String, Json>>,
-    tensors: Vec<(String, Vec<(String, Json)>)>,
+    tensors: Vec<ExpectedTensor>,
 }
+
+/// A tensor as [`Expected`] holds it: name, dtype, shape, attributes sorted by key.
+type ExpectedTensor = (String, tensor_dtype::Dtype, Vec<u64>, Vec<(String, Json)>);
 
 impl Expected {
     fn of(set: &TensorSet<'_>) -> Self {
-        let mut tensors: Vec<(String, Vec<(String, Json)>)> = set
+        let mut tensors: Vec<ExpectedTensor> = set
             .names()
             .into_iter()
             .zip(&set.tensors)
@@ -648,7 +635,7 @@ impl Expected {
                     .map(|(k, v)| (k.clone(), to_json(v)))
                     .collect();
                 attributes.sort_by(|a, b| a.0.cmp(&b.0));
-                (name, attributes)
+                (name, t.dtype(), t.shape().to_vec(), attributes)
             })
             .collect();
         tensors.sort_by(|a, b| a.0.cmp(&b.0));
@@ -667,7 +654,7 @@ fn read_back(path: &Path, expected: &Expected) -> Result<()> {
         return Ok(());
     }
     let what = if found.metadata == expected.metadata {
-        "tensor names or attributes"
+        "tensor names, dtypes, shapes or attributes"
     } else {
         "metadata"
     };

@@ -5,4 +5,6 @@
 
 mod write;
 
-pub use write::{ObjectEntry, manifest_in_place, serialize, write, write_streamed};
+pub use write::{
+    ManifestEdit, ObjectEdit, ObjectEntry, manifest_in_place, serialize, write, write_streamed,
+};

@@ -404,16 +404,33 @@ fn footer(offset: u64, manifest: &[u8]) -> Vec<u8> {
     footer
 }
 
+/// What an edit changes in a zTensor 2 manifest ([`manifest_in_place`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ManifestEdit {
+    /// File attributes to set, with their values.
+    pub set: Vec<(String, Value)>,
+    /// File attributes to remove.
+    pub remove: Vec<String>,
+    /// Objects to change, by the name the file gives them: its new name, and (when `Some`)
+    /// all of its new attributes (an empty list removes them). All are renamed at once, so
+    /// names may be swapped.
+    pub objects: Vec<ObjectEdit>,
+}
+
+/// One object of a [`ManifestEdit`]: the name the file gives it, its new name, and (when
+/// `Some`) all of its new attributes.
+pub type ObjectEdit = (String, String, Option<Vec<(String, Value)>>);
+
 /// What an edit writes over the manifest and footer of the zTensor 2 file `bytes`: the
-/// manifest as the file holds it, changed by `change` (handed its root map), in
-/// deterministic CBOR, then its footer — to be written at the offset returned, the old
-/// manifest's, the file ending after it. The blobs before it are not touched: renaming an
-/// object, or changing its attributes or the file's, moves no data. What `change` makes is
-/// checked as the writer checks what it writes (names, attribute keys and nesting).
+/// manifest as the file holds it with `edit` made, in deterministic CBOR, then its footer —
+/// to be written at the offset returned, the old manifest's, the file ending after it. The
+/// blobs before it are not touched: renaming an object, or changing its attributes or the
+/// file's, moves no data. The result is checked as the writer checks what it writes
+/// (names, attribute keys and nesting).
 pub fn manifest_in_place(
     bytes: &[u8],
     options: &tensor_core::ReadOptions,
-    change: impl FnOnce(&mut Value) -> Result<()>,
+    edit: &ManifestEdit,
 ) -> Result<(u64, Vec<u8>)> {
     let container = crate::Container::open_with(bytes, options)?;
     if container.generation() != crate::Generation::V2 {
@@ -424,38 +441,102 @@ pub fn manifest_in_place(
     let (offset, len) = container.manifest_place()?;
     let manifest = &bytes[offset as usize..(offset + len) as usize];
     let mut root = tensor_core::cbor::Decoder::new(manifest).value()?;
-    change(&mut root)?;
-    let Value::Map(entries) = &root else {
-        return Err(Error::Unwritable("the manifest must stay a map".into()));
-    };
-    for (k, v) in entries {
-        match (k.as_text(), v) {
-            (Some("attributes"), a) => check_attributes(a, "the file's attributes", 2)?,
-            (Some("objects"), Value::Map(objects)) => {
-                let mut names = std::collections::HashSet::new();
-                for (name, object) in objects {
-                    let name = name.as_text().unwrap_or_default();
-                    if name.is_empty()
-                        || name.len() > 1024
-                        || name.contains('\0')
-                        || !names.insert(name)
-                    {
-                        return Err(Error::Unwritable(format!(
-                            "the object name {name:?} (names are unique, 1 to 1024 bytes, without NUL)"
-                        )));
-                    }
-                    if let Some(a) = object.get("attributes") {
-                        check_attributes(a, &format!("object {name:?}'s attributes"), 4)?;
-                    }
+    let attributes = entry(&mut root, "attributes");
+    for (k, v) in &edit.set {
+        set(attributes, k, v.clone());
+    }
+    for k in &edit.remove {
+        remove(attributes, k);
+    }
+    if matches!(attributes, Value::Map(m) if m.is_empty()) {
+        remove(&mut root, "attributes");
+    }
+    if let Value::Map(objects) = entry(&mut root, "objects") {
+        for (key, object) in objects.iter_mut() {
+            let Some((_, name, attributes)) = edit
+                .objects
+                .iter()
+                .find(|(old, ..)| key.as_text() == Some(old.as_str()))
+            else {
+                continue;
+            };
+            *key = text(name);
+            match attributes {
+                Some(a) if a.is_empty() => remove(object, "attributes"),
+                Some(a) => {
+                    let map = a.iter().map(|(k, v)| (text(k), v.clone())).collect();
+                    set(object, "attributes", Value::Map(map));
                 }
+                None => {}
             }
-            _ => {}
         }
     }
+    check_manifest(&root)?;
     let manifest = to_canonical_plain_nan(&root);
     let mut out = manifest.clone();
     out.extend_from_slice(&footer(offset, &manifest));
     Ok((offset, out))
+}
+
+/// Refuses an edited manifest the writer would not write: object names that are not unique
+/// text of 1 to 1024 bytes without NUL, attributes readers refuse.
+fn check_manifest(root: &Value) -> Result<()> {
+    if let Some(a) = root.get("attributes") {
+        check_attributes(a, "the file's attributes", 2)?;
+    }
+    let mut names = std::collections::HashSet::new();
+    for (name, object) in root
+        .get("objects")
+        .and_then(Value::as_map)
+        .unwrap_or_default()
+    {
+        let name = name.as_text().unwrap_or_default();
+        if name.is_empty() || name.len() > 1024 || name.contains('\0') || !names.insert(name) {
+            return Err(Error::Unwritable(format!(
+                "the object name {name:?} (names are unique, 1 to 1024 bytes, without NUL)"
+            )));
+        }
+        if let Some(a) = object.get("attributes") {
+            check_attributes(a, &format!("object {name:?}'s attributes"), 4)?;
+        }
+    }
+    Ok(())
+}
+
+/// The value under text `key` in `map`, an empty map inserted when there is none.
+fn entry<'v>(map: &'v mut Value, key: &str) -> &'v mut Value {
+    if map.get(key).is_none() {
+        set(map, key, Value::Map(Vec::new()));
+    }
+    let Value::Map(entries) = map else {
+        unreachable!("set made it a map")
+    };
+    entries
+        .iter_mut()
+        .find(|(k, _)| k.as_text() == Some(key))
+        .map(|(_, v)| v)
+        .expect("inserted above")
+}
+
+/// Sets text `key` of `map` (a map, or made one) to `value`.
+fn set(map: &mut Value, key: &str, value: Value) {
+    if !matches!(map, Value::Map(_)) {
+        *map = Value::Map(Vec::new());
+    }
+    let Value::Map(entries) = map else {
+        return;
+    };
+    match entries.iter_mut().find(|(k, _)| k.as_text() == Some(key)) {
+        Some((_, v)) => *v = value,
+        None => entries.push((text(key), value)),
+    }
+}
+
+/// Removes text `key` from `map`, if it is a map holding it.
+fn remove(map: &mut Value, key: &str) {
+    if let Value::Map(entries) = map {
+        entries.retain(|(k, _)| k.as_text() != Some(key));
+    }
 }
 
 /// Writes a canonical zTensor 2 file to `out` from `(name, view, attributes)` triples:

@@ -157,6 +157,33 @@ fn every_format() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Two tensors' names swapped through a third: every format ends with each name on the
+/// other tensor (zTensor 2 renames in its manifest, all at once).
+fn swapped_names() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    for file in demo_files(dir.path())? {
+        let before = digests(&file)?;
+        ok(
+            &[
+                "--rename",
+                "dense.weight=tmp",
+                "--rename",
+                "land_sea_mask=dense.weight",
+                "--rename",
+                "tmp=land_sea_mask",
+            ],
+            &file,
+        )?;
+        let after = digests(&file)?;
+        if after.get("dense.weight") != before.get("land_sea_mask")
+            || after.get("land_sea_mask") != before.get("dense.weight")
+        {
+            return Err(format!("{}: the names were not swapped", file.display()).into());
+        }
+    }
+    Ok(())
+}
+
 /// safetensors: a header that fits is rewritten in place (the data bytes never written);
 /// one that does not is copied; a dry run changes nothing.
 fn safetensors_in_place() -> Result<(), Failed> {
@@ -515,6 +542,7 @@ fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Fai
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("edit::every_format", every_format),
+        Trial::test("edit::swapped_names", swapped_names),
         Trial::test("edit::safetensors_in_place", safetensors_in_place),
         Trial::test("edit::gguf_in_place_and_typed", gguf_in_place_and_typed),
         Trial::test("edit::refusals", refusals),

@@ -407,19 +407,10 @@ pub(super) fn header_for_edit(
             crate::edit::header_patch(h, bytes.len() as u64),
         )));
     }
-    let alignment = pairs
-        .iter()
-        .find(|(k, _)| *k == tensor_gguf::ALIGNMENT_KEY)
-        .map_or(Some(tensor_gguf::DEFAULT_ALIGNMENT), |(_, v)| match v {
-            Value::U32(a) => Some(u64::from(*a)),
-            _ => None,
-        });
-    if alignment != Some(header.alignment) {
-        // A new alignment moves every tensor: the file is written anew.
-        return Ok(None);
-    }
-    Ok(Some(super::EditedHeader::Moved {
-        header: tensor_gguf::header_moved(&header, &pairs, &names).map_err(wrap(path))?,
+    // A new alignment moves every tensor: then the file is written anew.
+    let moved = tensor_gguf::header_moved(&header, &pairs, &names).map_err(wrap(path))?;
+    Ok(moved.map(|header_bytes| super::EditedHeader::Moved {
+        header: header_bytes,
         data_start: header.data_offset,
     }))
 }

@@ -485,6 +485,26 @@ pub(crate) fn write_edited(
     )
 }
 
+/// What an edit did to the file metadata of `old` to make `new`'s: the keys it set (new
+/// or changed, with their values) and the keys it removed.
+pub(crate) fn metadata_changes<'s>(
+    old: &'s TensorSet<'_>,
+    new: &'s TensorSet<'_>,
+) -> (Vec<(&'s str, &'s serde_json::Value)>, Vec<&'s str>) {
+    let before = old.metadata.iter().flatten();
+    let after = new.metadata.iter().flatten();
+    let held = |set: &'s TensorSet<'_>, k: &str| set.metadata.as_ref().and_then(|m| m.get(k));
+    let set = after
+        .filter(|(k, v)| held(old, k) != Some(*v))
+        .map(|(k, v)| (k.as_str(), v))
+        .collect();
+    let removed = before
+        .filter(|(k, _)| held(new, k).is_none())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    (set, removed)
+}
+
 /// The tensor attributes of `set` that `format` has no place for, one note each: all of
 /// them in a format without attributes, those under a key the format reserves otherwise.
 pub(crate) fn unheld_attributes(format: FormatId, set: &TensorSet<'_>) -> Vec<String> {

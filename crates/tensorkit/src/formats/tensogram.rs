@@ -570,21 +570,18 @@ pub(super) fn write_edited(
     path: &Path,
     out: &mut dyn std::io::Write,
 ) -> Result<()> {
-    let empty = serde_json::Map::new();
-    let (before, after) = (
-        old.metadata.as_ref().unwrap_or(&empty),
-        new.metadata.as_ref().unwrap_or(&empty),
-    );
+    let (set, removed) = super::metadata_changes(old, new);
     let msgs = messages(path, bytes, &ReadOptions::default())?;
     let mut tensors = new.tensors.iter();
     let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
     for m in &msgs {
         let mut meta = m.metadata().map_err(wrap(path))?.clone();
-        for (k, v) in after.iter().filter(|(k, v)| before.get(*k) != Some(*v)) {
-            meta.extra.insert(k.clone(), MetaValue::from(&to_cbor(v)));
+        for (k, v) in &set {
+            meta.extra
+                .insert((*k).to_owned(), MetaValue::from(&to_cbor(v)));
         }
-        for k in before.keys().filter(|k| !after.contains_key(*k)) {
-            meta.extra.remove(k);
+        for k in &removed {
+            meta.extra.remove(*k);
         }
         meta.base.resize(m.len().max(meta.base.len()), Map::new());
         for entry in meta.base.iter_mut().take(m.len()) {

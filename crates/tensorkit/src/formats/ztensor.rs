@@ -421,56 +421,27 @@ pub(super) fn header_for_edit(
     new: &TensorSet<'_>,
     path: &Path,
 ) -> Result<Option<super::EditedHeader>> {
-    let empty = serde_json::Map::new();
-    let (before, after) = (
-        old.metadata.as_ref().unwrap_or(&empty),
-        new.metadata.as_ref().unwrap_or(&empty),
-    );
-    let (old_names, new_names) = (old.names(), new.names());
-    let change = |root: &mut Value| -> tensor_ztensor::Result<()> {
-        let attributes = entry(root, "attributes");
-        for (k, v) in after.iter().filter(|(k, v)| before.get(*k) != Some(*v)) {
-            set(attributes, k, tensor_core::cbor::json::to_cbor(v));
-        }
-        for k in before.keys().filter(|k| !after.contains_key(*k)) {
-            remove(attributes, k);
-        }
-        if matches!(attributes, Value::Map(m) if m.is_empty()) {
-            remove(root, "attributes");
-        }
-        let objects = entry(root, "objects");
-        for ((from, to), (was, is)) in old_names
-            .iter()
-            .zip(&new_names)
+    let (set, removed) = super::metadata_changes(old, new);
+    let edit = tensor_ztensor::v2::ManifestEdit {
+        set: set
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), tensor_core::cbor::json::to_cbor(v)))
+            .collect(),
+        remove: removed.into_iter().map(str::to_owned).collect(),
+        objects: old
+            .names()
+            .into_iter()
+            .zip(new.names())
             .zip(old.tensors.iter().zip(&new.tensors))
-        {
-            let Value::Map(entries) = &mut *objects else {
-                break;
-            };
-            let Some((key, object)) = entries
-                .iter_mut()
-                .find(|(k, _)| k.as_text() == Some(from.as_str()))
-            else {
-                continue;
-            };
-            *key = Value::Text(to.clone());
-            if was.attributes != is.attributes {
-                if is.attributes.is_empty() {
-                    remove(object, "attributes");
-                } else {
-                    let map = is
-                        .attributes
-                        .iter()
-                        .map(|(k, v)| (Value::Text(k.clone()), v.clone()))
-                        .collect();
-                    set(object, "attributes", Value::Map(map));
-                }
-            }
-        }
-        Ok(())
+            .filter(|((from, to), (was, is))| from != to || was.attributes != is.attributes)
+            .map(|((from, to), (was, is))| {
+                let attributes = (was.attributes != is.attributes).then(|| is.attributes.clone());
+                (from, to, attributes)
+            })
+            .collect(),
     };
     let (offset, tail) =
-        tensor_ztensor::v2::manifest_in_place(bytes, &tensor_core::ReadOptions::default(), change)
+        tensor_ztensor::v2::manifest_in_place(bytes, &tensor_core::ReadOptions::default(), &edit)
             .map_err(wrap(path))?;
     Ok(Some(super::EditedHeader::InPlace(
         tensor_core::patch::Patch {
@@ -478,40 +449,4 @@ pub(super) fn header_for_edit(
             writes: vec![(offset, tail)],
         },
     )))
-}
-
-/// The value under text `key` in `map`, an empty map inserted when there is none.
-fn entry<'v>(map: &'v mut Value, key: &str) -> &'v mut Value {
-    if map.get(key).is_none() {
-        set(map, key, Value::Map(Vec::new()));
-    }
-    let Value::Map(entries) = map else {
-        unreachable!("set made it a map")
-    };
-    entries
-        .iter_mut()
-        .find(|(k, _)| k.as_text() == Some(key))
-        .map(|(_, v)| v)
-        .expect("inserted above")
-}
-
-/// Sets text `key` of `map` (a map, or made one) to `value`.
-fn set(map: &mut Value, key: &str, value: Value) {
-    if !matches!(map, Value::Map(_)) {
-        *map = Value::Map(Vec::new());
-    }
-    let Value::Map(entries) = map else {
-        return;
-    };
-    match entries.iter_mut().find(|(k, _)| k.as_text() == Some(key)) {
-        Some((_, v)) => *v = value,
-        None => entries.push((Value::Text(key.to_owned()), value)),
-    }
-}
-
-/// Removes text `key` from `map`, if it is a map holding it.
-fn remove(map: &mut Value, key: &str) {
-    if let Value::Map(entries) = map {
-        entries.retain(|(k, _)| k.as_text() != Some(key));
-    }
 }
