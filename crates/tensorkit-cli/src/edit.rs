@@ -63,7 +63,9 @@ fn typed(
             _ => return Err(bad(option, text, "VALUE is true or false")),
         },
         Some("json") => (json(value)?, None),
-        Some(label) if is_type_label(label) => (json(value)?, Some(label.to_owned())),
+        Some(label) if tensorkit::formats::gguf::is_type_label(label) => {
+            (json(value)?, Some(label.to_owned()))
+        }
         Some(other) => {
             return Err(bad(
                 option,
@@ -74,18 +76,6 @@ fn typed(
             ));
         }
     })
-}
-
-/// Whether `label` is a GGUF metadata type as `inspect --json` writes it (`UINT32`,
-/// `ARRAY[STRING]`, `ARRAY[ARRAY[INT8]]`).
-fn is_type_label(label: &str) -> bool {
-    match label
-        .strip_prefix("ARRAY[")
-        .and_then(|l| l.strip_suffix(']'))
-    {
-        Some(item) => is_type_label(item),
-        None => tensorkit::gguf::ValueType::from_name(label).is_some(),
-    }
 }
 
 /// `LHS=VALUE` split at the first `=`.
@@ -147,7 +137,8 @@ pub fn edits(request: &Request<'_>) -> Result<Edits> {
 }
 
 fn is_type(ty: &str) -> bool {
-    matches!(ty, "str" | "int" | "float" | "bool" | "json") || is_type_label(ty)
+    matches!(ty, "str" | "int" | "float" | "bool" | "json")
+        || tensorkit::formats::gguf::is_type_label(ty)
 }
 
 /// Runs `tensorkit edit` and renders its report.

@@ -103,6 +103,19 @@ fn type_label(v: &Value<'_>) -> String {
     }
 }
 
+/// Whether `label` names a type as [`type_label`] writes them (what `tensorkit edit --set
+/// KEY:TYPE=VALUE` accepts for GGUF).
+#[must_use]
+pub fn is_type_label(label: &str) -> bool {
+    match label
+        .strip_prefix("ARRAY[")
+        .and_then(|l| l.strip_suffix(']'))
+    {
+        Some(item) => is_type_label(item),
+        None => ValueType::from_name(label).is_some(),
+    }
+}
+
 /// Tensor `i`: a view when dense, decoded on demand when quantized.
 fn tensor<'a>(path: &Path, file: &Arc<Gguf<'a>>, i: usize) -> Result<NamedTensor<'a>> {
     let info = &file.tensors()[i];
