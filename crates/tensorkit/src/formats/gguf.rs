@@ -103,8 +103,9 @@ fn type_label(v: &Value<'_>) -> String {
     }
 }
 
-/// Whether `label` names a type as [`type_label`] writes them (what `tensorkit edit --set
-/// KEY:TYPE=VALUE` accepts for GGUF).
+/// Whether `label` names a GGUF type as `TensorSet::metadata_types` records them —
+/// `UINT32`, `ARRAY[STRING]`, `ARRAY[ARRAY[INT8]]` — what `tensorkit edit --set
+/// KEY:TYPE=VALUE` accepts for GGUF.
 #[must_use]
 pub fn is_type_label(label: &str) -> bool {
     match label
