@@ -29,7 +29,9 @@ mod write;
 
 pub use error::{Error, Result};
 pub use read::{SafeTensors, Tensor};
-pub use write::{Entry, header_in_place, header_moved, serialize, write, write_streamed};
+pub use write::{
+    Entry, ROOM_AFTER_COPY, header_in_place, header_moved, serialize, write, write_streamed,
+};
 
 /// safetensors, as the format contract describes it.
 #[derive(Clone, Copy, Debug)]

@@ -43,6 +43,24 @@ fn run(cmd: &mut Command) {
     );
 }
 
+/// `tensorkit edit PATH --set SET`, which must have been made as `method` says (`in-place`
+/// or `copy`): a timing of the other kind would be a timing of something else.
+fn edit_as(cli: &Path, path: &Path, set: &str, method: &str) {
+    let out = Command::new(cli)
+        .arg("edit")
+        .arg(path)
+        .args(["--set", set, "--json"])
+        .output()
+        .expect("run tensorkit edit");
+    assert!(
+        out.status.success(),
+        "tensorkit edit failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("an edit report");
+    assert_eq!(report["method"], method, "{report}");
+}
+
 /// Times `what` writing `dst` as [`time_new_file`] does, `runs` times after a first run
 /// that warms the page cache with the source.
 fn timed(runs: usize, dst: &Path, what: &mut dyn FnMut()) -> Vec<f64> {
@@ -168,10 +186,7 @@ pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
         } else {
             "note=b"
         };
-        run(Command::new(&cli)
-            .arg("edit")
-            .arg(&path)
-            .args(["--set", value]));
+        edit_as(&cli, &path, value, "in-place");
     });
     rows.push(row(
         "j",
@@ -200,12 +215,10 @@ pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
     rows.push(row("j", &copy, "cp", &cp, Some(bytes), Value::Null));
     let mut len = 0usize;
     let mut edit_copy = || {
-        // Longer every time: the header, written tight, never has room for the next value.
-        len += 1000;
-        run(Command::new(&cli)
-            .arg("edit")
-            .arg(&path)
-            .args(["--set", &format!("note={}", "x".repeat(len))]));
+        // Longer every time by more than the room a copy leaves (1 KiB, and under 4 KiB
+        // more to keep the data's offset within a page): every run copies.
+        len += 8000;
+        edit_as(&cli, &path, &format!("note={}", "x".repeat(len)), "copy");
     };
     edit_copy();
     let t: Vec<f64> = (0..scale.runs)

@@ -234,6 +234,19 @@ fn safetensors_in_place() -> Result<(), Failed> {
     {
         return Err("the copied file lacks the new value".into());
     }
+    // The copy kept the data section's offset within a page (page-to-page kernel copies),
+    // and left room: the next edit of a few hundred bytes fits in place.
+    let copied = std::fs::read(&file)?;
+    let start = 8 + u64::from_le_bytes(copied[..8].try_into()?) as usize;
+    if start % 4096 != header % 4096 || copied[start..] != before[header..] {
+        return Err(
+            format!("the copy's data starts at {start}, the original's at {header}").into(),
+        );
+    }
+    let grown = format!("licence={}", "l".repeat(900));
+    if ok(&["--set", &grown], &file)?["method"] != "in-place" {
+        return Err("a copy left no room for the next edit".into());
+    }
     Ok(())
 }
 

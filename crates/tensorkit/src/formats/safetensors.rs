@@ -121,7 +121,7 @@ pub(super) fn header_for_edit(
             super::EditedHeader::InPlace(crate::edit::header_patch(header, bytes.len() as u64))
         }
         None => super::EditedHeader::Moved {
-            header: tensor_safetensors::header_moved(&entries, metadata.as_ref())
+            header: tensor_safetensors::header_moved(&entries, metadata.as_ref(), old_len as u64)
                 .map_err(wrap(path))?,
             data_start: old_len as u64,
         },
