@@ -19,26 +19,46 @@ if ((${#targets[@]} == 0)); then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0"
-failed=()
+# Targets run side by side, one per core (FUZZ_JOBS to change): libFuzzer runs one thread.
+jobs=${FUZZ_JOBS:-$(nproc)}
 mkdir -p logs
-for target in "${targets[@]}"; do
+rm -f logs/*.failed
+# -a: debug assertions, overflow checks among them, in the optimised build: arithmetic on a
+# value from the input that overflows is a finding, not a wrap. Built once, every target
+# together (both cores), so that the runs below only link-check.
+cargo +nightly fuzz build -O -a
+
+# One target's run; what it prints is printed at once at its end, so that runs side by side
+# do not interleave. A finding leaves logs/<target>.failed.
+run_one() {
+    local target=$1 summary
     mkdir -p "corpus/$target"
     find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib ../testdata/reference/gguf \
         ../testdata/reference/jpeg2000 ../testdata/reference/tensogram_v2 \
         ../testdata/reference/tensogram_codecs -type f \
         ! -name '*.json' ! -name '*.values' -size -64k \
         -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
-    echo "=== $target (${seconds}s; log in fuzz/logs/$target.log)"
-    # -a: debug assertions, overflow checks among them, in the optimised build: arithmetic
-    # on a value from the input that overflows is a finding, not a wrap.
     if cargo +nightly fuzz run -O -a "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1000000 -timeout=20 \
         -print_final_stats=1 >"logs/$target.log" 2>&1; then
-        grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "logs/$target.log" || true
+        summary=$(grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "logs/$target.log" || true)
     else
-        failed+=("$target")
-        tail -n 40 "logs/$target.log"
+        touch "logs/$target.failed"
+        summary=$(tail -n 40 "logs/$target.log")
     fi
+    printf '=== %s (%ss; log in fuzz/logs/%s.log)\n%s\n' "$target" "$seconds" "$target" "$summary"
+}
+
+for target in "${targets[@]}"; do
+    while (($(jobs -rp | wc -l) >= jobs)); do
+        wait -n || true
+    done
+    run_one "$target" &
+done
+wait
+failed=()
+for target in "${targets[@]}"; do
+    if [[ -e "logs/$target.failed" ]]; then failed+=("$target"); fi
 done
 if ((${#failed[@]})); then
     echo "findings in: ${failed[*]} (see fuzz/artifacts/)" >&2
