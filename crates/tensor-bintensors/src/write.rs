@@ -37,8 +37,9 @@ struct Outgoing<'n> {
     len: u64,
 }
 
-fn prepare<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
-    let mut out = entries
+/// `entries` as the header describes them, in the order given.
+fn describe<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
+    entries
         .iter()
         .enumerate()
         .map(|(index, e)| {
@@ -55,7 +56,11 @@ fn prepare<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
                 len,
             })
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect()
+}
+
+fn prepare<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
+    let mut out = describe(entries)?;
     out.sort_by(|a, b| {
         b.id.cmp(&a.id)
             .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
@@ -109,6 +114,39 @@ fn header(
     let pad = (8 - bytes.len() % 8) % 8;
     bytes.resize(bytes.len() + pad, b' ');
     bytes
+}
+
+/// The header (length prefix and window) to write over that of an existing file in the
+/// released layout whose window is `old_window` bytes long: `entries` are the file's tensors
+/// in stored order, each keeping its bytes where they are, under the name given, with the
+/// metadata given. The structure is padded with 0x20 to exactly the old window when it
+/// fits (the reference reads past bytes inside the window; a strict reader, which wants
+/// padding to 8 alone, does not), so that the data section is not touched; `None` when it
+/// does not fit, and the file must be written anew.
+pub fn header_in_place(
+    entries: &[Entry<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    old_window: u64,
+) -> Result<Option<Vec<u8>>> {
+    let outgoing = describe(entries)?;
+    let mut names: Vec<&str> = outgoing.iter().map(|t| t.name).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::ValidationMismatch {
+            name: w[0].to_owned(),
+        });
+    }
+    let mut window = header(&outgoing, metadata, Layout::Release);
+    let Ok(old_window) = usize::try_from(old_window) else {
+        return Ok(None);
+    };
+    if window.len() > old_window {
+        return Ok(None);
+    }
+    window.resize(old_window, b' ');
+    let mut out = (old_window as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&window);
+    Ok(Some(out))
 }
 
 /// A writer that counts what passes through it (and, with the `paranoid` feature, keeps a
@@ -285,6 +323,71 @@ mod tests {
         let a = Tensor::from_elements(&[1], &[1u8]).unwrap();
         assert!(matches!(
             serialize([("a", a.view()), ("a", a.view())], None, Layout::Release),
+            Err(Error::ValidationMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn a_header_that_fits_is_padded_to_the_old_window() {
+        let a = Tensor::from_elements(&[3], &[1u8, 2, 3]).unwrap();
+        let b = Tensor::from_elements(&[2], &[7.5f64, -1.0]).unwrap();
+        let meta = BTreeMap::from([("k".to_owned(), "a long value to shorten".to_owned())]);
+        let bytes = serialize(
+            [("a", a.view()), ("b", b.view())],
+            Some(&meta),
+            Layout::Release,
+        )
+        .unwrap();
+        let old = BinTensors::open(&bytes).unwrap();
+        let window = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let shapes: Vec<Vec<u64>> = old.tensors().map(|t| t.view.shape().to_vec()).collect();
+        let names = ["renamed_b", "a"];
+        assert_eq!(old.names().collect::<Vec<_>>(), ["b", "a"], "stored order");
+        let entries: Vec<Entry<'_>> = old
+            .tensors()
+            .zip(&shapes)
+            .zip(names)
+            .map(|((t, shape), name)| Entry {
+                name,
+                dtype: t.view.dtype(),
+                shape,
+            })
+            .collect();
+        let short = BTreeMap::from([("k".to_owned(), "short".to_owned())]);
+        let header = header_in_place(&entries, Some(&short), window)
+            .unwrap()
+            .expect("a shorter header fits");
+        let mut edited = bytes.clone();
+        edited[..header.len()].copy_from_slice(&header);
+        assert_eq!(edited.len(), bytes.len());
+        let read = BinTensors::open(&edited).unwrap();
+        assert_eq!(read.metadata().unwrap()["k"], "short");
+        assert_eq!(read.names().collect::<Vec<_>>(), ["renamed_b", "a"]);
+        assert_eq!(read.tensor("a").unwrap().view.buffer(), [1, 2, 3]);
+        assert_eq!(
+            read.tensor("renamed_b").unwrap().view.buffer(),
+            b.view().buffer()
+        );
+        // Longer padding than a conforming writer's: the reference reads it, a strict
+        // reader does not.
+        let strict = ReadOptions::default().strict(true);
+        assert!(BinTensors::open_with(&edited, &strict).is_err());
+
+        let long = BTreeMap::from([("k".to_owned(), "x".repeat(100))]);
+        assert!(
+            header_in_place(&entries, Some(&long), window)
+                .unwrap()
+                .is_none()
+        );
+        let twice = [
+            entries[0],
+            Entry {
+                name: "renamed_b",
+                ..entries[1]
+            },
+        ];
+        assert!(matches!(
+            header_in_place(&twice, None, window),
             Err(Error::ValidationMismatch { .. })
         ));
     }

@@ -98,6 +98,22 @@ def test_gguf_as_gguf_py_reads_it(tmp_path):
     same_tensors({t.name: np.asarray(t.data).reshape(tuple(reversed(t.shape.tolist()))) for t in r.tensors}, {"b": "bias"})
 
 
+def test_bintensors_in_place_as_bintensors_reads_it(tmp_path):
+    path = tmp_path / "m.bt"
+    bt.save_file(TENSORS, path, metadata={"note": "x" * 100})
+    data = path.read_bytes()
+    report = tensorkit.edit(path, {"note": "short"}, rename={"b": "bias"})
+    assert report.in_place, report
+    edited = path.read_bytes()
+    header = 8 + int.from_bytes(data[:8], "little")
+    assert edited[:8] == data[:8] and edited[header:] == data[header:]
+    same_tensors(bt.load_file(path), {"b": "bias"})
+    with tensorkit.open(path) as f:
+        assert f.metadata == {"note": "short"}
+    assert tensorkit.edit(path, {"note": "y" * 200}).method == "copy"
+    same_tensors(bt.load_file(path), {"b": "bias"})
+
+
 def test_ztensor_bintensors_and_tensogram_read_the_edited_files(tmp_path):
     for ext in ("zt", "bt", "tgm"):
         path = tmp_path / f"m.{ext}"

@@ -82,3 +82,59 @@ pub(super) fn write(
     carried.finish(written, wrap(path))?;
     Ok(())
 }
+
+/// The header an edit of a file in the released layout writes over the old one, padded to
+/// its length, when it fits there and every tensor lies where the header will say (back to
+/// back from the data section's start, in the set's order); `None` otherwise, and for the
+/// pre-release layout: the file is then written anew, as the reference writes it.
+pub(super) fn header_for_edit(
+    bytes: &[u8],
+    set: &TensorSet<'_>,
+    path: &Path,
+) -> Result<Option<super::EditedHeader>> {
+    let Some(prefix) = bytes.first_chunk::<8>() else {
+        return Ok(None);
+    };
+    let window = u64::from_le_bytes(*prefix);
+    if set.format != FormatId::Bintensors || !lies_back_to_back(bytes, window, set) {
+        return Ok(None);
+    }
+    let names = set.names();
+    let entries: Vec<tensor_bintensors::Entry<'_>> = names
+        .iter()
+        .zip(&set.tensors)
+        .map(|(n, t)| tensor_bintensors::Entry {
+            name: n,
+            dtype: t.dtype(),
+            shape: t.shape(),
+        })
+        .collect();
+    let metadata = super::string_metadata(set, FormatId::Bintensors.id())?
+        .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
+    let header = tensor_bintensors::header_in_place(&entries, metadata.as_ref(), window)
+        .map_err(wrap(path))?;
+    Ok(header
+        .map(|h| super::EditedHeader::InPlace(crate::edit::header_patch(h, bytes.len() as u64))))
+}
+
+/// Whether `set`'s tensors are views of `bytes` laid back to back from the end of a
+/// `window`-byte header, in order, to the end of the file: what a header written in place
+/// describes.
+fn lies_back_to_back(bytes: &[u8], window: u64, set: &TensorSet<'_>) -> bool {
+    let start = bytes.as_ptr() as usize;
+    let mut at = match window.checked_add(8).and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => n,
+        None => return false,
+    };
+    for t in &set.tensors {
+        let crate::model::TensorData::View(view) = &t.data else {
+            return false;
+        };
+        let buf = view.buffer();
+        if (buf.as_ptr() as usize).checked_sub(start) != Some(at) {
+            return false;
+        }
+        at += buf.len();
+    }
+    at == bytes.len()
+}

@@ -580,9 +580,9 @@ pub(crate) enum EditedHeader {
 
 /// The header of an edited set, for the formats whose header can be written without moving
 /// or rewriting the tensors' bytes: safetensors and GGUF (in the old header's place when it
-/// fits, before the data section as it is otherwise), zTensor 2 (its manifest, at the end,
-/// always in place). `bytes` is the file `old` was read from; `new` is an edit of `old`.
-/// `None` for the other formats, whose files are written anew.
+/// fits, before the data section as it is otherwise), BinTensors (in the old header's place
+/// when it fits), zTensor 2 (its manifest, at the end, always in place). `bytes` is the file
+/// `old` was read from; `new` is an edit of `old`. `None` where the file is written anew.
 pub(crate) fn header_for_edit(
     bytes: &[u8],
     old: &TensorSet<'_>,
@@ -593,6 +593,7 @@ pub(crate) fn header_for_edit(
         FormatId::Safetensors => safetensors::header_for_edit(bytes, new, path),
         FormatId::Gguf => gguf::header_for_edit(bytes, new, path),
         FormatId::Ztensor2 => ztensor::header_for_edit(bytes, old, new, path),
+        FormatId::Bintensors => bintensors::header_for_edit(bytes, new, path),
         _ => Ok(None),
     }
 }
