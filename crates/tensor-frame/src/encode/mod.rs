@@ -403,12 +403,22 @@ pub fn encode_pre_encoded(
     Ok(out)
 }
 
-/// The message `m` again with `metadata`: every object's descriptor and encoded payload
-/// (mask blobs included) framed as they are and hashed, the provenance `m` records kept.
-/// What an edit of a file's metadata, object names or attributes writes. The encoder's own
-/// keys (`_reserved_`, at the top and in each `base` entry) are written anew whatever
-/// `metadata` holds; `metadata.base` must have one entry per object.
-pub fn reframe(m: &crate::Message<'_>, metadata: &GlobalMetadata) -> Result<Vec<u8>> {
+/// The message `m` again with `metadata`, written to `w`: every object's descriptor and
+/// encoded payload (mask blobs included) framed as they are and hashed, the provenance `m`
+/// records kept. What an edit of a file's metadata, object names or attributes writes. The
+/// encoder's own keys (`_reserved_`, at the top and in each `base` entry) are written anew
+/// whatever `metadata` holds; `metadata.base` must have one entry per object.
+///
+/// The payloads are written from where they lie in `m` (a memory-mapped file's, say) while
+/// they are hashed, never gathered in memory, so a message of any size takes the memory of
+/// its header; the header hash frame is filled in at the end, so `w` must be able to seek
+/// (as for [`encode_to`]). The message starts where `w` stands, and `w` is left at its end.
+/// Returns the bytes written; on an error, what went to `w` is to be discarded.
+pub fn reframe_to<W: Write + Seek + ?Sized>(
+    m: &crate::Message<'_>,
+    metadata: &GlobalMetadata,
+    w: &mut W,
+) -> Result<u64> {
     let mut meta = metadata.clone();
     for entry in &mut meta.base {
         entry.remove(crate::metadata::RESERVED);
@@ -416,18 +426,21 @@ pub fn reframe(m: &crate::Message<'_>, metadata: &GlobalMetadata) -> Result<Vec<
     let provenance =
         crate::Provenance::recorded(&m.metadata()?.reserved).unwrap_or_else(crate::Provenance::now);
     meta.reserved = crate::Map::new();
-    let objects = (0..m.len())
+    let frames = (0..m.len())
         .map(|i| m.object(i))
         .collect::<Result<Vec<_>>>()?;
-    let descriptors: Vec<DataObjectDescriptor> =
-        objects.iter().map(|o| o.descriptor().clone()).collect();
-    let payloads: Vec<&[u8]> = objects
+    check_caller_metadata(&meta, Some(frames.len()))?;
+    let objects = frames
         .iter()
-        .map(crate::ObjectFrame::payload_region)
-        .collect();
+        .enumerate()
+        .map(|(i, o)| pre_encoded_object(o.descriptor(), Cow::Borrowed(o.payload_region()), i))
+        .collect::<Result<Vec<_>>>()?;
     let opts = EncodeOptions {
         provenance,
         ..EncodeOptions::default()
     };
-    encode_pre_encoded(&meta, &descriptors, &payloads, &opts)
+    let plan = plan(&meta, &objects, &opts)?;
+    emit_patched(&plan, &objects, opts.hashing, w, &mut nothing_deferred)
+        .map_err(|e| written(e, "writing a message"))?;
+    Ok(plan.total)
 }

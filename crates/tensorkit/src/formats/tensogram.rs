@@ -559,21 +559,22 @@ fn keep_packing(d: &mut DataObjectDescriptor, p: crate::model::Packed) -> Vec<u8
 
 /// The Tensogram file `bytes` (which `old` was read from, and `new` is an edit of) written
 /// to `out` with the edit: every message re-framed with its objects' descriptors and
-/// encoded payloads as they are ([`tensor_frame::reframe`]); the metadata keys the edit set
-/// or removed set or removed in every message's `_extra_` (a file's metadata is its first
-/// message's, but a key set on the file is set on each message); each object's name and
-/// attributes those of its tensor in `new` (tensors in file order, message by message).
+/// encoded payloads as they are ([`tensor_frame::reframe_to`], which writes each payload
+/// from the file's mapping: the memory of a header, whatever the message's size); the
+/// metadata keys the edit set or removed set or removed in every message's `_extra_` (a
+/// file's metadata is its first message's, but a key set on the file is set on each
+/// message); each object's name and attributes those of its tensor in `new` (tensors in
+/// file order, message by message).
 pub(super) fn write_edited(
     bytes: &[u8],
     old: &TensorSet<'_>,
     new: &TensorSet<'_>,
     path: &Path,
-    out: &mut dyn std::io::Write,
+    out: &mut dyn tensor_core::atomic::WriteSeek,
 ) -> Result<()> {
     let (set, removed) = super::metadata_changes(old, new);
     let msgs = messages(path, bytes, &ReadOptions::default())?;
     let mut tensors = new.tensors.iter();
-    let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
     for m in &msgs {
         let mut meta = m.metadata().map_err(wrap(path))?.clone();
         for (k, v) in &set {
@@ -597,8 +598,7 @@ pub(super) fn write_edited(
                 entry.insert("name".into(), MetaValue::from(name.as_str()));
             }
         }
-        let message = tensor_frame::reframe(m, &meta).map_err(wrap(path))?;
-        out.write_all(&message).map_err(io)?;
+        tensor_frame::reframe_to(m, &meta, out).map_err(wrap(path))?;
     }
     Ok(())
 }
