@@ -308,6 +308,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             let options = tensorkit::EditOptions {
                 dry_run: *dry_run,
                 durability,
+                limits: *limits,
             };
             (
                 edit::run(file, &request, &options, *json).and_then(|t| write_out(out, &t)),

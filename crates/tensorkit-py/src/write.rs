@@ -250,6 +250,7 @@ pub(crate) fn edit(
     let options = tensorkit::EditOptions {
         dry_run,
         durability: tensorkit::Durability::synced_if(fsync),
+        ..tensorkit::EditOptions::default()
     };
     let report = py
         .detach(|| tensorkit::edit(&path, &edits, &options))

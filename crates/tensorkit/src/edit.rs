@@ -135,6 +135,19 @@ pub struct EditOptions {
     pub dry_run: bool,
     /// Whether the edited file is synced to disk before [`edit`] returns.
     pub durability: Durability,
+    /// What the file (and the edited file, read back) is read with: a header or metadata
+    /// larger than these limits allow is refused, and a copy that has to decode a tensor
+    /// (a format whose writer cannot take its stored bytes as they are) decodes no more.
+    pub limits: tensor_core::Limits,
+}
+
+impl EditOptions {
+    fn read_options(&self) -> crate::ReadOptions {
+        crate::ReadOptions {
+            limits: self.limits,
+            ..crate::ReadOptions::default()
+        }
+    }
 }
 
 /// One change an edit makes.
@@ -277,7 +290,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     } else {
         patch::recover(path, options.durability)?
     };
-    let file = crate::open(path)?;
+    let file = crate::open_with(path, &options.read_options())?;
     let old = file.tensor_set();
     let mut new = old.clone();
     let changes = apply(&mut new, edits, path)?;
@@ -316,7 +329,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
         }
         None => copy(path, bytes, old, &new, options.durability)?,
     }
-    read_back(path, &expected)?;
+    read_back(path, &expected, options)?;
     Ok(report)
 }
 
@@ -325,7 +338,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
 /// renames in the weight map too. The shards are edited first (each as [`edit`] edits a
 /// file), then the index is replaced atomically.
 fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<EditReport> {
-    let file = crate::open(path)?;
+    let file = crate::open_with(path, &options.read_options())?;
     let set = file.tensor_set();
     let format = set.format;
     let mut new = set.clone();
@@ -401,7 +414,7 @@ fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<Ed
         report.method = Method::InPlace;
     }
     // Read back through the index: every tensor where the weight map says.
-    crate::open(path)?;
+    crate::open_with(path, &options.read_options())?;
     Ok(report)
 }
 
@@ -647,8 +660,8 @@ impl Expected {
 }
 
 /// Reads the edited file back and checks that it holds what the edit meant it to.
-fn read_back(path: &Path, expected: &Expected) -> Result<()> {
-    let file = crate::open(path)?;
+fn read_back(path: &Path, expected: &Expected, options: &EditOptions) -> Result<()> {
+    let file = crate::open_with(path, &options.read_options())?;
     let found = Expected::of(file.tensor_set());
     if found == *expected {
         return Ok(());

@@ -123,3 +123,85 @@ fn reading_bad_files_stays_within_a_small_multiple_of_their_size() {
     });
     assert!(failed);
 }
+
+/// An edit holds no more than a header in memory, whether the header is written in place or
+/// the file is copied (the tensors' bytes moved by the kernel, or, for Tensogram, written
+/// from the file's mapping as they are hashed): a 64 MiB tensor in every format that edits,
+/// edited under a cap of 4 MiB over what the test already holds.
+#[test]
+fn edits_allocate_no_more_than_a_header() {
+    use tensorkit::edit::{EditOptions, Edits, Method};
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let data = vec![7u8; 64 << 20];
+    let big = tensorkit::TensorView::new(
+        &data,
+        tensorkit::Dtype::Float32,
+        &[16 << 20],
+        tensorkit::ByteOrder::Little,
+    )
+    .unwrap();
+    let set = |value: &str| Edits {
+        set: vec![("note".into(), serde_json::Value::from(value), None)],
+        ..Edits::default()
+    };
+    for (format, ext) in [
+        (tensorkit::Format::Safetensors, "safetensors"),
+        (tensorkit::Format::Bintensors, "bt"),
+        (tensorkit::Format::Ztensor2, "zt"),
+        (tensorkit::Format::Tensogram, "tgm"),
+        (tensorkit::Format::Gguf, "gguf"),
+    ] {
+        let path = dir.path().join(format!("big.{ext}"));
+        tensorkit::save_tensors(
+            &path,
+            [("w", big.clone())],
+            &tensorkit::WriteOptions::for_format(format),
+        )
+        .unwrap();
+        for value in ["x".repeat(20_000), "y".into()] {
+            let allowance = 4 << 20;
+            eprintln!(
+                "edit of {ext}, a {}-byte value (cap +{allowance} bytes)",
+                value.len()
+            );
+            ALLOCATOR
+                .set_limit(ALLOCATOR.allocated() + allowance)
+                .expect("the cap is above what is allocated");
+            let report = tensorkit::edit(&path, &set(&value), &EditOptions::default());
+            ALLOCATOR.set_limit(usize::MAX).expect("no cap");
+            let report = report.unwrap();
+            assert_ne!(report.method, Method::Unchanged, "{ext}");
+        }
+        let file = tensorkit::open(&path).unwrap();
+        assert_eq!(file.metadata().unwrap()["note"], "y", "{ext}");
+    }
+}
+
+/// The limits an edit is given are those it reads the file with.
+#[test]
+fn an_edit_reads_with_the_limits_it_is_given() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.safetensors");
+    let w = tensorkit::TensorView::new(
+        &[0u8; 16],
+        tensorkit::Dtype::Float32,
+        &[4],
+        tensorkit::ByteOrder::Little,
+    )
+    .unwrap();
+    tensorkit::save_tensors(&path, [("w", w)], &tensorkit::WriteOptions::default()).unwrap();
+    let edits = tensorkit::Edits {
+        rename: vec![("w".into(), "weight".into())],
+        ..tensorkit::Edits::default()
+    };
+    let tight = tensorkit::EditOptions {
+        limits: Limits::default().with_max_header_bytes(8),
+        ..tensorkit::EditOptions::default()
+    };
+    let before = std::fs::read(&path).unwrap();
+    assert!(tensorkit::edit(&path, &edits, &tight).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    tensorkit::edit(&path, &edits, &tensorkit::EditOptions::default()).unwrap();
+}
