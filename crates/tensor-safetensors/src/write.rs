@@ -178,7 +178,7 @@ pub fn header_moved(
     let within = data_start % PAGE;
     // Page-aligned alike only where the old start kept the 8-byte alignment the crate
     // writes (any other start would cost it).
-    let padded = if within % 8 == 0 {
+    let padded = if within.is_multiple_of(8) {
         least + (within + PAGE - least % PAGE) % PAGE
     } else {
         least

@@ -122,9 +122,8 @@ pub(super) fn header_for_edit(
 /// describes.
 fn lies_back_to_back(bytes: &[u8], window: u64, set: &TensorSet<'_>) -> bool {
     let start = bytes.as_ptr() as usize;
-    let mut at = match window.checked_add(8).and_then(|n| usize::try_from(n).ok()) {
-        Some(n) => n,
-        None => return false,
+    let Some(mut at) = window.checked_add(8).and_then(|n| usize::try_from(n).ok()) else {
+        return false;
     };
     for t in &set.tensors {
         let crate::model::TensorData::View(view) = &t.data else {
