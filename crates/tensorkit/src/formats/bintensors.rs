@@ -45,6 +45,33 @@ pub(super) fn read<'a>(
     })
 }
 
+/// The BinTensors writer's entries and the file's metadata.
+type Described<'s> = (
+    Vec<tensor_bintensors::Entry<'s>>,
+    Option<BTreeMap<String, String>>,
+);
+
+/// The writer's entries for `set`'s tensors, called `names`, and its metadata as BinTensors
+/// holds it (strings; `format` names the layout in errors).
+fn described<'s>(
+    set: &'s TensorSet<'_>,
+    names: &'s [String],
+    format: &'static str,
+) -> Result<Described<'s>> {
+    let entries = names
+        .iter()
+        .zip(&set.tensors)
+        .map(|(n, t)| tensor_bintensors::Entry {
+            name: n,
+            dtype: t.dtype(),
+            shape: t.shape(),
+        })
+        .collect();
+    let metadata =
+        super::string_metadata(set, format)?.map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
+    Ok((entries, metadata))
+}
+
 pub(super) fn write(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
@@ -57,17 +84,7 @@ pub(super) fn write(
         FormatId::Bintensors.id()
     };
     let names = set.names();
-    let entries: Vec<tensor_bintensors::Entry<'_>> = names
-        .iter()
-        .zip(&set.tensors)
-        .map(|(n, t)| tensor_bintensors::Entry {
-            name: n,
-            dtype: t.dtype(),
-            shape: t.shape(),
-        })
-        .collect();
-    let metadata =
-        super::string_metadata(set, format)?.map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
+    let (entries, metadata) = described(set, &names, format)?;
     // One tensor decoded at a time, when the writer reaches it; an error from our side
     // (decoding, or writing) is kept whole and returned as it is.
     let mut carried = super::Carried::default();
@@ -100,17 +117,7 @@ pub(super) fn header_for_edit(
         return Ok(None);
     }
     let names = set.names();
-    let entries: Vec<tensor_bintensors::Entry<'_>> = names
-        .iter()
-        .zip(&set.tensors)
-        .map(|(n, t)| tensor_bintensors::Entry {
-            name: n,
-            dtype: t.dtype(),
-            shape: t.shape(),
-        })
-        .collect();
-    let metadata = super::string_metadata(set, FormatId::Bintensors.id())?
-        .map(|m| m.into_iter().collect::<BTreeMap<_, _>>());
+    let (entries, metadata) = described(set, &names, FormatId::Bintensors.id())?;
     let header = tensor_bintensors::header_in_place(&entries, metadata.as_ref(), window)
         .map_err(wrap(path))?;
     Ok(header
