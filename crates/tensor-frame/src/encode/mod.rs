@@ -440,7 +440,25 @@ pub fn reframe_to<W: Write + Seek + ?Sized>(
         ..EncodeOptions::default()
     };
     let plan = plan(&meta, &objects, &opts)?;
+    #[cfg(not(feature = "paranoid"))]
     emit_patched(&plan, &objects, opts.hashing, w, &mut nothing_deferred)
         .map_err(|e| written(e, "writing a message"))?;
+    #[cfg(feature = "paranoid")]
+    {
+        // What went to `w` must be the message the buffered encoder checks and writes.
+        let mut mirror = crate::paranoid::Mirror::new(w)
+            .map_err(|e| tensor_core::Error::io("writing a message", e))?;
+        emit_patched(
+            &plan,
+            &objects,
+            opts.hashing,
+            &mut mirror,
+            &mut nothing_deferred,
+        )
+        .map_err(|e| written(e, "writing a message"))?;
+        let mut again = Vec::new();
+        assemble(&meta, &objects, &opts, &mut again)?;
+        mirror.check(&again)?;
+    }
     Ok(plan.total)
 }
