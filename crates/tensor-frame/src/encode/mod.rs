@@ -223,25 +223,36 @@ pub fn encode_to<W: Write + Seek + ?Sized>(
     w: &mut W,
 ) -> Result<u64> {
     let objects = encode_objects(metadata, descriptors, data, opts)?;
-    let plan = plan(metadata, &objects, opts)?;
+    emit_to(metadata, &objects, opts, w)
+}
+
+/// Writes the message of `objects` to `w` ([`emit_patched`]) and returns its length. With
+/// the `paranoid` feature, what went to `w` must be the message the buffered encoder
+/// writes and checks ([`assemble`]).
+fn emit_to<W: Write + Seek + ?Sized>(
+    metadata: &GlobalMetadata,
+    objects: &[EncodedObject<'_>],
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
+    let plan = plan(metadata, objects, opts)?;
     #[cfg(not(feature = "paranoid"))]
-    emit_patched(&plan, &objects, opts.hashing, w, &mut nothing_deferred)
+    emit_patched(&plan, objects, opts.hashing, w, &mut nothing_deferred)
         .map_err(|e| written(e, "writing a message"))?;
     #[cfg(feature = "paranoid")]
     {
-        // What went to `w` must be the message the buffered encoder checks and writes.
         let mut mirror = crate::paranoid::Mirror::new(w)
             .map_err(|e| tensor_core::Error::io("writing a message", e))?;
         emit_patched(
             &plan,
-            &objects,
+            objects,
             opts.hashing,
             &mut mirror,
             &mut nothing_deferred,
         )
         .map_err(|e| written(e, "writing a message"))?;
         let mut again = Vec::new();
-        assemble(metadata, &objects, opts, &mut again)?;
+        assemble(metadata, objects, opts, &mut again)?;
         mirror.check(&again)?;
     }
     Ok(plan.total)
@@ -439,26 +450,5 @@ pub fn reframe_to<W: Write + Seek + ?Sized>(
         provenance,
         ..EncodeOptions::default()
     };
-    let plan = plan(&meta, &objects, &opts)?;
-    #[cfg(not(feature = "paranoid"))]
-    emit_patched(&plan, &objects, opts.hashing, w, &mut nothing_deferred)
-        .map_err(|e| written(e, "writing a message"))?;
-    #[cfg(feature = "paranoid")]
-    {
-        // What went to `w` must be the message the buffered encoder checks and writes.
-        let mut mirror = crate::paranoid::Mirror::new(w)
-            .map_err(|e| tensor_core::Error::io("writing a message", e))?;
-        emit_patched(
-            &plan,
-            &objects,
-            opts.hashing,
-            &mut mirror,
-            &mut nothing_deferred,
-        )
-        .map_err(|e| written(e, "writing a message"))?;
-        let mut again = Vec::new();
-        assemble(&meta, &objects, &opts, &mut again)?;
-        mirror.check(&again)?;
-    }
-    Ok(plan.total)
+    emit_to(&meta, &objects, &opts, w)
 }
