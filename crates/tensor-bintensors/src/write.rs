@@ -61,16 +61,24 @@ fn describe<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
 
 fn prepare<'n>(entries: &[Entry<'n>]) -> Result<Vec<Outgoing<'n>>> {
     let mut out = describe(entries)?;
+    check_unique(&out)?;
     out.sort_by(|a, b| {
         b.id.cmp(&a.id)
             .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
     });
-    if let Some(w) = out.windows(2).find(|w| w[0].name == w[1].name) {
-        return Err(Error::ValidationMismatch {
-            name: w[0].name.to_owned(),
-        });
-    }
     Ok(out)
+}
+
+/// Refuses two tensors of one name, whatever their dtypes (readers refuse the file).
+fn check_unique(outgoing: &[Outgoing<'_>]) -> Result<()> {
+    let mut names: Vec<&str> = outgoing.iter().map(|t| t.name).collect();
+    names.sort_unstable();
+    match names.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(Error::ValidationMismatch {
+            name: w[0].to_owned(),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn header(
@@ -129,13 +137,7 @@ pub fn header_in_place(
     old_window: u64,
 ) -> Result<Option<Vec<u8>>> {
     let outgoing = describe(entries)?;
-    let mut names: Vec<&str> = outgoing.iter().map(|t| t.name).collect();
-    names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(Error::ValidationMismatch {
-            name: w[0].to_owned(),
-        });
-    }
+    check_unique(&outgoing)?;
     let mut window = header(&outgoing, metadata, Layout::Release);
     let Ok(old_window) = usize::try_from(old_window) else {
         return Ok(None);
@@ -323,6 +325,18 @@ mod tests {
         let a = Tensor::from_elements(&[1], &[1u8]).unwrap();
         assert!(matches!(
             serialize([("a", a.view()), ("a", a.view())], None, Layout::Release),
+            Err(Error::ValidationMismatch { .. })
+        ));
+        // Of different dtypes too, which the writer's order (dtype, then name) need not put
+        // side by side: float64 `a`, float32 `b`, uint8 `a`.
+        let f = Tensor::from_elements(&[1], &[1f64]).unwrap();
+        let g = Tensor::from_elements(&[1], &[1f32]).unwrap();
+        assert!(matches!(
+            serialize(
+                [("a", a.view()), ("b", g.view()), ("a", f.view())],
+                None,
+                Layout::Release
+            ),
             Err(Error::ValidationMismatch { .. })
         ));
     }
