@@ -144,15 +144,17 @@ impl MmapSource {
     /// needs to have the kernel copy them from the file rather than through memory.
     #[must_use]
     pub fn locate(&self, bytes: &[u8]) -> Option<(&File, u64)> {
-        let offset = bytes
-            .as_ptr()
-            .addr()
-            .checked_sub(self.map.as_ptr().addr())?;
-        if offset.checked_add(bytes.len())? > self.map.len() {
-            return None;
-        }
+        let offset = offset_within(&self.map, bytes)?;
         Some((self.file.as_ref()?, offset as u64))
     }
+}
+
+/// Where `inner` begins in `outer`, when `inner` lies wholly within it (borrowed from it):
+/// a view's place in the file it was read from.
+#[must_use]
+pub fn offset_within(outer: &[u8], inner: &[u8]) -> Option<usize> {
+    let offset = inner.as_ptr().addr().checked_sub(outer.as_ptr().addr())?;
+    (offset.checked_add(inner.len())? <= outer.len()).then_some(offset)
 }
 
 impl MmapSource {
@@ -334,6 +336,27 @@ mod tests {
     use super::*;
     use crate::{ErrorKind, Kinded};
     use std::io::Write;
+
+    #[test]
+    fn offset_within_finds_borrowed_slices_only() {
+        let outer = [0u8; 16];
+        let other = [0u8; 16];
+        assert_eq!(offset_within(&outer, &outer[3..7]), Some(3));
+        assert_eq!(offset_within(&outer, &outer[16..]), Some(16));
+        assert_eq!(offset_within(&outer[4..], &outer[..8]), None);
+        assert_eq!(offset_within(&outer[..8], &outer[4..12]), None);
+        let far = if other.as_ptr() > outer.as_ptr() {
+            &other[..]
+        } else {
+            &outer[..]
+        };
+        let near = if other.as_ptr() > outer.as_ptr() {
+            &outer[..]
+        } else {
+            &other[..]
+        };
+        assert_eq!(offset_within(near, &far[..1]), None);
+    }
 
     fn check_source(src: &dyn ByteSource, expected: &[u8]) {
         assert_eq!(src.len(), expected.len() as u64);

@@ -128,7 +128,6 @@ pub(super) fn header_for_edit(
 /// `window`-byte header, in order, to the end of the file: what a header written in place
 /// describes.
 fn lies_back_to_back(bytes: &[u8], window: u64, set: &TensorSet<'_>) -> bool {
-    let start = bytes.as_ptr() as usize;
     let Some(mut at) = window.checked_add(8).and_then(|n| usize::try_from(n).ok()) else {
         return false;
     };
@@ -137,7 +136,7 @@ fn lies_back_to_back(bytes: &[u8], window: u64, set: &TensorSet<'_>) -> bool {
             return false;
         };
         let buf = view.buffer();
-        if (buf.as_ptr() as usize).checked_sub(start) != Some(at) {
+        if tensor_core::source::offset_within(bytes, buf) != Some(at) {
             return false;
         }
         at += buf.len();
