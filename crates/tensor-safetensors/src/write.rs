@@ -173,8 +173,8 @@ pub fn header_moved(
 ) -> Result<Vec<u8>> {
     const PAGE: u64 = 4096;
     let outgoing = describe(entries)?;
-    let mut header = header(&outgoing, metadata_for(metadata, &outgoing), 0, 0)?;
-    let least = header.len() as u64 + ROOM_AFTER_COPY;
+    let mut head = header(&outgoing, metadata_for(metadata, &outgoing), 0, 0)?;
+    let least = head.len() as u64 + ROOM_AFTER_COPY;
     let within = data_start % PAGE;
     // Page-aligned alike only where the old start kept the 8-byte alignment the crate
     // writes (any other start would cost it).
@@ -184,10 +184,10 @@ pub fn header_moved(
         least
     };
     if padded - 8 <= MAX_HEADER {
-        header.resize(padded as usize, b' ');
-        header[..8].copy_from_slice(&(padded - 8).to_le_bytes());
+        head.resize(padded as usize, b' ');
+        head[..8].copy_from_slice(&(padded - 8).to_le_bytes());
     }
-    Ok(header)
+    Ok(head)
 }
 
 /// The least room for later edits that [`header_moved`] leaves in a header.

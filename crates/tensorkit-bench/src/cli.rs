@@ -34,30 +34,25 @@ fn cli() -> PathBuf {
     cli
 }
 
-fn run(cmd: &mut Command) {
+/// Runs `cmd`, which must succeed, and returns what it printed.
+fn run(cmd: &mut Command) -> Vec<u8> {
     let out = cmd.output().expect("run a command");
     assert!(
         out.status.success(),
         "{cmd:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out.stdout
 }
 
 /// `tensorkit edit PATH --set SET`, which must have been made as `method` says (`in-place`
 /// or `copy`): a timing of the other kind would be a timing of something else.
 fn edit_as(cli: &Path, path: &Path, set: &str, method: &str) {
-    let out = Command::new(cli)
+    let out = run(Command::new(cli)
         .arg("edit")
         .arg(path)
-        .args(["--set", set, "--json"])
-        .output()
-        .expect("run tensorkit edit");
-    assert!(
-        out.status.success(),
-        "tensorkit edit failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("an edit report");
+        .args(["--set", set, "--json"]));
+    let report: Value = serde_json::from_slice(&out).expect("an edit report");
     assert_eq!(report["method"], method, "{report}");
 }
 
