@@ -409,7 +409,7 @@ pub(super) fn header_for_edit(
     let header = tensor_gguf::Header::parse(
         bytes,
         bytes.len() as u64,
-        &tensor_gguf::ReadOptions::default(),
+        &tensor_gguf::ReadOptions::default().limits(set.limits),
     )
     .map_err(wrap(path))?;
     let metadata = metadata_values(set, false)?;

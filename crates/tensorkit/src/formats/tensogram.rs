@@ -573,7 +573,7 @@ pub(super) fn write_edited(
     out: &mut dyn tensor_core::atomic::WriteSeek,
 ) -> Result<()> {
     let (set, removed) = super::metadata_changes(old, new);
-    let msgs = messages(path, bytes, &ReadOptions::default())?;
+    let msgs = messages(path, bytes, &ReadOptions::default().limits(old.limits))?;
     let mut tensors = new.tensors.iter();
     for m in &msgs {
         let mut meta = m.metadata().map_err(wrap(path))?.clone();

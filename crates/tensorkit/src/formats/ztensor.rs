@@ -440,9 +440,12 @@ pub(super) fn header_for_edit(
             })
             .collect(),
     };
-    let (offset, tail) =
-        tensor_ztensor::v2::manifest_in_place(bytes, &tensor_core::ReadOptions::default(), &edit)
-            .map_err(wrap(path))?;
+    let (offset, tail) = tensor_ztensor::v2::manifest_in_place(
+        bytes,
+        &tensor_core::ReadOptions::default().limits(old.limits),
+        &edit,
+    )
+    .map_err(wrap(path))?;
     Ok(Some(super::EditedHeader::InPlace(
         tensor_core::patch::Patch {
             len: offset + tail.len() as u64,
