@@ -20,7 +20,7 @@ if ((${#targets[@]} == 0)); then
 fi
 export ASAN_OPTIONS="allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0"
 # Targets run side by side, one per core (FUZZ_JOBS to change): libFuzzer runs one thread.
-jobs=${FUZZ_JOBS:-$(nproc)}
+side_by_side=${FUZZ_JOBS:-$(nproc)}
 mkdir -p logs
 rm -f logs/*.failed
 # -a: debug assertions, overflow checks among them, in the optimised build: arithmetic on a
@@ -50,7 +50,7 @@ run_one() {
 }
 
 for target in "${targets[@]}"; do
-    while (($(jobs -rp | wc -l) >= jobs)); do
+    while (($(jobs -rp | wc -l) >= side_by_side)); do
         wait -n || true
     done
     run_one "$target" &
