@@ -27,6 +27,28 @@ pub enum Level {
     Full,
 }
 
+impl Level {
+    /// Every level, shallowest first.
+    pub const ALL: [Level; 4] = [Level::Quick, Level::Default, Level::Checksum, Level::Full];
+
+    /// The level's name: `quick`, `default`, `checksum` or `full`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Quick => "quick",
+            Level::Default => "default",
+            Level::Checksum => "checksum",
+            Level::Full => "full",
+        }
+    }
+
+    /// The level called `name` ([`Level::name`]); `None` for any other name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
 /// What to check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct ValidateOptions {

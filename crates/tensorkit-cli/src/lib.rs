@@ -196,7 +196,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Verify { file } => match tensorkit::verify(file, limits) {
             Err(e) => (Err(e), false),
             Ok(v) => {
-                if let Err(e) = write_out(out, &v.text) {
+                if let Err(e) = write_out(out, &report::verification_text(&v, file)) {
                     (Err(e), false)
                 } else if let Some(problem) = v.problem {
                     let kind = problem.kind();
@@ -270,10 +270,10 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let text = if *json {
                     format!(
                         "{}\n",
-                        serde_json::to_string_pretty(&o.json()).unwrap_or_default()
+                        serde_json::to_string_pretty(&o.to_json()).unwrap_or_default()
                     )
                 } else {
-                    let mut text = o.text(file);
+                    let mut text = report::validation_text(&o, file);
                     if o.problems.iter().any(|p| p.kind == ErrorKind::LimitExceeded) {
                         text.push_str("note: ");
                         text.push_str(LIMITS_HINT);

@@ -1,12 +1,15 @@
-//! What `inspect` prints: a JSON object and a readable table.
+//! What the commands print: `inspect`'s JSON object and table, `validate`'s and `verify`'s
+//! reports.
 
 use crate::error::Result;
-use crate::model::{NamedTensor, TensorSet};
+use crate::model::{FormatId, NamedTensor, TensorSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
+use std::path::Path;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::{Scalar, scalar};
+use tensorkit::check::{Checks, Problem, Validation, Verification};
 
 /// How many leading values `inspect --json` shows per tensor.
 pub const FIRST_VALUES: usize = 8;
@@ -227,6 +230,59 @@ pub fn table(set: &TensorSet<'_>) -> String {
         line([&r[0], &r[1], &r[2], &r[3], &r[4]]);
     }
     out
+}
+
+/// One line per problem: `error: code at WHERE: message` (or `warning: …`).
+fn problem_lines(problems: &[Problem]) -> String {
+    let mut s = String::new();
+    for p in problems {
+        let _ = writeln!(s, "{}: {p}", p.severity_name());
+    }
+    s
+}
+
+/// `validate`'s report: a line for the file, one per problem, and the verdict.
+pub fn validation_text(v: &Validation, path: &Path) -> String {
+    let format = v.format.map_or("unknown format", FormatId::id);
+    let mut s = format!(
+        "{}: {format}, {} tensors, {} hashes verified\n",
+        path.display(),
+        v.tensors,
+        v.hashes_verified
+    );
+    s.push_str(&problem_lines(&v.problems));
+    let errors = v.problems.iter().filter(|p| p.is_error()).count();
+    if errors == 0 {
+        s.push_str("valid\n");
+    } else {
+        let _ = writeln!(s, "invalid: {errors} errors");
+    }
+    s
+}
+
+/// `verify`'s report: what was verified, and the problems found on the way (the verdict, when
+/// the check did not pass, is the command's error line).
+pub fn verification_text(v: &Verification, path: &Path) -> String {
+    let head = format!("{}: {}", path.display(), v.format.id());
+    match v.checks {
+        Checks::Hashes => format!(
+            "{head}, {} hashes verified\n{}",
+            v.verified,
+            problem_lines(&v.problems)
+        ),
+        Checks::Checksums if v.problem.is_some() && !v.problems.is_empty() => {
+            let mut s = format!("{head}\n");
+            for p in &v.problems {
+                let _ = writeln!(s, "error: {}", p.message);
+            }
+            s
+        }
+        Checks::Checksums => format!("{head}, {} checksums verified\n", v.verified),
+        _ => format!(
+            "{head}: the format stores no checksums; all {} tensors read\n",
+            v.tensors_read.unwrap_or(0)
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,23 @@ pub(crate) fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAn
     })
 }
 
+/// A JSON value (a report, metadata the library keeps as JSON) as the Python object
+/// `json.loads` would give for its text, built directly.
+pub(crate) fn json_to_py<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
+    core_to_py(py, &tensor_core::cbor::json::to_cbor(v))
+}
+
+/// A value of tensor-core's CBOR (tensor attributes) as [`to_py`] gives it.
+pub(crate) fn core_to_py<'py>(
+    py: Python<'py>,
+    v: &tensor_core::cbor::Value,
+) -> PyResult<Bound<'py, PyAny>> {
+    to_py(py, &Value::from(v))
+}
+
 /// A map with text keys as a Python `dict`.
 pub(crate) fn map_to_py<'py>(
     py: Python<'py>,

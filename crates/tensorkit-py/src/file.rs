@@ -3,25 +3,33 @@
 //! order, decoded otherwise. `tensorkit/_file.py` turns them into numpy arrays.
 
 use crate::buffer::{Borrowed, Buffer};
-use crate::errors::{invalid, to_py};
+use crate::errors::to_py;
 use crate::handle::Handle;
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::sync::Arc;
 use tensor_core::buffer::LargeBuffer;
 use tensor_dtype::Dtype;
 
-/// What `File.describe` returns: dtype, shape, encoding (`None` when stored as it is),
-/// location, attributes as JSON, decoded bytes, whether `tensor` returns a zero-copy buffer.
-type Description = (
-    String,
-    Vec<u64>,
-    Option<String>,
-    Vec<(String, u64)>,
-    String,
-    u64,
-    bool,
-);
+/// What `File.describe` returns: what the file says about one tensor, without decoding it.
+#[pyclass(module = "tensorkit._tensorkit", name = "TensorInfo", frozen, get_all)]
+pub(crate) struct TensorInfo {
+    /// The dtype's name (`float32`, `bfloat16`…).
+    dtype: &'static str,
+    /// The shape, slowest dimension first.
+    shape: Vec<u64>,
+    /// How the stored bytes are encoded; `None` when they are stored as they are.
+    encoding: Option<String>,
+    /// Where the tensor is, as the format locates it (`offset`, `message`, `object`…).
+    location: Vec<(&'static str, u64)>,
+    /// The tensor's attributes, as Python values (bytes stay bytes, NaN stays NaN).
+    attributes: Py<PyDict>,
+    /// The bytes of its decoded values.
+    nbytes: u64,
+    /// Whether `File.tensor` returns a view of the file's own bytes.
+    zero_copy: bool,
+}
 
 /// An open tensor file of any format.
 #[pyclass(module = "tensorkit._tensorkit", name = "File", frozen)]
@@ -158,13 +166,12 @@ impl File {
         Ok(self.file()?.transfer().map(|t| (t.requests, t.bytes)))
     }
 
-    /// File-level metadata as JSON text, or `None`.
-    fn metadata_json(&self) -> PyResult<Option<String>> {
+    /// File-level metadata as a dict, or `None`.
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let file = self.file()?;
         file.metadata()
-            .map(serde_json::to_string)
+            .map(|m| crate::cbor::json_to_py(py, &serde_json::Value::Object(m.clone())))
             .transpose()
-            .map_err(|e| invalid(e.to_string()))
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -185,26 +192,22 @@ impl File {
     }
 
     /// What the file says about tensor `name`, without decoding it.
-    fn describe(&self, name: &str) -> PyResult<Description> {
+    fn describe(&self, py: Python<'_>, name: &str) -> PyResult<TensorInfo> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        let attributes: serde_json::Map<String, serde_json::Value> = t
-            .attributes()
-            .iter()
-            .map(|(k, v)| (k.clone(), tensor_core::cbor::json::to_json(v)))
-            .collect();
-        Ok((
-            t.dtype().name().to_owned(),
-            t.shape().to_vec(),
-            t.encoding().map(str::to_owned),
-            t.location()
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), *v))
-                .collect(),
-            serde_json::Value::Object(attributes).to_string(),
-            t.byte_len(),
-            t.native_bytes().is_some(),
-        ))
+        let attributes = PyDict::new(py);
+        for (k, v) in t.attributes() {
+            attributes.set_item(k, crate::cbor::core_to_py(py, v)?)?;
+        }
+        Ok(TensorInfo {
+            dtype: t.dtype().name(),
+            shape: t.shape().to_vec(),
+            encoding: t.encoding().map(str::to_owned),
+            location: t.location().to_vec(),
+            attributes: attributes.unbind(),
+            nbytes: t.byte_len(),
+            zero_copy: t.native_bytes().is_some(),
+        })
     }
 
     /// Tensor `name` for numpy: its dtype, its shape, and its bytes — a read-only view of

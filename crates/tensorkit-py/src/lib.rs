@@ -115,6 +115,7 @@ fn parse_size(text: &str) -> PyResult<u64> {
 #[pymodule(gil_used = false)]
 fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<File>()?;
+    m.add_class::<file::TensorInfo>()?;
     m.add_class::<buffer::Buffer>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(open_bytes, m)?)?;

@@ -22,29 +22,31 @@ pub(crate) fn stdlib_serialize<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
-/// A record's fields as JSON text; the record must fill `buf` exactly.
+/// A record's fields as a dict; the record must fill `buf` exactly.
 #[pyfunction]
-pub(crate) fn stdlib_deserialize(buf: &Bound<'_, PyAny>) -> PyResult<String> {
+pub(crate) fn stdlib_deserialize<'py>(buf: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = buf.py();
     let buf = Borrowed::get(buf, false, "the meta data")?;
     let meta = MetaDataRef::open(buf.bytes()).map_err(to_py)?.to_owned();
-    Ok(json::to_json(&meta).to_string())
+    crate::cbor::json_to_py(py, &json::to_json(&meta))
 }
 
 /// Checks that every element the record `meta` describes lies inside `data`, and that
-/// numpy can view it; the tensorkit dtype name of the elements and the record's fields as
-/// JSON text (those `stdlib_deserialize` gives).
+/// numpy can view it; the tensorkit dtype name of the elements and the record's fields as a
+/// dict (those `stdlib_deserialize` gives).
 #[pyfunction]
-pub(crate) fn stdlib_check(
-    meta: &Bound<'_, PyAny>,
-    data: &Bound<'_, PyAny>,
-) -> PyResult<(&'static str, String)> {
+pub(crate) fn stdlib_check<'py>(
+    meta: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+    let py = meta.py();
     let meta = Borrowed::get(meta, false, "the meta data")?;
     let data = Borrowed::get(data, false, "the data buffer")?;
     let meta = MetaDataRef::open(meta.bytes()).map_err(to_py)?.to_owned();
     let array = StridedArray::new(&meta, data.bytes()).map_err(to_py)?;
     Ok((
         array.view().dtype().name(),
-        json::to_json(&meta).to_string(),
+        crate::cbor::json_to_py(py, &json::to_json(&meta))?,
     ))
 }
 

@@ -4,7 +4,7 @@
 use crate::buffer::Borrowed;
 use crate::errors::{invalid, to_py};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use std::path::PathBuf;
 use tensor_dtype::{Dtype, TensorView};
 use tensorkit::pipeline_spec::PipelineSpec;
@@ -204,46 +204,42 @@ pub(crate) fn convert(
     .map_err(to_py)
 }
 
-/// Checks the file at `path` (`level`: quick, default, checksum or full); the report as
-/// JSON text, the one `tensorkit validate --json` prints.
+/// Checks the file at `path` (`level`: quick, default, checksum or full); the report as a
+/// dict, the one `tensorkit validate --json` prints.
 #[pyfunction]
 #[pyo3(signature = (path, *, level="full", canonical=false))]
-pub(crate) fn validate(
-    py: Python<'_>,
+pub(crate) fn validate<'py>(
+    py: Python<'py>,
     path: PathBuf,
     level: &str,
     canonical: bool,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     use tensorkit::check::Level;
-    let level = match level {
-        "quick" => Level::Quick,
-        "default" => Level::Default,
-        "checksum" => Level::Checksum,
-        "full" => Level::Full,
-        other => {
-            return Err(invalid(format!(
-                "unknown level {other:?}; one of quick, default, checksum, full"
-            )));
-        }
-    };
+    let level = Level::from_name(level).ok_or_else(|| {
+        let names: Vec<_> = Level::ALL.into_iter().map(Level::name).collect();
+        invalid(format!(
+            "unknown level {level:?}; one of {}",
+            names.join(", ")
+        ))
+    })?;
     let options = tensorkit::check::ValidateOptions { level, canonical };
     let report = py
         .detach(|| tensorkit::validate(&path, options, &tensorkit::Limits::default()))
         .map_err(to_py)?;
-    Ok(report.json().to_string())
+    crate::cbor::json_to_py(py, &report.to_json())
 }
 
 /// Edits the file at `path` (see `tensorkit::edit`): `edits` is the JSON form
-/// `Edits::from_json` reads; returns the report as JSON text (`tensorkit edit --json`).
+/// `Edits::from_json` reads; returns the report as a dict (`tensorkit edit --json`).
 #[pyfunction]
 #[pyo3(signature = (path, edits, *, dry_run=false, fsync=false))]
-pub(crate) fn edit(
-    py: Python<'_>,
+pub(crate) fn edit<'py>(
+    py: Python<'py>,
     path: PathBuf,
     edits: &str,
     dry_run: bool,
     fsync: bool,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyAny>> {
     let json: serde_json::Value =
         serde_json::from_str(edits).map_err(|e| invalid(format!("edits: {e}")))?;
     let edits = tensorkit::Edits::from_json(&json, "edits").map_err(to_py)?;
@@ -255,12 +251,12 @@ pub(crate) fn edit(
     let report = py
         .detach(|| tensorkit::edit(&path, &edits, &options))
         .map_err(to_py)?;
-    Ok(report.to_json().to_string())
+    crate::cbor::json_to_py(py, &report.to_json())
 }
 
 /// Rewrites a Tensogram file of wire version 2 as version 3 at `dst` (see
-/// `tensorkit::migrate`); returns `(v2 messages, v3 messages copied, objects, hashes
-/// verified, bytes written)`.
+/// `tensorkit::migrate`); returns what was done as a dict: `v2_messages`, `v3_messages`,
+/// `objects`, `hashes_verified`, `bytes`.
 #[pyfunction]
 #[pyo3(signature = (src, dst, *, fsync=false))]
 pub(crate) fn migrate(
@@ -268,7 +264,7 @@ pub(crate) fn migrate(
     src: PathBuf,
     dst: PathBuf,
     fsync: bool,
-) -> PyResult<(usize, usize, usize, usize, u64)> {
+) -> PyResult<Bound<'_, PyDict>> {
     let m = py
         .detach(|| {
             tensorkit::migrate(
@@ -279,11 +275,11 @@ pub(crate) fn migrate(
             )
         })
         .map_err(to_py)?;
-    Ok((
-        m.v2_messages,
-        m.v3_messages,
-        m.objects,
-        m.hashes_verified,
-        m.bytes,
-    ))
+    let d = PyDict::new(py);
+    d.set_item("v2_messages", m.v2_messages)?;
+    d.set_item("v3_messages", m.v3_messages)?;
+    d.set_item("objects", m.objects)?;
+    d.set_item("hashes_verified", m.hashes_verified)?;
+    d.set_item("bytes", m.bytes)?;
+    Ok(d)
 }

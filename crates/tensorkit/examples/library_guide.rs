@@ -58,7 +58,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Check a file: every checksum and hash it carries, every tensor decoded.
     let checked = tensorkit::verify(dir.path().join("model.zt"), &tensorkit::Limits::default())?;
-    print!("{}", checked.text);
+    println!(
+        "{}: {} {:?} verified, {:?} tensors read",
+        checked.format.id(),
+        checked.verified,
+        checked.checks,
+        checked.tensors_read
+    );
     assert!(checked.problem.is_none());
 
     // GRIB: one float64 tensor per field, ecCodes' keys as attributes, missing points NaN;

@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::FormatId;
 use serde_json::{Value, json};
-use std::fmt::Write as _;
 use std::path::Path;
 use tensor_core::{ErrorKind, Kinded, Limits, MmapSource};
 pub use tensor_frame::{Level, Severity, ValidateOptions};
@@ -127,39 +126,10 @@ impl Validation {
         self.problems.iter().any(Problem::is_error)
     }
 
-    /// The outcome as text, one line per problem.
+    /// The report as data: what `tensorkit validate --json` prints and Python's
+    /// `tensorkit.validate` returns, one shape for both.
     #[must_use]
-    pub fn text(&self, path: &Path) -> String {
-        let format = self.format.map_or("unknown format", FormatId::id);
-        let mut s = format!(
-            "{}: {format}, {} tensors, {} hashes verified\n",
-            path.display(),
-            self.tensors,
-            self.hashes_verified
-        );
-        s.push_str(&self.problem_lines());
-        let errors = self.problems.iter().filter(|p| p.is_error()).count();
-        if errors == 0 {
-            s.push_str("valid\n");
-        } else {
-            let _ = writeln!(s, "invalid: {errors} errors");
-        }
-        s
-    }
-
-    /// One line per problem: `error: code at WHERE: message` (or `warning: …`).
-    #[must_use]
-    pub fn problem_lines(&self) -> String {
-        let mut s = String::new();
-        for p in &self.problems {
-            let _ = writeln!(s, "{}: {p}", p.severity_name());
-        }
-        s
-    }
-
-    /// The outcome as JSON.
-    #[must_use]
-    pub fn json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         json!({
             "format": self.format.map(FormatId::id),
             "valid": !self.failed(),
@@ -355,11 +325,32 @@ fn validate_v2(
     }
 }
 
+/// What a format carries for `verify` to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Checks {
+    /// Hashes of its frames and objects (Tensogram).
+    Hashes,
+    /// Checksums and digests of its tensors (zTensor).
+    Checksums,
+    /// Nothing: the format stores no checksums (safetensors, BinTensors, GRIB, GGUF).
+    None,
+}
+
 /// What `verify` found.
 #[derive(Debug)]
 pub struct Verification {
-    /// The report to print on standard output.
-    pub text: String,
+    /// The file's format.
+    pub format: FormatId,
+    /// What the format carries to check.
+    pub checks: Checks,
+    /// How many of them were verified (0 for [`Checks::None`]).
+    pub verified: usize,
+    /// Tensors decoded whole; `None` when a mismatch stopped the check before decoding.
+    pub tensors_read: Option<usize>,
+    /// What the check found on its way: every problem Tensogram's checksum-level validation
+    /// reports (warnings included), the checksum mismatch of a zTensor file.
+    pub problems: Vec<Problem>,
     /// Why the check did not pass: a mismatch ([`Error::VerifyFailed`]) or nothing to
     /// verify ([`Error::NothingVerified`]); `None` when every checksum matched.
     pub problem: Option<Error>,
@@ -379,7 +370,6 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
     let file = file.as_ref();
     let map = whole_file(file, limits)?;
     let format = formats::detect(file, &map)?;
-    let head = format!("{}: {}", file.display(), format.id());
     let nothing = |reason: &str| {
         Some(Error::NothingVerified {
             path: file.to_path_buf(),
@@ -396,11 +386,7 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
                 },
                 limits,
             );
-            let text = format!(
-                "{head}, {} hashes verified\n{}",
-                o.hashes_verified,
-                o.problem_lines()
-            );
+            let mut tensors_read = None;
             let problem = if let Some(p) = o.problems.iter().find(|p| p.is_error()) {
                 Some(Error::VerifyFailed {
                     path: file.to_path_buf(),
@@ -410,32 +396,55 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
             } else {
                 // Every tensor decodes, hashes or not (a version 2 file as the validation
                 // migrated it): data no hash covers must at least do that.
-                read_every_tensor(file, migrated.as_deref().unwrap_or(&map), limits)?;
+                tensors_read = Some(read_every_tensor(
+                    file,
+                    migrated.as_deref().unwrap_or(&map),
+                    limits,
+                )?);
                 (o.hashes_verified == 0)
                     .then(|| nothing("no frame carries a hash"))
                     .flatten()
             };
-            Ok(Verification { text, problem })
+            Ok(Verification {
+                format,
+                checks: Checks::Hashes,
+                verified: o.hashes_verified,
+                tensors_read,
+                problems: o.problems,
+                problem,
+            })
         }
         FormatId::Ztensor01 | FormatId::Ztensor1 | FormatId::Ztensor2 => {
             match ztensor_checksums(file, &map) {
-                Ok((n, _)) => {
-                    read_every_tensor(file, &map, limits)?;
-                    Ok(Verification {
-                        text: format!("{head}, {n} checksums verified\n"),
-                        problem: (n == 0)
-                            .then(|| nothing("no tensor carries a checksum"))
-                            .flatten(),
-                    })
-                }
-                Err(Error::Ztensor { source, .. }) => Ok(Verification {
-                    text: format!("{head}\nerror: {source}\n"),
-                    problem: Some(Error::VerifyFailed {
+                Ok((n, _)) => Ok(Verification {
+                    format,
+                    checks: Checks::Checksums,
+                    verified: n,
+                    tensors_read: Some(read_every_tensor(file, &map, limits)?),
+                    problems: Vec::new(),
+                    problem: (n == 0)
+                        .then(|| nothing("no tensor carries a checksum"))
+                        .flatten(),
+                }),
+                Err(Error::Ztensor { source, .. }) => {
+                    let mismatch = Error::VerifyFailed {
                         path: file.to_path_buf(),
                         kind: source.kind(),
                         detail: source.to_string(),
-                    }),
-                }),
+                    };
+                    Ok(Verification {
+                        format,
+                        checks: Checks::Checksums,
+                        verified: 0,
+                        tensors_read: None,
+                        problems: vec![Problem {
+                            code: source.kind().as_str().to_owned(),
+                            message: source.to_string(),
+                            ..Problem::error(&mismatch)
+                        }],
+                        problem: Some(mismatch),
+                    })
+                }
                 Err(e) => Err(e),
             }
         }
@@ -445,9 +454,12 @@ pub fn verify(file: impl AsRef<Path>, limits: &Limits) -> Result<Verification> {
         | FormatId::Grib
         | FormatId::Gguf => {
             // No checksums to check: reading every tensor is the only check there is.
-            let n = read_every_tensor(file, &map, limits)?;
             Ok(Verification {
-                text: format!("{head}: the format stores no checksums; all {n} tensors read\n"),
+                format,
+                checks: Checks::None,
+                verified: 0,
+                tensors_read: Some(read_every_tensor(file, &map, limits)?),
+                problems: Vec::new(),
                 problem: nothing("the format stores no checksums"),
             })
         }

@@ -104,7 +104,7 @@ def edit(
     }
     if types:
         edits["types"] = dict(types)
-    report = json.loads(_tensorkit.edit(os.fspath(path), json.dumps(edits), dry_run=dry_run, fsync=fsync))
+    report = _tensorkit.edit(os.fspath(path), json.dumps(edits), dry_run=dry_run, fsync=fsync)
     return EditReport(
         path=report["path"],
         format=report["format"],

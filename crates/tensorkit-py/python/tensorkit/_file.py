@@ -85,7 +85,8 @@ class File(Mapping[str, np.ndarray]):
                 return default
         if name not in self:
             return default
-        dtype, shape = self._native.describe(name)[:2]
+        info = self._native.describe(name)
+        dtype, shape = info.dtype, info.shape
         want = to_numpy(dtype)
         if not isinstance(out, np.ndarray):
             raise InvalidArgumentError(f"out must be a numpy array, not {type(out).__name__}")
@@ -179,37 +180,36 @@ class File(Mapping[str, np.ndarray]):
     def metadata(self) -> dict[str, Any] | None:
         """File-level metadata (``None`` when the file has none)."""
         if self._metadata is _MISSING:
-            text = self._native.metadata_json()
-            self._metadata = None if text is None else json.loads(text)
+            self._metadata = self._native.metadata()
         return self._metadata
 
     def info(self, name: str) -> dict[str, Any]:
         """What the file says about tensor ``name``, without decoding it: dtype, shape,
         attributes, encoding (``"none"`` when stored as it is), location, bytes, and whether
         ``f[name]`` is a zero-copy view."""
-        dtype, shape, encoding, location, attributes, nbytes, zero_copy = self._native.describe(name)
+        native = self._native.describe(name)
         if self._raw and (blocks := self._native.blocks(name)) is not None:
             _, ggml_type, byte_shape = blocks
             return {
                 "name": name,
                 "dtype": "uint8",
                 "shape": tuple(byte_shape),
-                "attributes": json.loads(attributes),
+                "attributes": native.attributes,
                 "encoding": ggml_type,
-                "element_shape": tuple(shape),
-                "location": dict(location),
+                "element_shape": tuple(native.shape),
+                "location": dict(native.location),
                 "nbytes": int(np.prod(byte_shape)),
                 "zero_copy": True,
             }
         return {
             "name": name,
-            "dtype": dtype,
-            "shape": tuple(shape),
-            "attributes": json.loads(attributes),
-            "encoding": encoding or "none",
-            "location": dict(location),
-            "nbytes": nbytes,
-            "zero_copy": zero_copy,
+            "dtype": native.dtype,
+            "shape": tuple(native.shape),
+            "attributes": native.attributes,
+            "encoding": native.encoding or "none",
+            "location": dict(native.location),
+            "nbytes": native.nbytes,
+            "zero_copy": native.zero_copy,
         }
 
     # Lifetime.
@@ -460,17 +460,10 @@ def migrate(src: PathLike, dst: PathLike, *, fsync: bool = False) -> dict[str, i
     version 2 hash checked first. Returns what was done: ``v2_messages``, ``v3_messages``
     (copied as they were), ``objects``, ``hashes_verified``, ``bytes`` written. ``fsync``
     as in :func:`save`."""
-    v2, v3, objects, hashes, n = _tensorkit.migrate(os.fspath(src), os.fspath(dst), fsync=fsync)
-    return {
-        "v2_messages": v2,
-        "v3_messages": v3,
-        "objects": objects,
-        "hashes_verified": hashes,
-        "bytes": n,
-    }
+    return _tensorkit.migrate(os.fspath(src), os.fspath(dst), fsync=fsync)
 
 
 def validate(path: PathLike, *, level: str = "full", canonical: bool = False) -> dict[str, Any]:
     """Checks a file as ``tensorkit validate --json`` does; the same report as a dict
     (``problems`` is empty for a sound file)."""
-    return json.loads(_tensorkit.validate(os.fspath(path), level=level, canonical=canonical))
+    return _tensorkit.validate(os.fspath(path), level=level, canonical=canonical)

@@ -69,7 +69,7 @@ def deserialize(buf: Any) -> dict[str, Any]:
     ``shape``, ``strides_bytes``, ``offset_bytes``, ``order``, ``mode``, ``submodes``,
     ``flags``, ``readonly``, ``endianness`` (1 little, 0 big), ``byte_length`` and the enum
     values."""
-    return json.loads(_tensorkit.stdlib_deserialize(buf))
+    return _tensorkit.stdlib_deserialize(buf)
 
 
 def view(meta: Any, data: Any) -> np.ndarray:
@@ -77,8 +77,8 @@ def view(meta: Any, data: Any) -> np.ndarray:
     without copying; read-only unless ``data`` is writable and the record is not READONLY.
     Every element is checked to lie inside ``data`` first."""
     record = serialize(meta) if isinstance(meta, Mapping) else bytes(meta)
-    dtype_name, fields_json = _tensorkit.stdlib_check(record, data)
-    dtype, fields = to_numpy(dtype_name), json.loads(fields_json)
+    dtype_name, fields = _tensorkit.stdlib_check(record, data)
+    dtype = to_numpy(dtype_name)
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if fields["endianness"] == 1 else ">")
     buf = memoryview(data).cast("B")

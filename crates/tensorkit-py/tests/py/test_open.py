@@ -186,6 +186,25 @@ def test_metadata_formats_and_conversion(tmp_path):
     assert not (tmp_path / "w.unknown").exists()
 
 
+def test_attributes_and_reports_arrive_as_python_values(tmp_path):
+    """Values cross from Rust as Python objects, not JSON text: bytes stay bytes, NaN stays
+    a float, integers stay integers; reports are dicts of the same values."""
+    from tensorkit import tensogram
+
+    w = np.arange(4, dtype=np.float32)
+    attributes = {"name": "w", "blob": b"\x00\xff", "x": float("nan"), "n": -3, "big": 2**64 - 1}
+    msg = tensogram.encode({"base": [attributes]}, [({"type": "ntensor", "shape": [4], "dtype": "float32"}, w)])
+    (tmp_path / "a.tgm").write_bytes(msg)
+    with tensorkit.open(tmp_path / "a.tgm") as f:
+        got = f.info("w")["attributes"]
+    assert got["blob"] == b"\x00\xff" and isinstance(got["blob"], bytes)
+    assert isinstance(got["x"], float) and np.isnan(got["x"])
+    assert got["n"] == -3 and got["big"] == 2**64 - 1
+    report = tensorkit.validate(tmp_path / "a.tgm")
+    assert report == {"format": "tensogram", "valid": True, "tensors": 1, "hashes_verified": report["hashes_verified"], "problems": []}
+    assert report["hashes_verified"] > 0
+
+
 def test_serialize_gives_the_bytes_save_writes(tmp_path):
     w = np.arange(12, dtype=np.float32).reshape(3, 4)
     meta = {"purpose": "test"}

@@ -196,7 +196,7 @@ fn validate_and_verify_report_what_a_file_carries() {
         canonical: false,
     };
     let found = tensorkit::validate(&zt, options, &limits).unwrap();
-    assert!(found.failed(), "{}", found.text(&zt));
+    assert!(found.failed(), "{:?}", found.problems);
     assert!(tensorkit::verify(&zt, &limits).unwrap().problem.is_some());
 }
 
