@@ -57,9 +57,7 @@ fuzz_target!(|input: &[u8]| {
     let _ = std::fs::create_dir_all(&dir);
     for format in FormatId::WRITABLE {
         let out = dir.join(format!("out.{}", format.extension()));
-        if formats::write(format, &set, &out, &Default::default(), Default::default(), Default::default())
-            .is_err()
-        {
+        if tensorkit::save_set(&out, &set, &tensorkit::WriteOptions::for_format(format)).is_err() {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::header::MAX_HEADER;
 use safetensors::tensor::Dtype as StDtype;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use tensor_dtype::{Dtype, TensorView};
 
@@ -36,7 +36,7 @@ struct Outgoing {
 /// needs: the old header's length).
 fn header(
     outgoing: &[Outgoing],
-    metadata: Option<HashMap<String, String>>,
+    metadata: Option<&BTreeMap<String, String>>,
     reserve: usize,
     min_len: usize,
 ) -> Result<Vec<u8>> {
@@ -57,8 +57,11 @@ fn header(
         ));
         offset = end;
     }
-    let meta = safetensors::tensor::Metadata::new(metadata, infos).map_err(|e| cannot(&e))?;
-    let mut json = serde_json::to_vec(&meta).map_err(|e| cannot(&e))?;
+    // The crate checks the offsets; the JSON is the crate's `Serialize` for `Metadata`, but
+    // with the metadata keys in sorted order, where the crate's `HashMap` gives a different
+    // order in every process (decision 0001): the same tensors give the same bytes.
+    safetensors::tensor::Metadata::new(None, infos.clone()).map_err(|e| cannot(&e))?;
+    let mut json = header_json(metadata, &infos).map_err(|e| cannot(&e))?;
     let padded = json
         .len()
         .checked_add(reserve)
@@ -74,6 +77,29 @@ fn header(
     let mut out = (json.len() as u64).to_le_bytes().to_vec();
     out.extend_from_slice(&json);
     Ok(out)
+}
+
+/// The JSON header as the crate's `Serialize` for `Metadata` writes it — `__metadata__`
+/// first, then each tensor in the order given, compact — with the metadata keys sorted.
+fn header_json(
+    metadata: Option<&BTreeMap<String, String>>,
+    infos: &[(String, safetensors::tensor::TensorInfo)],
+) -> serde_json::Result<Vec<u8>> {
+    let mut json = vec![b'{'];
+    if let Some(m) = metadata {
+        json.extend_from_slice(b"\"__metadata__\":");
+        serde_json::to_writer(&mut json, m)?;
+    }
+    for (i, (name, info)) in infos.iter().enumerate() {
+        if i > 0 || metadata.is_some() {
+            json.push(b',');
+        }
+        serde_json::to_writer(&mut json, name)?;
+        json.push(b':');
+        serde_json::to_writer(&mut json, info)?;
+    }
+    json.push(b'}');
+    Ok(json)
 }
 
 fn prepare(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
@@ -128,17 +154,11 @@ fn describe(entries: &[Entry<'_>]) -> Result<Vec<Outgoing>> {
 /// Empty metadata without tensors is written as none. (The crate's serialiser sizes its
 /// JSON map by the number of metadata entries instead of one `__metadata__` key, and writes
 /// a broken header for that one case.) With tensors, `{}` is kept.
-fn metadata_for(
-    metadata: Option<&BTreeMap<String, String>>,
+fn metadata_for<'m>(
+    metadata: Option<&'m BTreeMap<String, String>>,
     outgoing: &[Outgoing],
-) -> Option<HashMap<String, String>> {
-    metadata
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<HashMap<_, _>>()
-        })
-        .filter(|m| !m.is_empty() || !outgoing.is_empty())
+) -> Option<&'m BTreeMap<String, String>> {
+    metadata.filter(|m| !m.is_empty() || !outgoing.is_empty())
 }
 
 /// A header to write over the header of an existing file, which is `old_len` bytes long
@@ -310,6 +330,36 @@ mod tests {
             Some(&meta),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn the_header_is_the_crates_with_metadata_keys_in_sorted_order() {
+        let a = [1u8, 2, 3, 4];
+        let view = TensorView::new(&a, Dtype::Uint8, &[4], tensor_core::ByteOrder::Little).unwrap();
+        let meta: BTreeMap<String, String> = (0..16)
+            .map(|i| (format!("k{i:02}"), i.to_string()))
+            .collect();
+        let bytes = serialize([("a", view.clone())], Some(&meta)).unwrap();
+        let keys: Vec<&String> = meta.keys().collect();
+        let len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+        let text = std::str::from_utf8(&bytes[8..8 + len]).unwrap();
+        let at: Vec<usize> = keys
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\"")).unwrap())
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+        // With one key there is one order: the crate's own serialisation, byte for byte.
+        let one = BTreeMap::from([("format".to_owned(), "pt".to_owned())]);
+        let ours = serialize([("a", view.clone())], Some(&one)).unwrap();
+        let crates = safetensors::serialize(
+            [(
+                "a",
+                safetensors::tensor::TensorView::new(safetensors::Dtype::U8, vec![4], &a).unwrap(),
+            )],
+            Some(one.into_iter().collect()),
+        )
+        .unwrap();
+        assert_eq!(ours, crates);
     }
 
     #[test]

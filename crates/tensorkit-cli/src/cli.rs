@@ -305,41 +305,35 @@ pub struct Target {
 }
 
 impl Target {
-    /// The layout options: `--alignment` and `--header-reserve`.
-    #[must_use]
-    pub fn layout(&self) -> tensorkit::formats::Layout {
-        tensorkit::formats::Layout {
+    /// The library's options for writing `target` as these arguments ask, committed with
+    /// `durability` (no shard set, no progress: the commands that have them add them).
+    pub fn write_options(
+        &self,
+        target: tensorkit::model::FormatId,
+        durability: tensorkit::Durability,
+    ) -> crate::error::Result<tensorkit::WriteOptions> {
+        let quantize = match &self.quantize {
+            None => None,
+            Some(name) => Some(tensorkit::gguf::GgmlType::from_name(name).ok_or_else(|| {
+                tensorkit::Error::UnknownTarget {
+                    what: format!("--quantize {name}: not a ggml type (Q8_0, Q4_0, ...)"),
+                }
+            })?),
+        };
+        Ok(tensorkit::WriteOptions {
+            format: Some(target),
+            pipeline: self.pipeline()?,
             alignment: self.alignment,
             header_reserve: self.header_reserve.unwrap_or(0),
-        }
-    }
-
-    /// `set` dequantized as `--dequantize` says, then quantized as `--quantize` asks (GGUF
-    /// output only), with what was kept as it was; `set` itself when nothing is asked.
-    pub fn quantized<'a>(
-        &self,
-        set: tensorkit::model::TensorSet<'a>,
-        target: tensorkit::model::FormatId,
-    ) -> tensorkit::Result<(tensorkit::model::TensorSet<'a>, Vec<String>)> {
-        use tensorkit::formats::gguf::{Dequantize, dequantize_as};
-        let set = match self.dequantize.as_deref().and_then(Dequantize::from_name) {
-            Some(how) => dequantize_as(&set, how)?,
-            None => set,
-        };
-        let Some(name) = &self.quantize else {
-            return Ok((set, Vec::new()));
-        };
-        if target != tensorkit::model::FormatId::Gguf {
-            return Err(tensorkit::Error::UnknownTarget {
-                what: format!("--quantize applies to gguf output, not {}", target.id()),
-            });
-        }
-        let ggml_type = tensorkit::gguf::GgmlType::from_name(name).ok_or_else(|| {
-            tensorkit::Error::UnknownTarget {
-                what: format!("--quantize {name}: not a ggml type (Q8_0, Q4_0, ...)"),
-            }
-        })?;
-        tensorkit::formats::gguf::quantize(&set, ggml_type)
+            durability,
+            quantize,
+            dequantize: self
+                .dequantize
+                .as_deref()
+                .and_then(tensorkit::formats::gguf::Dequantize::from_name),
+            rename_duplicates: self.duplicates == Duplicates::Suffix,
+            ..tensorkit::WriteOptions::default()
+        })
     }
 }
 

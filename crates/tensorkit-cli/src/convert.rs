@@ -1,10 +1,7 @@
 //! `tensorkit convert IN OUT [--to FORMAT]`.
 
-use crate::cli::Duplicates;
 use crate::error::{Error, Result};
-use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
-use crate::pipeline_spec::PipelineSpec;
 use std::io::IsTerminal;
 use std::path::Path;
 use tensor_core::Limits;
@@ -76,6 +73,33 @@ fn progress_bar(
     })
 }
 
+/// Saves `set` to `output` with `options` (the library's [`tensorkit::save_set`]), with a
+/// progress bar following the bytes written when `progress` asks for one and one is shown
+/// ([`progress_bar`]; not for shard sets). Returns what the target left out.
+pub(crate) fn save_with_progress(
+    set: &TensorSet<'_>,
+    output: &Path,
+    mut options: tensorkit::WriteOptions,
+    progress: bool,
+) -> Result<Vec<String>> {
+    let bar = progress_bar(set, output, progress && options.max_shard_size.is_none());
+    options.progress = bar
+        .clone()
+        .map(|bar| tensorkit::Progress::new(move |n| bar.set_position(n)));
+    let dropped = tensorkit::save_set(output, set, &options)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(dropped)
+}
+
+/// The size of `file` in bytes.
+fn size_of(file: &Path) -> Result<u64> {
+    Ok(std::fs::metadata(file)
+        .map_err(|e| tensor_core::Error::io(format!("reading the size of {}", file.display()), e))?
+        .len())
+}
+
 /// Converts `input` into `output`. The input is memory-mapped: tensors stored as they are
 /// go from the mapping straight to the output file; compressed or sparse ones are decoded
 /// into memory first.
@@ -91,93 +115,30 @@ pub fn run(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<Summary> {
-    let pipeline = &args.pipeline()?;
     let target = target(output, args.to.as_deref())?;
+    let mut options = args.write_options(target, durability)?;
+    options.max_shard_size = max_shard_size;
     let opened = crate::open(input, limits)?;
-    let mut set = opened.tensor_set().clone();
-    if args.duplicates == Duplicates::Suffix {
-        set.disambiguate();
-    }
-    let (set, kept) = args.quantized(set, target)?;
-    if let Some(max) = max_shard_size {
-        let written = tensorkit::shards::write_sharded(
-            target,
-            &set,
-            output,
-            max,
-            pipeline,
-            args.layout(),
-            durability,
-        )?;
+    let set = opened.tensor_set();
+    let dropped = save_with_progress(set, output, options, progress)?;
+    let (index, bytes) = if max_shard_size.is_some() {
+        let index = tensorkit::shards::index_path(output, target);
         let mut bytes = 0;
-        for f in &written.shards {
-            bytes += std::fs::metadata(f)
-                .map_err(|e| {
-                    tensor_core::Error::io(format!("reading the size of {}", f.display()), e)
-                })?
-                .len();
+        for shard in tensorkit::shards::Index::read(&index, limits)?.files() {
+            bytes += size_of(&shard)?;
         }
-        return Ok(Summary {
-            index: Some(written.index),
-            from: set.format,
-            to: target,
-            tensors: set.tensors.len(),
-            bytes,
-            dropped: kept.into_iter().chain(written.left_out).collect(),
-        });
-    }
-    let mut dropped = kept;
-    dropped.extend(write_output(
-        target,
-        &set,
-        output,
-        progress,
-        pipeline,
-        args.layout(),
-        durability,
-    )?);
-    let bytes = std::fs::metadata(output)
-        .map_err(|e| {
-            tensor_core::Error::io(format!("reading the size of {}", output.display()), e)
-        })?
-        .len();
+        (Some(index), bytes)
+    } else {
+        (None, size_of(output)?)
+    };
     Ok(Summary {
-        index: None,
+        index,
         from: set.format,
         to: target,
         tensors: set.tensors.len(),
         bytes,
         dropped,
     })
-}
-
-/// Writes `set` to `output` atomically, committed with `durability`, with a progress bar
-/// when `progress` asks for one (`progress_bar`), counting the bytes through indicatif's
-/// own writer wrapper.
-pub(crate) fn write_output(
-    target: FormatId,
-    set: &TensorSet<'_>,
-    output: &Path,
-    progress: bool,
-    pipeline: &PipelineSpec,
-    layout: tensorkit::formats::Layout,
-    durability: tensorkit::Durability,
-) -> Result<Vec<String>> {
-    let bar = progress_bar(set, output, progress);
-    let mut file = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
-    let mut copying = file.copying_from(&set.mapped);
-    let dropped = match &bar {
-        Some(bar) => {
-            let mut wrapped = bar.wrap_write(&mut copying);
-            formats::write_into(target, set, output, &mut wrapped, pipeline, layout)?
-        }
-        None => formats::write_into(target, set, output, &mut copying, pipeline, layout)?,
-    };
-    file.commit()?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    Ok(dropped)
 }
 
 #[cfg(test)]

@@ -76,14 +76,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
         let file_name = format!("demo-{}.{}", format.id(), format.extension());
         let path = dir.join(&file_name);
         let start = Instant::now();
-        let _ = formats::write(
-            format,
-            &set,
-            &path,
-            &crate::pipeline_spec::PipelineSpec::default(),
-            formats::Layout::default(),
-            tensorkit::Durability::Cached,
-        )?;
+        let _ = tensorkit::save_set(&path, &set, &tensorkit::WriteOptions::for_format(format))?;
         let write = start.elapsed();
         let mut read = Duration::MAX;
         let mut back = Vec::new();

@@ -242,6 +242,7 @@ fn problem_lines(problems: &[Problem]) -> String {
 }
 
 /// `validate`'s report: a line for the file, one per problem, and the verdict.
+#[must_use]
 pub fn validation_text(v: &Validation, path: &Path) -> String {
     let format = v.format.map_or("unknown format", FormatId::id);
     let mut s = format!(
@@ -262,6 +263,7 @@ pub fn validation_text(v: &Validation, path: &Path) -> String {
 
 /// `verify`'s report: what was verified, and the problems found on the way (the verdict, when
 /// the check did not pass, is the command's error line).
+#[must_use]
 pub fn verification_text(v: &Verification, path: &Path) -> String {
     let head = format!("{}: {}", path.display(), v.format.id());
     match v.checks {

@@ -2,7 +2,6 @@
 //! `verify`, `diff`, `merge` and `split`.
 
 use crate::error::{Error, Result};
-use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
 use crate::report;
 use std::collections::HashSet;
@@ -372,8 +371,8 @@ pub fn merge(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
-    let pipeline = &args.pipeline()?;
     let target = format_for(output, args.to.as_deref(), None)?;
+    let options = args.write_options(target, durability)?;
     // A directory `split` wrote (or its manifest) stands for its files, in the original
     // order, with the real names. A file named twice — `parts/*` names the manifest and
     // every part it lists — is one file, read once, under the manifest's name for it.
@@ -464,16 +463,7 @@ pub fn merge(
             merged.tensors.push(t);
         }
     }
-    let (merged, mut dropped) = args.quantized(merged, target)?;
-    dropped.extend(crate::convert::write_output(
-        target,
-        &merged,
-        output,
-        progress,
-        pipeline,
-        args.layout(),
-        durability,
-    )?);
+    let dropped = crate::convert::save_with_progress(&merged, output, options, progress)?;
     let mut text = format!(
         "merged {} tensors from {} files into {} ({})\n",
         merged.tensors.len(),
@@ -602,7 +592,9 @@ pub fn split_gguf(
         None => input.file_stem().map(std::ffi::OsStr::to_owned),
     }
     .unwrap_or_else(|| "model".into());
-    let (set, kept) = args.quantized(set.clone(), target)?;
+    let (set, kept) = args
+        .write_options(target, durability)?
+        .prepare(set, target)?;
     let (shards, left_out) =
         tensorkit::shards::write_gguf_split(&set, &dir.join(stem), limit, durability)?;
     let mut text = String::new();
@@ -629,13 +621,13 @@ pub fn split(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
-    let pipeline = &args.pipeline()?;
     let opened = crate::open(input, limits)?;
     let mut set = opened.tensor_set().clone();
     if args.duplicates == crate::cli::Duplicates::Suffix {
         set.disambiguate();
     }
     let target = format_for(Path::new(""), args.to.as_deref(), Some(set.format))?;
+    let options = args.write_options(target, durability)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
     let names = set.names();
@@ -665,7 +657,7 @@ pub fn split(
             limits: set.limits,
             mapped: set.mapped.clone(),
         };
-        formats::write(target, &single, &path, pipeline, args.layout(), durability)?;
+        tensorkit::save_set(&path, &single, &options)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
     let manifest = serde_json::json!({

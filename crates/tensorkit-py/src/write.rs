@@ -153,6 +153,7 @@ impl Options {
             durability: tensorkit::Durability::synced_if(self.fsync),
             quantize,
             dequantize,
+            ..WriteOptions::default()
         })
     }
 }

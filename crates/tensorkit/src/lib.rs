@@ -220,8 +220,8 @@ pub use migrate::{Migrated, migrate};
 pub use model::FormatId as Format;
 #[cfg(feature = "files")]
 pub use open::{
-    File, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes, open_many, open_with,
-    save, save_tensors, serialize_tensors,
+    File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes, open_many,
+    open_with, save, save_set, save_tensors, serialize_tensors,
 };
 #[cfg(feature = "remote")]
 pub use open::{open_url_async, open_url_with};

@@ -12,7 +12,7 @@ pub use crate::model::ReadOptions;
 mod save;
 mod tensor_ref;
 
-pub use save::{WriteOptions, save, save_tensors, serialize_tensors};
+pub use save::{Progress, WriteOptions, save, save_set, save_tensors, serialize_tensors};
 pub use tensor_ref::TensorRef;
 
 /// The bytes a [`File`] reads from: a memory map of a file, or a copy of caller bytes.

@@ -208,6 +208,26 @@ pub struct Sharded {
     pub left_out: Vec<String>,
 }
 
+/// The name stem and extension of a shard set written for `path` (`model`, `safetensors`);
+/// `model` and `format`'s extension where `path` has none.
+fn stem_and_extension(path: &Path, format: crate::model::FormatId) -> (&str, &str) {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let ext = path
+        .extension()
+        .and_then(|s| s.to_str())
+        .unwrap_or(format.extension());
+    (stem, ext)
+}
+
+/// The index [`write_sharded`] writes for `path` in `format`: `dir/model.ext.index.json`.
+#[must_use]
+pub fn index_path(path: &Path, format: crate::model::FormatId) -> PathBuf {
+    let (stem, ext) = stem_and_extension(path, format);
+    path.parent()
+        .unwrap_or(Path::new(""))
+        .join(format!("{stem}.{ext}.index.json"))
+}
+
 /// Writes `set` as a shard set in the Hugging Face layout: for `path` = `dir/model.ext`,
 /// shards `dir/model-00001-of-0000N.ext` of at most `max_shard_bytes` of tensor data each (a
 /// bigger tensor gets a shard of its own), then `dir/model.ext.index.json` with the
@@ -249,11 +269,7 @@ pub fn write_sharded(
         groups.push(Vec::new());
     }
     let dir = path.parent().unwrap_or(Path::new(""));
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let ext = path
-        .extension()
-        .and_then(|s| s.to_str())
-        .unwrap_or(format.extension());
+    let (stem, ext) = stem_and_extension(path, format);
     let n = groups.len();
     let names = set.names();
     let mut written: Vec<PathBuf> = Vec::with_capacity(n);
@@ -278,9 +294,15 @@ pub fn write_sharded(
                 mapped: set.mapped.clone(),
             };
             let shard_path = dir.join(&file);
-            for note in
-                crate::formats::write(format, &shard, &shard_path, pipeline, layout, durability)?
-            {
+            for note in crate::formats::write(
+                format,
+                &shard,
+                &shard_path,
+                pipeline,
+                layout,
+                durability,
+                None,
+            )? {
                 if !left_out.contains(&note) {
                     left_out.push(note);
                 }
@@ -301,7 +323,7 @@ pub fn write_sharded(
             "metadata": metadata,
             "weight_map": weight_map.into_iter().collect::<Map<_, _>>(),
         });
-        let index_path = dir.join(format!("{stem}.{ext}.index.json"));
+        let index_path = index_path(path, format);
         let text = serde_json::to_string_pretty(&index).map_err(|e| Error::UnknownTarget {
             what: format!("the shard index: {e}"),
         })?;
@@ -395,6 +417,7 @@ pub fn write_gguf_split(
                 &crate::pipeline_spec::PipelineSpec::default(),
                 crate::formats::Layout::default(),
                 durability,
+                None,
             )? {
                 if !left_out.contains(&note) {
                     left_out.push(note);

@@ -310,6 +310,8 @@ pub struct Layout {
 /// see [`WriteOptions::alignment`](crate::WriteOptions::alignment)). Returns what the target could
 /// not hold and was left out (file metadata, per-tensor attributes), one note each; anything that
 /// would change the tensors themselves is an error instead, and leaves no file.
+///
+/// `progress`, when given, is told the bytes written so far as the file grows.
 pub fn write(
     format: FormatId,
     set: &TensorSet<'_>,
@@ -317,16 +319,21 @@ pub fn write(
     pipeline: &PipelineSpec,
     layout: Layout,
     durability: tensor_core::atomic::Durability,
+    progress: Option<&crate::Progress>,
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
-    let dropped = write_into(
-        format,
-        set,
-        path,
-        &mut file.copying_from(&set.mapped),
-        pipeline,
-        layout,
-    )?;
+    let mut copying = file.copying_from(&set.mapped);
+    let dropped = match progress {
+        None => write_into(format, set, path, &mut copying, pipeline, layout)?,
+        Some(progress) => write_into(
+            format,
+            set,
+            path,
+            &mut progress.counting(&mut copying),
+            pipeline,
+            layout,
+        )?,
+    };
     file.commit()?;
     Ok(dropped)
 }

@@ -1,13 +1,86 @@
-//! Saving: [`WriteOptions`], [`save`] (an open file in another format), [`save_tensors`] and
-//! [`serialize_tensors`] (any views).
+//! Saving: [`WriteOptions`], [`save`] (an open file in another format), [`save_set`] (a
+//! tensor set, changed or put together), [`save_tensors`] and [`serialize_tensors`] (any
+//! views), and the [`Progress`] hook they report to.
 
 use super::File;
 use crate::error::{Error, Result};
 use crate::formats;
 use crate::model::{FormatId, NamedTensor, TensorSet};
 use crate::pipeline_spec::PipelineSpec;
+use std::borrow::Cow;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::Arc;
 use tensor_dtype::TensorView;
+
+/// A hook told how many bytes of a file have been written so far (the length the file has
+/// reached), as it grows: what a progress bar follows. It is called from the writing thread, often (once per write the
+/// format's writer makes), so it should be cheap.
+#[derive(Clone)]
+pub struct Progress(Arc<dyn Fn(u64) + Send + Sync>);
+
+impl Progress {
+    /// A hook calling `f` with the bytes written so far.
+    pub fn new(f: impl Fn(u64) + Send + Sync + 'static) -> Self {
+        Progress(Arc::new(f))
+    }
+
+    /// `out`, telling this hook of every byte written through it.
+    pub(crate) fn counting<'w, W: Write + Seek + ?Sized>(
+        &'w self,
+        out: &'w mut W,
+    ) -> Counting<'w, W> {
+        Counting {
+            out,
+            progress: self,
+            at: 0,
+            written: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
+/// A writer passing everything on to `out` and telling a [`Progress`] how far the file
+/// reaches. The writes themselves go through unchanged, so a writer that copies mapped bytes
+/// by range (`AtomicFile::copying_from`) still recognises them.
+pub(crate) struct Counting<'w, W: ?Sized> {
+    out: &'w mut W,
+    progress: &'w Progress,
+    /// Where the next write lands.
+    at: u64,
+    /// The end of the furthest write: the file's length so far.
+    written: u64,
+}
+
+impl<W: Write + ?Sized> Write for Counting<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.at += n as u64;
+        if self.at > self.written {
+            self.written = self.at;
+            (self.progress.0)(self.written);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W: Seek + ?Sized> Seek for Counting<'_, W> {
+    /// Seeking back (to fill in a header) and writing there rewrites bytes already counted:
+    /// the count stays until a write goes past it.
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.at = self.out.seek(pos)?;
+        Ok(self.at)
+    }
+}
 
 /// How to write a file, for every format.
 #[derive(Clone, Debug, Default)]
@@ -46,6 +119,12 @@ pub struct WriteOptions {
     /// What a GGUF quantized tensor becomes when written (float32 when `None`;
     /// [`formats::gguf::Dequantize`](crate::formats::gguf::Dequantize)).
     pub dequantize: Option<formats::gguf::Dequantize>,
+    /// Tensors that share a name (a Tensogram file holding the same message twice): `false`
+    /// (the default) refuses to write them, naming the tensor; `true` keeps them apart by
+    /// suffixing every repeat with `~m<message>` (Tensogram) or `~<n>`, the n-th repeat.
+    pub rename_duplicates: bool,
+    /// Told the bytes written so far while a single file is written (not a shard set).
+    pub progress: Option<Progress>,
 }
 
 impl WriteOptions {
@@ -95,56 +174,79 @@ pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Resu
     write_set(format, &set, path, options)
 }
 
+/// Writes `set` — the tensors of an open file ([`File::tensor_set`]), changed or put together
+/// from several — to `path` atomically, or a shard set with [`WriteOptions::max_shard_size`],
+/// as [`save`] writes a file. Returns what the target format left out (one note each).
+pub fn save_set(
+    path: impl AsRef<Path>,
+    set: &TensorSet<'_>,
+    options: &WriteOptions,
+) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    write_set(options.format_for(path)?, set, path, options)
+}
+
+impl WriteOptions {
+    /// `set` as these options have it written to `format`: repeated names suffixed
+    /// ([`WriteOptions::rename_duplicates`]), GGUF's quantized tensors dequantized
+    /// ([`WriteOptions::dequantize`]), then weight matrices quantized
+    /// ([`WriteOptions::quantize`], GGUF output only). Returns it with what quantizing kept
+    /// as it was, one note each; `set` itself when nothing is asked.
+    pub fn prepare<'s, 'a>(
+        &self,
+        set: &'s TensorSet<'a>,
+        format: FormatId,
+    ) -> Result<(Cow<'s, TensorSet<'a>>, Vec<String>)> {
+        let mut set = Cow::Borrowed(set);
+        if self.rename_duplicates {
+            set.to_mut().disambiguate();
+        }
+        if let Some(how) = self.dequantize {
+            set = Cow::Owned(formats::gguf::dequantize_as(&set, how)?);
+        }
+        match self.quantize {
+            None => Ok((set, Vec::new())),
+            Some(t) if format == FormatId::Gguf => {
+                let (q, kept) = formats::gguf::quantize(&set, t)?;
+                Ok((Cow::Owned(q), kept))
+            }
+            Some(_) => Err(Error::UnknownTarget {
+                what: format!("quantize applies to gguf output, not {}", format.id()),
+            }),
+        }
+    }
+}
+
 fn write_set(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
     options: &WriteOptions,
 ) -> Result<Vec<String>> {
-    let dequantized;
-    let set = match options.dequantize {
-        Some(how) => {
-            dequantized = formats::gguf::dequantize_as(set, how)?;
-            &dequantized
-        }
-        None => set,
-    };
-    let quantized;
-    let mut notes = Vec::new();
-    let set = match options.quantize {
-        None => set,
-        Some(t) if format == FormatId::Gguf => {
-            let (q, kept) = formats::gguf::quantize(set, t)?;
-            quantized = q;
-            notes = kept;
-            &quantized
-        }
-        Some(_) => {
-            return Err(Error::UnknownTarget {
-                what: format!("quantize applies to gguf output, not {}", format.id()),
-            });
-        }
-    };
+    let (set, mut notes) = options.prepare(set, format)?;
     let written = match options.max_shard_size {
-        Some(max) => Ok(crate::shards::write_sharded(
-            format,
-            set,
-            path,
-            max,
-            &options.pipeline,
-            options.layout(),
-            options.durability,
-        )?
-        .left_out),
+        Some(max) => {
+            crate::shards::write_sharded(
+                format,
+                &set,
+                path,
+                max,
+                &options.pipeline,
+                options.layout(),
+                options.durability,
+            )?
+            .left_out
+        }
         None => formats::write(
             format,
-            set,
+            &set,
             path,
             &options.pipeline,
             options.layout(),
             options.durability,
-        ),
-    }?;
+            options.progress.as_ref(),
+        )?,
+    };
     notes.extend(written);
     Ok(notes)
 }
@@ -178,6 +280,7 @@ pub fn serialize_tensors<'a, N: Into<String>>(
         });
     }
     let set = named_set(format, tensors, options);
+    let (set, _) = options.prepare(&set, format)?;
     let mut out = std::io::Cursor::new(Vec::new());
     formats::write_into(
         format,

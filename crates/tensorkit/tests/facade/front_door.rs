@@ -121,6 +121,96 @@ fn save_and_save_tensors_write_what_opens_again() {
 }
 
 #[test]
+fn progress_follows_every_save_to_the_files_length() {
+    use std::sync::{Arc, Mutex};
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<f32> = (0..100_000u32).map(|i| i as f32 * 0.5).collect();
+    let w = tensorkit::Tensor::from_elements(&[250, 400], &values).unwrap();
+    let m = tensorkit::Tensor::from_elements(&[3], &[1i8, 0, -1]).unwrap();
+    let src = dir.path().join("src.safetensors");
+    // Several metadata keys: the same file must give the same bytes every time.
+    let metadata = (0..8)
+        .map(|i| {
+            (
+                format!("key{i}"),
+                serde_json::Value::from(format!("value {i}")),
+            )
+        })
+        .collect();
+    let with_metadata = WriteOptions {
+        metadata: Some(metadata),
+        ..WriteOptions::default()
+    };
+    tensorkit::save_tensors(&src, [("w", w.view()), ("m", m.view())], &with_metadata).unwrap();
+    let src = tensorkit::open(&src).unwrap();
+    for format in tensorkit::model::FormatId::WRITABLE {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&seen);
+        let options = WriteOptions {
+            progress: Some(tensorkit::Progress::new(move |n| {
+                record.lock().unwrap().push(n);
+            })),
+            ..WriteOptions::for_format(format)
+        };
+        let with = dir.path().join(format!("with.{}", format.id()));
+        let without = dir.path().join(format!("without.{}", format.id()));
+        tensorkit::save(&with, &src, &options).unwrap();
+        tensorkit::save(&without, &src, &WriteOptions::for_format(format)).unwrap();
+        let (bytes, plain) = (
+            std::fs::read(&with).unwrap(),
+            std::fs::read(&without).unwrap(),
+        );
+        // Tensogram records when and under which UUID a message was written: only its
+        // length repeats.
+        if format == Format::Tensogram {
+            assert_eq!(bytes.len(), plain.len());
+        } else {
+            assert!(
+                bytes == plain,
+                "{format:?}: the hook changed what was written"
+            );
+        }
+        let seen = seen.lock().unwrap();
+        assert!(seen.len() > 1, "{format:?}: {seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{format:?}: {seen:?}");
+        assert_eq!(seen.last().copied(), Some(bytes.len() as u64), "{format:?}");
+    }
+}
+
+#[test]
+fn repeated_names_are_refused_or_renamed_as_the_options_say() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let w = tensorkit::Tensor::from_elements(&[2], &[1.0f32, 2.0]).unwrap();
+    let v = tensorkit::Tensor::from_elements(&[2], &[3.0f32, 4.0]).unwrap();
+    let tgm = dir.path().join("twice.tgm");
+    tensorkit::save_tensors(
+        &tgm,
+        [("w", w.view()), ("w", v.view())],
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    let src = tensorkit::open(&tgm).unwrap();
+    let out = dir.path().join("out.safetensors");
+    let e = tensorkit::save(&out, &src, &WriteOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("\"w\""), "{e}");
+    assert!(!out.exists());
+    let renaming = WriteOptions {
+        rename_duplicates: true,
+        ..WriteOptions::default()
+    };
+    tensorkit::save(&out, &src, &renaming).unwrap();
+    let back = tensorkit::open(&out).unwrap();
+    let names: Vec<String> = back.tensors().map(|t| t.name().into_owned()).collect();
+    assert_eq!(names.len(), 2);
+    assert_eq!(back.get("w").unwrap().to_tensor().unwrap(), w);
+    let other = names.iter().find(|n| *n != "w").unwrap();
+    assert!(other.starts_with("w~"), "{names:?}");
+    assert_eq!(back.get(other).unwrap().to_tensor().unwrap(), v);
+}
+
+#[test]
 fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
@@ -178,10 +268,18 @@ fn validate_and_verify_report_what_a_file_carries() {
     let zt = dir.path().join("t.zt");
     tensorkit::save_tensors(&zt, [("t", t.view())], &WriteOptions::default()).unwrap();
     let v = tensorkit::verify(&zt, &limits).unwrap();
-    assert!(v.problem.is_none(), "{}", v.text);
+    assert!(v.problem.is_none(), "{:?}", v.problems);
+    assert_eq!(
+        (v.checks, v.verified, v.tensors_read),
+        (tensorkit::check::Checks::Checksums, 1, Some(1))
+    );
     let st = dir.path().join("t.safetensors");
     tensorkit::save_tensors(&st, [("t", t.view())], &WriteOptions::default()).unwrap();
     let v = tensorkit::verify(&st, &limits).unwrap();
+    assert_eq!(
+        (v.checks, v.tensors_read),
+        (tensorkit::check::Checks::None, Some(1))
+    );
     assert_eq!(v.problem.map(|e| e.kind()), Some(ErrorKind::MissingHash));
     // A damaged blob: validate reports it as a problem of the file, not an error.
     let mut bytes = std::fs::read(&zt).unwrap();
