@@ -209,10 +209,11 @@ pub(crate) fn run(root: &Path) -> Result<String, String> {
         .map_err(|e| format!("reading README.md: {e}"))?;
     let names: Vec<&str> = edges.keys().map(String::as_str).collect();
     v.extend(readme_mismatches(&readme, &names));
+    v.extend(crate::architecture::check(root, &names)?);
     if v.is_empty() {
         let n: usize = edges.values().map(Vec::len).sum();
         Ok(format!(
-            "layering: {} crates, {n} internal edges, all pointing down; README.md lists them all",
+            "layering: {} crates, {n} internal edges, all pointing down; README.md lists them all; ARCHITECTURE.md's format table is true",
             edges.len()
         ))
     } else {

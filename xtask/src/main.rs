@@ -9,6 +9,7 @@
 //!   runs the side-by-side benchmarks and writes `docs/benchmarks.md`.
 #![forbid(unsafe_code)]
 
+mod architecture;
 mod bench;
 mod golden;
 mod layering;
