@@ -104,6 +104,24 @@ fn safetensors_dtypes() -> Vec<(&'static str, String)> {
         .collect()
 }
 
+/// Every format tensorkit reads, as the format registry lists them: a dict per format with
+/// `id`, `name`, `extensions` (without the dot, the one writers use first) and `writes`.
+#[pyfunction]
+fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    tensorkit::Format::ALL
+        .into_iter()
+        .map(|f| {
+            let info = f.info();
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("id", info.id)?;
+            d.set_item("name", info.name)?;
+            d.set_item("extensions", info.extensions.to_vec())?;
+            d.set_item("writes", info.writes)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 /// A byte count written as people write sizes (`"8GiB"`, `"5GB"`): the syntax the command
 /// line takes.
 #[pyfunction]
@@ -127,6 +145,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::edit, m)?)?;
     m.add_function(wrap_pyfunction!(safetensors_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;

@@ -32,7 +32,7 @@ from ._file import (
     validate,
 )
 from ._tensor import Tensor
-from ._tensorkit import __version__
+from ._tensorkit import __version__, formats
 
 __all__ = [
     *_errors.__all__,
@@ -44,6 +44,7 @@ __all__ = [
     "__version__",
     "convert",
     "edit",
+    "formats",
     "migrate",
     "open",
     "open_bytes",

@@ -29,12 +29,12 @@ from xarray import Dataset, Variable
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
+from . import _tensorkit
 from ._dtypes import to_numpy
 from ._file import File, open
 
-_EXTENSIONS = (
-    ".tgm", ".safetensors", ".zt", ".bt", ".ztensor", ".bintensors", ".grib", ".grib1", ".grib2",
-)
+# Every extension of every format tensorkit reads, from the format registry.
+_EXTENSIONS = tuple(sorted({f".{e}" for f in _tensorkit.formats() for e in f["extensions"]}))
 
 # Open files per process, reused by every lazy array that reads from them.
 _OPEN: dict[tuple[str, ...], File] = {}
@@ -168,7 +168,7 @@ def _flat_list(v: Any) -> bool:
 class TensorkitBackendEntrypoint(BackendEntrypoint):
     """``engine="tensorkit"``: safetensors, BinTensors, zTensor and Tensogram files."""
 
-    description = "Tensor files (Tensogram, safetensors, zTensor, BinTensors) through tensorkit"
+    description = "Tensor files (Tensogram, GRIB, safetensors, zTensor, BinTensors, GGUF) through tensorkit"
     url = "https://example.invalid/tensorkit/docs/python.md"
     open_dataset_parameters = ("filename_or_obj", "drop_variables", "dim_names")
 

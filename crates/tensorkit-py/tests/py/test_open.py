@@ -205,6 +205,27 @@ def test_attributes_and_reports_arrive_as_python_values(tmp_path):
     assert report["hashes_verified"] > 0
 
 
+def test_the_format_registry_is_rusts_and_the_xarray_engine_follows_it(tmp_path):
+    from tensorkit.xarray import TensorkitBackendEntrypoint
+
+    listed = {f["id"]: f for f in tensorkit.formats()}
+    assert {"safetensors", "bintensors", "ztensor-2", "tensogram", "grib", "gguf"} <= set(listed)
+    assert listed["tensogram"]["extensions"][0] == "tgm" and listed["grib"]["writes"] is False
+    engine = TensorkitBackendEntrypoint()
+    for f in listed.values():
+        for ext in f["extensions"]:
+            assert engine.guess_can_open(tmp_path / f"x.{ext}"), ext
+    assert not engine.guess_can_open(tmp_path / "x.nc")
+    # A name with a writable format's first extension saves in that format.
+    w = np.ones(3, dtype=np.float32)
+    for f in listed.values():
+        if f["writes"] and f["id"] not in ("bintensors-legacy", "ztensor-0.1"):
+            path = tmp_path / f"w.{f['extensions'][0]}"
+            tensorkit.save(path, {"w": w})
+            with tensorkit.open(path) as back:
+                assert back.format == f["id"], path
+
+
 def test_serialize_gives_the_bytes_save_writes(tmp_path):
     w = np.arange(12, dtype=np.float32).reshape(3, 4)
     meta = {"purpose": "test"}
