@@ -66,7 +66,7 @@ pub(crate) fn check(root: &Path, crates: &[&str]) -> Result<Vec<String>, String>
     let mut adapters: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|e| format!("reading {}: {e}", dir.display()))?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".rs") && n != "mod.rs")
+        .filter(|n| Path::new(n).extension().is_some_and(|e| e == "rs") && n != "mod.rs")
         .map(|n| format!("crates/tensorkit/src/formats/{n}"))
         .collect();
     adapters.sort();

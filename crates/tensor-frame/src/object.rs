@@ -457,6 +457,42 @@ impl<'a> ObjectFrame<'a> {
         self.decode_with(&p, dst, opts, limits)
     }
 
+    /// Elements `first..first + count` of the object (flattened, C order), decoding no more
+    /// of it than its stages make necessary ([`Pipeline::decode_range`]: a raw payload is
+    /// sliced, unfiltered and uncompressed simple packing unpacks only the groups that hold
+    /// the range), with the masks restored and the byte order set as `opts` asks. Returns
+    /// the bytes and their byte order. A range past the end, or of a packed dtype, is an
+    /// error.
+    pub fn decode_range(
+        &self,
+        opts: DecodeOptions,
+        limits: &Limits,
+        first: u64,
+        count: u64,
+    ) -> Result<(Vec<u8>, ByteOrder)> {
+        let p = self.checked_pipeline(opts)?;
+        let idx = self.index;
+        let wrap = |source| Error::Pipeline {
+            object: idx,
+            source,
+        };
+        let (dtype, _, n) = self.layout();
+        let order = self.descriptor.byte_order_or_native();
+        let mut out = p
+            .decode_range(self.payload(), dtype, order, n, limits, first, count)
+            .map_err(wrap)?;
+        if opts.restore_non_finite {
+            for (kind, bits) in self.masks(limits)? {
+                masks::restore_from(&mut out, first, dtype, order, kind, &bits).map_err(wrap)?;
+            }
+        }
+        if opts.native_byte_order && !order.is_native() {
+            byte_order::swap_in_place(&mut out, dtype.swap_width())?;
+            return Ok((out, ByteOrder::NATIVE));
+        }
+        Ok((out, order))
+    }
+
     /// Verifies the hash when asked (first: changed bytes are the root cause of anything
     /// else that looks wrong), then builds the pipeline and checks the stored size against
     /// it.

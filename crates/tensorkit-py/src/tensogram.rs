@@ -299,6 +299,76 @@ pub(crate) fn tgm_decode<'py>(
     decoded_to_py(py, decoded)
 }
 
+/// One decoded range: its bytes, the dtype's name, and the bytes' byte order.
+type PyRange = (Buffer, &'static str, &'static str);
+
+/// The ranges of object `index` of the message `bytes` (see [`tgm_decode_range`]), with
+/// the dtype's name; `None` for a packed dtype.
+type Ranges = Option<(&'static str, Vec<(Vec<u8>, ByteOrder)>)>;
+
+fn decode_ranges(
+    bytes: &[u8],
+    index: usize,
+    ranges: &[(u64, u64)],
+    opts: DecodeOptions,
+) -> frame::Result<Ranges> {
+    let limits = Limits::default();
+    let msg = Message::open_with(bytes, &(&limits).into())?;
+    let obj = msg.object(index)?;
+    let dtype = obj.descriptor().dtype;
+    if dtype.is_packed() || dtype == tensorkit::Dtype::Bitmask {
+        return Ok(None);
+    }
+    let parts = ranges
+        .iter()
+        .map(|&(first, count)| obj.decode_range(opts, &limits, first, count))
+        .collect::<frame::Result<Vec<_>>>()?;
+    Ok(Some((dtype.name(), parts)))
+}
+
+/// [`decode_ranges`] for Python, in buffers numpy can write to (as every decoded array is).
+fn ranges_to_py(decoded: Ranges) -> PyResult<Option<Vec<PyRange>>> {
+    let Some((dtype, parts)) = decoded else {
+        return Ok(None);
+    };
+    parts
+        .into_iter()
+        .map(|(bytes, order)| {
+            let mut out = LargeBuffer::zeroed(bytes.len()).map_err(to_py)?;
+            out.copy_from_slice(&bytes);
+            Ok((Buffer::owned(out), dtype, order.as_str()))
+        })
+        .collect::<PyResult<Vec<_>>>()
+        .map(Some)
+}
+
+/// Elements `[start, start + count)` of object `index` of the message at the start of
+/// `buf`, for each `(start, count)` in `ranges`, decoding no more of the object than its
+/// stages need (`ObjectFrame::decode_range`). `None` for an object of a packed dtype,
+/// whose elements do not start on bytes: the caller decodes those whole.
+#[pyfunction]
+#[pyo3(signature = (buf, index, ranges, *, native_byte_order=true, restore_non_finite=true))]
+pub(crate) fn tgm_decode_range(
+    py: Python<'_>,
+    buf: &Bound<'_, PyAny>,
+    index: usize,
+    ranges: Vec<(u64, u64)>,
+    native_byte_order: bool,
+    restore_non_finite: bool,
+) -> PyResult<Option<Vec<PyRange>>> {
+    let buf = Borrowed::get(buf, false, "the message")?;
+    let bytes = buf.bytes();
+    let opts = DecodeOptions {
+        native_byte_order,
+        restore_non_finite,
+        ..DecodeOptions::default()
+    };
+    let decoded = py
+        .detach(|| decode_ranges(bytes, index, &ranges, opts))
+        .map_err(to_py)?;
+    ranges_to_py(decoded)
+}
+
 type PyDescribed<'py> = (PyMeta<'py>, Vec<Bound<'py, PyAny>>);
 
 /// Metadata and descriptors of the message at the start of `bytes`, nothing decoded.
@@ -615,6 +685,30 @@ impl TgmFile {
         decoded_to_py(py, decoded)
     }
 
+    /// [`tgm_decode_range`] of message `i`, read from the mapped file.
+    #[pyo3(signature = (i, index, ranges, *, native_byte_order=true, restore_non_finite=true))]
+    fn decode_range(
+        &self,
+        py: Python<'_>,
+        i: usize,
+        index: usize,
+        ranges: Vec<(u64, u64)>,
+        native_byte_order: bool,
+        restore_non_finite: bool,
+    ) -> PyResult<Option<Vec<PyRange>>> {
+        let file = self.file()?;
+        let r = Self::range(&file, i)?;
+        let opts = DecodeOptions {
+            native_byte_order,
+            restore_non_finite,
+            ..DecodeOptions::default()
+        };
+        let decoded = py
+            .detach(|| decode_ranges(&file.bytes()[r], index, &ranges, opts))
+            .map_err(to_py)?;
+        ranges_to_py(decoded)
+    }
+
     /// Metadata and descriptors of message `i`, nothing decoded.
     fn describe<'py>(&self, py: Python<'py>, i: usize) -> PyResult<PyDescribed<'py>> {
         let file = self.file()?;
@@ -644,6 +738,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(tgm_encode, m)?,
         wrap_pyfunction!(tgm_decode, m)?,
+        wrap_pyfunction!(tgm_decode_range, m)?,
         wrap_pyfunction!(tgm_describe, m)?,
         wrap_pyfunction!(tgm_scan, m)?,
         wrap_pyfunction!(tgm_hash, m)?,

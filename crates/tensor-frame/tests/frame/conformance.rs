@@ -151,6 +151,7 @@ fn check_object(msg: &Message<'_>, j: usize, o: &Json) -> Result<(), Failed> {
     if tensor_testkit::sha256_hex(le.data()) != o["decoded"]["sha256_le"] {
         return Err(format!("object {j}: decoded values differ from the reference").into());
     }
+    check_ranges(&obj, le.data())?;
     // The masks, as decode_with_masks reports them.
     let masks = obj.masks(&Limits::default())?;
     let mut ours = serde_json::Map::new();
@@ -161,6 +162,45 @@ fn check_object(msg: &Message<'_>, j: usize, o: &Json) -> Result<(), Failed> {
         ours.insert(kind.name().into(), serde_json::to_value(set)?);
     }
     same(&Json::Object(ours), &o["masks"], "masks")
+}
+
+/// Ranges of the object decode to the same elements as the whole object (`whole`, little
+/// endian), masks and byte order included; packed dtypes refuse ranges.
+fn check_ranges(obj: &tensor_frame::ObjectFrame<'_>, whole: &[u8]) -> Result<(), Failed> {
+    let dtype = obj.descriptor().dtype;
+    let n = obj.descriptor().element_count();
+    let opts = DecodeOptions {
+        native_byte_order: false,
+        ..DecodeOptions::default()
+    };
+    let limits = Limits::default();
+    if dtype.is_packed() || dtype == tensor_dtype::Dtype::Bitmask {
+        if obj.decode_range(opts, &limits, 0, n.min(1)).is_ok() {
+            return Err(format!("a range of packed {dtype} elements was not refused").into());
+        }
+        return Ok(());
+    }
+    let width = dtype.byte_width() as u64;
+    for (first, count) in [
+        (0, n),
+        (n / 3, n / 3),
+        (n.saturating_sub(1), n.min(1)),
+        (n / 2, 0),
+    ] {
+        let (bytes, order) = obj.decode_range(opts, &limits, first, count)?;
+        let mut bytes = bytes;
+        if order == ByteOrder::Big {
+            tensor_core::byte_order::swap_in_place(&mut bytes, dtype.swap_width())?;
+        }
+        let span = (first * width) as usize..((first + count) * width) as usize;
+        if bytes != whole[span] {
+            return Err(format!("elements {first}+{count} differ from the whole object's").into());
+        }
+    }
+    if obj.decode_range(opts, &limits, n, 1).is_ok() {
+        return Err("a range past the end was not refused".into());
+    }
+    Ok(())
 }
 
 /// Options that reproduce a buffered message's layout from its sidecar.

@@ -523,6 +523,81 @@ impl Pipeline {
         Ok(())
     }
 
+    /// Elements `first..first + count` of the payload's `n` decoded elements, decoding no
+    /// more than the stages make necessary: a payload stored as it is is sliced, and simple
+    /// packing without a filter or compression unpacks only the groups of 8 elements that
+    /// hold the range (a group always starts on a byte). Any other chain is decoded whole,
+    /// with every check of [`decode`](Self::decode), and the range copied out. A range past
+    /// the end is an error, and so is a packed dtype (bitmask, int4, float4…), whose
+    /// elements do not start on bytes: decode those whole.
+    // The arguments of `decode` plus the range.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_range(
+        &self,
+        payload: &[u8],
+        dtype: Dtype,
+        order: ByteOrder,
+        n: u64,
+        limits: &Limits,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<u8>> {
+        let end = first
+            .checked_add(count)
+            .filter(|&e| e <= n)
+            .ok_or_else(|| {
+                tensor_core::Error::InvalidArgument(format!(
+                    "the range of {count} elements from element {first} is outside the object's {n}"
+                ))
+            })?;
+        if dtype.is_packed() || dtype == Dtype::Bitmask {
+            return Err(tensor_core::Error::InvalidArgument(format!(
+                "a range of {dtype} elements: they are packed into bits; decode the whole object"
+            ))
+            .into());
+        }
+        let width = dtype.byte_width() as u64;
+        let sliceable = self.filter == Filter::None
+            && self.compression == Compression::None
+            && (self.encoding == Encoding::None
+                || matches!(dtype, Dtype::Float32 | Dtype::Float64));
+        if !sliceable {
+            let whole = self.decode(payload, dtype, order, n, limits)?;
+            let from = checked::to_usize(first * width, "range start")?;
+            let to = checked::to_usize(end * width, "range end")?;
+            return Ok(whole[from..to].to_vec());
+        }
+        self.check(dtype)?;
+        self.check_decode(payload.len() as u64, dtype, n, limits)?;
+        expect_len(self.encoded_len(dtype, n)?, payload.len())?;
+        // Whole groups of 8 elements around the range: their encoded bytes start and end on
+        // byte boundaries (the last group may be short, at the end of the stream).
+        let (g0, g1) = (first / 8 * 8, end.div_ceil(8).saturating_mul(8).min(n));
+        let at = |k: u64| -> Result<usize> {
+            Ok(checked::to_usize(
+                self.encoded_len(dtype, k)?,
+                "encoded offset",
+            )?)
+        };
+        let encoded = &payload[at(g0)?..at(g1)?];
+        let skip = checked::to_usize((first - g0) * width, "range start")?;
+        let len = checked::to_usize(count * width, "range size")?;
+        match self.encoding {
+            Encoding::None => Ok(encoded[skip..skip + len].to_vec()),
+            Encoding::SimplePacking(p) => {
+                let mut groups = tensor_core::buffer::try_filled(
+                    checked::to_usize((g1 - g0) * width, "decoded groups")?,
+                    0u8,
+                    "a decoded range",
+                )?;
+                unpack(&p, encoded, dtype, order, &mut groups)?;
+                groups.truncate(skip + len);
+                groups.drain(..skip);
+                Ok(groups)
+            }
+        }
+    }
+
     /// Decodes a payload in runs of at most `chunk` output bytes (rounded to whole groups
     /// of 8 elements), handing each run to `sink` in order: memory stays within about two
     /// runs whatever the tensor's size, for callers that only hash, copy or check the

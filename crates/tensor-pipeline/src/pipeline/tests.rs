@@ -1,6 +1,7 @@
 //! Unit tests of the pipeline.
 
 use super::*;
+use tensor_core::{ErrorKind, Kinded};
 
 fn chunked(p: &Pipeline, payload: &[u8], dtype: Dtype, n: u64, chunk: usize) -> Result<Vec<u8>> {
     let mut out = Vec::new();
@@ -79,6 +80,115 @@ fn chunked_decoding_equals_whole_decoding_for_every_stage_chain() {
             );
         }
     }
+}
+
+#[test]
+fn ranges_equal_the_same_elements_of_whole_decoding_for_every_stage_chain() {
+    let values: Vec<f64> = (0..203).map(|i| 280.0 + f64::from(i % 97) * 0.25).collect();
+    let n = values.len() as u64;
+    for dtype in [Dtype::Float64, Dtype::Float32] {
+        let bytes: Vec<u8> = match dtype {
+            Dtype::Float64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            _ => values
+                .iter()
+                .flat_map(|&v| (v as f32).to_le_bytes())
+                .collect(),
+        };
+        let packing = |bits| {
+            Encoding::SimplePacking(
+                SimplePacking::compute(values.iter().copied(), bits, 0).unwrap(),
+            )
+        };
+        let pipelines = [
+            Pipeline::NONE,
+            Pipeline {
+                encoding: packing(13),
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(16),
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(0),
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                compression: Compression::Zstd { level: 1 },
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                encoding: packing(11),
+                compression: Compression::Zstd { level: 1 },
+                ..Pipeline::NONE
+            },
+            Pipeline {
+                filter: Filter::Shuffle {
+                    element_size: dtype.byte_width(),
+                },
+                compression: Compression::Lz4,
+                ..Pipeline::NONE
+            },
+        ];
+        let width = dtype.byte_width();
+        for p in pipelines.into_iter().filter(|p| p.compression.is_built()) {
+            let enc = p.encode(&bytes, dtype, ByteOrder::Little, n).unwrap();
+            let limits = Limits::default();
+            let whole = p
+                .decode(&enc.payload, dtype, ByteOrder::Little, n, &limits)
+                .unwrap();
+            for first in (0..=n).step_by(7).chain([1, 8, 9, 15, 16, n - 1, n]) {
+                for count in [0, 1, 2, 7, 8, 9, 17, n - first] {
+                    if first + count > n {
+                        continue;
+                    }
+                    let got = p
+                        .decode_range(
+                            &enc.payload,
+                            dtype,
+                            ByteOrder::Little,
+                            n,
+                            &limits,
+                            first,
+                            count,
+                        )
+                        .unwrap();
+                    let (a, b) = (
+                        (first * width as u64) as usize,
+                        ((first + count) * width as u64) as usize,
+                    );
+                    assert!(got == whole[a..b], "{p:?} {dtype} {first}+{count}");
+                }
+            }
+            let past = p.decode_range(&enc.payload, dtype, ByteOrder::Little, n, &limits, n - 1, 2);
+            assert_eq!(past.unwrap_err().kind(), ErrorKind::InvalidArgument);
+            let past = p.decode_range(
+                &enc.payload,
+                dtype,
+                ByteOrder::Little,
+                n,
+                &limits,
+                u64::MAX,
+                2,
+            );
+            assert_eq!(past.unwrap_err().kind(), ErrorKind::InvalidArgument);
+        }
+    }
+    // A payload cut short is refused, not sliced past its end.
+    let p = Pipeline::NONE;
+    let short = vec![0u8; 100];
+    assert!(
+        p.decode_range(
+            &short,
+            Dtype::Float64,
+            ByteOrder::Little,
+            20,
+            &Limits::default(),
+            0,
+            1
+        )
+        .is_err()
+    );
 }
 
 #[test]

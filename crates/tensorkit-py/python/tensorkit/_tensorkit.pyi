@@ -112,6 +112,14 @@ def tgm_encode(
     mask_method: str | None = None,
     small_mask_threshold: int | None = None,
 ) -> bytes: ...
+def tgm_decode_range(
+    buf: _Buffer,
+    index: int,
+    ranges: list[tuple[int, int]],
+    *,
+    native_byte_order: bool = True,
+    restore_non_finite: bool = True,
+) -> list[tuple[Buffer, str, str]] | None: ...
 def tgm_decode(
     buf: _Buffer,
     *,
@@ -147,6 +155,15 @@ class TgmFile:
         restore_non_finite: bool = True,
         threads: int = 0,
     ) -> _Decoded: ...
+    def decode_range(
+        self,
+        i: int,
+        index: int,
+        ranges: list[tuple[int, int]],
+        *,
+        native_byte_order: bool = True,
+        restore_non_finite: bool = True,
+    ) -> list[tuple[Buffer, str, str]] | None: ...
     def describe(self, i: int) -> tuple[_Meta, list[dict[str, object]]]: ...
     def close(self) -> None: ...
 

@@ -443,9 +443,39 @@ def decode_range(
     restore_non_finite: bool = True,
 ) -> list[np.ndarray] | np.ndarray:
     """Elements ``[start, start + count)`` of object ``object_index`` (flattened, C order)
-    for each ``(start, count)`` in ``ranges``: a list of 1-d arrays, or one joined array."""
-    _, _, arr = decode_object(buf, object_index, native_byte_order, threads, restore_non_finite)
-    return _ranges(arr, ranges, join)
+    for each ``(start, count)`` in ``ranges``: a list of 1-d arrays, or one joined array.
+    Only what the object's stages need is decoded: a raw payload is sliced, and simple
+    packing without compression unpacks just the groups of values that hold each range.
+    Objects of packed dtypes (bitmask) are decoded whole and sliced."""
+    return _decoded_ranges(
+        lambda asked: _tensorkit.tgm_decode_range(
+            buf,
+            _object_index(object_index),
+            asked,
+            native_byte_order=native_byte_order,
+            restore_non_finite=restore_non_finite,
+        ),
+        lambda: decode_object(buf, object_index, native_byte_order, threads, restore_non_finite)[2],
+        ranges,
+        join,
+    )
+
+
+def _decoded_ranges(native: Any, whole: Any, ranges: Sequence[tuple[int, int]], join: bool) -> Any:
+    """What ``decode_range`` returns, from ``native(ranges)`` (the native range decoder, or
+    ``None`` for packed dtypes) and ``whole()`` (the object decoded whole, their fallback)."""
+    for start, count in ranges:
+        if start < 0 or count < 0:
+            raise InvalidArgumentError(f"range ({start}, {count}) is outside the object")
+    # No ranges still asks for one empty range: the dtype of a joined empty result.
+    asked = [(int(s), int(c)) for s, c in ranges]
+    parts = native(asked or [(0, 0)])
+    if parts is None:
+        return _ranges(whole(), ranges, join)
+    arrays = [_array(b, dt, [-1], order) for b, dt, order in parts]
+    if join:
+        return np.concatenate(arrays)
+    return arrays if asked else []
 
 
 def scan(buf: Any) -> list[tuple[int, int]]:
@@ -637,8 +667,18 @@ class TensogramFile:
         threads: int = 0,
         restore_non_finite: bool = True,
     ) -> list[np.ndarray] | np.ndarray:
-        arr = self.file_decode_object(msg_index, obj_index, native_byte_order, threads, restore_non_finite)["data"]
-        return _ranges(arr, ranges, join)
+        return _decoded_ranges(
+            lambda asked: self._file().decode_range(
+                self._index(msg_index),
+                _object_index(obj_index),
+                asked,
+                native_byte_order=native_byte_order,
+                restore_non_finite=restore_non_finite,
+            ),
+            lambda: self.file_decode_object(msg_index, obj_index, native_byte_order, threads, restore_non_finite)["data"],
+            ranges,
+            join,
+        )
 
     def close(self) -> None:
         """Unmaps the file; arrays decoded from it stay valid."""
