@@ -38,6 +38,26 @@ fn reencode(m: &Message<'_>, limits: &Limits) {
     }
 }
 
+/// A range decodes to the same bytes as those elements of the whole object, or fails
+/// where the whole object fails; `seed` picks the range.
+fn check_ranges(o: &tensor_frame::ObjectFrame<'_>, limits: &Limits, seed: u64) {
+    let opts = DecodeOptions::default();
+    let d = o.descriptor();
+    let n = d.element_count();
+    let (first, count) = (seed % (n + 1), seed.rotate_left(17) % (n + 1));
+    let ranged = o.decode_range(opts, limits, first, count);
+    let packed = d.dtype.is_packed() || d.dtype == Dtype::Bitmask;
+    match o.decode(opts, limits) {
+        Ok(whole) if !packed && first + count <= n => {
+            let width = d.dtype.byte_width() as usize;
+            let span = first as usize * width..(first + count) as usize * width;
+            let (bytes, _) = ranged.expect("a range of an object that decodes decodes");
+            assert_eq!(bytes, whole.data()[span], "elements {first}+{count}");
+        }
+        _ => {}
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let limits = Limits::strict().with_max_total_bytes(64 << 20);
     let _ = scan_backward(input);
@@ -51,6 +71,7 @@ fuzz_target!(|input: &[u8]| {
                 let _ = o.decode(opts, &limits);
                 let _ = o.masks(&limits);
                 let _ = o.decode_chunks(DecodeOptions::default(), &limits, 4096, &mut |_| Ok(()));
+                check_ranges(&o, &limits, input.len() as u64);
             }
         }
         let _ = m.decode_all(DecodeOptions::default());

@@ -21,6 +21,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod axes;
 mod bits;
 mod context;
 mod edition1;
@@ -34,6 +35,7 @@ pub mod names;
 mod naming;
 mod unpack;
 
+pub use axes::regular_ll_axes;
 pub use error::{Error, Result};
 pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
 pub use file::Grib;

@@ -210,6 +210,15 @@ impl File {
         })
     }
 
+    /// The latitudes and longitudes of tensor `name`'s grid, when its attributes describe
+    /// a regular latitude/longitude grid its shape matches (`tensor_grib::regular_ll_axes`);
+    /// `None` otherwise.
+    fn grid_axes(&self, name: &str) -> PyResult<Option<(Vec<f64>, Vec<f64>)>> {
+        let file = self.file()?;
+        let t = lookup(&file, name)?;
+        Ok(tensorkit::grib::regular_ll_axes(t.attributes(), t.shape()))
+    }
+
     /// Tensor `name` for numpy: its dtype, its shape, and its bytes — a read-only view of
     /// the file when `describe` says zero-copy, else a writable buffer of decoded bytes (one
     /// per element for packed dtypes). Decoding runs without the GIL.

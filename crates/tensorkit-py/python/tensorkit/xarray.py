@@ -115,37 +115,18 @@ def _dimension_names(
     return out
 
 
-def _grid(attrs: dict[str, Any], shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
-    """Latitudes and longitudes of a regular lat/lon grid stored row by row, from ecCodes'
-    keys; None for any other grid."""
-    keys = (
-        "Ni", "Nj", "latitudeOfFirstGridPointInDegrees", "latitudeOfLastGridPointInDegrees",
-        "longitudeOfFirstGridPointInDegrees", "longitudeOfLastGridPointInDegrees",
-    )
-    if attrs.get("gridType") != "regular_ll" or attrs.get("jPointsAreConsecutive", 0) != 0:
-        return None
-    if any(not isinstance(attrs.get(k), (int, float)) for k in keys):
-        return None
-    ni, nj, lat1, lat2, lon1, lon2 = (attrs[k] for k in keys)
-    if tuple(shape) != (nj, ni):
-        return None
-    if attrs.get("iScansNegatively", 0) == 0 and lon2 < lon1:
-        lon2 += 360.0
-    if attrs.get("iScansNegatively", 0) == 1 and lon2 > lon1:
-        lon1 += 360.0
-    return np.linspace(lat1, lat2, nj), np.linspace(lon1, lon2, ni)
-
-
-def _grids(infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:
-    """Dimension names for the variables on regular lat/lon grids, and their coordinates:
-    one pair of dimensions per distinct grid."""
+def _grids(f: File, infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:
+    """Dimension names for the variables on regular lat/lon grids, and their coordinates
+    (from ecCodes' keys among their attributes, worked out in Rust): one pair of dimensions
+    per distinct grid."""
     dims: dict[str, list[str]] = {}
     coords: dict[str, np.ndarray] = {}
     seen: list[tuple[np.ndarray, np.ndarray]] = []
-    for name, info in infos.items():
-        g = _grid(info["attributes"], tuple(info["shape"]))
-        if g is None:
+    for name in infos:
+        axes = f._native.grid_axes(name)
+        if axes is None:
             continue
+        g = (np.array(axes[0]), np.array(axes[1]))
         k = next((i for i, s in enumerate(seen) if all(np.array_equal(a, b) for a, b in zip(s, g))), None)
         if k is None:
             k = len(seen)
@@ -190,7 +171,7 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         f = _cached(paths)
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
         infos = {name: f.info(name) for name in f if name not in drop}
-        grid_dims, grid_coords = _grids(infos)
+        grid_dims, grid_coords = _grids(f, infos)
         dims = _dimension_names(f, infos, dim_names, grid_dims)
         variables = {}
         for name, info in infos.items():

@@ -1,0 +1,113 @@
+//! The coordinates of a field's grid from ecCodes' keys, as a field's attributes carry them
+//! (GRIB files, and files converted from GRIB that kept those attributes).
+
+use tensor_core::cbor::Value;
+
+/// A number among `attributes` under ecCodes' key `key`.
+fn number(attributes: &[(String, Value)], key: &str) -> Option<f64> {
+    match &attributes.iter().find(|(k, _)| k == key)?.1 {
+        Value::Float(f) => Some(*f),
+        // Grid counts and flags: small integers, exact in f64.
+        v => v.as_i128().map(|n| n as f64),
+    }
+}
+
+/// `num` values from `start` to `stop`, both included, evenly spaced: element `i` is
+/// `i * step + start` and the last is `stop` itself (the values numpy's `linspace` gives).
+fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
+    let div = num.saturating_sub(1).max(1) as f64;
+    let spacing = (stop - start) / div;
+    let mut v: Vec<f64> = (0..num).map(|i| i as f64 * spacing + start).collect();
+    if let (Some(last), true) = (v.last_mut(), num > 1) {
+        *last = stop;
+    }
+    v
+}
+
+/// The latitudes and longitudes, in degrees, of a field on a regular latitude/longitude
+/// grid (`gridType` `regular_ll`) stored row by row with `shape` `[Nj, Ni]`: one value per
+/// row and one per column, in the order the points are stored. Longitudes run past 360
+/// where the grid crosses the meridian it starts west of (as ecCodes' `Ni` points do).
+/// `None` for any other grid, a shape that does not match, or a key missing.
+#[must_use]
+pub fn regular_ll_axes(
+    attributes: &[(String, Value)],
+    shape: &[u64],
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let text = |k: &str| attributes.iter().find(|(key, _)| key == k)?.1.as_text();
+    if text("gridType") != Some("regular_ll")
+        || number(attributes, "jPointsAreConsecutive").unwrap_or(0.0) != 0.0
+    {
+        return None;
+    }
+    let n = |k| number(attributes, k);
+    let (ni, nj) = (n("Ni")?, n("Nj")?);
+    let (lat1, lat2) = (
+        n("latitudeOfFirstGridPointInDegrees")?,
+        n("latitudeOfLastGridPointInDegrees")?,
+    );
+    let (mut lon1, mut lon2) = (
+        n("longitudeOfFirstGridPointInDegrees")?,
+        n("longitudeOfLastGridPointInDegrees")?,
+    );
+    if shape != [nj as u64, ni as u64] || ni < 1.0 || nj < 1.0 {
+        return None;
+    }
+    let west = n("iScansNegatively").unwrap_or(0.0) == 1.0;
+    if !west && lon2 < lon1 {
+        lon2 += 360.0;
+    }
+    if west && lon2 > lon1 {
+        lon1 += 360.0;
+    }
+    Some((evenly(lat1, lat2, shape[0]), evenly(lon1, lon2, shape[1])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(lon1: f64, lon2: f64, west: u64) -> Vec<(String, Value)> {
+        [
+            ("gridType", Value::Text("regular_ll".into())),
+            ("Ni", Value::Uint(4)),
+            ("Nj", Value::Uint(3)),
+            ("latitudeOfFirstGridPointInDegrees", Value::Float(60.0)),
+            ("latitudeOfLastGridPointInDegrees", Value::Uint(0)),
+            ("longitudeOfFirstGridPointInDegrees", Value::Float(lon1)),
+            ("longitudeOfLastGridPointInDegrees", Value::Float(lon2)),
+            ("iScansNegatively", Value::Uint(west)),
+            ("jPointsAreConsecutive", Value::Uint(0)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    }
+
+    #[test]
+    fn a_regular_grid_has_evenly_spaced_axes() {
+        let (lat, lon) = regular_ll_axes(&grid(0.0, 270.0, 0), &[3, 4]).unwrap();
+        assert_eq!(lat, [60.0, 30.0, 0.0]);
+        assert_eq!(lon, [0.0, 90.0, 180.0, 270.0]);
+        // Crossing the meridian it starts west of, eastward and westward.
+        assert_eq!(
+            regular_ll_axes(&grid(180.0, 90.0, 0), &[3, 4]).unwrap().1,
+            [180.0, 270.0, 360.0, 450.0]
+        );
+        assert_eq!(
+            regular_ll_axes(&grid(90.0, 180.0, 1), &[3, 4]).unwrap().1,
+            [450.0, 360.0, 270.0, 180.0]
+        );
+    }
+
+    #[test]
+    fn other_grids_and_shapes_have_none() {
+        assert!(regular_ll_axes(&grid(0.0, 270.0, 0), &[4, 3]).is_none());
+        assert!(regular_ll_axes(&grid(0.0, 270.0, 0), &[12]).is_none());
+        let mut g = grid(0.0, 270.0, 0);
+        g[0].1 = Value::Text("regular_gg".into());
+        assert!(regular_ll_axes(&g, &[3, 4]).is_none());
+        let g = grid(0.0, 270.0, 0)[1..].to_vec();
+        assert!(regular_ll_axes(&g, &[3, 4]).is_none());
+    }
+}
