@@ -128,7 +128,7 @@ pub enum Command {
     },
     /// Put every tensor of several files into one (names must not repeat).
     Merge {
-        /// The files to read.
+        /// The files to read (a directory `split` wrote stands for its parts, in order).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
         /// The file to write.
@@ -141,7 +141,8 @@ pub enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Write every tensor of a file to a file of its own in a directory; or, with
+    /// Write every tensor of a file to a file of its own in a directory, with a Hugging Face
+    /// index of them (`DIR/<stem>.<ext>.index.json`) that opens as the whole file; or, with
     /// `--max-tensors` or `--max-size`, a GGUF file as a split set of shards, as llama.cpp's
     /// `gguf-split` cuts and names them (`DIR/<stem>-00001-of-0000N.gguf`, the metadata in
     /// the first).

@@ -373,12 +373,12 @@ pub fn merge(
 ) -> Result<String> {
     let target = format_for(output, args.to.as_deref(), None)?;
     let options = args.write_options(target, durability)?;
-    // A directory `split` wrote (or its manifest) stands for its files, in the original
+    // A directory `split` wrote (or its index, or an older manifest) stands for its files, in the original
     // order, with the real names. A file named twice — `parts/*` names the manifest and
     // every part it lists — is one file, read once, under the manifest's name for it.
     let manifests: Vec<Option<Vec<(PathBuf, String)>>> = inputs
         .iter()
-        .map(|i| split_manifest(i))
+        .map(|i| split_manifest(i, limits))
         .collect::<Result<_>>()?;
     let listed: HashSet<PathBuf> = manifests
         .iter()
@@ -477,23 +477,48 @@ pub fn merge(
     Ok(text)
 }
 
-/// The manifest `split` writes beside the files: the real tensor names, in order.
+/// The manifest `split` wrote beside the files before it wrote a Hugging Face index: the
+/// real tensor names, in order. `merge` still reads it.
 pub const SPLIT_MANIFEST: &str = "tensorkit-split.json";
 
 /// File-name stems are kept to this many bytes (file systems allow 255); longer names are
 /// cut and end in a hash of the whole name.
 const MAX_STEM: usize = 96;
 
-/// The files and real names `split` recorded, when `input` is a directory holding
-/// [`SPLIT_MANIFEST`] or that manifest itself.
-fn split_manifest(input: &Path) -> Result<Option<Vec<(PathBuf, String)>>> {
+/// The files and real names `split` recorded, when `input` is a directory holding its
+/// index (the one `*.index.json` there) or [`SPLIT_MANIFEST`] (what earlier versions
+/// wrote), or is one of those itself.
+fn split_manifest(input: &Path, limits: &Limits) -> Result<Option<Vec<(PathBuf, String)>>> {
+    let is_manifest = |p: &Path| p.file_name().is_some_and(|n| n == SPLIT_MANIFEST);
     let manifest = if input.is_dir() {
-        input.join(SPLIT_MANIFEST)
-    } else if input.file_name().is_some_and(|n| n == SPLIT_MANIFEST) {
+        let old = input.join(SPLIT_MANIFEST);
+        if old.is_file() {
+            old
+        } else {
+            let indexes: Vec<PathBuf> = std::fs::read_dir(input)
+                .map_err(|e| tensor_core::Error::io(format!("reading {}", input.display()), e))?
+                .filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| tensorkit::shards::is_index(p))
+                .collect();
+            match &indexes[..] {
+                [one] => one.clone(),
+                _ => return Ok(None),
+            }
+        }
+    } else if is_manifest(input) || tensorkit::shards::is_index(input) {
         input.to_path_buf()
     } else {
         return Ok(None);
     };
+    if !is_manifest(&manifest) {
+        let index = tensorkit::shards::Index::read(&manifest, limits)?;
+        return Ok(Some(
+            index
+                .entries()
+                .map(|(name, file)| (file, name.to_owned()))
+                .collect(),
+        ));
+    }
     let dir = manifest.parent().unwrap_or(Path::new("."));
     let text = std::fs::read_to_string(&manifest)
         .map_err(|e| tensor_core::Error::io(format!("reading {}", manifest.display()), e))?;
@@ -630,11 +655,13 @@ pub fn split(
     let options = args.write_options(target, durability)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| tensor_core::Error::io(format!("creating {}", dir.display()), e))?;
+    // The index maps each name to its file: names must not repeat.
+    set.check_unique_names(target.id())?;
     let names = set.names();
     let mut text = String::new();
     // Compared without case, for file systems that ignore it.
     let mut used = std::collections::HashSet::new();
-    let mut manifest = Vec::with_capacity(names.len());
+    let mut weight_map = Vec::with_capacity(names.len());
     for (t, name) in set.tensors.iter().zip(&names) {
         let stem = file_stem(name);
         let mut unique = stem.clone();
@@ -645,7 +672,7 @@ pub fn split(
         }
         let file = format!("{unique}.{}", target.extension());
         let path = dir.join(&file);
-        manifest.push(serde_json::json!({"name": name, "file": file}));
+        weight_map.push((name.clone(), file));
         let mut one = t.clone();
         one.name = Some(name.clone());
         one.location.clear();
@@ -660,17 +687,17 @@ pub fn split(
         tensorkit::save_set(&path, &single, &options)?;
         let _ = writeln!(text, "{}\t{}", escape_field(name), path.display());
     }
-    let manifest = serde_json::json!({
-        "source": input.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "format": target.id(),
-        "tensors": manifest,
-    });
-    let manifest_path = dir.join(SPLIT_MANIFEST);
-    tensor_core::atomic::write(
-        &manifest_path,
-        format!("{manifest:#}\n").as_bytes(),
-        durability,
-    )?;
+    // The Hugging Face index of the parts, named after the input: `tensorkit::open` reads
+    // the parts through it as one set, and `merge DIR` puts them back in order.
+    let stem = input
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("split");
+    let index =
+        tensorkit::shards::index_path(&dir.join(format!("{stem}.{}", target.extension())), target);
+    tensorkit::shards::write_index(&index, &set, weight_map, durability)?;
+    let _ = writeln!(text, "{}", index.display());
     let _ = writeln!(
         text,
         "split {} tensors into {} ({})",

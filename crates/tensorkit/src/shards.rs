@@ -109,6 +109,15 @@ impl Index {
         self.shards.iter().map(|s| dir.join(s)).collect()
     }
 
+    /// Every tensor's name and the shard file (beside the index) that holds it, in the
+    /// index's order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, PathBuf)> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        self.weight_map
+            .iter()
+            .map(move |(t, file)| (t.as_str(), dir.join(file)))
+    }
+
     /// The shard file (beside the index) that holds `tensor`, by the weight map.
     #[must_use]
     pub fn shard_of(&self, tensor: &str) -> Option<PathBuf> {
@@ -228,6 +237,36 @@ pub fn index_path(path: &Path, format: crate::model::FormatId) -> PathBuf {
         .join(format!("{stem}.{ext}.index.json"))
 }
 
+/// Writes the Hugging Face index of `set` at `path` atomically: the set's metadata with
+/// `total_size` (the tensors' bytes), and `weight_map`, tensor name to file name, in the
+/// order given. [`Index`] reads it, and `tensorkit::open` opens the set through it.
+pub fn write_index(
+    path: &Path,
+    set: &TensorSet<'_>,
+    weight_map: impl IntoIterator<Item = (String, String)>,
+    durability: tensor_core::atomic::Durability,
+) -> Result<()> {
+    let total: u64 = set
+        .tensors
+        .iter()
+        .map(crate::model::NamedTensor::byte_len)
+        .sum();
+    let mut metadata = set.metadata.clone().unwrap_or_default();
+    metadata.insert("total_size".into(), Value::from(total));
+    let index = serde_json::json!({
+        "metadata": metadata,
+        "weight_map": weight_map
+            .into_iter()
+            .map(|(t, f)| (t, Value::from(f)))
+            .collect::<Map<_, _>>(),
+    });
+    let text = serde_json::to_string_pretty(&index).map_err(|e| Error::UnknownTarget {
+        what: format!("the shard index: {e}"),
+    })?;
+    tensor_core::atomic::write(path, format!("{text}\n").as_bytes(), durability)
+        .map_err(Error::from)
+}
+
 /// Writes `set` as a shard set in the Hugging Face layout: for `path` = `dir/model.ext`,
 /// shards `dir/model-00001-of-0000N.ext` of at most `max_shard_bytes` of tensor data each (a
 /// bigger tensor gets a shard of its own), then `dir/model.ext.index.json` with the
@@ -309,25 +348,11 @@ pub fn write_sharded(
             }
             written.push(shard_path);
             for &i in group {
-                weight_map.insert(names[i].clone(), Value::from(file.clone()));
+                weight_map.insert(names[i].clone(), file.clone());
             }
         }
-        let total: u64 = set
-            .tensors
-            .iter()
-            .map(crate::model::NamedTensor::byte_len)
-            .sum();
-        let mut metadata = set.metadata.clone().unwrap_or_default();
-        metadata.insert("total_size".into(), Value::from(total));
-        let index = serde_json::json!({
-            "metadata": metadata,
-            "weight_map": weight_map.into_iter().collect::<Map<_, _>>(),
-        });
         let index_path = index_path(path, format);
-        let text = serde_json::to_string_pretty(&index).map_err(|e| Error::UnknownTarget {
-            what: format!("the shard index: {e}"),
-        })?;
-        tensor_core::atomic::write(&index_path, format!("{text}\n").as_bytes(), durability)?;
+        write_index(&index_path, set, weight_map, durability)?;
         Ok(Sharded {
             shards: written.clone(),
             index: index_path,

@@ -175,14 +175,26 @@ fn diff_merge_split() -> Result<(), Failed> {
     snapshot("diff_lossy_within_tolerance", &text.replace(&d(""), "OUT/"));
     // Split, merge back, and compare across formats.
     let (code, text) = run(&["split", &mixed, "-o", &d("parts")]);
-    // Four files and the manifest of real names.
+    // Four files and their Hugging Face index, which keeps the real names.
     if code != 0 || std::fs::read_dir(d("parts"))?.count() != 5 {
         return Err(format!("split: {text}").into());
     }
     let mut parts: Vec<String> = std::fs::read_dir(d("parts"))?
         .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
-        .filter(|p| !p.ends_with("tensorkit-split.json"))
+        .filter(|p| !p.ends_with(".index.json"))
         .collect();
+    // The index of the parts opens as the whole set again.
+    let index: Vec<_> = std::fs::read_dir(d("parts"))?
+        .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
+        .filter(|p| p.ends_with(".index.json"))
+        .collect();
+    let [index] = &index[..] else {
+        return Err(format!("split wrote no single index: {index:?}").into());
+    };
+    let (code, text) = run(&["diff", &mixed, index]);
+    if code != 0 {
+        return Err(format!("the split's index opens as something else: {text}").into());
+    }
     parts.sort();
     let mut args = vec!["merge"];
     args.extend(parts.iter().map(String::as_str));
@@ -196,14 +208,14 @@ fn diff_merge_split() -> Result<(), Failed> {
     if code != 0 {
         return Err(format!("split then merge changed something: {text}").into());
     }
-    // The directory (its manifest) merges the same way.
+    // The directory (its index) merges the same way.
     let from_dir = d("from_dir.tgm");
     let (code, text) = run(&["merge", &d("parts"), "-o", &from_dir]);
     if code != 0 || run(&["diff", &mixed, &from_dir]).0 != 0 {
         return Err(format!("merge of the split directory: {text}").into());
     }
-    // `parts/*` as a shell expands it names the manifest and every part it lists: each file
-    // is read once, under the manifest's names.
+    // `parts/*` as a shell expands it names the index and every part it lists: each file
+    // is read once, under the index's names.
     let mut everything: Vec<String> = std::fs::read_dir(d("parts"))?
         .filter_map(|e| Some(e.ok()?.path().to_string_lossy().into_owned()))
         .collect();
@@ -215,6 +227,26 @@ fn diff_merge_split() -> Result<(), Failed> {
     let (code, text) = run(&args);
     if code != 0 || run(&["diff", &mixed, &globbed]).0 != 0 {
         return Err(format!("merge parts/*: {text}").into());
+    }
+    // A directory an earlier version split, with its `tensorkit-split.json` manifest of
+    // real names instead of an index, still merges in order.
+    let text = std::fs::read_to_string(index)?;
+    let weight_map: serde_json::Value = serde_json::from_str(&text)?;
+    let listed: Vec<serde_json::Value> = weight_map["weight_map"]
+        .as_object()
+        .ok_or("no weight map")?
+        .iter()
+        .map(|(name, file)| serde_json::json!({"name": name, "file": file}))
+        .collect();
+    std::fs::remove_file(index)?;
+    std::fs::write(
+        d("parts/tensorkit-split.json"),
+        serde_json::json!({"format": "tensogram", "tensors": listed}).to_string(),
+    )?;
+    let old = d("from_old_manifest.tgm");
+    let (code, text) = run(&["merge", &d("parts"), "-o", &old]);
+    if code != 0 || run(&["diff", &mixed, &old]).0 != 0 {
+        return Err(format!("merge of a directory with the old manifest: {text}").into());
     }
     // A file named twice is one file.
     let twice = d("twice.tgm");
