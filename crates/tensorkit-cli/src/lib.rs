@@ -369,7 +369,12 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             let kind = e.kind();
-            error_line(err, kind, &e);
+            if let tensorkit::Error::RepeatedName { .. } = e {
+                // The library says what is wrong; which flag renames repeats is the command's.
+                let _ = writeln!(err, "error[{kind}]: {e} (--duplicates suffix)");
+            } else {
+                error_line(err, kind, &e);
+            }
             if json {
                 let v =
                     serde_json::json!({"error": {"kind": kind.as_str(), "message": e.to_string()}});

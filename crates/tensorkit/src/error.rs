@@ -111,7 +111,7 @@ pub enum Error {
         #[source]
         source: tensor_stdlib_meta::Error,
     },
-    /// A JSON specification given on the command line that cannot be used.
+    /// A JSON specification (stdlib-js meta data, edits) that cannot be used.
     #[error("{path}: {message}")]
     Spec {
         /// The specification file.
@@ -141,6 +141,23 @@ pub enum Error {
         format: &'static str,
         /// What it cannot store (e.g. "dtype complex128 (tensor \"x\")").
         what: String,
+    },
+    /// Two tensors share a name, and the target format (or a shard index) keys tensors by
+    /// name ([`WriteOptions::rename_duplicates`](crate::WriteOptions::rename_duplicates)
+    /// keeps repeats apart).
+    #[error(
+        "{format} cannot store two tensors named {name:?} (#{first} and #{second}); rename them, \
+         or have repeats renamed to keep them apart"
+    )]
+    RepeatedName {
+        /// The target format.
+        format: &'static str,
+        /// The name.
+        name: String,
+        /// The first tensor's index.
+        first: usize,
+        /// The repeat's index.
+        second: usize,
     },
     /// `verify` found a stored checksum or hash that does not match, or damage that keeps
     /// it from checking them.
@@ -235,7 +252,9 @@ impl Kinded for Error {
             | Error::Edit { .. }
             | Error::UnknownTarget { .. }
             | Error::NoSuchTensor { .. } => ErrorKind::InvalidArgument,
-            Error::CannotRepresent { .. } | Error::NotAView { .. } => ErrorKind::Unsupported,
+            Error::CannotRepresent { .. } | Error::RepeatedName { .. } | Error::NotAView { .. } => {
+                ErrorKind::Unsupported
+            }
             Error::RoundTripMismatch { .. } => ErrorKind::ChecksumMismatch,
             Error::NothingVerified { .. } => ErrorKind::MissingHash,
             Error::Remote { .. } => ErrorKind::Io,
@@ -243,5 +262,5 @@ impl Kinded for Error {
     }
 }
 
-/// `Result` with the command's [`Error`].
+/// `Result` with the facade's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

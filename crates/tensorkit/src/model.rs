@@ -500,12 +500,11 @@ impl TensorSet<'_> {
         let mut first = std::collections::HashMap::with_capacity(names.len());
         for (i, n) in names.iter().enumerate() {
             if let Some(j) = first.insert(n.as_str(), i) {
-                return Err(crate::error::Error::CannotRepresent {
+                return Err(crate::error::Error::RepeatedName {
                     format,
-                    what: format!(
-                        "two tensors named {n:?} (#{j} and #{i}); rename them, or pass \
-                         --duplicates suffix to keep them apart"
-                    ),
+                    name: n.clone(),
+                    first: j,
+                    second: i,
                 });
             }
         }

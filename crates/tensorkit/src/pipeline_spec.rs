@@ -70,7 +70,7 @@ enum Codec {
 
 fn bad(spec: &str, why: &str) -> Error {
     Error::UnknownTarget {
-        what: format!("--pipeline {spec:?}: {why}"),
+        what: format!("pipeline {spec:?}: {why}"),
     }
 }
 
@@ -297,8 +297,8 @@ impl PipelineSpec {
             skip(
                 "simple_packing",
                 if d.dtype == Dtype::Float32 {
-                    "tensogram decodes simple_packing of float64 only (--allow-extensions packs \
-                     float32 too, into files only tensorkit reads)"
+                    "tensogram decodes simple_packing of float64 only (allowing tensorkit's \
+                     extensions packs float32 too, into files only tensorkit reads)"
                         .into()
                 } else {
                     format!("simple_packing packs float64, not {}", d.dtype)
@@ -383,7 +383,8 @@ impl PipelineSpec {
                 } else if odd_width && !self.extensions {
                     Some(format!(
                         "tensogram's szip decodes packed values of 8, 16, 24 or 32 bits only, \
-                         not {sample_bits} (--allow-extensions writes them for tensorkit alone)"
+                         not {sample_bits} (allowing tensorkit's extensions writes them for tensorkit \
+                         alone)"
                     ))
                 } else {
                     None
@@ -540,7 +541,10 @@ mod tests {
         let spec = PipelineSpec::parse("simple_packing:16,szip").unwrap();
         let mut f32d = DataObjectDescriptor::new(Dtype::Float32, &[4], ByteOrder::Little);
         let left = spec.apply(&mut f32d);
-        assert!(left[0].why.contains("--allow-extensions"), "{left:?}");
+        assert!(
+            left[0].why.contains("allowing tensorkit's extensions"),
+            "{left:?}"
+        );
         assert_eq!(
             (f32d.encoding.as_str(), f32d.compression.as_str()),
             ("none", "szip")

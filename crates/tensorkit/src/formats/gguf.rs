@@ -646,7 +646,7 @@ pub fn quantize<'a>(
     if !tensor_gguf::quant::can_quantize(ggml_type) {
         return Err(Error::UnknownTarget {
             what: format!(
-                "--quantize {ggml_type}: tensorkit makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (as gguf-py does), Q4_K and Q6_K (as ggml's reference does)"
+                "quantizing to {ggml_type}: tensorkit makes Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 (as gguf-py does), Q4_K and Q6_K (as ggml's reference does)"
             ),
         });
     }

@@ -413,7 +413,7 @@ fn write_tensors(
     if format != FormatId::Tensogram && *pipeline != PipelineSpec::default() {
         return Err(Error::UnknownTarget {
             what: format!(
-                "--pipeline applies to tensogram output, not {}",
+                "a pipeline applies to tensogram output, not {}",
                 format.id()
             ),
         });

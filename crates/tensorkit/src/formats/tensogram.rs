@@ -475,8 +475,8 @@ pub(super) fn write(
                     what: format!(
                         "element {at} of tensor {:?}, a {dtype} with one non-finite part \
                          (tensogram's NaN/Inf masks give both parts back as NaN or Inf; \
-                         --allow-extensions keeps it bit for bit, which tensogram's full \
-                         validation flags)",
+                         allowing tensorkit's extensions keeps it bit for bit, which \
+                         tensogram's full validation flags)",
                         names[i]
                     ),
                 };
