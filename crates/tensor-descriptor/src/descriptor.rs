@@ -236,6 +236,52 @@ impl DataObjectDescriptor {
         Ok(desc)
     }
 
+    /// A descriptor for writing: `root` read as [`from_value`](Self::from_value) reads it,
+    /// with what a writer may leave out filled in as tensogram's encoder fills it — `type`
+    /// `ntensor`, `ndim` and C-order `strides` from `shape`, and `encoding`, `filter` and
+    /// `compression` `none`. `dtype` and `shape` must be given.
+    pub fn with_defaults(root: Value) -> Result<Self> {
+        let mut fields = entries(root, "descriptor")?;
+        let has = |fields: &[(String, Value)], k: &str| fields.iter().any(|(key, _)| key == k);
+        let shape = fields
+            .iter()
+            .find(|(k, _)| k == "shape")
+            .map(|(_, v)| uints(v, "shape"))
+            .transpose()?
+            .ok_or(Error::Missing("shape"))?;
+        let mut defaults: Vec<(&str, Value)> = vec![
+            ("type", Value::Text("ntensor".into())),
+            ("ndim", Value::Uint(shape.len() as u64)),
+            ("encoding", Value::Text("none".into())),
+            ("filter", Value::Text("none".into())),
+            ("compression", Value::Text("none".into())),
+        ];
+        if !has(&fields, "strides") {
+            // Element strides, C order: each dimension steps over the ones after it.
+            let mut strides = vec![0u64; shape.len()];
+            let mut step = 1u64;
+            for (s, &n) in strides.iter_mut().zip(&shape).rev() {
+                *s = step;
+                step = step.saturating_mul(n);
+            }
+            defaults.push((
+                "strides",
+                Value::Array(strides.into_iter().map(Value::Uint).collect()),
+            ));
+        }
+        for (k, v) in defaults {
+            if !has(&fields, k) {
+                fields.push((k.to_owned(), v));
+            }
+        }
+        Self::from_value(Value::Map(
+            fields
+                .into_iter()
+                .map(|(k, v)| (Value::Text(k), v))
+                .collect(),
+        ))
+    }
+
     /// Checks what the descriptor says about itself: a non-empty type, `ndim` equal to the
     /// lengths of `shape` and `strides`, an element count that does not overflow.
     pub fn validate(&self) -> Result<()> {

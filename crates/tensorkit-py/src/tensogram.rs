@@ -76,13 +76,13 @@ fn global_metadata(meta: &Bound<'_, PyAny>) -> PyResult<GlobalMetadata> {
         .map_err(|e| invalid(e.to_string()))
 }
 
-/// The descriptor a dict describes (every field present: `tensorkit.tensogram` fills the
-/// defaults).
+/// The descriptor a dict describes, with tensogram's defaults for what it leaves out
+/// (`DataObjectDescriptor::with_defaults`: type, ndim, strides, encoding, filter,
+/// compression).
 fn descriptor(d: &Bound<'_, PyAny>, i: usize) -> PyResult<DataObjectDescriptor> {
-    let bytes = canonical(d, &format!("descriptor {i}"))?;
-    DataObjectDescriptor::decode(&bytes)
-        .map(|(d, _)| d)
-        .map_err(|e| invalid(format!("descriptor {i}: {e}")))
+    let what = format!("descriptor {i}");
+    DataObjectDescriptor::with_defaults(Value::from(&cbor::from_py(d, &what)?))
+        .map_err(|e| invalid(format!("{what}: {e}")))
 }
 
 /// One object to encode: descriptor dict, an object exporting the bytes, and whether the

@@ -84,6 +84,56 @@ fn check(file: &Path) -> Result<(), Failed> {
 }
 
 /// Any key order decodes; only the canonical one is reported canonical; duplicates fail.
+/// A writer's descriptor gets tensogram's defaults for what it leaves out, keeps what it
+/// gives, and still needs a shape and a dtype.
+fn defaults_for_writers() -> Result<(), Failed> {
+    let map = |fields: &[(&str, Value)]| {
+        Value::Map(
+            fields
+                .iter()
+                .map(|(k, v)| (Value::Text((*k).into()), v.clone()))
+                .collect(),
+        )
+    };
+    let shape = Value::Array(vec![Value::Uint(2), Value::Uint(3), Value::Uint(4)]);
+    let d = DataObjectDescriptor::with_defaults(map(&[
+        ("dtype", Value::Text("float32".into())),
+        ("shape", shape.clone()),
+    ]))?;
+    if (
+        d.obj_type.as_str(),
+        d.ndim,
+        &d.strides[..],
+        d.encoding.as_str(),
+        d.filter.as_str(),
+        d.compression.as_str(),
+    ) != ("ntensor", 3, &[12, 4, 1][..], "none", "none", "none")
+    {
+        return Err(format!("defaults: {d:?}").into());
+    }
+    let d = DataObjectDescriptor::with_defaults(map(&[
+        ("dtype", Value::Text("float32".into())),
+        ("shape", shape.clone()),
+        ("compression", Value::Text("zstd".into())),
+        (
+            "strides",
+            Value::Array(vec![Value::Uint(1), Value::Uint(2), Value::Uint(6)]),
+        ),
+    ]))?;
+    if d.compression != "zstd" || d.strides != [1, 2, 6] {
+        return Err(format!("given fields were replaced: {d:?}").into());
+    }
+    for missing in [
+        map(&[("dtype", Value::Text("float32".into()))]),
+        map(&[("shape", shape)]),
+    ] {
+        if DataObjectDescriptor::with_defaults(missing).is_ok() {
+            return Err("a descriptor without a shape or a dtype was accepted".into());
+        }
+    }
+    Ok(())
+}
+
 fn orders_and_duplicates() -> Result<(), Failed> {
     let file = tensor_testkit::conformance("tensogram").join("sp16_szip.tgm");
     let (bytes, _) = descriptors(&file)?
@@ -196,6 +246,7 @@ fn main() {
         })
         .collect();
     trials.push(Trial::test("orders_and_duplicates", orders_and_duplicates));
+    trials.push(Trial::test("defaults_for_writers", defaults_for_writers));
     trials.push(Trial::test("proptest::round_trip", round_trip));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -272,21 +272,14 @@ def _message(native: tuple[tuple[int, list, dict, dict], list]) -> Message:
     return Message(_metadata(meta), _objects(objects))
 
 
-def _c_strides(shape: Sequence[int]) -> list[int]:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= int(n)
-    return strides[::-1]
-
-
 def _prepare(i: int, descriptor: Any, data: Any) -> tuple[dict[str, Any], Any, bool]:
-    """The descriptor with its defaults filled in, the bytes, and whether they are one byte
-    per element of a bitmask."""
+    """The descriptor with the dtype, shape and byte order the array gives, the bytes, and
+    whether they are one byte per element of a bitmask."""
     if not isinstance(descriptor, Mapping):
         raise InvalidArgumentError(f"object {i}: the descriptor must be a dict, not {type(descriptor).__name__}")
+    # What else a descriptor may leave out (type, ndim, strides, the stages) is filled in
+    # by Rust, as tensogram's encoder fills it; here only what the array itself tells.
     d = dict(descriptor)
-    d.setdefault("type", "ntensor")
     order = d.setdefault("byte_order", sys.byteorder)
     one_per_element = False
     if isinstance(data, (bytes, bytearray, memoryview)):
@@ -313,10 +306,6 @@ def _prepare(i: int, descriptor: Any, data: Any) -> tuple[dict[str, Any], Any, b
                 raise InvalidArgumentError(f"object {i}: the array is {arr.dtype}; the descriptor says {dtype}")
             arr = np.ascontiguousarray(arr, dtype=target)
         raw = arr.reshape(-1).view(np.uint8) if arr.size else b""
-    d.setdefault("ndim", len(d["shape"]))
-    d.setdefault("strides", _c_strides(d["shape"]))
-    for key in ("encoding", "filter", "compression"):
-        d.setdefault(key, "none")
     return d, raw, one_per_element
 
 
