@@ -124,14 +124,20 @@ pub fn is_pending(path: &Path) -> bool {
 
 /// Applies `patch` to the file at `path` (see the module's description).
 pub fn apply(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
+    stage(path, edit, durability)?;
+    write_ranges(path, edit, durability)?;
+    remove_journal(&journal_path(path), durability)
+}
+
+/// The first step of [`apply`] alone: finishes any patch left unfinished, then writes the
+/// journal of `patch` beside `path` without touching the file — the state a process
+/// killed right after journaling leaves, which the next [`recover`] finishes.
+pub fn stage(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
     recover(path, durability)?;
-    let journal = journal_path(path);
     let len_before = std::fs::metadata(path)
         .map_err(|e| Error::io(format!("reading the length of {}", path.display()), e))?
         .len();
-    write_journal(&journal, &edit.encode(len_before), durability)?;
-    write_ranges(path, edit, durability)?;
-    remove_journal(&journal, durability)
+    write_journal(&journal_path(path), &edit.encode(len_before), durability)
 }
 
 /// Finishes a patch of `path` that a killed process left unfinished, if any: writes its

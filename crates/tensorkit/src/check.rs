@@ -178,7 +178,7 @@ pub(crate) fn whole_file(file: &Path, limits: &Limits) -> Result<MmapSource> {
         return crate::remote::download(url, limits);
     }
     let _ = limits;
-    Ok(MmapSource::open(file)?)
+    crate::open::map_local(file)
 }
 
 /// [`validate`] of `file`'s bytes, already mapped.

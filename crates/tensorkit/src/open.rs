@@ -85,7 +85,7 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         let files = index.files();
         let maps = files
             .iter()
-            .map(|f| current_wire(f, Bytes::Mapped(MmapSource::open(f)?), &options.limits))
+            .map(|f| current_wire(f, Bytes::Mapped(map_local(f)?), &options.limits))
             .collect::<Result<Vec<_>>>()?;
         let parsed = Parsed::try_new(maps, |maps| {
             let sets = read_all(&files, maps, options)?;
@@ -93,16 +93,13 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         })?;
         return Ok(File::local(parsed, path.to_path_buf()));
     }
-    // An edit in place that a killed process left unfinished is finished first, as SQLite's
-    // readers roll back a hot journal (crate::edit): the file is never read half edited.
-    tensor_core::patch::recover(path, tensor_core::atomic::Durability::Cached)?;
-    let map = MmapSource::open(path)?;
+    let map = map_local(path)?;
     if let Some(paths) = formats::gguf::split_set(path, &map, options)? {
         // A shard of a GGUF split set opens the whole set.
         let maps = paths
             .iter()
-            .map(|p| MmapSource::open(p).map(Bytes::Mapped))
-            .collect::<tensor_core::Result<Vec<_>>>()?;
+            .map(|p| map_local(p).map(Bytes::Mapped))
+            .collect::<Result<Vec<_>>>()?;
         let parsed = Parsed::try_new(maps, |maps| {
             formats::gguf::join_split(&paths, read_all(&paths, maps, options)?)
         })?;
@@ -229,9 +226,19 @@ pub fn open_many<P: AsRef<Path>>(
     }
     let maps = paths
         .iter()
-        .map(|p| MmapSource::open(p).map(Bytes::Mapped))
-        .collect::<tensor_core::Result<Vec<_>>>()?;
+        .map(|p| map_local(p).map(Bytes::Mapped))
+        .collect::<Result<Vec<_>>>()?;
     parse(maps, paths, options)
+}
+
+/// A local file mapped for reading: the one way every local path maps a file — a file
+/// opened alone, each shard of a shard set or GGUF split set, each file of a list, a file
+/// validated or verified. An edit in place that a killed process left unfinished is
+/// finished first, as a database rolls a hot journal forward ([`crate::edit()`]): no file is
+/// read half edited, however it is reached.
+pub(crate) fn map_local(path: &Path) -> Result<MmapSource> {
+    tensor_core::patch::recover(path, tensor_core::atomic::Durability::Cached)?;
+    Ok(MmapSource::open(path)?)
 }
 
 /// Opens a whole file held in memory (copied, so the [`File`] owns what it reads).

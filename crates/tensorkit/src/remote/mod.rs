@@ -468,7 +468,7 @@ pub fn process_transfer() -> Transfer {
 pub(crate) fn download(url: &str, limits: &tensor_core::Limits) -> Result<tensor_core::MmapSource> {
     use std::io::Write;
     if let Some(path) = file_url_path(url) {
-        return Ok(tensor_core::MmapSource::open(path?)?);
+        return crate::open::map_local(&path?);
     }
     let remote = RemoteOptions::default();
     let (object, _) = store::block_on(Object::open(url, &remote, false))?;

@@ -155,3 +155,90 @@ fn shard_sets_are_written_in_the_hugging_face_layout_or_not_at_all() {
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert_eq!(std::fs::read_dir(fail.path()).unwrap().count(), 0);
 }
+
+/// An edit in place that a killed process left journaled but unwritten is finished however
+/// the file is reached next: through a shard index, in a list of files, or by `validate`.
+/// (Each path maps local files one way, `open::map_local`; only the single-file path
+/// finished it before.)
+#[test]
+fn a_killed_edit_is_finished_wherever_its_file_is_opened() {
+    use tensorkit::{Edits, WriteOptions};
+    type Open = fn(&Path, &Path, &Path);
+    let dir = tempfile::tempdir().unwrap();
+    let w = tensorkit::Tensor::from_elements(&[64], &[1.0f32; 64]).unwrap();
+    let b = tensorkit::Tensor::from_elements(&[64], &[2.0f32; 64]).unwrap();
+    let options = WriteOptions {
+        max_shard_size: Some(256),
+        header_reserve: 256,
+        metadata: Some(
+            [("note".to_owned(), serde_json::Value::from("old"))]
+                .into_iter()
+                .collect(),
+        ),
+        ..WriteOptions::default()
+    };
+    let model = dir.path().join("model.safetensors");
+    tensorkit::save_tensors(&model, [("w", w.view()), ("b", b.view())], &options).unwrap();
+    let index = tensorkit::shards::index_path(&model, tensorkit::Format::Safetensors);
+    let shard = dir.path().join("model-00002-of-00002.safetensors");
+    // The bytes the second shard would have after `note=new` in place, from a copy.
+    let copy = dir.path().join("copy.safetensors");
+    std::fs::copy(&shard, &copy).unwrap();
+    let edits = Edits {
+        set: vec![("note".into(), serde_json::Value::from("new"), None)],
+        ..Edits::default()
+    };
+    let report = tensorkit::edit(&copy, &edits, &tensorkit::EditOptions::default()).unwrap();
+    assert_eq!(report.method, tensorkit::edit::Method::InPlace);
+    let (before, after) = (
+        std::fs::read(&shard).unwrap(),
+        std::fs::read(&copy).unwrap(),
+    );
+    assert_eq!(before.len(), after.len());
+    let patch = tensor_core::patch::Patch {
+        writes: vec![(0, after.clone())],
+        len: after.len() as u64,
+    };
+    let note = |f: &tensorkit::File| {
+        f.metadata()
+            .and_then(|m| m["note"].as_str().map(str::to_owned))
+    };
+    let ways: [(&str, Open); 3] = [
+        ("index", |index, _, _| {
+            tensorkit::open(index).unwrap().get("b").unwrap();
+        }),
+        ("list", |_, first, shard| {
+            tensorkit::open_many([first, shard], &ReadOptions::default()).unwrap();
+        }),
+        ("validate", |_, _, shard| {
+            let v = tensorkit::validate(
+                shard,
+                tensorkit::check::ValidateOptions::default(),
+                &tensorkit::Limits::default(),
+            )
+            .unwrap();
+            assert!(!v.failed(), "{:?}", v.problems);
+        }),
+    ];
+    let first = dir.path().join("model-00001-of-00002.safetensors");
+    for (way, open) in ways {
+        std::fs::write(&shard, &before).unwrap();
+        tensor_core::patch::stage(&shard, &patch, tensorkit::Durability::Cached).unwrap();
+        assert!(tensor_core::patch::is_pending(&shard));
+        open(&index, &first, &shard);
+        assert!(
+            !tensor_core::patch::is_pending(&shard),
+            "{way}: the journal is still there"
+        );
+        assert_eq!(
+            std::fs::read(&shard).unwrap(),
+            after,
+            "{way}: the edit was not finished"
+        );
+        assert_eq!(
+            note(&tensorkit::open(&shard).unwrap()).as_deref(),
+            Some("new"),
+            "{way}"
+        );
+    }
+}
