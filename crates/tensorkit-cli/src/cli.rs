@@ -371,7 +371,7 @@ pub enum ValidateLevel {
     Full,
 }
 
-impl From<ValidateLevel> for tensorkit::check::Level {
+impl From<ValidateLevel> for tensorkit::Level {
     fn from(level: ValidateLevel) -> Self {
         match level {
             ValidateLevel::Quick => Self::Quick,

@@ -12,7 +12,7 @@
 
 pub mod cli;
 // The format-neutral layer lives in the library; the command uses it as its own modules.
-pub use tensorkit::{check, error, formats, model, npy, pipeline_spec};
+pub use tensorkit::{error, formats, model, npy, pipeline_spec};
 pub mod convert;
 pub mod demo;
 pub mod demo_data;
@@ -262,7 +262,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             canonical,
             json,
         } => {
-            let options = check::ValidateOptions {
+            let options = tensorkit::ValidateOptions {
                 level: (*level).into(),
                 canonical: *canonical,
             };

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::{Scalar, scalar};
-use tensorkit::check::{Checks, Problem, Validation, Verification};
+use tensorkit::{Checks, Problem, Validation, Verification};
 
 /// How many leading values `inspect --json` shows per tensor.
 pub const FIRST_VALUES: usize = 8;

@@ -215,7 +215,7 @@ pub(crate) fn validate<'py>(
     level: &str,
     canonical: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use tensorkit::check::Level;
+    use tensorkit::Level;
     let level = Level::from_name(level).ok_or_else(|| {
         let names: Vec<_> = Level::ALL.into_iter().map(Level::name).collect();
         invalid(format!(
@@ -223,7 +223,7 @@ pub(crate) fn validate<'py>(
             names.join(", ")
         ))
     })?;
-    let options = tensorkit::check::ValidateOptions { level, canonical };
+    let options = tensorkit::ValidateOptions { level, canonical };
     let report = py
         .detach(|| tensorkit::validate(&path, options, &tensorkit::Limits::default()))
         .map_err(to_py)?;

@@ -185,7 +185,10 @@ pub use tensor_stdlib_meta as stdlib_meta;
 #[cfg(feature = "ztensor")]
 pub use tensor_ztensor as ztensor;
 
+// The checks' types are the crate root's (`tensorkit::Validation`, …); the module's path is
+// kept, out of the docs, for code written against `tensorkit::check::…`.
 #[cfg(feature = "files")]
+#[doc(hidden)]
 pub mod check;
 #[cfg(feature = "files")]
 pub mod edit;
@@ -209,7 +212,10 @@ pub mod remote;
 pub mod shards;
 
 #[cfg(feature = "files")]
-pub use check::{validate, verify};
+pub use check::{
+    Checks, Level, Location, Problem, Severity, ValidateOptions, Validation, Verification,
+    validate, verify,
+};
 #[cfg(feature = "files")]
 pub use edit::{EditOptions, EditReport, Edits, edit};
 #[cfg(feature = "files")]

@@ -259,7 +259,7 @@ fn read_options_reach_every_reader() {
 
 #[test]
 fn validate_and_verify_report_what_a_file_carries() {
-    use tensorkit::check::{Level, ValidateOptions};
+    use tensorkit::{Level, ValidateOptions};
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let t = tensorkit::Tensor::from_elements(&[3], &[1.0f32, 2.0, 3.0]).unwrap();
@@ -271,14 +271,14 @@ fn validate_and_verify_report_what_a_file_carries() {
     assert!(v.problem.is_none(), "{:?}", v.problems);
     assert_eq!(
         (v.checks, v.verified, v.tensors_read),
-        (tensorkit::check::Checks::Checksums, 1, Some(1))
+        (tensorkit::Checks::Checksums, 1, Some(1))
     );
     let st = dir.path().join("t.safetensors");
     tensorkit::save_tensors(&st, [("t", t.view())], &WriteOptions::default()).unwrap();
     let v = tensorkit::verify(&st, &limits).unwrap();
     assert_eq!(
         (v.checks, v.tensors_read),
-        (tensorkit::check::Checks::None, Some(1))
+        (tensorkit::Checks::None, Some(1))
     );
     assert_eq!(v.problem.map(|e| e.kind()), Some(ErrorKind::MissingHash));
     // A damaged blob: validate reports it as a problem of the file, not an error.

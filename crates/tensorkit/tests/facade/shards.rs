@@ -213,7 +213,7 @@ fn a_killed_edit_is_finished_wherever_its_file_is_opened() {
         ("validate", |_, _, shard| {
             let v = tensorkit::validate(
                 shard,
-                tensorkit::check::ValidateOptions::default(),
+                tensorkit::ValidateOptions::default(),
                 &tensorkit::Limits::default(),
             )
             .unwrap();
