@@ -89,6 +89,7 @@ pub(crate) struct Options {
     fsync: bool,
     quantize: Option<String>,
     dequantize: Option<String>,
+    rename_duplicates: bool,
 }
 
 impl Options {
@@ -153,6 +154,7 @@ impl Options {
             durability: tensorkit::Durability::synced_if(self.fsync),
             quantize,
             dequantize,
+            rename_duplicates: self.rename_duplicates,
             ..WriteOptions::default()
         })
     }

@@ -332,9 +332,12 @@ def _options(
     allow_extensions: bool = False,
     quantize: str | None = None,
     dequantize: str | None = None,
+    duplicates: str = "error",
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
+    if duplicates not in ("error", "suffix"):
+        raise InvalidArgumentError(f"duplicates={duplicates!r}: one of 'error', 'suffix'")
     return {
         "format": format,
         "metadata_json": None if metadata is None else json.dumps(dict(metadata)),
@@ -346,6 +349,7 @@ def _options(
         "fsync": fsync,
         "quantize": quantize,
         "dequantize": dequantize,
+        "rename_duplicates": duplicates == "suffix",
     }
 
 
@@ -429,13 +433,16 @@ def convert(
     quantize: str | None = None,
     dequantize: str | None = None,
     header_reserve: int | str | None = None,
+    duplicates: str = "error",
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
     names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions``,
     ``quantize`` and ``header_reserve`` as in :func:`save`). A GGUF file's quantized tensors
     become float32 unless ``dequantize`` says ``"float16"``, ``"bfloat16"`` or ``"raw"`` (their blocks as
     ``uint8``, the types recorded under ``gguf.raw_blocks`` in the metadata, blocks again
-    when converted back to GGUF). Returns what the target left out."""
+    when converted back to GGUF). Tensors that share a name (a Tensogram file holding the
+    same message twice) are refused, naming them, unless ``duplicates="suffix"`` renames
+    every repeat (``name~m<message>``, or ``name~<n>``). Returns what the target left out."""
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
@@ -450,6 +457,7 @@ def convert(
             quantize=quantize,
             dequantize=dequantize,
             header_reserve=header_reserve,
+            duplicates=duplicates,
         ),
     )
 

@@ -87,6 +87,7 @@ class _WriteOptions(TypedDict):
     fsync: bool
     quantize: str | None
     dequantize: str | None
+    rename_duplicates: bool
 
 def save(path: str, tensors: list[_Entry], options: _WriteOptions) -> list[str]: ...
 def serialize(tensors: list[_Entry], options: _WriteOptions) -> bytes: ...

@@ -226,6 +226,21 @@ def test_the_format_registry_is_rusts_and_the_xarray_engine_follows_it(tmp_path)
                 assert back.format == f["id"], path
 
 
+def test_repeated_names_are_refused_or_renamed_on_request(tmp_path):
+    from tensorkit import tensogram
+
+    one = tensogram.encode({"base": [{"name": "w"}]}, [({"type": "ntensor", "shape": [2], "dtype": "float32"}, np.ones(2, np.float32))])
+    (tmp_path / "twice.tgm").write_bytes(one + one)
+    with pytest.raises(tensorkit.UnsupportedError, match='two tensors named "w"'):
+        tensorkit.convert(tmp_path / "twice.tgm", tmp_path / "twice.safetensors")
+    assert not (tmp_path / "twice.safetensors").exists()
+    tensorkit.convert(tmp_path / "twice.tgm", tmp_path / "twice.safetensors", duplicates="suffix")
+    with tensorkit.open(tmp_path / "twice.safetensors") as f:
+        assert sorted(f) == ["w", "w~m1"]
+    with pytest.raises(tensorkit.InvalidArgumentError):
+        tensorkit.convert(tmp_path / "twice.tgm", tmp_path / "x.safetensors", duplicates="rename")
+
+
 def test_serialize_gives_the_bytes_save_writes(tmp_path):
     w = np.arange(12, dtype=np.float32).reshape(3, 4)
     meta = {"purpose": "test"}
