@@ -81,21 +81,15 @@ impl<W: Write> Writer<W> {
         })
     }
 
-    /// Writes one tensor's blob now and remembers its index entry.
-    pub fn add(
-        &mut self,
-        name: &str,
-        view: &TensorView<'_>,
-        options: &TensorOptions,
-    ) -> Result<()> {
-        let dtype = view.dtype();
+    /// Refuses what the reader would refuse: a dtype zTensor 0.1 has no name for, and a
+    /// custom key the reader takes for one of its own (a file it refuses, or reads as
+    /// another tensor).
+    fn check(name: &str, dtype: tensor_dtype::Dtype, options: &TensorOptions) -> Result<()> {
         if index::dtype_from_name(dtype.name()).is_none() {
             return Err(Error::Unwritable(format!(
                 "dtype {dtype} (tensor {name:?})"
             )));
         }
-        // A custom key the reader takes for one of its own would make a file it refuses
-        // (or reads as another tensor).
         if let Some((key, _)) = options
             .custom
             .iter()
@@ -105,6 +99,27 @@ impl<W: Write> Writer<W> {
                 "tensor {name:?}: the attribute {key:?}, a key zTensor 0.1 reserves for itself"
             )));
         }
+        Ok(())
+    }
+
+    /// Pads to the next blob's alignment; returns where the blob starts.
+    fn pad(&mut self) -> Result<u64> {
+        let pad = (ALIGNMENT - self.pos % ALIGNMENT) % ALIGNMENT;
+        self.out
+            .write_all(&[0u8; ALIGNMENT as usize][..pad as usize])
+            .map_err(io)?;
+        Ok(self.pos + pad)
+    }
+
+    /// Writes one tensor's blob now and remembers its index entry.
+    pub fn add(
+        &mut self,
+        name: &str,
+        view: &TensorView<'_>,
+        options: &TensorOptions,
+    ) -> Result<()> {
+        let dtype = view.dtype();
+        Self::check(name, dtype, options)?;
         let le = view.to_canonical_le_bytes();
         let multi_byte = dtype.byte_width() > 1;
         let (blob, endianness) = match options.encoding {
@@ -125,11 +140,7 @@ impl<W: Write> Writer<W> {
                 _ => (le, None),
             },
         };
-        let pad = (ALIGNMENT - self.pos % ALIGNMENT) % ALIGNMENT;
-        self.out
-            .write_all(&[0u8; ALIGNMENT as usize][..pad as usize])
-            .map_err(io)?;
-        let offset = self.pos + pad;
+        let offset = self.pad()?;
         // The checksum is computed on another core while the blob is written; without one
         // the blob goes out in one piece.
         let mut running = options.checksum.running();
@@ -147,7 +158,85 @@ impl<W: Write> Writer<W> {
                 .1
                 .push((name.to_owned(), view.to_canonical_le_bytes().into_owned()));
         }
+        self.entry(
+            name,
+            dtype,
+            view.shape(),
+            offset,
+            blob.len() as u64,
+            options,
+            endianness,
+            running,
+        );
+        Ok(())
+    }
 
+    /// Writes one tensor's blob as it comes — `fill` writes its `len` little-endian bytes
+    /// (bools as 0/1), in runs of any size — and remembers its index entry: a tensor of any
+    /// size goes out without being held whole. Raw little-endian blobs only: `options`
+    /// asking for zstd or big-endian data are refused ([`add`](Self::add) writes those). An
+    /// error from `fill` is returned as it is, and a `fill` that writes more or fewer than
+    /// `len` bytes is an error.
+    pub fn add_streamed(
+        &mut self,
+        name: &str,
+        dtype: tensor_dtype::Dtype,
+        shape: &[u64],
+        options: &TensorOptions,
+        len: u64,
+        fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<()> {
+        Self::check(name, dtype, options)?;
+        if options.encoding != WriteEncoding::Raw || options.byte_order == Some(ByteOrder::Big) {
+            return Err(Error::Unwritable(format!(
+                "tensor {name:?}: a streamed blob is raw and little-endian"
+            )));
+        }
+        let endianness = options.byte_order.filter(|_| dtype.byte_width() > 1);
+        let offset = self.pad()?;
+        let mut blob = Blob {
+            out: &mut self.out,
+            running: options.checksum.running(),
+            written: 0,
+            #[cfg(feature = "paranoid")]
+            copy: Vec::new(),
+        };
+        fill(&mut blob).map_err(io)?;
+        if blob.written != len {
+            return Err(Error::Unwritable(format!(
+                "tensor {name:?}: {} bytes were written for a blob of {len}",
+                blob.written
+            )));
+        }
+        let running = blob.running.take();
+        #[cfg(feature = "paranoid")]
+        {
+            let bytes = std::mem::take(&mut blob.copy);
+            self.copy.0.resize(offset as usize, 0);
+            self.copy.0.extend_from_slice(&bytes);
+            self.copy.1.push((name.to_owned(), bytes));
+        }
+        self.pos = offset + len;
+        self.entry(
+            name, dtype, shape, offset, len, options, endianness, running,
+        );
+        Ok(())
+    }
+
+    /// Remembers the index entry of a blob written at `offset`.
+    // The entry's fields, each from the blob just written.
+    #[allow(clippy::too_many_arguments)]
+    fn entry(
+        &mut self,
+        name: &str,
+        dtype: tensor_dtype::Dtype,
+        shape: &[u64],
+        offset: u64,
+        size: u64,
+        options: &TensorOptions,
+        endianness: Option<ByteOrder>,
+        running: Option<crate::checksum::Running>,
+    ) {
         let mut e = Encoder::new();
         e.indefinite_map();
         e.text("name");
@@ -155,14 +244,14 @@ impl<W: Write> Writer<W> {
         e.text("offset");
         e.uint(offset);
         e.text("size");
-        e.uint(blob.len() as u64);
+        e.uint(size);
         e.text("dtype");
         e.text(dtype.name());
         e.text("layout");
         e.text("dense");
         e.text("shape");
-        e.array(view.shape().len());
-        for &d in view.shape() {
+        e.array(shape.len());
+        for &d in shape {
             e.uint(d);
         }
         e.text("encoding");
@@ -186,7 +275,6 @@ impl<W: Write> Writer<W> {
         }
         e.brk();
         self.entries.push(e.out);
-        Ok(())
     }
 
     /// Writes the index and its length; returns the sink and the file's total length.
@@ -209,6 +297,34 @@ impl<W: Write> Writer<W> {
             crate::paranoid::check(&copy, &expected)?;
         }
         Ok((self.out, self.pos + e.out.len() as u64 + 8))
+    }
+}
+
+/// The writer a streamed blob goes through: on to the file, into its running checksum, and
+/// counted.
+struct Blob<'w, W: Write> {
+    out: &'w mut W,
+    running: Option<crate::checksum::Running>,
+    written: u64,
+    /// The blob's bytes, for the `paranoid` read-back.
+    #[cfg(feature = "paranoid")]
+    copy: Vec<u8>,
+}
+
+impl<W: Write> Write for Blob<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        if let Some(r) = &mut self.running {
+            r.update(&buf[..n]);
+        }
+        self.written += n as u64;
+        #[cfg(feature = "paranoid")]
+        self.copy.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -263,5 +379,71 @@ mod tests {
         };
         let bytes = serialize([("w", t.view(), options)]).unwrap();
         assert!(crate::v0_1::ZTensor::open(&bytes).is_ok());
+    }
+
+    /// A blob written as it comes, in runs, gives the bytes the whole-view writer gives,
+    /// checksum included; a wrong length, an error from the runs, and what a streamed blob
+    /// cannot be are refused.
+    #[test]
+    fn streamed_blobs_are_the_bytes_whole_ones_are() {
+        let values: Vec<f32> = (0..1000u16).map(f32::from).collect();
+        let t = tensor_dtype::Tensor::from_elements(&[10, 100], &values).unwrap();
+        let le = t.view().to_canonical_le_bytes().into_owned();
+        for checksum in [
+            ChecksumKind::None,
+            ChecksumKind::Crc32c,
+            ChecksumKind::Sha256,
+        ] {
+            let options = TensorOptions {
+                checksum,
+                ..TensorOptions::default()
+            };
+            let whole = serialize([("w", t.view(), options.clone())]).unwrap();
+            let mut streamed = Writer::new(Vec::new()).unwrap();
+            streamed
+                .add_streamed(
+                    "w",
+                    t.dtype(),
+                    t.shape(),
+                    &options,
+                    le.len() as u64,
+                    &mut |out| le.chunks(7).try_for_each(|c| out.write_all(c)),
+                )
+                .unwrap();
+            assert_eq!(streamed.finish().unwrap().0, whole, "{checksum:?}");
+        }
+        let mut w = Writer::new(Vec::new()).unwrap();
+        let options = TensorOptions::default();
+        let short = w.add_streamed(
+            "w",
+            t.dtype(),
+            t.shape(),
+            &options,
+            le.len() as u64,
+            &mut |out| out.write_all(&le[1..]),
+        );
+        assert!(short.unwrap_err().to_string().contains("3999 bytes"));
+        let failing = w.add_streamed("w", t.dtype(), t.shape(), &options, 4, &mut |_| {
+            Err(std::io::Error::other("the source went away"))
+        });
+        assert!(
+            failing
+                .unwrap_err()
+                .to_string()
+                .contains("the source went away")
+        );
+        for options in [
+            TensorOptions {
+                encoding: WriteEncoding::Zstd(3),
+                ..TensorOptions::default()
+            },
+            TensorOptions {
+                byte_order: Some(ByteOrder::Big),
+                ..TensorOptions::default()
+            },
+        ] {
+            let refused = w.add_streamed("w", t.dtype(), t.shape(), &options, 4, &mut |_| Ok(()));
+            assert!(matches!(refused, Err(Error::Unwritable(_))), "{options:?}");
+        }
     }
 }

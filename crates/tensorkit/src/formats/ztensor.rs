@@ -387,7 +387,7 @@ pub(super) fn write(
     }
     let names = set.names();
     let mut w = v0_1::Writer::new(out).map_err(wrap(path))?;
-    // One tensor decoded at a time.
+    // One tensor at a time, streamed in bounded runs (decoded as it goes, if need be).
     for (name, t) in names.iter().zip(&set.tensors) {
         // Keys the format reserves were left out before (`formats::write_tensors`).
         let custom = t
@@ -404,8 +404,19 @@ pub(super) fn write(
             custom,
             ..TensorOptions::default()
         };
-        let loaded = t.load(&set.limits)?;
-        w.add(name, &loaded.view(), &options).map_err(wrap(path))?;
+        let mut carried = super::Carried::default();
+        let added = w.add_streamed(
+            name,
+            t.dtype(),
+            t.shape(),
+            &options,
+            t.byte_len(),
+            &mut |out| {
+                t.write_canonical(&set.limits, out)
+                    .map_err(|e| carried.keep(e, std::io::Error::other))
+            },
+        );
+        carried.finish(added, wrap(path))?;
     }
     w.finish().map_err(wrap(path))?;
     Ok(dropped)

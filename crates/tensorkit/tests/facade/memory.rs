@@ -182,6 +182,51 @@ fn edits_allocate_no_more_than_a_header() {
     }
 }
 
+/// Converting a compressed tensor of 64 MiB to every format that writes allocates a few
+/// runs, never the tensor: the source decodes in bounded runs and every writer streams them
+/// (zTensor 0.1's writer held each tensor whole before `Writer::add_streamed`). Tensogram
+/// output is the exception: its writer takes each object whole (`ObjectBytes`), to run the
+/// object's stages over it, so it is left out here.
+#[test]
+#[cfg_attr(
+    feature = "paranoid",
+    ignore = "the paranoid feature keeps what a writer writes, to read it back"
+)]
+fn conversions_of_compressed_tensors_stream() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<f32> = (0..16u32 << 20).map(|i| (i % 1000) as f32).collect();
+    let big = tensorkit::Tensor::from_elements(&[16 << 20], &values).unwrap();
+    drop(values);
+    let src = dir.path().join("big.tgm");
+    let mut zstd = tensorkit::WriteOptions::for_format(tensorkit::Format::Tensogram);
+    zstd.pipeline = tensorkit::pipeline_spec::PipelineSpec::parse("zstd:1").unwrap();
+    tensorkit::save_tensors(&src, [("w", big.view())], &zstd).unwrap();
+    drop(big);
+    let file = tensorkit::open(&src).unwrap();
+    for format in tensorkit::Format::WRITABLE {
+        if format == tensorkit::Format::Tensogram {
+            continue;
+        }
+        let out = dir.path().join(format!("out.{}", format.id()));
+        let allowance = 24 << 20;
+        eprintln!("conversion to {} (cap +{allowance} bytes)", format.id());
+        ALLOCATOR
+            .set_limit(ALLOCATOR.allocated() + allowance)
+            .expect("the cap is above what is allocated");
+        let saved = tensorkit::save(&out, &file, &tensorkit::WriteOptions::for_format(format));
+        ALLOCATOR.set_limit(usize::MAX).expect("no cap");
+        saved.unwrap();
+        let back = tensorkit::open(&out).unwrap();
+        assert_eq!(
+            back.get("w").unwrap().byte_len(),
+            64 << 20,
+            "{}",
+            format.id()
+        );
+    }
+}
+
 /// The limits an edit is given are those it reads the file with.
 #[test]
 fn an_edit_reads_with_the_limits_it_is_given() {
