@@ -186,7 +186,7 @@ pub fn write_streamed(
     entries: &[Entry<'_>],
     metadata: Option<&BTreeMap<String, String>>,
     layout: Layout,
-    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
     let outgoing = prepare(entries)?;
     let head = header(&outgoing, metadata, layout);
@@ -204,7 +204,8 @@ pub fn write_streamed(
             #[cfg(feature = "paranoid")]
             copy: &mut copy,
         };
-        data(t.index, &mut w)?;
+        data(t.index, &mut w)
+            .map_err(|e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e)))?;
         if w.written != t.len {
             return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
                 "tensor {:?}: {} bytes were written for a {}-byte tensor",
@@ -270,12 +271,10 @@ pub fn write<'a, N: AsRef<str>>(
             shape: v.shape(),
         })
         .collect();
-    let io = |e| Error::Core(tensor_core::Error::io("writing a BinTensors file", e));
     // One tensor's canonical bytes at a time (borrowed when already little-endian); with
     // the `paranoid` feature, `write_streamed` reads back what it wrote.
     write_streamed(out, &entries, metadata, layout, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
-            .map_err(io)
     })
 }
 

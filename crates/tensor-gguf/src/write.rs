@@ -79,7 +79,7 @@ pub fn write_streamed(
     metadata: &[(&str, &Value<'_>)],
     entries: &[Entry<'_>],
     byte_order: ByteOrder,
-    fill: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    fill: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
     let alignment = alignment_of(metadata)?;
     let mut sizes = Vec::with_capacity(entries.len());
@@ -114,7 +114,7 @@ pub fn write_streamed(
             written: 0,
             swap: Swap::new(width),
         };
-        fill(i, &mut sink)?;
+        fill(i, &mut sink).map_err(io)?;
         sink.finish().map_err(io)?;
         if sink.written != n_bytes {
             return Err(Error::CannotWrite(format!(
@@ -474,10 +474,7 @@ impl<'a> Writer<'a> {
             &metadata,
             &entries,
             self.byte_order.unwrap_or(ByteOrder::Little),
-            &mut |i, sink| {
-                sink.write_all(&self.tensors[i].3)
-                    .map_err(|e| tensor_core::Error::io("writing a GGUF tensor", e).into())
-            },
+            &mut |i, sink| sink.write_all(&self.tensors[i].3),
         )
     }
 

@@ -225,7 +225,7 @@ pub fn write_streamed(
     entries: &[Entry<'_>],
     metadata: Option<&BTreeMap<String, String>>,
     header_reserve: usize,
-    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
     let outgoing = prepare(entries)?;
     let header = header(
@@ -242,7 +242,7 @@ pub fn write_streamed(
             out: &mut *out,
             n: 0,
         };
-        data(o.index, &mut counted)?;
+        data(o.index, &mut counted).map_err(io)?;
         if counted.n != o.len as u64 {
             return Err(Error::Unwritable(format!(
                 "tensor {:?}: {} bytes were given for a {}-byte tensor",
@@ -291,7 +291,6 @@ pub fn write<'a, N: AsRef<str>>(
         .collect();
     write_streamed(out, &entries, metadata, 0, &mut |i, w| {
         w.write_all(&tensors[i].1.to_canonical_le_bytes())
-            .map_err(|e| tensor_core::Error::io("writing a safetensors file", e).into())
     })
 }
 

@@ -163,6 +163,11 @@ impl<F: FnMut(&[u8]) -> std::io::Result<()>> Write for Feed<F> {
     }
 }
 
+/// A failure to write a zTensor 2 file (the sink's, or the source's the caller reported).
+fn io(e: std::io::Error) -> Error {
+    Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e))
+}
+
 /// The blobs written so far, by digest and length, to find an object whose bytes are
 /// already in the file; equal digests are confirmed with SHA-256 of both objects, asked
 /// for again only then (identical tensors are rare, and SHA-256 slow).
@@ -176,7 +181,7 @@ impl Written {
     fn sha(
         &mut self,
         i: usize,
-        data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+        data: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
     ) -> Result<[u8; 32]> {
         if let Some(s) = self.sha.get(&i) {
             return Ok(*s);
@@ -188,7 +193,8 @@ impl Written {
                 sha2::Digest::update(&mut h, b);
                 Ok(())
             }),
-        )?;
+        )
+        .map_err(io)?;
         let s = sha2::Digest::finalize(h).into();
         self.sha.insert(i, s);
         Ok(s)
@@ -199,7 +205,7 @@ impl Written {
         &mut self,
         i: usize,
         key: (u64, u64),
-        data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+        data: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
     ) -> Result<Option<u64>> {
         let candidates = self.by_digest.get(&key).cloned().unwrap_or_default();
         for (j, offset) in candidates {
@@ -240,7 +246,7 @@ pub fn write_streamed(
     entries: &[ObjectEntry<'_>],
     attributes: Option<Value>,
     alignment: u64,
-    data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
+    data: &mut dyn FnMut(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
     if !alignment.is_power_of_two() || alignment < ALIGNMENT_V2 {
         return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
@@ -308,7 +314,8 @@ pub fn write_streamed(
                     got += b.len() as u64;
                     Ok(())
                 }),
-            )?;
+            )
+            .map_err(io)?;
             if got != len {
                 return Err(size_error(got));
             }
@@ -325,14 +332,15 @@ pub fn write_streamed(
             let offset = sink.pos;
             let mut xxh3 = tensor_core::xxh3::Xxh3::new();
             if first.is_some() {
-                data(i, &mut sink)?;
+                data(i, &mut sink).map_err(io)?;
             } else {
                 data(
                     i,
                     &mut Feed(|b: &[u8]| {
                         tensor_core::tee::write(&mut sink, b, &mut |p| xxh3.update(p))
                     }),
-                )?;
+                )
+                .map_err(io)?;
             }
             if sink.pos - offset != len {
                 return Err(size_error(sink.pos - offset));
@@ -562,10 +570,7 @@ pub fn write<'a, N: AsRef<str>>(
         &entries,
         attributes,
         CANONICAL_ALIGNMENT,
-        &mut |i, w| {
-            w.write_all(&tensors[i].1.to_canonical_le_bytes())
-                .map_err(|e| Error::Core(tensor_core::Error::io("writing a zTensor 2 file", e)))
-        },
+        &mut |i, w| w.write_all(&tensors[i].1.to_canonical_le_bytes()),
     )
 }
 
@@ -634,10 +639,7 @@ mod tests {
         // Two objects filed under the same digest and length, as a collision would:
         // SHA-256 of both decides.
         let objects: [&[u8]; 3] = [b"abcd", b"abce", b"abcd"];
-        let mut data = |i: usize, w: &mut dyn Write| -> Result<()> {
-            w.write_all(objects[i])
-                .map_err(|e| Error::Unwritable(e.to_string()))
-        };
+        let mut data = |i: usize, w: &mut dyn Write| w.write_all(objects[i]);
         let mut written = Written::default();
         written.by_digest.insert((42, 4), vec![(0, 65_536)]);
         assert_eq!(written.find(1, (42, 4), &mut data).unwrap(), None);

@@ -90,11 +90,9 @@ pub(super) fn write(
     let mut carried = super::Carried::default();
     let written =
         tensor_bintensors::write_streamed(out, &entries, metadata.as_ref(), layout, &mut |i, w| {
-            set.tensors[i].write_canonical(&set.limits, w).map_err(|e| {
-                carried.keep(e, |m| {
-                    tensor_bintensors::Error::Core(tensor_core::Error::InvalidArgument(m))
-                })
-            })
+            set.tensors[i]
+                .write_canonical(&set.limits, w)
+                .map_err(|e| carried.keep(e, std::io::Error::other))
         });
     carried.finish(written, wrap(path))?;
     Ok(())

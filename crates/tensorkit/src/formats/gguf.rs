@@ -378,7 +378,7 @@ pub(super) fn write(
                 },
                 _ => t.write_canonical(&set.limits, w),
             };
-            result.map_err(|e| carried.keep(e, tensor_gguf::Error::CannotWrite))
+            result.map_err(|e| carried.keep(e, std::io::Error::other))
         });
     carried.finish(written, wrap(path))?;
     Ok(())

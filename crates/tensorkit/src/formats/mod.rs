@@ -545,8 +545,9 @@ pub(crate) fn unheld_attributes(format: FormatId, set: &TensorSet<'_>) -> Vec<St
 }
 
 /// An error of ours met inside a callback that a format crate calls (to stream a tensor's
-/// bytes), where only the crate's own error type can be returned: kept whole here while the
-/// crate gets a stand-in, and handed back once the crate's call has returned.
+/// bytes — every writer's callback returns `io::Result`), where only the callback's own
+/// error type can be returned: kept whole here while the crate gets a stand-in, and handed
+/// back once the crate's call has returned.
 #[derive(Default)]
 pub(crate) struct Carried(Option<Error>);
 

@@ -88,7 +88,7 @@ pub(super) fn write(
         &mut |i, w| {
             set.tensors[i]
                 .write_canonical(&set.limits, w)
-                .map_err(|e| carried.keep(e, tensor_safetensors::Error::Unwritable))
+                .map_err(|e| carried.keep(e, std::io::Error::other))
         },
     );
     carried.finish(written, wrap(path))?;

@@ -363,7 +363,7 @@ pub(super) fn write_v2(
         &mut |i, w| {
             set.tensors[i]
                 .write_canonical(&set.limits, w)
-                .map_err(|e| carried.keep(e, invalid_argument))
+                .map_err(|e| carried.keep(e, std::io::Error::other))
         },
     );
     carried.finish(written, wrap(path))?;
