@@ -471,26 +471,45 @@ impl<'a> ObjectFrame<'a> {
         count: u64,
     ) -> Result<(Vec<u8>, ByteOrder)> {
         let p = self.checked_pipeline(opts)?;
-        let idx = self.index;
-        let wrap = |source| Error::Pipeline {
-            object: idx,
-            source,
-        };
         let (dtype, _, n) = self.layout();
         let order = self.descriptor.byte_order_or_native();
         let mut out = p
             .decode_range(self.payload(), dtype, order, n, limits, first, count)
-            .map_err(wrap)?;
+            .map_err(|source| Error::Pipeline {
+                object: self.index,
+                source,
+            })?;
+        let order = self.finish_values(&mut out, first, opts, limits)?;
+        Ok((out, order))
+    }
+
+    /// Decoded values from element `first` on, in the stored byte order: the masks restored
+    /// and the bytes swapped to the machine's order, as `opts` asks. Returns the order they
+    /// end in.
+    fn finish_values(
+        &self,
+        out: &mut [u8],
+        first: u64,
+        opts: DecodeOptions,
+        limits: &Limits,
+    ) -> Result<ByteOrder> {
+        let (dtype, ..) = self.layout();
+        let order = self.descriptor.byte_order_or_native();
         if opts.restore_non_finite {
             for (kind, bits) in self.masks(limits)? {
-                masks::restore_from(&mut out, first, dtype, order, kind, &bits).map_err(wrap)?;
+                masks::restore_from(out, first, dtype, order, kind, &bits).map_err(|source| {
+                    Error::Pipeline {
+                        object: self.index,
+                        source,
+                    }
+                })?;
             }
         }
         if opts.native_byte_order && !order.is_native() {
-            byte_order::swap_in_place(&mut out, dtype.swap_width())?;
-            return Ok((out, ByteOrder::NATIVE));
+            byte_order::swap_in_place(out, dtype.swap_width())?;
+            return Ok(ByteOrder::NATIVE);
         }
-        Ok((out, order))
+        Ok(order)
     }
 
     /// Verifies the hash when asked (first: changed bytes are the root cause of anything
@@ -540,21 +559,7 @@ impl<'a> ObjectFrame<'a> {
                 object: idx,
                 source,
             })?;
-        if opts.restore_non_finite {
-            for (kind, bits) in self.masks(limits)? {
-                masks::restore(dst, dtype, order, kind, &bits).map_err(|source| {
-                    Error::Pipeline {
-                        object: idx,
-                        source,
-                    }
-                })?;
-            }
-        }
-        if opts.native_byte_order && !order.is_native() {
-            byte_order::swap_in_place(dst, dtype.swap_width())?;
-            return Ok(ByteOrder::NATIVE);
-        }
-        Ok(order)
+        self.finish_values(dst, 0, opts, limits)
     }
 
     /// Everything that can be checked without decoding: the pipeline is one this build

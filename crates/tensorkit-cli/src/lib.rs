@@ -37,13 +37,20 @@ const LIMITS_HINT: &str = "bounded by --max-memory, the bytes one tensor may dec
     trust";
 
 /// The one line on standard error that says why a command failed: `error[kind]: message`,
-/// with what bounds the work when a limit was passed.
-fn error_line(err: &mut dyn Write, kind: ErrorKind, e: &dyn std::fmt::Display) {
-    if kind == ErrorKind::LimitExceeded {
-        let _ = writeln!(err, "error[{kind}]: {e} ({LIMITS_HINT})");
-    } else {
-        let _ = writeln!(err, "error[{kind}]: {e}");
-    }
+/// with the command's own hint where it has one — what bounds the work when a limit was
+/// passed, which flag renames repeated names (the library says what is wrong; the flags
+/// are the command's).
+fn error_line(err: &mut dyn Write, e: &tensorkit::Error) {
+    let kind = e.kind();
+    let hint = match e {
+        _ if kind == ErrorKind::LimitExceeded => Some(LIMITS_HINT),
+        tensorkit::Error::RepeatedName { .. } => Some("--duplicates suffix"),
+        _ => None,
+    };
+    let _ = match hint {
+        Some(hint) => writeln!(err, "error[{kind}]: {e} ({hint})"),
+        None => writeln!(err, "error[{kind}]: {e}"),
+    };
 }
 
 /// Exit status of `verify` when the file carries no checksum or hash: nothing was verified
@@ -199,9 +206,8 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 if let Err(e) = write_out(out, &report::verification_text(&v, file)) {
                     (Err(e), false)
                 } else if let Some(problem) = v.problem {
-                    let kind = problem.kind();
-                    error_line(err, kind, &problem);
-                    return if kind == ErrorKind::MissingHash {
+                    error_line(err, &problem);
+                    return if problem.kind() == ErrorKind::MissingHash {
                         EXIT_NOTHING_VERIFIED
                     } else {
                         EXIT_FAILURE
@@ -369,12 +375,7 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             let kind = e.kind();
-            if let tensorkit::Error::RepeatedName { .. } = e {
-                // The library says what is wrong; which flag renames repeats is the command's.
-                let _ = writeln!(err, "error[{kind}]: {e} (--duplicates suffix)");
-            } else {
-                error_line(err, kind, &e);
-            }
+            error_line(err, &e);
             if json {
                 let v =
                     serde_json::json!({"error": {"kind": kind.as_str(), "message": e.to_string()}});

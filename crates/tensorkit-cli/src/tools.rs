@@ -373,9 +373,9 @@ pub fn merge(
 ) -> Result<String> {
     let target = format_for(output, args.to.as_deref(), None)?;
     let options = args.write_options(target, durability)?;
-    // A directory `split` wrote (or its index, or an older manifest) stands for its files, in the original
-    // order, with the real names. A file named twice — `parts/*` names the manifest and
-    // every part it lists — is one file, read once, under the manifest's name for it.
+    // A directory `split` wrote (or its index, or an older manifest) stands for its files,
+    // in the original order, with the real names. A file named twice — `parts/*` names the
+    // index and every part it lists — is one file, read once, under the index's name for it.
     let manifests: Vec<Option<Vec<(PathBuf, String)>>> = inputs
         .iter()
         .map(|i| split_manifest(i, limits))

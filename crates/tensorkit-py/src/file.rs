@@ -167,11 +167,16 @@ impl File {
     }
 
     /// File-level metadata as a dict, or `None`.
-    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let file = self.file()?;
-        file.metadata()
-            .map(|m| crate::cbor::json_to_py(py, &serde_json::Value::Object(m.clone())))
-            .transpose()
+        let Some(m) = file.metadata() else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        for (k, v) in m {
+            dict.set_item(k, crate::cbor::json_to_py(py, v)?)?;
+        }
+        Ok(Some(dict))
     }
 
     fn __len__(&self) -> PyResult<usize> {

@@ -326,8 +326,25 @@ fn decode_ranges(
     Ok(Some((dtype.name(), parts)))
 }
 
-/// [`decode_ranges`] for Python, in buffers numpy can write to (as every decoded array is).
-fn ranges_to_py(decoded: Ranges) -> PyResult<Option<Vec<PyRange>>> {
+/// [`decode_ranges`] of the message `bytes` without the GIL, handed to Python in buffers
+/// numpy can write to (as every decoded array is): what [`tgm_decode_range`] and
+/// `TgmFile.decode_range` return.
+fn ranges_to_py(
+    py: Python<'_>,
+    bytes: &[u8],
+    index: usize,
+    ranges: &[(u64, u64)],
+    native_byte_order: bool,
+    restore_non_finite: bool,
+) -> PyResult<Option<Vec<PyRange>>> {
+    let opts = DecodeOptions {
+        native_byte_order,
+        restore_non_finite,
+        ..DecodeOptions::default()
+    };
+    let decoded = py
+        .detach(|| decode_ranges(bytes, index, ranges, opts))
+        .map_err(to_py)?;
     let Some((dtype, parts)) = decoded else {
         return Ok(None);
     };
@@ -357,16 +374,14 @@ pub(crate) fn tgm_decode_range(
     restore_non_finite: bool,
 ) -> PyResult<Option<Vec<PyRange>>> {
     let buf = Borrowed::get(buf, false, "the message")?;
-    let bytes = buf.bytes();
-    let opts = DecodeOptions {
+    ranges_to_py(
+        py,
+        buf.bytes(),
+        index,
+        &ranges,
         native_byte_order,
         restore_non_finite,
-        ..DecodeOptions::default()
-    };
-    let decoded = py
-        .detach(|| decode_ranges(bytes, index, &ranges, opts))
-        .map_err(to_py)?;
-    ranges_to_py(decoded)
+    )
 }
 
 type PyDescribed<'py> = (PyMeta<'py>, Vec<Bound<'py, PyAny>>);
@@ -698,15 +713,14 @@ impl TgmFile {
     ) -> PyResult<Option<Vec<PyRange>>> {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
-        let opts = DecodeOptions {
+        ranges_to_py(
+            py,
+            &file.bytes()[r],
+            index,
+            &ranges,
             native_byte_order,
             restore_non_finite,
-            ..DecodeOptions::default()
-        };
-        let decoded = py
-            .detach(|| decode_ranges(&file.bytes()[r], index, &ranges, opts))
-            .map_err(to_py)?;
-        ranges_to_py(decoded)
+        )
     }
 
     /// Metadata and descriptors of message `i`, nothing decoded.

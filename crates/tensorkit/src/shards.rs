@@ -102,30 +102,32 @@ impl Index {
         })
     }
 
+    /// The directory the index and its shards are in.
+    fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
     /// The shard files' paths, in order of first appearance in the weight map.
     #[must_use]
     pub fn files(&self) -> Vec<PathBuf> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        self.shards.iter().map(|s| dir.join(s)).collect()
+        self.shards.iter().map(|s| self.dir().join(s)).collect()
     }
 
     /// Every tensor's name and the shard file (beside the index) that holds it, in the
     /// index's order.
     pub fn entries(&self) -> impl Iterator<Item = (&str, PathBuf)> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
         self.weight_map
             .iter()
-            .map(move |(t, file)| (t.as_str(), dir.join(file)))
+            .map(|(t, file)| (t.as_str(), self.dir().join(file)))
     }
 
     /// The shard file (beside the index) that holds `tensor`, by the weight map.
     #[must_use]
     pub fn shard_of(&self, tensor: &str) -> Option<PathBuf> {
-        let dir = self.path.parent().unwrap_or(Path::new("."));
         self.weight_map
             .iter()
             .find(|(t, _)| t == tensor)
-            .map(|(_, file)| dir.join(file))
+            .map(|(_, file)| self.dir().join(file))
     }
 
     /// The one set the index describes, from the sets read from [`files`](Self::files): the

@@ -323,17 +323,15 @@ pub fn write(
 ) -> Result<Vec<String>> {
     let mut file = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
     let mut copying = file.copying_from(&set.mapped);
-    let dropped = match progress {
-        None => write_into(format, set, path, &mut copying, pipeline, layout)?,
-        Some(progress) => write_into(
-            format,
-            set,
-            path,
-            &mut progress.counting(&mut copying),
-            pipeline,
-            layout,
-        )?,
+    let mut counting;
+    let out: &mut dyn WriteSeek = match progress {
+        None => &mut copying,
+        Some(progress) => {
+            counting = progress.counting(&mut copying);
+            &mut counting
+        }
     };
+    let dropped = write_into(format, set, path, out, pipeline, layout)?;
     file.commit()?;
     Ok(dropped)
 }

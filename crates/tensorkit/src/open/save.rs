@@ -14,8 +14,8 @@ use std::sync::Arc;
 use tensor_dtype::TensorView;
 
 /// A hook told how many bytes of a file have been written so far (the length the file has
-/// reached), as it grows: what a progress bar follows. It is called from the writing thread, often (once per write the
-/// format's writer makes), so it should be cheap.
+/// reached), as it grows: what a progress bar follows. It is called from the writing
+/// thread, often (once per write the format's writer makes), so it should be cheap.
 #[derive(Clone)]
 pub struct Progress(Arc<dyn Fn(u64) + Send + Sync>);
 
