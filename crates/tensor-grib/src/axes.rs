@@ -4,7 +4,7 @@
 use tensor_core::cbor::Value;
 
 /// A number among `attributes` under ecCodes' key `key`.
-fn number(attributes: &[(String, Value)], key: &str) -> Option<f64> {
+pub(crate) fn number(attributes: &[(String, Value)], key: &str) -> Option<f64> {
     match &attributes.iter().find(|(k, _)| k == key)?.1 {
         Value::Float(f) => Some(*f),
         // Grid counts and flags: small integers, exact in f64.
@@ -14,7 +14,7 @@ fn number(attributes: &[(String, Value)], key: &str) -> Option<f64> {
 
 /// `num` values from `start` to `stop`, both included, evenly spaced: element `i` is
 /// `i * step + start` and the last is `stop` itself (the values numpy's `linspace` gives).
-fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
+pub(crate) fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
     let div = num.saturating_sub(1).max(1) as f64;
     let spacing = (stop - start) / div;
     let mut v: Vec<f64> = (0..num).map(|i| i as f64 * spacing + start).collect();

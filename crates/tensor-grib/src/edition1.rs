@@ -53,6 +53,10 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
         Some(r) => grid(&msg[r.clone()], at)?,
         None => return Err(at.unsupported("a predefined grid (no section 2)")),
     };
+    if let Some(r) = &gds {
+        // NV: how many vertical coordinate values section 2 lists.
+        ident.codes.push(("NV", i64::from(msg[r.start + 3])));
+    }
 
     let bitmap = match &bms {
         Some(r) => {
@@ -150,6 +154,7 @@ fn ident(p: &[u8], whole: &[u8]) -> Ident {
         centre: u16::from(p[4]),
         ..Ident::default()
     };
+    ident.codes.push(("subCentre", i64::from(p[25])));
     ident.codes.push(("table2Version", i64::from(p[3])));
     ident.codes.push(("indicatorOfParameter", i64::from(p[8])));
     ident
@@ -194,6 +199,14 @@ fn ident(p: &[u8], whole: &[u8]) -> Ident {
                 String::from_utf8_lossy(&whole[45..49]).into_owned(),
             ),
         ];
+        if whole.len() >= 51 {
+            ident
+                .codes
+                .push(("perturbationNumber", i64::from(whole[49])));
+            ident
+                .codes
+                .push(("numberOfForecastsInEnsemble", i64::from(whole[50])));
+        }
     }
     ident
 }
@@ -235,6 +248,7 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         dj: None,
         gaussian_n: None,
         scanning_mode: t[27],
+        resolution_flags: Some(t[16]),
     };
     if kind == 4 || kind == 14 {
         grid.gaussian_n = Some(be(&t[25..27]));

@@ -139,8 +139,10 @@ fn build(
         ..Ident::default()
     };
     ident.codes.push(("discipline", i64::from(discipline)));
+    ident.codes.push(("subCentre", be(&s1[7..9]) as i64));
     ident.codes.push(("tablesVersion", i64::from(s1[9])));
     ident.codes.push(("localTablesVersion", i64::from(s1[10])));
+    ident.codes.push(("typeOfProcessedData", i64::from(s1[20])));
     if let Some(local) = &s.local {
         local_mars(&file[local.clone()], &mut ident);
     }
@@ -252,6 +254,7 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
         dj: None,
         gaussian_n: None,
         scanning_mode: 0,
+        resolution_flags: None,
     };
     match template {
         0 | 1 | 40 | 41 => {
@@ -283,6 +286,7 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
                 grid.dj = degrees(&t[67..71], unit);
             }
             grid.scanning_mode = t[71];
+            grid.resolution_flags = Some(t[54]);
         }
         10 | 20 | 30 => {
             let t = at.slice(s3, 0, 38, "grid template")?;
@@ -299,6 +303,7 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
 fn product(s4: &[u8], ident: &mut Ident, at: At) -> Result<()> {
     let head = at.slice(s4, 0, 9, "section 4")?;
     let template = be(&head[7..9]);
+    ident.codes.push(("NV", be(&head[5..7]) as i64));
     // Templates 4.0 to 4.15 share octets 10–34 (parameter, time, levels).
     if template > 15 && !matches!(template, 40..=43 | 48 | 60 | 61) {
         ident.type_of_level = "unknown".into();
@@ -374,6 +379,9 @@ fn product(s4: &[u8], ident: &mut Ident, at: At) -> Result<()> {
         && let Ok(e) = at.slice(s4, 34, 3, "the ensemble keys")
     {
         ident.codes.push(("perturbationNumber", i64::from(e[1])));
+        ident
+            .codes
+            .push(("numberOfForecastsInEnsemble", i64::from(e[2])));
     }
     Ok(())
 }

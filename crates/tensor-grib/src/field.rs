@@ -48,6 +48,9 @@ pub struct Grid {
     pub gaussian_n: Option<u64>,
     /// The scanning mode flags (code table 3.4 / GRIB 1 table 8).
     pub scanning_mode: u8,
+    /// The resolution and component flags (code table 3.3 / GRIB 1 table 7), on grids whose
+    /// template has them.
+    pub resolution_flags: Option<u8>,
 }
 
 impl Grid {
@@ -313,6 +316,9 @@ impl Field {
             "jPointsAreConsecutive",
             Key::Int(i64::from(g.j_points_are_consecutive())),
         ));
+        if let Some(flags) = g.resolution_flags {
+            k.push(("uvRelativeToGrid", Key::Int(i64::from(flags & 0x08 != 0))));
+        }
         k.push(("packingType", self.packing.name().into()));
         if let Some(s) = self.packing.simple()
             && !(self.edition == 1 && matches!(self.packing, Packing::SecondOrder(_)))

@@ -24,6 +24,7 @@
 mod axes;
 mod bits;
 mod context;
+pub mod cube;
 mod edition1;
 mod edition2;
 mod error;

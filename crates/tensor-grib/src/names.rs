@@ -182,6 +182,44 @@ impl Ident {
     }
 }
 
+/// ecCodes' `cfVarName` (the variable name cfgrib gives a parameter, `t2m` for `2t`) and
+/// `cfName` (the CF standard name; `None` where ecCodes has `unknown`) of parameter
+/// `param_id` in GRIB edition `edition`, from the table in `cf_names.tsv`.
+#[must_use]
+pub fn cf_names(edition: i64, param_id: i64) -> Option<(&'static str, Option<&'static str>)> {
+    static TABLE: OnceLock<Vec<(i64, i64, &'static str, &'static str)>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        include_str!("cf_names.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let edition = f.next()?.parse().ok()?;
+                Some((edition, f.next()?.parse().ok()?, f.next()?, f.next()?))
+            })
+            .collect()
+    });
+    let (_, _, var, cf) = table
+        .iter()
+        .find(|(e, id, _, _)| *e == edition && *id == param_id)?;
+    Some((var, (*cf != "unknown").then_some(*cf)))
+}
+
+/// ecCodes' abbreviation (`centre` as text: `ecmf`) and `centreDescription` of originating
+/// centre `code`, for the centres in `centres.tsv`.
+#[must_use]
+pub fn centre(code: i64) -> Option<(&'static str, &'static str)> {
+    include_str!("centres.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((f.next()?.parse::<i64>().ok()?, f.next()?, f.next()?))
+        })
+        .find(|(c, _, _)| *c == code)
+        .map(|(_, a, d)| (a, d))
+}
+
 /// A level value as ecCodes gives it: an integer when whole.
 pub(crate) fn level_key(v: f64) -> Key {
     if v.fract() == 0.0 && v.abs() < 1e15 {

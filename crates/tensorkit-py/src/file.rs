@@ -45,7 +45,7 @@ impl File {
     }
 
     /// The open file, or Python's error for an operation on a closed one.
-    fn file(&self) -> PyResult<Arc<tensorkit::File>> {
+    pub(crate) fn file(&self) -> PyResult<Arc<tensorkit::File>> {
         self.inner.get()
     }
 }

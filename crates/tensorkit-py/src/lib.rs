@@ -27,6 +27,7 @@
 
 mod buffer;
 mod cbor;
+mod cube;
 mod dlpack;
 mod errors;
 mod file;
@@ -147,6 +148,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;
+    m.add_function(wrap_pyfunction!(cube::grib_cubes, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

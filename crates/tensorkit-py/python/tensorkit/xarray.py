@@ -11,8 +11,19 @@ for every variable, or a dict of variable -> list); a tensor's ``dim_names`` att
 tensor named like a dimension becomes that dimension's coordinate. Attributes and the file
 metadata become variable and dataset attributes.
 
-Fields on a regular latitude/longitude grid (GRIB files, and files converted from them, whose
-attributes carry ecCodes' grid keys) get dimensions ``latitude`` and ``longitude`` with their
+GRIB files, and files converted from GRIB whose tensors kept the fields' keys, open as
+cfgrib's hypercubes instead: one variable per parameter named as cfgrib names it (``t``,
+``t2m``, ``u10``), dimensions ``number``, ``time``, ``step``, the level type's name, then the
+grid's (``latitude``/``longitude``, ``y``/``x`` or ``values``), ``valid_time``, CF and
+``GRIB_*`` attributes, float32 values (``values_dtype=np.float64`` for float64), missing
+points as NaN, one dask chunk per field. cfgrib's ``filter_by_keys``, ``read_keys``,
+``time_dims`` and ``extra_coords`` work as in cfgrib; ``indexpath`` is accepted and no index
+file is ever written. A file that is not one cube is refused with the ``filter_by_keys``
+that picks each of its cubes; ``xr.open_datatree(path, engine="tensorkit")`` gives them all,
+one group each.
+
+Other fields on a regular latitude/longitude grid (tensors whose attributes carry ecCodes'
+grid keys without the rest) get dimensions ``latitude`` and ``longitude`` with their
 coordinates (``latitude_1``, ``longitude_1`` ... for a second grid), unless dimension names
 are given.
 """
@@ -29,7 +40,7 @@ from xarray import Dataset, Variable
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
-from . import _tensorkit
+from . import _cubes, _tensorkit
 from ._dtypes import to_numpy
 from ._file import File, open
 
@@ -151,7 +162,7 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
 
     description = "Tensor files (Tensogram, GRIB, safetensors, zTensor, BinTensors, GGUF) through tensorkit"
     url = "https://example.invalid/tensorkit/docs/python.md"
-    open_dataset_parameters = ("filename_or_obj", "drop_variables", "dim_names")
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "dim_names") + _cubes.CUBE_PARAMETERS
 
     def guess_can_open(self, filename_or_obj: Any) -> bool:
         try:
@@ -166,10 +177,28 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         *,
         drop_variables: Any = None,
         dim_names: Any = None,
+        filter_by_keys: dict[str, Any] | None = None,
+        read_keys: Any = (),
+        time_dims: Any = ("time", "step"),
+        extra_coords: dict[str, str] | None = None,
+        values_dtype: Any = np.float32,
+        indexpath: Any = None,
     ) -> Dataset:
         paths = (os.fspath(filename_or_obj),)
         f = _cached(paths)
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
+        if _cubes.has_grib_keys(f):
+            (cube,) = _cubes.cubes(
+                f,
+                tree=False,
+                filter_by_keys=filter_by_keys,
+                read_keys=read_keys,
+                time_dims=time_dims,
+                extra_coords=extra_coords,
+            )
+            ds = _cubes.cube_dataset(paths, cube, values_dtype, drop)
+            ds.set_close(None)
+            return ds
         infos = {name: f.info(name) for name in f if name not in drop}
         grid_dims, grid_coords = _grids(f, infos)
         dims = _dimension_names(f, infos, dim_names, grid_dims)
@@ -196,3 +225,44 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         ds = Dataset(data_vars, coords=coords, attrs=metadata)
         ds.set_close(None)
         return ds
+
+    def open_groups_as_dict(
+        self,
+        filename_or_obj: Any,
+        *,
+        drop_variables: Any = None,
+        filter_by_keys: dict[str, Any] | None = None,
+        read_keys: Any = (),
+        time_dims: Any = ("time", "step"),
+        extra_coords: dict[str, str] | None = None,
+        values_dtype: Any = np.float32,
+        indexpath: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Dataset]:
+        """Every consistent cube of a GRIB file (or one converted from GRIB) as a group named
+        by its level type and what else sets it apart (``/isobaricInhPa``,
+        ``/heightAboveGround_2``); each group's ``filter_by_keys`` attribute opens it alone
+        with ``open_dataset``. Any other file is one group, the root."""
+        paths = (os.fspath(filename_or_obj),)
+        f = _cached(paths)
+        if not _cubes.has_grib_keys(f):
+            return {"/": self.open_dataset(filename_or_obj, drop_variables=drop_variables, **kwargs)}
+        drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
+        groups = {"/": Dataset()}
+        for cube in _cubes.cubes(
+            f,
+            tree=True,
+            filter_by_keys=filter_by_keys,
+            read_keys=read_keys,
+            time_dims=time_dims,
+            extra_coords=extra_coords,
+        ):
+            ds = _cubes.cube_dataset(paths, cube, values_dtype, drop)
+            ds.attrs["filter_by_keys"] = json.dumps(cube["filter"])
+            groups[f"/{cube['name']}"] = ds
+        return groups
+
+    def open_datatree(self, filename_or_obj: Any, **kwargs: Any) -> Any:
+        from xarray import DataTree
+
+        return DataTree.from_dict(self.open_groups_as_dict(filename_or_obj, **kwargs))

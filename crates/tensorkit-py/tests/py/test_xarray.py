@@ -73,21 +73,27 @@ def test_open_mfdataset_reduces_on_a_local_cluster_of_processes(tmp_path):
 
 
 @pytest.mark.parametrize("convert", [None, "tgm", "zt"])
-def test_grib_fields_are_named_and_geolocated(testdata, tmp_path, convert):
+def test_grib_fields_are_cubes_named_and_geolocated(testdata, tmp_path, convert):
     src = testdata / "reference" / "grib" / "simple.grib2"
     path = src
     if convert:
         path = tmp_path / f"x.{convert}"
         tensorkit.convert(src, path)
-    ds = xr.open_dataset(path, engine="tensorkit")
-    assert {"sp", "t", "z"} <= set(ds.data_vars)
+    # Four cubes: 2 m temperature on six days, the surface pressure, and two pressure
+    # levels whose fields differ in step (no one cube holds them).
+    with pytest.raises(tensorkit.InvalidArgumentError, match="filter_by_keys=\\{'typeOfLevel': 'surface'\\}"):
+        xr.open_dataset(path, engine="tensorkit")
+    tree = xr.open_datatree(path, engine="tensorkit")
+    assert sorted(tree.children) == ["heightAboveGround", "isobaricInhPa_500", "isobaricInhPa_850", "surface"]
+    assert tree["heightAboveGround"].t2m.dims == ("time", "latitude", "longitude")
+    ds = xr.open_dataset(path, engine="tensorkit", filter_by_keys={"shortName": "t"}, values_dtype=np.float64)
+    assert list(ds.data_vars) == ["t"]
     assert ds.t.dims == ("latitude", "longitude")
     assert ds.latitude.values[0] == 90.0 and ds.latitude.values[-1] == -90.0
     assert (ds.longitude.values == np.arange(0.0, 360.0, 10.0)).all()
-    assert ds.t.attrs["shortName"] == "t" and ds.t.attrs["typeOfLevel"] == "isobaricInhPa"
-    assert json.loads(ds.t.attrs["mars"])["levelist"] == "500"
+    assert ds.t.attrs["GRIB_shortName"] == "t" and ds.t.attrs["GRIB_typeOfLevel"] == "isobaricInhPa"
+    assert float(ds.isobaricInhPa) == 500.0 and ds.step.values == np.timedelta64(6, "h")
     sidecar = json.loads((src.with_suffix(".json")).read_text())
     t = next(m for m in sidecar["messages"] if m["keys"]["shortName"] == "t")
     assert hashlib.sha256(ds.t.values.astype("<f8").tobytes()).hexdigest() == t["sha256_nan"]
-    # The point at 0°N, 180°E, as ecCodes has it.
     assert float(ds.t.sel(latitude=0.0, longitude=180.0)) == ds.t.values[9, 18]

@@ -1,0 +1,207 @@
+"""GRIB files written by ecCodes for the cube tests: each function writes one file and returns
+its path. The values are a smooth field per message, different in every message, packed with
+16-bit simple packing unless said otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def _ec():
+    import eccodes
+
+    return eccodes
+
+
+def _field(ni: int, nj: int, seed: float) -> np.ndarray:
+    j, i = np.mgrid[0:nj, 0:ni]
+    return 250.0 + 20.0 * np.sin(i / 3.0 + seed) * np.cos(j / 5.0 - seed / 7.0) + seed / 10.0
+
+
+def _write(path: Path, handles: list) -> Path:
+    ec = _ec()
+    with open(path, "wb") as out:
+        for h in handles:
+            ec.codes_write(h, out)
+            ec.codes_release(h)
+    return path
+
+
+def _message(sample: str, keys: dict, values: np.ndarray | None = None, grid: dict | None = None):
+    ec = _ec()
+    h = ec.codes_grib_new_from_samples(sample)
+    for k, v in (grid or {}).items():
+        ec.codes_set(h, k, v)
+    for k, v in keys.items():
+        if isinstance(v, float):
+            ec.codes_set_double(h, k, v)
+        else:
+            ec.codes_set(h, k, v)
+    if values is not None:
+        ec.codes_set_values(h, values.ravel())
+    return h
+
+
+def _regular(ni: int, nj: int, lat1: float, lon1: float, d: float, west=False, north_up=False) -> dict:
+    lat2 = lat1 + d * (nj - 1) if north_up else lat1 - d * (nj - 1)
+    lon2 = lon1 - d * (ni - 1) if west else lon1 + d * (ni - 1)
+    return {
+        "Ni": ni,
+        "Nj": nj,
+        "iScansNegatively": int(west),
+        "jScansPositively": int(north_up),
+        "latitudeOfFirstGridPointInDegrees": lat1,
+        "longitudeOfFirstGridPointInDegrees": lon1,
+        "latitudeOfLastGridPointInDegrees": lat2,
+        "longitudeOfLastGridPointInDegrees": lon2,
+        "iDirectionIncrementInDegrees": d,
+        "jDirectionIncrementInDegrees": d,
+    }
+
+
+def ensemble(path: Path, params=("t", "u"), members=5, steps=(0, 6, 12, 18), levels=(1000, 850, 700, 500, 250), ni=36, nj=19, d=10.0) -> Path:
+    """Parameters × ensemble members × steps × pressure levels (template 4.1)."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    seed = 0.0
+    for p in params:
+        for m in range(1, members + 1):
+            for s in steps:
+                for lev in levels:
+                    seed += 1.0
+                    keys = {
+                        "productDefinitionTemplateNumber": 1,
+                        "typeOfLevel": "isobaricInhPa",
+                        "level": lev,
+                        "shortName": p,
+                        "dataDate": 20261120,
+                        "dataTime": 0,
+                        "stepUnits": 1,
+                        "forecastTime": s,
+                        "perturbationNumber": m,
+                        "numberOfForecastsInEnsemble": members,
+                        "typeOfEnsembleForecast": 3,
+                        "bitsPerValue": 16,
+                    }
+                    handles.append(_message("GRIB2", keys, _field(ni, nj, seed), grid))
+    return _write(path, handles)
+
+
+def analyses(path: Path, dates=((20261120, 0), (20261120, 1200), (20261121, 0)), ni=12, nj=7, d=30.0) -> Path:
+    """Surface fields at several analysis times: `time` becomes a dimension."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    for k, (date, time) in enumerate(dates):
+        for p in ("2t", "msl"):
+            keys = {"shortName": p, "dataDate": date, "dataTime": time, "bitsPerValue": 16}
+            handles.append(_message("GRIB2", keys, _field(ni, nj, k * 3.0 + len(p)), grid))
+    return _write(path, handles)
+
+
+def accumulations(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Total precipitation over 0-6, 0-12 and 0-18 hours (template 4.8)."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    for k, end in enumerate((6, 12, 18)):
+        keys = {
+            "productDefinitionTemplateNumber": 8,
+            "shortName": "tp",
+            "dataDate": 20261120,
+            "dataTime": 0,
+            "stepUnits": 1,
+            "stepRange": f"0-{end}",
+            "bitsPerValue": 16,
+        }
+        handles.append(_message("GRIB2", keys, np.abs(_field(ni, nj, k) - 250.0) / 1000.0, grid))
+    return _write(path, handles)
+
+
+def mixed_levels(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Pressure levels, 2 m and 10 m fields and the surface in one file: several cubes."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    for k, (p, tol, lev) in enumerate(
+        [
+            ("t", "isobaricInhPa", 850),
+            ("t", "isobaricInhPa", 500),
+            ("u", "isobaricInhPa", 850),
+            ("u", "isobaricInhPa", 500),
+            ("2t", "heightAboveGround", 2),
+            ("10u", "heightAboveGround", 10),
+            ("sp", "surface", 0),
+        ]
+    ):
+        keys = {"typeOfLevel": tol, "level": lev, "shortName": p, "dataDate": 20261120, "bitsPerValue": 16}
+        handles.append(_message("GRIB2", keys, _field(ni, nj, k), grid))
+    return _write(path, handles)
+
+
+def bitmap(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Sea surface temperature with land points missing (a bitmap)."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    values = _field(ni, nj, 2.0)
+    values[::2, ::3] = 9999.0
+    keys = {"shortName": "sst", "dataDate": 20261120, "bitsPerValue": 16, "bitmapPresent": 1, "missingValue": 9999.0}
+    return _write(path, [_message("GRIB2", keys, values, grid)])
+
+
+def scanning(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """A field stored south to north and east to west."""
+    grid = _regular(ni, nj, -90.0, 330.0, d, west=True, north_up=True)
+    keys = {"shortName": "2t", "dataDate": 20261120, "bitsPerValue": 16}
+    return _write(path, [_message("GRIB2", keys, _field(ni, nj, 1.0), grid)])
+
+
+def gaussian(path: Path, n=8) -> Path:
+    """A regular Gaussian grid (N8: 16 latitudes, 32 longitudes)."""
+    ec = _ec()
+    lats = ec.codes_get_gaussian_latitudes(n) if hasattr(ec, "codes_get_gaussian_latitudes") else None
+    grid = {
+        "gridType": "regular_gg",
+        "N": n,
+        "Ni": 4 * n,
+        "Nj": 2 * n,
+        "iDirectionIncrementInDegrees": 360.0 / (4 * n),
+        "longitudeOfFirstGridPointInDegrees": 0.0,
+        "longitudeOfLastGridPointInDegrees": 360.0 - 360.0 / (4 * n),
+    }
+    if lats is not None:
+        grid["latitudeOfFirstGridPointInDegrees"] = float(lats[0])
+        grid["latitudeOfLastGridPointInDegrees"] = -float(lats[0])
+    keys = {"shortName": "2t", "dataDate": 20261120, "bitsPerValue": 16}
+    return _write(path, [_message("GRIB2", keys, _field(4 * n, 2 * n, 3.0), grid)])
+
+
+def grib1(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Edition 1: temperature on three pressure levels at two steps."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    k = 0
+    for step in (0, 24):
+        for lev in (850, 500, 250):
+            k += 1
+            keys = {
+                "typeOfLevel": "isobaricInhPa",
+                "level": lev,
+                "shortName": "t",
+                "dataDate": 20261120,
+                "dataTime": 1200,
+                "stepRange": str(step),
+                "bitsPerValue": 16,
+            }
+            handles.append(_message("GRIB1", keys, _field(ni, nj, k), grid))
+    return _write(path, handles)
+
+
+ALL = {
+    "ensemble": ensemble,
+    "analyses": analyses,
+    "accumulations": accumulations,
+    "mixed_levels": mixed_levels,
+    "bitmap": bitmap,
+    "scanning": scanning,
+    "gaussian": gaussian,
+    "grib1": grib1,
+}

@@ -1,0 +1,144 @@
+"""GRIB as cfgrib's hypercubes: the xarray engine against cfgrib and ecCodes on files ecCodes
+writes here (grib_cubes.py), and the same cubes from files converted to Tensogram."""
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import grib_cubes
+import tensorkit
+
+pytest.importorskip("cfgrib")
+eccodes = pytest.importorskip("eccodes")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cubes")
+    return {name: write(d / f"{name}.grib") for name, write in grib_cubes.ALL.items()}
+
+
+def cfgrib(path, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return xr.open_dataset(path, engine="cfgrib", indexpath="", **kwargs)
+
+
+def ecc_longitudes(path):
+    """ecCodes' `longitudes` of the first message's first row."""
+    with open(path, "rb") as f:
+        h = eccodes.codes_grib_new_from_file(f)
+        try:
+            return eccodes.codes_get_array(h, "longitudes")[: eccodes.codes_get(h, "Ni")]
+        finally:
+            eccodes.codes_release(h)
+
+
+def assert_same_cube(ours, theirs, coords_from=None):
+    assert list(ours.data_vars) == list(theirs.data_vars)
+    assert set(ours.coords) == set(theirs.coords)
+    for name, c in theirs.coords.items():
+        o = ours.coords[name]
+        assert o.dims == c.dims, name
+        if name == "longitude" and coords_from is not None:
+            continue
+        if np.issubdtype(c.dtype, np.floating):
+            np.testing.assert_allclose(o.values, c.values, rtol=0, atol=1e-6, err_msg=name)
+        else:
+            assert o.dtype == c.dtype and (o.values == c.values).all(), name
+        assert dict(o.attrs) == dict(c.attrs), name
+    for name, v in theirs.data_vars.items():
+        o = ours[name]
+        assert o.dims == v.dims and o.dtype == v.dtype == np.float32, name
+        np.testing.assert_array_equal(o.values, v.values, err_msg=name)
+        assert dict(o.attrs) == dict(v.attrs), name
+    theirs_attrs = {k: v for k, v in theirs.attrs.items() if k != "history"}
+    assert {k: v for k, v in ours.attrs.items() if k != "filter_by_keys"} == theirs_attrs
+
+
+@pytest.mark.parametrize("name", ["ensemble", "analyses", "accumulations", "bitmap", "gaussian", "grib1"])
+def test_cubes_are_cfgrib_s(files, name):
+    ours = xr.open_dataset(files[name], engine="tensorkit")
+    assert_same_cube(ours, cfgrib(files[name]))
+
+
+def test_the_ensemble_cube_has_cfgrib_s_shape(files):
+    ds = xr.open_dataset(files["ensemble"], engine="tensorkit")
+    assert ds.t.dims == ("number", "step", "isobaricInhPa", "latitude", "longitude")
+    assert ds.t.shape == (5, 4, 5, 19, 36)
+    assert ds.step.dtype == "timedelta64[ns]" and ds.valid_time.dims == ("step",)
+    assert ds.time.values == np.datetime64("2026-11-20T00:00")
+    assert list(ds.isobaricInhPa.values) == [1000, 850, 700, 500, 250]
+
+
+def test_bitmapped_points_are_nan(files):
+    sst = xr.open_dataset(files["bitmap"], engine="tensorkit").sst.values
+    assert np.isnan(sst[::2, ::3]).all() and np.isnan(sst).sum() == 4 * 4
+
+
+def test_west_scanning_longitudes_are_ecCodes_s(files):
+    # cfgrib labels this grid with ecCodes' sorted `distinctLongitudes`; the points run
+    # east to west, as ecCodes' `longitudes` says.
+    ours = xr.open_dataset(files["scanning"], engine="tensorkit")
+    np.testing.assert_allclose(ours.longitude.values, ecc_longitudes(files["scanning"]), atol=1e-6)
+    assert_same_cube(ours, cfgrib(files["scanning"]), coords_from="ecCodes")
+
+
+def test_float64_on_request(files):
+    ds = xr.open_dataset(files["ensemble"], engine="tensorkit", values_dtype=np.float64)
+    theirs = cfgrib(files["ensemble"], values_dtype=np.dtype("float64"))
+    assert ds.t.dtype == np.float64
+    np.testing.assert_array_equal(ds.t.values, theirs.t.values)
+
+
+def test_cfgrib_s_keywords(files, tmp_path):
+    path = files["ensemble"]
+    for kwargs in [
+        {"filter_by_keys": {"shortName": "u", "level": [500, 850]}},
+        {"filter_by_keys": {"number": 3}, "read_keys": ["packingType", "bitsPerValue"]},
+        {"time_dims": ["valid_time"]},
+        {"extra_coords": {"typeOfLevel": "isobaricInhPa"}},
+    ]:
+        ours = xr.open_dataset(path, engine="tensorkit", **kwargs)
+        assert_same_cube(ours, cfgrib(path, **kwargs))
+    # indexpath is accepted and no index file is written anywhere.
+    before = set(path.parent.iterdir())
+    xr.open_dataset(path, engine="tensorkit", indexpath="{path}.{short_hash}.idx")
+    assert set(path.parent.iterdir()) == before
+
+
+def test_a_mixed_file_names_its_cubes(files):
+    path = files["mixed_levels"]
+    with pytest.raises(tensorkit.InvalidArgumentError) as e:
+        xr.open_dataset(path, engine="tensorkit")
+    assert "filter_by_keys={'typeOfLevel': 'heightAboveGround', 'level': 10}" in str(e.value)
+    tree = xr.open_datatree(path, engine="tensorkit")
+    assert list(tree.children) == ["isobaricInhPa", "heightAboveGround_2", "heightAboveGround_10", "surface"]
+    for group in tree.children.values():
+        ds = group.to_dataset()
+        f = json.loads(ds.attrs["filter_by_keys"])
+        assert_same_cube(ds, cfgrib(path, filter_by_keys=f))
+        assert_same_cube(xr.open_dataset(path, engine="tensorkit", filter_by_keys=f), cfgrib(path, filter_by_keys=f))
+
+
+def test_one_dask_chunk_per_message_and_pickles(files):
+    ds = xr.open_dataset(files["ensemble"], engine="tensorkit", chunks={})
+    assert ds.t.data.npartitions == 5 * 4 * 5
+    assert ds.t.chunks[-2:] == ((19,), (36,))
+    back = pickle.loads(pickle.dumps(ds))
+    expected = cfgrib(files["ensemble"]).t.sel(number=2, isobaricInhPa=500).values
+    np.testing.assert_array_equal(back.t.sel(number=2, isobaricInhPa=500).values, expected)
+    # Indexing picks fields and points without reading the rest.
+    part = ds.t.isel(number=[0, 2], step=slice(1, 3), latitude=4).compute()
+    assert part.shape == (2, 2, 5, 36)
+
+
+@pytest.mark.parametrize("ext", ["tgm", "zt"])
+def test_converted_files_give_the_same_cubes(files, tmp_path, ext):
+    out = tmp_path / f"ensemble.{ext}"
+    tensorkit.convert(files["ensemble"], out)
+    assert_same_cube(xr.open_dataset(out, engine="tensorkit"), cfgrib(files["ensemble"]))
