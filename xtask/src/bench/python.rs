@@ -8,13 +8,15 @@ use std::process::Command;
 
 /// The peers every Python row is measured against, and maturin to build the package, as pip
 /// names them (module, requirement): the versions the reference fixtures were written with.
-pub(super) const PYTHON_PEERS: [(&str, &str); 9] = [
+pub(super) const PYTHON_PEERS: [(&str, &str); 11] = [
     ("numpy", "numpy"),
     ("safetensors", "safetensors==0.8.0"),
     ("ztensor", "ztensor==2.1.2"),
     ("bintensors", "bintensors==0.2.0"),
     ("tensogram", "tensogram==0.24.0"),
     ("eccodes", "eccodes==2.50.0"),
+    ("xarray", "xarray==2026.9.0"),
+    ("cfgrib", "cfgrib==0.9.15.1"),
     ("torch", "torch==2.15.0"),
     ("gguf", "gguf==0.19.0"),
     ("maturin", "maturin>=1.9.4,<2"),
