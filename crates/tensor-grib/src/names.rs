@@ -104,6 +104,12 @@ impl Ident {
         self.param().and_then(|p| p.id.parse().ok())
     }
 
+    /// The ensemble member (`number`: `perturbationNumber`), when the field has one.
+    #[must_use]
+    pub fn number(&self) -> Option<i64> {
+        self.code("perturbationNumber")
+    }
+
     /// The step's end (the step of an instantaneous field).
     fn step_end(&self) -> &str {
         self.step_range.rsplit('-').next().unwrap_or("0")
@@ -123,7 +129,7 @@ impl Ident {
 
     /// The MARS request keys (`mars` namespace): `class`, `type`, `stream`, `expver` when an
     /// ECMWF local section gives them; `date`, `time`, `step`, `levtype`, `levelist`,
-    /// `param`.
+    /// `number` (ensemble members), `param`.
     #[must_use]
     pub fn mars(&self) -> Vec<(&'static str, String)> {
         let mut m = self.local_mars.clone();
@@ -141,6 +147,18 @@ impl Ident {
                     Key::Text(t) => t.clone(),
                 },
             ));
+        }
+        // MARS names the member of ensemble products only (GRIB 2's ensemble templates;
+        // GRIB 1's control and perturbed forecasts).
+        let ensemble = match self.edition {
+            1 => self
+                .local_mars
+                .iter()
+                .any(|(k, v)| *k == "type" && matches!(v.as_str(), "cf" | "pf")),
+            _ => true,
+        };
+        if let Some(n) = self.number().filter(|_| ensemble) {
+            m.push(("number", n.to_string()));
         }
         let param = match (self.edition, self.param()) {
             (1, Some(p)) => format!("{}.{}", p.id, self.code("table2Version").unwrap_or(128)),

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use tensor_core::cbor::Value;
 
 /// Names fields by `shortName`, adding the level, then the step, then the date and time,
-/// then the message number, only as far as needed to tell fields apart.
+/// then the ensemble member, then the message number, only as far as needed to tell fields
+/// apart: a message number only where two fields share every other key.
 pub(crate) fn names(fields: &[Field]) -> Vec<String> {
     let level = |f: &Field| {
         let l = match &f.ident.level {
@@ -17,8 +18,17 @@ pub(crate) fn names(fields: &[Field]) -> Vec<String> {
     };
     let step = |f: &Field| format!("{}_step{}", level(f), f.ident.step_range);
     let date = |f: &Field| format!("{}_{}T{:04}", step(f), f.ident.data_date, f.ident.data_time);
-    let schemes: [&dyn Fn(&Field) -> String; 4] =
-        [&|f| f.ident.short_name().to_owned(), &level, &step, &date];
+    let member = |f: &Field| match f.ident.number() {
+        Some(n) => format!("{}_number{n}", date(f)),
+        None => date(f),
+    };
+    let schemes: [&dyn Fn(&Field) -> String; 5] = [
+        &|f| f.ident.short_name().to_owned(),
+        &level,
+        &step,
+        &date,
+        &member,
+    ];
     let mut out: Vec<Option<String>> = vec![None; fields.len()];
     for scheme in schemes {
         let candidates: Vec<String> = fields.iter().map(scheme).collect();
@@ -36,7 +46,7 @@ pub(crate) fn names(fields: &[Field]) -> Vec<String> {
         .zip(fields)
         .map(|(o, f)| {
             o.unwrap_or_else(|| {
-                let base = date(f);
+                let base = member(f);
                 if f.submessage == 0 {
                     format!("{base}_m{}", f.message)
                 } else {

@@ -260,7 +260,8 @@ pub struct Target {
     /// Tensogram output only: the stages applied to every tensor, e.g.
     /// `simple_packing:16,szip`, `shuffle,zstd:3`, `shuffle,blosc2:lz4:5` or
     /// `zfp:accuracy:1e-4` or `sz3:abs:1e-4` (stages that do not fit a tensor's dtype are
-    /// skipped for it).
+    /// skipped for it). By default (`keep`) packed GRIB fields keep their packing and
+    /// everything else is stored as it is; `none` stores every tensor as it is.
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same
@@ -348,7 +349,7 @@ pub enum Duplicates {
 }
 
 impl Target {
-    /// The parsed `--pipeline` (no stages when it is absent).
+    /// The parsed `--pipeline` (`keep` when it is absent).
     pub fn pipeline(&self) -> crate::error::Result<crate::pipeline_spec::PipelineSpec> {
         let spec = self.pipeline.as_deref().map_or_else(
             || Ok(crate::pipeline_spec::PipelineSpec::default()),

@@ -4,7 +4,7 @@
 //!
 //! | stage | meaning |
 //! |---|---|
-//! | `none` | store as it is (the default) |
+//! | `none` | store as it is (GRIB fields as float64) |
 //! | `simple_packing:BITS` | quantise float64 to BITS bits, 0 to 64 (lossy) |
 //! | `shuffle` | byte shuffle, one lane per byte of an element (of a packed value) |
 //! | `zstd[:LEVEL]`, `lz4` | lossless compression (zstd level 3 by default; levels −131072 to 22) |
@@ -12,7 +12,7 @@
 //! | `sz3:abs:BOUND`, `sz3:rel:BOUND`, `sz3:psnr:DB` | lossy compression of float64 (SZ3 under an absolute, relative or PSNR error bound) |
 //! | `blosc2[:CODEC[:LEVEL]]` | lossless compression in blosc2 frames: codec `blosclz`, `lz4` (the default), `lz4hc`, `zlib` or `zstd`, level 0 to 9 (5 by default) |
 //! | `szip[:RSI[:BLOCK]]` | CCSDS 121.0-B-3 (RSI 128, block 16 by default) |
-//! | `keep` | first, alone or before other stages: tensors stored packed (GRIB simple and CCSDS packing) keep their packing — the same integers, reference value and scale factors, CCSDS streams as szip — where Tensogram decodes them to the same float64 values bit for bit; the other tensors go through the stages that follow (none: stored as they are) |
+//! | `keep` | the default; first, alone or before other stages: tensors stored packed (GRIB simple and CCSDS packing) keep their packing — the same integers, reference value and scale factors, CCSDS streams as szip — where Tensogram decodes them to the same float64 values bit for bit (a field it cannot hold so is named in a "left out" note); the other tensors go through the stages that follow (none: stored as they are) |
 //!
 //! The stages are chosen per tensor, so one specification serves a file of mixed dtypes.
 //! A stage that cannot apply to a tensor is left out for that tensor only, and `convert`
@@ -33,8 +33,9 @@ use tensor_dtype::Dtype;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::descriptor::ParamValue as Value;
 
-/// A parsed `--pipeline`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A parsed `--pipeline`. The default is `keep`: packed GRIB fields keep their packing,
+/// everything else is stored as it is.
+#[derive(Clone, Debug, PartialEq)]
 pub struct PipelineSpec {
     packing_bits: Option<u64>,
     shuffle: bool,
@@ -74,10 +75,28 @@ fn bad(spec: &str, why: &str) -> Error {
     }
 }
 
+impl Default for PipelineSpec {
+    fn default() -> Self {
+        PipelineSpec {
+            keep: true,
+            ..PipelineSpec::NONE
+        }
+    }
+}
+
 impl PipelineSpec {
+    /// Every tensor stored as it is (`none`).
+    const NONE: PipelineSpec = PipelineSpec {
+        packing_bits: None,
+        shuffle: false,
+        compression: None,
+        extensions: false,
+        keep: false,
+    };
+
     /// Parses a specification.
     pub fn parse(spec: &str) -> Result<Self> {
-        let mut p = PipelineSpec::default();
+        let mut p = PipelineSpec::NONE;
         let num = |s: Option<&str>, default: u64, what: &str| -> Result<u64> {
             s.map_or(Ok(default), |v| {
                 v.parse()

@@ -98,6 +98,15 @@ def edit(path: str, edits: str, *, dry_run: bool = False, fsync: bool = False) -
 def safetensors_dtypes() -> list[tuple[str, str]]: ...
 def parse_size(text: str) -> int: ...
 def formats() -> list[dict[str, object]]: ...
+def grib_cubes(
+    file: File,
+    *,
+    filter_by_keys: dict[str, object] | None = None,
+    read_keys: list[str] = ...,
+    time_dims: list[str] = ...,
+    extra_coords: dict[str, str] | None = None,
+    tree: bool = False,
+) -> list[dict[str, object]]: ...
 
 # Tensogram (src/tensogram.rs). Metadata: (wire version, base, extra, reserved); a decoded
 # object: (descriptor dict, bytes, dtype, shape, byte order of the bytes).

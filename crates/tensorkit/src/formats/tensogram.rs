@@ -402,8 +402,9 @@ pub(super) fn write(
         let mut d = DataObjectDescriptor::new(dtype, t.shape(), tensor_core::ByteOrder::Little);
         let packed = if pipeline.keeps_packing() {
             match packed_form(t, &set.limits)? {
-                Ok(p) => Some(p),
-                Err(why) => {
+                None => None,
+                Some(Ok(p)) => Some(p),
+                Some(Err(why)) => {
                     let stage = "keep";
                     left_out
                         .entry(LeftOut { stage, why })
@@ -506,11 +507,12 @@ pub(super) fn write(
         .collect())
 }
 
-/// A tensor's packed form for `--pipeline keep`, or why it has none.
+/// A packed tensor's packed form for `keep` (`None` for a tensor not stored packed), or why
+/// Tensogram cannot hold it so.
 fn packed_form(
     t: &crate::model::NamedTensor<'_>,
     limits: &tensor_core::Limits,
-) -> Result<std::result::Result<crate::model::Packed, String>> {
+) -> Result<Option<std::result::Result<crate::model::Packed, String>>> {
     match &t.data {
         TensorData::Encoded(Lazy {
             blocks: None,
@@ -519,9 +521,9 @@ fn packed_form(
         }) => {
             // The packed bytes are copied as they are: checked first, as a decode would be.
             t.verify()?;
-            pack(limits)
+            pack(limits).map(Some)
         }
-        _ => Ok(Err("it is not stored packed".into())),
+        _ => Ok(None),
     }
 }
 
