@@ -4,7 +4,7 @@
 use crate::bits::{be, ibm, signed};
 use crate::context::At;
 use crate::error::Result;
-use crate::field::{Field, Grid, Packing, Simple};
+use crate::field::{Field, Grid, Key, Packing, Simple};
 use crate::names::{self, Ident, level_key};
 
 /// A section's 3-octet length at `pos` of `msg`, checked to lie inside it.
@@ -249,7 +249,27 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         gaussian_n: None,
         scanning_mode: t[27],
         resolution_flags: Some(t[16]),
+        pl: None,
+        parameters: Vec::new(),
     };
+    if matches!(kind, 10 | 14) {
+        // The rotation: the southern pole (millidegrees) and the angle (an IBM float).
+        let r = at.slice(g, 32, 10, "the rotation (section 2)")?;
+        grid.parameters = vec![
+            (
+                "latitudeOfSouthernPoleInDegrees",
+                Key::Float(degrees(&r[0..3])),
+            ),
+            (
+                "longitudeOfSouthernPoleInDegrees",
+                Key::Float(degrees(&r[3..6])),
+            ),
+            (
+                "angleOfRotationInDegrees",
+                Key::Float(ibm([r[6], r[7], r[8], r[9]])),
+            ),
+        ];
+    }
     if kind == 4 || kind == 14 {
         grid.gaussian_n = Some(be(&t[25..27]));
     } else {
@@ -268,7 +288,10 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         };
         let start = pv_pl - 1 + 4 * nv as usize;
         let rows = at.slice(g, start, 2 * nj as usize, "the points per row (section 2)")?;
-        rows.chunks_exact(2).map(be).sum()
+        let pl: Vec<u64> = rows.chunks_exact(2).map(be).collect();
+        let sum = pl.iter().sum();
+        grid.pl = Some(pl);
+        sum
     } else {
         ni * nj
     };

@@ -4,7 +4,7 @@
 use crate::bits::{all_ones, be, signed};
 use crate::context::At;
 use crate::error::Result;
-use crate::field::{Complex, Field, Grid, Packing, Simple};
+use crate::field::{Complex, Field, Grid, Key, Packing, Simple};
 use crate::names::{self, Ident, level_key};
 
 /// The sections a field is made of, as byte ranges of the file.
@@ -215,6 +215,100 @@ fn check_grid_points(grid: &Grid, points: u64, at: At) -> Result<()> {
     Ok(())
 }
 
+/// The shape of the Earth (code table 3.2, octet 15 of every template that has it), and the
+/// radius a spherical Earth of shape 1 gives.
+fn earth(s3: &[u8]) -> Vec<(&'static str, Key)> {
+    let Some(t) = s3.get(14..20) else {
+        return Vec::new();
+    };
+    let mut out = vec![("shapeOfTheEarth", Key::Int(i64::from(t[0])))];
+    if t[0] == 1 && !all_ones(&t[1..2]) && !all_ones(&t[2..6]) {
+        out.push((
+            "radius",
+            Key::Float(be(&t[2..6]) as f64 / 10f64.powi(i32::from(t[1]))),
+        ));
+    }
+    out
+}
+
+/// A projection's parameters (templates 3.10 Mercator, 3.20 polar stereographic, 3.30
+/// Lambert conformal), with ecCodes' names: corners and angles in degrees (stored in
+/// millionths), grid lengths in metres (stored in thousandths).
+fn projection(s3: &[u8], template: u64) -> Vec<(&'static str, Key)> {
+    let mut out = earth(s3);
+    let deg = |r: std::ops::Range<usize>| {
+        s3.get(r)
+            .filter(|b| !all_ones(b))
+            .map(|b| Key::Float(signed(b) as f64 / 1e6))
+    };
+    let metres = |r: std::ops::Range<usize>| {
+        s3.get(r)
+            .filter(|b| !all_ones(b))
+            .map(|b| Key::Float(be(b) as f64 / 1e3))
+    };
+    let fields: Vec<(&'static str, Option<Key>)> = match template {
+        10 => vec![
+            ("latitudeOfFirstGridPointInDegrees", deg(38..42)),
+            ("longitudeOfFirstGridPointInDegrees", deg(42..46)),
+            ("LaDInDegrees", deg(47..51)),
+            ("latitudeOfLastGridPointInDegrees", deg(51..55)),
+            ("longitudeOfLastGridPointInDegrees", deg(55..59)),
+            ("orientationOfTheGridInDegrees", deg(60..64)),
+            ("DiInMetres", metres(64..68)),
+            ("DjInMetres", metres(68..72)),
+        ],
+        20 | 30 => {
+            let mut v = vec![
+                ("latitudeOfFirstGridPointInDegrees", deg(38..42)),
+                ("longitudeOfFirstGridPointInDegrees", deg(42..46)),
+                ("LaDInDegrees", deg(47..51)),
+                ("LoVInDegrees", deg(51..55)),
+                ("DxInMetres", metres(55..59)),
+                ("DyInMetres", metres(59..63)),
+                (
+                    "projectionCentreFlag",
+                    s3.get(63).map(|&b| Key::Int(i64::from(b))),
+                ),
+            ];
+            if template == 30 {
+                v.extend([
+                    ("Latin1InDegrees", deg(65..69)),
+                    ("Latin2InDegrees", deg(69..73)),
+                    ("latitudeOfSouthernPoleInDegrees", deg(73..77)),
+                    ("longitudeOfSouthernPoleInDegrees", deg(77..81)),
+                ]);
+            }
+            v
+        }
+        _ => Vec::new(),
+    };
+    out.extend(fields.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    out
+}
+
+/// The points per parallel of a reduced grid (`pl`), listed after the grid template (72
+/// octets for templates 3.0 and 3.40, plus the rotation's 12 for 3.1 and 3.41), one per
+/// row in as many octets as section 3 says; `None` when it lists none.
+fn reduced_rows(
+    s3: &[u8],
+    head: &[u8],
+    template: u64,
+    rows: u64,
+    at: At,
+) -> Result<Option<Vec<u64>>> {
+    let width = usize::from(head[10]);
+    if width == 0 || head[11] != 1 {
+        return Ok(None);
+    }
+    let start = if matches!(template, 1 | 41) { 84 } else { 72 };
+    let rows = usize::try_from(rows).map_err(|_| at.malformed("a row count past memory"))?;
+    let len = rows
+        .checked_mul(width)
+        .ok_or_else(|| at.malformed("a list of points per row past memory"))?;
+    let list = at.slice(s3, start, len, "the points per row (section 3)")?;
+    Ok(Some(list.chunks_exact(width).map(be).collect()))
+}
+
 /// Micro-degrees (sign and magnitude) to degrees, `None` when missing.
 fn degrees(b: &[u8], unit: f64) -> Option<f64> {
     (!all_ones(b)).then(|| signed(b) as f64 / unit)
@@ -255,6 +349,8 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
         gaussian_n: None,
         scanning_mode: 0,
         resolution_flags: None,
+        pl: None,
+        parameters: Vec::new(),
     };
     match template {
         0 | 1 | 40 | 41 => {
@@ -287,6 +383,28 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
             }
             grid.scanning_mode = t[71];
             grid.resolution_flags = Some(t[54]);
+            if let (None, Some(rows)) = (ni, nj) {
+                grid.pl = reduced_rows(s3, head, template, rows, at)?;
+            }
+            grid.parameters = earth(s3);
+            if matches!(template, 1 | 41)
+                && let Ok(r) = at.slice(s3, 72, 12, "the rotation (template 3.1)")
+            {
+                grid.parameters.extend([
+                    (
+                        "latitudeOfSouthernPoleInDegrees",
+                        Key::Float(signed(&r[0..4]) as f64 / unit),
+                    ),
+                    (
+                        "longitudeOfSouthernPoleInDegrees",
+                        Key::Float(be(&r[4..8]) as f64 / unit),
+                    ),
+                    (
+                        "angleOfRotationInDegrees",
+                        Key::Float(f64::from(f32::from_be_bytes([r[8], r[9], r[10], r[11]]))),
+                    ),
+                ]);
+            }
         }
         10 | 20 | 30 => {
             let t = at.slice(s3, 0, 38, "grid template")?;
@@ -294,6 +412,9 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
             grid.nj = Some(be(&t[34..38]));
             let scan_at = if template == 10 { 59 } else { 64 };
             grid.scanning_mode = *s3.get(scan_at).unwrap_or(&0);
+            grid.parameters = projection(s3, template);
+            // Polar stereographic grids have no resolution flags in ecCodes' view.
+            grid.resolution_flags = s3.get(46).copied().filter(|_| template != 20);
         }
         _ => {}
     }

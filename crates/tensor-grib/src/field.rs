@@ -51,6 +51,11 @@ pub struct Grid {
     /// The resolution and component flags (code table 3.3 / GRIB 1 table 7), on grids whose
     /// template has them.
     pub resolution_flags: Option<u8>,
+    /// Points along each parallel (`pl`) of a reduced grid, north to south as stored.
+    pub pl: Option<Vec<u64>>,
+    /// The rest of the grid template, with ecCodes' names: the shape of the Earth, a
+    /// rotated grid's pole, a projection's parameters (`LaDInDegrees`, `DxInMetres`...).
+    pub parameters: Vec<(&'static str, Key)>,
 }
 
 impl Grid {
@@ -316,6 +321,7 @@ impl Field {
             "jPointsAreConsecutive",
             Key::Int(i64::from(g.j_points_are_consecutive())),
         ));
+        k.extend(g.parameters.iter().cloned());
         if let Some(flags) = g.resolution_flags {
             k.push(("uvRelativeToGrid", Key::Int(i64::from(flags & 0x08 != 0))));
         }

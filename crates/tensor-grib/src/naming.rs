@@ -72,8 +72,8 @@ fn key_value(k: &Key) -> Value {
 }
 
 impl Field {
-    /// The field's identification keys as a tensor's attributes, and its MARS keys under
-    /// `mars`.
+    /// The field's identification keys as a tensor's attributes, a reduced grid's points
+    /// per parallel as `pl`, and its MARS keys under `mars`.
     #[must_use]
     pub fn attributes(&self) -> Vec<(String, Value)> {
         let mut a: Vec<(String, Value)> = self
@@ -87,6 +87,12 @@ impl Field {
             .into_iter()
             .map(|(k, v)| (Value::from(k), Value::Text(v)))
             .collect();
+        if let Some(pl) = &self.grid.pl {
+            a.push((
+                "pl".into(),
+                Value::Array(pl.iter().map(|&n| Value::Uint(n)).collect()),
+            ));
+        }
         a.push(("mars".into(), Value::Map(mars)));
         a
     }

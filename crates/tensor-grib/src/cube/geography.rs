@@ -13,20 +13,26 @@ pub(crate) struct Geography {
     pub shape: Vec<u64>,
     pub coordinates: Vec<Coordinate>,
     /// The grid's keys, so that two grids without coordinates are told apart.
-    pub keys: Vec<(String, Value)>,
+    pub identity: Vec<(String, Value)>,
+    /// The name of the CF grid mapping coordinate of a projected grid.
+    pub grid_mapping: Option<String>,
 }
+
+/// The largest Gaussian `N` whose latitudes are computed (finding them costs `N²`): twice
+/// the finest grid in operational use.
+const MAX_GAUSSIAN_N: f64 = 16_384.0;
 
 /// Grids whose points have a latitude and a longitude axis.
 const AXES: [&str; 2] = ["regular_ll", "regular_gg"];
-/// Grids of `Ny` rows of `Nx` points that are not on latitude/longitude axes.
-const PLANE: [&str; 7] = [
+/// Grids of `Ny` rows of `Nx` points that are not on latitude/longitude axes (cfgrib's
+/// list: a Mercator grid is a `values` dimension there).
+const PLANE: [&str; 6] = [
     "rotated_ll",
     "rotated_gg",
     "lambert",
     "lambert_azimuthal_equal_area",
     "albers",
     "polar_stereographic",
-    "mercator",
 ];
 
 /// ecCodes' `gridDefinitionDescription` of a grid type, which GRIB 1 words its own way.
@@ -44,45 +50,130 @@ pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str>
         "rotated_ll" => "Rotated latitude/longitude",
         "regular_gg" | "reduced_gg" => "Gaussian latitude/longitude",
         "rotated_gg" => "Rotated Gaussian latitude/longitude",
-        "lambert" => "Lambert conformal",
-        "polar_stereographic" => "Polar stereographic projection",
+        "lambert" => "Lambert Conformal",
+        "polar_stereographic" => "Polar stereographic",
         "mercator" => "Mercator",
         "lambert_azimuthal_equal_area" => "Lambert azimuthal equal area",
         _ => return None,
     })
 }
 
-/// The grid keys among a field's attributes, as cfgrib names them in `GRIB_*` attributes:
-/// `Nx`/`Ny` for `Ni`/`Nj`.
+/// The grid keys cfgrib copies into `GRIB_*` attributes for each grid type.
+fn cfgrib_grid_keys(grid_type: &str) -> &'static [&'static str] {
+    const LATLON: [&str; 11] = [
+        "Nx",
+        "iDirectionIncrementInDegrees",
+        "iScansNegatively",
+        "longitudeOfFirstGridPointInDegrees",
+        "longitudeOfLastGridPointInDegrees",
+        "Ny",
+        "jDirectionIncrementInDegrees",
+        "jPointsAreConsecutive",
+        "jScansPositively",
+        "latitudeOfFirstGridPointInDegrees",
+        "latitudeOfLastGridPointInDegrees",
+    ];
+    match grid_type {
+        "regular_ll" => &LATLON,
+        "rotated_ll" => &[
+            "Nx",
+            "Ny",
+            "angleOfRotationInDegrees",
+            "iDirectionIncrementInDegrees",
+            "iScansNegatively",
+            "jDirectionIncrementInDegrees",
+            "jPointsAreConsecutive",
+            "jScansPositively",
+            "latitudeOfFirstGridPointInDegrees",
+            "latitudeOfLastGridPointInDegrees",
+            "latitudeOfSouthernPoleInDegrees",
+            "longitudeOfFirstGridPointInDegrees",
+            "longitudeOfLastGridPointInDegrees",
+            "longitudeOfSouthernPoleInDegrees",
+        ],
+        "regular_gg" => &[
+            "N",
+            "Ni",
+            "Nj",
+            "iDirectionIncrementInDegrees",
+            "iScansNegatively",
+            "jScansPositively",
+            "jPointsAreConsecutive",
+            "longitudeOfFirstGridPointInDegrees",
+            "longitudeOfLastGridPointInDegrees",
+            "latitudeOfFirstGridPointInDegrees",
+            "latitudeOfLastGridPointInDegrees",
+        ],
+        "reduced_gg" => &["N", "pl"],
+        "lambert" => &[
+            "LaDInDegrees",
+            "LoVInDegrees",
+            "iScansNegatively",
+            "jPointsAreConsecutive",
+            "jScansPositively",
+            "latitudeOfFirstGridPointInDegrees",
+            "latitudeOfSouthernPoleInDegrees",
+            "longitudeOfFirstGridPointInDegrees",
+            "longitudeOfSouthernPoleInDegrees",
+            "DyInMetres",
+            "DxInMetres",
+            "Latin2InDegrees",
+            "Latin1InDegrees",
+            "Ny",
+            "Nx",
+        ],
+        "reduced_ll" => &[
+            "Ny",
+            "jDirectionIncrementInDegrees",
+            "jPointsAreConsecutive",
+            "jScansPositively",
+            "latitudeOfFirstGridPointInDegrees",
+            "latitudeOfLastGridPointInDegrees",
+        ],
+        _ => &[],
+    }
+}
+
+/// The grid keys among a field's attributes that cfgrib shows as `GRIB_*` attributes, with
+/// its names (`Nx`/`Ny` for our `Ni`/`Nj`).
 pub(crate) fn grid_keys(k: &Keys<'_>) -> Vec<(String, Value)> {
-    const KEYS: [&str; 14] = [
+    cfgrib_grid_keys(&k.grid_type)
+        .iter()
+        .filter_map(|&name| {
+            let ours = match name {
+                "Nx" => "Ni",
+                "Ny" => "Nj",
+                other => other,
+            };
+            let (_, v) = k.attributes.iter().find(|(n, _)| n == ours)?;
+            Some((name.to_owned(), v.clone()))
+        })
+        .collect()
+}
+
+/// Every key of a field's attributes that describes its grid (those of the GRIB grid
+/// templates: counts, corners, increments, scanning, projection parameters).
+fn identity(k: &Keys<'_>) -> Vec<(String, Value)> {
+    const NAMES: [&str; 8] = [
+        "gridType",
+        "numberOfDataPoints",
         "N",
         "Ni",
         "Nj",
-        "iDirectionIncrementInDegrees",
-        "jDirectionIncrementInDegrees",
-        "iScansNegatively",
-        "jScansPositively",
-        "jPointsAreConsecutive",
-        "latitudeOfFirstGridPointInDegrees",
-        "longitudeOfFirstGridPointInDegrees",
-        "latitudeOfLastGridPointInDegrees",
-        "longitudeOfLastGridPointInDegrees",
-        "latitudeOfSouthernPoleInDegrees",
-        "longitudeOfSouthernPoleInDegrees",
+        "pl",
+        "Nx",
+        "Ny",
     ];
-    let regular = k.grid_type != "regular_gg";
     k.attributes
         .iter()
-        .filter(|(n, _)| KEYS.contains(&n.as_str()))
-        .map(|(n, v)| {
-            let name = match n.as_str() {
-                "Ni" if regular => "Nx",
-                "Nj" if regular => "Ny",
-                other => other,
-            };
-            (name.to_owned(), v.clone())
+        .filter(|(n, _)| {
+            NAMES.contains(&n.as_str())
+                || n.ends_with("InDegrees")
+                || n.ends_with("InMetres")
+                || n.contains("Scans")
+                || n.contains("Consecutive")
         })
+        .cloned()
         .collect()
 }
 
@@ -111,7 +202,7 @@ fn axis(name: &str, values: Vec<f64>, decreasing: bool) -> Coordinate {
 /// The geography of a field.
 pub(crate) fn geography(k: &Keys<'_>) -> Geography {
     let n = |key: &str| number(k.attributes, key);
-    let keys = grid_keys(k);
+    let keys = identity(k);
     let rows = (n("Nj"), n("Ni"));
     if AXES.contains(&k.grid_type.as_str())
         && let (Some(nj), Some(ni)) = rows
@@ -126,23 +217,114 @@ pub(crate) fn geography(k: &Keys<'_>) -> Geography {
                 axis("latitude", lat, decreasing),
                 axis("longitude", lon, false),
             ],
-            keys,
+            identity: keys,
+            grid_mapping: None,
         };
     }
     if PLANE.contains(&k.grid_type.as_str()) && k.shape.len() == 2 {
+        let plane = super::projection::plane(k);
+        let grid_mapping = plane.as_ref().map(|p| p.mapping.0.to_owned());
         return Geography {
             dims: vec!["y".into(), "x".into()],
             shape: k.shape.to_vec(),
-            coordinates: Vec::new(),
-            keys,
+            coordinates: plane.map_or_else(Vec::new, plane_coordinates),
+            identity: keys,
+            grid_mapping,
         };
     }
+    let coordinates = match k.grid_type.as_str() {
+        "reduced_gg" => reduced_gaussian(k),
+        "mercator" => super::projection::plane(k).map(|p| (p.lat, p.lon)),
+        _ => None,
+    }
+    .map_or_else(Vec::new, |(lat, lon)| {
+        vec![point_axis("latitude", lat), point_axis("longitude", lon)]
+    });
     Geography {
         dims: vec!["values".into()],
         shape: vec![k.points],
-        coordinates: Vec::new(),
-        keys,
+        coordinates,
+        identity: keys,
+        grid_mapping: None,
     }
+}
+
+/// The coordinates of a grid on a plane: 2-D `latitude` and `longitude` as cfgrib gives
+/// them, then (beyond cfgrib) the projected `x` and `y` and the CF grid mapping.
+fn plane_coordinates(p: super::projection::Plane) -> Vec<Coordinate> {
+    let yx = vec!["y".to_owned(), "x".to_owned()];
+    let mut lat = axis("latitude", p.lat, false);
+    lat.dims.clone_from(&yx);
+    let mut lon = axis("longitude", p.lon, false);
+    lon.dims = yx;
+    let projected = |name: &str, values: Vec<f64>, (standard, units): (&str, &str)| Coordinate {
+        name: name.to_owned(),
+        dims: vec![name.to_owned()],
+        values: Values::Float(values),
+        attributes: vec![
+            ("standard_name".into(), Value::from(standard)),
+            ("units".into(), Value::from(units)),
+            ("axis".into(), Value::from(name.to_uppercase())),
+        ],
+    };
+    let (name, attributes) = p.mapping;
+    vec![
+        lat,
+        lon,
+        projected("x", p.x, p.axes[0]),
+        projected("y", p.y, p.axes[1]),
+        Coordinate {
+            name: name.to_owned(),
+            dims: Vec::new(),
+            values: Values::Int(vec![0]),
+            attributes,
+        },
+    ]
+}
+
+/// A coordinate of every point of a grid stored as one `values` dimension.
+fn point_axis(name: &str, values: Vec<f64>) -> Coordinate {
+    let mut c = axis(name, values, false);
+    c.dims = vec!["values".into()];
+    c
+}
+
+/// The latitude and longitude of every point of a global reduced Gaussian grid, row by row
+/// as stored: each parallel's `pl` points evenly spaced from longitude 0 (ecCodes' points);
+/// `None` for a sub-area or a grid whose keys do not add up.
+fn reduced_gaussian(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
+    let n = |key: &str| number(k.attributes, key);
+    let pl: Vec<u64> = k
+        .attributes
+        .iter()
+        .find(|(name, _)| name == "pl")?
+        .1
+        .as_array()?
+        .iter()
+        .map(Value::as_u64)
+        .collect::<Option<_>>()?;
+    let gauss = n("N")?;
+    if !(1.0..=MAX_GAUSSIAN_N).contains(&gauss) {
+        return None;
+    }
+    let total: u64 = pl.iter().try_fold(0u64, |a, &b| a.checked_add(b))?;
+    if pl.len() as f64 != 2.0 * gauss
+        || total != k.points
+        || n("longitudeOfFirstGridPointInDegrees")? != 0.0
+    {
+        return None;
+    }
+    let lats = gaussian_latitudes(gauss as usize);
+    let cap = usize::try_from(total).ok()?;
+    let (mut lat, mut lon) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    for (row, &count) in pl.iter().enumerate() {
+        let step = 360.0 / count as f64;
+        for i in 0..count {
+            lat.push(lats[row]);
+            lon.push(i as f64 * step);
+        }
+    }
+    Some((lat, lon))
 }
 
 /// The latitude and longitude axes of a regular lat/lon or regular Gaussian grid, in the
@@ -154,7 +336,7 @@ fn axes(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
     let n = |key: &str| number(k.attributes, key);
     let (ni, nj) = (k.shape[1], k.shape[0]);
     let gauss = n("N")?;
-    if !(1.0..=100_000.0).contains(&gauss) || nj > 2 * gauss as u64 {
+    if !(1.0..=MAX_GAUSSIAN_N).contains(&gauss) || nj > 2 * gauss as u64 {
         return None;
     }
     let all = gaussian_latitudes(gauss as usize);

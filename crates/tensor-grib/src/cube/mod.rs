@@ -15,6 +15,7 @@
 
 mod geography;
 mod keys;
+mod projection;
 
 pub use geography::gaussian_latitudes;
 
@@ -611,7 +612,7 @@ fn variable(keys: &[Keys<'_>], sel: &[usize], options: &Options) -> Result<Part,
             .cloned()
             .zip(geography.shape.iter().copied()),
     );
-    let variable = Variable {
+    let mut variable = Variable {
         name: first.var_name(),
         dims: all_dims.iter().map(|d| d.0.clone()).collect(),
         shape: all_dims.iter().map(|d| d.1).collect(),
@@ -619,6 +620,9 @@ fn variable(keys: &[Keys<'_>], sel: &[usize], options: &Options) -> Result<Part,
         fields,
         attributes: variable_attributes(first, options),
     };
+    if let Some(m) = &geography.grid_mapping {
+        variable.attributes.push(attr("grid_mapping", m.as_str()));
+    }
     Ok(Part {
         variable,
         coordinates,

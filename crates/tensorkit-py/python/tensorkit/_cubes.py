@@ -71,7 +71,9 @@ class CubeBackendArray(BackendArray):
             name = self.fields[int(cell)]
             if name is None:
                 continue
-            values = np.asarray(f[name])[grid_key]
+            # The field as the grid's dimensions hold it (a Mercator field's rows are one
+            # `values` dimension).
+            values = np.asarray(f[name]).reshape(self.shape[nh:])[grid_key]
             if out is None:
                 out = np.full(index.shape + values.shape, np.nan, dtype=self.dtype)
             out[pos] = values

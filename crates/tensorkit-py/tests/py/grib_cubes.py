@@ -205,3 +205,85 @@ ALL = {
     "gaussian": gaussian,
     "grib1": grib1,
 }
+
+
+def reduced_gaussian(path: Path) -> Path:
+    """ecCodes' reduced Gaussian sample (N32, 6114 points), two parameters."""
+    handles = []
+    for k, p in enumerate(("2t", "msl")):
+        h = _message("reduced_gg_sfc_grib2", {"shortName": p, "dataDate": 20261120, "bitsPerValue": 16})
+        n = _ec().codes_get(h, "numberOfDataPoints")
+        _ec().codes_set_values(h, 280.0 + np.sin(np.arange(n) / 50.0 + k))
+        handles.append(h)
+    return _write(path, handles)
+
+
+ALL["reduced_gaussian"] = reduced_gaussian
+
+
+def _plane(path: Path, grid_type: str, keys: dict, ni=14, nj=11) -> Path:
+    ec = _ec()
+    h = ec.codes_grib_new_from_samples("GRIB2")
+    ec.codes_set(h, "gridType", grid_type)
+    for k, v in {"Ni" if grid_type in ("rotated_ll", "mercator") else "Nx": ni,
+                 "Nj" if grid_type in ("rotated_ll", "mercator") else "Ny": nj, **keys}.items():
+        ec.codes_set(h, k, v)
+    ec.codes_set(h, "shortName", "2t")
+    ec.codes_set(h, "dataDate", 20261120)
+    ec.codes_set(h, "bitsPerValue", 16)
+    ec.codes_set_values(h, _field(ni, nj, 4.0).ravel())
+    return _write(path, [h])
+
+
+def rotated(path: Path) -> Path:
+    """A rotated lat/lon grid over Europe (COSMO's pole)."""
+    return _plane(path, "rotated_ll", {
+        "shapeOfTheEarth": 6,
+        "latitudeOfFirstGridPointInDegrees": -10.0, "longitudeOfFirstGridPointInDegrees": -15.0,
+        "latitudeOfLastGridPointInDegrees": 10.0, "longitudeOfLastGridPointInDegrees": 11.0,
+        "iDirectionIncrementInDegrees": 2.0, "jDirectionIncrementInDegrees": 2.0, "jScansPositively": 1,
+        "latitudeOfSouthernPoleInDegrees": -40.0, "longitudeOfSouthernPoleInDegrees": 10.0,
+    })
+
+
+def lambert(path: Path) -> Path:
+    """A Lambert conformal grid over North America (HRRR-like, 30 km)."""
+    return _plane(path, "lambert", {
+        "shapeOfTheEarth": 6, "latitudeOfFirstGridPointInDegrees": 21.138,
+        "longitudeOfFirstGridPointInDegrees": 237.28, "LaDInDegrees": 38.5, "LoVInDegrees": 262.5,
+        "Latin1InDegrees": 38.5, "Latin2InDegrees": 38.5, "DxInMetres": 30000.0, "DyInMetres": 30000.0,
+        "jScansPositively": 1,
+    })
+
+
+def lambert_secant(path: Path) -> Path:
+    """A Lambert conformal grid on two standard parallels over Europe."""
+    return _plane(path, "lambert", {
+        "shapeOfTheEarth": 6, "latitudeOfFirstGridPointInDegrees": 35.0,
+        "longitudeOfFirstGridPointInDegrees": 350.0, "LaDInDegrees": 46.0, "LoVInDegrees": 2.0,
+        "Latin1InDegrees": 30.0, "Latin2InDegrees": 60.0, "DxInMetres": 50000.0, "DyInMetres": 50000.0,
+        "jScansPositively": 1,
+    })
+
+
+def polar(path: Path) -> Path:
+    """A polar stereographic grid over the Arctic."""
+    return _plane(path, "polar_stereographic", {
+        "shapeOfTheEarth": 6, "latitudeOfFirstGridPointInDegrees": 60.0,
+        "longitudeOfFirstGridPointInDegrees": 300.0, "LaDInDegrees": 60.0,
+        "orientationOfTheGridInDegrees": 249.0, "DxInMetres": 100000.0, "DyInMetres": 100000.0,
+        "jScansPositively": 1,
+    })
+
+
+def mercator(path: Path) -> Path:
+    """A Mercator grid over the tropical Pacific."""
+    return _plane(path, "mercator", {
+        "shapeOfTheEarth": 6, "latitudeOfFirstGridPointInDegrees": -10.0,
+        "longitudeOfFirstGridPointInDegrees": 160.0, "LaDInDegrees": 20.0,
+        "latitudeOfLastGridPointInDegrees": 9.0, "longitudeOfLastGridPointInDegrees": 189.0,
+        "DiInMetres": 250000.0, "DjInMetres": 200000.0, "jScansPositively": 1,
+    })
+
+
+PLANES = {"rotated": rotated, "lambert": lambert, "lambert_secant": lambert_secant, "polar": polar, "mercator": mercator}

@@ -12,6 +12,10 @@ import xarray as xr
 import grib_cubes
 import tensorkit
 
+# pyproj first: ecCodes' wheels bring a PROJ library of their own, and whichever loads
+# first is the one pyproj's calls reach.
+pyproj = pytest.importorskip("pyproj")
+pyproj.CRS.from_proj4("+proj=longlat +R=6371229 +no_defs")
 pytest.importorskip("cfgrib")
 eccodes = pytest.importorskip("eccodes")
 
@@ -38,9 +42,17 @@ def ecc_longitudes(path):
             eccodes.codes_release(h)
 
 
+def same_attrs(a, b):
+    """Attribute dicts equal, array values (a reduced grid's `pl`) element by element."""
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
 def assert_same_cube(ours, theirs, coords_from=None):
     assert list(ours.data_vars) == list(theirs.data_vars)
-    assert set(ours.coords) == set(theirs.coords)
+    # Beyond cfgrib: a projected grid's x, y and CF grid mapping.
+    mapping = {ours[v].attrs.get("grid_mapping") for v in ours.data_vars} - {None}
+    extra = {"x", "y"} | mapping if mapping else set()
+    assert set(ours.coords) == set(theirs.coords) | extra
     for name, c in theirs.coords.items():
         o = ours.coords[name]
         assert o.dims == c.dims, name
@@ -50,17 +62,20 @@ def assert_same_cube(ours, theirs, coords_from=None):
             np.testing.assert_allclose(o.values, c.values, rtol=0, atol=1e-6, err_msg=name)
         else:
             assert o.dtype == c.dtype and (o.values == c.values).all(), name
-        assert dict(o.attrs) == dict(c.attrs), name
+        assert same_attrs(o.attrs, c.attrs), name
     for name, v in theirs.data_vars.items():
         o = ours[name]
         assert o.dims == v.dims and o.dtype == v.dtype == np.float32, name
         np.testing.assert_array_equal(o.values, v.values, err_msg=name)
-        assert dict(o.attrs) == dict(v.attrs), name
+        attrs = {k: a for k, a in o.attrs.items() if k != "grid_mapping"}
+        assert same_attrs(attrs, v.attrs), (name, o.attrs, v.attrs)
     theirs_attrs = {k: v for k, v in theirs.attrs.items() if k != "history"}
     assert {k: v for k, v in ours.attrs.items() if k != "filter_by_keys"} == theirs_attrs
 
 
-@pytest.mark.parametrize("name", ["ensemble", "analyses", "accumulations", "bitmap", "gaussian", "grib1"])
+@pytest.mark.parametrize(
+    "name", ["ensemble", "analyses", "accumulations", "bitmap", "gaussian", "reduced_gaussian", "grib1"]
+)
 def test_cubes_are_cfgrib_s(files, name):
     ours = xr.open_dataset(files[name], engine="tensorkit")
     assert_same_cube(ours, cfgrib(files[name]))
@@ -142,3 +157,45 @@ def test_converted_files_give_the_same_cubes(files, tmp_path, ext):
     out = tmp_path / f"ensemble.{ext}"
     tensorkit.convert(files["ensemble"], out)
     assert_same_cube(xr.open_dataset(out, engine="tensorkit"), cfgrib(files["ensemble"]))
+
+
+def ecc_points(path):
+    """ecCodes' `latitudes` and `longitudes` of the first message."""
+    with open(path, "rb") as f:
+        h = eccodes.codes_grib_new_from_file(f)
+        try:
+            return eccodes.codes_get_array(h, "latitudes"), eccodes.codes_get_array(h, "longitudes")
+        finally:
+            eccodes.codes_release(h)
+
+
+@pytest.fixture(scope="module")
+def planes(tmp_path_factory):
+    d = tmp_path_factory.mktemp("planes")
+    return {name: write(d / f"{name}.grib") for name, write in grib_cubes.PLANES.items()}
+
+
+@pytest.mark.parametrize("name", list(grib_cubes.PLANES))
+def test_projected_grids_are_cfgrib_s_with_ecCodes_points(planes, name):
+    path = planes[name]
+    ours = xr.open_dataset(path, engine="tensorkit")
+    assert_same_cube(ours, cfgrib(path))
+    lat, lon = ecc_points(path)
+    np.testing.assert_allclose(ours.latitude.values.ravel(), lat, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours.longitude.values.ravel(), lon, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["rotated", "lambert", "lambert_secant", "polar"])
+def test_grid_mappings_round_trip_through_pyproj(planes, name):
+    ds = xr.open_dataset(planes[name], engine="tensorkit")
+    mapping = ds[ds.t2m.attrs["grid_mapping"]]
+    crs = pyproj.CRS.from_cf(dict(mapping.attrs))
+    radius = mapping.attrs.get("earth_radius", 6371229.0)
+    globe = pyproj.CRS.from_proj4(f"+proj=longlat +R={radius} +no_defs")
+    x, y = np.meshgrid(ds.x.values, ds.y.values)
+    lon, lat = pyproj.Transformer.from_crs(crs, globe, always_xy=True).transform(x, y)
+    # ecCodes rounds a rotated grid's points to single-precision millionths of a degree
+    # (up to 2e-6 off); the projections' points are exact.
+    tolerance = 2.5e-6 if name == "rotated" else 1e-6
+    np.testing.assert_allclose(lat, ds.latitude.values, rtol=0, atol=tolerance)
+    np.testing.assert_allclose((lon - ds.longitude.values + 180) % 360 - 180, 0, rtol=0, atol=tolerance)
