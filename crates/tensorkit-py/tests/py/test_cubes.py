@@ -199,3 +199,17 @@ def test_grid_mappings_round_trip_through_pyproj(planes, name):
     tolerance = 2.5e-6 if name == "rotated" else 1e-6
     np.testing.assert_allclose(lat, ds.latitude.values, rtol=0, atol=tolerance)
     np.testing.assert_allclose((lon - ds.longitude.values + 180) % 360 - 180, 0, rtol=0, atol=tolerance)
+
+
+def test_open_mfdataset_in_parallel_on_worker_processes(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    paths = [grib_cubes.analyses(tmp_path / f"day{d}.grib", dates=((20261120 + d, 0), (20261120 + d, 1200))) for d in range(3)]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            ds = xr.open_mfdataset(paths, engine="tensorkit", combine="by_coords", parallel=True)
+            assert ds.t2m.dims == ("time", "latitude", "longitude") and ds.t2m.shape == (6, 7, 12)
+            assert ds.t2m.data.npartitions == 6
+            got = ds.t2m.mean("time").compute()
+    theirs = xr.concat([cfgrib(p) for p in paths], dim="time")
+    np.testing.assert_array_equal(ds.time.values, theirs.time.values)
+    np.testing.assert_allclose(got.values, theirs.t2m.mean("time").values, rtol=1e-6)
