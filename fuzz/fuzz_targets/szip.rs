@@ -1,6 +1,6 @@
-//! szip: arbitrary streams under arbitrary parameters decode to an error or to samples,
-//! never a panic; arbitrary samples round-trip, and range decoding agrees with decoding
-//! everything.
+//! szip: arbitrary streams under arbitrary parameters decode (and scan for their reference
+//! sample intervals) to an error or to samples, never a panic; arbitrary samples round-trip,
+//! range decoding agrees with decoding everything, and the scan finds the encoder's offsets.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +24,7 @@ fuzz_target!(|input: &[u8]| {
     // The rest as a stream to decode.
     let mut out = vec![0u8; count * sb];
     let _ = szip::decode_into(&p, rest, &mut out);
+    let _ = szip::rsi_offsets(&p, rest, count);
     // The rest as samples to round-trip.
     let data = &rest[..rest.len() / sb * sb];
     let (stream, offsets) = szip::encode(&p, data).expect("whole samples encode");
@@ -32,6 +33,11 @@ fuzz_target!(|input: &[u8]| {
     let mut again = vec![0u8; data.len()];
     szip::decode_into(&p, &stream, &mut again).expect("decoding is repeatable");
     assert_eq!(back, again);
+    let samples = data.len() / sb;
+    if samples > 0 {
+        let scanned = szip::rsi_offsets(&p, &stream, samples).expect("our own stream scans");
+        assert_eq!(scanned, offsets);
+    }
     if data.len() >= 2 * sb {
         let first = data.len() / sb / 2;
         let mut part = vec![0u8; (data.len() / sb - first) * sb];

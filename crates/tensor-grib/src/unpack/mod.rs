@@ -8,6 +8,7 @@ use crate::bits::BitReader;
 use crate::context::At;
 use crate::error::{Error, Result};
 use crate::field::{Field, Packing, Simple};
+use rayon::prelude::*;
 use tensor_pipeline::szip;
 
 mod complex;
@@ -367,13 +368,63 @@ fn ccsds(
     let f = Formula::of(p);
     // The integers go straight to the values, a run (one reference sample interval) at a
     // time: no sample buffer.
-    szip::decode_each(&params, data, out.len(), |first, run| {
-        for (o, &x) in out[first..first + run.len()].iter_mut().zip(run) {
-            *o = f.value(f64::from(x));
-        }
-    })
-    .map_err(|e| at.data("grid_ccsds", e))
+    let decode = |start_bit: u64, out: &mut [f64]| {
+        szip::decode_each_at(&params, data, start_bit, out.len(), |first, run| {
+            for (o, &x) in out[first..first + run.len()].iter_mut().zip(run) {
+                *o = f.value(f64::from(x));
+            }
+        })
+    };
+    let threads = rayon::current_num_threads();
+    if out.len() < PARALLEL_CCSDS_SAMPLES || threads < 2 {
+        return decode(0, out).map_err(|e| at.data("grid_ccsds", e));
+    }
+    // A large field. A stream without padding says where a reference sample interval
+    // starts only to a reader of every block before it, so: one thread decodes the first
+    // `lead` intervals from the stream's start while the others find where the rest begin
+    // (a scan of the blocks' lengths, about a tenth of the work of decoding them) and then
+    // decode them side by side. `lead` is chosen so both sides finish together.
+    let rsi_len = block_size as usize * rsi as usize;
+    let intervals = out.len().div_ceil(rsi_len);
+    let rest_threads = threads - 1;
+    let share = if rest_threads == 1 {
+        1.0 / (2.0 - SCAN_COST)
+    } else {
+        let r = 1.0 / rest_threads as f64;
+        (SCAN_COST + r) / (1.0 + r)
+    };
+    let lead = ((intervals as f64 * share).ceil() as usize).clamp(1, intervals - 1);
+    let total = out.len();
+    let (head, tail) = out.split_at_mut(lead * rsi_len);
+    let (first, rest) = rayon::join(
+        || decode(0, head),
+        || -> std::result::Result<(), tensor_pipeline::Error> {
+            // One thread left needs only where the tail begins; more need every interval.
+            let scanned = if rest_threads == 1 {
+                lead * rsi_len + 1
+            } else {
+                total
+            };
+            let offsets = szip::rsi_offsets(&params, data, scanned)?;
+            let per_run = if rest_threads == 1 {
+                intervals - lead
+            } else {
+                (intervals - lead).div_ceil(rest_threads * 4).max(1)
+            };
+            tail.par_chunks_mut(per_run * rsi_len)
+                .enumerate()
+                .try_for_each(|(run, chunk)| decode(offsets[lead + run * per_run], chunk))
+        },
+    );
+    first.and(rest).map_err(|e| at.data("grid_ccsds", e))
 }
+
+/// What finding the reference sample intervals' offsets costs, as a share of decoding them
+/// (measured about 0.1 on 16-bit fields).
+const SCAN_COST: f64 = 0.12;
+
+/// Fields of at least this many values decode their CCSDS stream on every core.
+const PARALLEL_CCSDS_SAMPLES: usize = 1 << 17;
 
 /// The spatial differencing values of second-order packing: `order` unsigned values of
 /// `width` bits, then the bias (sign and magnitude).
@@ -413,6 +464,45 @@ mod tests {
         assert_eq!(codes_power(-2, 10.0), 0.1 / 10.0);
         assert_eq!(codes_power(3, 2.0), 8.0);
         assert_eq!(codes_power(-3, 2.0), 0.125);
+    }
+
+    #[test]
+    fn large_ccsds_fields_decode_the_same_on_every_core() {
+        // A field past the parallel threshold, with ecCodes' flags (no padding between
+        // reference sample intervals), decoded in runs on a pool of 3 threads.
+        let n = PARALLEL_CCSDS_SAMPLES + 12_345;
+        let samples: Vec<u8> = (0..n as u32)
+            .flat_map(|i| ((i * 37 + (i / 97) * 1001) as u16 & 0x0FFF).to_be_bytes())
+            .collect();
+        let simple = Simple {
+            reference_value: 100.0,
+            binary_scale_factor: -2,
+            decimal_scale_factor: 0,
+            bits_per_value: 12,
+        };
+        let params = ccsds_params(&simple, 14, 32, 128);
+        let (stream, _) = szip::encode(&params, &samples).unwrap();
+        let at = At {
+            message: 0,
+            offset: 0,
+        };
+        let mut parallel = vec![0.0; n];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        pool.install(|| ccsds(&simple, 14, 32, 128, &stream, &mut parallel, at))
+            .unwrap();
+        let f = Formula::of(&simple);
+        let mut one = vec![0.0; n];
+        szip::decode_each(&params, &stream, n, |first, run| {
+            for (o, &x) in one[first..first + run.len()].iter_mut().zip(run) {
+                *o = f.value(f64::from(x));
+            }
+        })
+        .unwrap();
+        assert!(parallel == one);
+        assert_eq!(one[5], f.value(f64::from((5 * 37) & 0x0FFF)));
     }
 
     #[test]

@@ -102,12 +102,96 @@ impl<'a> BitReader<'a> {
         }
     }
 
+    /// The bit offset of the next unread bit.
+    fn position(&self) -> u64 {
+        self.next as u64 * 8 - u64::from(self.avail)
+    }
+
+    /// Skips `n` bits.
+    #[inline]
+    fn skip(&mut self, n: u64) -> Result<()> {
+        if n <= u64::from(self.avail) {
+            self.consume(n as u32);
+            return Ok(());
+        }
+        let to = self
+            .position()
+            .checked_add(n)
+            .filter(|&b| b <= self.data.len() as u64 * 8)
+            .ok_or_else(|| bad("the stream ends inside a block"))?;
+        // Within the stream, so the refill brings at least the bits of `to`'s byte.
+        self.next = (to / 8) as usize;
+        self.acc = 0;
+        self.avail = 0;
+        self.refill();
+        self.consume((to % 8) as u32);
+        Ok(())
+    }
+
+    /// Skips `count` fundamental-sequence codewords: past the `count`-th one bit, a byte
+    /// at a time through tables of each byte's ones (no popcount instruction is assumed).
+    #[inline]
+    fn skip_fs(&mut self, mut count: u64) -> Result<()> {
+        while count > 0 {
+            if self.avail < 8 {
+                self.refill();
+                if self.avail < 8 {
+                    // The stream's last bits: one codeword at a time.
+                    for _ in 0..count {
+                        self.fs()?;
+                    }
+                    return Ok(());
+                }
+            }
+            let byte = (self.acc >> 56) as usize;
+            let ones = u64::from(BYTE_ONES[byte]);
+            if ones < count {
+                count -= ones;
+                self.consume(8);
+            } else {
+                self.consume(u32::from(BYTE_SELECT[byte][count as usize - 1]) + 1);
+                count = 0;
+            }
+        }
+        Ok(())
+    }
+
     /// Skips to the next byte boundary.
     fn align(&mut self) {
         let drop = self.avail % 8;
         self.consume(drop);
     }
 }
+
+/// How many one bits each byte has.
+const BYTE_ONES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).count_ones() as u8;
+        b += 1;
+    }
+    t
+};
+
+/// For each byte, the position (from its most significant bit, 0 to 7) of its first,
+/// second... one bit.
+const BYTE_SELECT: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut bit, mut k) = (0, 0);
+        while bit < 8 {
+            if b & (0x80 >> bit) != 0 {
+                t[b][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// Decodes `total` samples from bit `start_bit` on, handing each RSI's samples to `put`
 /// with the index of its first sample.
@@ -262,6 +346,79 @@ fn decode_samples(
         }
     }
     Ok(())
+}
+
+/// The bit offset of each reference sample interval among the first `count` samples of a
+/// stream, found by reading only how long its blocks are (their codewords are counted, not
+/// decoded): what lets a stream written without offsets decode one run of intervals per
+/// core ([`decode_each_at`]).
+pub fn rsi_offsets(p: &Params, stream: &[u8], count: usize) -> Result<Vec<u64>> {
+    p.check()?;
+    let n = u64::from(p.bits_per_sample);
+    let id_len = p.id_len();
+    let id_max = (1u64 << id_len) - 1;
+    let (j, rsi) = (p.block_size as usize, p.rsi as usize);
+    let preprocessing = p.flags & PREPROCESS != 0;
+    let mut r = BitReader::new(stream, 0)?;
+    let mut offsets = Vec::with_capacity(count.div_ceil(j * rsi));
+    let mut out = 0usize;
+    while out < count {
+        offsets.push(r.position());
+        let rsi_samples = (j * rsi).min(count - out).div_ceil(j) * j;
+        let mut filled = 0usize;
+        while filled < rsi_samples {
+            let first = u64::from(filled == 0 && preprocessing);
+            let id = r.bits(id_len)?;
+            if id == 0 {
+                let extension = r.bits(1)?;
+                r.skip(first * n)?;
+                if extension == 0 {
+                    let fs = r.fs()?;
+                    let b = filled / j;
+                    let blocks = match fs {
+                        ROS_FS => (rsi - b).min(64 - (b % 64)),
+                        0..ROS_FS => (fs + 1) as usize,
+                        _ => {
+                            usize::try_from(fs).map_err(|_| bad("a zero-block run is too long"))?
+                        }
+                    };
+                    filled = filled
+                        .saturating_add(blocks.saturating_mul(j))
+                        .min(rsi_samples);
+                } else {
+                    r.skip_fs(j as u64 / 2)?;
+                    filled += j;
+                }
+            } else if id == id_max {
+                r.skip(j as u64 * n)?;
+                filled += j;
+            } else {
+                let k = id - 1;
+                r.skip(first * n)?;
+                r.skip_fs(j as u64 - first)?;
+                r.skip((j as u64 - first) * k)?;
+                filled += j;
+            }
+        }
+        out += (j * rsi).min(count - out);
+        if p.flags & PAD_RSI != 0 {
+            r.align();
+        }
+    }
+    Ok(offsets)
+}
+
+/// Decodes `count` samples from bit `start_bit` on (the start of a reference sample
+/// interval, as [`rsi_offsets`] finds them), handing them to `put` in runs with the index
+/// of each run's first sample, counted from `start_bit`.
+pub fn decode_each_at(
+    p: &Params,
+    stream: &[u8],
+    start_bit: u64,
+    count: usize,
+    put: impl FnMut(usize, &[u32]),
+) -> Result<()> {
+    decode_samples(p, stream, start_bit, count, put)
 }
 
 /// Decodes the first `count` samples of a stream, handing them to `put` in runs (at most one

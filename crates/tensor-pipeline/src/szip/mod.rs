@@ -34,7 +34,7 @@ use crate::dense_bits::{Packer, Unpacker};
 mod decode;
 mod encode;
 
-pub use decode::{decode_each, decode_into, decode_range};
+pub use decode::{decode_each, decode_each_at, decode_into, decode_range, rsi_offsets};
 pub use encode::encode;
 
 use crate::error::{Error, Result};

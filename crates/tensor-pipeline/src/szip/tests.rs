@@ -112,6 +112,19 @@ proptest::proptest! {
         let mut part = vec![0u8; count * sb];
         decode_range(&params, &enc, &offsets, first as u64, &mut part).unwrap();
         proptest::prop_assert_eq!(low(&part), values[first..first + count].to_vec());
+        // The scan finds the encoder's offsets, and each interval decodes from its own.
+        let scanned = rsi_offsets(&params, &enc, values.len()).unwrap();
+        proptest::prop_assert_eq!(&scanned, &offsets);
+        let rsi_len = (j * rsi) as usize;
+        let mut pieces = vec![0u32; values.len()];
+        for (r, &bit) in scanned.iter().enumerate() {
+            let start = r * rsi_len;
+            let count = rsi_len.min(values.len() - start);
+            decode_each_at(&params, &enc, bit, count, |at, run| {
+                pieces[start + at..start + at + run.len()].copy_from_slice(run);
+            }).unwrap();
+        }
+        proptest::prop_assert_eq!(pieces, values);
     }
 
     #[test]
@@ -123,5 +136,6 @@ proptest::proptest! {
         let params = p(n, 16, 4, PREPROCESS);
         let mut out = vec![0u8; len * params.sample_bytes()];
         let _ = decode_into(&params, &stream, &mut out);
+        let _ = rsi_offsets(&params, &stream, len);
     }
 }
