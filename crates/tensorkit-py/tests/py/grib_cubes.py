@@ -287,3 +287,28 @@ def mercator(path: Path) -> Path:
 
 
 PLANES = {"rotated": rotated, "lambert": lambert, "lambert_secant": lambert_secant, "polar": polar, "mercator": mercator}
+
+
+def forecasts(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Two forecast runs × three steps: `time` and `step` both dimensions, `valid_time` 2-D."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    for k, (date, time) in enumerate(((20261120, 0), (20261120, 1200))):
+        for s in (0, 12, 24):
+            keys = {"shortName": "2t", "dataDate": date, "dataTime": time, "stepUnits": 1, "forecastTime": s, "bitsPerValue": 16}
+            handles.append(_message("GRIB2", keys, _field(ni, nj, k * 10.0 + s), grid))
+    return _write(path, handles)
+
+
+def model_levels(path: Path, ni=12, nj=7, d=30.0) -> Path:
+    """Temperature on hybrid levels and soil temperature in a layer below the ground."""
+    grid = _regular(ni, nj, 90.0, 0.0, d)
+    handles = []
+    for lev in (1, 2, 137):
+        keys = {"typeOfLevel": "hybrid", "level": lev, "shortName": "t", "dataDate": 20261120, "bitsPerValue": 16}
+        handles.append(_message("GRIB2", keys, _field(ni, nj, lev), grid))
+    return _write(path, handles)
+
+
+ALL["forecasts"] = forecasts
+ALL["model_levels"] = model_levels

@@ -74,7 +74,8 @@ def assert_same_cube(ours, theirs, coords_from=None):
 
 
 @pytest.mark.parametrize(
-    "name", ["ensemble", "analyses", "accumulations", "bitmap", "gaussian", "reduced_gaussian", "grib1"]
+    "name",
+    ["ensemble", "analyses", "forecasts", "accumulations", "model_levels", "bitmap", "gaussian", "reduced_gaussian", "grib1"],
 )
 def test_cubes_are_cfgrib_s(files, name):
     ours = xr.open_dataset(files[name], engine="tensorkit")
