@@ -1,0 +1,124 @@
+"""Conversions on dask: one task per input file, on a ``dask.distributed`` cluster or the
+local threads.
+
+    >>> report = tensorkit.dask.convert(sorted(Path("archive").glob("*.grib2")), "out",
+    ...                                 to="tensogram", client=client)
+
+Each input becomes ``<output>/<input's stem>.<the format's extension>``, written by the
+atomic writer (a file appears only complete: a task killed halfway leaves nothing behind,
+and dask runs it again elsewhere). The run is restartable: an output that already exists
+is checked — it validates in full and holds the input's tensors — and skipped; one that
+fails the check is converted again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import _tensorkit
+from ._errors import InvalidArgumentError
+from ._file import PathLike
+from ._file import convert as _convert
+from ._file import open as _open
+from ._file import validate as _validate
+
+
+def _extension(to: str) -> str:
+    for f in _tensorkit.formats():
+        if f["id"] == to or to in f["extensions"]:
+            return f["extensions"][0]
+    ids = ", ".join(f["id"] for f in _tensorkit.formats())
+    raise InvalidArgumentError(f"to={to!r} is not a format tensorkit writes ({ids})")
+
+
+def _format_id(to: str) -> str:
+    for f in _tensorkit.formats():
+        if f["id"] == to or to in f["extensions"]:
+            return f["id"]
+    return to
+
+
+def _names(path: str) -> list[str]:
+    with _open(path) as f:
+        return sorted(f)
+
+
+def _finished(src: str, dst: str) -> bool:
+    """Whether ``dst`` is a sound, complete conversion of ``src``."""
+    if not os.path.exists(dst):
+        return False
+    try:
+        return bool(_validate(dst)["valid"]) and _names(dst) == _names(src)
+    except Exception:
+        return False
+
+
+def convert_one(src: str, dst: str, to: str, pipeline: str | None) -> dict[str, Any]:
+    """Converts one file (one task of :func:`convert`); its line of the report."""
+    start = time.perf_counter()
+    entry: dict[str, Any] = {"input": src, "output": dst}
+    try:
+        if _finished(src, dst):
+            entry["status"] = "skipped"
+        else:
+            entry["left_out"] = _convert(src, dst, format=_format_id(to), pipeline=pipeline)
+            if not _finished(src, dst):
+                raise InvalidArgumentError(f"{dst}: the output does not validate or lacks tensors of {src}")
+            entry["status"] = "converted"
+        entry["tensors"] = len(_names(dst))
+        entry["bytes"] = os.path.getsize(dst)
+    except Exception as e:  # one file's failure is its line of the report
+        entry["status"] = "failed"
+        entry["error"] = f"{type(e).__name__}: {e}"
+    entry["seconds"] = time.perf_counter() - start
+    return entry
+
+
+def convert(
+    inputs: PathLike | Iterable[PathLike],
+    output: PathLike,
+    *,
+    to: str = "tensogram",
+    pipeline: str | None = None,
+    client: Any = None,
+    errors: str = "raise",
+) -> list[dict[str, Any]]:
+    """Converts every input file into the directory ``output``, in format ``to`` (an id such
+    as ``"tensogram"`` or ``"safetensors"``, or an extension), one task per file: on
+    ``client`` (a ``dask.distributed.Client``), else on the local threads. ``pipeline`` is
+    Tensogram's, as in :func:`tensorkit.convert` (by default GRIB packing is kept).
+
+    Returns one entry per input, in order: ``input``, ``output``, ``status``
+    (``converted``, ``skipped`` — already there and sound — or ``failed``), ``tensors``,
+    ``bytes``, ``seconds``, what the format ``left_out``, and for a failure its ``error``.
+    With ``errors="raise"`` (the default) a failure raises once every task has finished,
+    naming the files; ``errors="report"`` returns the report as it is."""
+    import dask
+
+    if errors not in ("raise", "report"):
+        raise InvalidArgumentError(f"errors={errors!r}: 'raise' or 'report'")
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    srcs = [os.fspath(p) for p in inputs]
+    ext = _extension(to)
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    dsts = [os.fspath(out / f"{Path(s).stem}.{ext}") for s in srcs]
+    if len(set(dsts)) != len(dsts):
+        raise InvalidArgumentError("two inputs have the same stem and would write one output")
+    if client is None:
+        tasks = [dask.delayed(convert_one, pure=False)(s, d, to, pipeline) for s, d in zip(srcs, dsts)]
+        report = list(dask.compute(*tasks, scheduler="threads"))
+    else:
+        keys = [f"tensorkit-convert-{dask.base.tokenize(s, d, to, pipeline)}" for s, d in zip(srcs, dsts)]
+        futures = [client.submit(convert_one, s, d, to, pipeline, key=k, pure=False) for s, d, k in zip(srcs, dsts, keys)]
+        report = client.gather(futures)
+    failed = [r for r in report if r["status"] == "failed"]
+    if failed and errors == "raise":
+        lines = "\n".join(f"    {r['input']}: {r['error']}" for r in failed)
+        raise InvalidArgumentError(f"{len(failed)} of {len(report)} conversions failed:\n{lines}")
+    return report
