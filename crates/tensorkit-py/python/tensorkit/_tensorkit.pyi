@@ -107,6 +107,7 @@ def grib_cubes(
     extra_coords: dict[str, str] | None = None,
     tree: bool = False,
 ) -> list[dict[str, object]]: ...
+def grib_messages(path: str) -> list[tuple[int, int, int]]: ...
 
 # Tensogram (src/tensogram.rs). Metadata: (wire version, base, extra, reserved); a decoded
 # object: (descriptor dict, bytes, dtype, shape, byte order of the bytes).

@@ -1,0 +1,194 @@
+"""VirtualiZarr parsers: GRIB files as virtual Zarr v3 stores, no copy.
+
+    >>> from obspec_utils.registry import ObjectStoreRegistry
+    >>> from obstore.store import LocalStore
+    >>> registry = ObjectStoreRegistry({"file://": LocalStore()})
+    >>> vds = virtualizarr.open_virtual_dataset("file:///data/ens.grib2", registry=registry,
+    ...                                         parser=tensorkit.virtualizarr.GribParser())
+
+``GribParser(**options)(url, registry)`` returns a ``ManifestStore`` holding the cube the
+xarray engine builds from the file (the same variables, dimensions, coordinates and
+attributes; ``filter_by_keys``, ``read_keys``, ``time_dims`` and ``extra_coords`` as there),
+one chunk per GRIB message: each chunk's reference is the message's byte range, decoded on
+read by the ``tensorkit.grib`` Zarr codec (``tensorkit.zarr``). Coordinates are virtual too:
+their chunks are messages the codec reads the coordinate from. Values are float64, bit for
+bit what ``tensorkit.open`` gives (missing points NaN, the fill value). With ``tree=True``
+every consistent cube is a group named as ``open_datatree`` names it (level type first), so
+the group paths are the same for every file of an archive.
+
+Reading the file's structure reads the messages' section headers only. The file must be
+local (a path or a ``file://`` URL) for now.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+
+from . import _cubes, _tensorkit
+from . import zarr as _zarr  # registers the codec
+from ._errors import UnsupportedError
+from ._file import open as _open
+
+_TIME_UNITS = "seconds since 1970-01-01T00:00:00"
+
+
+def _local_path(url: str) -> str:
+    parsed = urlparse(url)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path) if parsed.scheme else url
+    raise UnsupportedError(f"{url}: GribParser reads local files (a path or a file:// URL) for now")
+
+
+def _file_url(path: str) -> str:
+    return "file://" + os.path.abspath(path)
+
+
+class GribParser:
+    """A VirtualiZarr parser for GRIB 1 and 2 files: the xarray engine's cubes, one chunk per
+    message."""
+
+    def __init__(
+        self,
+        *,
+        filter_by_keys: dict[str, Any] | None = None,
+        read_keys: Any = (),
+        time_dims: Any = ("time", "step"),
+        extra_coords: dict[str, str] | None = None,
+        tree: bool = False,
+    ) -> None:
+        self.options = {
+            "filter_by_keys": dict(filter_by_keys or {}),
+            "read_keys": list(read_keys),
+            "time_dims": list(time_dims),
+            "extra_coords": dict(extra_coords or {}),
+        }
+        self.tree = tree
+
+    def __call__(self, url: str, registry: Any) -> Any:
+        from virtualizarr.manifests import ManifestGroup, ManifestStore
+
+        path = _local_path(url)
+        ref = url if "://" in url else _file_url(path)
+        messages = _tensorkit.grib_messages(path)
+        with _open(path) as f:
+            index = {name: i for i, name in enumerate(f)}
+            cubes = _cubes.cubes(f, tree=self.tree, **self.options)
+        groups = {c["name"]: _group(c, index, messages, ref) for c in cubes}
+        if self.tree:
+            root = ManifestGroup(arrays={}, groups=groups, attributes={})
+        else:
+            (root,) = groups.values()
+        return ManifestStore(group=root, registry=registry)
+
+
+def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str) -> Any:
+    from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup
+    from virtualizarr.manifests.utils import create_v3_array_metadata
+
+    def array(shape, chunks, dtype, fill, codec, attrs, dims, entries):
+        """A virtual array: `entries` maps chunk grid indices to fields."""
+        metadata = create_v3_array_metadata(
+            shape=tuple(shape),
+            data_type=np.dtype(dtype),
+            chunk_shape=tuple(chunks),
+            fill_value=fill,
+            codecs=[codec.to_dict()],
+            attributes=attrs,
+            dimension_names=list(dims),
+        )
+        grid = tuple(-(-s // c) for s, c in zip(shape, chunks))
+        # Chunks no field fills have no path (read as the fill value).
+        paths = np.full(grid, "", dtype=np.dtypes.StringDType())
+        offsets = np.zeros(grid, dtype=np.uint64)
+        lengths = np.zeros(grid, dtype=np.uint64)
+        for idx, name in entries.items():
+            offset, length, _ = messages[index[name]]
+            paths[idx], offsets[idx], lengths[idx] = ref, offset, length
+        manifest = ChunkManifest.from_arrays(paths=paths, offsets=offsets, lengths=lengths)
+        return ManifestArray(metadata=metadata, chunkmanifest=manifest)
+
+    arrays: dict[str, Any] = {}
+    # The variables name their coordinates, as netCDF and cfgrib's datasets do.
+    coords = " ".join(c["name"] for c in cube["coordinates"])
+    # Where each header value of each dimension is found: a field at that index.
+    at: dict[tuple[str, int], str] = {}
+    first = None
+    for v in cube["variables"]:
+        header = v["dims"][: len(v["dims"]) - v["grid_ndim"]]
+        header_shape = v["shape"][: len(header)]
+        entries = {}
+        for cell, name in enumerate(v["fields"]):
+            if name is None:
+                continue
+            if messages[index[name]][2]:
+                raise UnsupportedError(f"{name}: a field that shares its GRIB message with others")
+            idx = tuple(int(i) for i in np.unravel_index(cell, header_shape)) if header else ()
+            entries[(*idx, *([0] * v["grid_ndim"]))] = name
+            first = first or name
+            for d, i in zip(header, idx):
+                at.setdefault((d, i), name)
+        chunks = [1] * len(header) + v["shape"][len(header):]
+        arrays[v["name"]] = array(
+            v["shape"], chunks, "float64", np.nan, _zarr.GribCodec(),
+            {**v["attributes"], "coordinates": coords}, v["dims"], entries,
+        )
+    for c in cube["coordinates"]:
+        dims = c["dims"]
+        shape = [cube["dims"][d] for d in dims]
+        header = [d for d in dims if any((d, 0) == k for k in at)]
+        chunks = [1 if d in header else n for d, n in zip(dims, shape)]
+        entries = {}
+        if not header:
+            # A scalar level coordinate is read from a field on that level type.
+            owner = next(
+                (v["fields"] for v in cube["variables"] if v["attributes"].get("GRIB_typeOfLevel") == c["name"]),
+                [first],
+            )
+            entries[tuple(0 for _ in dims)] = next(n for n in owner if n is not None)
+        else:
+            for idx in np.ndindex(*[cube["dims"][d] for d in header]):
+                if len(header) == 1:
+                    name = at.get((header[0], int(idx[0])))
+                else:
+                    name = _field_at(cube, dict(zip(header, idx)))
+                if name is None:
+                    continue
+                pos = iter(idx)
+                entries[tuple(int(next(pos)) if d in header else 0 for d in dims)] = name
+        kind = c["kind"]
+        attrs = dict(c["attributes"])
+        if kind == "datetime":
+            dtype, fill = "int64", 0
+            attrs.update(units=_TIME_UNITS, calendar="proleptic_gregorian")
+        elif kind == "timedelta":
+            dtype, fill = "int64", 0
+            attrs.update(units="seconds", dtype="timedelta64[ns]")
+        elif kind == "int":
+            dtype, fill = "int64", 0
+        elif kind == "float":
+            dtype, fill = "float64", np.nan
+        else:
+            raise UnsupportedError(f"coordinate {c['name']!r} of text values cannot be virtual")
+        codec = _zarr.GribCodec(output="coordinate", name=c["name"])
+        arrays[c["name"]] = array(shape, chunks, dtype, fill, codec, attrs, dims, entries)
+    return ManifestGroup(arrays=arrays, attributes=dict(cube["attributes"]))
+
+
+def _field_at(cube: dict[str, Any], where: dict[str, int]) -> str | None:
+    """A field at the given indices of several header dimensions (a 2-D ``valid_time``)."""
+    for v in cube["variables"]:
+        header = v["dims"][: len(v["dims"]) - v["grid_ndim"]]
+        if not set(where) <= set(header):
+            continue
+        header_shape = v["shape"][: len(header)]
+        for cell, name in enumerate(v["fields"]):
+            if name is None:
+                continue
+            idx = dict(zip(header, np.unravel_index(cell, header_shape)))
+            if all(int(idx[d]) == i for d, i in where.items()):
+                return name
+    return None

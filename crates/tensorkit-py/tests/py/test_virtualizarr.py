@@ -1,0 +1,119 @@
+"""Virtual Zarr over GRIB: tensorkit.virtualizarr.GribParser and the tensorkit.grib codec,
+through VirtualiZarr, zarr 3 and Icechunk, against the xarray engine's cubes and
+tensorkit.open's values, on files ecCodes writes here."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import grib_cubes
+import tensorkit
+
+virtualizarr = pytest.importorskip("virtualizarr")
+zarr = pytest.importorskip("zarr")
+pytest.importorskip("eccodes")
+from obspec_utils.registry import ObjectStoreRegistry  # noqa: E402
+from obstore.store import LocalStore  # noqa: E402
+
+import tensorkit.virtualizarr as tv  # noqa: E402
+
+
+@pytest.fixture()
+def registry():
+    return ObjectStoreRegistry({"file://": LocalStore()})
+
+
+def url(path):
+    return "file://" + str(path)
+
+
+@pytest.mark.parametrize("name", ["ensemble", "forecasts", "bitmap", "reduced_gaussian", "grib1"])
+def test_the_virtual_store_reads_the_engine_s_cube(tmp_path, registry, name):
+    path = grib_cubes.ALL[name](tmp_path / f"{name}.grib")
+    store = tv.GribParser()(url(path), registry)
+    ds = xr.open_zarr(store, consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    assert list(ds.data_vars) == list(ref.data_vars)
+    assert set(ds.coords) == set(ref.coords)
+    for v in ref.data_vars:
+        assert ds[v].dims == ref[v].dims and ds[v].dtype == np.float64
+        # Bit for bit the values tensorkit.open gives, NaN where points are missing.
+        np.testing.assert_array_equal(ds[v].values, ref[v].values)
+        assert ds[v].attrs.keys() == ref[v].attrs.keys()
+        assert all(np.array_equal(ds[v].attrs[k], ref[v].attrs[k]) for k in ref[v].attrs), v
+    for c in ref.coords:
+        assert ds[c].dims == ref[c].dims, c
+        np.testing.assert_array_equal(ds[c].values, ref[c].values, err_msg=c)
+    assert ds.attrs["GRIB_centre"] == ref.attrs["GRIB_centre"]
+
+
+def test_one_chunk_per_message_at_its_byte_range(tmp_path, registry):
+    path = grib_cubes.ensemble(tmp_path / "ens.grib2")
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.GribParser(), loadable_variables=[])
+    manifest = vds.t.data.manifest
+    assert manifest.shape_chunk_grid == (5, 4, 5, 1, 1)
+    data = path.read_bytes()
+    offsets, lengths = manifest._offsets.ravel(), manifest._lengths.ravel()
+    assert len(set(offsets.tolist())) == 100
+    for o, n in zip(offsets.tolist(), lengths.tolist()):
+        assert data[o : o + 4] == b"GRIB" and data[o + n - 4 : o + n] == b"7777"
+    # Every message of the file is referenced once, by t or by u.
+    all_offsets = sorted(offsets.tolist() + vds.u.data.manifest._offsets.ravel().tolist())
+    assert all_offsets == sorted(o for o, _, _ in tensorkit._tensorkit.grib_messages(str(path)))
+
+
+def test_mixed_files_give_stable_groups(tmp_path, registry):
+    paths = [grib_cubes.mixed_levels(tmp_path / f"day{d}.grib2") for d in range(2)]
+    trees = [tv.GribParser(tree=True)(url(p), registry) for p in paths]
+    groups = [sorted(t._group.groups) for t in trees]
+    assert groups[0] == groups[1] == sorted(["isobaricInhPa", "heightAboveGround_2", "heightAboveGround_10", "surface"])
+    ds = xr.open_zarr(trees[0], group="heightAboveGround_10", consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(paths[0], engine="tensorkit", values_dtype=np.float64,
+                          filter_by_keys={"typeOfLevel": "heightAboveGround", "level": 10})
+    np.testing.assert_array_equal(ds.u10.values, ref.u10.values)
+    with pytest.raises(tensorkit.InvalidArgumentError, match="filter_by_keys"):
+        tv.GribParser()(url(paths[0]), registry)
+    one = tv.GribParser(filter_by_keys={"typeOfLevel": "surface"})(url(paths[0]), registry)
+    assert list(xr.open_zarr(one, consolidated=False, zarr_format=3).data_vars) == ["sp"]
+
+
+def test_an_icechunk_repository_of_virtual_references(tmp_path, registry):
+    icechunk = pytest.importorskip("icechunk")
+    path = grib_cubes.ensemble(tmp_path / "ens.grib2")
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.GribParser(), loadable_variables=[])
+    prefix = f"file://{tmp_path}/"
+    config = icechunk.RepositoryConfig.default()
+    config.set_virtual_chunk_container(icechunk.VirtualChunkContainer(prefix, icechunk.local_filesystem_store(str(tmp_path))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        repo = icechunk.Repository.create(
+            icechunk.local_filesystem_storage(str(tmp_path / "repo")), config,
+            authorize_virtual_chunk_access={prefix: None},
+        )
+    session = repo.writable_session("main")
+    vds.vz.to_icechunk(session.store)
+    session.commit("one GRIB file, virtually")
+    ds = xr.open_zarr(repo.readonly_session("main").store, consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    np.testing.assert_array_equal(ds.t.values, ref.t.values)
+    np.testing.assert_array_equal(ds.valid_time.values, ref.valid_time.values)
+
+
+def test_the_codec_is_registered_and_refuses_writes(tmp_path):
+    from zarr.registry import get_codec_class
+
+    from tensorkit.zarr import GribCodec
+
+    assert get_codec_class("tensorkit.grib") is GribCodec
+    codec = GribCodec.from_dict({"name": "tensorkit.grib", "configuration": {"output": "coordinate", "name": "latitude"}})
+    assert codec.to_dict() == {"name": "tensorkit.grib", "configuration": {"output": "coordinate", "name": "latitude"}}
+    assert json.dumps(codec.to_dict())
+    with pytest.raises(tensorkit.InvalidArgumentError):
+        GribCodec(output="pixels")
+    store = zarr.storage.MemoryStore()
+    a = zarr.create_array(store, shape=(4,), chunks=(4,), dtype="float64", serializer=GribCodec())
+    with pytest.raises(tensorkit.UnsupportedError, match="does not write"):
+        a[:] = 1.0
