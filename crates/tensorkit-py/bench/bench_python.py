@@ -49,6 +49,11 @@ on a freshly opened file (tensorkit's engine keeps no file open between runs)
   (target: 5x each), and cube_<case>_peak_rss: the peak RSS of a process making one open
   and load, above what it held with its modules imported (target: no higher than cfgrib's)
 
+Workloads (issue 54), when VirtualiZarr and kerchunk are there:
+  virtualize_40_fields_0.25deg
+                         tensorkit.virtualizarr.GribParser()(url, registry) on the 40-field
+                         file against kerchunk.grib2.scan_grib (target: 10x)
+
 Workloads (issue 51), GGUF against gguf-py (``gguf``), on files gguf-py wrote:
   gguf_open_list      open a GGUF file of ``--gguf-n`` tensors (and a 32 000-token
                       vocabulary) and list every tensor's name, shape and type
@@ -444,6 +449,9 @@ def cube_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
                                  capture_output=True, text=True)
             return int(out.stdout.split()[-1])
 
+        if case == "40_fields_0.25deg":
+            virtualize_row(rows, row, path, args)
+
         ours_rss = min(peak("tensorkit") for _ in range(2))
         peer_rss = min(peak("cfgrib") for _ in range(2))
         rows.append({
@@ -453,6 +461,25 @@ def cube_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
             "note": f"{ours_rss / 2**20:.0f} MiB against {peer_rss / 2**20:.0f} MiB above the process with "
                     "its modules imported (the lower of two runs each)",
         })
+
+
+def virtualize_row(rows: list, row, path: Path, args: argparse.Namespace) -> None:
+    """Virtualizing a GRIB file: tensorkit's VirtualiZarr parser against kerchunk's
+    scan_grib (ecCodes and cfgrib underneath), the same file, the same machine."""
+    try:
+        from kerchunk.grib2 import scan_grib
+        from obspec_utils.registry import ObjectStoreRegistry
+        from obstore.store import LocalStore
+
+        import tensorkit.virtualizarr as tv
+    except ImportError:
+        return
+    registry = ObjectStoreRegistry({"file://": LocalStore()})
+    url = "file://" + str(path.resolve())
+    ours = timed(lambda: tv.GribParser()(url, registry), args.runs)
+    peer = timed(lambda: scan_grib(str(path)), max(1, args.runs // 2))
+    row("virtualize_40_fields_0.25deg", ours, peer, "kerchunk.grib2.scan_grib", ">= 10x the peer",
+        lambda r: r["speedup"] >= 10.0)
 
 
 def evict(path: Path) -> float:

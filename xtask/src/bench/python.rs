@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// The peers every Python row is measured against, and maturin to build the package, as pip
 /// names them (module, requirement): the versions the reference fixtures were written with.
-pub(super) const PYTHON_PEERS: [(&str, &str); 11] = [
+pub(super) const PYTHON_PEERS: [(&str, &str); 15] = [
     ("numpy", "numpy"),
     ("safetensors", "safetensors==0.8.0"),
     ("ztensor", "ztensor==2.1.2"),
@@ -17,6 +17,10 @@ pub(super) const PYTHON_PEERS: [(&str, &str); 11] = [
     ("eccodes", "eccodes==2.50.0"),
     ("xarray", "xarray==2026.9.0"),
     ("cfgrib", "cfgrib==0.9.15.1"),
+    ("virtualizarr", "virtualizarr==2.5.1"),
+    ("zarr", "zarr==3.1.6"),
+    ("obstore", "obstore==0.12.1"),
+    ("kerchunk", "kerchunk==0.2.10"),
     ("torch", "torch==2.15.0"),
     ("gguf", "gguf==0.19.0"),
     ("maturin", "maturin>=1.9.4,<2"),
