@@ -1,5 +1,16 @@
-"""Zarr v3 codecs that decode GRIB messages where they lie, for virtual Zarr stores
-(``tensorkit.virtualizarr.GribParser``, kerchunk-style references, Icechunk).
+"""Zarr v3 for tensorkit: a read-only store over Tensogram files (``Store``), and the codec
+that decodes GRIB messages where they lie, for virtual Zarr stores
+(``tensorkit.virtualizarr.GribParser``, Icechunk).
+
+``Store(path_or_paths, read_only=True)`` shows a ``.tgm`` file — or several, as one — as a
+Zarr v3 group: every data object of every message is an array named as ``tensorkit.open``
+names it, its attributes the object's metadata, the file metadata the group's attributes.
+Nothing is decoded when the store opens; an array's one chunk is decoded (little-endian,
+C order) when it is read, and range, offset and suffix requests are served from it. Dtypes
+Zarr has no data type for (bfloat16, the 4- and 8-bit floats) are left out, and named in
+the group's ``tensorkit_left_out`` attribute. The store pickles as its paths and compares
+equal to another over the same files. Writing is refused: "store was opened in read-only
+mode and does not support writing".
 
 ``tensorkit.grib`` is an array-to-bytes codec: each chunk's bytes are one whole GRIB message,
 and the codec gives what its ``configuration`` asks for —
@@ -17,16 +28,23 @@ this module registers it too. The codec only decodes: writing through it is refu
 
 from __future__ import annotations
 
+import json
+import os
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from zarr.abc.codec import ArrayBytesCodec
-from zarr.core.buffer import Buffer, NDBuffer
+from zarr.abc.store import ByteRequest, OffsetByteRequest, RangeByteRequest, SuffixByteRequest
+from zarr.abc.store import Store as _ZarrStore
+from zarr.core.buffer import Buffer, BufferPrototype, NDBuffer
 from zarr.registry import register_codec
 
 from . import _tensorkit
+from ._dtypes import to_numpy
 from ._errors import InvalidArgumentError, UnsupportedError
+from ._file import open as _open
 from ._file import open_bytes
 
 if TYPE_CHECKING:
@@ -105,3 +123,200 @@ class GribCodec(ArrayBytesCodec):
 
 
 register_codec("tensorkit.grib", GribCodec)
+
+
+# tensorkit's dtype names -> Zarr v3 data types (the same names), for those Zarr has.
+_ZARR_DTYPES = {
+    "bool", "bitmask", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float16", "float32", "float64", "complex64", "complex128",
+}
+
+
+def _key(name: str) -> str:
+    """A tensor name as a Zarr node name: ``/`` and ``%`` percent-encoded."""
+    return name.replace("%", "%25").replace("/", "%2F")
+
+
+def _json_value(v: Any) -> Any:
+    """Attribute values as JSON holds them."""
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, float) and not np.isfinite(v):
+        return str(v)
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _fill(dtype: str) -> Any:
+    if dtype in ("bool", "bitmask"):
+        return False
+    if dtype.startswith("complex"):
+        return [0.0, 0.0]
+    return 0
+
+
+def _slice(data: bytes, byte_range: ByteRequest | None) -> bytes:
+    if byte_range is None:
+        return data
+    if isinstance(byte_range, RangeByteRequest):
+        return data[byte_range.start : byte_range.end]
+    if isinstance(byte_range, OffsetByteRequest):
+        return data[byte_range.offset :]
+    if isinstance(byte_range, SuffixByteRequest):
+        return data[len(data) - byte_range.suffix :] if byte_range.suffix else b""
+    raise InvalidArgumentError(f"Unexpected byte_range, got {byte_range!r}")
+
+
+class Store(_ZarrStore):
+    """A read-only Zarr v3 store over one Tensogram file or several (see the module)."""
+
+    supports_writes = False
+    supports_deletes = False
+    supports_partial_writes = False
+    supports_listing = True
+
+    def __init__(self, path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, read_only: bool = True) -> None:
+        if not read_only:
+            raise UnsupportedError("tensorkit.zarr.Store is read-only: open it with read_only=True")
+        super().__init__(read_only=True)
+        paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        if not paths:
+            raise InvalidArgumentError("tensorkit.zarr.Store needs at least one file")
+        self.paths = tuple(os.fspath(p) for p in paths)
+        self._file: Any = None
+        self._nodes: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"tensorkit.zarr.Store({list(self.paths)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Store) and other.paths == self.paths
+
+    def __hash__(self) -> int:
+        return hash(self.paths)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"paths": self.paths}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(list(state["paths"]))
+
+    async def _open(self) -> None:
+        await super()._open()
+        self._index()
+
+    def _index(self) -> None:
+        """Lists the nodes: each key and what serves it (metadata bytes, or a tensor)."""
+        f = _open(list(self.paths))
+        nodes: dict[str, Any] = {}
+        left_out = {}
+        for name in f:
+            info = f.info(name)
+            dtype = info["dtype"]
+            if dtype not in _ZARR_DTYPES:
+                left_out[name] = f"dtype {dtype} has no Zarr data type"
+                continue
+            key = _key(name)
+            shape = list(info["shape"])
+            attributes = {k: _json_value(v) for k, v in info["attributes"].items() if k != "dim_names"}
+            meta: dict[str, Any] = {
+                "zarr_format": 3,
+                "node_type": "array",
+                "shape": shape,
+                "data_type": "bool" if dtype == "bitmask" else dtype,
+                "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": shape}},
+                "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+                "fill_value": _fill(dtype),
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "attributes": attributes,
+            }
+            dims = info["attributes"].get("dim_names")
+            if isinstance(dims, list) and len(dims) == len(shape):
+                meta["dimension_names"] = [str(d) for d in dims]
+            nodes[f"{key}/zarr.json"] = meta
+            chunk = "/".join(["c"] + ["0"] * len(shape))
+            nodes[f"{key}/{chunk}"] = ("tensor", name, dtype)
+        # Arrays without dimension names get dim_0, dim_1... (prefixed with the array's name
+        # where two arrays would give one name two sizes), as xarray needs names.
+        sizes: dict[str, set[int]] = {}
+        for meta in nodes.values():
+            if isinstance(meta, dict) and "dimension_names" not in meta:
+                for i, n in enumerate(meta["shape"]):
+                    sizes.setdefault(f"dim_{i}", set()).add(n)
+        clash = any(len(v) > 1 for v in sizes.values())
+        for key, meta in list(nodes.items()):
+            if isinstance(meta, dict):
+                if "dimension_names" not in meta:
+                    prefix = key[: -len("/zarr.json")] + "_" if clash else ""
+                    meta["dimension_names"] = [f"{prefix}dim_{i}" for i in range(len(meta["shape"]))]
+                nodes[key] = json.dumps(meta).encode()
+        root = {k: _json_value(v) for k, v in (f.metadata or {}).items()}
+        if left_out:
+            root["tensorkit_left_out"] = left_out
+        nodes["zarr.json"] = json.dumps({"zarr_format": 3, "node_type": "group", "attributes": root}).encode()
+        self._file, self._nodes = f, nodes
+
+    def _bytes(self, node: Any) -> bytes:
+        if isinstance(node, bytes):
+            return node
+        _, name, dtype = node
+        a = np.asarray(self._file[name])
+        if dtype == "bitmask":
+            a = a.astype(np.bool_)
+        return np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<") if a.dtype.itemsize > 1 else a.dtype).tobytes()
+
+    async def get(self, key: str, prototype: BufferPrototype, byte_range: ByteRequest | None = None) -> Buffer | None:
+        await self._ensure_open()
+        node = self._nodes.get(key)
+        if node is None:
+            return None
+        return prototype.buffer.from_bytes(_slice(self._bytes(node), byte_range))
+
+    async def get_partial_values(
+        self, prototype: BufferPrototype, key_ranges: Iterable[tuple[str, ByteRequest | None]]
+    ) -> list[Buffer | None]:
+        return [await self.get(k, prototype, r) for k, r in key_ranges]
+
+    async def exists(self, key: str) -> bool:
+        await self._ensure_open()
+        return key in self._nodes
+
+    async def set(self, key: str, value: Buffer) -> None:
+        self._check_writable()
+
+    async def delete(self, key: str) -> None:
+        self._check_writable()
+
+    async def list(self) -> AsyncIterator[str]:
+        await self._ensure_open()
+        for k in list(self._nodes):
+            yield k
+
+    async def list_prefix(self, prefix: str) -> AsyncIterator[str]:
+        await self._ensure_open()
+        for k in list(self._nodes):
+            if k.startswith(prefix):
+                yield k
+
+    async def list_dir(self, prefix: str) -> AsyncIterator[str]:
+        await self._ensure_open()
+        prefix = prefix.rstrip("/")
+        base = f"{prefix}/" if prefix else ""
+        seen = set()
+        for k in list(self._nodes):
+            if k.startswith(base):
+                child = k[len(base) :].split("/", 1)[0]
+                if child not in seen:
+                    seen.add(child)
+                    yield child
+
+    def close(self) -> None:
+        super().close()
+        if self._file is not None:
+            self._file.close()
+        self._file, self._nodes = None, {}
