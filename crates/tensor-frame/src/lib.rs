@@ -56,7 +56,7 @@ pub use message::{FrameInfo, Message, decode};
 pub use messages::{Messages, TensogramFormat};
 pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
 pub use nonfinite::masking_changes;
-pub use object::{DecodeOptions, HashCheck, ObjectFrame, UNSUPPORTED_CODECS};
+pub use object::{DecodeOptions, HashCheck, ObjectFrame, UNSUPPORTED_CODECS, decode_payload};
 pub use provenance::Provenance;
 pub use stream::StreamEncoder;
 pub use tensor_descriptor as descriptor;

@@ -47,6 +47,54 @@ fn desc_err(object: usize) -> impl Fn(tensor_descriptor::Error) -> Error {
 
 /// The pipeline an object's descriptor names, with its parameters. Simple packing needs
 /// all of its parameters here; the encoder fills in missing ones before calling this.
+/// Decodes a data object's payload on its own, from its descriptor: what a reader has that
+/// fetched only the payload's bytes (one chunk of a virtual Zarr store). `payload` must be
+/// the object's whole payload. Masks live after the payload in the frame and are not
+/// applied: an object with masks does not read this way (its NaN and ±Inf would read as
+/// the values the encoder put in their place). The values come in the descriptor's byte
+/// order.
+pub fn decode_payload(
+    descriptor: &DataObjectDescriptor,
+    payload: &[u8],
+    limits: &Limits,
+) -> Result<Tensor> {
+    let p = pipeline(descriptor, 0)?;
+    let (dtype, n) = (descriptor.dtype, descriptor.element_count());
+    let pipeline_err = |source| Error::Pipeline { object: 0, source };
+    if p.compression == Compression::None {
+        let expected = p.encoded_len(dtype, n).map_err(pipeline_err)?;
+        if expected != payload.len() as u64 {
+            return Err(Error::encoding(
+                None,
+                format!(
+                    "the descriptor implies {expected} payload bytes; {} were given",
+                    payload.len()
+                ),
+            ));
+        }
+    }
+    let len = p
+        .check_decode(payload.len() as u64, dtype, n, limits)
+        .map_err(pipeline_err)?;
+    if !p.compression.is_built() {
+        return Err(Error::Unsupported {
+            object: 0,
+            what: "compression",
+            name: descriptor.compression.clone(),
+        });
+    }
+    let mut data = tensor_core::buffer::try_filled(
+        checked::to_usize(len, "decoded size")?,
+        0u8,
+        "a decoded object",
+    )?;
+    let order = descriptor.byte_order_or_native();
+    p.decode_into(payload, dtype, order, n, &mut data, limits)
+        .map_err(pipeline_err)?;
+    Tensor::new(data, dtype, &descriptor.shape, order)
+        .map_err(|e| Error::Metadata(format!("a payload's descriptor: {e}")))
+}
+
 pub(crate) fn pipeline(d: &DataObjectDescriptor, object: usize) -> Result<Pipeline> {
     let e = desc_err(object);
     let unknown =
@@ -715,6 +763,45 @@ mod tests {
     use super::*;
     use crate::frame_out::write_frame;
     use crate::wire::FrameType;
+
+    /// A payload decodes on its own, from the descriptor, to what the whole frame decodes
+    /// to; a payload of the wrong size is refused.
+    #[test]
+    fn payloads_decode_on_their_own() {
+        let values: Vec<f64> = (0..1000)
+            .map(|i| 250.0 + (f64::from(i) / 7.0).sin())
+            .collect();
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut d = DataObjectDescriptor::new(Dtype::Float64, &[10, 100], ByteOrder::Little);
+        d.encoding = "simple_packing".into();
+        d.compression = "szip".into();
+        for (k, v) in [
+            ("sp_bits_per_value", 16u64),
+            ("szip_rsi", 32),
+            ("szip_block_size", 16),
+            ("szip_flags", 8),
+        ] {
+            d.params
+                .insert(k.into(), tensor_descriptor::ParamValue::from(v));
+        }
+        let msg = crate::encode(
+            &crate::GlobalMetadata::default(),
+            &[d],
+            &[&bytes],
+            &crate::EncodeOptions::default(),
+        )
+        .unwrap();
+        let m = crate::Message::open(&msg).unwrap();
+        let o = m.object(0).unwrap();
+        let limits = Limits::default();
+        let whole = o.decode(DecodeOptions::default(), &limits).unwrap();
+        let alone = decode_payload(o.descriptor(), o.payload(), &limits).unwrap();
+        assert!(alone.data() == whole.data());
+        assert_eq!(alone.shape(), [10, 100]);
+        let raw = DataObjectDescriptor::new(Dtype::Float64, &[4], ByteOrder::Little);
+        assert!(decode_payload(&raw, &[0u8; 24], &limits).is_err());
+        assert!(decode_payload(&raw, &[0u8; 32], &limits).is_ok());
+    }
 
     /// SZ3's parameters are read in every build: an unknown bound mode is an error whether
     /// or not the codec is built, and so is a shape past the limits; only then does a build

@@ -747,6 +747,81 @@ impl TgmFile {
 }
 
 /// Registers the functions and the class.
+/// Where each data object's payload lies in a local Tensogram file, message by message:
+/// `(payload offset, payload length, descriptor, has masks)` — what a virtual Zarr store
+/// references. Only the frames' headers and descriptors are read.
+#[pyfunction]
+pub(crate) fn tgm_payloads<'py>(
+    py: Python<'py>,
+    path: &str,
+) -> PyResult<Vec<(u64, u64, Bound<'py, PyAny>, bool)>> {
+    use tensor_core::ByteSource;
+    let source = MmapSource::open(path).map_err(to_py)?;
+    let bytes = source
+        .as_slice()
+        .ok_or_else(|| invalid(format!("{path}: not a mapped file")))?;
+    let limits = Limits::default();
+    let read = || -> frame::Result<Vec<(u64, u64, DataObjectDescriptor, bool)>> {
+        let mut out = Vec::new();
+        for range in frame::scan(bytes) {
+            let msg = Message::open_with(&bytes[range], &(&limits).into())?;
+            for i in 0..msg.len() {
+                let o = msg.object(i)?;
+                let payload = o.payload();
+                let at = tensor_core::source::offset_within(bytes, payload).unwrap_or_default();
+                let masked = !o.masks(&limits)?.is_empty();
+                out.push((
+                    at as u64,
+                    payload.len() as u64,
+                    o.descriptor().clone(),
+                    masked,
+                ));
+            }
+        }
+        Ok(out)
+    };
+    let found = py.detach(read).map_err(to_py)?;
+    found
+        .into_iter()
+        .map(|(at, len, d, masked)| Ok((at, len, descriptor_to_py(py, &d)?, masked)))
+        .collect()
+}
+
+/// Decodes one data object's payload on its own from its descriptor (a dict, as
+/// `tgm_describe` gives it): `(bytes, dtype, shape, byte order)`, a bitmask one byte per
+/// element.
+#[pyfunction]
+pub(crate) fn tgm_decode_payload<'py>(
+    py: Python<'py>,
+    descriptor: &Bound<'py, PyAny>,
+    payload: &Bound<'py, PyAny>,
+) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
+    let d = self::descriptor(descriptor, 0)?;
+    let payload = Borrowed::get(payload, false, "the payload")?;
+    let bytes = payload.bytes();
+    let decoded = py
+        .detach(|| frame::decode_payload(&d, bytes, &Limits::default()))
+        .map_err(to_py)?;
+    let order = decoded.byte_order();
+    let data = decoded.into_data();
+    let out = if d.dtype.is_packed() {
+        let n = tensor_core::checked::to_usize(d.element_count(), "a bitmask").map_err(to_py)?;
+        let mut one_per_element = LargeBuffer::zeroed(n).map_err(to_py)?;
+        crate::file::unpack(d.dtype, &data, &mut one_per_element);
+        one_per_element
+    } else {
+        let mut b = LargeBuffer::zeroed(data.len()).map_err(to_py)?;
+        b.copy_from_slice(&data);
+        b
+    };
+    Ok((
+        Buffer::owned(out),
+        d.dtype.name(),
+        d.shape.clone(),
+        order.as_str(),
+    ))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TgmFile>()?;
     for f in [
@@ -759,6 +834,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(tgm_append, m)?,
         wrap_pyfunction!(tgm_validate, m)?,
         wrap_pyfunction!(tgm_validate_file, m)?,
+        wrap_pyfunction!(tgm_payloads, m)?,
+        wrap_pyfunction!(tgm_decode_payload, m)?,
     ] {
         m.add_function(f)?;
     }

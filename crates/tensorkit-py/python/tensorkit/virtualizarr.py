@@ -1,4 +1,4 @@
-"""VirtualiZarr parsers: GRIB files as virtual Zarr v3 stores, no copy.
+"""VirtualiZarr parsers: GRIB and Tensogram files as virtual Zarr v3 stores, no copy.
 
     >>> from obspec_utils.registry import ObjectStoreRegistry
     >>> from obstore.store import LocalStore
@@ -18,6 +18,14 @@ the group paths are the same for every file of an archive.
 
 Reading the file's structure reads the messages' section headers only. The file must be
 local (a path or a ``file://`` URL) for now.
+
+``TensogramParser(dim_names=None)(url, registry)`` gives every data object of every message
+of a ``.tgm`` file as an array of one chunk — the object's payload range, decoded on read by
+the ``tensorkit.tensogram`` codec with the object's descriptor in its configuration —
+named, dimensioned and attributed as the xarray engine names tensors (``dim_names`` as
+there). Objects whose NaN or ±Inf are kept in masks are refused: the masks lie outside the
+payload. Files converted from GRIB are served object by object too (a cube over objects
+would need a descriptor per chunk).
 """
 
 from __future__ import annotations
@@ -192,3 +200,56 @@ def _field_at(cube: dict[str, Any], where: dict[str, int]) -> str | None:
             if all(int(idx[d]) == i for d, i in where.items()):
                 return name
     return None
+
+
+class TensogramParser:
+    """A VirtualiZarr parser for Tensogram files: one array per data object, its payload
+    the one chunk."""
+
+    def __init__(self, *, dim_names: Any = None) -> None:
+        self.dim_names = dim_names
+
+    def __call__(self, url: str, registry: Any) -> Any:
+        from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup, ManifestStore
+        from virtualizarr.manifests.utils import create_v3_array_metadata
+
+        from .xarray import _dimension_names
+
+        path = _local_path(url)
+        ref = url if "://" in url else _file_url(path)
+        payloads = _tensorkit.tgm_payloads(path)
+        with _open(path) as f:
+            names = list(f)
+            if f.format != "tensogram" or len(names) != len(payloads):
+                raise UnsupportedError(f"{path}: not a Tensogram file whose objects tensorkit lists one by one")
+            infos = {n: f.info(n) for n in names}
+            dims = _dimension_names(f, infos, self.dim_names, {})
+            metadata = {k: _zarr._json_value(v) for k, v in (f.metadata or {}).items() if k != "dim_names"}
+        masked = [n for n, p in zip(names, payloads) if p[3]]
+        if masked:
+            raise UnsupportedError(
+                f"{path}: objects {masked[:5]} keep NaN or ±Inf in masks outside their payloads"
+            )
+        arrays = {}
+        for name, (offset, length, descriptor, _) in zip(names, payloads):
+            info = infos[name]
+            dtype = info["dtype"]
+            if dtype not in _zarr._ZARR_DTYPES:
+                raise UnsupportedError(f"{name}: dtype {dtype} has no Zarr data type")
+            shape = tuple(info["shape"])
+            meta = create_v3_array_metadata(
+                shape=shape,
+                data_type=np.dtype("bool" if dtype == "bitmask" else dtype),
+                chunk_shape=shape,
+                codecs=[_zarr.TensogramCodec(descriptor=_zarr._json_value(descriptor)).to_dict()],
+                attributes={k: _zarr._json_value(v) for k, v in info["attributes"].items() if k != "dim_names"},
+                dimension_names=list(dims[name]),
+            )
+            grid = tuple(1 for _ in shape)
+            manifest = ChunkManifest.from_arrays(
+                paths=np.full(grid, ref, dtype=np.dtypes.StringDType()),
+                offsets=np.full(grid, offset, dtype=np.uint64),
+                lengths=np.full(grid, length, dtype=np.uint64),
+            )
+            arrays[_zarr._key(name)] = ManifestArray(metadata=meta, chunkmanifest=manifest)
+        return ManifestStore(group=ManifestGroup(arrays=arrays, attributes=metadata), registry=registry)

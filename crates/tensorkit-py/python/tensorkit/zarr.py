@@ -12,7 +12,9 @@ the group's ``tensorkit_left_out`` attribute. The store pickles as its paths and
 equal to another over the same files. Writing is refused: "store was opened in read-only
 mode and does not support writing".
 
-``tensorkit.grib`` is an array-to-bytes codec: each chunk's bytes are one whole GRIB message,
+``tensorkit.tensogram`` decodes one Tensogram data object per chunk from its payload's
+bytes, the object's descriptor in the codec's configuration (``tensorkit.virtualizarr.
+TensogramParser``). ``tensorkit.grib`` is an array-to-bytes codec: each chunk's bytes are one whole GRIB message,
 and the codec gives what its ``configuration`` asks for —
 
 - ``{"output": "values"}``: the field's values (float64 as ecCodes decodes them, missing
@@ -123,6 +125,52 @@ class GribCodec(ArrayBytesCodec):
 
 
 register_codec("tensorkit.grib", GribCodec)
+
+
+@dataclass(frozen=True)
+class TensogramCodec(ArrayBytesCodec):
+    """One Tensogram data object's payload per chunk, decoded with the object's descriptor
+    (its ``configuration``: ``{"descriptor": {...}}``, as tensogram describes objects)."""
+
+    is_fixed_size = False
+
+    descriptor: dict[str, Any]
+
+    def __init__(self, *, descriptor: dict[str, Any]) -> None:
+        if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
+            raise InvalidArgumentError("tensorkit.tensogram: the configuration needs the object's descriptor")
+        object.__setattr__(self, "descriptor", dict(descriptor))
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.descriptor, sort_keys=True, default=str))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TensogramCodec:
+        return cls(**(data.get("configuration") or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": "tensorkit.tensogram", "configuration": {"descriptor": self.descriptor}}
+
+    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
+        buf, dtype, shape, order = _tensorkit.tgm_decode_payload(self.descriptor, chunk_bytes.to_bytes())
+        want = np.dtype(to_numpy(dtype))
+        if want.itemsize > 1 and dtype != "bitmask":
+            want = want.newbyteorder("<" if order == "little" else ">")
+        values = np.frombuffer(buf, dtype=np.bool_ if dtype == "bitmask" else want).reshape(shape)
+        out = values.astype(chunk_spec.dtype.to_native_dtype()).reshape(chunk_spec.shape)
+        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
+
+    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
+        return self._decode_sync(chunk_bytes, chunk_spec)
+
+    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
+        raise UnsupportedError("tensorkit.tensogram decodes Tensogram payloads; it does not write them")
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+        raise UnsupportedError("tensorkit.tensogram chunks are payloads of any size")
+
+
+register_codec("tensorkit.tensogram", TensogramCodec)
 
 
 # tensorkit's dtype names -> Zarr v3 data types (the same names), for those Zarr has.

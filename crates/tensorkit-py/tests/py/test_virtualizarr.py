@@ -117,3 +117,62 @@ def test_the_codec_is_registered_and_refuses_writes(tmp_path):
     a = zarr.create_array(store, shape=(4,), chunks=(4,), dtype="float64", serializer=GribCodec())
     with pytest.raises(tensorkit.UnsupportedError, match="does not write"):
         a[:] = 1.0
+
+
+def tensogram_file(path):
+    from tensorkit import tensogram as tg
+
+    field = 250 + np.sin(np.arange(19 * 36).reshape(19, 36) / 9.0)
+    packed = {"type": "ntensor", "dtype": "float64", "shape": [19, 36], "encoding": "simple_packing",
+              "sp_bits_per_value": 16, "compression": "szip", "szip_rsi": 32, "szip_block_size": 16, "szip_flags": 8}
+    first = tg.encode(
+        {"base": [{"name": "t2m", "dim_names": ["lat", "lon"], "units": "K"}, {"name": "lat"}]},
+        [(packed, field), ({"type": "ntensor"}, np.linspace(90, -90, 19))],
+    )
+    second = tg.encode(
+        {"base": [{"name": "w"}, {"name": "mask"}]},
+        [({"type": "ntensor", "compression": "zstd"}, np.arange(10, dtype=np.int32)),
+         ({"type": "ntensor", "compression": "lz4"}, np.arange(16) % 3 == 0)],
+    )
+    path.write_bytes(first + second)
+    return path
+
+
+def test_tensogram_objects_are_virtual_arrays(tmp_path, registry):
+    path = tensogram_file(tmp_path / "v.tgm")
+    store = tv.TensogramParser()(url(path), registry)
+    ds = xr.open_zarr(store, consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(path, engine="tensorkit")
+    assert set(ds.variables) == set(ref.variables) == {"t2m", "lat", "w", "mask"}
+    for v in ref.variables:
+        assert ds[v].dims == ref[v].dims and ds[v].dtype == ref[v].dtype, v
+        np.testing.assert_array_equal(ds[v].values, ref[v].values, err_msg=v)
+    assert ds.t2m.attrs["units"] == "K"
+    # Each array's one chunk is its object's payload, at its place in the file.
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    data = path.read_bytes()
+    for name, (offset, length, descriptor, masked) in zip(["t2m", "lat", "w", "mask"], tensorkit._tensorkit.tgm_payloads(str(path))):
+        manifest = vds[name].data.manifest
+        assert int(manifest._offsets.ravel()[0]) == offset and int(manifest._lengths.ravel()[0]) == length
+        assert not masked and offset + length <= len(data)
+
+
+def test_objects_with_masks_are_refused(tmp_path, registry):
+    from tensorkit import tensogram as tg
+
+    path = tmp_path / "nan.tgm"
+    path.write_bytes(tg.encode({"base": [{"name": "x"}]}, [({"type": "ntensor"}, np.array([1.0, np.nan]))], allow_nan=True))
+    with pytest.raises(tensorkit.UnsupportedError, match="masks"):
+        tv.TensogramParser()(url(path), registry)
+
+
+def test_the_tensogram_codec_is_registered(tmp_path):
+    from zarr.registry import get_codec_class
+
+    from tensorkit.zarr import TensogramCodec
+
+    assert get_codec_class("tensorkit.tensogram") is TensogramCodec
+    d = {"name": "tensorkit.tensogram", "configuration": {"descriptor": {"dtype": "float32", "shape": [2]}}}
+    assert TensogramCodec.from_dict(d).to_dict() == d
+    with pytest.raises(tensorkit.InvalidArgumentError):
+        TensogramCodec(descriptor={"shape": [2]})
