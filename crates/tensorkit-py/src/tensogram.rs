@@ -747,14 +747,14 @@ impl TgmFile {
 }
 
 /// Registers the functions and the class.
+/// One object's payload for a virtual store: offset, length, descriptor, whether it has masks.
+type Payload<'py> = (u64, u64, Bound<'py, PyAny>, bool);
+
 /// Where each data object's payload lies in a local Tensogram file, message by message:
 /// `(payload offset, payload length, descriptor, has masks)` — what a virtual Zarr store
 /// references. Only the frames' headers and descriptors are read.
 #[pyfunction]
-pub(crate) fn tgm_payloads<'py>(
-    py: Python<'py>,
-    path: &str,
-) -> PyResult<Vec<(u64, u64, Bound<'py, PyAny>, bool)>> {
+pub(crate) fn tgm_payloads<'py>(py: Python<'py>, path: &str) -> PyResult<Vec<Payload<'py>>> {
     use tensor_core::ByteSource;
     let source = MmapSource::open(path).map_err(to_py)?;
     let bytes = source
