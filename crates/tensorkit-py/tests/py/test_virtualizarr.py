@@ -176,3 +176,19 @@ def test_the_tensogram_codec_is_registered(tmp_path):
     assert TensogramCodec.from_dict(d).to_dict() == d
     with pytest.raises(tensorkit.InvalidArgumentError):
         TensogramCodec(descriptor={"shape": [2]})
+
+
+def test_byte_ranges_are_kerchunk_s(tmp_path, registry):
+    kerchunk_grib = pytest.importorskip("kerchunk.grib2")
+    path = grib_cubes.ensemble(tmp_path / "ens.grib2", members=2, steps=(0, 6), levels=(850, 500))
+    theirs = set()
+    for refs in kerchunk_grib.scan_grib(str(path)):
+        for key, value in refs["refs"].items():
+            if isinstance(value, list) and len(value) == 3 and key.split("/")[-1][0].isdigit():
+                theirs.add((value[1], value[2]))
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.GribParser(), loadable_variables=[])
+    ours = set()
+    for v in ("t", "u"):
+        m = vds[v].data.manifest
+        ours |= set(zip(m._offsets.ravel().tolist(), m._lengths.ravel().tolist()))
+    assert ours == theirs and len(ours) == 16
