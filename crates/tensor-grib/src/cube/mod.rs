@@ -239,18 +239,7 @@ fn selected(keys: &[Keys<'_>], filter: &[(String, Vec<Key>)]) -> Vec<usize> {
 /// naming a filter for each cube; [`Error::Empty`] when no field is selected;
 /// [`Error::NotGrib`] for a field without GRIB keys.
 pub fn dataset(fields: &[FieldKeys<'_>], options: &Options) -> Result<Cube, Error> {
-    check_options(options)?;
-    let keys = read_keys(fields)?;
-    let sel = selected(&keys, &options.filter);
-    let filter: Vec<(String, Key)> = options
-        .filter
-        .iter()
-        .filter(|(_, v)| v.len() == 1)
-        .map(|(k, v)| (k.clone(), v[0].clone()))
-        .collect();
-    if sel.is_empty() {
-        return Err(Error::Empty(filter_text(&filter)));
-    }
+    let (keys, sel, filter) = selection(fields, options)?;
     match build(&keys, &sel, options, &filter) {
         Ok(cube) => Ok(cube),
         Err(conflict) => {
@@ -275,6 +264,15 @@ pub fn dataset(fields: &[FieldKeys<'_>], options: &Options) -> Result<Cube, Erro
 /// [`Error::Empty`] when no field is selected; [`Error::NotGrib`] for a field without GRIB
 /// keys.
 pub fn cubes(fields: &[FieldKeys<'_>], options: &Options) -> Result<Vec<Cube>, Error> {
+    let (keys, sel, filter) = selection(fields, options)?;
+    Ok(split(&keys, &sel, options, &filter))
+}
+
+/// Every field's keys, the fields `options.filter` selects, and the filter's single-valued
+/// keys (what every cube's own filter starts from).
+type Selection<'a> = (Vec<Keys<'a>>, Vec<usize>, Vec<(String, Key)>);
+
+fn selection<'a>(fields: &'a [FieldKeys<'a>], options: &Options) -> Result<Selection<'a>, Error> {
     check_options(options)?;
     let keys = read_keys(fields)?;
     let sel = selected(&keys, &options.filter);
@@ -287,7 +285,7 @@ pub fn cubes(fields: &[FieldKeys<'_>], options: &Options) -> Result<Vec<Cube>, E
     if sel.is_empty() {
         return Err(Error::Empty(filter_text(&filter)));
     }
-    Ok(split(&keys, &sel, options, &filter))
+    Ok((keys, sel, filter))
 }
 
 /// Consistent cubes of the fields `sel`: by level type, then as [`refine`] finds.

@@ -216,26 +216,18 @@ fn lambert(k: &Keys<'_>, r: f64) -> Option<Plane> {
             Value::Float(p2.to_degrees()),
         ])
     };
-    let mapping = vec![
-        attr("grid_mapping_name", "lambert_conformal_conic"),
+    let parameters = vec![
         ("standard_parallel".into(), parallels),
         attr("longitude_of_central_meridian", lov),
         attr("latitude_of_projection_origin", lad.to_degrees()),
-        attr("false_easting", 0.0),
-        attr("false_northing", 0.0),
-        attr("earth_radius", r),
     ];
-    Some(Plane {
-        lat,
-        lon,
-        x,
-        y,
-        axes: [
-            ("projection_x_coordinate", "m"),
-            ("projection_y_coordinate", "m"),
-        ],
-        mapping: ("lambert_conformal_conic", mapping),
-    })
+    Some(projected(
+        "lambert_conformal_conic",
+        parameters,
+        r,
+        (lat, lon),
+        (x, y),
+    ))
 }
 
 /// Polar stereographic on a sphere of radius `r`, true to scale at `LaD`, about the north
@@ -267,26 +259,18 @@ fn polar_stereographic(k: &Keys<'_>, r: f64) -> Option<Plane> {
             wrap360(lov + x.atan2(-sign * y).to_degrees()),
         )
     });
-    let mapping = vec![
-        attr("grid_mapping_name", "polar_stereographic"),
+    let parameters = vec![
         attr("straight_vertical_longitude_from_pole", lov),
         attr("latitude_of_projection_origin", sign * 90.0),
         attr("standard_parallel", lad),
-        attr("false_easting", 0.0),
-        attr("false_northing", 0.0),
-        attr("earth_radius", r),
     ];
-    Some(Plane {
-        lat,
-        lon,
-        x,
-        y,
-        axes: [
-            ("projection_x_coordinate", "m"),
-            ("projection_y_coordinate", "m"),
-        ],
-        mapping: ("polar_stereographic", mapping),
-    })
+    Some(projected(
+        "polar_stereographic",
+        parameters,
+        r,
+        (lat, lon),
+        (x, y),
+    ))
 }
 
 /// Mercator on a sphere of radius `r`, true to scale at `LaD`, its origin at the first
@@ -311,15 +295,30 @@ fn mercator(k: &Keys<'_>, r: f64) -> Option<Plane> {
         let phi = FRAC_PI_2 - 2.0 * (-y / scaled).exp().atan();
         (phi.to_degrees(), wrap360(lon1 + (x / scaled).to_degrees()))
     });
-    let mapping = vec![
-        attr("grid_mapping_name", "mercator"),
+    let parameters = vec![
         attr("longitude_of_projection_origin", lon1),
         attr("standard_parallel", lad),
+    ];
+    Some(projected("mercator", parameters, r, (lat, lon), (x, y)))
+}
+
+/// A grid on a projection's plane in metres: its points, and the CF grid mapping `name`
+/// with the projection's `parameters`, no false origin, and the sphere's radius.
+fn projected(
+    name: &'static str,
+    parameters: Vec<(String, Value)>,
+    r: f64,
+    (lat, lon): (Vec<f64>, Vec<f64>),
+    (x, y): (Vec<f64>, Vec<f64>),
+) -> Plane {
+    let mut mapping = vec![attr("grid_mapping_name", name)];
+    mapping.extend(parameters);
+    mapping.extend([
         attr("false_easting", 0.0),
         attr("false_northing", 0.0),
         attr("earth_radius", r),
-    ];
-    Some(Plane {
+    ]);
+    Plane {
         lat,
         lon,
         x,
@@ -328,8 +327,8 @@ fn mercator(k: &Keys<'_>, r: f64) -> Option<Plane> {
             ("projection_x_coordinate", "m"),
             ("projection_y_coordinate", "m"),
         ],
-        mapping: ("mercator", mapping),
-    })
+        mapping: (name, mapping),
+    }
 }
 
 #[cfg(test)]

@@ -44,15 +44,13 @@ from ._file import open as _open
 _TIME_UNITS = "seconds since 1970-01-01T00:00:00"
 
 
-def _local_path(url: str) -> str:
+def _source(url: str) -> tuple[str, str]:
+    """The local path a parser reads, and the URL its chunks reference."""
     parsed = urlparse(url)
-    if parsed.scheme in ("", "file"):
-        return unquote(parsed.path) if parsed.scheme else url
-    raise UnsupportedError(f"{url}: GribParser reads local files (a path or a file:// URL) for now")
-
-
-def _file_url(path: str) -> str:
-    return "file://" + os.path.abspath(path)
+    if parsed.scheme not in ("", "file"):
+        raise UnsupportedError(f"{url}: the parsers read local files (a path or a file:// URL) for now")
+    path = unquote(parsed.path) if parsed.scheme else url
+    return path, url if parsed.scheme else "file://" + os.path.abspath(path)
 
 
 class GribParser:
@@ -79,8 +77,7 @@ class GribParser:
     def __call__(self, url: str, registry: Any) -> Any:
         from virtualizarr.manifests import ManifestGroup, ManifestStore
 
-        path = _local_path(url)
-        ref = url if "://" in url else _file_url(path)
+        path, ref = _source(url)
         messages = _tensorkit.grib_messages(path)
         with _open(path) as f:
             index = {name: i for i, name in enumerate(f)}
@@ -215,8 +212,7 @@ class TensogramParser:
 
         from .xarray import _dimension_names
 
-        path = _local_path(url)
-        ref = url if "://" in url else _file_url(path)
+        path, ref = _source(url)
         payloads = _tensorkit.tgm_payloads(path)
         with _open(path) as f:
             names = list(f)

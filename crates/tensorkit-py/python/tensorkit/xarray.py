@@ -188,14 +188,8 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         f = _cached(paths)
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
         if _cubes.has_grib_keys(f):
-            (cube,) = _cubes.cubes(
-                f,
-                tree=False,
-                filter_by_keys=filter_by_keys,
-                read_keys=read_keys,
-                time_dims=time_dims,
-                extra_coords=extra_coords,
-            )
+            options = dict(filter_by_keys=filter_by_keys, read_keys=read_keys, time_dims=time_dims, extra_coords=extra_coords)
+            (cube,) = _cubes.cubes(f, tree=False, **options)
             ds = _cubes.cube_dataset(paths, cube, values_dtype, drop)
             ds.set_close(None)
             return ds
@@ -249,14 +243,8 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
             return {"/": self.open_dataset(filename_or_obj, drop_variables=drop_variables, **kwargs)}
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
         groups = {"/": Dataset()}
-        for cube in _cubes.cubes(
-            f,
-            tree=True,
-            filter_by_keys=filter_by_keys,
-            read_keys=read_keys,
-            time_dims=time_dims,
-            extra_coords=extra_coords,
-        ):
+        options = dict(filter_by_keys=filter_by_keys, read_keys=read_keys, time_dims=time_dims, extra_coords=extra_coords)
+        for cube in _cubes.cubes(f, tree=True, **options):
             ds = _cubes.cube_dataset(paths, cube, values_dtype, drop)
             ds.attrs["filter_by_keys"] = json.dumps(cube["filter"])
             groups[f"/{cube['name']}"] = ds
