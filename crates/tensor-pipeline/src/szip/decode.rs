@@ -163,6 +163,17 @@ impl<'a> BitReader<'a> {
     }
 }
 
+/// How many all-zero blocks a zero-block codeword `fs` stands for, at block `b` of an RSI of
+/// `rsi` blocks: FS 0..=3 code 1..=4 blocks, from 5 on FS is the count itself, and ROS the
+/// rest of the RSI or of its run of 64 blocks.
+fn zero_blocks(fs: u64, b: usize, rsi: usize) -> Result<usize> {
+    Ok(match fs {
+        ROS_FS => (rsi - b).min(64 - (b % 64)),
+        0..ROS_FS => (fs + 1) as usize,
+        _ => usize::try_from(fs).map_err(|_| bad("a zero-block run is too long"))?,
+    })
+}
+
 /// How many one bits each byte has.
 const BYTE_ONES: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -231,16 +242,7 @@ fn decode_samples(
                     reference = Some(r.bits(n)?);
                 }
                 if extension == 0 {
-                    let fs = r.fs()?;
-                    let b = filled / j;
-                    let count = match fs {
-                        ROS_FS => (rsi - b).min(64 - (b % 64)),
-                        // FS 0..=3 code 1..=4 blocks; from 5 on, FS is the count itself.
-                        0..ROS_FS => (fs + 1) as usize,
-                        _ => {
-                            usize::try_from(fs).map_err(|_| bad("a zero-block run is too long"))?
-                        }
-                    };
+                    let count = zero_blocks(r.fs()?, filled / j, rsi)?;
                     let end = (filled + count * j).min(mapped.len());
                     mapped[filled..end].fill(0);
                     filled = end;
@@ -373,15 +375,7 @@ pub fn rsi_offsets(p: &Params, stream: &[u8], count: usize) -> Result<Vec<u64>> 
                 let extension = r.bits(1)?;
                 r.skip(first * n)?;
                 if extension == 0 {
-                    let fs = r.fs()?;
-                    let b = filled / j;
-                    let blocks = match fs {
-                        ROS_FS => (rsi - b).min(64 - (b % 64)),
-                        0..ROS_FS => (fs + 1) as usize,
-                        _ => {
-                            usize::try_from(fs).map_err(|_| bad("a zero-block run is too long"))?
-                        }
-                    };
+                    let blocks = zero_blocks(r.fs()?, filled / j, rsi)?;
                     filled = filled
                         .saturating_add(blocks.saturating_mul(j))
                         .min(rsi_samples);
