@@ -53,6 +53,10 @@ Workloads (issue 54), when VirtualiZarr and kerchunk are there:
   virtualize_40_fields_0.25deg
                          tensorkit.virtualizarr.GribParser()(url, registry) on the 40-field
                          file against kerchunk.grib2.scan_grib (target: 10x)
+  dask_convert_two_workers
+                         12 GRIB files of 40 fields at 1° repacked to Tensogram
+                         (simple_packing:12,szip) by tensorkit.dask.convert on a LocalCluster
+                         of two single-threaded worker processes, against one (target: 1.8x)
 
 Workloads (issue 51), GGUF against gguf-py (``gguf``), on files gguf-py wrote:
   gguf_open_list      open a GGUF file of ``--gguf-n`` tensors (and a 32 000-token
@@ -451,6 +455,7 @@ def cube_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
 
         if case == "40_fields_0.25deg":
             virtualize_row(rows, row, path, args)
+            convert_on_workers_row(rows, row, ec, tmp, args)
 
         ours_rss = min(peak("tensorkit") for _ in range(2))
         peer_rss = min(peak("cfgrib") for _ in range(2))
@@ -480,6 +485,46 @@ def virtualize_row(rows: list, row, path: Path, args: argparse.Namespace) -> Non
     peer = timed(lambda: scan_grib(str(path)), max(1, args.runs // 2))
     row("virtualize_40_fields_0.25deg", ours, peer, "kerchunk.grib2.scan_grib", ">= 10x the peer",
         lambda r: r["speedup"] >= 10.0)
+
+
+def convert_on_workers_row(rows: list, row, ec, tmp: Path, args: argparse.Namespace) -> None:
+    """An archive converted by tensorkit.dask.convert on a LocalCluster of two worker
+    processes against one (each worker one thread, its rayon pool one thread): the scaling
+    dask gives the conversions."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        return
+    import shutil
+
+    import tensorkit.dask
+
+    archive = tmp / "archive"
+    archive.mkdir(exist_ok=True)
+    levels = [1000, 850, 700, 500, 250]
+    first = cube_file(ec, archive / "f00.grib2", ["t", "u"], levels, [0, 6, 12, 18], 0, 360, 181)
+    for i in range(1, 12):
+        shutil.copy(first, archive / f"f{i:02d}.grib2")
+    inputs = sorted(archive.glob("*.grib2"))
+    out = tmp / "converted"
+    saved = os.environ.get("RAYON_NUM_THREADS")
+    os.environ["RAYON_NUM_THREADS"] = "1"  # the workers' pools, set before they start
+    try:
+        times = {}
+        for workers in (1, 2):
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+                def run(client=client):
+                    shutil.rmtree(out, ignore_errors=True)
+                    tensorkit.dask.convert(inputs, out, to="tensogram", pipeline="simple_packing:12,szip", client=client)
+
+                times[workers] = timed(run, max(1, args.runs // 2))
+    finally:
+        if saved is None:
+            os.environ.pop("RAYON_NUM_THREADS", None)
+        else:
+            os.environ["RAYON_NUM_THREADS"] = saved
+    row("dask_convert_two_workers", times[2], times[1], "tensorkit.dask.convert on one worker",
+        ">= 1.8x one worker (2 cores)", lambda r: r["speedup"] >= 1.8)
 
 
 def evict(path: Path) -> float:
