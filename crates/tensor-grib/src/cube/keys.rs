@@ -13,7 +13,12 @@ pub(crate) struct Keys<'a> {
     /// The tensor's shape.
     pub shape: &'a [u64],
     pub edition: i64,
+    /// `paramId`; 0 for a parameter outside the table.
     pub param_id: i64,
+    /// The codes that name a parameter outside the table (`discipline.category.number`, or
+    /// GRIB 1's `table2Version.indicatorOfParameter`), so that two such parameters stay two
+    /// variables; `None` for a parameter in the table.
+    pub unknown: Option<String>,
     pub type_of_level: String,
     pub level: f64,
     /// `dataDate` and `dataTime` as seconds since 1970-01-01T00:00:00.
@@ -131,6 +136,19 @@ impl<'a> Keys<'a> {
             shape,
             edition: int("edition").unwrap_or(2),
             param_id: int("paramId").unwrap_or(0),
+            unknown: int("paramId").is_none().then(|| {
+                let codes: [&str; 3] = if int("edition") == Some(1) {
+                    ["table2Version", "indicatorOfParameter", ""]
+                } else {
+                    ["discipline", "parameterCategory", "parameterNumber"]
+                };
+                codes
+                    .iter()
+                    .filter(|c| !c.is_empty())
+                    .map(|c| int(c).map_or_else(|| "x".to_owned(), |v| v.to_string()))
+                    .collect::<Vec<_>>()
+                    .join("_")
+            }),
             type_of_level,
             level,
             time,
@@ -155,6 +173,12 @@ impl<'a> Keys<'a> {
             "level" => return Some(names::level_key(self.level)),
             "numberOfPoints" => return Some(Key::Int(self.points as i64)),
             "cfVarName" => return Some(Key::Text(self.var_name())),
+            "paramId" => {
+                return Some(match &self.unknown {
+                    Some(codes) => Key::Text(format!("unknown_{codes}")),
+                    None => Key::Int(self.param_id),
+                });
+            }
             _ => {}
         }
         if let Some(rest) = key.strip_prefix("mars.") {
@@ -167,9 +191,13 @@ impl<'a> Keys<'a> {
             .and_then(|(_, v)| key_of(v))
     }
 
-    /// The name cfgrib gives the field's variable: ecCodes' `cfVarName`, else `shortName`,
-    /// else `paramId_<id>`.
+    /// The name cfgrib gives the field's variable: ecCodes' `cfVarName`, else `shortName`;
+    /// a parameter outside the table is `unknown_` and its codes (one variable each, where
+    /// cfgrib would put every unknown parameter under `unknown`).
     pub(crate) fn var_name(&self) -> String {
+        if let Some(codes) = &self.unknown {
+            return format!("unknown_{codes}");
+        }
         if let Some((var, _)) = names::cf_names(self.edition, self.param_id) {
             return var.to_owned();
         }

@@ -203,3 +203,27 @@ fn options_filter_and_time_dims() {
         Err(Error::NotGrib { field: 0 })
     ));
 }
+
+#[test]
+fn parameters_outside_the_table_stay_apart() {
+    let unknown = |number: i64, level: i64| {
+        let mut f = field("unknown", 0, "isobaricInhPa", level, 0, None);
+        f.retain(|(k, _)| k != "paramId" && k != "parameterName");
+        f.extend([
+            attr("discipline", 0i64),
+            attr("parameterCategory", 1i64),
+            attr("parameterNumber", number),
+        ]);
+        f
+    };
+    let fields = vec![unknown(200, 850), unknown(200, 500), unknown(201, 850), unknown(201, 500)];
+    let cube = dataset(&input(&fields), &Options::default()).unwrap();
+    let names: Vec<&str> = cube.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["unknown_0_1_200", "unknown_0_1_201"]);
+    assert_eq!(cube.variables[0].fields, [Some(0), Some(1)]);
+    assert!(
+        cube.variables[0]
+            .attributes
+            .contains(&attr("GRIB_paramId", 0i64))
+    );
+}
