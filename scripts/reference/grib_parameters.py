@@ -5,10 +5,14 @@ shortName and paramId back.
 
     python -m venv env && env/bin/pip install eccodes==2.50.0
     env/bin/python scripts/reference/grib_parameters.py ECCODES_SOURCE/definitions \
-        crates/tensor-grib/src/parameters.tsv
+        crates/tensor-grib/src/parameters.tsv --all
+
+With ``--all`` every parameter the definitions name is kept (WMO's, ECMWF's local ones and
+GRIB 1 table 128), not only the most asked-for ones listed in ``WANTED``.
 
 Each row: edition, shortName, paramId, name, units, and the conditions (key=value, comma
-separated) a field must meet. A field takes the row whose conditions all hold and are the
+separated; `tablesVersion<=33` for the concepts ecCodes keeps for ECMWF's older tables) a
+field must meet. A field takes the row whose conditions all hold and are the
 most in number, as ecCodes' concepts do.
 """
 
@@ -21,6 +25,16 @@ import eccodes as ec
 WANTED = """2t 2d 10u 10v 100u 100v t u v w z q r gh msl sp tp tcc lcc mcc hcc sst skt sd
 ssrd strd ssr str cp lsp 10fg ci lsm vo d pv tcwv tcw blh cape sf ro swvl1 stl1 e pev mx2t
 mn2t lnsp cc ciwc clwc o3 sp orog tciw tclw""".split()
+
+ALL = "--all" in sys.argv
+
+
+def wanted(short):
+    """Whether a parameter's row goes into the table."""
+    if ALL:
+        return bool(short) and short not in ("unknown", "~")
+    return short in WANTED
+
 
 ENTRY = re.compile(r"'([^']*)'\s*=\s*\{([^}]*)\}", re.S)
 
@@ -46,13 +60,23 @@ def grib2(defs, local=None):
     by = {}
     base = defs / "grib2" if local is None else defs / "grib2" / "localConcepts" / local[0]
     for kind in ("shortName", "paramId", "name", "units"):
-        for value, conds in concepts(base / f"{kind}.def"):
+        # The current concepts, and those kept for tables up to version 33 and for legacy
+        # encodings, where the definitions have them.
+        # ecCodes reads the last two for ECMWF's messages whose tables are up to version 33
+        # (its MTG2 switch): they carry those two conditions.
+        for variant in ("", ".lte33", ".legacy"):
+            path = base / f"{kind}{variant}.def"
+            if not path.exists():
+                continue
+            extra = (("centre", "98"), ("tablesVersion<=", "33")) if variant else ()
             if local is not None:
-                conds = tuple(sorted(conds + (("centre", local[1]),)))
-            by.setdefault(conds, {})[kind] = value
+                extra += (("centre", local[1]),)
+            for value, conds in concepts(path):
+                conds = tuple(sorted(set(conds + extra)))
+                by.setdefault(conds, {})[kind] = value
     rows = []
     for conds, v in by.items():
-        if v.get("shortName") in WANTED and "paramId" in v:
+        if wanted(v.get("shortName")) and "paramId" in v:
             if any(not c[1].lstrip("-").isdigit() for c in conds):
                 continue
             rows.append((2, v["shortName"], v["paramId"], v.get("name", ""), v.get("units", ""), conds))
@@ -66,7 +90,7 @@ def grib1(defs):
         if not m:
             continue
         code, short, name, units = m.groups()
-        if short in WANTED:
+        if wanted(short):
             conds = (("indicatorOfParameter", code), ("table2Version", "128"))
             rows.append((1, short, code, name, units, conds))
     return rows
@@ -85,7 +109,8 @@ def check(row):
         if "typeOfStatisticalProcessing" in keys:
             ec.codes_set(h, "productDefinitionTemplateNumber", 8)
         for k, v in conds:
-            if k != "centre":
+            # The sample's tables are version 4: a tablesVersion<=33 row holds as it is.
+            if k != "centre" and not k.endswith("<="):
                 ec.codes_set(h, k, int(v))
         got = (ec.codes_get_string(h, "shortName"), ec.codes_get_string(h, "paramId"))
     except ec.GribInternalError as e:
@@ -110,9 +135,11 @@ def main(defs, out):
         f.write("# Made by scripts/reference/grib_parameters.py from ecCodes' definitions;\n")
         f.write("# every row checked against eccodes %s.\n" % ec.__version__)
         for e, s, p, n, u, c in kept:
-            f.write("\t".join([str(e), s, p, n, u, ",".join(f"{k}={v}" for k, v in c)]) + "\n")
+            cond = ",".join(f"{k}{v}" if k.endswith("<=") else f"{k}={v}" for k, v in c)
+            f.write("\t".join([str(e), s, p, n, u, cond]) + "\n")
     print(len(kept), "rows")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = [a for a in sys.argv[1:] if a != "--all"]
+    main(args[0], args[1])

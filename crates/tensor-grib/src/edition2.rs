@@ -449,10 +449,22 @@ fn product(s4: &[u8], ident: &mut Ident, at: At) -> Result<()> {
     let o = shift;
     let unit = t[17 + o];
     let forecast = signed(&t[18 + o..22 + o]);
+    ident
+        .codes
+        .push(("typeOfGeneratingProcess", i64::from(t[11 + o])));
     let surface = t[22 + o];
     let factor = t[23 + o];
     let scaled = &t[24 + o..28 + o];
     let second = t[28 + o];
+    let (second_factor, second_scaled) = (t[29 + o], &t[30 + o..34 + o]);
+    if !all_ones(&[second_factor]) && !all_ones(second_scaled) {
+        ident
+            .codes
+            .push(("scaleFactorOfSecondFixedSurface", signed(&[second_factor])));
+        ident
+            .codes
+            .push(("scaledValueOfSecondFixedSurface", be(second_scaled) as i64));
+    }
     ident
         .codes
         .push(("typeOfFirstFixedSurface", i64::from(surface)));

@@ -3,6 +3,7 @@
 //! (`dataDate`, `dataTime`, `stepRange`) and the MARS request keys.
 
 use crate::field::Key;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// A field's identification, decoded from its sections.
@@ -39,13 +40,39 @@ struct Param {
     id: &'static str,
     name: &'static str,
     units: &'static str,
-    conditions: Vec<(&'static str, i64)>,
+    /// `(key, value, at most)`: the key's value is `value`, or at most `value`.
+    conditions: Vec<(&'static str, i64, bool)>,
 }
 
-fn table() -> &'static [Param] {
-    static TABLE: OnceLock<Vec<Param>> = OnceLock::new();
+/// The parameter table, and its rows by the codes that name a parameter, so that a field is
+/// matched against the few rows for its codes (the table has thousands).
+struct Table {
+    rows: Vec<Param>,
+    by_code: HashMap<CodeKey, Vec<usize>>,
+    /// Rows that do not name all three codes: matched against every field.
+    rest: Vec<usize>,
+}
+
+/// (edition, discipline or `table2Version`, category or `indicatorOfParameter`, number or 0).
+type CodeKey = (u8, i64, i64, i64);
+
+fn code_key(edition: u8, code: impl Fn(&str) -> Option<i64>) -> Option<CodeKey> {
+    if edition == 1 {
+        Some((1, code("table2Version")?, code("indicatorOfParameter")?, 0))
+    } else {
+        Some((
+            edition,
+            code("discipline")?,
+            code("parameterCategory")?,
+            code("parameterNumber")?,
+        ))
+    }
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        include_str!("parameters.tsv")
+        let rows: Vec<Param> = include_str!("parameters.tsv")
             .lines()
             .filter(|l| !l.starts_with('#') && !l.is_empty())
             .filter_map(|l| {
@@ -57,8 +84,11 @@ fn table() -> &'static [Param] {
                     .next()?
                     .split(',')
                     .filter_map(|c| {
+                        if let Some((k, v)) = c.split_once("<=") {
+                            return Some((k, v.parse().ok()?, true));
+                        }
                         let (k, v) = c.split_once('=')?;
-                        Some((k, v.parse().ok()?))
+                        Some((k, v.parse().ok()?, false))
                     })
                     .collect();
                 Some(Param {
@@ -70,7 +100,25 @@ fn table() -> &'static [Param] {
                     conditions,
                 })
             })
-            .collect()
+            .collect();
+        let (mut by_code, mut rest): (HashMap<CodeKey, Vec<usize>>, Vec<usize>) = Default::default();
+        for (i, p) in rows.iter().enumerate() {
+            let code = |k: &str| {
+                p.conditions
+                    .iter()
+                    .find(|(n, _, at_most)| *n == k && !at_most)
+                    .map(|c| c.1)
+            };
+            match code_key(p.edition, code) {
+                Some(key) => by_code.entry(key).or_default().push(i),
+                None => rest.push(i),
+            }
+        }
+        Table {
+            rows,
+            by_code,
+            rest,
+        }
     })
 }
 
@@ -85,11 +133,24 @@ impl Ident {
     /// The table row whose conditions all hold, the most specific one (as ecCodes' concepts
     /// choose).
     fn param(&self) -> Option<&'static Param> {
-        table()
+        let t = table();
+        let coded = code_key(self.edition, |k| self.code(k))
+            .and_then(|key| t.by_code.get(&key))
+            .map_or(&[][..], Vec::as_slice);
+        // The most conditions wins; among equals, the later row, as the table is ordered.
+        coded
             .iter()
-            .filter(|p| p.edition == self.edition)
-            .filter(|p| p.conditions.iter().all(|(k, v)| self.code(k) == Some(*v)))
-            .max_by_key(|p| p.conditions.len())
+            .chain(&t.rest)
+            .map(|&i| (i, &t.rows[i]))
+            .filter(|(_, p)| p.edition == self.edition)
+            .filter(|(_, p)| {
+                p.conditions.iter().all(|&(k, v, at_most)| match self.code(k) {
+                    Some(c) if at_most => c <= v,
+                    c => c == Some(v),
+                })
+            })
+            .max_by_key(|(i, p)| (p.conditions.len(), *i))
+            .map(|(_, p)| p)
     }
 
     /// `shortName`; `unknown` (as ecCodes says) for parameters outside the table.
@@ -205,7 +266,8 @@ impl Ident {
 /// `param_id` in GRIB edition `edition`, from the table in `cf_names.tsv`.
 #[must_use]
 pub fn cf_names(edition: i64, param_id: i64) -> Option<(&'static str, Option<&'static str>)> {
-    static TABLE: OnceLock<Vec<(i64, i64, &'static str, &'static str)>> = OnceLock::new();
+    type CfTable = HashMap<(i64, i64), (&'static str, &'static str)>;
+    static TABLE: OnceLock<CfTable> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         include_str!("cf_names.tsv")
             .lines()
@@ -213,13 +275,12 @@ pub fn cf_names(edition: i64, param_id: i64) -> Option<(&'static str, Option<&'s
             .filter_map(|l| {
                 let mut f = l.split('\t');
                 let edition = f.next()?.parse().ok()?;
-                Some((edition, f.next()?.parse().ok()?, f.next()?, f.next()?))
+                let id = f.next()?.parse().ok()?;
+                Some(((edition, id), (f.next()?, f.next()?)))
             })
             .collect()
     });
-    let (_, _, var, cf) = table
-        .iter()
-        .find(|(e, id, _, _)| *e == edition && *id == param_id)?;
+    let (var, cf) = table.get(&(edition, param_id))?;
     Some((var, (*cf != "unknown").then_some(*cf)))
 }
 
@@ -247,31 +308,30 @@ pub(crate) fn level_key(v: f64) -> Key {
     }
 }
 
-/// GRIB 2 `typeOfFirstFixedSurface` → (`typeOfLevel`, level divisor): pressure in Pa is
-/// given in hPa.
+/// GRIB 2 `typeOfFirstFixedSurface` and `typeOfSecondFixedSurface` → (`typeOfLevel`, level
+/// divisor), as ecCodes' concept names them (`levels.tsv`): pressure in Pa is given in hPa
+/// from 100 Pa on (ecCodes' `pressureUnits`); `unknown` for a pair the concept lacks.
 pub(crate) fn level_type_2(surface: u8, second: u8, value: f64) -> (&'static str, f64) {
-    match surface {
-        1 => ("surface", 1.0),
-        2 => ("cloudBase", 1.0),
-        3 => ("cloudTop", 1.0),
-        4 => ("isothermZero", 1.0),
-        8 => ("nominalTop", 1.0),
-        10 => ("entireAtmosphere", 1.0),
-        100 if value >= 100.0 || value == 0.0 => ("isobaricInhPa", 100.0),
-        100 => ("isobaricInPa", 1.0),
-        101 => ("meanSea", 1.0),
-        102 => ("heightAboveSea", 1.0),
-        103 => ("heightAboveGround", 1.0),
-        104 => ("sigma", 1.0),
-        105 => ("hybrid", 1.0),
-        106 if second == 106 => ("depthBelowLandLayer", 1.0),
-        106 => ("depthBelowLand", 1.0),
-        107 => ("theta", 1.0),
-        109 => ("potentialVorticity", 1.0),
-        151 => ("soilLayer", 1.0),
-        160 => ("depthBelowSea", 1.0),
-        _ => ("unknown", 1.0),
+    static TABLE: OnceLock<HashMap<(u8, u8), &'static str>> = OnceLock::new();
+    if surface == 100 && second == 255 {
+        return if value >= 100.0 || value == 0.0 {
+            ("isobaricInhPa", 100.0)
+        } else {
+            ("isobaricInPa", 1.0)
+        };
     }
+    let table = TABLE.get_or_init(|| {
+        include_str!("levels.tsv")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| {
+                let mut f = l.split('\t');
+                let pair = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
+                Some((pair, f.next()?))
+            })
+            .collect()
+    });
+    (table.get(&(surface, second)).copied().unwrap_or("unknown"), 1.0)
 }
 
 /// GRIB 1 `indicatorOfTypeOfLevel` → `typeOfLevel`, and whether octets 11 and 12 hold two

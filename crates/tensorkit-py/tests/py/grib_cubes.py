@@ -312,3 +312,17 @@ def model_levels(path: Path, ni=12, nj=7, d=30.0) -> Path:
 
 ALL["forecasts"] = forecasts
 ALL["model_levels"] = model_levels
+
+
+PARAMETERS = """r gh 2d tcc cape 10si tcwv lsm z pv ssrd slhf sshf e ro asn rsn mx2t 10fg sf cp lcc
+bld stl1 swvl1 tp i10fg mn2t skt sst ci tciw 100u 200v hcc cin crr deg0l hwbt0 ptype""".split()
+
+
+def parameters(path: Path) -> Path:
+    """One field of each of 40 parameters on their own level types (ECMWF's encodings, as
+    ecCodes chooses them from the short name)."""
+    handles = []
+    for i, p in enumerate(PARAMETERS):
+        keys = {"shortName": p, "dataDate": 20261120, "bitsPerValue": 16}
+        handles.append(_message("GRIB2", keys, np.linspace(0.0, 1.0, 496) + i))
+    return _write(path, handles)

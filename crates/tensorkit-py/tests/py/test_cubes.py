@@ -214,3 +214,15 @@ def test_open_mfdataset_in_parallel_on_worker_processes(tmp_path):
     theirs = xr.concat([cfgrib(p) for p in paths], dim="time")
     np.testing.assert_array_equal(ds.time.values, theirs.time.values)
     np.testing.assert_allclose(got.values, theirs.t2m.mean("time").values, rtol=1e-6)
+
+
+def test_forty_parameters_are_named_and_grouped_as_cfgrib_does(tmp_path):
+    path = grib_cubes.parameters(tmp_path / "params.grib2")
+    tree = xr.open_datatree(path, engine="tensorkit")
+    names = set()
+    for group in tree.children.values():
+        ds = group.to_dataset()
+        f = json.loads(ds.attrs["filter_by_keys"])
+        assert_same_cube(ds, cfgrib(path, filter_by_keys=f))
+        names |= set(ds.data_vars)
+    assert len(names) == 40 and {"u100", "v200", "d2m", "mx2t", "fg10", "tcc", "deg0l", "siconc"} <= names
