@@ -101,7 +101,8 @@ fn table() -> &'static Table {
                 })
             })
             .collect();
-        let (mut by_code, mut rest): (HashMap<CodeKey, Vec<usize>>, Vec<usize>) = Default::default();
+        let (mut by_code, mut rest): (HashMap<CodeKey, Vec<usize>>, Vec<usize>) =
+            Default::default();
         for (i, p) in rows.iter().enumerate() {
             let code = |k: &str| {
                 p.conditions
@@ -144,10 +145,12 @@ impl Ident {
             .map(|&i| (i, &t.rows[i]))
             .filter(|(_, p)| p.edition == self.edition)
             .filter(|(_, p)| {
-                p.conditions.iter().all(|&(k, v, at_most)| match self.code(k) {
-                    Some(c) if at_most => c <= v,
-                    c => c == Some(v),
-                })
+                p.conditions
+                    .iter()
+                    .all(|&(k, v, at_most)| match self.code(k) {
+                        Some(c) if at_most => c <= v,
+                        c => c == Some(v),
+                    })
             })
             .max_by_key(|(i, p)| (p.conditions.len(), *i))
             .map(|(_, p)| p)
@@ -331,7 +334,10 @@ pub(crate) fn level_type_2(surface: u8, second: u8, value: f64) -> (&'static str
             })
             .collect()
     });
-    (table.get(&(surface, second)).copied().unwrap_or("unknown"), 1.0)
+    (
+        table.get(&(surface, second)).copied().unwrap_or("unknown"),
+        1.0,
+    )
 }
 
 /// GRIB 1 `indicatorOfTypeOfLevel` → `typeOfLevel`, and whether octets 11 and 12 hold two

@@ -216,7 +216,12 @@ fn parameters_outside_the_table_stay_apart() {
         ]);
         f
     };
-    let fields = vec![unknown(200, 850), unknown(200, 500), unknown(201, 850), unknown(201, 500)];
+    let fields = vec![
+        unknown(200, 850),
+        unknown(200, 500),
+        unknown(201, 850),
+        unknown(201, 500),
+    ];
     let cube = dataset(&input(&fields), &Options::default()).unwrap();
     let names: Vec<&str> = cube.variables.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["unknown_0_1_200", "unknown_0_1_201"]);
