@@ -14,7 +14,7 @@ pub(crate) fn number(attributes: &[(String, Value)], key: &str) -> Option<f64> {
 
 /// `num` values from `start` to `stop`, both included, evenly spaced: element `i` is
 /// `i * step + start` and the last is `stop` itself (the values numpy's `linspace` gives).
-pub(crate) fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
+fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
     let div = num.saturating_sub(1).max(1) as f64;
     let spacing = (stop - start) / div;
     let mut v: Vec<f64> = (0..num).map(|i| i as f64 * spacing + start).collect();
@@ -35,9 +35,19 @@ pub fn regular_ll_axes(
     shape: &[u64],
 ) -> Option<(Vec<f64>, Vec<f64>)> {
     let text = |k: &str| attributes.iter().find(|(key, _)| key == k)?.1.as_text();
-    if text("gridType") != Some("regular_ll")
-        || number(attributes, "jPointsAreConsecutive").unwrap_or(0.0) != 0.0
-    {
+    if text("gridType") != Some("regular_ll") {
+        return None;
+    }
+    lat_lon_axes(attributes, shape)
+}
+
+/// [`regular_ll_axes`] of any grid laid out as a regular lat/lon grid is (a rotated grid's
+/// axes on its own sphere), whatever its `gridType`.
+pub(crate) fn lat_lon_axes(
+    attributes: &[(String, Value)],
+    shape: &[u64],
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    if number(attributes, "jPointsAreConsecutive").unwrap_or(0.0) != 0.0 {
         return None;
     }
     let n = |k| number(attributes, k);
@@ -46,13 +56,24 @@ pub fn regular_ll_axes(
         n("latitudeOfFirstGridPointInDegrees")?,
         n("latitudeOfLastGridPointInDegrees")?,
     );
+    if shape != [nj as u64, ni as u64] || ni < 1.0 || nj < 1.0 {
+        return None;
+    }
+    Some((
+        evenly(lat1, lat2, shape[0]),
+        longitudes(attributes, shape[1])?,
+    ))
+}
+
+/// The `ni` longitudes of a row of a regular grid (lat/lon or Gaussian), from its first to
+/// its last point, in the order they are stored: past 360 where the row crosses the
+/// meridian it starts west of (as ecCodes' points do).
+pub(crate) fn longitudes(attributes: &[(String, Value)], ni: u64) -> Option<Vec<f64>> {
+    let n = |k| number(attributes, k);
     let (mut lon1, mut lon2) = (
         n("longitudeOfFirstGridPointInDegrees")?,
         n("longitudeOfLastGridPointInDegrees")?,
     );
-    if shape != [nj as u64, ni as u64] || ni < 1.0 || nj < 1.0 {
-        return None;
-    }
     let west = n("iScansNegatively").unwrap_or(0.0) == 1.0;
     if !west && lon2 < lon1 {
         lon2 += 360.0;
@@ -60,7 +81,7 @@ pub fn regular_ll_axes(
     if west && lon2 > lon1 {
         lon1 += 360.0;
     }
-    Some((evenly(lat1, lat2, shape[0]), evenly(lon1, lon2, shape[1])))
+    Some(evenly(lon1, lon2, ni))
 }
 
 #[cfg(test)]

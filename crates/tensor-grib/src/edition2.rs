@@ -236,11 +236,7 @@ fn earth(s3: &[u8]) -> Vec<(&'static str, Key)> {
 /// millionths), grid lengths in metres (stored in thousandths).
 fn projection(s3: &[u8], template: u64) -> Vec<(&'static str, Key)> {
     let mut out = earth(s3);
-    let deg = |r: std::ops::Range<usize>| {
-        s3.get(r)
-            .filter(|b| !all_ones(b))
-            .map(|b| Key::Float(signed(b) as f64 / 1e6))
-    };
+    let deg = |r: std::ops::Range<usize>| s3.get(r).and_then(|b| degrees(b, 1e6)).map(Key::Float);
     let metres = |r: std::ops::Range<usize>| {
         s3.get(r)
             .filter(|b| !all_ones(b))

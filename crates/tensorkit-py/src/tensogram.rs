@@ -195,16 +195,21 @@ fn array_len(o: &ObjectFrame<'_>) -> frame::Result<u64> {
     }
 }
 
+/// A bitmask's elements one byte each (0 or 1), as numpy's bool arrays hold them.
+fn one_per_element(d: &DataObjectDescriptor, packed: &[u8]) -> tensor_core::Result<LargeBuffer> {
+    let n = tensor_core::checked::to_usize(d.element_count(), "a bitmask")?;
+    let mut out = LargeBuffer::zeroed(n)?;
+    crate::file::unpack(d.dtype, packed, &mut out);
+    Ok(out)
+}
+
 fn decode_one(o: &ObjectFrame<'_>, opts: DecodeOptions, limits: &Limits) -> frame::Result<Decoded> {
     let len = tensor_core::checked::to_usize(o.decoded_len()?, "a decoded object")?;
     let mut bytes = LargeBuffer::zeroed(len)?;
     let order = o.decode_into(&mut bytes, opts, limits)?;
     let d = o.descriptor();
     if d.dtype.is_packed() {
-        let n = tensor_core::checked::to_usize(d.element_count(), "a bitmask")?;
-        let mut one_per_element = LargeBuffer::zeroed(n)?;
-        crate::file::unpack(d.dtype, &bytes, &mut one_per_element);
-        bytes = one_per_element;
+        bytes = one_per_element(d, &bytes)?;
     }
     Ok(Decoded {
         descriptor: d.clone(),
@@ -805,10 +810,7 @@ pub(crate) fn tgm_decode_payload<'py>(
     let order = decoded.byte_order();
     let data = decoded.into_data();
     let out = if d.dtype.is_packed() {
-        let n = tensor_core::checked::to_usize(d.element_count(), "a bitmask").map_err(to_py)?;
-        let mut one_per_element = LargeBuffer::zeroed(n).map_err(to_py)?;
-        crate::file::unpack(d.dtype, &data, &mut one_per_element);
-        one_per_element
+        one_per_element(&d, &data).map_err(to_py)?
     } else {
         let mut b = LargeBuffer::zeroed(data.len()).map_err(to_py)?;
         b.copy_from_slice(&data);

@@ -3,7 +3,7 @@
 
 use super::keys::Keys;
 use super::{Coordinate, Values};
-use crate::axes::{evenly, number};
+use crate::axes::{longitudes, number};
 use tensor_core::cbor::Value;
 
 /// The grid dimensions of a variable, their sizes, and the coordinates that go with them.
@@ -357,18 +357,7 @@ fn axes(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
     } else {
         all.get(start..start + nj as usize)?.to_vec()
     };
-    let (mut lon1, mut lon2) = (
-        n("longitudeOfFirstGridPointInDegrees")?,
-        n("longitudeOfLastGridPointInDegrees")?,
-    );
-    let west = n("iScansNegatively").unwrap_or(0.0) == 1.0;
-    if !west && lon2 < lon1 {
-        lon2 += 360.0;
-    }
-    if west && lon2 > lon1 {
-        lon1 += 360.0;
-    }
-    Some((lat, evenly(lon1, lon2, ni)))
+    Some((lat, longitudes(k.attributes, ni)?))
 }
 
 /// The `2n` latitudes of a Gaussian grid of `n` parallels per hemisphere, north to south,

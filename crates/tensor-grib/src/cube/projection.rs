@@ -118,14 +118,7 @@ fn rotated(k: &Keys<'_>) -> Option<Plane> {
     if n("angleOfRotationInDegrees").unwrap_or(0.0) != 0.0 {
         return None;
     }
-    let attributes = k.attributes;
-    let mut regular = attributes.to_vec();
-    for (key, v) in &mut regular {
-        if key == "gridType" {
-            *v = Value::from("regular_ll");
-        }
-    }
-    let (rlat, mut rlon) = crate::axes::regular_ll_axes(&regular, k.shape)?;
+    let (rlat, mut rlon) = crate::axes::lat_lon_axes(k.attributes, k.shape)?;
     // Rotated longitudes are stored from 0 to 360; the grid's own axis reads better about 0.
     if rlon.first().is_some_and(|&l| l > 180.0) {
         for l in &mut rlon {

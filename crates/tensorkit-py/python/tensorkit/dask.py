@@ -27,19 +27,13 @@ from ._file import open as _open
 from ._file import validate as _validate
 
 
-def _extension(to: str) -> str:
+def _format(to: str) -> tuple[str, str]:
+    """The id and the usual extension of the format ``to`` names (an id or an extension)."""
     for f in _tensorkit.formats():
         if f["id"] == to or to in f["extensions"]:
-            return f["extensions"][0]
+            return f["id"], f["extensions"][0]
     ids = ", ".join(f["id"] for f in _tensorkit.formats())
     raise InvalidArgumentError(f"to={to!r} is not a format tensorkit writes ({ids})")
-
-
-def _format_id(to: str) -> str:
-    for f in _tensorkit.formats():
-        if f["id"] == to or to in f["extensions"]:
-            return f["id"]
-    return to
 
 
 def _names(path: str) -> list[str]:
@@ -47,29 +41,31 @@ def _names(path: str) -> list[str]:
         return sorted(f)
 
 
-def _finished(src: str, dst: str) -> bool:
-    """Whether ``dst`` is a sound, complete conversion of ``src``."""
+def _finished(dst: str, names: list[str]) -> bool:
+    """Whether ``dst`` is a sound file holding exactly the tensors ``names``."""
     if not os.path.exists(dst):
         return False
     try:
-        return bool(_validate(dst)["valid"]) and _names(dst) == _names(src)
+        return bool(_validate(dst)["valid"]) and _names(dst) == names
     except Exception:
         return False
 
 
 def convert_one(src: str, dst: str, to: str, pipeline: str | None) -> dict[str, Any]:
-    """Converts one file (one task of :func:`convert`); its line of the report."""
+    """Converts one file into format ``to`` (an id; one task of :func:`convert`); its line
+    of the report."""
     start = time.perf_counter()
     entry: dict[str, Any] = {"input": src, "output": dst}
     try:
-        if _finished(src, dst):
+        names = _names(src)
+        if _finished(dst, names):
             entry["status"] = "skipped"
         else:
-            entry["left_out"] = _convert(src, dst, format=_format_id(to), pipeline=pipeline)
-            if not _finished(src, dst):
+            entry["left_out"] = _convert(src, dst, format=to, pipeline=pipeline)
+            if not _finished(dst, names):
                 raise InvalidArgumentError(f"{dst}: the output does not validate or lacks tensors of {src}")
             entry["status"] = "converted"
-        entry["tensors"] = len(_names(dst))
+        entry["tensors"] = len(names)
         entry["bytes"] = os.path.getsize(dst)
     except Exception as e:  # one file's failure is its line of the report
         entry["status"] = "failed"
@@ -104,7 +100,7 @@ def convert(
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     srcs = [os.fspath(p) for p in inputs]
-    ext = _extension(to)
+    to, ext = _format(to)
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     dsts = [os.fspath(out / f"{Path(s).stem}.{ext}") for s in srcs]

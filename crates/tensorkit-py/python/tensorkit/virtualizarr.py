@@ -119,8 +119,12 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
     arrays: dict[str, Any] = {}
     # The variables name their coordinates, as netCDF and cfgrib's datasets do.
     coords = " ".join(c["name"] for c in cube["coordinates"])
-    # Where each header value of each dimension is found: a field at that index.
-    at: dict[tuple[str, int], str] = {}
+    header_dims = {d for v in cube["variables"] for d in v["dims"][: len(v["dims"]) - v["grid_ndim"]]}
+    # The header dimensions each coordinate runs along, and, for each of their cells, the
+    # first field found there (a coordinate's chunk is read from it).
+    along = {c["name"]: tuple(d for d in c["dims"] if d in header_dims) for c in cube["coordinates"]}
+    wanted = {h for h in along.values() if h}
+    found: dict[tuple[tuple[str, ...], tuple[int, ...]], str] = {}
     first = None
     for v in cube["variables"]:
         header = v["dims"][: len(v["dims"]) - v["grid_ndim"]]
@@ -134,17 +138,18 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
             idx = tuple(int(i) for i in np.unravel_index(cell, header_shape)) if header else ()
             entries[(*idx, *([0] * v["grid_ndim"]))] = name
             first = first or name
-            for d, i in zip(header, idx):
-                at.setdefault((d, i), name)
+            at = dict(zip(header, idx))
+            for h in wanted:
+                if all(d in at for d in h):
+                    found.setdefault((h, tuple(at[d] for d in h)), name)
         chunks = [1] * len(header) + v["shape"][len(header):]
         arrays[v["name"]] = array(
             v["shape"], chunks, "float64", np.nan, _zarr.GribCodec(),
             {**v["attributes"], "coordinates": coords}, v["dims"], entries,
         )
     for c in cube["coordinates"]:
-        dims = c["dims"]
+        dims, header = c["dims"], along[c["name"]]
         shape = [cube["dims"][d] for d in dims]
-        header = [d for d in dims if any((d, 0) == k for k in at)]
         chunks = [1 if d in header else n for d, n in zip(dims, shape)]
         entries = {}
         if not header:
@@ -156,10 +161,7 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
             entries[tuple(0 for _ in dims)] = next(n for n in owner if n is not None)
         else:
             for idx in np.ndindex(*[cube["dims"][d] for d in header]):
-                if len(header) == 1:
-                    name = at.get((header[0], int(idx[0])))
-                else:
-                    name = _field_at(cube, dict(zip(header, idx)))
+                name = found.get((header, tuple(int(i) for i in idx)))
                 if name is None:
                     continue
                 pos = iter(idx)
@@ -181,22 +183,6 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
         codec = _zarr.GribCodec(output="coordinate", name=c["name"])
         arrays[c["name"]] = array(shape, chunks, dtype, fill, codec, attrs, dims, entries)
     return ManifestGroup(arrays=arrays, attributes=dict(cube["attributes"]))
-
-
-def _field_at(cube: dict[str, Any], where: dict[str, int]) -> str | None:
-    """A field at the given indices of several header dimensions (a 2-D ``valid_time``)."""
-    for v in cube["variables"]:
-        header = v["dims"][: len(v["dims"]) - v["grid_ndim"]]
-        if not set(where) <= set(header):
-            continue
-        header_shape = v["shape"][: len(header)]
-        for cell, name in enumerate(v["fields"]):
-            if name is None:
-                continue
-            idx = dict(zip(header, np.unravel_index(cell, header_shape)))
-            if all(int(idx[d]) == i for d, i in where.items()):
-                return name
-    return None
 
 
 class TensogramParser:
