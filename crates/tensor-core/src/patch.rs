@@ -55,9 +55,7 @@ impl Patch {
             out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
             out.extend_from_slice(bytes);
         }
-        let sum = crate::xxh3::xxh3_64(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        out
+        seal(out)
     }
 
     fn decode(bytes: &[u8], journal: &Path) -> Result<Journaled> {
@@ -66,15 +64,10 @@ impl Patch {
             offset: 0,
             reason: format!("{}: {reason}", journal.display()),
         };
-        let body_len = bytes
-            .len()
-            .checked_sub(8)
-            .filter(|&n| n >= 32 && bytes.starts_with(MAGIC))
-            .ok_or_else(|| bad("not a tensorkit patch journal"))?;
-        let (body, sum) = bytes.split_at(body_len);
-        if crate::xxh3::xxh3_64(body).to_le_bytes() != sum {
-            return Err(bad("its checksum does not match"));
+        if bytes.len() < 40 || !bytes.starts_with(MAGIC) {
+            return Err(bad("not a tensorkit patch journal"));
         }
+        let body = unseal(bytes).ok_or_else(|| bad("its checksum does not match"))?;
         let mut at = 8usize;
         let u64_at = |at: &mut usize| -> Result<u64> {
             let b = body
@@ -105,6 +98,22 @@ impl Patch {
             len_before,
         })
     }
+}
+
+/// `body` followed by its XXH3-64 checksum: a journal whose writer was killed before it was
+/// whole fails [`unseal`].
+#[must_use]
+pub fn seal(mut body: Vec<u8>) -> Vec<u8> {
+    let sum = crate::xxh3::xxh3_64(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    body
+}
+
+/// The body of a journal [`seal`] made, or `None` when it was cut short or damaged.
+#[must_use]
+pub fn unseal(bytes: &[u8]) -> Option<&[u8]> {
+    let (body, sum) = bytes.split_at(bytes.len().checked_sub(8)?);
+    (crate::xxh3::xxh3_64(body).to_le_bytes() == sum).then_some(body)
 }
 
 /// The journal of a patch of `path`: `.<name>.tkpatch` in the same directory.
@@ -185,9 +194,11 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
     Ok(true)
 }
 
-/// Writes the journal under its name. A process killed while writing leaves it short,
-/// which its checksum tells: [`recover`] then drops it, the file not yet touched.
-fn write_journal(journal: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
+/// Writes a journal (made by [`seal`]) under its name, which must not exist yet; with
+/// [`Durability::Synced`] it is on disk when this returns. A process killed while writing
+/// leaves it short, which [`unseal`] tells: [`recover`] then drops it, the file not yet
+/// touched.
+pub fn write_journal(journal: &Path, bytes: &[u8], durability: Durability) -> Result<()> {
     let io = |e| Error::io(format!("writing {}", journal.display()), e);
     let mut f = std::fs::OpenOptions::new()
         .write(true)
@@ -228,9 +239,10 @@ fn write_ranges(path: &Path, edit: &Patch, durability: Durability) -> Result<()>
     Ok(())
 }
 
-fn remove_journal(journal: &Path, durability: Durability) -> Result<()> {
+/// Removes a journal (one already gone is not an error: a reader finishing the same edit
+/// may have removed it first).
+pub fn remove_journal(journal: &Path, durability: Durability) -> Result<()> {
     match std::fs::remove_file(journal) {
-        // A reader finishing the same patch may have removed it first.
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(Error::io(format!("removing {}", journal.display()), e));
         }

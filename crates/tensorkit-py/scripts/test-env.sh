@@ -14,6 +14,15 @@ if [[ -f "$stamp" ]] && cmp -s "$stamp" "$requirements"; then
 fi
 python="${TENSORKIT_PYTHON:-python3}"
 "$python" -m venv --clear "$env_dir"
+# pip keeps every wheel it downloads in a temporary folder until the install ends (about 3 GB
+# for torch's). Where /dev/shm (memory) has room for them, they go there, so that the disk
+# holds the installed environment alone; one CI run ran out of disk with 9.5 GB free.
+if [[ -z "${TMPDIR:-}" && -d /dev/shm ]] \
+    && (( $(df -k --output=avail /dev/shm | tail -1) > 6 * 1024 * 1024 )); then
+    pip_tmp=$(mktemp -d /dev/shm/tensorkit-pip.XXXXXX)
+    trap 'rm -rf "$pip_tmp"' EXIT
+    export TMPDIR=$pip_tmp
+fi
 if ! "$env_dir/bin/pip" install --quiet --disable-pip-version-check --no-cache-dir --no-compile \
     -r "$requirements"; then
     echo "test-env.sh: installing $requirements into $env_dir failed;" \

@@ -81,6 +81,9 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
         let _ = url;
     }
     if crate::shards::is_index(path) {
+        // A set edit a killed process left unfinished is finished first, as each shard's
+        // is by `map_local`.
+        crate::edit::recover_shard_set(path, tensor_core::atomic::Durability::Cached)?;
         let index = crate::shards::Index::read(path, &options.limits)?;
         let files = index.files();
         let maps = files

@@ -557,6 +557,138 @@ fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Fai
     Ok(())
 }
 
+/// A shard set edited through its index (renames in three of its four shards, a metadata
+/// key in the index), killed at random instants, `runs` times: after each, the set (once
+/// tensorkit has opened it, finishing the edit a killed process left) reads wholly as it
+/// was or wholly as the edit meant, each name on its own tensor, and nothing is left beside
+/// it. Renames to longer names make each shard a copy, so the edit spans many milliseconds.
+fn killed_shard_set(runs: usize) -> Result<(), Failed> {
+    const N: usize = 1 << 20;
+    let dir = tempfile::tempdir()?;
+    let names = ["a", "b", "c", "d"];
+    let mut header = String::from("{");
+    let mut data = Vec::with_capacity(4 * N * names.len());
+    for (i, name) in names.iter().enumerate() {
+        header.push_str(&format!(
+            r#"{}"{name}":{{"dtype":"F32","shape":[{N}],"data_offsets":[{},{}]}}"#,
+            if i == 0 { "" } else { "," },
+            4 * N * i,
+            4 * N * (i + 1)
+        ));
+        data.extend((0..N).flat_map(|j| ((j * (i + 1)) as f32).to_le_bytes()));
+    }
+    header.push('}');
+    let source = dir.path().join("source.safetensors");
+    std::fs::write(&source, crate::support::safetensors_file(&header, &data))?;
+    let pristine = dir.path().join("pristine");
+    let set = dir.path().join("set");
+    std::fs::create_dir_all(&pristine)?;
+    let out = tensorkit(&[
+        "convert",
+        "--quiet",
+        &source.to_string_lossy(),
+        &pristine.join("model.safetensors").to_string_lossy(),
+        "--max-shard-size",
+        &(4 * N).to_string(),
+    ]);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    let restore = || -> std::io::Result<()> {
+        let _ = std::fs::remove_dir_all(&set);
+        std::fs::create_dir(&set)?;
+        for entry in std::fs::read_dir(&pristine)? {
+            let entry = entry?;
+            std::fs::copy(entry.path(), set.join(entry.file_name()))?;
+        }
+        Ok(())
+    };
+    let index = set.join("model.safetensors.index.json");
+    let renames: Vec<(String, String)> = names[..3]
+        .iter()
+        .map(|n| ((*n).to_owned(), format!("{n}_renamed_to_a_longer_name")))
+        .collect();
+    let mut args = vec!["edit".to_owned(), index.to_string_lossy().into_owned()];
+    for (from, to) in &renames {
+        args.extend(["--rename".to_owned(), format!("{from}={to}")]);
+    }
+    args.extend(["--set".to_owned(), "licence=mit".to_owned()]);
+    let edit = || {
+        Command::new(env!("CARGO_BIN_EXE_tensorkit"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+    };
+    restore()?;
+    let old_digests = digests(&index)?;
+    let start = Instant::now();
+    if !edit()?.wait()?.success() {
+        return Err("the edit failed unkilled".into());
+    }
+    let whole = start.elapsed().as_micros() as u64;
+    let new_digests = digests(&index)?;
+    let renamed = |name: &str| {
+        renames
+            .iter()
+            .find(|(from, _)| from == name)
+            .map_or_else(|| name.to_owned(), |(_, to)| to.clone())
+    };
+    if new_digests
+        != old_digests
+            .iter()
+            .map(|(k, v)| (renamed(k), v.clone()))
+            .collect()
+    {
+        return Err(format!("{old_digests:?} became {new_digests:?}").into());
+    }
+    let journal = set.join(".model.safetensors.index.json.tkedit");
+    let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+    let (mut old, mut new, mut pending) = (0, 0, 0);
+    for run in 0..runs {
+        restore()?;
+        let mut child = edit()?;
+        std::thread::sleep(Duration::from_micros(rng.below(whole + whole / 4)));
+        let _ = child.kill();
+        child.wait()?;
+        pending += usize::from(journal.exists());
+        let found = digests(&index).map_err(|e| format!("run {run}: unreadable: {e:?}"))?;
+        let licence = inspect_json(&index)?["metadata"]["licence"].clone();
+        if found == old_digests && licence.is_null() {
+            old += 1;
+        } else if found == new_digests && licence == "mit" {
+            new += 1;
+        } else {
+            return Err(format!("run {run}: the set reads as {found:?}, licence {licence}").into());
+        }
+        // An edit after a kill goes through, and leaves nothing beside the set (its atomic
+        // write removes a copy a killed writer had linked under a private name).
+        let out = tensorkit(&["edit", &index.to_string_lossy(), "--set", "licence=swept"]);
+        if !out.status.success() {
+            return Err(format!(
+                "run {run}: the edit after the kill failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+        let mut left: Vec<String> = std::fs::read_dir(&set)?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        left.sort();
+        if !left.is_empty() {
+            return Err(format!("run {run}: left {left:?}").into());
+        }
+    }
+    if old == 0 || new == 0 || pending == 0 {
+        return Err(format!(
+            "{old} runs kept the old set, {new} the new, {pending} left a journal: the kills missed"
+        )
+        .into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("edit::every_format", every_format),
@@ -576,5 +708,6 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test("edit::killed_copying", || {
             killed(&"y".repeat(5000), 16 << 20, 16, 50)
         }),
+        Trial::test("edit::killed_shard_set", || killed_shard_set(100)),
     ]
 }

@@ -20,6 +20,9 @@ use tensor_core::atomic::Durability;
 use tensor_core::cbor::json::{to_cbor, to_json};
 use tensor_core::patch::{self, Patch};
 
+mod shard_set;
+pub(crate) use shard_set::recover as recover_shard_set;
+
 /// What to change.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Edits {
@@ -283,7 +286,7 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
         });
     }
     if crate::shards::is_index(path) {
-        return edit_shard_set(path, edits, *options);
+        return shard_set::edit(path, edits, *options);
     }
     let recovered = if options.dry_run {
         false
@@ -331,136 +334,6 @@ pub fn edit(path: impl AsRef<Path>, edits: &Edits, options: &EditOptions) -> Res
     }
     read_back(path, &expected, options)?;
     Ok(report)
-}
-
-/// Edits a shard set through its index (`*.index.json`): metadata in the index (which is
-/// what opening the index reads), renames and attributes in the shard holding each tensor,
-/// renames in the weight map too. The shards are edited first (each as [`edit`] edits a
-/// file), then the index is replaced atomically.
-fn edit_shard_set(path: &Path, edits: &Edits, options: EditOptions) -> Result<EditReport> {
-    let file = crate::open_with(path, &options.read_options())?;
-    let set = file.tensor_set();
-    let format = set.format;
-    let mut new = set.clone();
-    // Checked against the whole set first: nothing is written if any edit cannot be made.
-    let changes = apply(&mut new, edits, path)?;
-    drop(new);
-    drop(file);
-    let index = crate::shards::Index::read(path, &tensor_core::Limits::default())?;
-    // Each shard's share of the renames and attributes, following renames made before.
-    let mut per_shard: Vec<(PathBuf, Edits)> = Vec::new();
-    let mut renamed: Vec<(String, String)> = Vec::new();
-    for change in &changes {
-        let (tensor, rename, attribute) = match change {
-            Change::Renamed { from, to } => (from, Some((from.clone(), to.clone())), None),
-            Change::Attribute {
-                tensor, key, new, ..
-            } => (
-                tensor,
-                None,
-                Some((tensor.clone(), key.clone(), new.clone())),
-            ),
-            Change::Set { .. } | Change::Deleted { .. } => continue,
-        };
-        let original = renamed
-            .iter()
-            .rev()
-            .find(|(_, to)| to == tensor)
-            .map_or(tensor, |(from, _)| from);
-        let shard = index.shard_of(original).ok_or_else(|| Error::Edit {
-            path: path.to_path_buf(),
-            what: format!("the weight map names no shard for tensor {tensor:?}"),
-        })?;
-        let i = per_shard
-            .iter()
-            .position(|(p, _)| *p == shard)
-            .unwrap_or_else(|| {
-                per_shard.push((shard, Edits::default()));
-                per_shard.len() - 1
-            });
-        if let Some((from, to)) = rename {
-            // A rename's tensor is `from`: the name it had first is `original`.
-            renamed.push((original.clone(), to.clone()));
-            per_shard[i].1.rename.push((from, to));
-        }
-        per_shard[i].1.attributes.extend(attribute);
-    }
-    let metadata_changed = changes
-        .iter()
-        .any(|c| matches!(c, Change::Set { .. } | Change::Deleted { .. }));
-    let mut report = EditReport {
-        path: path.to_path_buf(),
-        format,
-        method: if changes.is_empty() {
-            Method::Unchanged
-        } else {
-            Method::Copy
-        },
-        changes,
-        dry_run: options.dry_run,
-        recovered: false,
-    };
-    if options.dry_run || report.changes.is_empty() {
-        return Ok(report);
-    }
-    let mut all_in_place = true;
-    for (shard, e) in &per_shard {
-        let r = edit(shard, e, &options)?;
-        all_in_place &= r.method == Method::InPlace;
-        report.recovered |= r.recovered;
-    }
-    rewrite_index(path, &report.changes, options.durability)?;
-    if all_in_place && !metadata_changed {
-        report.method = Method::InPlace;
-    }
-    // Read back through the index: every tensor where the weight map says.
-    crate::open_with(path, &options.read_options())?;
-    Ok(report)
-}
-
-/// Replaces the shard index at `path` atomically with `changes` made: metadata keys set or
-/// removed in its `metadata`, renamed tensors renamed in its `weight_map` (in place, order
-/// kept); everything else as it was.
-fn rewrite_index(path: &Path, changes: &[Change], durability: Durability) -> Result<()> {
-    let text = std::fs::read(path)
-        .map_err(|e| tensor_core::Error::io(format!("reading {}", path.display()), e))?;
-    let mut json: Json = serde_json::from_slice(&text).map_err(|e| Error::Spec {
-        path: path.to_path_buf(),
-        message: format!("not a shard index: {e}"),
-    })?;
-    for change in changes {
-        match change {
-            Change::Set { key, new, .. } => {
-                if !json["metadata"].is_object() {
-                    json["metadata"] = Json::Object(serde_json::Map::new());
-                }
-                json["metadata"][key] = new.clone();
-            }
-            Change::Deleted { key, .. } => {
-                if let Some(m) = json["metadata"].as_object_mut() {
-                    m.shift_remove(key);
-                }
-            }
-            Change::Renamed { from, to } => {
-                if let Some(m) = json["weight_map"].as_object_mut() {
-                    *m = std::mem::take(m)
-                        .into_iter()
-                        .map(|(k, v)| (if k == *from { to.clone() } else { k }, v))
-                        .collect();
-                }
-            }
-            Change::Attribute { .. } => {}
-        }
-    }
-    let pretty = serde_json::to_string_pretty(&json).map_err(|e| Error::Spec {
-        path: path.to_path_buf(),
-        message: format!("the edited index: {e}"),
-    })?;
-    Ok(tensor_core::atomic::write(
-        path,
-        format!("{pretty}\n").as_bytes(),
-        durability,
-    )?)
 }
 
 /// Applies `edits` to `set`, checking each against what is there; returns the changes.
