@@ -47,7 +47,7 @@ pub mod wire;
 
 pub use encode::{
     EncodeOptions, HashFrames, IndexFrame, ObjectBytes, encode, encode_into, encode_pre_encoded,
-    encode_to, encode_to_streamed, reframe_to,
+    encode_to, encode_to_streamed, metadata_in_place, reframe_to,
 };
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};

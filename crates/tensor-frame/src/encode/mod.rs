@@ -1,9 +1,11 @@
 //! Writing messages in one go: objects through their pipelines, frames laid out with the
 //! index sized in as many passes as it takes, hashes, metadata with provenance.
 
+mod in_place;
 mod layout;
 mod prepare;
 
+pub use in_place::metadata_in_place;
 use layout::{assemble, emit_patched, nothing_deferred, plan, written};
 pub(crate) use prepare::encode_object;
 

@@ -120,7 +120,8 @@ def test_ztensor_bintensors_and_tensogram_read_the_edited_files(tmp_path):
         tensorkit.save(path, TENSORS, metadata={"source": "test"})
         attributes = {"a": {"units": "K", "scale": 0.5}} if ext != "bt" else {}
         report = tensorkit.edit(path, {"source": "edited", "licence": "mit"}, rename={"b": "bias"}, attributes=attributes)
-        # zTensor 2's manifest, at the end of the file, is rewritten in place.
+        # zTensor 2's manifest, at the end of the file, is rewritten in place; the others
+        # grow their headers here.
         assert report.method == ("in-place" if ext == "zt" else "copy"), ext
         with tensorkit.open(path) as f:
             assert f.metadata == {"source": "edited", "licence": "mit"}, ext
@@ -159,3 +160,36 @@ def test_a_header_reserve_takes_later_edits_in_place(tmp_path):
     r = gguf.GGUFReader(tmp_path / "r.gguf")
     assert r.fields["tokenizer.chat_template"].contents() == "t" * 3000
     same_tensors({t.name: np.asarray(t.data).reshape(tuple(reversed(t.shape.tolist()))) for t in r.tensors})
+
+
+def test_a_tensogram_metadata_frame_that_keeps_its_size_is_rewritten_in_place(tmp_path):
+    # Two messages written by tensogram itself, each with its own metadata frame.
+    path = tmp_path / "ref.tgm"
+    with open(path, "wb") as f:
+        for i, (name, arr) in enumerate(TENSORS.items()):
+            desc = {"type": "ntensor", "shape": list(arr.shape), "dtype": str(arr.dtype)}
+            f.write(tensogram.encode({"base": [{"name": name}], "note": f"run{i}"}, [(desc, arr)]))
+    before = path.read_bytes()
+    report = tensorkit.edit(path, {"note": "RUN9"})
+    assert report.in_place, report
+    after = path.read_bytes()
+    assert len(after) == len(before)
+    # Only the metadata frames changed: every data frame's bytes are where they were.
+    for arr in TENSORS.values():
+        raw = arr.tobytes()
+        assert after.index(raw) == before.index(raw)
+    offset, got = 0, {}
+    for _ in TENSORS:
+        length = int.from_bytes(after[offset + 16:offset + 24], "big")
+        msg = after[offset:offset + length]
+        assert tensogram.validate(msg)["issues"] == []
+        meta, objects = tensogram.decode(msg, verify_hash=True)
+        assert meta.extra["note"] == "RUN9"
+        got[meta.base[0]["name"]] = objects[0][1]
+        offset += length
+    same_tensors(got)
+    # A value that no longer fits the frame's padding re-frames the file.
+    assert tensorkit.edit(path, {"note": "x" * 100}, attributes={"a": {"unit": "K"}}).method == "copy"
+    with tensorkit.open(path) as f:
+        assert f.metadata["note"] == "x" * 100
+        assert f.info("a")["attributes"]["unit"] == "K"

@@ -2,8 +2,10 @@
 //! tensors' bytes: [`edit`].
 //!
 //! An edit is written **in place** when the format lets a new header take the old one's
-//! bytes — safetensors (its JSON header padded with spaces, which every reader accepts) and
-//! GGUF (a header that ends where the data's alignment padding allows) — as a
+//! bytes — safetensors and BinTensors (a header padded with spaces, which every reader
+//! accepts), GGUF (a header that ends where the data's alignment padding allows), zTensor 2
+//! (its manifest, at the end) and Tensogram (a metadata frame that keeps its padded size) —
+//! as a
 //! [`tensor_core::patch`], which a killed process leaves finished or undone, never half
 //! done. Otherwise the file is written anew through an atomic file, each tensor's stored
 //! bytes copied by the kernel (`copy_file_range`), so that a multi-gigabyte file costs about

@@ -587,7 +587,8 @@ pub(crate) enum EditedHeader {
 /// The header of an edited set, for the formats whose header can be written without moving
 /// or rewriting the tensors' bytes: safetensors and GGUF (in the old header's place when it
 /// fits, before the data section as it is otherwise), BinTensors (in the old header's place
-/// when it fits), zTensor 2 (its manifest, at the end, always in place). `bytes` is the file
+/// when it fits), zTensor 2 (its manifest, at the end, always in place), Tensogram (each
+/// message's metadata frame, when it keeps its padded size). `bytes` is the file
 /// `old` was read from; `new` is an edit of `old`. `None` where the file is written anew.
 pub(crate) fn header_for_edit(
     bytes: &[u8],
@@ -600,6 +601,7 @@ pub(crate) fn header_for_edit(
         FormatId::Gguf => gguf::header_for_edit(bytes, new, path),
         FormatId::Ztensor2 => ztensor::header_for_edit(bytes, old, new, path),
         FormatId::Bintensors => bintensors::header_for_edit(bytes, new, path),
+        FormatId::Tensogram => tensogram::header_for_edit(bytes, old, new, path),
         _ => Ok(None),
     }
 }

@@ -560,13 +560,10 @@ fn keep_packing(d: &mut DataObjectDescriptor, p: crate::model::Packed) -> Vec<u8
 }
 
 /// The Tensogram file `bytes` (which `old` was read from, and `new` is an edit of) written
-/// to `out` with the edit: every message re-framed with its objects' descriptors and
-/// encoded payloads as they are ([`tensor_frame::reframe_to`], which writes each payload
-/// from the file's mapping: the memory of a header, whatever the message's size); the
-/// metadata keys the edit set or removed set or removed in every message's `_extra_` (a
-/// file's metadata is its first message's, but a key set on the file is set on each
-/// message); each object's name and attributes those of its tensor in `new` (tensors in
-/// file order, message by message).
+/// to `out` with the edit ([`edited_metadata`]): every message re-framed with its objects'
+/// descriptors and encoded payloads as they are ([`tensor_frame::reframe_to`], which writes
+/// each payload from the file's mapping: the memory of a header, whatever the message's
+/// size).
 pub(super) fn write_edited(
     bytes: &[u8],
     old: &TensorSet<'_>,
@@ -578,29 +575,83 @@ pub(super) fn write_edited(
     let msgs = messages(path, bytes, &ReadOptions::default().limits(old.limits))?;
     let mut tensors = new.tensors.iter();
     for m in &msgs {
-        let mut meta = m.metadata().map_err(wrap(path))?.clone();
-        for (k, v) in &set {
-            meta.extra
-                .insert((*k).to_owned(), MetaValue::from(&to_cbor(v)));
-        }
-        for k in &removed {
-            meta.extra.remove(*k);
-        }
-        meta.base.resize(m.len().max(meta.base.len()), Map::new());
-        for entry in meta.base.iter_mut().take(m.len()) {
-            let t = tensors.next().ok_or_else(|| Error::Edit {
-                path: path.to_path_buf(),
-                what: "the file holds more objects than were read".into(),
-            })?;
-            entry.retain(|k, _| tensor_frame::TensogramFormat::INFO.reserves(k));
-            for (k, v) in &t.attributes {
-                entry.insert(k.clone(), MetaValue::from(v));
-            }
-            if let Some(name) = &t.name {
-                entry.insert("name".into(), MetaValue::from(name.as_str()));
-            }
-        }
+        let meta = edited_metadata(m, &set, &removed, &mut tensors, path)?;
         tensor_frame::reframe_to(m, &meta, out).map_err(wrap(path))?;
     }
     Ok(())
+}
+
+/// The edit of a Tensogram file in place, when every message's new metadata frame takes
+/// exactly the bytes its old one and its padding took
+/// ([`tensor_frame::metadata_in_place`]: a value of the same length, or one that stays
+/// within the frame's alignment padding); `None` otherwise (the file is re-framed,
+/// [`write_edited`]).
+pub(super) fn header_for_edit(
+    bytes: &[u8],
+    old: &TensorSet<'_>,
+    new: &TensorSet<'_>,
+    path: &Path,
+) -> Result<Option<super::EditedHeader>> {
+    let (set, removed) = super::metadata_changes(old, new);
+    let msgs = messages(path, bytes, &ReadOptions::default().limits(old.limits))?;
+    let mut tensors = new.tensors.iter();
+    let mut writes = Vec::new();
+    for m in &msgs {
+        let meta = edited_metadata(m, &set, &removed, &mut tensors, path)?;
+        let Some((at, frame)) = tensor_frame::metadata_in_place(m, &meta).map_err(wrap(path))?
+        else {
+            return Ok(None);
+        };
+        // The message's offset in the file it was read from.
+        let start = (m.bytes().as_ptr() as usize)
+            .checked_sub(bytes.as_ptr() as usize)
+            .filter(|s| s + m.bytes().len() <= bytes.len())
+            .ok_or_else(|| Error::Edit {
+                path: path.to_path_buf(),
+                what: "a message that does not lie in the file".into(),
+            })?;
+        writes.push((start as u64 + at, frame));
+    }
+    Ok(Some(super::EditedHeader::InPlace(
+        tensor_core::patch::Patch {
+            writes,
+            len: bytes.len() as u64,
+        },
+    )))
+}
+
+/// Message `m`'s global metadata with an edit made: the metadata keys the edit set or
+/// removed set or removed in its `_extra_` (a file's metadata is its first message's, but a
+/// key set on the file is set on each message); each object's name and attributes those of
+/// the next tensor of `tensors` (the edited set's, in file order, message by message).
+fn edited_metadata<'t>(
+    m: &tensor_frame::Message<'_>,
+    set: &[(&str, &serde_json::Value)],
+    removed: &[&str],
+    tensors: &mut impl Iterator<Item = &'t crate::model::NamedTensor<'t>>,
+    path: &Path,
+) -> Result<tensor_frame::GlobalMetadata> {
+    let mut meta = m.metadata().map_err(wrap(path))?.clone();
+    for (k, v) in set {
+        meta.extra
+            .insert((*k).to_owned(), MetaValue::from(&to_cbor(v)));
+    }
+    for k in removed {
+        meta.extra.remove(*k);
+    }
+    meta.base.resize(m.len().max(meta.base.len()), Map::new());
+    for entry in meta.base.iter_mut().take(m.len()) {
+        let t = tensors.next().ok_or_else(|| Error::Edit {
+            path: path.to_path_buf(),
+            what: "the file holds more objects than were read".into(),
+        })?;
+        entry.retain(|k, _| tensor_frame::TensogramFormat::INFO.reserves(k));
+        for (k, v) in &t.attributes {
+            entry.insert(k.clone(), MetaValue::from(v));
+        }
+        if let Some(name) = &t.name {
+            entry.insert("name".into(), MetaValue::from(name.as_str()));
+        }
+    }
+    Ok(meta)
 }
