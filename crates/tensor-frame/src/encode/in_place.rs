@@ -72,7 +72,10 @@ mod tests {
         let e = Message::open(&edited).unwrap();
         e.verify_hashes().unwrap();
         assert_eq!(e.metadata().unwrap(), &meta);
-        assert_eq!(e.decode_all(Default::default()).unwrap().len(), 1);
+        assert_eq!(
+            e.decode_all(crate::DecodeOptions::default()).unwrap().len(),
+            1
+        );
         // Everything but the metadata frame is as it was.
         assert_eq!(
             edited[at as usize + bytes.len()..],

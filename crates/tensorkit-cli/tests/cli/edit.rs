@@ -563,18 +563,20 @@ fn killed(new_value: &str, n: usize, meta: usize, runs: usize) -> Result<(), Fai
 /// was or wholly as the edit meant, each name on its own tensor, and nothing is left beside
 /// it. Renames to longer names make each shard a copy, so the edit spans many milliseconds.
 fn killed_shard_set(runs: usize) -> Result<(), Failed> {
+    use std::fmt::Write as _;
     const N: usize = 1 << 20;
     let dir = tempfile::tempdir()?;
     let names = ["a", "b", "c", "d"];
     let mut header = String::from("{");
     let mut data = Vec::with_capacity(4 * N * names.len());
     for (i, name) in names.iter().enumerate() {
-        header.push_str(&format!(
+        let _ = write!(
+            header,
             r#"{}"{name}":{{"dtype":"F32","shape":[{N}],"data_offsets":[{},{}]}}"#,
             if i == 0 { "" } else { "," },
             4 * N * i,
             4 * N * (i + 1)
-        ));
+        );
         data.extend((0..N).flat_map(|j| ((j * (i + 1)) as f32).to_le_bytes()));
     }
     header.push('}');
@@ -627,7 +629,7 @@ fn killed_shard_set(runs: usize) -> Result<(), Failed> {
     }
     let whole = start.elapsed().as_micros() as u64;
     let new_digests = digests(&index)?;
-    let renamed = |name: &str| {
+    let new_name = |name: &str| {
         renames
             .iter()
             .find(|(from, _)| from == name)
@@ -636,7 +638,7 @@ fn killed_shard_set(runs: usize) -> Result<(), Failed> {
     if new_digests
         != old_digests
             .iter()
-            .map(|(k, v)| (renamed(k), v.clone()))
+            .map(|(k, v)| (new_name(k), v.clone()))
             .collect()
     {
         return Err(format!("{old_digests:?} became {new_digests:?}").into());

@@ -150,7 +150,7 @@ fn digest(set: &TensorSet<'_>) -> String {
             let stored = match &t.data {
                 crate::model::TensorData::View(v) => v.contiguous_bytes(),
                 crate::model::TensorData::Encoded(lazy) => {
-                    lazy.blocks.as_ref().and_then(|b| b.stored())
+                    lazy.blocks.as_ref().and_then(crate::model::Blocks::stored)
                 }
                 crate::model::TensorData::Owned(_) => None,
             }
