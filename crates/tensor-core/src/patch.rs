@@ -153,10 +153,8 @@ pub fn stage(path: &Path, edit: &Patch, durability: Durability) -> Result<()> {
 /// ranges and removes its journal. Returns whether there was one.
 pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
     let journal = journal_path(path);
-    let bytes = match std::fs::read(&journal) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(Error::io(format!("reading {}", journal.display()), e)),
+    let Some(bytes) = read_journal(&journal)? else {
+        return Ok(false);
     };
     let Ok(Journaled {
         patch: pending,
@@ -192,6 +190,37 @@ pub fn recover(path: &Path, durability: Durability) -> Result<bool> {
     })?;
     remove_journal(&journal, durability)?;
     Ok(true)
+}
+
+/// The journal at `journal`, `None` when there is none. A journal holds a header or two, so
+/// one longer than twice the default header limit (and a mebibyte) is refused before it is
+/// read: it is no journal of ours.
+pub fn read_journal(journal: &Path) -> Result<Option<Vec<u8>>> {
+    let io = |e| Error::io(format!("reading {}", journal.display()), e);
+    let len = match std::fs::symlink_metadata(journal) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    let most = crate::Limits::default()
+        .max_header_bytes
+        .saturating_mul(2)
+        .saturating_add(1 << 20);
+    if len > most {
+        return Err(Error::Malformed {
+            what: "edit journal",
+            offset: 0,
+            reason: format!(
+                "{} is {len} bytes long, more than a journal of tensorkit's ({most} at most)",
+                journal.display()
+            ),
+        });
+    }
+    match std::fs::read(journal) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(e)),
+    }
 }
 
 /// Writes a journal (made by [`seal`]) under its name, which must not exist yet; with
@@ -320,6 +349,20 @@ mod tests {
                 .unwrap();
             assert_eq!((j.patch, j.len_before), (p, before));
         }
+    }
+
+    #[test]
+    fn a_journal_too_long_to_be_ours_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.bin");
+        std::fs::write(&path, b"0123456789ab").unwrap();
+        // Sparse: no disk is used, and nothing is read.
+        let j = std::fs::File::create(journal_path(&path)).unwrap();
+        j.set_len(crate::Limits::default().max_header_bytes * 2 + (1 << 20) + 1)
+            .unwrap();
+        let e = recover(&path, Durability::Cached).unwrap_err();
+        assert!(e.to_string().contains("more than a journal"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"0123456789ab");
     }
 
     #[test]

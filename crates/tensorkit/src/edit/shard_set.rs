@@ -242,12 +242,8 @@ pub(super) fn edit(path: &Path, edits: &Edits, options: EditOptions) -> Result<E
 /// if any (see the module's description). Returns whether there was one.
 pub(crate) fn recover(path: &Path, durability: Durability) -> Result<bool> {
     let journal = journal_path(path);
-    let bytes = match std::fs::read(&journal) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => {
-            return Err(tensor_core::Error::io(format!("reading {}", journal.display()), e).into());
-        }
+    let Some(bytes) = patch::read_journal(&journal)? else {
+        return Ok(false);
     };
     let Some(plan) = Plan::decode(&bytes, &journal)? else {
         patch::remove_journal(&journal, durability)?;
