@@ -12,20 +12,28 @@ the group's ``tensorkit_left_out`` attribute. The store pickles as its paths and
 equal to another over the same files. Writing is refused: "store was opened in read-only
 mode and does not support writing".
 
-``tensorkit.tensogram`` decodes one Tensogram data object per chunk from its payload's
-bytes, the object's descriptor in the codec's configuration (``tensorkit.virtualizarr.
-TensogramParser``). ``tensorkit.grib`` is an array-to-bytes codec: each chunk's bytes are one whole GRIB message,
-and the codec gives what its ``configuration`` asks for —
+Two codecs decode chunks where they lie in their files, for virtual Zarr stores
+(``tensorkit.virtualizarr``, kerchunk JSON, Icechunk). Both are bytes-to-bytes codecs: they
+turn a chunk's bytes into the little-endian bytes of its values, which Zarr's ``bytes``
+codec then reads — so that a virtual store written as kerchunk JSON (Zarr v2, where they
+are filters) reads the same values as one in Zarr v3. ``tensorkit.tensogram`` decodes one
+Tensogram data object per chunk from its payload's bytes, the object's descriptor in the
+codec's configuration (``tensorkit.virtualizarr.TensogramParser``). ``tensorkit.grib``
+decodes one whole GRIB message per chunk, giving what its ``configuration`` asks for —
 
 - ``{"output": "values"}``: the field's values (float64 as ecCodes decodes them, missing
   points NaN), shaped as the chunk: what ``tensorkit.open`` gives, bit for bit;
 - ``{"output": "coordinate", "name": ...}``: one of the coordinates the xarray engine gives
   the message's cube (``latitude``, ``longitude``, ``x``, ``y``, the level, ``time`` and
   ``valid_time`` as seconds since 1970, ``step`` in seconds, ``number``...);
-- ``{"output": "key", "name": ...}``: one of the field's keys (``extra_coords``).
+- ``{"output": "key", "name": ...}``: one of the field's keys (``extra_coords``);
 
-Zarr finds the codec through the ``zarr.codecs`` entry point the package installs; importing
-this module registers it too. The codec only decodes: writing through it is refused.
+and ``dtype``, the values' dtype (what a Zarr v2 filter, which is not told the array's,
+gives).
+
+Zarr finds the codecs through the ``zarr.codecs`` entry points the package installs, and
+numcodecs (Zarr v2's filters) through its ``numcodecs.codecs`` ones; importing this module
+registers them too. They only decode: writing through them is refused.
 """
 
 from __future__ import annotations
@@ -37,7 +45,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from zarr.abc.codec import ArrayBytesCodec
+import numcodecs
+import numcodecs.abc
+import numcodecs.compat
+from zarr.abc.codec import BytesBytesCodec
 from zarr.abc.store import ByteRequest, OffsetByteRequest, RangeByteRequest, SuffixByteRequest
 from zarr.abc.store import Store as _ZarrStore
 from zarr.core.buffer import Buffer, BufferPrototype, NDBuffer
@@ -66,111 +77,161 @@ def _coordinate(message: bytes, name: str) -> np.ndarray:
     raise InvalidArgumentError(f"the message's cube has no coordinate {name!r}")
 
 
-@dataclass(frozen=True)
-class GribCodec(ArrayBytesCodec):
-    """One GRIB message per chunk, decoded to the chunk's values or one of its coordinates."""
+def _grib_values(message: bytes, output: str, name: str | None, field: int) -> np.ndarray:
+    """What ``tensorkit.grib`` gives for one GRIB message (see the module's description)."""
+    if output == "coordinate":
+        return _coordinate(message, name or "")
+    f = open_bytes(message)
+    names = list(f)
+    if field >= len(names):
+        raise InvalidArgumentError(f"tensorkit.grib: the message has no field {field}")
+    if output == "values":
+        return np.asarray(f[names[field]])
+    return np.asarray(f.info(names[field])["attributes"][name])
+
+
+def _tensogram_values(payload: bytes, descriptor: dict[str, Any]) -> np.ndarray:
+    """What ``tensorkit.tensogram`` gives for one data object's payload."""
+    buf, dtype, shape, order = _tensorkit.tgm_decode_payload(descriptor, payload)
+    want = np.dtype(to_numpy(dtype))
+    if want.itemsize > 1 and dtype != "bitmask":
+        want = want.newbyteorder("<" if order == "little" else ">")
+    return np.frombuffer(buf, dtype=np.bool_ if dtype == "bitmask" else want).reshape(shape)
+
+
+def _little_endian_bytes(values: np.ndarray, dtype: np.dtype, spec: ArraySpec) -> Buffer:
+    """``values`` as the little-endian bytes of ``dtype`` that Zarr's ``bytes`` codec reads."""
+    out = np.ascontiguousarray(values.astype(np.dtype(dtype).newbyteorder("<"), copy=False))
+    if out.size != int(np.prod(spec.shape)):
+        raise InvalidArgumentError(
+            f"a chunk of shape {tuple(spec.shape)} decoded to {out.size} values"
+        )
+    return spec.prototype.buffer.from_bytes(out.tobytes())
+
+
+def _check_grib_config(output: str, name: str | None) -> None:
+    if output not in _OUTPUTS:
+        raise InvalidArgumentError(f"tensorkit.grib: output {output!r} is not one of {_OUTPUTS}")
+    if output != "values" and not name:
+        raise InvalidArgumentError(f"tensorkit.grib: output {output!r} needs a name")
+
+
+def _check_descriptor(descriptor: Any) -> None:
+    if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
+        raise InvalidArgumentError("tensorkit.tensogram: the configuration needs the object's descriptor")
+
+
+class _DecodeOnly(BytesBytesCodec):
+    """A bytes-to-bytes codec that only decodes."""
 
     is_fixed_size = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        return cls(**(data.get("configuration") or {}))
+
+    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
+        return self._decode_sync(chunk_bytes, chunk_spec)
+
+    async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
+        raise UnsupportedError(f"{type(self).__name__} only decodes; it does not write")
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+        raise UnsupportedError(f"{type(self).__name__}'s chunks are of any size")
+
+
+@dataclass(frozen=True)
+class GribCodec(_DecodeOnly):
+    """One GRIB message per chunk, decoded to the chunk's values or one of its coordinates."""
 
     output: str = "values"
     name: str | None = None
     field: int = 0
+    dtype: str = "float64"
 
-    def __init__(self, *, output: str = "values", name: str | None = None, field: int = 0) -> None:
-        if output not in _OUTPUTS:
-            raise InvalidArgumentError(f"tensorkit.grib: output {output!r} is not one of {_OUTPUTS}")
-        if output != "values" and not name:
-            raise InvalidArgumentError(f"tensorkit.grib: output {output!r} needs a name")
+    def __init__(self, *, output: str = "values", name: str | None = None, field: int = 0, dtype: str = "float64") -> None:
+        _check_grib_config(output, name)
         object.__setattr__(self, "output", output)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "field", int(field))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GribCodec:
-        return cls(**(data.get("configuration") or {}))
+        object.__setattr__(self, "dtype", str(np.dtype(dtype)))
 
     def to_dict(self) -> dict[str, Any]:
-        config: dict[str, Any] = {"output": self.output}
+        config: dict[str, Any] = {"output": self.output, "dtype": self.dtype}
         if self.name is not None:
             config["name"] = self.name
         if self.field:
             config["field"] = self.field
         return {"name": "tensorkit.grib", "configuration": config}
 
-    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
-        message = chunk_bytes.to_bytes()
-        if self.output == "values":
-            f = open_bytes(message)
-            names = list(f)
-            if self.field >= len(names):
-                raise InvalidArgumentError(f"tensorkit.grib: the message has no field {self.field}")
-            values = np.asarray(f[names[self.field]])
-        elif self.output == "coordinate":
-            values = _coordinate(message, self.name)
-        else:
-            f = open_bytes(message)
-            values = np.asarray(f.info(list(f)[self.field])["attributes"][self.name])
-        dtype = chunk_spec.dtype.to_native_dtype()
-        out = values.astype(dtype, copy=False).reshape(chunk_spec.shape)
-        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
-
-    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
-        return self._decode_sync(chunk_bytes, chunk_spec)
-
-    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
-        raise UnsupportedError("tensorkit.grib decodes GRIB messages; it does not write them")
-
-    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
-        raise UnsupportedError("tensorkit.grib chunks are whole GRIB messages of any size")
-
-
-register_codec("tensorkit.grib", GribCodec)
+    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
+        values = _grib_values(chunk_bytes.to_bytes(), self.output, self.name, self.field)
+        return _little_endian_bytes(values, chunk_spec.dtype.to_native_dtype(), chunk_spec)
 
 
 @dataclass(frozen=True)
-class TensogramCodec(ArrayBytesCodec):
+class TensogramCodec(_DecodeOnly):
     """One Tensogram data object's payload per chunk, decoded with the object's descriptor
     (its ``configuration``: ``{"descriptor": {...}}``, as tensogram describes objects)."""
-
-    is_fixed_size = False
 
     descriptor: dict[str, Any]
 
     def __init__(self, *, descriptor: dict[str, Any]) -> None:
-        if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
-            raise InvalidArgumentError("tensorkit.tensogram: the configuration needs the object's descriptor")
+        _check_descriptor(descriptor)
         object.__setattr__(self, "descriptor", dict(descriptor))
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.descriptor, sort_keys=True, default=str))
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TensogramCodec:
-        return cls(**(data.get("configuration") or {}))
-
     def to_dict(self) -> dict[str, Any]:
         return {"name": "tensorkit.tensogram", "configuration": {"descriptor": self.descriptor}}
 
-    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
-        buf, dtype, shape, order = _tensorkit.tgm_decode_payload(self.descriptor, chunk_bytes.to_bytes())
-        want = np.dtype(to_numpy(dtype))
-        if want.itemsize > 1 and dtype != "bitmask":
-            want = want.newbyteorder("<" if order == "little" else ">")
-        values = np.frombuffer(buf, dtype=np.bool_ if dtype == "bitmask" else want).reshape(shape)
-        out = values.astype(chunk_spec.dtype.to_native_dtype()).reshape(chunk_spec.shape)
-        return chunk_spec.prototype.nd_buffer.from_ndarray_like(out)
-
-    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
-        return self._decode_sync(chunk_bytes, chunk_spec)
-
-    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
-        raise UnsupportedError("tensorkit.tensogram decodes Tensogram payloads; it does not write them")
-
-    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
-        raise UnsupportedError("tensorkit.tensogram chunks are payloads of any size")
+    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
+        values = _tensogram_values(chunk_bytes.to_bytes(), self.descriptor)
+        return _little_endian_bytes(values, chunk_spec.dtype.to_native_dtype(), chunk_spec)
 
 
+register_codec("tensorkit.grib", GribCodec)
 register_codec("tensorkit.tensogram", TensogramCodec)
+
+
+class GribFilter(numcodecs.abc.Codec):
+    """``tensorkit.grib`` as a numcodecs filter, for Zarr v2 stores (kerchunk JSON): the
+    same configuration, the values as an array of its ``dtype``."""
+
+    codec_id = "tensorkit.grib"
+
+    def __init__(self, output: str = "values", name: str | None = None, field: int = 0, dtype: str = "float64") -> None:
+        _check_grib_config(output, name)
+        self.output, self.name, self.field, self.dtype = output, name, int(field), str(np.dtype(dtype))
+
+    def decode(self, buf: Any, out: Any = None) -> np.ndarray:
+        values = _grib_values(bytes(memoryview(buf)), self.output, self.name, self.field)
+        return numcodecs.compat.ndarray_copy(values.astype(self.dtype, copy=False).ravel(), out)
+
+    def encode(self, buf: Any) -> Any:
+        raise UnsupportedError("tensorkit.grib only decodes; it does not write")
+
+
+class TensogramFilter(numcodecs.abc.Codec):
+    """``tensorkit.tensogram`` as a numcodecs filter, for Zarr v2 stores (kerchunk JSON)."""
+
+    codec_id = "tensorkit.tensogram"
+
+    def __init__(self, descriptor: dict[str, Any]) -> None:
+        _check_descriptor(descriptor)
+        self.descriptor = dict(descriptor)
+
+    def decode(self, buf: Any, out: Any = None) -> np.ndarray:
+        values = _tensogram_values(bytes(memoryview(buf)), self.descriptor)
+        return numcodecs.compat.ndarray_copy(values.astype(values.dtype.newbyteorder("="), copy=False).ravel(), out)
+
+    def encode(self, buf: Any) -> Any:
+        raise UnsupportedError("tensorkit.tensogram only decodes; it does not write")
+
+
+numcodecs.register_codec(GribFilter)
+numcodecs.register_codec(TensogramFilter)
 
 
 # tensorkit's dtype names -> Zarr v3 data types (the same names), for those Zarr has.

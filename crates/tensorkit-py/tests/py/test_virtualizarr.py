@@ -108,15 +108,71 @@ def test_the_codec_is_registered_and_refuses_writes(tmp_path):
     from tensorkit.zarr import GribCodec
 
     assert get_codec_class("tensorkit.grib") is GribCodec
-    codec = GribCodec.from_dict({"name": "tensorkit.grib", "configuration": {"output": "coordinate", "name": "latitude"}})
-    assert codec.to_dict() == {"name": "tensorkit.grib", "configuration": {"output": "coordinate", "name": "latitude"}}
+    config = {"output": "coordinate", "name": "latitude", "dtype": "float64"}
+    codec = GribCodec.from_dict({"name": "tensorkit.grib", "configuration": config})
+    assert codec.to_dict() == {"name": "tensorkit.grib", "configuration": config}
     assert json.dumps(codec.to_dict())
     with pytest.raises(tensorkit.InvalidArgumentError):
         GribCodec(output="pixels")
     store = zarr.storage.MemoryStore()
-    a = zarr.create_array(store, shape=(4,), chunks=(4,), dtype="float64", serializer=GribCodec())
+    a = zarr.create_array(store, shape=(4,), chunks=(4,), dtype="float64", compressors=[GribCodec()])
     with pytest.raises(tensorkit.UnsupportedError, match="does not write"):
         a[:] = 1.0
+
+
+def test_numcodecs_finds_the_codecs_as_filters_for_zarr_v2():
+    import numcodecs
+
+    from tensorkit.zarr import GribFilter, TensogramFilter
+
+    grib = numcodecs.get_codec({"id": "tensorkit.grib", "output": "values", "dtype": "float32"})
+    assert isinstance(grib, GribFilter) and grib.get_config() == {
+        "id": "tensorkit.grib", "output": "values", "name": None, "field": 0, "dtype": "float32"}
+    d = {"id": "tensorkit.tensogram", "descriptor": {"dtype": "int32", "shape": [3]}}
+    assert isinstance(numcodecs.get_codec(d), TensogramFilter) and numcodecs.get_codec(d).get_config() == d
+    with pytest.raises(tensorkit.UnsupportedError, match="does not write"):
+        grib.encode(np.zeros(3))
+
+
+def open_kerchunk(refs):
+    return xr.open_dataset(
+        "reference://", engine="zarr", consolidated=False, zarr_format=2,
+        backend_kwargs={"storage_options": {"fo": str(refs)}},
+    )
+
+
+@pytest.mark.parametrize("name", ["ensemble", "bitmap", "grib1"])
+def test_kerchunk_json_reads_the_engine_s_cube(tmp_path, registry, name):
+    pytest.importorskip("fsspec")
+    path = grib_cubes.ALL[name](tmp_path / f"{name}.grib")
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.GribParser(), loadable_variables=[])
+    refs = tmp_path / "refs.json"
+    tv.to_kerchunk(vds, refs)
+    text = json.loads(refs.read_text())
+    filters = [json.loads(v)["filters"] for k, v in text["refs"].items() if k.endswith("/.zarray")]
+    assert any(f and f[0]["id"] == "tensorkit.grib" for f in filters)
+    ds = open_kerchunk(refs)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    assert list(ds.data_vars) == list(ref.data_vars)
+    for v in ref.data_vars:
+        assert ds[v].dims == ref[v].dims
+        np.testing.assert_array_equal(ds[v].values, ref[v].values)
+    for c in ref.coords:
+        np.testing.assert_array_equal(ds[c].values, ref[c].values, err_msg=c)
+
+
+def test_tensogram_objects_as_kerchunk_json(tmp_path, registry):
+    pytest.importorskip("fsspec")
+    path = tensogram_file(tmp_path / "v.tgm")
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    refs = tmp_path / "refs.json"
+    tv.to_kerchunk(vds, refs)
+    assert tv.to_kerchunk(vds) == json.loads(refs.read_text())
+    ds = open_kerchunk(refs)
+    ref = xr.open_dataset(path, engine="tensorkit")
+    for v in ref.variables:
+        assert ds[v].dims == ref[v].dims and ds[v].dtype == ref[v].dtype, v
+        np.testing.assert_array_equal(ds[v].values, ref[v].values, err_msg=v)
 
 
 def tensogram_file(path):
