@@ -30,9 +30,10 @@ impl Format for GribFormat {
         Grib::open_with(bytes, options)
     }
 
-    /// All of it: messages follow one another with no index.
-    fn header_ranges(held: &dyn Held, _: &Limits) -> Result<Vec<Range<u64>>> {
-        Ok(held.want(0..held.len()))
+    /// Every message's headers, found message by message (there is no index): all but the
+    /// GRIB 2 data sections' bodies (see the `headers` module).
+    fn header_ranges(held: &dyn Held, limits: &Limits) -> Result<Vec<Range<u64>>> {
+        Ok(crate::headers::header_ranges(held, limits)?)
     }
 }
 

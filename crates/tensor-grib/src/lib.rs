@@ -31,6 +31,7 @@ mod error;
 mod field;
 mod file;
 mod format;
+mod headers;
 mod jpeg2000;
 pub mod names;
 mod naming;

@@ -3,6 +3,7 @@
 //! the values a fixture's JSON sidecar records.
 #![forbid(unsafe_code)]
 
+pub mod grib;
 pub mod http;
 
 use serde_json::Value;

@@ -34,8 +34,9 @@ pub(super) fn read<'a>(
     })
 }
 
-/// Lists a GRIB object held whole (a remote reader fetches GRIB objects whole: messages
-/// carry no index); every tensor's span is the whole object.
+/// Lists a GRIB object of which every message's headers are held (all but the GRIB 2 data
+/// sections' bodies, `GribFormat::header_ranges`); each tensor's span is its message, which
+/// [`read_in`] decodes the field from once fetched.
 #[cfg(feature = "remote")]
 pub(super) fn open_header<'a>(
     path: &Path,
@@ -50,7 +51,7 @@ pub(super) fn open_header<'a>(
                 dtype: t.dtype(),
                 shape: t.shape().to_vec(),
                 encoding: Some(grib.fields()[i].packing.name().to_owned()),
-                span: 0..bytes.len() as u64,
+                span: grib.fields()[i].offset..grib.fields()[i].offset + grib.fields()[i].length,
                 fetch: super::Fetch::Decode,
                 name: t.name,
                 location: t.location,
@@ -68,6 +69,41 @@ pub(super) fn open_header<'a>(
         listing,
         Box::new(super::Header::Grib(grib)),
     ))
+}
+
+/// Field `i` of the file `listed` lists, read from `message`, the bytes of the field's
+/// message alone: named and placed as the listing has it, decoded from those bytes.
+#[cfg(feature = "remote")]
+pub(super) fn read_in<'w>(
+    path: &Path,
+    listed: &Grib<'_>,
+    i: usize,
+    message: &'w [u8],
+    options: &crate::model::ReadOptions,
+) -> Result<NamedTensor<'w>> {
+    let one = Arc::new(Grib::open_with(message, options).map_err(wrap(path))?);
+    let field = &listed.fields()[i];
+    let j = one
+        .fields()
+        .iter()
+        .position(|f| f.submessage == field.submessage)
+        .ok_or_else(|| {
+            wrap(path)(tensor_grib::Error::Malformed {
+                message: field.message,
+                offset: field.offset,
+                what: format!(
+                    "the message fetched for field {i} has no field {} (the object changed?)",
+                    field.submessage
+                ),
+            })
+        })?;
+    let mut t = tensor(path, &one, j);
+    t.name = tensor_dtype::TensorContainer::name(listed, i).map(str::to_owned);
+    t.location = vec![
+        ("message", field.message as u64),
+        ("field", field.submessage as u64),
+    ];
+    Ok(t)
 }
 
 /// Field `i` as a tensor, named as the crate names it.

@@ -199,7 +199,7 @@ pub(crate) enum Header<'a> {
     Ztensor(tensor_ztensor::AnyZTensor<'a>),
     /// A Tensogram file's messages.
     Tensogram(tensogram::Header<'a>),
-    /// A GRIB file's fields (listed from the whole object).
+    /// A GRIB file's fields (listed from every message's headers).
     Grib(std::sync::Arc<tensor_grib::Grib<'a>>),
     /// A GGUF file's tensors: name, ggml type and shape, for dequantizing fetched blocks.
     Gguf(Vec<(String, tensor_gguf::GgmlType, Vec<u64>)>),
@@ -221,7 +221,7 @@ impl Header<'_> {
             Header::Tensogram(h) => {
                 h.read_in(path, i, bytes, options.verify.any(), &options.limits)
             }
-            Header::Grib(g) => Ok(grib::tensor(path, g, i)),
+            Header::Grib(g) => grib::read_in(path, g, i, bytes, options),
             Header::Gguf(types) => Ok(gguf::read_in(path, types, i, bytes)),
             Header::Raw => Err(Error::UnknownTarget {
                 what: format!(

@@ -797,8 +797,9 @@ fn big_file_small(dir: &Path) -> PathBuf {
     path
 }
 
-/// GRIB files ecCodes wrote read remotely as locally (fetched whole: GRIB has no index), with
-/// their keys.
+/// GRIB files ecCodes wrote read remotely as locally, with their keys: held whole (the
+/// default read-ahead takes these small files in one request), and listed from their
+/// messages' headers then fetched message by message (a read-ahead of 256 bytes).
 #[test]
 fn grib_reads_remotely_as_locally() {
     let _running = crate::running();
@@ -809,15 +810,18 @@ fn grib_reads_remotely_as_locally() {
         files.extend(tensor_testkit::files_with_extension(&root, ext));
     }
     assert!(files.len() >= 8, "GRIB fixtures: {}", files.len());
-    for path in files {
-        let local = tensorkit::open(&path).unwrap();
+    let small = RemoteOptions {
+        read_ahead: 256,
+        ..RemoteOptions::default()
+    };
+    for (path, options) in files
+        .iter()
+        .flat_map(|p| [(p, RemoteOptions::default()), (p, small.clone())])
+    {
+        let local = tensorkit::open(path).unwrap();
         let rel = path.file_name().unwrap().to_str().unwrap();
-        let remote = tensorkit::open_url_with(
-            &server.url(rel),
-            &ReadOptions::default(),
-            &RemoteOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let remote = tensorkit::open_url_with(&server.url(rel), &ReadOptions::default(), &options)
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
         assert_eq!(remote.format(), Format::Grib, "{rel}");
         assert_eq!(remote.len(), local.len(), "{rel}");
         for (a, b) in local.tensors().zip(remote.tensors()) {
@@ -834,4 +838,53 @@ fn grib_reads_remotely_as_locally() {
             assert!(streamed == ta.data(), "{rel} {} (streamed)", a.name());
         }
     }
+}
+
+/// A GRIB file of many messages lists from their headers alone: the data sections are not
+/// read, and a field's values then take one request of its message.
+#[test]
+fn a_grib_file_lists_from_its_headers_and_fetches_one_message_per_field() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    // Eight fields of 120 KB: their data sections lie further apart than requests merge.
+    let messages: Vec<Vec<u8>> = (0..8u16)
+        .map(|k| {
+            tensor_testkit::grib::simple_message(
+                300,
+                200,
+                1000 - 100 * u32::from(k),
+                200.0 + f32::from(k),
+            )
+        })
+        .collect();
+    let one = messages[0].clone();
+    let path = dir.path().join("many.grib2");
+    std::fs::write(&path, messages.concat()).unwrap();
+    let len = std::fs::metadata(&path).unwrap().len();
+    let server = Server::start(dir.path());
+    let options = RemoteOptions {
+        read_ahead: 128,
+        ..RemoteOptions::default()
+    };
+    let remote =
+        tensorkit::open_url_with(&server.url("many.grib2"), &ReadOptions::default(), &options)
+            .unwrap();
+    let local = tensorkit::open(&path).unwrap();
+    assert_eq!(remote.len(), local.len());
+    let listed = server.bytes();
+    assert!(
+        listed * 20 < len,
+        "listing read {listed} of {len} bytes: {:?}",
+        server.log()
+    );
+    let i = local.len() / 2;
+    let (a, b) = (
+        local.tensors().nth(i).unwrap(),
+        remote.tensors().nth(i).unwrap(),
+    );
+    assert_eq!((a.name(), a.attributes()), (b.name(), b.attributes()));
+    let requests = server.requests();
+    assert!(a.to_tensor().unwrap().data() == b.to_tensor().unwrap().data());
+    assert_eq!(server.requests() - requests, 1, "{:?}", server.log());
+    assert!(server.bytes() - listed <= 2 * one.len() as u64);
 }
