@@ -35,6 +35,7 @@ mod headers;
 mod jpeg2000;
 pub mod names;
 mod naming;
+pub mod sidecar;
 mod unpack;
 
 pub use axes::regular_ll_axes;

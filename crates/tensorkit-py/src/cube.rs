@@ -170,23 +170,3 @@ pub(crate) fn grib_cubes<'py>(
     }
     Ok(out)
 }
-
-/// Each GRIB field of a local file as `(message offset, message length, field of the
-/// message)`, in the order `open` lists them: where a virtual Zarr store finds each
-/// field's message. Only the sections' headers are read.
-#[pyfunction]
-pub(crate) fn grib_messages(py: Python<'_>, path: &str) -> PyResult<Vec<(u64, u64, usize)>> {
-    use tensor_core::ByteSource;
-    py.detach(|| {
-        let source = tensor_core::MmapSource::open(path).map_err(to_py)?;
-        let bytes = source
-            .as_slice()
-            .ok_or_else(|| invalid(format!("{path}: not a mapped file")))?;
-        let grib = tensorkit::grib::Grib::open(bytes).map_err(to_py)?;
-        Ok(grib
-            .fields()
-            .iter()
-            .map(|f| (f.offset, f.length, f.submessage))
-            .collect())
-    })
-}

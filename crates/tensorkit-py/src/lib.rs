@@ -43,7 +43,8 @@ use std::path::PathBuf;
 
 /// Opens one file (any format, or a `*.index.json` shard set) or several as one.
 #[pyfunction]
-#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None, storage_options=None))]
+#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None, storage_options=None, grib_index=true))]
+#[allow(clippy::too_many_arguments)] // Python's keywords, one each.
 fn open(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -52,6 +53,7 @@ fn open(
     max_memory: Option<u64>,
     max_ratio: Option<u64>,
     storage_options: Option<Vec<(String, String)>>,
+    grib_index: bool,
 ) -> PyResult<File> {
     let mut limits = tensorkit::Limits::default();
     if let Some(bytes) = max_memory {
@@ -75,6 +77,7 @@ fn open(
                     &options,
                     &tensorkit::remote::RemoteOptions {
                         config: storage_options.unwrap_or_default(),
+                        grib_index,
                         ..tensorkit::remote::RemoteOptions::default()
                     },
                 ),
@@ -149,7 +152,6 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;
     m.add_function(wrap_pyfunction!(cube::grib_cubes, m)?)?;
-    m.add_function(wrap_pyfunction!(cube::grib_messages, m)?)?;
     tensogram::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

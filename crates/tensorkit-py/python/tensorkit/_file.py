@@ -251,6 +251,7 @@ def open(
     max_ratio: int | None = None,
     storage_options: Mapping[str, str] | None = None,
     raw: bool = False,
+    grib_index: bool = True,
 ) -> File:
     """Opens a tensor file, the format told by its content: safetensors, BinTensors, zTensor
     (0.1, 1.x, 2), Tensogram, GRIB or GGUF; a Hugging Face ``*.index.json`` opens its shards
@@ -266,6 +267,9 @@ def open(
     URLs are local files. Credentials and endpoints come from the usual environment variables
     (``AWS_*``, ``GOOGLE_*``, ``AZURE_*``) and ``storage_options``, object_store's
     configuration keys (``{"aws_endpoint": "http://127.0.0.1:9000", "aws_region": ...}``).
+    A remote GRIB file's messages are found from an inventory beside it when there is one
+    (a wgrib2 ``.idx`` or an ECMWF ``.index``: every message's headers in one round of
+    requests), else message by message; ``grib_index=False`` skips looking for one.
 
     ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
     tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
@@ -281,6 +285,7 @@ def open(
         "max_ratio": max_ratio,
         "storage_options": sorted((str(k), str(v)) for k, v in (storage_options or {}).items())
         or None,
+        "grib_index": grib_index,
     }
     return File(_tensorkit.open(paths, **options), (paths, options), raw)
 

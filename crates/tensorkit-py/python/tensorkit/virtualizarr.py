@@ -16,8 +16,13 @@ bit what ``tensorkit.open`` gives (missing points NaN, the fill value). With ``t
 every consistent cube is a group named as ``open_datatree`` names it (level type first), so
 the group paths are the same for every file of an archive.
 
-Reading the file's structure reads the messages' section headers only. The file must be
-local (a path or a ``file://`` URL) for now.
+Reading the file's structure reads the messages' section headers only, from a local file
+or, through tensorkit's range requests, from ``https://``, ``s3://``, ``gs://`` and ``az://``
+URLs (``storage_options`` as ``tensorkit.open`` takes them; the registry must hold a store
+for the URL, which reads the chunks). Over the network, a wgrib2 ``.idx`` or ECMWF
+``.index`` inventory beside the file gives every message's place at once, so that the
+headers come in a few round trips rather than one per message (``use_index=False`` skips
+looking for one; locally the headers are read straight from the file).
 
 ``TensogramParser(dim_names=None)(url, registry)`` gives every data object of every message
 of a ``.tgm`` file as an array of one chunk — the object's payload range, decoded on read by
@@ -52,11 +57,14 @@ _TIME_UNITS = "seconds since 1970-01-01T00:00:00"
 _LITTLE_ENDIAN = {"name": "bytes", "configuration": {"endian": "little"}}
 
 
-def _source(url: str) -> tuple[str, str]:
-    """The local path a parser reads, and the URL its chunks reference."""
+def _source(url: str, remote: bool = False) -> tuple[str, str]:
+    """What a parser opens (a local path, or with ``remote`` a URL tensorkit reads through
+    range requests), and the URL its chunks reference."""
     parsed = urlparse(url)
     if parsed.scheme not in ("", "file"):
-        raise UnsupportedError(f"{url}: the parsers read local files (a path or a file:// URL) for now")
+        if not remote:
+            raise UnsupportedError(f"{url}: this parser reads local files (a path or a file:// URL)")
+        return url, url
     path = unquote(parsed.path) if parsed.scheme else url
     return path, url if parsed.scheme else "file://" + os.path.abspath(path)
 
@@ -73,7 +81,11 @@ class GribParser:
         time_dims: Any = ("time", "step"),
         extra_coords: dict[str, str] | None = None,
         tree: bool = False,
+        storage_options: dict[str, str] | None = None,
+        use_index: bool = True,
     ) -> None:
+        self.storage_options = dict(storage_options or {})
+        self.use_index = use_index
         self.options = {
             "filter_by_keys": dict(filter_by_keys or {}),
             "read_keys": list(read_keys),
@@ -85,10 +97,12 @@ class GribParser:
     def __call__(self, url: str, registry: Any) -> Any:
         from virtualizarr.manifests import ManifestGroup, ManifestStore
 
-        path, ref = _source(url)
-        messages = _tensorkit.grib_messages(path)
-        with _open(path) as f:
+        path, ref = _source(url, remote=True)
+        with _open(path, storage_options=self.storage_options or None, grib_index=self.use_index) as f:
             index = {name: i for i, name in enumerate(f)}
+            # Each field's message: its byte range in the file, and whether it shares it.
+            locations = [f.info(name)["location"] for name in f]
+            messages = [(loc["offset"], loc["length"], loc["field"]) for loc in locations]
             cubes = _cubes.cubes(f, tree=self.tree, **self.options)
         groups = {c["name"]: _group(c, index, messages, ref) for c in cubes}
         if self.tree:

@@ -4,59 +4,11 @@ both started here (no internet)."""
 from __future__ import annotations
 
 import os
-import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
 
 import tensorkit
-
-
-class _Ranged(BaseHTTPRequestHandler):
-    """Serves files from ``root`` with single ``Range`` requests (``a-b``, ``a-`` and the
-    last ``n`` bytes, ``-n``), counting them."""
-
-    root = "."
-    requests: list[str] = []
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def do_GET(self):
-        type(self).requests.append(self.headers.get("Range", ""))
-        path = os.path.join(self.root, self.path.lstrip("/"))
-        if not os.path.isfile(path):
-            self.send_error(404)
-            return
-        data = open(path, "rb").read()
-        m = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
-        if m and (m.group(1) or m.group(2)):
-            if m.group(1):
-                start = int(m.group(1))
-                end = min(int(m.group(2)) + 1 if m.group(2) else len(data), len(data))
-            else:  # the last n bytes
-                start, end = max(len(data) - int(m.group(2)), 0), len(data)
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
-            body = data[start:end]
-        else:
-            self.send_response(200)
-            body = data
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("ETag", '"v1"')
-        self.end_headers()
-        self.wfile.write(body)
-
-
-@pytest.fixture
-def served(tmp_path):
-    handler = type("Handler", (_Ranged,), {"root": str(tmp_path), "requests": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield tmp_path, f"http://127.0.0.1:{server.server_port}", handler
-    server.shutdown()
 
 
 def _tensors(n: int = 300) -> dict[str, np.ndarray]:

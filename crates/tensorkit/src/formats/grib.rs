@@ -99,11 +99,19 @@ pub(super) fn read_in<'w>(
         })?;
     let mut t = tensor(path, &one, j);
     t.name = tensor_dtype::TensorContainer::name(listed, i).map(str::to_owned);
-    t.location = vec![
-        ("message", field.message as u64),
-        ("field", field.submessage as u64),
-    ];
+    t.location = location(field);
     Ok(t)
+}
+
+/// Where a field sits: its message's index, byte offset and length in the file (what a
+/// wgrib2 inventory lists, and a virtual store references), and its place in the message.
+fn location(f: &tensor_grib::Field) -> Vec<(&'static str, u64)> {
+    vec![
+        ("message", f.message as u64),
+        ("field", f.submessage as u64),
+        ("offset", f.offset),
+        ("length", f.length),
+    ]
 }
 
 /// Field `i` as a tensor, named as the crate names it.
@@ -162,10 +170,7 @@ pub(super) fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTe
             packed: Some(Arc::new(packed)),
             decode_into: Some(Arc::new(decode_into)),
         }),
-        location: vec![
-            ("message", f.message as u64),
-            ("field", f.submessage as u64),
-        ],
+        location: location(f),
         attributes: f.attributes(),
         check: None,
     }

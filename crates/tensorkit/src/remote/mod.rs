@@ -107,6 +107,9 @@ async fn open_one(
         other => other,
     })?;
     let mut parts = Parts::new(len, read);
+    if format == crate::model::FormatId::Grib && remote.grib_index && !parts.complete() {
+        grib_headers_from_inventory(&object, &mut parts, options, remote).await?;
+    }
     loop {
         let mut need = format.header_ranges(&path, &parts, &options.limits)?;
         if need.is_empty() {
@@ -154,6 +157,48 @@ async fn open_one(
             parts.add(r.start, b);
         }
     }
+}
+
+/// Fetches the start of every message a GRIB object's inventory lists (a `.idx` or `.index`
+/// beside it, `tensor_grib::sidecar`), all at once: the walk through the messages' headers
+/// then finds them held, rather than taking a round trip per message. Without an inventory,
+/// or with one that does not read as one, nothing is fetched (and the walk is as it was).
+async fn grib_headers_from_inventory(
+    object: &Object,
+    parts: &mut Parts,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<()> {
+    let most = options.limits.max_header_bytes;
+    let found = futures::future::join_all(
+        tensor_grib::sidecar::SUFFIXES.map(|suffix| object.sibling(suffix, most)),
+    )
+    .await;
+    let Some(offsets) = found
+        .iter()
+        .flatten()
+        .find_map(|text| tensor_grib::sidecar::message_offsets(text))
+    else {
+        return Ok(());
+    };
+    let len = object.len();
+    let ahead = remote.read_ahead.max(64);
+    // Each message's first bytes, and the end marker of the message before it (which ends
+    // where it starts, unless padding lies between).
+    let need: Vec<Range<u64>> = offsets
+        .iter()
+        .filter(|&&o| o < len)
+        .flat_map(|&o| [o.saturating_sub(4)..o, o..(o + ahead).min(len)])
+        .chain([len.saturating_sub(4)..len])
+        .filter_map(|r| parts.missing(r))
+        .collect();
+    options
+        .limits
+        .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
+    for (r, b) in need.iter().zip(object.get_many(&need).await?) {
+        parts.add(r.start, b);
+    }
+    Ok(())
 }
 
 self_cell::self_cell!(

@@ -44,6 +44,10 @@ pub struct RemoteOptions {
     /// Bytes read from each end of the object when it is opened: most formats' headers or
     /// footers fit, so that one or two requests find them.
     pub read_ahead: u64,
+    /// Whether a GRIB object's headers are found through an inventory beside it (a wgrib2
+    /// `.idx` or an ECMWF `.index`, when one exists): every message's headers in one round,
+    /// instead of one round trip per message (see `tensor_grib::sidecar`).
+    pub grib_index: bool,
 }
 
 impl Default for RemoteOptions {
@@ -55,6 +59,7 @@ impl Default for RemoteOptions {
             retries: 3,
             retry_timeout: Duration::from_mins(1),
             read_ahead: 64 << 10,
+            grib_index: true,
         }
     }
 }
@@ -380,6 +385,32 @@ impl Object {
             )));
         }
         Ok(())
+    }
+
+    /// The whole object named as this one with `suffix` appended (a sidecar, in the same
+    /// store, read with the same credentials), when it exists and is at most `most` bytes
+    /// long; `None` when it does not exist, is longer, or cannot be read: a sidecar only
+    /// saves requests.
+    pub(crate) async fn sibling(&self, suffix: &str, most: u64) -> Option<Bytes> {
+        let location = object_store::path::Path::from(format!("{}{suffix}", self.location));
+        let response = self
+            .store
+            .get_opts(
+                &location,
+                GetOptions {
+                    range: Some(GetRange::Bounded(0..most.saturating_add(1))),
+                    ..GetOptions::default()
+                },
+            )
+            .await;
+        self.stats.count(0);
+        let response = response.ok()?;
+        if response.meta.size > most {
+            return None;
+        }
+        let bytes = response.bytes().await.ok()?;
+        self.stats.received(bytes.len() as u64);
+        Some(bytes)
     }
 
     /// The bytes at `range`, in one request.

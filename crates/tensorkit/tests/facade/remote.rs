@@ -841,20 +841,17 @@ fn grib_reads_remotely_as_locally() {
 }
 
 /// A GRIB file of many messages lists from their headers alone: the data sections are not
-/// read, and a field's values then take one request of its message.
+/// read (walking the messages, a round trip each, or all at once from an inventory beside
+/// the file), and a field's values then take one request of its message.
 #[test]
 fn a_grib_file_lists_from_its_headers_and_fetches_one_message_per_field() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
-    // Eight fields of 120 KB: their data sections lie further apart than requests merge.
-    let messages: Vec<Vec<u8>> = (0..8u16)
+    // 24 fields of 120 KB: their data sections lie further apart than requests merge.
+    let messages: Vec<Vec<u8>> = (0..24u16)
         .map(|k| {
-            tensor_testkit::grib::simple_message(
-                300,
-                200,
-                1000 - 100 * u32::from(k),
-                200.0 + f32::from(k),
-            )
+            let level = 1000 - 40 * u32::from(k);
+            tensor_testkit::grib::simple_message(300, 200, level, 200.0 + f32::from(k))
         })
         .collect();
     let one = messages[0].clone();
@@ -862,14 +859,25 @@ fn a_grib_file_lists_from_its_headers_and_fetches_one_message_per_field() {
     std::fs::write(&path, messages.concat()).unwrap();
     let len = std::fs::metadata(&path).unwrap().len();
     let server = Server::start(dir.path());
+    // Every answer takes 100 ms, so that round trips show in the time taken.
+    let delay = Duration::from_millis(100);
+    server.set_faults(Faults {
+        delay,
+        ..Faults::default()
+    });
     let options = RemoteOptions {
         read_ahead: 128,
         ..RemoteOptions::default()
     };
-    let remote =
-        tensorkit::open_url_with(&server.url("many.grib2"), &ReadOptions::default(), &options)
-            .unwrap();
+    let open = || {
+        let start = Instant::now();
+        let file =
+            tensorkit::open_url_with(&server.url("many.grib2"), &ReadOptions::default(), &options)
+                .unwrap();
+        (file, start.elapsed())
+    };
     let local = tensorkit::open(&path).unwrap();
+    let (remote, walked) = open();
     assert_eq!(remote.len(), local.len());
     let listed = server.bytes();
     assert!(
@@ -877,14 +885,42 @@ fn a_grib_file_lists_from_its_headers_and_fetches_one_message_per_field() {
         "listing read {listed} of {len} bytes: {:?}",
         server.log()
     );
+    // One round trip per message at least: each message's place comes from the one before.
+    assert!(walked >= delay * 24, "{walked:?}");
+    // With a wgrib2 inventory beside the file, every message's headers are asked for at
+    // once: a few round trips, whatever the number of messages.
+    let mut at = 0;
+    let idx: String = messages
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let line = format!(
+                "{}:{at}:d=2026112000:TMP:{} mb:anl:\n",
+                k + 1,
+                1000 - 40 * k
+            );
+            at += m.len();
+            line
+        })
+        .collect();
+    std::fs::write(dir.path().join("many.grib2.idx"), idx).unwrap();
+    let before = server.bytes();
+    let (indexed, took) = open();
+    assert_eq!(indexed.len(), local.len());
+    assert!(
+        took * 2 < walked,
+        "{took:?} with the inventory, {walked:?} without"
+    );
+    assert!((server.bytes() - before) * 20 < len);
+    server.set_faults(Faults::default());
     let i = local.len() / 2;
     let (a, b) = (
         local.tensors().nth(i).unwrap(),
-        remote.tensors().nth(i).unwrap(),
+        indexed.tensors().nth(i).unwrap(),
     );
     assert_eq!((a.name(), a.attributes()), (b.name(), b.attributes()));
-    let requests = server.requests();
+    let (requests, bytes) = (server.requests(), server.bytes());
     assert!(a.to_tensor().unwrap().data() == b.to_tensor().unwrap().data());
     assert_eq!(server.requests() - requests, 1, "{:?}", server.log());
-    assert!(server.bytes() - listed <= 2 * one.len() as u64);
+    assert!(server.bytes() - bytes <= 2 * one.len() as u64);
 }
