@@ -21,15 +21,15 @@ const SECTION_HEADER: u64 = 5;
 /// list the file: none once every header is held. A file whose walk goes astray (no `GRIB`
 /// where a message should start, a length past the end) is wanted whole, so that the
 /// reader says what is wrong with it.
-pub(crate) fn header_ranges(held: &dyn Held, limits: &Limits) -> Result<Vec<Range<u64>>> {
-    let len = held.len();
-    let whole = || Ok(held.want(0..len));
+pub(crate) fn header_ranges(file: &dyn Held, limits: &Limits) -> Result<Vec<Range<u64>>> {
+    let len = file.len();
+    let whole = || Ok(file.want(0..len));
     let mut want = Vec::new();
     let mut pos = 0u64;
     let mut messages = 0u64;
     while pos < len {
-        let Some(head) = held.slice(pos..(pos + SECTION_0).min(len)) else {
-            want.extend(held.want(pos..pos + SECTION_0));
+        let Some(head) = file.slice(pos..(pos + SECTION_0).min(len)) else {
+            want.extend(file.want(pos..pos + SECTION_0));
             return Ok(want);
         };
         // Zero bytes between messages are padding, as the reader skips them.
@@ -55,15 +55,15 @@ pub(crate) fn header_ranges(held: &dyn Held, limits: &Limits) -> Result<Vec<Rang
         messages += 1;
         limits.check_tensor_count(messages)?;
         if edition == 1 {
-            want.extend(held.want(pos..end));
+            want.extend(file.want(pos..end));
         } else {
-            want.extend(held.want(end - 4..end));
+            want.extend(file.want(end - 4..end));
             let mut at = pos + SECTION_0;
             while at < end - 4 {
-                let Some(h) = held.slice(at..at + SECTION_HEADER) else {
+                let Some(h) = file.slice(at..at + SECTION_HEADER) else {
                     // The rest of this message's sections wait for this header; the next
                     // message's place is known already.
-                    want.extend(held.want(at..at + SECTION_HEADER));
+                    want.extend(file.want(at..at + SECTION_HEADER));
                     break;
                 };
                 let section_len = be(&h[..4]);
@@ -71,7 +71,7 @@ pub(crate) fn header_ranges(held: &dyn Held, limits: &Limits) -> Result<Vec<Rang
                     return whole();
                 }
                 if h[4] != 7 {
-                    want.extend(held.want(at..at + section_len));
+                    want.extend(file.want(at..at + section_len));
                 }
                 at += section_len;
             }

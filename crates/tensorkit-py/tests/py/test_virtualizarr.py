@@ -295,3 +295,23 @@ def test_a_grib_file_over_http_is_parsed_from_its_headers(served):
     handler.paths.clear()
     tv.GribParser(use_index=False)(f"{base}/ens.grib2", registry)
     assert not any(p.endswith((".idx", ".index")) for p in handler.paths)
+
+
+def test_a_month_of_files_concatenates_with_open_virtual_mfdataset(tmp_path, registry):
+    # One file a day, two analysis times each: the same groups and names in every file,
+    # concatenated along time and read back through kerchunk JSON.
+    paths = [grib_cubes.analyses(tmp_path / f"day{k}.grib2", dates=((20261101 + k, 0), (20261101 + k, 1200)))
+             for k in range(3)]
+    vds = virtualizarr.open_virtual_mfdataset(
+        [url(p) for p in paths], registry=registry, parser=tv.GribParser(),
+        combine="nested", concat_dim="time", coords="minimal", compat="override", join="override",
+    )
+    assert vds.t2m.data.manifest.shape_chunk_grid == (6, 1, 1)
+    refs = tmp_path / "month.json"
+    tv.to_kerchunk(vds, refs)
+    ds = open_kerchunk(refs)
+    want = xr.concat([xr.open_dataset(p, engine="tensorkit", values_dtype=np.float64) for p in paths], dim="time")
+    for v in want.data_vars:
+        np.testing.assert_array_equal(ds[v].values, want[v].values)
+    np.testing.assert_array_equal(ds.time.values, want.time.values)
+    np.testing.assert_array_equal(ds.valid_time.values, want.valid_time.values)

@@ -189,7 +189,7 @@ async fn grib_headers_from_inventory(
         .iter()
         .filter(|&&o| o < len)
         .flat_map(|&o| [o.saturating_sub(4)..o, o..(o + ahead).min(len)])
-        .chain([len.saturating_sub(4)..len])
+        .chain(std::iter::once(len.saturating_sub(4)..len))
         .filter_map(|r| parts.missing(r))
         .collect();
     options
