@@ -1,5 +1,6 @@
 """Conversions on dask: one task per input file, on a ``dask.distributed`` cluster or the
-local threads.
+local threads — each file into a file of another format (:func:`convert`), or an archive
+into one Zarr v3 store, region by region (:func:`to_zarr`).
 
     >>> report = tensorkit.dask.convert(sorted(Path("archive").glob("*.grib2")), "out",
     ...                                 to="tensogram", client=client)
@@ -118,3 +119,71 @@ def convert(
         lines = "\n".join(f"    {r['input']}: {r['error']}" for r in failed)
         raise InvalidArgumentError(f"{len(failed)} of {len(report)} conversions failed:\n{lines}")
     return report
+
+
+def write_region(src: str, store: str, dim: str, start: int, open_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Writes one file's cube into its region of the Zarr store (one task of
+    :func:`to_zarr`); its line of the report."""
+    import xarray as xr
+
+    t0 = time.perf_counter()
+    with xr.open_dataset(src, engine="tensorkit", **open_kwargs) as ds:
+        n = ds.sizes[dim]
+        # Only what runs along the dimension is the file's own: the rest was written with the
+        # store's metadata, and a region write must not touch it.
+        part = ds.drop_vars([v for v in ds.variables if dim not in ds[v].dims])
+        part.to_zarr(store, region={dim: slice(start, start + n)}, zarr_format=3, consolidated=False)
+    return {"input": src, "region": [start, start + n], "seconds": time.perf_counter() - t0}
+
+
+def to_zarr(
+    inputs: PathLike | Iterable[PathLike],
+    store: PathLike,
+    *,
+    dim: str = "time",
+    client: Any = None,
+    **open_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """Builds one Zarr v3 store from an archive of files that hold the same cube at different
+    values of ``dim`` (a day of analyses per file, say), through the xarray engine: the
+    files are opened lazily (their headers) and concatenated along ``dim`` to lay the store
+    out — every array chunked one step of ``dim`` at a time, the coordinates written —
+    then each file writes its own region (``to_zarr(region=...)``) as one task, on
+    ``client`` (a ``dask.distributed.Client``) or else the local threads. Regions never
+    share a chunk, so the tasks do not race. ``open_kwargs`` go to every
+    ``xr.open_dataset(..., engine="tensorkit")`` (``filter_by_keys``, ``values_dtype``...).
+
+    Returns one entry per input, in order: ``input``, its ``region`` along ``dim`` and
+    ``seconds``."""
+    import dask
+    import xarray as xr
+
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    srcs = [os.fspath(p) for p in inputs]
+    if not srcs:
+        raise InvalidArgumentError("to_zarr needs at least one input")
+    parts = [xr.open_dataset(s, engine="tensorkit", chunks={}, **open_kwargs) for s in srcs]
+    for s, p in zip(srcs, parts):
+        if dim not in p.dims:
+            raise InvalidArgumentError(f"{s}: the cube has no dimension {dim!r} (its dimensions: {list(p.dims)})")
+    starts = [0]
+    for p in parts[:-1]:
+        starts.append(starts[-1] + p.sizes[dim])
+    template = xr.concat(parts, dim=dim, data_vars="minimal", coords="minimal", compat="override", join="override")
+    # What does not run along `dim` is written with the layout, loaded (no task writes it).
+    for name in [v for v in template.variables if dim not in template[v].dims]:
+        template[name] = template[name].load()
+    template = template.chunk({dim: 1})
+    for v in template.variables.values():
+        v.encoding.pop("chunks", None)
+        v.encoding.pop("preferred_chunks", None)
+    template.to_zarr(os.fspath(store), compute=False, mode="w", zarr_format=3, consolidated=False)
+    for p in parts:
+        p.close()
+    dst = os.fspath(store)
+    if client is None:
+        tasks = [dask.delayed(write_region, pure=False)(s, dst, dim, a, open_kwargs) for s, a in zip(srcs, starts)]
+        return list(dask.compute(*tasks, scheduler="threads"))
+    futures = [client.submit(write_region, s, dst, dim, a, open_kwargs, pure=False) for s, a in zip(srcs, starts)]
+    return client.gather(futures)

@@ -2,14 +2,16 @@
 that decodes GRIB messages where they lie, for virtual Zarr stores
 (``tensorkit.virtualizarr.GribParser``, Icechunk).
 
-``Store(path_or_paths, read_only=True)`` shows a ``.tgm`` file — or several, as one — as a
+``Store(path_or_url, read_only=True, storage_options=None)`` shows a ``.tgm`` file — a local
+one, several local ones as one, or one at an ``https://``, ``s3://``, ``gs://`` or ``az://``
+URL read through range requests (``storage_options`` as ``tensorkit.open`` takes them) — as a
 Zarr v3 group: every data object of every message is an array named as ``tensorkit.open``
 names it, its attributes the object's metadata, the file metadata the group's attributes.
 Nothing is decoded when the store opens; an array's one chunk is decoded (little-endian,
 C order) when it is read, and range, offset and suffix requests are served from it. Dtypes
 Zarr has no data type for (bfloat16, the 4- and 8-bit floats) are left out, and named in
-the group's ``tensorkit_left_out`` attribute. The store pickles as its paths and compares
-equal to another over the same files. Writing is refused: "store was opened in read-only
+the group's ``tensorkit_left_out`` attribute. The store pickles as its paths (and storage
+options) and compares equal to another over the same files. Writing is refused: "store was opened in read-only
 mode and does not support writing".
 
 Two codecs decode chunks where they lie in their files, for virtual Zarr stores
@@ -289,7 +291,13 @@ class Store(_ZarrStore):
     supports_partial_writes = False
     supports_listing = True
 
-    def __init__(self, path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, read_only: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        *,
+        read_only: bool = True,
+        storage_options: dict[str, str] | None = None,
+    ) -> None:
         if not read_only:
             raise UnsupportedError("tensorkit.zarr.Store is read-only: open it with read_only=True")
         super().__init__(read_only=True)
@@ -297,6 +305,7 @@ class Store(_ZarrStore):
         if not paths:
             raise InvalidArgumentError("tensorkit.zarr.Store needs at least one file")
         self.paths = tuple(os.fspath(p) for p in paths)
+        self.storage_options = dict(storage_options or {})
         self._file: Any = None
         self._nodes: dict[str, Any] = {}
 
@@ -304,16 +313,20 @@ class Store(_ZarrStore):
         return f"tensorkit.zarr.Store({list(self.paths)!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Store) and other.paths == self.paths
+        return (
+            isinstance(other, Store)
+            and other.paths == self.paths
+            and other.storage_options == self.storage_options
+        )
 
     def __hash__(self) -> int:
         return hash(self.paths)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"paths": self.paths}
+        return {"paths": self.paths, "storage_options": self.storage_options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(list(state["paths"]))
+        self.__init__(list(state["paths"]), storage_options=state.get("storage_options"))
 
     async def _open(self) -> None:
         await super()._open()
@@ -321,7 +334,7 @@ class Store(_ZarrStore):
 
     def _index(self) -> None:
         """Lists the nodes: each key and what serves it (metadata bytes, or a tensor)."""
-        f = _open(list(self.paths))
+        f = _open(list(self.paths), storage_options=self.storage_options or None)
         nodes: dict[str, Any] = {}
         left_out = {}
         for name in f:

@@ -82,3 +82,29 @@ def test_a_killed_worker_leaves_every_output_complete(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [f"f{i:03d}.tgm" for i in range(50)]
     for src in inputs:
         assert_exact(src, out / (src.stem + ".tgm"))
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_an_archive_becomes_one_zarr_store_region_by_region(tmp_path, cluster):
+    xr = pytest.importorskip("xarray")
+    days = [grib_cubes.analyses(tmp_path / f"day{k}.grib2", dates=((20261101 + k, 0), (20261101 + k, 1200)))
+            for k in range(4)]
+    store = tmp_path / "archive.zarr"
+    if cluster:
+        distributed = pytest.importorskip("dask.distributed")
+        with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as c:
+            with distributed.Client(c) as client:
+                report = tensorkit.dask.to_zarr(days, store, client=client)
+    else:
+        report = tensorkit.dask.to_zarr(days, store)
+    assert [r["region"] for r in report] == [[0, 2], [2, 4], [4, 6], [6, 8]]
+    ds = xr.open_zarr(store, consolidated=False, zarr_format=3)
+    want = xr.concat([xr.open_dataset(p, engine="tensorkit") for p in days], dim="time")
+    assert sorted(ds.data_vars) == sorted(want.data_vars)
+    for v in want.data_vars:
+        assert ds[v].dims == want[v].dims and ds[v].encoding["chunks"] == (1, 7, 12)
+        np.testing.assert_array_equal(ds[v].values, want[v].values)
+    for c in want.coords:
+        np.testing.assert_array_equal(ds[c].values, want[c].values, err_msg=c)
+    with pytest.raises(tensorkit.InvalidArgumentError, match="no dimension 'number'"):
+        tensorkit.dask.to_zarr(days, tmp_path / "other.zarr", dim="number")

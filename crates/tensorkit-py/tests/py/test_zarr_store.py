@@ -229,3 +229,18 @@ def test_several_files_every_message_as_one_store(tmp_path):
     assert sorted(g.array_keys()) == ["extra", "t0", "t1"]
     np.testing.assert_array_equal(g["t1"][:], np.full((2, 2), 1.0))
     np.testing.assert_array_equal(g["extra"][:], np.ones(3))
+
+
+def test_a_remote_file_is_served_lazily(served):
+    root, base, handler = served
+    tensorkit.save(root / "r.tgm", {"a": A, "big": np.arange(200_000, dtype=np.float64)})
+    store = Store(f"{base}/r.tgm")
+    g = zarr.open_group(store, mode="r")
+    before = len(handler.requests)
+    np.testing.assert_array_equal(g["a"][:], A)
+    # That array's chunk is fetched, not the 1.6 MB file.
+    fetched = handler.requests[before:]
+    spans = [tuple(int(x) for x in r.removeprefix("bytes=").split("-")) for r in fetched]
+    assert fetched and sum(b - a + 1 for a, b in spans) < 200_000, fetched
+    assert pickle.loads(pickle.dumps(store)) == store
+    np.testing.assert_array_equal(g["big"][:], np.arange(200_000, dtype=np.float64))
