@@ -272,6 +272,12 @@ def test_a_grib_file_over_http_is_parsed_from_its_headers(served):
     assert listed < size / 4, (listed, size, handler.requests)
     ds = xr.open_zarr(store, consolidated=False, zarr_format=3)
     ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    # One chunk through the virtual store: one range request, of its message.
+    handler.requests.clear()
+    handler.paths.clear()
+    one = ds.t.isel(step=1, isobaricInhPa=2).values
+    np.testing.assert_array_equal(one, ref.t.isel(step=1, isobaricInhPa=2).values)
+    assert handler.paths == ["/ens.grib2"], handler.requests
     for v in ref.data_vars:
         np.testing.assert_array_equal(ds[v].values, ref[v].values)
     for c in ref.coords:
