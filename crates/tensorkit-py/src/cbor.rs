@@ -163,6 +163,79 @@ fn from_py_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Valu
     )))
 }
 
+/// A Python value as JSON: `None`, `bool`, `int` (within 64 bits), `float` (NaN and the
+/// infinities spelled `"NaN"`, `"Infinity"`, `"-Infinity"`, as tensorkit's JSON spells
+/// them), `str`, lists and tuples, and dicts with `str` keys. `what` names the value in
+/// errors.
+pub(crate) fn to_json(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<serde_json::Value> {
+    to_json_at(obj, what, 0)
+}
+
+fn to_json_at(obj: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<serde_json::Value> {
+    use serde_json::Value as Json;
+    if depth > MAX_DEPTH {
+        return Err(invalid(format!(
+            "{what} nests deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    if obj.is_none() {
+        return Ok(Json::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Json::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(n) = obj.extract::<i64>() {
+            return Ok(Json::from(n));
+        }
+        return obj
+            .extract::<u64>()
+            .map(Json::from)
+            .map_err(|_| invalid(format!("{what}: the integer {obj} is too large for JSON")));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let x = f.value();
+        return Ok(serde_json::Number::from_f64(x).map_or_else(
+            || {
+                Json::from(if x.is_nan() {
+                    "NaN"
+                } else if x > 0.0 {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                })
+            },
+            Json::Number,
+        ));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Json::from(s.to_str()?));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = serde_json::Map::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let key: String = k
+                .extract()
+                .map_err(|_| invalid(format!("{what}: a key {k} that is not a str")))?;
+            let value = to_json_at(&v, &format!("{what}[{key:?}]"), depth + 1)?;
+            map.insert(key, value);
+        }
+        return Ok(Json::Object(map));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let items = obj
+            .try_iter()?
+            .enumerate()
+            .map(|(i, item)| to_json_at(&item?, &format!("{what}[{i}]"), depth + 1))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(Json::Array(items));
+    }
+    Err(invalid(format!(
+        "{what}: a {} cannot be written as JSON (use None, bool, int, float, str, list or dict)",
+        obj.get_type().name()?
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,7 +80,7 @@ impl Entries {
 #[pyo3(from_item_all)]
 pub(crate) struct Options {
     format: Option<String>,
-    metadata_json: Option<String>,
+    metadata: Option<Py<PyAny>>,
     pipeline: Option<String>,
     allow_extensions: bool,
     alignment: Option<u64>,
@@ -106,12 +106,13 @@ impl Options {
             })
             .transpose()?;
         let metadata = self
-            .metadata_json
-            .as_deref()
-            .map(|text| match serde_json::from_str(text) {
-                Ok(serde_json::Value::Object(m)) => Ok(m),
-                Ok(_) => Err(invalid("metadata must be a dict")),
-                Err(e) => Err(invalid(format!("metadata: {e}"))),
+            .metadata
+            .as_ref()
+            .map(|m| {
+                Python::attach(|py| match crate::cbor::to_json(m.bind(py), "metadata")? {
+                    serde_json::Value::Object(m) => Ok(m),
+                    _ => Err(invalid("metadata must be a dict")),
+                })
             })
             .transpose()?;
         let pipeline = self
@@ -232,19 +233,18 @@ pub(crate) fn validate<'py>(
     crate::cbor::json_to_py(py, &report.to_json())
 }
 
-/// Edits the file at `path` (see `tensorkit::edit`): `edits` is the JSON form
+/// Edits the file at `path` (see `tensorkit::edit`): `edits` is a dict of the form
 /// `Edits::from_json` reads; returns the report as a dict (`tensorkit edit --json`).
 #[pyfunction]
 #[pyo3(signature = (path, edits, *, dry_run=false, fsync=false))]
 pub(crate) fn edit<'py>(
     py: Python<'py>,
     path: PathBuf,
-    edits: &str,
+    edits: &Bound<'py, PyAny>,
     dry_run: bool,
     fsync: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let json: serde_json::Value =
-        serde_json::from_str(edits).map_err(|e| invalid(format!("edits: {e}")))?;
+    let json = crate::cbor::to_json(edits, "edits")?;
     let edits = tensorkit::Edits::from_json(&json, "edits").map_err(to_py)?;
     let options = tensorkit::EditOptions {
         dry_run,

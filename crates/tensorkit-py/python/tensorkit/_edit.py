@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -104,7 +103,7 @@ def edit(
     }
     if types:
         edits["types"] = dict(types)
-    report = _tensorkit.edit(os.fspath(path), json.dumps(edits), dry_run=dry_run, fsync=fsync)
+    report = _tensorkit.edit(os.fspath(path), edits, dry_run=dry_run, fsync=fsync)
     return EditReport(
         path=report["path"],
         format=report["format"],

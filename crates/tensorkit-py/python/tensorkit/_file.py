@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -345,7 +344,7 @@ def _options(
         raise InvalidArgumentError(f"duplicates={duplicates!r}: one of 'error', 'suffix'")
     return {
         "format": format,
-        "metadata_json": None if metadata is None else json.dumps(dict(metadata)),
+        "metadata": None if metadata is None else dict(metadata),
         "pipeline": pipeline,
         "allow_extensions": allow_extensions,
         "alignment": _size(alignment),
