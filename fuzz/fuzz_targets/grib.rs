@@ -2,15 +2,88 @@
 //! differencing, second order, JPEG 2000, PNG, IEEE), with the default limits: a file opens
 //! or is an error; every field's values decode or are an error, and the bitmap reads. Never
 //! a panic, an abort, a hang or memory beyond what the file's data can back.
+//!
+//! A remote reader's walk through the messages' headers (`GribFormat::header_ranges`) ends,
+//! and what it gathers lists a file that opens exactly as the whole file does; an inventory
+//! (`sidecar::message_offsets`) of any bytes is offsets or nothing.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tensor_core::Limits;
-use tensor_grib::Grib;
+use std::ops::Range;
+use tensor_core::{Held, Limits};
+use tensor_dtype::Format;
+use tensor_grib::{Grib, GribFormat};
+
+/// The input with only the bytes fetched so far held.
+struct Partial<'a> {
+    bytes: &'a [u8],
+    held: Vec<bool>,
+}
+
+impl Partial<'_> {
+    fn fetch(&mut self, r: &Range<u64>) {
+        let end = (r.end as usize).min(self.bytes.len());
+        for b in &mut self.held[(r.start as usize).min(end)..end] {
+            *b = true;
+        }
+    }
+}
+
+impl Held for Partial<'_> {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+    fn slice(&self, r: Range<u64>) -> Option<&[u8]> {
+        let r = r.start as usize..(r.end as usize).min(self.bytes.len());
+        self.missing(r.start as u64..r.end as u64)
+            .is_none()
+            .then(|| &self.bytes[r])
+    }
+    fn missing(&self, r: Range<u64>) -> Option<Range<u64>> {
+        let r = (r.start as usize).min(self.bytes.len())..(r.end as usize).min(self.bytes.len());
+        let first = r.clone().find(|&b| !self.held[b])?;
+        let last = r.rev().find(|&b| !self.held[b])?;
+        Some(first as u64..last as u64 + 1)
+    }
+}
 
 fuzz_target!(|input: &[u8]| {
     let limits = Limits::default();
-    let Ok(g) = Grib::open_with(input, &limits.into()) else {
+    let _ = tensor_grib::sidecar::message_offsets(input);
+    let whole = Grib::open_with(input, &limits.into());
+    if input.len() <= 1 << 16 {
+        let mut partial = Partial {
+            bytes: input,
+            held: vec![false; input.len()],
+        };
+        let mut rounds = 0;
+        loop {
+            let Ok(want) = GribFormat::header_ranges(&partial, &limits) else {
+                break;
+            };
+            if want.is_empty() {
+                break;
+            }
+            rounds += 1;
+            assert!(rounds <= input.len() + 1, "the header walk does not end");
+            for r in &want {
+                partial.fetch(r);
+            }
+        }
+        if let Ok(whole) = &whole {
+            let image: Vec<u8> = input
+                .iter()
+                .zip(&partial.held)
+                .map(|(&b, &held)| if held { b } else { 0 })
+                .collect();
+            let listed = Grib::open_with(&image, &limits.into()).expect("the headers list");
+            assert_eq!(
+                format!("{:?}", whole.fields()),
+                format!("{:?}", listed.fields())
+            );
+        }
+    }
+    let Ok(g) = whole else {
         return;
     };
     for (i, f) in g.fields().iter().enumerate() {
