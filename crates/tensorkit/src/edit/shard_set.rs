@@ -13,13 +13,12 @@
 //! anything else is an error naming the shard; then the index is written and the journal
 //! removed. A journal cut short is dropped: its writer had touched nothing yet.
 
-use super::{Change, EditOptions, EditReport, Edits, Method, apply};
+use super::{Change, EditOptions, EditReport, Edits, Expected, Method, apply};
 use crate::error::{Error, Result};
 use crate::model::TensorSet;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use tensor_core::atomic::Durability;
-use tensor_core::cbor::json::to_json;
 use tensor_core::patch;
 
 const MAGIC: &[u8; 8] = b"TKSETED1";
@@ -136,17 +135,11 @@ fn journal_path(path: &Path) -> PathBuf {
 /// The file's metadata and the order it stores the tensors in (a copy may change it) are
 /// left out.
 fn digest(set: &TensorSet<'_>) -> String {
-    let mut tensors: Vec<_> = set
+    let mut samples: Vec<(String, Vec<u8>)> = set
         .names()
         .into_iter()
         .zip(&set.tensors)
         .map(|(name, t)| {
-            let mut attributes: Vec<(String, Json)> = t
-                .attributes
-                .iter()
-                .map(|(k, v)| (k.clone(), to_json(v)))
-                .collect();
-            attributes.sort_by(|a, b| a.0.cmp(&b.0));
             let stored = match &t.data {
                 crate::model::TensorData::View(v) => v.contiguous_bytes(),
                 crate::model::TensorData::Encoded(lazy) => {
@@ -160,11 +153,11 @@ fn digest(set: &TensorSet<'_>) -> String {
                 &stored[stored.len().saturating_sub(256)..],
             ]
             .concat();
-            (name, t.dtype(), t.shape().to_vec(), attributes, sample)
+            (name, sample)
         })
         .collect();
-    tensors.sort_by(|a, b| a.0.cmp(&b.0));
-    let text = format!("{tensors:?}");
+    samples.sort_by(|a, b| a.0.cmp(&b.0));
+    let text = format!("{:?}{samples:?}", Expected::of(set).tensors);
     format!("{:016x}", tensor_core::xxh3::xxh3_64(text.as_bytes()))
 }
 
