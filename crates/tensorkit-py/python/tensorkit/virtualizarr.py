@@ -218,7 +218,7 @@ class TensogramParser:
         from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup, ManifestStore
         from virtualizarr.manifests.utils import create_v3_array_metadata
 
-        from .xarray import _dimension_names
+        from ._dims import dimension_names as _dimension_names
 
         path, ref = _source(url)
         payloads = _tensorkit.tgm_payloads(path)

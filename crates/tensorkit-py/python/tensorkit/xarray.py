@@ -41,6 +41,7 @@ from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
 from . import _cubes, _tensorkit
+from ._dims import dimension_names as _dimension_names
 from ._dtypes import to_numpy
 from ._file import File, open
 
@@ -75,55 +76,6 @@ class TensorkitBackendArray(BackendArray):
     def _raw_indexing_method(self, key: tuple) -> np.ndarray:
         # A copy of the part asked for: the result owns its memory, not the file's map.
         return np.array(_cached(self.paths)[self.name][key])
-
-
-def _dims_from(value: Any) -> dict[str, list[str]] | None:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            return None
-    return value if isinstance(value, dict) else None
-
-
-def _dimension_names(
-    f: File, infos: dict[str, dict[str, Any]], dim_names: Any, grid_dims: dict[str, list[str]]
-) -> dict[str, tuple[str, ...]]:
-    file_dims = _dims_from((f.metadata or {}).get("dim_names")) or {}
-    chosen: dict[str, tuple[str, ...] | None] = {}
-    for name, info in infos.items():
-        ndim = len(info["shape"])
-        candidates = [
-            dim_names.get(name) if isinstance(dim_names, dict) else dim_names,
-            info["attributes"].get("dim_names"),
-            file_dims.get(name),
-            grid_dims.get(name),
-        ]
-        dims = next(
-            (tuple(c) for c in candidates if isinstance(c, (list, tuple)) and len(c) == ndim),
-            None,
-        )
-        chosen[name] = dims
-    # A one-dimensional tensor named like a dimension of another is its coordinate.
-    named = {d: n for name, dims in chosen.items() if dims for d, n in zip(dims, infos[name]["shape"])}
-    for name, info in infos.items():
-        if chosen[name] is None and len(info["shape"]) == 1 and named.get(name) == info["shape"][0]:
-            chosen[name] = (name,)
-    # Defaults: dim_<i>, unless two variables would give one name two sizes.
-    sizes: dict[str, set[int]] = {}
-    for name, info in infos.items():
-        if chosen[name] is None:
-            for i, n in enumerate(info["shape"]):
-                sizes.setdefault(f"dim_{i}", set()).add(n)
-    clash = any(len(s) > 1 for s in sizes.values())
-    out = {}
-    for name, info in infos.items():
-        dims = chosen[name]
-        if dims is None:
-            prefix = f"{name}_" if clash else ""
-            dims = tuple(f"{prefix}dim_{i}" for i in range(len(info["shape"])))
-        out[name] = dims
-    return out
 
 
 def _grids(f: File, infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:

@@ -61,6 +61,7 @@ from ._dtypes import to_numpy
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import open as _open
 from ._file import open_bytes
+from ._dims import dimension_names
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
@@ -337,16 +338,20 @@ class Store(_ZarrStore):
         f = _open(list(self.paths), storage_options=self.storage_options or None)
         nodes: dict[str, Any] = {}
         left_out = {}
+        infos = {}
         for name in f:
             info = f.info(name)
+            if info["dtype"] in _ZARR_DTYPES:
+                infos[name] = info
+            else:
+                left_out[name] = f"dtype {info['dtype']} has no Zarr data type"
+        dims = dimension_names(f, infos, None, {})
+        for name, info in infos.items():
             dtype = info["dtype"]
-            if dtype not in _ZARR_DTYPES:
-                left_out[name] = f"dtype {dtype} has no Zarr data type"
-                continue
             key = _key(name)
             shape = list(info["shape"])
             attributes = {k: _json_value(v) for k, v in info["attributes"].items() if k != "dim_names"}
-            meta: dict[str, Any] = {
+            nodes[f"{key}/zarr.json"] = json.dumps({
                 "zarr_format": 3,
                 "node_type": "array",
                 "shape": shape,
@@ -356,27 +361,10 @@ class Store(_ZarrStore):
                 "fill_value": _fill(dtype),
                 "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
                 "attributes": attributes,
-            }
-            dims = info["attributes"].get("dim_names")
-            if isinstance(dims, list) and len(dims) == len(shape):
-                meta["dimension_names"] = [str(d) for d in dims]
-            nodes[f"{key}/zarr.json"] = meta
+                "dimension_names": list(dims[name]),
+            }).encode()
             chunk = "/".join(["c"] + ["0"] * len(shape))
             nodes[f"{key}/{chunk}"] = ("tensor", name, dtype)
-        # Arrays without dimension names get dim_0, dim_1... (prefixed with the array's name
-        # where two arrays would give one name two sizes), as xarray needs names.
-        sizes: dict[str, set[int]] = {}
-        for meta in nodes.values():
-            if isinstance(meta, dict) and "dimension_names" not in meta:
-                for i, n in enumerate(meta["shape"]):
-                    sizes.setdefault(f"dim_{i}", set()).add(n)
-        clash = any(len(v) > 1 for v in sizes.values())
-        for key, meta in list(nodes.items()):
-            if isinstance(meta, dict):
-                if "dimension_names" not in meta:
-                    prefix = key[: -len("/zarr.json")] + "_" if clash else ""
-                    meta["dimension_names"] = [f"{prefix}dim_{i}" for i in range(len(meta["shape"]))]
-                nodes[key] = json.dumps(meta).encode()
         root = {k: _json_value(v) for k, v in (f.metadata or {}).items()}
         if left_out:
             root["tensorkit_left_out"] = left_out

@@ -244,3 +244,22 @@ def test_a_remote_file_is_served_lazily(served):
     assert fetched and sum(b - a + 1 for a, b in spans) < 200_000, fetched
     assert pickle.loads(pickle.dumps(store)) == store
     np.testing.assert_array_equal(g["big"][:], np.arange(200_000, dtype=np.float64))
+
+
+def test_dimension_names_are_the_xarray_engine_s(tmp_path):
+    xr = pytest.importorskip("xarray")
+    path = tmp_path / "d.tgm"
+    # Two shapes without names (dim_0 would have two sizes), and a coordinate named like a
+    # dimension of another tensor.
+    from tensorkit import tensogram
+
+    path.write_bytes(tensogram.encode(
+        {"base": [{"name": "t", "dim_names": ["lat", "lon"]}, {"name": "lat"}, {"name": "a"}, {"name": "b"}]},
+        [({"type": "ntensor"}, np.zeros((3, 4))), ({"type": "ntensor"}, np.arange(3.0)),
+         ({"type": "ntensor"}, np.zeros(5)), ({"type": "ntensor"}, np.zeros((2, 2)))],
+    ))
+    engine = xr.open_dataset(path, engine="tensorkit")
+    store = xr.open_zarr(Store(path), consolidated=False, zarr_format=3)
+    for v in ("t", "lat", "a", "b"):
+        assert store[v].dims == engine[v].dims, v
+    assert store["b"].dims == ("b_dim_0", "b_dim_1") and store["lat"].dims == ("lat",)
