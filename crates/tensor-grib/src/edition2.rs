@@ -148,7 +148,8 @@ fn build(
     }
     let (grid, points) = grid(s3, at)?;
     check_grid_points(&grid, points, at)?;
-    product(s4, &mut ident, at)?;
+    // TIGGE data scale potential-vorticity surfaces differently (productionStatus 4, 5).
+    product(s4, &mut ident, at, matches!(s1[19], 4 | 5))?;
     let (packing, packed_values) = representation(s5, at)?;
 
     if let Some(b) = &bitmap {
@@ -417,7 +418,28 @@ fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
     Ok((grid, points))
 }
 
-fn product(s4: &[u8], ident: &mut Ident, at: At) -> Result<()> {
+/// A fixed surface's value as ecCodes' `level` computes it: the scaled value divided by ten
+/// once per unit of the scale factor (multiplied for a negative one), one operation at a
+/// time as ecCodes does, so that the value is the same double; on a potential-vorticity
+/// surface (109) the factor less 9 (6 for TIGGE data), giving PV units.
+fn surface_value(surface: u8, factor: i64, scaled: u64, tigge: bool) -> f64 {
+    let mut v = scaled as f64;
+    let mut f = factor;
+    if surface == 109 {
+        f -= if tigge { 6 } else { 9 };
+    }
+    while f < 0 && v != 0.0 {
+        v *= 10.0;
+        f += 1;
+    }
+    while f > 0 && v != 0.0 {
+        v /= 10.0;
+        f -= 1;
+    }
+    v
+}
+
+fn product(s4: &[u8], ident: &mut Ident, at: At, tigge: bool) -> Result<()> {
     let head = at.slice(s4, 0, 9, "section 4")?;
     let template = be(&head[7..9]);
     ident.codes.push(("NV", be(&head[5..7]) as i64));
@@ -475,11 +497,16 @@ fn product(s4: &[u8], ident: &mut Ident, at: At) -> Result<()> {
         ident
             .codes
             .push(("scaledValueOfFirstFixedSurface", be(scaled) as i64));
-        be(scaled) as f64 / 10f64.powi(f as i32)
+        surface_value(surface, f, be(scaled), tigge)
     };
     let (name, divisor) = names::level_type_2(surface, second, value);
     ident.type_of_level = name.into();
-    ident.level = level_key(value / divisor);
+    // Whole hectopascals, truncated, as ecCodes' `level` gives them.
+    ident.level = level_key(if divisor == 1.0 {
+        value
+    } else {
+        (value / divisor).trunc()
+    });
     let (start, step_unit) = names::step_hours(forecast, unit);
     ident.step_unit = step_unit;
     // Statistics over a period (4.8, 4.11...): the period's length.
@@ -625,4 +652,21 @@ fn representation(s5: &[u8], at: At) -> Result<(Packing, u64)> {
         return Err(at.malformed(format!("{} bits per value (section 5)", s.bits_per_value)));
     }
     Ok((packing, values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::surface_value;
+
+    #[test]
+    fn surfaces_are_valued_as_eccodes_values_them() {
+        // Potential vorticity: PV units (10⁻⁶), so the factor counts 9 less (6 in TIGGE).
+        assert_eq!(surface_value(109, 9, 2, false), 2.0);
+        assert_eq!(surface_value(109, 12, 1500, false), 1.5);
+        assert_eq!(surface_value(109, 6, 2, true), 2.0);
+        // One division at a time, as ecCodes divides: not 15 / 10³ in one.
+        assert_eq!(surface_value(103, 3, 15, false), 15.0 / 10.0 / 10.0 / 10.0);
+        assert_eq!(surface_value(103, -2, 3, false), 300.0);
+        assert_eq!(surface_value(100, 0, 85000, false), 85000.0);
+    }
 }

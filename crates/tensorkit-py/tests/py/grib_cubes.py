@@ -326,3 +326,102 @@ def parameters(path: Path) -> Path:
         keys = {"shortName": p, "dataDate": 20261120, "bitsPerValue": 16}
         handles.append(_message("GRIB2", keys, np.linspace(0.0, 1.0, 496) + i))
     return _write(path, handles)
+
+
+def _small(path: Path, sample: str, messages: list[dict]) -> Path:
+    """One small field (12 × 7, 30°) per key set."""
+    grid = _regular(12, 7, 90.0, 0.0, 30.0)
+    return _write(path, [_message(sample, k, _field(12, 7, i * 1.7), grid) for i, k in enumerate(messages)])
+
+
+def potential_vorticity(path: Path) -> Path:
+    """Temperature on the 1.5 and 2 PVU surfaces (type 109: the level is in PV units, the
+    scale factor less 9, as ecCodes gives it)."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfFirstFixedSurface": 109, "scaleFactorOfFirstFixedSurface": f,
+         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
+        for f, v in ((12, 1500), (9, 2))
+    ])
+
+
+def odd_levels(path: Path) -> Path:
+    """Pressure levels of 1250 and 850 Pa (ecCodes' `level`: whole hectopascals, truncated)."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfFirstFixedSurface": 100, "scaleFactorOfFirstFixedSurface": 0,
+         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
+        for v in (1250, 850)
+    ])
+
+
+def heights_in_millimetres(path: Path) -> Path:
+    """Heights above sea of 1.5 m, 15 mm and 7 mm (scale factor 3)."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfFirstFixedSurface": 103, "scaleFactorOfFirstFixedSurface": 3,
+         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
+        for v in (1500, 15, 7)
+    ])
+
+
+def minutes(path: Path) -> Path:
+    """2 m temperature at steps of 0, 30 and 90 minutes."""
+    return _small(path, "GRIB2", [
+        {"shortName": "2t", "typeOfLevel": "heightAboveGround", "level": 2, "dataDate": 20261120,
+         "stepUnits": 0, "forecastTime": m}
+        for m in (0, 30, 90)
+    ])
+
+
+def times_and_steps(path: Path) -> Path:
+    """Two dates × two times × two steps of one field."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfLevel": "isobaricInhPa", "level": 500, "dataDate": d, "dataTime": t,
+         "stepRange": str(s)}
+        for d in (20261120, 20261121) for t in (0, 1200) for s in (0, 6)
+    ])
+
+
+def grib1_ensemble(path: Path) -> Path:
+    """Edition 1, ECMWF's local definition 1: three perturbed members."""
+    return _small(path, "GRIB1", [
+        {"shortName": "t", "typeOfLevel": "isobaricInhPa", "level": 500, "dataDate": 20261120,
+         "localDefinitionNumber": 1, "marsType": "pf", "number": n}
+        for n in (1, 2, 3)
+    ])
+
+
+def grib1_surface_accumulations(path: Path) -> Path:
+    """Edition 1: total precipitation over 0-6 and 0-12 hours."""
+    return _small(path, "GRIB1", [
+        {"shortName": "tp", "typeOfLevel": "surface", "dataDate": 20261120, "stepType": "accum",
+         "stepRange": f"0-{e}"}
+        for e in (6, 12)
+    ])
+
+
+def grib1_model_levels(path: Path) -> Path:
+    """Edition 1: temperature on hybrid levels 1 to 3."""
+    return _small(path, "GRIB1", [
+        {"shortName": "t", "typeOfLevel": "hybrid", "level": lev, "dataDate": 20261120} for lev in (1, 2, 3)
+    ])
+
+
+def level_types(path: Path) -> Path:
+    """One field on each of the mean sea level, the whole atmosphere and the surface (three
+    cubes; opened with a filter each)."""
+    return _small(path, "GRIB2", [
+        {"shortName": "msl", "typeOfLevel": "meanSea", "dataDate": 20261120, "dataTime": 600},
+        {"shortName": "tcwv", "typeOfLevel": "entireAtmosphere", "dataDate": 20261120},
+        {"shortName": "swvl1", "dataDate": 20261120},
+    ])
+
+
+MORE = {
+    "potential_vorticity": potential_vorticity,
+    "odd_levels": odd_levels,
+    "heights_in_millimetres": heights_in_millimetres,
+    "minutes": minutes,
+    "times_and_steps": times_and_steps,
+    "grib1_ensemble": grib1_ensemble,
+    "grib1_surface_accumulations": grib1_surface_accumulations,
+    "grib1_model_levels": grib1_model_levels,
+}

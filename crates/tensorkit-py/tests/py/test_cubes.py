@@ -82,6 +82,20 @@ def test_cubes_are_cfgrib_s(files, name):
     assert_same_cube(ours, cfgrib(files[name]))
 
 
+@pytest.mark.parametrize("name", list(grib_cubes.MORE))
+def test_more_levels_steps_and_editions_are_cfgrib_s(tmp_path, name):
+    path = grib_cubes.MORE[name](tmp_path / f"{name}.grib")
+    assert_same_cube(xr.open_dataset(path, engine="tensorkit"), cfgrib(path))
+
+
+@pytest.mark.parametrize("level", ["meanSea", "entireAtmosphere", "surface"])
+def test_each_level_type_of_a_mixed_file_is_cfgrib_s(tmp_path, level):
+    path = grib_cubes.level_types(tmp_path / "levels.grib")
+    keys = {"typeOfLevel": level}
+    ours = xr.open_dataset(path, engine="tensorkit", filter_by_keys=keys)
+    assert_same_cube(ours, cfgrib(path, filter_by_keys=keys))
+
+
 def test_the_ensemble_cube_has_cfgrib_s_shape(files):
     ds = xr.open_dataset(files["ensemble"], engine="tensorkit")
     assert ds.t.dims == ("number", "step", "isobaricInhPa", "latitude", "longitude")
