@@ -525,6 +525,11 @@ fn product(s4: &[u8], ident: &mut Ident, at: At, tigge: bool) -> Result<()> {
             ident
                 .codes
                 .push(("typeOfStatisticalProcessing", i64::from(r[0])));
+            // Parameters such as `mx2t6` are told from `mx2t` by the period's length.
+            ident
+                .codes
+                .push(("indicatorOfUnitForTimeRange", i64::from(r[2])));
+            ident.codes.push(("lengthOfTimeRange", be(&r[3..7]) as i64));
             let (length, unit2) = names::step_hours(be(&r[3..7]) as i64, r[2]);
             if unit2 == step_unit && length > 0 {
                 ident.step_range = format!("{start}-{}", start + length);

@@ -193,10 +193,11 @@ impl<'a> Keys<'a> {
 
     /// The name cfgrib gives the field's variable: ecCodes' `cfVarName`, else `shortName`;
     /// a parameter outside the table is `unknown_` and its codes (one variable each, where
-    /// cfgrib would put every unknown parameter under `unknown`).
+    /// cfgrib would keep one unknown parameter under `unknown` and drop the others; a cube
+    /// with only one calls it `unknown`).
     pub(crate) fn var_name(&self) -> String {
         if let Some(codes) = &self.unknown {
-            return format!("unknown_{codes}");
+            return format!("{}{codes}", super::UNKNOWN_PREFIX);
         }
         if let Some((var, _)) = names::cf_names(self.edition, self.param_id) {
             return var.to_owned();

@@ -320,6 +320,9 @@ fn partition(keys: &[Keys<'_>], sel: &[usize], key: &str) -> Vec<(Key, Vec<usize
 }
 
 /// Keys that set apart fields that cannot share a cube, in the order they are tried.
+/// How the variable of a parameter outside the table begins: `unknown_`, then its codes.
+const UNKNOWN_PREFIX: &str = "unknown_";
+
 const REFINE: [&str; 6] = [
     "stepType",
     "gridType",
@@ -762,7 +765,13 @@ fn variable_attributes(first: &Keys<'_>, options: &Options) -> Vec<(String, Valu
         a.push(("GRIB_uvRelativeToGrid".into(), key_value(uv)));
     }
     let mut extra: Vec<(String, Value)> = geography::grid_keys(first);
-    let cf = names::cf_names(first.edition, first.param_id);
+    // A parameter outside the table is `unknown` in every key ecCodes names it by.
+    let unknown = first.unknown.is_some();
+    let cf = if unknown {
+        Some(("unknown", Some("unknown")))
+    } else {
+        names::cf_names(first.edition, first.param_id)
+    };
     if let Some((var, name)) = cf {
         extra.push(attr("cfVarName", var));
         extra.push(attr("cfName", name.unwrap_or("unknown")));
@@ -778,6 +787,8 @@ fn variable_attributes(first: &Keys<'_>, options: &Options) -> Vec<(String, Valu
     ] {
         if let Some(v) = first.get_text(ours) {
             extra.push(attr(theirs, v));
+        } else if unknown {
+            extra.push(attr(theirs, "unknown"));
         }
     }
     if let Some(n) = first.get("numberOfForecastsInEnsemble") {
@@ -795,12 +806,16 @@ fn variable_attributes(first: &Keys<'_>, options: &Options) -> Vec<(String, Valu
     }
     extra.sort_by(|x, y| x.0.cmp(&y.0));
     a.extend(extra.into_iter().map(|(k, v)| (format!("GRIB_{k}"), v)));
-    let long_name = first.get_text("parameterName").map_or_else(
-        || format!("original GRIB paramId: {}", first.param_id),
-        str::to_owned,
-    );
+    let long_name = match first.get_text("parameterName") {
+        Some(name) => name.to_owned(),
+        None if unknown => "unknown".to_owned(),
+        None => format!("original GRIB paramId: {}", first.param_id),
+    };
     a.push(attr("long_name", long_name));
-    a.push(attr("units", first.get_text("units").unwrap_or("1")));
+    let units = first
+        .get_text("units")
+        .unwrap_or(if unknown { "unknown" } else { "1" });
+    a.push(attr("units", units));
     if let Some((_, name)) = cf {
         a.push(attr("standard_name", name.unwrap_or("unknown")));
     }
@@ -891,6 +906,14 @@ fn build(
             }
         }
         cube.variables.push(part.variable);
+    }
+    // One parameter outside the table is `unknown`, as cfgrib names it; several keep their
+    // codes (cfgrib would keep one of them and drop the others).
+    let unknown: Vec<usize> = (0..cube.variables.len())
+        .filter(|&i| cube.variables[i].name.starts_with(UNKNOWN_PREFIX))
+        .collect();
+    if let [only] = unknown[..] {
+        cube.variables[only].name = "unknown".into();
     }
     cube.attributes = dataset_attributes(first);
     Ok(cube)

@@ -425,3 +425,95 @@ MORE = {
     "grib1_surface_accumulations": grib1_surface_accumulations,
     "grib1_model_levels": grib1_model_levels,
 }
+
+def max_temperature_6h(path: Path) -> Path:
+    """`mx2t6` (template 4.8, maximum over 6 hours), told from `mx2t` by the period's length."""
+    return _small(path, "GRIB2", [
+        {"productDefinitionTemplateNumber": 8, "shortName": "mx2t6", "dataDate": 20261120, "stepRange": f"{s}-{s + 6}"}
+        for s in (0, 6)
+    ])
+
+
+def ensemble_accumulations(path: Path) -> Path:
+    """Template 4.11: precipitation of two members over 0-6 and 0-12 hours."""
+    return _small(path, "GRIB2", [
+        {"productDefinitionTemplateNumber": 11, "shortName": "tp", "dataDate": 20261120, "stepRange": f"0-{e}",
+         "perturbationNumber": n, "numberOfForecastsInEnsemble": 2, "typeOfEnsembleForecast": 3}
+        for n in (1, 2) for e in (6, 12)
+    ])
+
+
+def soil_layers(path: Path) -> Path:
+    """Soil moisture in the 0-7 and 7-28 cm layers (a first and a second surface)."""
+    return _small(path, "GRIB2", [
+        {"shortName": "vsw", "typeOfFirstFixedSurface": 106, "scaleFactorOfFirstFixedSurface": 2,
+         "scaledValueOfFirstFixedSurface": a, "typeOfSecondFixedSurface": 106, "scaleFactorOfSecondFixedSurface": 2,
+         "scaledValueOfSecondFixedSurface": b, "dataDate": 20261120}
+        for a, b in ((0, 7), (7, 28))
+    ])
+
+
+def control_and_members(path: Path) -> Path:
+    """The control forecast (member 0) and two perturbed members."""
+    return _small(path, "GRIB2", [
+        {"productDefinitionTemplateNumber": 1, "shortName": "t", "typeOfLevel": "isobaricInhPa", "level": 500,
+         "dataDate": 20261120, "perturbationNumber": n, "numberOfForecastsInEnsemble": 3,
+         "typeOfEnsembleForecast": 1 if n == 0 else 3}
+        for n in (0, 1, 2)
+    ])
+
+
+def odd_times(path: Path) -> Path:
+    """Analyses at 00:30 and 12:30."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfLevel": "isobaricInhPa", "level": 500, "dataDate": 20261120, "dataTime": t}
+        for t in (30, 1230)
+    ])
+
+
+def pressures_in_pa(path: Path) -> Path:
+    """Levels of 50 and 20 Pa: `isobaricInPa`."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfFirstFixedSurface": 100, "scaleFactorOfFirstFixedSurface": 0,
+         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
+        for v in (50, 20)
+    ])
+
+
+def one_unknown_parameter(path: Path) -> Path:
+    """A parameter outside ecCodes' tables (category 250): `unknown`, as cfgrib names it."""
+    return _small(path, "GRIB2", [
+        {"discipline": 0, "parameterCategory": 250, "parameterNumber": 3, "typeOfLevel": "surface",
+         "dataDate": 20261120}
+    ])
+
+
+def grib1_two_metre_steps(path: Path) -> Path:
+    """Edition 1: 2 m temperature at steps 0 and 12."""
+    return _small(path, "GRIB1", [
+        {"shortName": "2t", "typeOfLevel": "heightAboveGround", "level": 2, "dataDate": 20261120,
+         "stepRange": str(s)}
+        for s in (0, 12)
+    ])
+
+
+def grib1_ensemble_accumulations(path: Path) -> Path:
+    """Edition 1: two members' precipitation over 0-6 and 0-12 hours."""
+    return _small(path, "GRIB1", [
+        {"shortName": "tp", "typeOfLevel": "surface", "dataDate": 20261120, "stepType": "accum",
+         "stepRange": f"0-{e}", "localDefinitionNumber": 1, "marsType": "pf", "number": n}
+        for n in (1, 2) for e in (6, 12)
+    ])
+
+
+MORE.update({
+    "max_temperature_6h": max_temperature_6h,
+    "ensemble_accumulations": ensemble_accumulations,
+    "soil_layers": soil_layers,
+    "control_and_members": control_and_members,
+    "odd_times": odd_times,
+    "pressures_in_pa": pressures_in_pa,
+    "one_unknown_parameter": one_unknown_parameter,
+    "grib1_two_metre_steps": grib1_two_metre_steps,
+    "grib1_ensemble_accumulations": grib1_ensemble_accumulations,
+})
