@@ -230,6 +230,9 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         50 => "sh",
         _ => "unknown",
     };
+    if matches!(kind, 1 | 3 | 5) {
+        return projected(g, kind, name, at);
+    }
     if !matches!(kind, 0 | 4 | 10 | 14) {
         return Err(at.unsupported(format!("GRIB 1 grid type {kind} ({name})")));
     }
@@ -342,4 +345,77 @@ fn second_order(section: &[u8], simple: Simple, at: At) -> Result<(Packing, usiz
         boustrophedonic: extended & 0x04 != 0,
     });
     Ok((packing, spd_at + spd_len))
+}
+
+/// A grid on a projection's plane (data representation types 1 Mercator, 3 Lambert
+/// conformal, 5 polar stereographic), its parameters under ecCodes' names for edition 1:
+/// corners and angles in degrees (stored in thousandths), grid lengths in metres. The
+/// Earth is a sphere of 6 367 470 m unless the resolution flags say it is oblate
+/// (`earthIsOblate`).
+fn projected(g: &[u8], kind: u8, name: &str, at: At) -> Result<(Grid, u64)> {
+    let len = if kind == 3 {
+        40
+    } else {
+        34.min(g.len()).max(32)
+    };
+    let t = at.slice(g, 0, len, "the grid description (section 2)")?;
+    let (nx, ny) = (be(&t[6..8]), be(&t[8..10]));
+    let flags = t[16];
+    let deg = |r: std::ops::Range<usize>| Key::Float(degrees(&t[r]));
+    let mut parameters = vec![
+        ("latitudeOfFirstGridPointInDegrees", deg(10..13)),
+        ("longitudeOfFirstGridPointInDegrees", deg(13..16)),
+        ("earthIsOblate", Key::Int(i64::from(flags & 0x40 != 0))),
+    ];
+    let scanning_mode = t[27];
+    if kind == 1 {
+        let r = at.slice(g, 0, 34, "the Mercator grid (section 2)")?;
+        parameters.extend([
+            ("latitudeOfLastGridPointInDegrees", deg(17..20)),
+            ("longitudeOfLastGridPointInDegrees", deg(20..23)),
+            ("LaDInDegrees", deg(23..26)),
+            ("orientationOfTheGridInDegrees", Key::Float(0.0)),
+            ("DiInMetres", Key::Float(signed(&r[28..31]) as f64)),
+            ("DjInMetres", Key::Float(signed(&r[31..34]) as f64)),
+        ]);
+    } else {
+        let lov = if kind == 3 {
+            "LoVInDegrees"
+        } else {
+            "orientationOfTheGridInDegrees"
+        };
+        parameters.extend([
+            (lov, deg(17..20)),
+            ("DxInMetres", Key::Float(be(&t[20..23]) as f64)),
+            ("DyInMetres", Key::Float(be(&t[23..26]) as f64)),
+            ("projectionCentreFlag", Key::Int(i64::from(t[26]))),
+        ]);
+        if kind == 5 {
+            // True to scale at 60°, which edition 1 does not store.
+            parameters.push(("LaDInDegrees", Key::Float(60.0)));
+        } else {
+            parameters.extend([
+                ("LaDInDegrees", deg(28..31)),
+                ("Latin1InDegrees", deg(28..31)),
+                ("Latin2InDegrees", deg(31..34)),
+                ("latitudeOfSouthernPoleInDegrees", deg(34..37)),
+                ("longitudeOfSouthernPoleInDegrees", deg(37..40)),
+            ]);
+        }
+    }
+    let grid = Grid {
+        grid_type: name.to_owned(),
+        ni: Some(nx),
+        nj: Some(ny),
+        first: None,
+        last: None,
+        di: None,
+        dj: None,
+        gaussian_n: None,
+        scanning_mode,
+        resolution_flags: Some(flags),
+        pl: None,
+        parameters,
+    };
+    Ok((grid, nx * ny))
 }

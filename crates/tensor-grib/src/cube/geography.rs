@@ -42,6 +42,10 @@ pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str>
             "regular_ll" => "Latitude/Longitude Grid",
             "regular_gg" | "reduced_gg" => "Gaussian Latitude/Longitude Grid",
             "rotated_ll" => "Rotated Latitude/Longitude grid",
+            "rotated_gg" => "Rotated Gaussian latitude/longitude grid",
+            "polar_stereographic" => "Polar Stereographic Projection Grid",
+            "lambert" => "Lambert Conformal",
+            "mercator" => "Mercator Projection Grid",
             _ => return None,
         });
     }

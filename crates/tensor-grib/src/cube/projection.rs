@@ -26,9 +26,12 @@ pub(crate) struct Plane {
     pub mapping: (&'static str, Vec<(String, Value)>),
 }
 
-/// The Earth's radius for shapes of code table 3.2 that are spheres; `None` for an oblate
-/// Earth.
+/// The Earth's radius for shapes of code table 3.2 that are spheres (edition 1: 6 367 470 m
+/// unless `earthIsOblate`); `None` for an oblate Earth.
 fn radius(k: &Keys<'_>) -> Option<f64> {
+    if let Some(oblate) = number(k.attributes, "earthIsOblate") {
+        return (oblate == 0.0).then_some(6_367_470.0);
+    }
     match number(k.attributes, "shapeOfTheEarth")? as i64 {
         0 => Some(6_367_470.0),
         1 => number(k.attributes, "radius").filter(|r| *r > 0.0),
@@ -72,13 +75,11 @@ fn wrap360(lon: f64) -> f64 {
 }
 
 /// The grid's rows and columns in projected metres, from the first point's projected
-/// position: `Dx` along a row (negative when it scans west), `Dy` along a column
-/// (negative when rows go north to south).
+/// position: `Dx` along a row and `Dy` along a column, whatever the scanning flags say, as
+/// ecCodes' Lambert, polar stereographic and Mercator iterators place them (its GRIB-405:
+/// rows always go north from the first point; the flags reorder only the iterator's
+/// values, not the `latitudes` and `longitudes` cfgrib reads).
 fn steps(k: &Keys<'_>, dx: f64, dy: f64, first: (f64, f64)) -> (Vec<f64>, Vec<f64>) {
-    let n = |key: &str| number(k.attributes, key);
-    let west = n("iScansNegatively").unwrap_or(0.0) == 1.0;
-    let north = n("jScansPositively").unwrap_or(0.0) == 1.0;
-    let (dx, dy) = (if west { -dx } else { dx }, if north { dy } else { -dy });
     let x = (0..k.shape[1]).map(|i| first.0 + i as f64 * dx).collect();
     let y = (0..k.shape[0]).map(|j| first.1 + j as f64 * dy).collect();
     (x, y)
@@ -233,7 +234,9 @@ fn polar_stereographic(k: &Keys<'_>, r: f64) -> Option<Plane> {
         n("latitudeOfFirstGridPointInDegrees")?,
         n("longitudeOfFirstGridPointInDegrees")?,
     );
-    let (lad, lov) = (n("LaDInDegrees")?, n("LoVInDegrees")?);
+    // Edition 1 calls LoV the grid's orientation.
+    let lov = n("LoVInDegrees").or_else(|| n("orientationOfTheGridInDegrees"))?;
+    let lad = n("LaDInDegrees")?;
     let (dx, dy) = (n("DxInMetres")?, n("DyInMetres")?);
     // The scale factor at the pole that makes the scale true at LaD.
     let k0 = f64::midpoint(1.0, (sign * lad).to_radians().sin());

@@ -517,3 +517,66 @@ MORE.update({
     "grib1_two_metre_steps": grib1_two_metre_steps,
     "grib1_ensemble_accumulations": grib1_ensemble_accumulations,
 })
+
+
+def _grib1_plane(path: Path, representation: int, keys: dict, sample: str = "GRIB1") -> Path:
+    """One edition 1 field on a projection (data representation type 1 Mercator, 3 Lambert,
+    5 polar stereographic)."""
+    ec = _ec()
+    h = ec.codes_grib_new_from_samples(sample)
+    if sample == "GRIB1":
+        ec.codes_set(h, "dataRepresentationType", representation)
+    for k, v in {"shortName": "t", "level": 500, "dataDate": 20261120, **keys}.items():
+        if isinstance(v, float):
+            ec.codes_set_double(h, k, v)
+        else:
+            ec.codes_set(h, k, v)
+    n = ec.codes_get(h, "numberOfDataPoints")
+    ec.codes_set_values(h, 250.0 + 10.0 * np.sin(np.arange(n) / 7.0))
+    return _write(path, [h])
+
+
+def grib1_lambert(path: Path) -> Path:
+    return _grib1_plane(path, 3, {
+        "Nx": 14, "Ny": 11, "latitudeOfFirstGridPointInDegrees": 30.0, "longitudeOfFirstGridPointInDegrees": 350.0,
+        "LoVInDegrees": 10.0, "DxInMetres": 50000, "DyInMetres": 50000, "Latin1InDegrees": 45.0,
+        "Latin2InDegrees": 45.0,
+    })
+
+
+def grib1_mercator(path: Path) -> Path:
+    return _grib1_plane(path, 1, {
+        "Ni": 14, "Nj": 11, "latitudeOfFirstGridPointInDegrees": -20.0, "longitudeOfFirstGridPointInDegrees": 100.0,
+        "latitudeOfLastGridPointInDegrees": 20.0, "longitudeOfLastGridPointInDegrees": 140.0,
+        "LaDInDegrees": 20.0, "DiInMetres": 300000, "DjInMetres": 400000,
+    })
+
+
+def grib1_polar(path: Path) -> Path:
+    return _grib1_plane(path, 5, {}, sample="polar_stereographic_pl_grib1")
+
+
+def _scanning(write, i: int, j: int):
+    """`write`, its field's scanning flags then set to `iScansNegatively=i`,
+    `jScansPositively=j` (ecCodes places a projection's points the same way whatever they
+    say)."""
+
+    def rewritten(path: Path) -> Path:
+        ec = _ec()
+        write(path)
+        with open(path, "rb") as f:
+            h = ec.codes_grib_new_from_file(f)
+        ec.codes_set(h, "iScansNegatively", i)
+        ec.codes_set(h, "jScansPositively", j)
+        return _write(path, [h])
+
+    return rewritten
+
+
+PLANES.update({
+    "grib1_lambert": grib1_lambert,
+    "grib1_mercator": grib1_mercator,
+    "grib1_polar": grib1_polar,
+    **{f"{name}_i{i}_j{j}": _scanning(PLANES[name], i, j)
+       for name in ("lambert", "polar", "mercator") for i, j in ((0, 0), (1, 0), (1, 1))},
+})
