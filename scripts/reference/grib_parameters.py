@@ -97,6 +97,9 @@ def grib1(defs):
 
 
 def check(row):
+    """Whether ecCodes reads the row's keys as the row's shortName and paramId (and what it
+    reads them as); for GRIB 1, also the name and units ecCodes gives (from its paramId
+    concepts, not the code table's text, whose parentheses are ambiguous)."""
     edition, short, param, _, _, conds = row
     h = ec.codes_grib_new_from_samples(f"regular_ll_sfc_grib{edition}")
     if edition == 2 and ("centre", "98") not in conds:
@@ -113,11 +116,12 @@ def check(row):
             if k != "centre" and not k.endswith("<="):
                 ec.codes_set(h, k, int(v))
         got = (ec.codes_get_string(h, "shortName"), ec.codes_get_string(h, "paramId"))
+        named = (ec.codes_get_string(h, "name"), ec.codes_get_string(h, "units"))
     except ec.GribInternalError as e:
-        got = ("error", str(e))
+        got, named = ("error", str(e)), None
     finally:
         ec.codes_release(h)
-    return got == (short, param), got
+    return got == (short, param), got, named
 
 
 def main(defs, out):
@@ -125,8 +129,10 @@ def main(defs, out):
     rows = sorted(set(grib2(defs) + grib2(defs, ("ecmf", "98")) + grib1(defs)), key=lambda r: (r[0], r[1], r[5]))
     kept = []
     for r in rows:
-        ok, got = check(r)
+        ok, got, named = check(r)
         if ok:
+            if r[0] == 1:
+                r = (r[0], r[1], r[2], named[0], named[1], r[5])
             kept.append(r)
         else:
             print("left out (ecCodes reads it as %s/%s):" % got, r[:3], r[5], file=sys.stderr)

@@ -192,14 +192,17 @@ fn build(
 
 /// ECMWF's local section: MARS class, type, stream, expver.
 fn local_mars(s2: &[u8], ident: &mut Ident) {
-    if ident.centre != 98 || s2.len() < 15 {
+    // ECMWF's MARS labelling in edition 2 (ecCodes' `grib2/mars_labeling.def`): after the
+    // local section number, class, type and stream in two octets each, then the experiment
+    // version's four characters (edition 1's local section gives class and type one octet).
+    if ident.centre != 98 || s2.len() < 17 {
         return;
     }
     ident.local_mars = vec![
-        ("class", names::mars_class(u64::from(s2[7]))),
-        ("type", names::mars_type(u64::from(s2[8]))),
-        ("stream", names::mars_stream(be(&s2[9..11]))),
-        ("expver", String::from_utf8_lossy(&s2[11..15]).into_owned()),
+        ("class", names::mars_class(be(&s2[7..9]))),
+        ("type", names::mars_type(be(&s2[9..11]))),
+        ("stream", names::mars_stream(be(&s2[11..13]))),
+        ("expver", String::from_utf8_lossy(&s2[13..17]).into_owned()),
     ];
 }
 

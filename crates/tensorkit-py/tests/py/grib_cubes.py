@@ -580,3 +580,25 @@ PLANES.update({
     **{f"{name}_i{i}_j{j}": _scanning(PLANES[name], i, j)
        for name in ("lambert", "polar", "mercator") for i, j in ((0, 0), (1, 0), (1, 1))},
 })
+
+
+def ecmwf_local_section(path: Path) -> Path:
+    """ECMWF's local section (definition 1) on edition 2: MARS class, type `fc`, stream and
+    experiment version, each in its own octets (`GRIB_dataType` is `fc`)."""
+    return _small(path, "GRIB2", [
+        {"setLocalDefinition": 1, "localDefinitionNumber": 1, "marsType": "fc", "shortName": "t",
+         "typeOfLevel": "isobaricInhPa", "level": 500, "dataDate": 20261120, "stepRange": str(s)}
+        for s in (0, 12)
+    ])
+
+
+def grib1_surface_pressure_log(path: Path) -> Path:
+    """Edition 1 `lnsp` on model level 1: name and units as ecCodes gives them
+    (`Numeric`), not the code table's text."""
+    return _small(path, "GRIB1", [{"shortName": "lnsp", "typeOfLevel": "hybrid", "level": 1, "dataDate": 20261120}])
+
+
+MORE.update({
+    "ecmwf_local_section": ecmwf_local_section,
+    "grib1_surface_pressure_log": grib1_surface_pressure_log,
+})
