@@ -7,8 +7,9 @@ shortName and paramId back.
     env/bin/python scripts/reference/grib_parameters.py ECCODES_SOURCE/definitions \
         crates/tensor-grib/src/parameters.tsv --all
 
-With ``--all`` every parameter the definitions name is kept (WMO's, ECMWF's local ones and
-GRIB 1 table 128), not only the most asked-for ones listed in ``WANTED``.
+With ``--all`` every parameter the definitions name is kept (WMO's, ECMWF's local ones, and
+for GRIB 1 ECMWF's tables and WMO's international ones), not only the most asked-for ones
+listed in ``WANTED``.
 
 Each row: edition, shortName, paramId, name, units, and the conditions (key=value, comma
 separated; `tablesVersion<=33` for the concepts ecCodes keeps for ECMWF's older tables) a
@@ -84,15 +85,25 @@ def grib2(defs, local=None):
 
 
 def grib1(defs):
+    """Edition 1's parameter tables: ECMWF's local ones (`2.98.<version>.table`, every
+    version) and WMO's international ones (`2.0.<version>.table`, the codes below 128 that
+    every centre shares). Only the code and the shortName are taken from a table; the
+    paramId, name and units are asked of ecCodes when the row is checked."""
     rows = []
-    for line in (defs / "grib1" / "2.98.128.table").read_text().splitlines():
-        m = re.match(r"(\d+)\s+(\S+)\s+(.*?)\s*\((.*)\)\s*$", line)
-        if not m:
-            continue
-        code, short, name, units = m.groups()
-        if wanted(short):
-            conds = (("indicatorOfParameter", code), ("table2Version", "128"))
-            rows.append((1, short, code, name, units, conds))
+    tables = sorted((defs / "grib1").glob("2.98.*.table")) + sorted((defs / "grib1").glob("2.0.*.table"))
+    for table in tables:
+        version = table.name.split(".")[2]
+        wmo = table.name.startswith("2.0.")
+        for line in table.read_text().splitlines():
+            m = re.match(r"(\d+)\s+(\S+)\s", line)
+            if not m:
+                continue
+            code, short = m.groups()
+            if wmo and int(code) >= 128:
+                continue
+            if wanted(short):
+                conds = (("indicatorOfParameter", code), ("table2Version", version))
+                rows.append((1, short, code, "", "", conds))
     return rows
 
 
@@ -121,6 +132,9 @@ def check(row):
         got, named = ("error", str(e)), None
     finally:
         ec.codes_release(h)
+    if edition == 1:
+        # The paramId too is ecCodes' (the tables give codes, not paramIds).
+        return got[0] == short, got, named
     return got == (short, param), got, named
 
 
@@ -132,7 +146,7 @@ def main(defs, out):
         ok, got, named = check(r)
         if ok:
             if r[0] == 1:
-                r = (r[0], r[1], r[2], named[0], named[1], r[5])
+                r = (r[0], r[1], got[1], named[0], named[1], r[5])
             kept.append(r)
         else:
             print("left out (ecCodes reads it as %s/%s):" % got, r[:3], r[5], file=sys.stderr)

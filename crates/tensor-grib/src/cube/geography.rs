@@ -41,6 +41,7 @@ pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str>
         return Some(match grid_type {
             "regular_ll" => "Latitude/Longitude Grid",
             "regular_gg" | "reduced_gg" => "Gaussian Latitude/Longitude Grid",
+            "reduced_ll" => "Latitude/Longitude Grid",
             "rotated_ll" => "Rotated Latitude/Longitude grid",
             "rotated_gg" => "Rotated Gaussian latitude/longitude grid",
             "polar_stereographic" => "Polar Stereographic Projection Grid",
@@ -53,6 +54,7 @@ pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str>
         "regular_ll" => "Latitude/longitude",
         "rotated_ll" => "Rotated latitude/longitude",
         "regular_gg" | "reduced_gg" => "Gaussian latitude/longitude",
+        "reduced_ll" => "Latitude/longitude",
         "rotated_gg" => "Rotated Gaussian latitude/longitude",
         "lambert" => "Lambert Conformal",
         "polar_stereographic" => "Polar stereographic",
@@ -238,6 +240,7 @@ pub(crate) fn geography(k: &Keys<'_>) -> Geography {
     }
     let coordinates = match k.grid_type.as_str() {
         "reduced_gg" => reduced_gaussian(k),
+        "reduced_ll" => reduced_latlon(k),
         "mercator" => super::projection::plane(k).map(|p| (p.lat, p.lon)),
         _ => None,
     }
@@ -298,15 +301,7 @@ fn point_axis(name: &str, values: Vec<f64>) -> Coordinate {
 /// `None` for a sub-area or a grid whose keys do not add up.
 fn reduced_gaussian(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
     let n = |key: &str| number(k.attributes, key);
-    let pl: Vec<u64> = k
-        .attributes
-        .iter()
-        .find(|(name, _)| name == "pl")?
-        .1
-        .as_array()?
-        .iter()
-        .map(Value::as_u64)
-        .collect::<Option<_>>()?;
+    let pl = points_per_row(k)?;
     let gauss = n("N")?;
     if !(1.0..=MAX_GAUSSIAN_N).contains(&gauss) {
         return None;
@@ -327,6 +322,65 @@ fn reduced_gaussian(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
             lat.push(lats[row]);
             lon.push(i as f64 * step);
         }
+    }
+    Some((lat, lon))
+}
+
+/// The points per row (`pl`) of a reduced grid.
+fn points_per_row(k: &Keys<'_>) -> Option<Vec<u64>> {
+    k.attributes
+        .iter()
+        .find(|(name, _)| name == "pl")?
+        .1
+        .as_array()?
+        .iter()
+        .map(Value::as_u64)
+        .collect()
+}
+
+/// The latitude and longitude of every point of a reduced latitude/longitude grid, as
+/// ecCodes' iterator places them: rows `Dj` apart from the first latitude; on each, `pl`
+/// points from the first longitude, spread over the whole circle when the area is global
+/// (within two of the finest rows' steps) and from first to last longitude otherwise,
+/// each one step on from the one before (summed, as ecCodes sums them).
+fn reduced_latlon(k: &Keys<'_>) -> Option<(Vec<f64>, Vec<f64>)> {
+    let n = |key: &str| number(k.attributes, key);
+    let pl = points_per_row(k)?;
+    let total: u64 = pl.iter().try_fold(0u64, |a, &b| a.checked_add(b))?;
+    let finest = *pl.iter().max()?;
+    if total != k.points || finest == 0 {
+        return None;
+    }
+    let (lat1, lat2) = (
+        n("latitudeOfFirstGridPointInDegrees")?,
+        n("latitudeOfLastGridPointInDegrees")?,
+    );
+    let (lon1, lon2) = (
+        n("longitudeOfFirstGridPointInDegrees")?,
+        n("longitudeOfLastGridPointInDegrees")?,
+    );
+    let dj = n("jDirectionIncrementInDegrees")?;
+    let smallest = 360.0 / finest as f64;
+    let (span, local) = if 360.0 - (lon2 - lon1).abs() < 2.0 * smallest {
+        (360.0, 0)
+    } else if lon2 < lon1 {
+        (lon2 + 360.0 - lon1, 1)
+    } else {
+        (lon2 - lon1, 1)
+    };
+    let dj = if lat1 > lat2 { -dj } else { dj };
+    let cap = usize::try_from(total).ok()?;
+    let (mut lat, mut lon) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let mut row_lat = lat1;
+    for &count in &pl {
+        let step = span / (count.saturating_sub(local)).max(1) as f64;
+        let mut at = lon1;
+        for _ in 0..count {
+            lat.push(row_lat);
+            lon.push(at);
+            at += step;
+        }
+        row_lat += dj;
     }
     Some((lat, lon))
 }

@@ -602,3 +602,37 @@ MORE.update({
     "ecmwf_local_section": ecmwf_local_section,
     "grib1_surface_pressure_log": grib1_surface_pressure_log,
 })
+
+
+def _from_sample(path: Path, sample: str, keys: dict | None = None) -> Path:
+    """One field on an ecCodes sample's own grid, with smooth values."""
+    ec = _ec()
+    h = ec.codes_grib_new_from_samples(sample)
+    for k, v in (keys or {}).items():
+        ec.codes_set(h, k, v)
+    n = ec.codes_get(h, "numberOfValues")
+    ec.codes_set_values(h, 250.0 + 10.0 * np.sin(np.arange(n) / 17.0))
+    return _write(path, [h])
+
+
+def grib1_reduced_latlon_waves(path: Path) -> Path:
+    """Edition 1 on a reduced latitude/longitude grid (ECMWF's wave model's): `swh`, from
+    ECMWF's wave table (table2Version 140)."""
+    return _from_sample(path, "reduced_ll_sfc_grib1")
+
+
+def grib2_reduced_latlon(path: Path) -> Path:
+    """Edition 2 on a reduced latitude/longitude grid."""
+    return _from_sample(path, "reduced_ll_sfc_grib2")
+
+
+def grib1_wave_table(path: Path) -> Path:
+    """Edition 1 mean wave direction and period (ECMWF's table 140) on a regular grid."""
+    return _small(path, "GRIB1", [{"shortName": p, "dataDate": 20261120} for p in ("mwd", "mwp")])
+
+
+MORE.update({
+    "grib1_reduced_latlon_waves": grib1_reduced_latlon_waves,
+    "grib2_reduced_latlon": grib2_reduced_latlon,
+    "grib1_wave_table": grib1_wave_table,
+})
