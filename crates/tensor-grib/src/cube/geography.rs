@@ -39,9 +39,8 @@ const PLANE: [&str; 6] = [
 pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str> {
     if edition == 1 {
         return Some(match grid_type {
-            "regular_ll" => "Latitude/Longitude Grid",
+            "regular_ll" | "reduced_ll" => "Latitude/Longitude Grid",
             "regular_gg" | "reduced_gg" => "Gaussian Latitude/Longitude Grid",
-            "reduced_ll" => "Latitude/Longitude Grid",
             "rotated_ll" => "Rotated Latitude/Longitude grid",
             "rotated_gg" => "Rotated Gaussian latitude/longitude grid",
             "polar_stereographic" => "Polar Stereographic Projection Grid",
@@ -51,10 +50,9 @@ pub(crate) fn description(edition: i64, grid_type: &str) -> Option<&'static str>
         });
     }
     Some(match grid_type {
-        "regular_ll" => "Latitude/longitude",
+        "regular_ll" | "reduced_ll" => "Latitude/longitude",
         "rotated_ll" => "Rotated latitude/longitude",
         "regular_gg" | "reduced_gg" => "Gaussian latitude/longitude",
-        "reduced_ll" => "Latitude/longitude",
         "rotated_gg" => "Rotated Gaussian latitude/longitude",
         "lambert" => "Lambert Conformal",
         "polar_stereographic" => "Polar stereographic",
