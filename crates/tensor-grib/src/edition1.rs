@@ -353,10 +353,11 @@ fn second_order(section: &[u8], simple: Simple, at: At) -> Result<(Packing, usiz
 /// Earth is a sphere of 6 367 470 m unless the resolution flags say it is oblate
 /// (`earthIsOblate`).
 fn projected(g: &[u8], kind: u8, name: &str, at: At) -> Result<(Grid, u64)> {
-    let len = if kind == 3 {
-        40
-    } else {
-        34.min(g.len()).max(32)
+    // The octets each type's description holds (edition 1's table D).
+    let len = match kind {
+        3 => 40,
+        1 => 34,
+        _ => 32,
     };
     let t = at.slice(g, 0, len, "the grid description (section 2)")?;
     let (nx, ny) = (be(&t[6..8]), be(&t[8..10]));
@@ -369,14 +370,13 @@ fn projected(g: &[u8], kind: u8, name: &str, at: At) -> Result<(Grid, u64)> {
     ];
     let scanning_mode = t[27];
     if kind == 1 {
-        let r = at.slice(g, 0, 34, "the Mercator grid (section 2)")?;
         parameters.extend([
             ("latitudeOfLastGridPointInDegrees", deg(17..20)),
             ("longitudeOfLastGridPointInDegrees", deg(20..23)),
             ("LaDInDegrees", deg(23..26)),
             ("orientationOfTheGridInDegrees", Key::Float(0.0)),
-            ("DiInMetres", Key::Float(signed(&r[28..31]) as f64)),
-            ("DjInMetres", Key::Float(signed(&r[31..34]) as f64)),
+            ("DiInMetres", Key::Float(signed(&t[28..31]) as f64)),
+            ("DjInMetres", Key::Float(signed(&t[31..34]) as f64)),
         ]);
     } else {
         let lov = if kind == 3 {

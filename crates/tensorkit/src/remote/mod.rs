@@ -153,10 +153,16 @@ async fn open_one(
                 .map(|r| header::widen(r, len, remote.read_ahead))
                 .collect();
         }
-        for (r, b) in need.iter().zip(object.get_many(&need).await?) {
-            parts.add(r.start, b);
-        }
+        fetch_into(&object, &mut parts, &need).await?;
     }
+}
+
+/// Fetches `need` (merged and concurrently, [`Object::get_many`]) into `parts`.
+async fn fetch_into(object: &Object, parts: &mut Parts, need: &[Range<u64>]) -> Result<()> {
+    for (r, b) in need.iter().zip(object.get_many(need).await?) {
+        parts.add(r.start, b);
+    }
+    Ok(())
 }
 
 /// Fetches the start of every message a GRIB object's inventory lists (a `.idx` or `.index`
@@ -195,10 +201,7 @@ async fn grib_headers_from_inventory(
     options
         .limits
         .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
-    for (r, b) in need.iter().zip(object.get_many(&need).await?) {
-        parts.add(r.start, b);
-    }
-    Ok(())
+    fetch_into(object, parts, &need).await
 }
 
 self_cell::self_cell!(
