@@ -1,5 +1,6 @@
 //! Tensogram: scan arbitrary bytes for messages, open each, decode every object (hash
-//! verification on), read its metadata, and validate the whole input at every level. Nothing
+//! verification on), read its metadata, read the input as one frame on its own (a data
+//! frame, a metadata frame), and validate the whole input at every level. Nothing
 //! may panic or allocate past the limits. Whatever decodes is encoded again through the full
 //! pipeline with the same descriptors and decoded once more: same dtypes and shapes, and the
 //! same bytes for integer objects stored without packing (floats may move NaN/Inf into masks).
@@ -9,8 +10,8 @@ use libfuzzer_sys::fuzz_target;
 use tensor_core::Limits;
 use tensor_dtype::Dtype;
 use tensor_frame::{
-    DecodeOptions, EncodeOptions, GlobalMetadata, Level, Message, ValidateOptions, encode, scan,
-    scan_backward, validate,
+    DecodeOptions, EncodeOptions, GlobalMetadata, Level, Message, ValidateOptions, encode,
+    metadata_frame, object_frame, scan, scan_backward, validate,
 };
 
 fn reencode(m: &Message<'_>, limits: &Limits) {
@@ -77,6 +78,12 @@ fuzz_target!(|input: &[u8]| {
         let _ = m.decode_all(DecodeOptions::default());
         reencode(&m, &limits);
     }
+    // A frame on its own, as a virtual store's chunk hands it over: whatever the bytes.
+    if let Ok(o) = object_frame(input, &limits) {
+        let _ = o.hash_check().verify();
+        let _ = o.decode(DecodeOptions::default(), &limits);
+    }
+    let _ = metadata_frame(input, &limits);
     for level in [Level::Quick, Level::Default, Level::Checksum, Level::Full] {
         let _ = validate(input, ValidateOptions { level, canonical: true }, &limits);
     }

@@ -46,6 +46,17 @@ pub fn original_dtype(base: Option<&Map>, stored: Dtype) -> Dtype {
         .unwrap_or(stored)
 }
 
+/// An object's attributes as readers present them: its `base` entry less the keys the
+/// format keeps for itself (`name`, [`STORED_DTYPE`], `_reserved_`).
+#[must_use]
+pub fn attributes(base: Map) -> Vec<(String, tensor_core::cbor::Value)> {
+    use tensor_dtype::Format as _;
+    base.into_iter()
+        .filter(|(k, _)| !crate::TensogramFormat::INFO.reserves(k))
+        .map(|(k, v)| (k, tensor_core::cbor::Value::from(&v)))
+        .collect()
+}
+
 impl Message<'_> {
     /// Object `i`'s `base` metadata entry, when the metadata decodes and has one.
     fn base_entry(&self, i: usize) -> Option<&Map> {

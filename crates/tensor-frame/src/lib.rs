@@ -52,7 +52,7 @@ pub use encode::{
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};
 pub use hash::xxh3;
-pub use message::{FrameInfo, Message, decode};
+pub use message::{FrameInfo, Message, decode, metadata_frame, object_frame};
 pub use messages::{Messages, TensogramFormat};
 pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
 pub use nonfinite::masking_changes;

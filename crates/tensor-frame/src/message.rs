@@ -241,6 +241,70 @@ impl Section {
     }
 }
 
+/// The global metadata in `frame`, a header or footer metadata frame's bytes alone (a
+/// message's [`Message::metadata_span`], fetched on its own): its header, length and `ENDF`
+/// checked, its hash verified when it carries one, its size checked against `limits`.
+pub fn metadata_frame(frame: &[u8], limits: &Limits) -> Result<GlobalMetadata> {
+    let f = lone_frame(frame)?;
+    if !matches!(
+        f.frame_type,
+        FrameType::HeaderMetadata | FrameType::FooterMetadata
+    ) {
+        return Err(Error::framing(
+            0,
+            format!("a {} frame is not a metadata frame", f.frame_type.name()),
+        ));
+    }
+    if f.stored_hash(frame).is_some() {
+        hash::verify(
+            frame,
+            f.frame_type.footer_len() as usize,
+            f.frame_type.name(),
+            0,
+            None,
+        )?;
+    }
+    let body = f.body(frame);
+    limits.check_header_bytes(body.len() as u64)?;
+    Ok(GlobalMetadata::decode(body)?.0)
+}
+
+/// The data object in `frame`, a data frame's bytes alone (header to `ENDF`): checked as
+/// [`Message::object`] checks an object, its descriptor the frame's own. Its hash, when it
+/// carries one, is verified by [`ObjectFrame::hash_check`].
+pub fn object_frame<'f>(frame: &'f [u8], limits: &Limits) -> Result<ObjectFrame<'f>> {
+    let f = lone_frame(frame)?;
+    if f.frame_type != FrameType::NTensor {
+        return Err(Error::framing(
+            0,
+            format!("a {} frame is not a data object frame", f.frame_type.name()),
+        ));
+    }
+    ObjectFrame::parse(frame, f.header, 0, 0, limits)
+}
+
+/// The one frame `frame` holds, exactly: header, length and `ENDF` checked.
+fn lone_frame(frame: &[u8]) -> Result<FrameInfo> {
+    let len = frame.len() as u64;
+    if len < FRAME_HEADER_LEN {
+        return Err(Error::framing(
+            0,
+            format!("{len} bytes are too few for a frame"),
+        ));
+    }
+    let f = frame_at(frame, 0, len)?;
+    if f.header.total_length != len {
+        return Err(Error::framing(
+            0,
+            format!(
+                "the frame claims {} bytes; {len} were given",
+                f.header.total_length
+            ),
+        ));
+    }
+    Ok(f)
+}
+
 /// One Tensogram message, borrowed from the bytes that hold it.
 #[derive(Clone, Debug)]
 pub struct Message<'a> {
@@ -527,6 +591,25 @@ impl<'a> Message<'a> {
             ));
         }
         ObjectFrame::parse(frame, f.header, i, offset, &self.limits)
+    }
+
+    /// Where the frame this message's metadata is read from lies (the footer's when both
+    /// phases hold one): its offset from the message start and its length. With
+    /// [`has_preceders`](Self::has_preceders) false it holds every object's `base` entry,
+    /// and [`metadata_frame`] reads it fetched on its own.
+    #[must_use]
+    pub fn metadata_span(&self) -> (u64, u64) {
+        (
+            self.metadata_frame.offset,
+            self.metadata_frame.header.total_length,
+        )
+    }
+
+    /// Whether preceder frames add to some objects' metadata (then the metadata frame alone
+    /// does not hold all of it).
+    #[must_use]
+    pub fn has_preceders(&self) -> bool {
+        !self.preceders.is_empty()
     }
 
     /// Every frame, in order, after checking the whole structure: frame headers, lengths,

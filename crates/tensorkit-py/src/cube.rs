@@ -159,14 +159,62 @@ pub(crate) fn grib_cubes<'py>(
         .iter()
         .map(|t| (t.attributes(), t.shape()))
         .collect();
+    cubes_to_py(py, &fields, &names, &options, tree)
+}
+
+/// [`grib_cubes`] of the objects a Tensogram metadata frame describes (`frame`, the frame's
+/// bytes alone: what a virtual store references for a cube's coordinates): each object's
+/// attributes as `tensorkit.open` gives them, its shape from the metadata's
+/// `_reserved_.tensor`. The objects' names are their positions in the message.
+#[pyfunction]
+#[pyo3(signature = (frame, *, filter_by_keys=None, read_keys=Vec::new(), time_dims=vec!["time".to_owned(), "step".to_owned()], extra_coords=None, tree=false))]
+pub(crate) fn tgm_frame_cubes<'py>(
+    py: Python<'py>,
+    frame: &Bound<'py, PyAny>,
+    filter_by_keys: Option<&Bound<'py, PyDict>>,
+    read_keys: Vec<String>,
+    time_dims: Vec<String>,
+    extra_coords: Option<&Bound<'py, PyDict>>,
+    tree: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let options = options(filter_by_keys, read_keys, time_dims, extra_coords)?;
+    let frame = crate::buffer::Borrowed::get(frame, false, "the metadata frame")?;
+    let meta = tensorkit::frame::metadata_frame(frame.bytes(), &tensorkit::Limits::default())
+        .map_err(to_py)?;
+    let mut objects = Vec::with_capacity(meta.base.len());
+    for (j, base) in meta.base.iter().enumerate() {
+        let (_, shape) = meta.recorded_layout(j).ok_or_else(|| {
+            invalid(format!(
+                "object {j}: the metadata frame does not record its shape (_reserved_.tensor)"
+            ))
+        })?;
+        objects.push((tensorkit::frame::container::attributes(base.clone()), shape));
+    }
+    let names: Vec<String> = (0..objects.len()).map(|j| j.to_string()).collect();
+    let fields: Vec<cube::FieldKeys<'_>> = objects
+        .iter()
+        .map(|(a, s)| (a.as_slice(), s.as_slice()))
+        .collect();
+    cubes_to_py(py, &fields, &names, &options, tree)
+}
+
+/// The cubes of `fields` (named `names`) as Python values: every consistent one (`tree`), or
+/// the one the options pick.
+fn cubes_to_py<'py>(
+    py: Python<'py>,
+    fields: &[cube::FieldKeys<'_>],
+    names: &[String],
+    options: &Options,
+    tree: bool,
+) -> PyResult<Bound<'py, PyList>> {
     let cubes = if tree {
-        cube::cubes(&fields, &options).map_err(to_py)?
+        cube::cubes(fields, options).map_err(to_py)?
     } else {
-        vec![cube::dataset(&fields, &options).map_err(to_py)?]
+        vec![cube::dataset(fields, options).map_err(to_py)?]
     };
     let out = PyList::empty(py);
     for c in &cubes {
-        out.append(cube_to_py(py, c, &names)?)?;
+        out.append(cube_to_py(py, c, names)?)?;
     }
     Ok(out)
 }

@@ -752,44 +752,101 @@ impl TgmFile {
 }
 
 /// Registers the functions and the class.
-/// One object's payload for a virtual store: offset, length, descriptor, whether it has masks.
-type Payload<'py> = (u64, u64, Bound<'py, PyAny>, bool);
-
-/// Where each data object's payload lies in a local Tensogram file, message by message:
-/// `(payload offset, payload length, descriptor, has masks)` — what a virtual Zarr store
-/// references. Only the frames' headers and descriptors are read.
+/// Where the parts of a local Tensogram file a virtual Zarr store references lie, message by
+/// message: a list of dicts, one per message, with `metadata` (the offset and length in the
+/// file of the frame its metadata is read from), `preceders` (whether preceder frames add to
+/// it) and `objects`, one dict per data object: `frame` (its data frame's offset and length),
+/// `payload` (its payload's), `descriptor`, `masked` (whether NaN or ±Inf are kept in masks,
+/// outside the payload). Only the frames' headers and descriptors are read.
 #[pyfunction]
-pub(crate) fn tgm_payloads<'py>(py: Python<'py>, path: &str) -> PyResult<Vec<Payload<'py>>> {
+pub(crate) fn tgm_layout<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyList>> {
     use tensor_core::ByteSource;
+    struct Object {
+        frame: (u64, u64),
+        payload: (u64, u64),
+        descriptor: DataObjectDescriptor,
+        masked: bool,
+    }
+    struct Msg {
+        metadata: (u64, u64),
+        preceders: bool,
+        objects: Vec<Object>,
+    }
     let source = MmapSource::open(path).map_err(to_py)?;
     let bytes = source
         .as_slice()
         .ok_or_else(|| invalid(format!("{path}: not a mapped file")))?;
     let limits = Limits::default();
-    let read = || -> frame::Result<Vec<(u64, u64, DataObjectDescriptor, bool)>> {
+    let read = || -> frame::Result<Vec<Msg>> {
         let mut out = Vec::new();
         for range in frame::scan(bytes) {
+            let start = range.start as u64;
             let msg = Message::open_with(&bytes[range], &(&limits).into())?;
+            let (mo, ml) = msg.metadata_span();
+            let mut objects = Vec::with_capacity(msg.len());
             for i in 0..msg.len() {
                 let o = msg.object(i)?;
                 let payload = o.payload();
                 let at = tensor_core::source::offset_within(bytes, payload).unwrap_or_default();
-                let masked = !o.masks(&limits)?.is_empty();
-                out.push((
-                    at as u64,
-                    payload.len() as u64,
-                    o.descriptor().clone(),
-                    masked,
-                ));
+                let (fo, fl) = msg.object_span(i);
+                objects.push(Object {
+                    frame: (start + fo, fl),
+                    payload: (at as u64, payload.len() as u64),
+                    descriptor: o.descriptor().clone(),
+                    masked: !o.masks(&limits)?.is_empty(),
+                });
             }
+            out.push(Msg {
+                metadata: (start + mo, ml),
+                preceders: msg.has_preceders(),
+                objects,
+            });
         }
         Ok(out)
     };
     let found = py.detach(read).map_err(to_py)?;
-    found
-        .into_iter()
-        .map(|(at, len, d, masked)| Ok((at, len, descriptor_to_py(py, &d)?, masked)))
-        .collect()
+    let out = PyList::empty(py);
+    for m in found {
+        let objects = PyList::empty(py);
+        for o in m.objects {
+            let d = PyDict::new(py);
+            d.set_item("frame", o.frame)?;
+            d.set_item("payload", o.payload)?;
+            d.set_item("descriptor", descriptor_to_py(py, &o.descriptor)?)?;
+            d.set_item("masked", o.masked)?;
+            objects.append(d)?;
+        }
+        let d = PyDict::new(py);
+        d.set_item("metadata", m.metadata)?;
+        d.set_item("preceders", m.preceders)?;
+        d.set_item("objects", objects)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// Decodes one data object from its data frame's bytes alone, as `tensorkit.open` decodes
+/// it (the frame's hash verified when it has one, NaN and ±Inf restored from its masks):
+/// `(bytes, dtype, shape, byte order)`, a bitmask one byte per element.
+#[pyfunction]
+pub(crate) fn tgm_decode_frame<'py>(
+    py: Python<'py>,
+    frame: &Bound<'py, PyAny>,
+) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
+    let frame = Borrowed::get(frame, false, "the data frame")?;
+    let bytes = frame.bytes();
+    let limits = Limits::default();
+    let decoded = py
+        .detach(|| -> frame::Result<_> {
+            let o = frame::object_frame(bytes, &limits)?;
+            if o.stored_hash().is_some() {
+                o.hash_check().verify()?;
+            }
+            let d = o.descriptor().clone();
+            Ok((o.decode(DecodeOptions::default(), &limits)?, d))
+        })
+        .map_err(to_py)?;
+    object_to_py(decoded.1, decoded.0)
 }
 
 /// Decodes one data object's payload on its own from its descriptor (a dict, as
@@ -807,6 +864,14 @@ pub(crate) fn tgm_decode_payload<'py>(
     let decoded = py
         .detach(|| frame::decode_payload(&d, bytes, &Limits::default()))
         .map_err(to_py)?;
+    object_to_py(d, decoded)
+}
+
+/// An object decoded by [`tgm_decode_payload`] or [`tgm_decode_frame`], as they return it.
+fn object_to_py(
+    d: DataObjectDescriptor,
+    decoded: tensorkit::Tensor,
+) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
     let order = decoded.byte_order();
     let data = decoded.into_data();
     let out = if d.dtype.is_packed() {
@@ -816,12 +881,7 @@ pub(crate) fn tgm_decode_payload<'py>(
         b.copy_from_slice(&data);
         b
     };
-    Ok((
-        Buffer::owned(out),
-        d.dtype.name(),
-        d.shape.clone(),
-        order.as_str(),
-    ))
+    Ok((Buffer::owned(out), d.dtype.name(), d.shape, order.as_str()))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -836,7 +896,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(tgm_append, m)?,
         wrap_pyfunction!(tgm_validate, m)?,
         wrap_pyfunction!(tgm_validate_file, m)?,
-        wrap_pyfunction!(tgm_payloads, m)?,
+        wrap_pyfunction!(tgm_layout, m)?,
+        wrap_pyfunction!(tgm_decode_frame, m)?,
         wrap_pyfunction!(tgm_decode_payload, m)?,
     ] {
         m.add_function(f)?;

@@ -110,6 +110,51 @@ fn object_from_its_own_frame() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A data frame and a metadata frame read on their own, with no message around them
+/// (`object_frame`, `metadata_frame`: what a virtual store's chunks are), give what the
+/// message gives; one frame's bytes taken for the other's kind, a frame cut short and a
+/// damaged metadata frame are refused.
+fn frames_read_on_their_own() -> Result<(), Failed> {
+    let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
+    let (d1, x1) = f32_object(&[5.0; 9]);
+    let bytes = encode(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
+    let m = Message::open(&bytes)?;
+    let limits = Limits::default();
+    let (mo, ml) = m.metadata_span();
+    let meta_frame = &bytes[mo as usize..(mo + ml) as usize];
+    let meta = tensor_frame::metadata_frame(meta_frame, &limits)?;
+    if meta.base != m.metadata()?.base || m.has_preceders() {
+        return Err("the metadata frame read alone differs from the message's".into());
+    }
+    for i in 0..2 {
+        let (offset, length) = m.object_span(i);
+        let frame = &bytes[offset as usize..(offset + length) as usize];
+        let alone = tensor_frame::object_frame(frame, &limits)?;
+        alone.verify_hash()?;
+        if alone.decode(DecodeOptions::default(), &limits)?
+            != m.decode_object(i, DecodeOptions::default())?
+        {
+            return Err(format!("object {i} decodes differently from its frame alone").into());
+        }
+        if tensor_frame::metadata_frame(frame, &limits).is_ok() {
+            return Err("a data frame was read as metadata".into());
+        }
+        if tensor_frame::object_frame(&frame[..frame.len() - 8], &limits).is_ok() {
+            return Err("a data frame cut short was accepted".into());
+        }
+    }
+    if tensor_frame::object_frame(meta_frame, &limits).is_ok() {
+        return Err("a metadata frame was read as a data object".into());
+    }
+    let mut damaged = meta_frame.to_vec();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x20;
+    if tensor_frame::metadata_frame(&damaged, &limits).is_ok() {
+        return Err("damage in a hashed metadata frame went unnoticed".into());
+    }
+    Ok(())
+}
+
 fn streaming_unknown_length() -> Result<(), Failed> {
     let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
     let mut d1 = DataObjectDescriptor::new(Dtype::Int16, &[2, 2], ByteOrder::Big);
@@ -800,6 +845,7 @@ pub(crate) fn trials() -> Vec<Trial> {
         |name: &str, f: fn() -> Result<(), Failed>| Trial::test(format!("roundtrip::{name}"), f);
     vec![
         t("object_from_its_own_frame", object_from_its_own_frame),
+        t("frames_read_on_their_own", frames_read_on_their_own),
         t("streaming_unknown_length", streaming_unknown_length),
         t(
             "streaming_backfilled_with_preceders",

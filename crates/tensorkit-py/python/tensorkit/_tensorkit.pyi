@@ -108,8 +108,22 @@ def grib_cubes(
     extra_coords: dict[str, str] | None = None,
     tree: bool = False,
 ) -> list[dict[str, object]]: ...
-def tgm_payloads(path: str) -> list[tuple[int, int, dict[str, object], bool]]: ...
+def tgm_frame_cubes(
+    frame: _Buffer,
+    *,
+    filter_by_keys: dict[str, object] | None = None,
+    read_keys: list[str] = ...,
+    time_dims: list[str] = ...,
+    extra_coords: dict[str, str] | None = None,
+    tree: bool = False,
+) -> list[dict[str, object]]: ...
+
+# A message's parts for virtual stores: {"metadata": (offset, length), "preceders": bool,
+# "objects": [{"frame": (offset, length), "payload": (offset, length), "descriptor": dict,
+# "masked": bool}]}.
+def tgm_layout(path: str) -> list[dict[str, object]]: ...
 def tgm_decode_payload(descriptor: dict[str, object], payload: _Buffer) -> tuple[Buffer, str, list[int], str]: ...
+def tgm_decode_frame(frame: _Buffer) -> tuple[Buffer, str, list[int], str]: ...
 
 # Tensogram (src/tensogram.rs). Metadata: (wire version, base, extra, reserved); a decoded
 # object: (descriptor dict, bytes, dtype, shape, byte order of the bytes).

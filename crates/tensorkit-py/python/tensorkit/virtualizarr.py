@@ -24,13 +24,17 @@ for the URL, which reads the chunks). Over the network, a wgrib2 ``.idx`` or ECM
 headers come in a few round trips rather than one per message (``use_index=False`` skips
 looking for one; locally the headers are read straight from the file).
 
-``TensogramParser(dim_names=None)(url, registry)`` gives every data object of every message
-of a ``.tgm`` file as an array of one chunk — the object's payload range, decoded on read by
-the ``tensorkit.tensogram`` codec with the object's descriptor in its configuration —
-named, dimensioned and attributed as the xarray engine names tensors (``dim_names`` as
-there). Objects whose NaN or ±Inf are kept in masks are refused: the masks lie outside the
-payload. Files converted from GRIB are served object by object too (a cube over objects
-would need a descriptor per chunk).
+``TensogramParser(**options)(url, registry)`` does the same for a ``.tgm`` file converted
+from GRIB (one that kept the fields' keys, which the xarray engine builds cubes from): the
+engine's cubes, with the same options and ``tree``, one chunk per data object — the object's
+whole data frame, which carries its descriptor and any NaN/±Inf masks, decoded on read by the
+``tensorkit.tensogram`` codec. Its coordinates are read from the metadata frame that
+describes the fields: one chunk for the whole coordinate when the cube lies in one message
+(as tensorkit writes it), one per field when each message holds one field. Any other
+Tensogram file gives every data object of every message as an array of one chunk — its
+payload range, decoded with the object's descriptor in the codec's configuration (its whole
+frame where masks keep NaN or ±Inf) — named, dimensioned and attributed as the xarray engine
+names tensors (``dim_names`` as there).
 
 Both parsers' stores go to Icechunk as they are (``vds.vz.to_icechunk``), and to kerchunk
 JSON through ``to_kerchunk(vds, path)``, which mends two things VirtualiZarr 2.5's own
@@ -50,6 +54,7 @@ import numpy as np
 from . import _cubes, _tensorkit
 from . import zarr as _zarr  # registers the codec
 from ._errors import UnsupportedError
+from ._dims import dimension_names as _dimension_names
 from ._file import open as _open
 
 _TIME_UNITS = "seconds since 1970-01-01T00:00:00"
@@ -95,45 +100,76 @@ class GribParser:
         self.tree = tree
 
     def __call__(self, url: str, registry: Any) -> Any:
-        from virtualizarr.manifests import ManifestGroup, ManifestStore
-
         path, ref = _source(url, remote=True)
         with _open(path, storage_options=self.storage_options or None, grib_index=self.use_index) as f:
-            index = {name: i for i, name in enumerate(f)}
             # Each field's message: its byte range in the file, and whether it shares it.
-            locations = [f.info(name)["location"] for name in f]
-            messages = [(loc["offset"], loc["length"], loc["field"]) for loc in locations]
+            locations = {name: f.info(name)["location"] for name in f}
+            messages = {name: (loc["offset"], loc["length"], loc["field"]) for name, loc in locations.items()}
             cubes = _cubes.cubes(f, tree=self.tree, **self.options)
-        groups = {c["name"]: _group(c, index, messages, ref) for c in cubes}
-        if self.tree:
-            root = ManifestGroup(arrays={}, groups=groups, attributes={})
-        else:
-            (root,) = groups.values()
-        return ManifestStore(group=root, registry=registry)
+        groups = {c["name"]: _group(c, ref, _GribChunks(messages)) for c in cubes}
+        return _store(groups, self.tree, registry)
 
 
-def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str) -> Any:
+def _store(groups: dict[str, Any], tree: bool, registry: Any) -> Any:
+    """The store of a parser's cubes: each a group with ``tree``, else the one cube."""
+    from virtualizarr.manifests import ManifestGroup, ManifestStore
+
+    if tree:
+        root = ManifestGroup(arrays={}, groups=groups, attributes={})
+    else:
+        (root,) = groups.values()
+    return ManifestStore(group=root, registry=registry)
+
+
+class _GribChunks:
+    """Where a GRIB cube's chunks lie and how they decode: every chunk, values or
+    coordinate, is one field's message."""
+
+    def __init__(self, messages: dict[str, tuple[int, int, int]]) -> None:
+        self.messages = messages
+
+    def values(self, name: str) -> tuple[int, int]:
+        offset, length, shared = self.messages[name]
+        if shared:
+            raise UnsupportedError(f"{name}: a field that shares its GRIB message with others")
+        return offset, length
+
+    def values_codec(self) -> Any:
+        return _zarr.GribCodec(dtype="float64")
+
+    def coordinate(self, name: str) -> tuple[int, int]:
+        return self.messages[name][:2]
+
+    def whole_coordinates(self) -> bool:
+        return False
+
+    def coordinate_codec(self, name: str, dtype: str) -> Any:
+        return _zarr.GribCodec(output="coordinate", name=name, dtype=dtype)
+
+
+def _group(cube: dict[str, Any], ref: str, chunks: Any) -> Any:
+    """One cube as a group of virtual arrays: ``chunks`` says where each field's values and
+    coordinates lie in ``ref`` and which codecs decode them."""
     from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup
     from virtualizarr.manifests.utils import create_v3_array_metadata
 
-    def array(shape, chunks, dtype, fill, codec, attrs, dims, entries):
-        """A virtual array: `entries` maps chunk grid indices to fields."""
+    def array(shape, chunk_shape, dtype, fill, codec, attrs, dims, entries):
+        """A virtual array: `entries` maps chunk grid indices to byte ranges."""
         metadata = create_v3_array_metadata(
             shape=tuple(shape),
             data_type=np.dtype(dtype),
-            chunk_shape=tuple(chunks),
+            chunk_shape=tuple(chunk_shape),
             fill_value=fill,
             codecs=[_LITTLE_ENDIAN, codec.to_dict()],
             attributes=attrs,
             dimension_names=list(dims),
         )
-        grid = tuple(-(-s // c) for s, c in zip(shape, chunks))
+        grid = tuple(-(-s // c) for s, c in zip(shape, chunk_shape))
         # Chunks no field fills have no path (read as the fill value).
         paths = np.full(grid, "", dtype=np.dtypes.StringDType())
         offsets = np.zeros(grid, dtype=np.uint64)
         lengths = np.zeros(grid, dtype=np.uint64)
-        for idx, name in entries.items():
-            offset, length, _ = messages[index[name]]
+        for idx, (offset, length) in entries.items():
             paths[idx], offsets[idx], lengths[idx] = ref, offset, length
         manifest = ChunkManifest.from_arrays(paths=paths, offsets=offsets, lengths=lengths)
         return ManifestArray(metadata=metadata, chunkmanifest=manifest)
@@ -155,39 +191,41 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
         for cell, name in enumerate(v["fields"]):
             if name is None:
                 continue
-            if messages[index[name]][2]:
-                raise UnsupportedError(f"{name}: a field that shares its GRIB message with others")
             idx = tuple(int(i) for i in np.unravel_index(cell, header_shape)) if header else ()
-            entries[(*idx, *([0] * v["grid_ndim"]))] = name
+            entries[(*idx, *([0] * v["grid_ndim"]))] = chunks.values(name)
             first = first or name
             at = dict(zip(header, idx))
             for h in wanted:
                 if all(d in at for d in h):
                     found.setdefault((h, tuple(at[d] for d in h)), name)
-        chunks = [1] * len(header) + v["shape"][len(header):]
         arrays[v["name"]] = array(
-            v["shape"], chunks, "float64", np.nan, _zarr.GribCodec(dtype="float64"),
-            {**v["attributes"], "coordinates": coords}, v["dims"], entries,
+            v["shape"], [1] * len(header) + v["shape"][len(header):], "float64", np.nan,
+            chunks.values_codec(), {**v["attributes"], "coordinates": coords}, v["dims"], entries,
         )
     for c in cube["coordinates"]:
         dims, header = c["dims"], along[c["name"]]
         shape = [cube["dims"][d] for d in dims]
-        chunks = [1 if d in header else n for d, n in zip(dims, shape)]
         entries = {}
-        if not header:
+        if chunks.whole_coordinates():
+            # The whole coordinate is one chunk, read from where every field is described.
+            chunk_shape = shape
+            entries[tuple(0 for _ in dims)] = chunks.coordinate(first)
+        elif not header:
+            chunk_shape = shape
             # A scalar level coordinate is read from a field on that level type.
             owner = next(
                 (v["fields"] for v in cube["variables"] if v["attributes"].get("GRIB_typeOfLevel") == c["name"]),
                 [first],
             )
-            entries[tuple(0 for _ in dims)] = next(n for n in owner if n is not None)
+            entries[tuple(0 for _ in dims)] = chunks.coordinate(next(n for n in owner if n is not None))
         else:
+            chunk_shape = [1 if d in header else n for d, n in zip(dims, shape)]
             for idx in np.ndindex(*[cube["dims"][d] for d in header]):
                 name = found.get((header, tuple(int(i) for i in idx)))
                 if name is None:
                     continue
                 pos = iter(idx)
-                entries[tuple(int(next(pos)) if d in header else 0 for d in dims)] = name
+                entries[tuple(int(next(pos)) if d in header else 0 for d in dims)] = chunks.coordinate(name)
         kind = c["kind"]
         attrs = dict(c["attributes"])
         if kind == "datetime":
@@ -202,61 +240,125 @@ def _group(cube: dict[str, Any], index: dict[str, int], messages: list, ref: str
             dtype, fill = "float64", np.nan
         else:
             raise UnsupportedError(f"coordinate {c['name']!r} of text values cannot be virtual")
-        codec = _zarr.GribCodec(output="coordinate", name=c["name"], dtype=dtype)
-        arrays[c["name"]] = array(shape, chunks, dtype, fill, codec, attrs, dims, entries)
+        codec = chunks.coordinate_codec(c["name"], dtype)
+        arrays[c["name"]] = array(shape, chunk_shape, dtype, fill, codec, attrs, dims, entries)
     return ManifestGroup(arrays=arrays, attributes=dict(cube["attributes"]))
 
 
 class TensogramParser:
-    """A VirtualiZarr parser for Tensogram files: one array per data object, its payload
-    the one chunk."""
+    """A VirtualiZarr parser for Tensogram files: the xarray engine's cubes for a file
+    converted from GRIB, one chunk per data object; otherwise one array per data object."""
 
-    def __init__(self, *, dim_names: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        dim_names: Any = None,
+        filter_by_keys: dict[str, Any] | None = None,
+        read_keys: Any = (),
+        time_dims: Any = ("time", "step"),
+        extra_coords: dict[str, str] | None = None,
+        tree: bool = False,
+    ) -> None:
         self.dim_names = dim_names
+        self.options = {
+            "filter_by_keys": dict(filter_by_keys or {}),
+            "read_keys": list(read_keys),
+            "time_dims": list(time_dims),
+            "extra_coords": dict(extra_coords or {}),
+        }
+        self.tree = tree
 
     def __call__(self, url: str, registry: Any) -> Any:
-        from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup, ManifestStore
-        from virtualizarr.manifests.utils import create_v3_array_metadata
-
-        from ._dims import dimension_names as _dimension_names
-
         path, ref = _source(url)
-        payloads = _tensorkit.tgm_payloads(path)
+        layout = _tensorkit.tgm_layout(path)
         with _open(path) as f:
             names = list(f)
-            if f.format != "tensogram" or len(names) != len(payloads):
+            # Every object, in file order, with its message.
+            objects = [(m, o) for m in layout for o in m["objects"]]
+            if f.format != "tensogram" or len(names) != len(objects):
                 raise UnsupportedError(f"{path}: not a Tensogram file whose objects tensorkit lists one by one")
+            if _cubes.has_grib_keys(f):
+                cubes = _cubes.cubes(f, tree=self.tree, **self.options)
+                at = dict(zip(names, objects))
+                groups = {c["name"]: _group(c, ref, _TensogramChunks(c, at, self.options, path)) for c in cubes}
+                return _store(groups, self.tree, registry)
             infos = {n: f.info(n) for n in names}
             dims = _dimension_names(f, infos, self.dim_names, {})
             metadata = {k: _zarr._json_value(v) for k, v in (f.metadata or {}).items() if k != "dim_names"}
-        masked = [n for n, p in zip(names, payloads) if p[3]]
-        if masked:
+        return _objects(names, objects, infos, dims, metadata, ref, registry)
+
+
+class _TensogramChunks:
+    """Where a cube's chunks lie in a Tensogram file converted from GRIB, and how they decode:
+    a field's values are its object's data frame (which carries its descriptor and masks);
+    its coordinates are read from the metadata frame that describes it — one chunk for the
+    whole coordinate when every field of the cube is in one message, one per field when each
+    of their messages holds that field alone."""
+
+    def __init__(self, cube: dict[str, Any], at: dict[str, tuple[dict, dict]], options: dict[str, Any], path: str) -> None:
+        self.at = at
+        fields = [n for v in cube["variables"] for n in v["fields"] if n is not None]
+        messages = {id(at[n][0]): at[n][0] for n in fields}
+        if any(m["preceders"] for m in messages.values()):
+            raise UnsupportedError(f"{path}: preceder frames hold some fields' keys; a cube's coordinates are read from metadata frames")
+        self.whole = len(messages) == 1
+        if not self.whole and any(len(m["objects"]) != 1 for m in messages.values()):
             raise UnsupportedError(
-                f"{path}: objects {masked[:5]} keep NaN or ±Inf in masks outside their payloads"
+                f"{path}: the cube {cube['name']!r} spans messages of several objects each;"
+                " its coordinates would need a chunk per message"
             )
-        arrays = {}
-        for name, (offset, length, descriptor, _) in zip(names, payloads):
-            info = infos[name]
-            dtype = info["dtype"]
-            if dtype not in _zarr._ZARR_DTYPES:
-                raise UnsupportedError(f"{name}: dtype {dtype} has no Zarr data type")
-            shape = tuple(info["shape"])
-            meta = create_v3_array_metadata(
-                shape=shape,
-                data_type=np.dtype("bool" if dtype == "bitmask" else dtype),
-                chunk_shape=shape,
-                codecs=[_LITTLE_ENDIAN, _zarr.TensogramCodec(descriptor=_zarr._json_value(descriptor)).to_dict()],
-                attributes={k: _zarr._json_value(v) for k, v in info["attributes"].items() if k != "dim_names"},
-                dimension_names=list(dims[name]),
-            )
-            grid = tuple(1 for _ in shape)
-            manifest = ChunkManifest.from_arrays(
-                paths=np.full(grid, ref, dtype=np.dtypes.StringDType()),
-                offsets=np.full(grid, offset, dtype=np.uint64),
-                lengths=np.full(grid, length, dtype=np.uint64),
-            )
-            arrays[_zarr._key(name)] = ManifestArray(metadata=meta, chunkmanifest=manifest)
-        return ManifestStore(group=ManifestGroup(arrays=arrays, attributes=metadata), registry=registry)
+        # The options that pick this cube out of the objects a metadata frame describes.
+        self.cube = {**options, "filter_by_keys": {**options["filter_by_keys"], **cube["filter"]}}
+
+    def values(self, name: str) -> tuple[int, int]:
+        return tuple(self.at[name][1]["frame"])
+
+    def values_codec(self) -> Any:
+        return _zarr.TensogramCodec()
+
+    def coordinate(self, name: str) -> tuple[int, int]:
+        return tuple(self.at[name][0]["metadata"])
+
+    def whole_coordinates(self) -> bool:
+        return self.whole
+
+    def coordinate_codec(self, name: str, dtype: str) -> Any:
+        return _zarr.TensogramCodec(output="coordinate", name=name, cube=self.cube, dtype=dtype)
+
+
+def _objects(names, objects, infos, dims, metadata, ref, registry) -> Any:
+    """Every data object as an array of one chunk: its payload, decoded with its descriptor,
+    or its whole data frame where masks outside the payload keep NaN or ±Inf."""
+    from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup, ManifestStore
+    from virtualizarr.manifests.utils import create_v3_array_metadata
+
+    arrays = {}
+    for name, (_, o) in zip(names, objects):
+        info = infos[name]
+        dtype = info["dtype"]
+        if dtype not in _zarr._ZARR_DTYPES:
+            raise UnsupportedError(f"{name}: dtype {dtype} has no Zarr data type")
+        shape = tuple(info["shape"])
+        if o["masked"]:
+            (offset, length), codec = o["frame"], _zarr.TensogramCodec()
+        else:
+            (offset, length), codec = o["payload"], _zarr.TensogramCodec(descriptor=_zarr._json_value(o["descriptor"]))
+        meta = create_v3_array_metadata(
+            shape=shape,
+            data_type=np.dtype("bool" if dtype == "bitmask" else dtype),
+            chunk_shape=shape,
+            codecs=[_LITTLE_ENDIAN, codec.to_dict()],
+            attributes={k: _zarr._json_value(v) for k, v in info["attributes"].items() if k != "dim_names"},
+            dimension_names=list(dims[name]),
+        )
+        grid = tuple(1 for _ in shape)
+        manifest = ChunkManifest.from_arrays(
+            paths=np.full(grid, ref, dtype=np.dtypes.StringDType()),
+            offsets=np.full(grid, offset, dtype=np.uint64),
+            lengths=np.full(grid, length, dtype=np.uint64),
+        )
+        arrays[_zarr._key(name)] = ManifestArray(metadata=meta, chunkmanifest=manifest)
+    return ManifestStore(group=ManifestGroup(arrays=arrays, attributes=metadata), registry=registry)
 
 
 def to_kerchunk(vds: Any, filepath: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:

@@ -19,9 +19,19 @@ Two codecs decode chunks where they lie in their files, for virtual Zarr stores
 turn a chunk's bytes into the little-endian bytes of its values, which Zarr's ``bytes``
 codec then reads — so that a virtual store written as kerchunk JSON (Zarr v2, where they
 are filters) reads the same values as one in Zarr v3. ``tensorkit.tensogram`` decodes one
-Tensogram data object per chunk from its payload's bytes, the object's descriptor in the
-codec's configuration (``tensorkit.virtualizarr.TensogramParser``). ``tensorkit.grib``
-decodes one whole GRIB message per chunk, giving what its ``configuration`` asks for —
+Tensogram data object per chunk (``tensorkit.virtualizarr.TensogramParser``), as its
+``configuration`` says:
+
+- ``{"descriptor": {...}}``: the chunk is the object's payload, the descriptor tensogram's;
+- ``{"output": "values"}``: the chunk is the object's whole data frame, which carries its own
+  descriptor and masks (NaN and ±Inf restored, the frame's hash verified);
+- ``{"output": "coordinate", "name": ..., "cube": {...}}``: the chunk is a metadata frame,
+  and the values one coordinate of the cube that ``cube``'s options (the xarray engine's
+  ``filter_by_keys``, ``read_keys``, ``time_dims``, ``extra_coords``) pick from the objects
+  it describes, as ``tensorkit.grib`` gives them below;
+
+with ``dtype`` for the last two, as below. ``tensorkit.grib`` decodes one whole GRIB
+message per chunk, giving what its ``configuration`` asks for —
 
 - ``{"output": "values"}``: the field's values (float64 as ecCodes decodes them, missing
   points NaN), shaped as the chunk: what ``tensorkit.open`` gives, bit for bit;
@@ -70,14 +80,19 @@ _OUTPUTS = ("values", "coordinate", "key")
 
 
 def _coordinate(message: bytes, name: str) -> np.ndarray:
-    """Coordinate ``name`` of the cube a single GRIB message makes, as numbers: instants in
-    seconds since 1970, durations in seconds."""
+    """Coordinate ``name`` of the cube a single GRIB message makes."""
     f = open_bytes(message)
     (cube,) = _tensorkit.grib_cubes(f._native, tree=False)
+    return cube_coordinate(cube, name)
+
+
+def cube_coordinate(cube: dict[str, Any], name: str) -> np.ndarray:
+    """Coordinate ``name`` of ``cube`` (as ``_tensorkit.grib_cubes`` gives cubes) as numbers:
+    instants in seconds since 1970, durations in seconds."""
     for c in cube["coordinates"]:
         if c["name"] == name:
             return np.asarray(c["values"])
-    raise InvalidArgumentError(f"the message's cube has no coordinate {name!r}")
+    raise InvalidArgumentError(f"the cube has no coordinate {name!r}")
 
 
 def _grib_values(message: bytes, output: str, name: str | None, field: int) -> np.ndarray:
@@ -93,9 +108,24 @@ def _grib_values(message: bytes, output: str, name: str | None, field: int) -> n
     return np.asarray(f.info(names[field])["attributes"][name])
 
 
-def _tensogram_values(payload: bytes, descriptor: dict[str, Any]) -> np.ndarray:
-    """What ``tensorkit.tensogram`` gives for one data object's payload."""
-    buf, dtype, shape, order = _tensorkit.tgm_decode_payload(descriptor, payload)
+def _tensogram_values(
+    chunk: bytes,
+    descriptor: dict[str, Any] | None,
+    output: str = "values",
+    name: str | None = None,
+    cube: dict[str, Any] | None = None,
+) -> np.ndarray:
+    """What ``tensorkit.tensogram`` gives for one chunk: a data object's payload decoded with
+    ``descriptor``; without one, the object in a whole data frame, or (``output`` is
+    ``coordinate``) coordinate ``name`` of the cube ``cube``'s options pick from the objects a
+    metadata frame describes."""
+    if output == "coordinate":
+        (c,) = _tensorkit.tgm_frame_cubes(chunk, tree=False, **(cube or {}))
+        return cube_coordinate(c, name or "")
+    if descriptor is None:
+        buf, dtype, shape, order = _tensorkit.tgm_decode_frame(chunk)
+    else:
+        buf, dtype, shape, order = _tensorkit.tgm_decode_payload(descriptor, chunk)
     want = np.dtype(to_numpy(dtype))
     if want.itemsize > 1 and dtype != "bitmask":
         want = want.newbyteorder("<" if order == "little" else ">")
@@ -119,9 +149,16 @@ def _check_grib_config(output: str, name: str | None) -> None:
         raise InvalidArgumentError(f"tensorkit.grib: output {output!r} needs a name")
 
 
-def _check_descriptor(descriptor: Any) -> None:
-    if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
-        raise InvalidArgumentError("tensorkit.tensogram: the configuration needs the object's descriptor")
+def _check_tensogram_config(descriptor: Any, output: str, name: str | None) -> None:
+    if descriptor is not None:
+        if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
+            raise InvalidArgumentError("tensorkit.tensogram: the descriptor needs the object's dtype and shape")
+        if output != "values":
+            raise InvalidArgumentError("tensorkit.tensogram: a payload (with its descriptor) gives values only")
+    if output not in ("values", "coordinate"):
+        raise InvalidArgumentError(f"tensorkit.tensogram: output {output!r} is not 'values' or 'coordinate'")
+    if output == "coordinate" and not name:
+        raise InvalidArgumentError("tensorkit.tensogram: output 'coordinate' needs a name")
 
 
 class _DecodeOnly(BytesBytesCodec):
@@ -174,24 +211,54 @@ class GribCodec(_DecodeOnly):
 
 @dataclass(frozen=True)
 class TensogramCodec(_DecodeOnly):
-    """One Tensogram data object's payload per chunk, decoded with the object's descriptor
-    (its ``configuration``: ``{"descriptor": {...}}``, as tensogram describes objects)."""
+    """One Tensogram data object per chunk: from its payload, with the object's descriptor in
+    the configuration (``{"descriptor": {...}}``, as tensogram describes objects); or from its
+    whole data frame, which carries its own descriptor and masks (``{"output": "values"}``);
+    or one coordinate of the cube the objects a metadata frame describes make
+    (``{"output": "coordinate", "name": ..., "cube": {...}}``)."""
 
-    descriptor: dict[str, Any]
+    descriptor: dict[str, Any] | None = None
+    output: str = "values"
+    name: str | None = None
+    cube: dict[str, Any] | None = None
+    dtype: str | None = None
 
-    def __init__(self, *, descriptor: dict[str, Any]) -> None:
-        _check_descriptor(descriptor)
-        object.__setattr__(self, "descriptor", dict(descriptor))
+    def __init__(
+        self,
+        *,
+        descriptor: dict[str, Any] | None = None,
+        output: str = "values",
+        name: str | None = None,
+        cube: dict[str, Any] | None = None,
+        dtype: str | None = None,
+    ) -> None:
+        _check_tensogram_config(descriptor, output, name)
+        object.__setattr__(self, "descriptor", None if descriptor is None else dict(descriptor))
+        object.__setattr__(self, "output", output)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "cube", None if cube is None else dict(cube))
+        object.__setattr__(self, "dtype", None if dtype is None else str(np.dtype(dtype)))
 
     def __hash__(self) -> int:
-        return hash(json.dumps(self.descriptor, sort_keys=True, default=str))
+        return hash(json.dumps(self.to_dict(), sort_keys=True, default=str))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": "tensorkit.tensogram", "configuration": {"descriptor": self.descriptor}}
+        return {"name": "tensorkit.tensogram", "configuration": _tensogram_config(self)}
 
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
-        values = _tensogram_values(chunk_bytes.to_bytes(), self.descriptor)
+        values = _tensogram_values(chunk_bytes.to_bytes(), self.descriptor, self.output, self.name, self.cube)
         return _little_endian_bytes(values, chunk_spec.dtype.to_native_dtype(), chunk_spec)
+
+
+def _tensogram_config(c: Any) -> dict[str, Any]:
+    """A Tensogram codec's or filter's configuration: only what it was given."""
+    if c.descriptor is not None:
+        return {"descriptor": c.descriptor}
+    config: dict[str, Any] = {"output": c.output}
+    for key in ("name", "cube", "dtype"):
+        if getattr(c, key) is not None:
+            config[key] = getattr(c, key)
+    return config
 
 
 register_codec("tensorkit.grib", GribCodec)
@@ -217,17 +284,32 @@ class GribFilter(numcodecs.abc.Codec):
 
 
 class TensogramFilter(numcodecs.abc.Codec):
-    """``tensorkit.tensogram`` as a numcodecs filter, for Zarr v2 stores (kerchunk JSON)."""
+    """``tensorkit.tensogram`` as a numcodecs filter, for Zarr v2 stores (kerchunk JSON): the
+    same configuration; the values as an array of ``dtype`` when it is given."""
 
     codec_id = "tensorkit.tensogram"
 
-    def __init__(self, descriptor: dict[str, Any]) -> None:
-        _check_descriptor(descriptor)
-        self.descriptor = dict(descriptor)
+    def __init__(
+        self,
+        descriptor: dict[str, Any] | None = None,
+        output: str = "values",
+        name: str | None = None,
+        cube: dict[str, Any] | None = None,
+        dtype: str | None = None,
+    ) -> None:
+        _check_tensogram_config(descriptor, output, name)
+        self.descriptor = None if descriptor is None else dict(descriptor)
+        self.output, self.name = output, name
+        self.cube = None if cube is None else dict(cube)
+        self.dtype = None if dtype is None else str(np.dtype(dtype))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"id": self.codec_id, **_tensogram_config(self)}
 
     def decode(self, buf: Any, out: Any = None) -> np.ndarray:
-        values = _tensogram_values(bytes(memoryview(buf)), self.descriptor)
-        return numcodecs.compat.ndarray_copy(values.astype(values.dtype.newbyteorder("="), copy=False).ravel(), out)
+        values = _tensogram_values(bytes(memoryview(buf)), self.descriptor, self.output, self.name, self.cube)
+        dtype = values.dtype.newbyteorder("=") if self.dtype is None else np.dtype(self.dtype)
+        return numcodecs.compat.ndarray_copy(values.astype(dtype, copy=False).ravel(), out)
 
     def encode(self, buf: Any) -> Any:
         raise UnsupportedError("tensorkit.tensogram only decodes; it does not write")

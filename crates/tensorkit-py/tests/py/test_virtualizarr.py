@@ -212,19 +212,118 @@ def test_tensogram_objects_are_virtual_arrays(tmp_path, registry):
     # Each array's one chunk is its object's payload, at its place in the file.
     vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
     data = path.read_bytes()
-    for name, (offset, length, descriptor, masked) in zip(["t2m", "lat", "w", "mask"], tensorkit._tensorkit.tgm_payloads(str(path))):
+    objects = [o for m in tensorkit._tensorkit.tgm_layout(str(path)) for o in m["objects"]]
+    for name, o in zip(["t2m", "lat", "w", "mask"], objects):
         manifest = vds[name].data.manifest
+        offset, length = o["payload"]
         assert int(manifest._offsets.ravel()[0]) == offset and int(manifest._lengths.ravel()[0]) == length
-        assert not masked and offset + length <= len(data)
+        assert not o["masked"] and offset + length <= len(data)
 
 
-def test_objects_with_masks_are_refused(tmp_path, registry):
+def test_objects_with_masks_are_read_from_their_frames(tmp_path, registry):
     from tensorkit import tensogram as tg
 
     path = tmp_path / "nan.tgm"
-    path.write_bytes(tg.encode({"base": [{"name": "x"}]}, [({"type": "ntensor"}, np.array([1.0, np.nan]))], allow_nan=True))
-    with pytest.raises(tensorkit.UnsupportedError, match="masks"):
+    values = np.array([1.0, np.nan, np.inf, -2.5])
+    path.write_bytes(tg.encode({"base": [{"name": "x"}]}, [({"type": "ntensor"}, values)], allow_nan=True, allow_inf=True))
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    # The chunk is the whole data frame: the masks lie in it, outside the payload.
+    (o,) = tensorkit._tensorkit.tgm_layout(str(path))[0]["objects"]
+    assert int(vds.x.data.manifest._offsets.ravel()[0]) == o["frame"][0] and o["masked"]
+    ds = xr.open_zarr(tv.TensogramParser()(url(path), registry), consolidated=False, zarr_format=3)
+    np.testing.assert_array_equal(ds.x.values, values)
+
+
+def converted(path, name, tmp_path):
+    """The GRIB file `name` of grib_cubes, converted to Tensogram by tensorkit (one message)."""
+    grib = grib_cubes.ALL[name](tmp_path / f"{name}.grib")
+    tensorkit.convert(grib, path)
+    return grib, path
+
+
+def one_object_per_message(src, dst):
+    """`src`'s objects, each in a message of its own with its metadata (as writers that
+    stream one field at a time lay files out)."""
+    from tensorkit import tensogram as tg
+
+    msg = tg.decode(src.read_bytes())
+    out = b""
+    for base, (descriptor, array) in zip(msg.metadata.base, msg.objects):
+        entry = {k: v for k, v in base.items() if k != "_reserved_"}
+        out += tg.encode({"base": [entry]}, [({"type": "ntensor", "encoding": "none", "compression": "zstd"}, array)])
+    dst.write_bytes(out)
+    return dst
+
+
+def assert_same_dataset(ds, ref):
+    assert list(ds.data_vars) == list(ref.data_vars)
+    assert set(ds.coords) == set(ref.coords)
+    for v in ref.data_vars:
+        assert ds[v].dims == ref[v].dims and ds[v].dtype == np.float64, v
+        np.testing.assert_array_equal(ds[v].values, ref[v].values, err_msg=v)
+        assert all(np.array_equal(ds[v].attrs[k], ref[v].attrs[k]) for k in ref[v].attrs), v
+    for c in ref.coords:
+        assert ds[c].dims == ref[c].dims, c
+        np.testing.assert_array_equal(ds[c].values, ref[c].values, err_msg=c)
+
+
+@pytest.mark.parametrize("name", ["ensemble", "forecasts", "bitmap", "reduced_gaussian", "grib1"])
+def test_a_tensogram_file_converted_from_grib_is_the_engine_s_cube(tmp_path, registry, name):
+    grib, path = converted(tmp_path / f"{name}.tgm", name, tmp_path)
+    ds = xr.open_zarr(tv.TensogramParser()(url(path), registry), consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    assert_same_dataset(ds, ref)
+    # The values are the GRIB file's, bit for bit, bitmapped points NaN.
+    assert_same_dataset(ds, xr.open_dataset(grib, engine="tensorkit", values_dtype=np.float64))
+    # One chunk per object, at its data frame; coordinates from the metadata frame.
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    (m,) = tensorkit._tensorkit.tgm_layout(str(path))
+    frames = {tuple(o["frame"]) for o in m["objects"]}
+    var = next(iter(ref.data_vars))
+    manifest = vds[var].data.manifest
+    assert {(int(o), int(n)) for o, n in zip(manifest._offsets.ravel(), manifest._lengths.ravel()) if n} <= frames
+    assert manifest.shape_chunk_grid[: ref[var].ndim - 2] == ref[var].shape[: ref[var].ndim - 2]
+    time = vds["time"].data.manifest
+    assert (int(time._offsets.ravel()[0]), int(time._lengths.ravel()[0])) == tuple(m["metadata"])
+
+
+def test_one_object_per_message_gives_a_coordinate_chunk_per_field(tmp_path, registry):
+    _, single = converted(tmp_path / "one.tgm", "ensemble", tmp_path)
+    path = one_object_per_message(single, tmp_path / "many.tgm")
+    layout = tensorkit._tensorkit.tgm_layout(str(path))
+    assert len(layout) == 200 and all(len(m["objects"]) == 1 for m in layout)
+    ds = xr.open_zarr(tv.TensogramParser()(url(path), registry), consolidated=False, zarr_format=3)
+    assert_same_dataset(ds, xr.open_dataset(single, engine="tensorkit", values_dtype=np.float64))
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    assert vds["step"].data.manifest.shape_chunk_grid == (4,)
+
+
+def test_a_converted_mixed_file_gives_the_engine_s_groups(tmp_path, registry):
+    grib = grib_cubes.mixed_levels(tmp_path / "mixed.grib2")
+    path = tmp_path / "mixed.tgm"
+    tensorkit.convert(grib, path)
+    tree = tv.TensogramParser(tree=True)(url(path), registry)
+    assert sorted(tree._group.groups) == sorted(["isobaricInhPa", "heightAboveGround_2", "heightAboveGround_10", "surface"])
+    ds = xr.open_zarr(tree, group="heightAboveGround_10", consolidated=False, zarr_format=3)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64,
+                          filter_by_keys={"typeOfLevel": "heightAboveGround", "level": 10})
+    assert_same_dataset(ds, ref)
+    with pytest.raises(tensorkit.InvalidArgumentError, match="filter_by_keys"):
         tv.TensogramParser()(url(path), registry)
+
+
+def test_a_converted_cube_as_kerchunk_json(tmp_path, registry):
+    pytest.importorskip("fsspec")
+    _, path = converted(tmp_path / "ens.tgm", "ensemble", tmp_path)
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.TensogramParser(), loadable_variables=[])
+    refs = tmp_path / "refs.json"
+    tv.to_kerchunk(vds, refs)
+    ds = open_kerchunk(refs)
+    ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
+    for v in ref.data_vars:
+        np.testing.assert_array_equal(ds[v].values, ref[v].values, err_msg=v)
+    for c in ref.coords:
+        np.testing.assert_array_equal(ds[c].values, ref[c].values, err_msg=c)
 
 
 def test_the_tensogram_codec_is_registered(tmp_path):
@@ -237,6 +336,15 @@ def test_the_tensogram_codec_is_registered(tmp_path):
     assert TensogramCodec.from_dict(d).to_dict() == d
     with pytest.raises(tensorkit.InvalidArgumentError):
         TensogramCodec(descriptor={"shape": [2]})
+    frame = {"name": "tensorkit.tensogram", "configuration": {"output": "values"}}
+    assert TensogramCodec.from_dict(frame).to_dict() == frame
+    coordinate = {"name": "tensorkit.tensogram",
+                  "configuration": {"output": "coordinate", "name": "time", "cube": {"time_dims": ["time"]}, "dtype": "int64"}}
+    assert TensogramCodec.from_dict(coordinate).to_dict() == coordinate
+    with pytest.raises(tensorkit.InvalidArgumentError, match="needs a name"):
+        TensogramCodec(output="coordinate")
+    with pytest.raises(tensorkit.InvalidArgumentError, match="values only"):
+        TensogramCodec(descriptor={"dtype": "float32", "shape": [2]}, output="coordinate", name="time")
 
 
 def test_byte_ranges_are_kerchunk_s(tmp_path, registry):

@@ -140,7 +140,7 @@ fn frame_tensor<'a>(
         data: object_data(path, name.clone(), o, &base, limits)?,
         name,
         location: vec![("message", mi as u64), ("object", j as u64)],
-        attributes: attributes(base),
+        attributes: container::attributes(base),
         check,
     })
 }
@@ -182,14 +182,6 @@ fn base_entry(path: &Path, m: &Message<'_>, j: usize) -> Result<Map> {
         .get(j)
         .cloned()
         .unwrap_or_default())
-}
-
-/// An object's attributes: its `base` entry but the keys the container itself uses.
-fn attributes(base: Map) -> Vec<(String, Value)> {
-    base.into_iter()
-        .filter(|(k, _)| !tensor_frame::TensogramFormat::INFO.reserves(k))
-        .map(|(k, v)| (k, Value::from(&v)))
-        .collect()
 }
 
 /// The file metadata: the first message's `_extra_`.
@@ -257,7 +249,7 @@ pub(super) fn open_header<'a>(
                 shape,
                 encoding,
                 location: vec![("message", mi as u64), ("object", j as u64)],
-                attributes: attributes(base),
+                attributes: container::attributes(base),
                 span,
                 fetch: super::Fetch::Decode,
             });
