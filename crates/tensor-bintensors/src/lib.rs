@@ -35,7 +35,7 @@ pub use error::{DecodeFailure, Error, Result};
 pub use file::{BinTensors, LayoutChoice, Tensor};
 pub use header::Layout;
 pub use tensor_core::ReadOptions;
-pub use write::{Entry, header_in_place, serialize, write, write_streamed};
+pub use write::{Entry, data_start, header_in_place, serialize, write, write_streamed};
 
 /// BinTensors, either header layout, as the format contract describes it.
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +58,7 @@ impl tensor_dtype::Format for BintensorsFormat {
         extensions: &["bt", "bintensors"],
         writes: true,
         reserved_keys: &[],
+        write_choices: &[],
     };
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;

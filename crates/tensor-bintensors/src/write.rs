@@ -124,22 +124,30 @@ fn header(
     bytes
 }
 
+/// Where the data section of the file `file` starts: after its 8-byte length prefix and the
+/// window that prefix gives. `None` for a file too short to hold a prefix, or a prefix too
+/// large to be one. What [`header_in_place`] is told of the old file.
+#[must_use]
+pub fn data_start(file: &[u8]) -> Option<u64> {
+    u64::from_le_bytes(*file.first_chunk::<8>()?).checked_add(8)
+}
+
 /// The header (length prefix and window) to write over that of an existing file in the
-/// released layout whose window is `old_window` bytes long: `entries` are the file's tensors
-/// in stored order, each keeping its bytes where they are, under the name given, with the
-/// metadata given. The structure is padded with 0x20 to exactly the old window when it
-/// fits (the reference reads past bytes inside the window; a strict reader, which wants
-/// padding to 8 alone, does not), so that the data section is not touched; `None` when it
-/// does not fit, and the file must be written anew.
+/// released layout whose data section starts at `data_start` ([`data_start`]): `entries`
+/// are the file's tensors in stored order, each keeping its bytes where they are, under the
+/// name given, with the metadata given. The structure is padded with 0x20 to exactly the
+/// old window when it fits (the reference reads past bytes inside the window; a strict
+/// reader, which wants padding to 8 alone, does not), so that the data section is not
+/// touched; `None` when it does not fit, and the file must be written anew.
 pub fn header_in_place(
     entries: &[Entry<'_>],
     metadata: Option<&BTreeMap<String, String>>,
-    old_window: u64,
+    data_start: u64,
 ) -> Result<Option<Vec<u8>>> {
     let outgoing = describe(entries)?;
     check_unique(&outgoing)?;
     let mut window = header(&outgoing, metadata, Layout::Release);
-    let Ok(old_window) = usize::try_from(old_window) else {
+    let Some(Ok(old_window)) = data_start.checked_sub(8).map(usize::try_from) else {
         return Ok(None);
     };
     if window.len() > old_window {
@@ -352,7 +360,15 @@ mod tests {
         )
         .unwrap();
         let old = BinTensors::open(&bytes).unwrap();
-        let window = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let start = data_start(&bytes).unwrap();
+        assert_eq!(
+            start,
+            8 + u64::from_le_bytes(bytes[..8].try_into().unwrap())
+        );
+        assert_eq!(
+            (data_start(&bytes[..7]), data_start(&[0xff; 8])),
+            (None, None)
+        );
         let shapes: Vec<Vec<u64>> = old.tensors().map(|t| t.view.shape().to_vec()).collect();
         let names = ["renamed_b", "a"];
         assert_eq!(old.names().collect::<Vec<_>>(), ["b", "a"], "stored order");
@@ -367,7 +383,7 @@ mod tests {
             })
             .collect();
         let short = BTreeMap::from([("k".to_owned(), "short".to_owned())]);
-        let header = header_in_place(&entries, Some(&short), window)
+        let header = header_in_place(&entries, Some(&short), start)
             .unwrap()
             .expect("a shorter header fits");
         let mut edited = bytes.clone();
@@ -388,7 +404,7 @@ mod tests {
 
         let long = BTreeMap::from([("k".to_owned(), "x".repeat(100))]);
         assert!(
-            header_in_place(&entries, Some(&long), window)
+            header_in_place(&entries, Some(&long), start)
                 .unwrap()
                 .is_none()
         );
@@ -400,7 +416,7 @@ mod tests {
             },
         ];
         assert!(matches!(
-            header_in_place(&twice, None, window),
+            header_in_place(&twice, None, start),
             Err(Error::ValidationMismatch { .. })
         ));
     }

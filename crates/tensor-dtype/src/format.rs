@@ -22,6 +22,37 @@ pub struct FormatInfo {
     /// Per-tensor attribute keys the format keeps for itself: a writer refuses them, and a
     /// converter leaves them out (they are the format's own, read back from its structure).
     pub reserved_keys: &'static [&'static str],
+    /// What its writer lets a caller choose beyond the tensors and their metadata.
+    pub write_choices: &'static [WriteChoice],
+}
+
+/// A choice a format's writer offers beyond the tensors and metadata every writer takes;
+/// a format lists those it offers ([`FormatInfo::write_choices`]), and a writer asked for
+/// one its format does not offer refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteChoice {
+    /// Room left in the header, so that later edits of the metadata fit in place.
+    HeaderReserve,
+    /// Tensor data placed at multiples of a chosen alignment.
+    Alignment,
+    /// An encoding pipeline (packing, filters, compression) applied to each tensor.
+    Pipeline,
+    /// Tensors quantized to a block type.
+    Quantize,
+}
+
+impl WriteChoice {
+    /// What the choice is, for people: `a header reserve`, `an alignment`...
+    #[must_use]
+    pub const fn describe(self) -> &'static str {
+        match self {
+            WriteChoice::HeaderReserve => "a header reserve",
+            WriteChoice::Alignment => "an alignment",
+            WriteChoice::Pipeline => "a pipeline",
+            WriteChoice::Quantize => "quantization",
+        }
+    }
 }
 
 impl FormatInfo {
@@ -29,6 +60,12 @@ impl FormatInfo {
     #[must_use]
     pub fn reserves(&self, key: &str) -> bool {
         self.reserved_keys.contains(&key)
+    }
+
+    /// Whether its writer offers `choice`.
+    #[must_use]
+    pub fn offers(&self, choice: WriteChoice) -> bool {
+        self.write_choices.contains(&choice)
     }
 }
 

@@ -41,7 +41,7 @@ mod view;
 pub use container::TensorContainer;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
-pub use format::{Format, FormatInfo};
+pub use format::{Format, FormatInfo, WriteChoice};
 pub use scalar::Scalar;
 pub use shape::Order;
 pub use view::{Element, Tensor, TensorView};

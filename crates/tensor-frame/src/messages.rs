@@ -145,6 +145,7 @@ impl Format for TensogramFormat {
             crate::container::STORED_DTYPE,
             crate::metadata::RESERVED,
         ],
+        write_choices: &[tensor_dtype::WriteChoice::Pipeline],
     };
     type Error = Error;
     type Reader<'a> = Messages<'a>;

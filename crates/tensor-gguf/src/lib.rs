@@ -54,6 +54,10 @@ impl tensor_dtype::Format for GgufFormat {
         extensions: &["gguf"],
         writes: true,
         reserved_keys: &[],
+        write_choices: &[
+            tensor_dtype::WriteChoice::HeaderReserve,
+            tensor_dtype::WriteChoice::Quantize,
+        ],
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

@@ -17,6 +17,7 @@ impl Format for GribFormat {
         extensions: &["grib2", "grib", "grb2", "grb", "grib1"],
         writes: false,
         reserved_keys: &[],
+        write_choices: &[],
     };
     type Error = Error;
     type Reader<'a> = Grib<'a>;

@@ -30,7 +30,8 @@ mod write;
 pub use error::{Error, Result};
 pub use read::{SafeTensors, Tensor};
 pub use write::{
-    Entry, ROOM_AFTER_COPY, header_in_place, header_moved, serialize, write, write_streamed,
+    Entry, ROOM_AFTER_COPY, data_start, header_in_place, header_moved, serialize, write,
+    write_streamed,
 };
 
 /// safetensors, as the format contract describes it.
@@ -44,6 +45,7 @@ impl tensor_dtype::Format for SafetensorsFormat {
         extensions: &["safetensors"],
         writes: true,
         reserved_keys: &[],
+        write_choices: &[tensor_dtype::WriteChoice::HeaderReserve],
     };
     type Error = Error;
     type Reader<'a> = SafeTensors<'a>;

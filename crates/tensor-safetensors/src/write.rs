@@ -161,6 +161,14 @@ fn metadata_for<'m>(
     metadata.filter(|m| !m.is_empty() || !outgoing.is_empty())
 }
 
+/// Where the data section of the file `file` starts: after its 8-byte length prefix and the
+/// header that prefix gives. `None` for a file too short to hold a prefix, or a prefix too
+/// large to be one. What [`header_in_place`] and [`header_moved`] are told of the old file.
+#[must_use]
+pub fn data_start(file: &[u8]) -> Option<u64> {
+    u64::from_le_bytes(*file.first_chunk::<8>()?).checked_add(8)
+}
+
 /// A header to write over the header of an existing file, which is `old_len` bytes long
 /// (length prefix included): `entries` are the file's tensors in stored order (as
 /// [`SafeTensors`](crate::SafeTensors) lists them), each keeping its bytes where they are,

@@ -50,6 +50,7 @@ impl Format for Ztensor01Format {
         extensions: &["zt", "ztensor"],
         writes: true,
         reserved_keys: &v0_1::RESERVED_KEYS,
+        write_choices: &[],
     };
     type Error = Error;
     type Reader<'a> = ZTensor<'a>;
@@ -83,6 +84,7 @@ impl Format for Ztensor1Format {
         extensions: &["zt", "ztensor"],
         writes: false,
         reserved_keys: &[],
+        write_choices: &[],
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
@@ -121,6 +123,7 @@ impl Format for Ztensor2Format {
         extensions: &["zt", "ztensor"],
         writes: true,
         reserved_keys: &[],
+        write_choices: &[tensor_dtype::WriteChoice::Alignment],
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;

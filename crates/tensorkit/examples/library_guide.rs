@@ -152,11 +152,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for f in Format::ALL {
         let info = f.info();
         println!(
-            "  {:<17} {:<32} .{:<12} writes: {:<5} reserved: {:?}",
+            "  {:<17} {:<32} .{:<12} writes: {:<5} choices: {:?} reserved: {:?}",
             info.id,
             info.name,
             info.extensions.join(" ."),
             info.writes,
+            info.write_choices,
             info.reserved_keys
         );
     }

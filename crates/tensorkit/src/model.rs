@@ -95,6 +95,27 @@ impl FormatId {
         Self::WRITABLE.into_iter().find(|f| f.id() == id)
     }
 
+    /// Nothing when the format's writer offers `choice`; otherwise the error that says
+    /// which formats do.
+    pub fn offers(self, choice: tensor_dtype::WriteChoice) -> crate::Result<()> {
+        if self.info().offers(choice) {
+            return Ok(());
+        }
+        let those: Vec<&str> = Self::WRITABLE
+            .into_iter()
+            .filter(|f| f.info().offers(choice))
+            .map(FormatId::id)
+            .collect();
+        Err(crate::Error::UnknownTarget {
+            what: format!(
+                "{} applies to {} output, not {}",
+                choice.describe(),
+                those.join(" and "),
+                self.id()
+            ),
+        })
+    }
+
     /// The format a file name's extension suggests, for choosing an output format: the
     /// first writable format listing it, the newest generation of a format first (`.zt`
     /// is zTensor 2, `.bt` the released BinTensors layout).

@@ -107,26 +107,24 @@ pub(super) fn header_for_edit(
     set: &TensorSet<'_>,
     path: &Path,
 ) -> Result<Option<super::EditedHeader>> {
-    let Some(prefix) = bytes.first_chunk::<8>() else {
+    let Some(data_start) = tensor_bintensors::data_start(bytes) else {
         return Ok(None);
     };
-    let window = u64::from_le_bytes(*prefix);
-    if set.format != FormatId::Bintensors || !lies_back_to_back(bytes, window, set) {
+    if set.format != FormatId::Bintensors || !lies_back_to_back(bytes, data_start, set) {
         return Ok(None);
     }
     let names = set.names();
     let (entries, metadata) = described(set, &names, FormatId::Bintensors.id())?;
-    let header = tensor_bintensors::header_in_place(&entries, metadata.as_ref(), window)
+    let header = tensor_bintensors::header_in_place(&entries, metadata.as_ref(), data_start)
         .map_err(wrap(path))?;
     Ok(header
         .map(|h| super::EditedHeader::InPlace(crate::edit::header_patch(h, bytes.len() as u64))))
 }
 
-/// Whether `set`'s tensors are views of `bytes` laid back to back from the end of a
-/// `window`-byte header, in order, to the end of the file: what a header written in place
-/// describes.
-fn lies_back_to_back(bytes: &[u8], window: u64, set: &TensorSet<'_>) -> bool {
-    let Some(mut at) = window.checked_add(8).and_then(|n| usize::try_from(n).ok()) else {
+/// Whether `set`'s tensors are views of `bytes` laid back to back from `data_start`, in
+/// order, to the end of the file: what a header written in place describes.
+fn lies_back_to_back(bytes: &[u8], data_start: u64, set: &TensorSet<'_>) -> bool {
+    let Ok(mut at) = usize::try_from(data_start) else {
         return false;
     };
     for t in &set.tensors {

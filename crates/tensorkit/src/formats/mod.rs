@@ -16,6 +16,7 @@ use std::path::Path;
 use tensor_core::Limits;
 use tensor_core::atomic::WriteSeek;
 use tensor_dtype::Format as _;
+use tensor_dtype::WriteChoice;
 
 /// The shortest prefix that any supported format can be recognised from.
 const MIN_DETECT_BYTES: usize = 9;
@@ -392,29 +393,15 @@ fn write_tensors(
             ),
         });
     }
-    if layout.header_reserve > 0 && !matches!(format, FormatId::Safetensors | FormatId::Gguf) {
-        return Err(Error::UnknownTarget {
-            what: format!(
-                "a header reserve applies to safetensors and gguf output; {} keeps its header elsewhere",
-                format.id()
-            ),
-        });
-    }
-    if layout.alignment.is_some() && format != FormatId::Ztensor2 {
-        return Err(Error::UnknownTarget {
-            what: format!(
-                "an alignment applies to ztensor-2 output only; {} lays its tensors out itself",
-                format.id()
-            ),
-        });
-    }
-    if format != FormatId::Tensogram && *pipeline != PipelineSpec::default() {
-        return Err(Error::UnknownTarget {
-            what: format!(
-                "a pipeline applies to tensogram output, not {}",
-                format.id()
-            ),
-        });
+    let info = format.info();
+    for (choice, asked) in [
+        (WriteChoice::HeaderReserve, layout.header_reserve > 0),
+        (WriteChoice::Alignment, layout.alignment.is_some()),
+        (WriteChoice::Pipeline, *pipeline != PipelineSpec::default()),
+    ] {
+        if asked {
+            format.offers(choice)?;
+        }
     }
     // Checked before anything is written or handed to a third-party writer (Tensogram
     // names are metadata and may repeat).
@@ -423,7 +410,6 @@ fn write_tensors(
     }
     let mut dropped = unheld_attributes(format, set);
     // Attributes under a key the target keeps for itself are left out (and said so above).
-    let info = format.info();
     let kept;
     let set = if set
         .tensors

@@ -103,12 +103,7 @@ pub(super) fn header_for_edit(
     set: &TensorSet<'_>,
     path: &Path,
 ) -> Result<Option<super::EditedHeader>> {
-    let Some(prefix) = bytes.first_chunk::<8>() else {
-        return Ok(None);
-    };
-    let Some(old_len) = usize::try_from(u64::from_le_bytes(*prefix))
-        .ok()
-        .and_then(|n| n.checked_add(8))
+    let Some(old_len) = tensor_safetensors::data_start(bytes).and_then(|n| usize::try_from(n).ok())
     else {
         return Ok(None);
     };

@@ -206,13 +206,11 @@ impl WriteOptions {
         }
         match self.quantize {
             None => Ok((set, Vec::new())),
-            Some(t) if format == FormatId::Gguf => {
+            Some(t) => {
+                format.offers(tensor_dtype::WriteChoice::Quantize)?;
                 let (q, kept) = formats::gguf::quantize(&set, t)?;
                 Ok((Cow::Owned(q), kept))
             }
-            Some(_) => Err(Error::UnknownTarget {
-                what: format!("quantize applies to gguf output, not {}", format.id()),
-            }),
         }
     }
 }

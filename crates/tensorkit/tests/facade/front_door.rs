@@ -210,6 +210,70 @@ fn repeated_names_are_refused_or_renamed_as_the_options_say() {
     assert_eq!(back.get(other).unwrap().to_tensor().unwrap(), v);
 }
 
+/// A choice only some formats' writers offer (a header reserve, an alignment, a pipeline,
+/// quantization) is refused for every other writable format, naming the formats that offer
+/// it, and leaves no file; where it is offered, it is taken.
+#[test]
+fn write_choices_are_refused_where_the_format_does_not_offer_them() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let w = tensorkit::Tensor::from_elements(&[2, 32], &[0.5f32; 64]).unwrap();
+    let asking: [(&str, &str, WriteOptions); 4] = [
+        (
+            "a header reserve",
+            "safetensors and gguf",
+            WriteOptions {
+                header_reserve: 4096,
+                ..WriteOptions::default()
+            },
+        ),
+        (
+            "an alignment",
+            "ztensor-2",
+            WriteOptions {
+                alignment: Some(1 << 16),
+                ..WriteOptions::default()
+            },
+        ),
+        (
+            "a pipeline",
+            "tensogram",
+            WriteOptions {
+                pipeline: tensorkit::pipeline_spec::PipelineSpec::parse("zstd").unwrap(),
+                ..WriteOptions::default()
+            },
+        ),
+        (
+            "quantization",
+            "gguf",
+            WriteOptions {
+                quantize: Some(tensorkit::gguf::GgmlType::Q8_0),
+                ..WriteOptions::default()
+            },
+        ),
+    ];
+    for (what, offered_by, options) in asking {
+        for format in Format::WRITABLE {
+            let path = dir.path().join(format!("w.{}", format.extension()));
+            let options = WriteOptions {
+                format: Some(format),
+                ..options.clone()
+            };
+            let saved = tensorkit::save_tensors(&path, [("w", w.view())], &options);
+            if offered_by.split(" and ").any(|id| id == format.id()) {
+                saved.unwrap_or_else(|e| panic!("{what} to {}: {e}", format.id()));
+                std::fs::remove_file(&path).unwrap();
+                continue;
+            }
+            let e = saved.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+            let expected = format!("{what} applies to {offered_by} output, not {}", format.id());
+            assert!(e.to_string().contains(&expected), "{e}");
+            assert!(!path.exists(), "{}", path.display());
+        }
+    }
+}
+
 #[test]
 fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
     let _running = crate::running();
