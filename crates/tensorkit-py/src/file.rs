@@ -5,10 +5,12 @@
 use crate::buffer::{Borrowed, Buffer};
 use crate::errors::to_py;
 use crate::handle::Handle;
+use crate::results::{Array, Blocks, Placement};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
+use tensor_core::ByteOrder;
 use tensor_core::buffer::LargeBuffer;
 use tensor_dtype::Dtype;
 
@@ -115,20 +117,6 @@ fn decode_into(
     Ok(())
 }
 
-/// Where a tensor is stored (`File.layout`): name, dtype, shape, stored bytes, and the
-/// mapped file's number and offset when its raw bytes can be read from there.
-type Placement = (
-    String,
-    &'static str,
-    Vec<u64>,
-    u64,
-    Option<usize>,
-    Option<u64>,
-);
-
-/// A tensor for numpy: its bytes, its dtype's name and its shape.
-type Array = (Buffer, &'static str, Vec<u64>);
-
 /// Tensor `t` of `file` as numpy's bytes: a view of the file when it is stored as numpy
 /// wants it, else a new buffer it is decoded into.
 fn buffer_of(
@@ -232,20 +220,24 @@ impl File {
         let t = lookup(&file, name)?;
         let (dtype, shape) = (t.dtype().name(), t.shape().to_vec());
         let buffer = py.detach(|| buffer_of(&file, &t)).map_err(to_py)?;
-        Ok((buffer, dtype, shape))
+        Array::new(py, buffer, dtype, shape, ByteOrder::NATIVE)
     }
 
     /// Tensor `name`'s stored blocks (a GGUF quantized type): a read-only view of them,
     /// their ggml type, and their byte shape; `None` for a tensor stored otherwise.
-    fn blocks(&self, name: &str) -> PyResult<Option<(Buffer, &'static str, Vec<u64>)>> {
+    fn blocks(&self, py: Python<'_>, name: &str) -> PyResult<Option<Blocks>> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        Ok(t.blocks().and_then(|(b, shape)| {
-            Some((
-                Buffer::in_file(Arc::clone(&file), b.stored()?),
-                b.ggml_type.name(),
-                shape,
-            ))
+        let Some((b, shape)) = t.blocks() else {
+            return Ok(None);
+        };
+        let Some(stored) = b.stored() else {
+            return Ok(None);
+        };
+        Ok(Some(Blocks {
+            data: Py::new(py, Buffer::in_file(Arc::clone(&file), stored))?,
+            ggml_type: b.ggml_type.name(),
+            shape,
         }))
     }
 
@@ -261,21 +253,29 @@ impl File {
     ) -> PyResult<Vec<(String, Array)>> {
         let file = self.file()?;
         let refs = named(&file, names.as_deref())?;
-        py.detach(|| {
-            let mut total = 0u64;
-            for t in refs.iter().filter(|t| t.native_bytes().is_none()) {
-                total = tensor_core::checked::add(total, array_len(t)?, "the decoded tensors")?;
-            }
-            file.tensor_set().limits.check_total_bytes(total)?;
-            crate::threads::map_each(&refs, threads, |t| {
-                let buffer = buffer_of(&file, t)?;
-                Ok((
-                    t.name().into_owned(),
-                    (buffer, t.dtype().name(), t.shape().to_vec()),
-                ))
+        let buffers = py
+            .detach(|| {
+                let mut total = 0u64;
+                for t in refs.iter().filter(|t| t.native_bytes().is_none()) {
+                    total = tensor_core::checked::add(total, array_len(t)?, "the decoded tensors")?;
+                }
+                file.tensor_set().limits.check_total_bytes(total)?;
+                crate::threads::map_each(&refs, threads, |t| buffer_of(&file, t))
             })
-        })
-        .map_err(to_py::<tensorkit::Error>)
+            .map_err(to_py::<tensorkit::Error>)?;
+        refs.iter()
+            .zip(buffers)
+            .map(|(t, buffer)| {
+                let array = Array::new(
+                    py,
+                    buffer,
+                    t.dtype().name(),
+                    t.shape().to_vec(),
+                    ByteOrder::NATIVE,
+                )?;
+                Ok((t.name().into_owned(), array))
+            })
+            .collect()
     }
 
     /// Decodes tensor `name` into `out`, a writable C-contiguous byte buffer of exactly the
@@ -304,9 +304,9 @@ impl File {
     }
 
     /// Where each tensor named (every tensor when `None`) is stored, for loaders that read
-    /// files themselves: `(name, dtype, shape, stored bytes, file number, offset)`, the last
-    /// two `None` unless the bytes lie as the machine holds them (packed dtypes packed) in a
-    /// local mapped file ([`tensorkit::TensorRef::stored_at`]).
+    /// files themselves (`Placement`): `file` and `offset` `None` unless the bytes lie as
+    /// the machine holds them (packed dtypes packed) in a local mapped file
+    /// ([`tensorkit::TensorRef::stored_at`]).
     #[pyo3(signature = (names = None))]
     fn layout(&self, names: Option<Vec<String>>) -> PyResult<Vec<Placement>> {
         let file = self.file()?;
@@ -315,14 +315,14 @@ impl File {
             .iter()
             .map(|t| {
                 let at = t.stored_at();
-                (
-                    t.name().into_owned(),
-                    t.dtype().name(),
-                    t.shape().to_vec(),
-                    t.byte_len(),
-                    at.map(|a| a.0),
-                    at.map(|a| a.1),
-                )
+                Placement {
+                    name: t.name().into_owned(),
+                    dtype: t.dtype().name(),
+                    shape: t.shape().to_vec(),
+                    nbytes: t.byte_len(),
+                    file: at.map(|a| a.0),
+                    offset: at.map(|a| a.1),
+                }
             })
             .collect())
     }

@@ -32,6 +32,7 @@ mod dlpack;
 mod errors;
 mod file;
 mod handle;
+mod results;
 mod stdlib;
 mod tensogram;
 mod threads;
@@ -154,6 +155,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cube::grib_cubes, m)?)?;
     m.add_function(wrap_pyfunction!(cube::tgm_frame_cubes, m)?)?;
     tensogram::register(m)?;
+    results::register(m)?;
     stdlib::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -4,19 +4,18 @@
 //! builds the API.
 
 use crate::buffer::Borrowed;
-use crate::errors::{invalid, to_py};
+use crate::errors::to_py;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tensorkit::stdlib_meta::{MetaDataRef, StridedArray, json};
 
-/// The record a JSON specification describes (the keys of `tensor_stdlib_meta::json`).
+/// The record a dict of fields describes (the keys of `tensor_stdlib_meta::json`).
 #[pyfunction]
 pub(crate) fn stdlib_serialize<'py>(
     py: Python<'py>,
-    spec_json: &str,
+    spec: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let spec: serde_json::Value =
-        serde_json::from_str(spec_json).map_err(|e| invalid(format!("meta data: {e}")))?;
+    let spec = crate::cbor::to_json(spec, "meta data")?;
     let meta = json::from_json(&spec).map_err(to_py)?;
     let bytes = meta.serialize().map_err(to_py)?;
     Ok(PyBytes::new(py, &bytes))
@@ -31,27 +30,41 @@ pub(crate) fn stdlib_deserialize<'py>(buf: &Bound<'py, PyAny>) -> PyResult<Bound
     crate::cbor::json_to_py(py, &json::to_json(&meta))
 }
 
+/// A record checked against its data buffer (`stdlib_check`): `dtype`, the tensorkit name
+/// of the elements, and `fields`, the record's fields as a dict (those `stdlib_deserialize`
+/// gives).
+#[pyclass(
+    module = "tensorkit._tensorkit",
+    name = "StdlibChecked",
+    frozen,
+    get_all
+)]
+pub(crate) struct Checked {
+    dtype: &'static str,
+    fields: Py<PyAny>,
+}
+
 /// Checks that every element the record `meta` describes lies inside `data`, and that
-/// numpy can view it; the tensorkit dtype name of the elements and the record's fields as a
-/// dict (those `stdlib_deserialize` gives).
+/// numpy can view it.
 #[pyfunction]
 pub(crate) fn stdlib_check<'py>(
     meta: &Bound<'py, PyAny>,
     data: &Bound<'py, PyAny>,
-) -> PyResult<(&'static str, Bound<'py, PyAny>)> {
+) -> PyResult<Checked> {
     let py = meta.py();
     let meta = Borrowed::get(meta, false, "the meta data")?;
     let data = Borrowed::get(data, false, "the data buffer")?;
     let meta = MetaDataRef::open(meta.bytes()).map_err(to_py)?.to_owned();
     let array = StridedArray::new(&meta, data.bytes()).map_err(to_py)?;
-    Ok((
-        array.view().dtype().name(),
-        crate::cbor::json_to_py(py, &json::to_json(&meta))?,
-    ))
+    Ok(Checked {
+        dtype: array.view().dtype().name(),
+        fields: crate::cbor::json_to_py(py, &json::to_json(&meta))?.unbind(),
+    })
 }
 
 /// Registers the functions.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Checked>()?;
     m.add_function(wrap_pyfunction!(stdlib_serialize, m)?)?;
     m.add_function(wrap_pyfunction!(stdlib_deserialize, m)?)?;
     m.add_function(wrap_pyfunction!(stdlib_check, m)?)?;

@@ -11,6 +11,7 @@ use crate::buffer::{Borrowed, Buffer};
 use crate::cbor;
 use crate::errors::{invalid, to_py};
 use crate::handle::Handle;
+use crate::results::{Array, TgmDescribed, TgmMessage, TgmMetadata, TgmObject};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
@@ -25,35 +26,20 @@ use tensorkit::frame::{
 };
 use tensorkit::{ByteOrder, Limits};
 
-/// A message's metadata for Python: wire version, `base`, `_extra_`, `_reserved_`.
-type PyMeta<'py> = (
-    u16,
-    Bound<'py, PyList>,
-    Bound<'py, PyDict>,
-    Bound<'py, PyDict>,
-);
-
-/// A decoded object for Python: descriptor (a dict), bytes, dtype name, shape, and the byte
-/// order of the bytes. Bitmasks hold one byte (0 or 1) per element.
-type PyObject<'py> = (
-    Bound<'py, PyAny>,
-    Buffer,
-    &'static str,
-    Vec<u64>,
-    &'static str,
-);
-
-fn meta_to_py<'py>(py: Python<'py>, version: u16, m: &GlobalMetadata) -> PyResult<PyMeta<'py>> {
+fn meta_to_py(py: Python<'_>, version: u16, m: &GlobalMetadata) -> PyResult<Py<TgmMetadata>> {
     let base = PyList::empty(py);
     for entry in &m.base {
         base.append(cbor::map_to_py(py, entry)?)?;
     }
-    Ok((
-        version,
-        base,
-        cbor::map_to_py(py, &m.extra)?,
-        cbor::map_to_py(py, &m.reserved)?,
-    ))
+    Py::new(
+        py,
+        TgmMetadata {
+            version,
+            base: base.unbind(),
+            extra: cbor::map_to_py(py, &m.extra)?.unbind(),
+            reserved: cbor::map_to_py(py, &m.reserved)?.unbind(),
+        },
+    )
 }
 
 fn descriptor_to_py<'py>(py: Python<'py>, d: &DataObjectDescriptor) -> PyResult<Bound<'py, PyAny>> {
@@ -256,24 +242,30 @@ fn decode_message(
     Ok((msg.preamble().version, meta, objects))
 }
 
-type PyDecoded<'py> = (PyMeta<'py>, Vec<PyObject<'py>>);
-
 fn decoded_to_py(
     py: Python<'_>,
     (version, meta, objects): (u16, GlobalMetadata, Vec<Decoded>),
-) -> PyResult<PyDecoded<'_>> {
-    let mut out = Vec::with_capacity(objects.len());
+) -> PyResult<TgmMessage> {
+    let out = PyList::empty(py);
     for o in objects {
         let d = &o.descriptor;
-        out.push((
-            descriptor_to_py(py, d)?,
+        let array = Array::new(
+            py,
             Buffer::owned(o.bytes),
             d.dtype.name(),
             d.shape.clone(),
-            o.order.as_str(),
-        ));
+            o.order,
+        )?;
+        let object = TgmObject {
+            descriptor: descriptor_to_py(py, d)?.unbind(),
+            array: Py::new(py, array)?,
+        };
+        out.append(Py::new(py, object)?)?;
     }
-    Ok((meta_to_py(py, version, &meta)?, out))
+    Ok(TgmMessage {
+        metadata: meta_to_py(py, version, &meta)?,
+        objects: out.unbind(),
+    })
 }
 
 /// Decodes a message (the one at the start of `buf`): metadata and every object, or only
@@ -288,7 +280,7 @@ pub(crate) fn tgm_decode<'py>(
     native_byte_order: bool,
     restore_non_finite: bool,
     threads: usize,
-) -> PyResult<PyDecoded<'py>> {
+) -> PyResult<TgmMessage> {
     let buf = Borrowed::get(buf, false, "the message")?;
     let how = Decode::new(
         index,
@@ -304,12 +296,9 @@ pub(crate) fn tgm_decode<'py>(
     decoded_to_py(py, decoded)
 }
 
-/// One decoded range: its bytes, the dtype's name, and the bytes' byte order.
-type PyRange = (Buffer, &'static str, &'static str);
-
 /// The ranges of object `index` of the message `bytes` (see [`tgm_decode_range`]), with
-/// the dtype's name; `None` for a packed dtype.
-type Ranges = Option<(&'static str, Vec<(Vec<u8>, ByteOrder)>)>;
+/// the dtype; `None` for a packed dtype.
+type Ranges = Option<(tensorkit::Dtype, Vec<(Vec<u8>, ByteOrder)>)>;
 
 fn decode_ranges(
     bytes: &[u8],
@@ -328,7 +317,7 @@ fn decode_ranges(
         .iter()
         .map(|&(first, count)| obj.decode_range(opts, &limits, first, count))
         .collect::<frame::Result<Vec<_>>>()?;
-    Ok(Some((dtype.name(), parts)))
+    Ok(Some((dtype, parts)))
 }
 
 /// [`decode_ranges`] of the message `bytes` without the GIL, handed to Python in buffers
@@ -341,7 +330,7 @@ fn ranges_to_py(
     ranges: &[(u64, u64)],
     native_byte_order: bool,
     restore_non_finite: bool,
-) -> PyResult<Option<Vec<PyRange>>> {
+) -> PyResult<Option<Vec<Array>>> {
     let opts = DecodeOptions {
         native_byte_order,
         restore_non_finite,
@@ -353,12 +342,14 @@ fn ranges_to_py(
     let Some((dtype, parts)) = decoded else {
         return Ok(None);
     };
+    let width = dtype.byte_width().max(1) as u64;
     parts
         .into_iter()
         .map(|(bytes, order)| {
             let mut out = LargeBuffer::zeroed(bytes.len()).map_err(to_py)?;
             out.copy_from_slice(&bytes);
-            Ok((Buffer::owned(out), dtype, order.as_str()))
+            let shape = vec![bytes.len() as u64 / width];
+            Array::new(py, Buffer::owned(out), dtype.name(), shape, order)
         })
         .collect::<PyResult<Vec<_>>>()
         .map(Some)
@@ -377,7 +368,7 @@ pub(crate) fn tgm_decode_range(
     ranges: Vec<(u64, u64)>,
     native_byte_order: bool,
     restore_non_finite: bool,
-) -> PyResult<Option<Vec<PyRange>>> {
+) -> PyResult<Option<Vec<Array>>> {
     let buf = Borrowed::get(buf, false, "the message")?;
     ranges_to_py(
         py,
@@ -389,14 +380,8 @@ pub(crate) fn tgm_decode_range(
     )
 }
 
-type PyDescribed<'py> = (PyMeta<'py>, Vec<Bound<'py, PyAny>>);
-
 /// Metadata and descriptors of the message at the start of `bytes`, nothing decoded.
-fn describe_message<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    limits: &Limits,
-) -> PyResult<PyDescribed<'py>> {
+fn describe_message(py: Python<'_>, bytes: &[u8], limits: &Limits) -> PyResult<TgmDescribed> {
     let read = || -> frame::Result<_> {
         let msg = Message::open_with(bytes, &limits.into())?;
         let meta = msg.metadata()?.clone();
@@ -406,11 +391,14 @@ fn describe_message<'py>(
         Ok((msg.preamble().version, meta, descs))
     };
     let (version, meta, descs) = py.detach(read).map_err(to_py)?;
-    let descs = descs
-        .iter()
-        .map(|d| descriptor_to_py(py, d))
-        .collect::<PyResult<_>>()?;
-    Ok((meta_to_py(py, version, &meta)?, descs))
+    let descriptors = PyList::empty(py);
+    for d in &descs {
+        descriptors.append(descriptor_to_py(py, d)?)?;
+    }
+    Ok(TgmDescribed {
+        metadata: meta_to_py(py, version, &meta)?,
+        descriptors: descriptors.unbind(),
+    })
 }
 
 /// The metadata and descriptors of a message, without decoding any payload.
@@ -418,7 +406,7 @@ fn describe_message<'py>(
 pub(crate) fn tgm_describe<'py>(
     py: Python<'py>,
     buf: &Bound<'py, PyAny>,
-) -> PyResult<PyDescribed<'py>> {
+) -> PyResult<TgmDescribed> {
     let buf = Borrowed::get(buf, false, "the message")?;
     describe_message(py, buf.bytes(), &Limits::default())
 }
@@ -680,16 +668,16 @@ impl TgmFile {
 
     /// Decodes message `i` (every object, or object `index`) from the map.
     #[pyo3(signature = (i, *, index=None, verify_hash=false, native_byte_order=true, restore_non_finite=true, threads=0))]
-    fn decode<'py>(
+    fn decode(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         i: usize,
         index: Option<usize>,
         verify_hash: bool,
         native_byte_order: bool,
         restore_non_finite: bool,
         threads: usize,
-    ) -> PyResult<PyDecoded<'py>> {
+    ) -> PyResult<TgmMessage> {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
         let how = Decode::new(
@@ -715,7 +703,7 @@ impl TgmFile {
         ranges: Vec<(u64, u64)>,
         native_byte_order: bool,
         restore_non_finite: bool,
-    ) -> PyResult<Option<Vec<PyRange>>> {
+    ) -> PyResult<Option<Vec<Array>>> {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
         ranges_to_py(
@@ -729,7 +717,7 @@ impl TgmFile {
     }
 
     /// Metadata and descriptors of message `i`, nothing decoded.
-    fn describe<'py>(&self, py: Python<'py>, i: usize) -> PyResult<PyDescribed<'py>> {
+    fn describe(&self, py: Python<'_>, i: usize) -> PyResult<TgmDescribed> {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
         describe_message(py, &file.bytes()[r], &Limits::default())
@@ -829,10 +817,7 @@ pub(crate) fn tgm_layout<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py
 /// it (the frame's hash verified when it has one, NaN and ±Inf restored from its masks):
 /// `(bytes, dtype, shape, byte order)`, a bitmask one byte per element.
 #[pyfunction]
-pub(crate) fn tgm_decode_frame<'py>(
-    py: Python<'py>,
-    frame: &Bound<'py, PyAny>,
-) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
+pub(crate) fn tgm_decode_frame<'py>(py: Python<'py>, frame: &Bound<'py, PyAny>) -> PyResult<Array> {
     let frame = Borrowed::get(frame, false, "the data frame")?;
     let bytes = frame.bytes();
     let limits = Limits::default();
@@ -846,7 +831,7 @@ pub(crate) fn tgm_decode_frame<'py>(
             Ok((o.decode(DecodeOptions::default(), &limits)?, d))
         })
         .map_err(to_py)?;
-    object_to_py(decoded.1, decoded.0)
+    object_to_py(py, decoded.1, decoded.0)
 }
 
 /// Decodes one data object's payload on its own from its descriptor (a dict, as
@@ -857,21 +842,22 @@ pub(crate) fn tgm_decode_payload<'py>(
     py: Python<'py>,
     descriptor: &Bound<'py, PyAny>,
     payload: &Bound<'py, PyAny>,
-) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
+) -> PyResult<Array> {
     let d = self::descriptor(descriptor, 0)?;
     let payload = Borrowed::get(payload, false, "the payload")?;
     let bytes = payload.bytes();
     let decoded = py
         .detach(|| frame::decode_payload(&d, bytes, &Limits::default()))
         .map_err(to_py)?;
-    object_to_py(d, decoded)
+    object_to_py(py, d, decoded)
 }
 
 /// An object decoded by [`tgm_decode_payload`] or [`tgm_decode_frame`], as they return it.
 fn object_to_py(
+    py: Python<'_>,
     d: DataObjectDescriptor,
     decoded: tensorkit::Tensor,
-) -> PyResult<(Buffer, &'static str, Vec<u64>, &'static str)> {
+) -> PyResult<Array> {
     let order = decoded.byte_order();
     let data = decoded.into_data();
     let out = if d.dtype.is_packed() {
@@ -881,7 +867,7 @@ fn object_to_py(
         b.copy_from_slice(&data);
         b
     };
-    Ok((Buffer::owned(out), d.dtype.name(), d.shape, order.as_str()))
+    Array::new(py, Buffer::owned(out), d.dtype.name(), d.shape, order)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -7,6 +7,9 @@ A bitmask reads as ``bool``.
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import numpy as np
 
 from ._errors import UnsupportedError
@@ -72,3 +75,12 @@ def from_numpy(dtype: np.dtype) -> str:
     if name in _FROM_ML:
         return _FROM_ML[name]
     raise UnsupportedError(f"tensorkit has no dtype for numpy dtype {name}")
+
+
+def array_of(native: Any) -> np.ndarray:
+    """The numpy array over a native ``Array``'s bytes (no copy): its dtype in its bytes'
+    byte order, its shape."""
+    dtype = to_numpy(native.dtype)
+    if dtype.itemsize > 1 and native.byte_order != sys.byteorder:
+        dtype = dtype.newbyteorder("<" if native.byte_order == "little" else ">")
+    return np.frombuffer(native.data, dtype=dtype).reshape(native.shape)

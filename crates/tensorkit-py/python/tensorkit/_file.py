@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _tensorkit
+from ._dtypes import array_of as _numpy
 from ._dtypes import from_numpy, to_numpy
 from ._errors import InvalidArgumentError
 
@@ -59,10 +60,8 @@ class File(Mapping[str, np.ndarray]):
         if self._raw:
             blocks = self._native.blocks(name)  # KeyError when there is no such tensor
             if blocks is not None:
-                buf, _, shape = blocks
-                return np.frombuffer(buf, dtype=np.uint8).reshape(shape)
-        buf, dtype, shape = self._native.tensor(name)  # KeyError when there is no such tensor
-        return np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
+                return np.frombuffer(blocks.data, dtype=np.uint8).reshape(blocks.shape)
+        return _numpy(self._native.tensor(name))  # KeyError when there is no such tensor
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._native.keys())
@@ -113,10 +112,7 @@ class File(Mapping[str, np.ndarray]):
             raise InvalidArgumentError(f"threads must be a whole number of 0 or more, not {threads!r}")
         if self._raw:
             return {name: self[name] for name in (self if names is None else names)}
-        return {
-            name: np.frombuffer(buf, dtype=to_numpy(dtype)).reshape(shape)
-            for name, (buf, dtype, shape) in self._native.tensors(names, threads)
-        }
+        return {name: _numpy(array) for name, array in self._native.tensors(names, threads)}
 
     def tensor(self, name: str) -> Any:
         """Tensor ``name`` as a handle (``tensorkit.Tensor``): dtype, shape, and DLPack for
@@ -188,7 +184,7 @@ class File(Mapping[str, np.ndarray]):
         ``f[name]`` is a zero-copy view."""
         native = self._native.describe(name)
         if self._raw and (blocks := self._native.blocks(name)) is not None:
-            _, ggml_type, byte_shape = blocks
+            ggml_type, byte_shape = blocks.ggml_type, blocks.shape
             return {
                 "name": name,
                 "dtype": "uint8",

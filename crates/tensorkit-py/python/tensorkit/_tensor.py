@@ -34,8 +34,9 @@ class Tensor:
         if name not in f:
             raise KeyError(name)
         self._f, self.name = f, name
-        _, self.dtype, shape, self.nbytes, self._file_no, self._offset = f._native.layout([name])[0]
-        self.shape = tuple(shape)
+        (placement,) = f._native.layout([name])
+        self.dtype, self.shape, self.nbytes = placement.dtype, tuple(placement.shape), placement.nbytes
+        self._file_no, self._offset = placement.file, placement.offset
 
     def __repr__(self) -> str:
         return f"<tensorkit.Tensor {self.name!r} {self.dtype} {list(self.shape)}>"
@@ -71,7 +72,8 @@ class Tensor:
             out = bytearray(self._array_bytes())
             self._f._native.read_into(self.name, out)
             return _tensorkit.dlpack_capsule(out, 0, self.dtype, shape, versioned, copied=versioned)
-        buf, dtype, shape = self._f._native.tensor(self.name)
+        array = self._f._native.tensor(self.name)
+        buf, dtype, shape = array.data, array.dtype, array.shape
         readonly = memoryview(buf).readonly
         if readonly and not versioned:
             if self._file_no is not None:

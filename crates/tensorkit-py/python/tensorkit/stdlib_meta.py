@@ -17,7 +17,6 @@ describes, without copying.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -57,11 +56,7 @@ def serialize(meta: Mapping[str, Any] | np.ndarray) -> bytes:
         meta = meta_of(meta)
     if not isinstance(meta, Mapping):
         raise InvalidArgumentError(f"meta data must be a dict or a numpy array, not {type(meta).__name__}")
-    try:
-        spec = json.dumps(dict(meta))
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"meta data: {e}") from e
-    return _tensorkit.stdlib_serialize(spec)
+    return _tensorkit.stdlib_serialize(dict(meta))
 
 
 def deserialize(buf: Any) -> dict[str, Any]:
@@ -77,8 +72,9 @@ def view(meta: Any, data: Any) -> np.ndarray:
     without copying; read-only unless ``data`` is writable and the record is not READONLY.
     Every element is checked to lie inside ``data`` first."""
     record = serialize(meta) if isinstance(meta, Mapping) else bytes(meta)
-    dtype_name, fields = _tensorkit.stdlib_check(record, data)
-    dtype = to_numpy(dtype_name)
+    checked = _tensorkit.stdlib_check(record, data)
+    fields = checked.fields
+    dtype = to_numpy(checked.dtype)
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if fields["endianness"] == 1 else ">")
     buf = memoryview(data).cast("B")

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from . import _tensorkit
-from ._dtypes import from_numpy, to_numpy
+from ._dtypes import array_of, from_numpy, to_numpy
 from ._errors import ChecksumMismatchError, IntegrityError, InvalidArgumentError, MissingHashError
 
 __all__ = [
@@ -251,25 +251,15 @@ def _walk(value: Any, path: str, default: Any) -> Any:
     return value
 
 
-def _metadata(native: tuple[int, list, dict, dict]) -> Metadata:
-    return Metadata(*native)
+def _metadata(native: Any) -> Metadata:
+    """The metadata of a native ``TgmMetadata``."""
+    return Metadata(native.version, native.base, native.extra, native.reserved)
 
 
-def _array(buf: Any, dtype: str, shape: list[int], order: str) -> np.ndarray:
-    dt = to_numpy(dtype)
-    if dt.itemsize > 1 and order != sys.byteorder:
-        dt = dt.newbyteorder("<" if order == "little" else ">")
-    return np.frombuffer(buf, dtype=dt).reshape(shape)
-
-
-def _objects(native: list) -> list[tuple[DataObjectDescriptor, np.ndarray]]:
-    return [(DataObjectDescriptor(d), _array(b, dt, shape, order)) for d, b, dt, shape, order in native]
-
-
-def _message(native: tuple[tuple[int, list, dict, dict], list]) -> Message:
-    """A decoded message from what the native side returns: metadata and objects."""
-    meta, objects = native
-    return Message(_metadata(meta), _objects(objects))
+def _message(native: Any) -> Message:
+    """A decoded message from a native ``TgmMessage``: metadata and objects."""
+    objects = [(DataObjectDescriptor(o.descriptor), array_of(o.array)) for o in native.objects]
+    return Message(_metadata(native.metadata), objects)
 
 
 def _prepare(i: int, descriptor: Any, data: Any) -> tuple[dict[str, Any], Any, bool]:
@@ -372,13 +362,13 @@ def decode(
 
 def decode_metadata(buf: Any) -> Metadata:
     """The metadata alone; no payload is decoded."""
-    return _metadata(_tensorkit.tgm_describe(buf)[0])
+    return _metadata(_tensorkit.tgm_describe(buf).metadata)
 
 
 def decode_descriptors(buf: Any) -> tuple[Metadata, list[DataObjectDescriptor]]:
     """The metadata and every object's descriptor; no payload is decoded."""
-    meta, descs = _tensorkit.tgm_describe(buf)
-    return _metadata(meta), [DataObjectDescriptor(d) for d in descs]
+    described = _tensorkit.tgm_describe(buf)
+    return _metadata(described.metadata), [DataObjectDescriptor(d) for d in described.descriptors]
 
 
 def decode_object(
@@ -461,7 +451,7 @@ def _decoded_ranges(native: Any, whole: Any, ranges: Sequence[tuple[int, int]], 
     parts = native(asked or [(0, 0)])
     if parts is None:
         return _ranges(whole(), ranges, join)
-    arrays = [_array(b, dt, [-1], order) for b, dt, order in parts]
+    arrays = [array_of(p) for p in parts]
     if join:
         return np.concatenate(arrays)
     return arrays if asked else []
@@ -619,11 +609,14 @@ class TensogramFile:
         return [f.message(i) for i in range(len(f))]
 
     def file_decode_metadata(self, msg_index: int) -> Metadata:
-        return _metadata(self._file().describe(self._index(msg_index))[0])
+        return _metadata(self._file().describe(self._index(msg_index)).metadata)
 
     def file_decode_descriptors(self, msg_index: int) -> dict[str, Any]:
-        meta, descs = self._file().describe(self._index(msg_index))
-        return {"metadata": _metadata(meta), "descriptors": [DataObjectDescriptor(d) for d in descs]}
+        described = self._file().describe(self._index(msg_index))
+        return {
+            "metadata": _metadata(described.metadata),
+            "descriptors": [DataObjectDescriptor(d) for d in described.descriptors],
+        }
 
     def file_decode_object(
         self,

@@ -132,6 +132,11 @@ class _Entry:
         self.name, self.dtype, self.shape = name, dtype, list(shape)
         self.nbytes, self.file_no, self.offset = nbytes, file_no, offset
 
+    @classmethod
+    def of(cls, p) -> "_Entry":
+        """The entry for a native ``Placement``."""
+        return cls(p.name, p.dtype, p.shape, p.nbytes, p.file, p.offset)
+
     @property
     def raw(self) -> bool:
         """Whether the bytes can be read from the file as torch holds them: stored raw, and
@@ -204,7 +209,7 @@ def read_into(f: File, targets: Mapping[str, torch.Tensor], threads: int = 0) ->
     filled; the others are left as they were."""
     filled, taken, items = [], [], []
     names = [n for n in targets if n in f]
-    for e in (_Entry(*row) for row in f._native.layout(names)):
+    for e in (_Entry.of(row) for row in f._native.layout(names)):
         t = targets[e.name]
         if (
             not e.raw
@@ -335,7 +340,7 @@ def load(
     ``device``; options as in :func:`load_file`."""
     _check_backend(backend)
     device = device_of(device)
-    entries = [_Entry(*row) for row in f._native.layout(None if names is None else list(names))]
+    entries = [_Entry.of(row) for row in f._native.layout(None if names is None else list(names))]
     for e in entries:
         torch_dtype(e.dtype)  # refuse what torch cannot hold before reading anything
         _torch_shape(e.name, e.dtype, e.shape)

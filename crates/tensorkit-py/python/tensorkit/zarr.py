@@ -67,7 +67,7 @@ from zarr.core.buffer import Buffer, BufferPrototype, NDBuffer
 from zarr.registry import register_codec
 
 from . import _tensorkit
-from ._dtypes import to_numpy
+from ._dtypes import array_of
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import open as _open
 from ._file import open_bytes
@@ -123,13 +123,8 @@ def _tensogram_values(
         (c,) = _tensorkit.tgm_frame_cubes(chunk, tree=False, **(cube or {}))
         return cube_coordinate(c, name or "")
     if descriptor is None:
-        buf, dtype, shape, order = _tensorkit.tgm_decode_frame(chunk)
-    else:
-        buf, dtype, shape, order = _tensorkit.tgm_decode_payload(descriptor, chunk)
-    want = np.dtype(to_numpy(dtype))
-    if want.itemsize > 1 and dtype != "bitmask":
-        want = want.newbyteorder("<" if order == "little" else ">")
-    return np.frombuffer(buf, dtype=np.bool_ if dtype == "bitmask" else want).reshape(shape)
+        return array_of(_tensorkit.tgm_decode_frame(chunk))
+    return array_of(_tensorkit.tgm_decode_payload(descriptor, chunk))
 
 
 def _little_endian_bytes(values: np.ndarray, dtype: np.dtype, spec: ArraySpec) -> Buffer:

@@ -57,7 +57,7 @@ def test_chunk_plan_covers_every_byte_once_within_the_staging_size(tmp_path):
     path = tmp_path / "m.safetensors"
     safetensors.torch.save_file(_mixed(), path)
     with tensorkit.open(path) as f:
-        entries = [tt._Entry(*row) for row in f._native.layout(None)]
+        entries = [tt._Entry.of(row) for row in f._native.layout(None)]
     for staging in (1, 4, 9, 100):
         chunks = tt.plan_chunks(entries, staging)
         covered: dict[str, list[tuple[int, int]]] = {}

@@ -183,10 +183,10 @@ def deserialize(data: bytes) -> list[tuple[str, dict[str, Any]]]:
     with open_bytes(data) as f:
         _require_safetensors(f)
         out = []
-        for name, dtype, shape, nbytes, _, _ in f._native.layout(None):
-            buf = bytearray(nbytes)
-            f._native.read_into(name, buf, packed=True)
-            out.append((name, {"shape": list(shape), "dtype": DTYPE_CODES[dtype], "data": buf}))
+        for p in f._native.layout(None):
+            buf = bytearray(p.nbytes)
+            f._native.read_into(p.name, buf, packed=True)
+            out.append((p.name, {"shape": list(p.shape), "dtype": DTYPE_CODES[p.dtype], "data": buf}))
         return out
 
 
