@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use tensor_core::Limits;
 use tensor_dtype::Dtype;
 use tensor_frame::{
-    DecodeOptions, EncodeOptions, GlobalMetadata, Level, Message, ValidateOptions, encode,
+    DecodeOptions, EncodeOptions, GlobalMetadata, Level, Message, ValidateOptions, serialize,
     metadata_frame, object_frame, scan, scan_backward, validate,
 };
 
@@ -23,7 +23,7 @@ fn reencode(m: &Message<'_>, limits: &Limits) {
     let descriptors: Vec<_> = objects.iter().map(|o| o.descriptor().clone()).collect();
     let data: Vec<&[u8]> = decoded.iter().map(|t| t.data()).collect();
     let opts = EncodeOptions { allow_nan: true, allow_inf: true, ..EncodeOptions::default() };
-    let Ok(bytes) = encode(&GlobalMetadata::default(), &descriptors, &data, &opts) else { return };
+    let Ok(bytes) = serialize(&GlobalMetadata::default(), &descriptors, &data, &opts) else { return };
     let again = Message::open_with(&bytes, &limits.into()).expect("our own message opens");
     for (i, (d, first)) in descriptors.iter().zip(&decoded).enumerate() {
         let second = again.object(i).and_then(|o| o.decode(raw, limits)).expect("our own object decodes");

@@ -11,7 +11,9 @@ use std::time::Duration;
 use tensor_core::{ByteOrder, Limits, MmapSource};
 use tensor_dtype::Dtype;
 use tensor_frame::descriptor::DataObjectDescriptor;
-use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode, encode_into};
+use tensor_frame::{
+    DecodeOptions, EncodeOptions, GlobalMetadata, Message, serialize, serialize_into,
+};
 
 fn elements() -> usize {
     std::env::var("TENSOGRAM_BENCH_ELEMENTS")
@@ -41,7 +43,7 @@ fn big_field(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(data.len() as u64));
     let descs = std::slice::from_ref(&desc);
     let mut msg = Vec::new();
-    let encode = |msg: &mut Vec<u8>| encode_into(&meta, descs, &[&data], &opts, msg).unwrap();
+    let encode = |msg: &mut Vec<u8>| serialize_into(&meta, descs, &[&data], &opts, msg).unwrap();
     encode(&mut msg);
     g.bench_function("encode_into_reused_buffer", |b| b.iter(|| encode(&mut msg)));
     let m = Message::open(&msg).unwrap();
@@ -82,7 +84,7 @@ fn random_access(c: &mut Criterion) {
             .collect(),
         ..GlobalMetadata::default()
     };
-    let bytes = encode(&meta, &descs, &slices, &EncodeOptions::default()).unwrap();
+    let bytes = serialize(&meta, &descs, &slices, &EncodeOptions::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("2000.tgm");
     std::fs::write(&path, &bytes).unwrap();

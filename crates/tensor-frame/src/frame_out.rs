@@ -20,7 +20,7 @@ pub(crate) struct EncodedObject<'a> {
     /// The encoded tensor: borrowed from the caller when no stage changes the bytes.
     pub(crate) payload: Cow<'a, [u8]>,
     /// For a raw payload the caller hands over again when the frame is written
-    /// ([`encode_to_streamed`]): its length (and `payload` is empty meanwhile).
+    /// ([`write_streamed`]): its length (and `payload` is empty meanwhile).
     pub(crate) deferred: Option<u64>,
     /// The mask blobs, one after another.
     pub(crate) masks: Vec<u8>,

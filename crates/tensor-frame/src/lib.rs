@@ -3,7 +3,7 @@
 //! ## Using this crate
 //!
 //! ```
-//! use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode};
+//! use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, serialize};
 //! use tensor_frame::descriptor::DataObjectDescriptor;
 //! use tensor_core::{ByteOrder, Limits};
 //!
@@ -14,7 +14,7 @@
 //! desc.compression = "zstd".into();
 //! let mut meta = GlobalMetadata::default();
 //! meta.base.push([("name".to_owned(), "2t".into())].into());
-//! let bytes = encode(&meta, &[desc], &[&data], &EncodeOptions::default())?;
+//! let bytes = serialize(&meta, &[desc], &[&data], &EncodeOptions::default())?;
 //!
 //! // Random access: the header index leads straight to object 0; its hash is checked.
 //! let msg = Message::open(&bytes)?;
@@ -46,8 +46,8 @@ pub mod validate;
 pub mod wire;
 
 pub use encode::{
-    EncodeOptions, HashFrames, IndexFrame, ObjectBytes, encode, encode_into, encode_pre_encoded,
-    encode_to, encode_to_streamed, metadata_in_place, reframe_to,
+    EncodeOptions, HashFrames, IndexFrame, ObjectBytes, metadata_in_place, reframe_to, serialize,
+    serialize_into, serialize_pre_encoded, write, write_streamed,
 };
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};

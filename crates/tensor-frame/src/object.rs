@@ -784,7 +784,7 @@ mod tests {
             d.params
                 .insert(k.into(), tensor_descriptor::ParamValue::from(v));
         }
-        let msg = crate::encode(
+        let msg = crate::serialize(
             &crate::GlobalMetadata::default(),
             &[d],
             &[&bytes],

@@ -286,7 +286,7 @@ mod tests {
             check_payload(&p, payload, &other, Dtype::Float32, ByteOrder::Little, 3, 0).is_err()
         );
         check_frame(&o, 0, true).unwrap();
-        let msg = crate::encode(
+        let msg = crate::serialize(
             &crate::GlobalMetadata::default(),
             &[d.clone()],
             &[&data],

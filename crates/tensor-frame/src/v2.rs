@@ -10,7 +10,7 @@
 //!
 //! ```
 //! # fn main() -> Result<(), tensor_frame::Error> {
-//! # let v3 = tensor_frame::encode(&Default::default(), &[], &[], &Default::default())?;
+//! # let v3 = tensor_frame::serialize(&Default::default(), &[], &[], &Default::default())?;
 //! // A file of version 2 messages (or a mix of 2 and 3) becomes version 3 bytes.
 //! let bytes: &[u8] = &v3;
 //! if tensor_frame::v2::holds_v2(bytes) {
@@ -21,7 +21,7 @@
 //! # }
 //! ```
 
-use crate::encode::{EncodeOptions, encode_pre_encoded};
+use crate::encode::{EncodeOptions, serialize_pre_encoded};
 use crate::error::{Error, Result};
 use crate::metadata::{GlobalMetadata, Map, RESERVED};
 use crate::provenance::Provenance;
@@ -577,7 +577,7 @@ impl<'a> Message<'a> {
             provenance,
             ..EncodeOptions::default()
         };
-        encode_pre_encoded(&meta, &descriptors, &payloads, &opts)
+        serialize_pre_encoded(&meta, &descriptors, &payloads, &opts)
     }
 }
 

@@ -108,7 +108,7 @@ pub(crate) fn threads(scale: Scale) -> Vec<Value> {
         ..EncodeOptions::default()
     };
     let mut msg = Vec::new();
-    tensorkit::frame::encode_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
+    tensorkit::frame::serialize_into(&GlobalMetadata::default(), &descs, &parts, &opts, &mut msg)
         .expect("encode");
     let m = Message::open_with(&msg, &tensorkit::ReadOptions::default()).expect("open");
     let mut decode = Trial {

@@ -156,7 +156,7 @@ pub(crate) fn write_some(
                     ..GlobalMetadata::default()
                 };
                 let data: Vec<&[u8]> = tensors.iter().map(|t| t.1.as_slice()).collect();
-                tensorkit::frame::encode_to(
+                tensorkit::frame::write(
                     &meta,
                     &descs,
                     &data,
@@ -537,7 +537,7 @@ pub(crate) fn pipelines(scale: Scale) -> Vec<Value> {
         };
         let meta = GlobalMetadata::default();
         let enc = time(scale.runs, || {
-            tensorkit::frame::encode_into(&meta, &descs, &[&data], &opts, &mut msg)
+            tensorkit::frame::serialize_into(&meta, &descs, &[&data], &opts, &mut msg)
                 .expect("encode");
         });
         let m = Message::open_with(&msg, &tensorkit::ReadOptions::default()).expect("open");

@@ -128,7 +128,7 @@ pub(crate) fn tgm_encode<'py>(
         .map(|(b, p)| p.as_deref().unwrap_or_else(|| b.bytes()))
         .collect();
     let bytes = py
-        .detach(|| frame::encode(&meta, &descs, &data, &opts))
+        .detach(|| frame::serialize(&meta, &descs, &data, &opts))
         .map_err(to_py)?;
     Ok(PyBytes::new(py, &bytes))
 }

@@ -102,7 +102,7 @@
 //! ```
 //! # #[cfg(all(feature = "frame", feature = "ztensor"))] {
 //! use tensorkit::frame::descriptor::DataObjectDescriptor;
-//! use tensorkit::frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode};
+//! use tensorkit::frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, serialize};
 //! use tensorkit::{ByteOrder, Dtype, Tensor};
 //!
 //! // A float64 field packed to 16 bits and szip-coded, as weather archives store it.
@@ -110,7 +110,7 @@
 //! let mut desc = DataObjectDescriptor::new(Dtype::Float64, &[2, 3], ByteOrder::NATIVE);
 //! desc.encoding = "simple_packing".into();
 //! desc.params.insert("sp_bits_per_value".into(), 16u64.into());
-//! let msg = encode(&GlobalMetadata::default(), &[desc], &[t2m.data()], &EncodeOptions::default())?;
+//! let msg = serialize(&GlobalMetadata::default(), &[desc], &[t2m.data()], &EncodeOptions::default())?;
 //!
 //! let m = Message::open(&msg)?;
 //! let back = m.decode_object(0, DecodeOptions { verify_hash: true, ..DecodeOptions::default() })?;

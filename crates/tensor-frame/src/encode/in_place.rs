@@ -46,7 +46,7 @@ pub fn metadata_in_place(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{EncodeOptions, Message, MetaValue, encode};
+    use crate::{EncodeOptions, Message, MetaValue, serialize};
     use tensor_descriptor::DataObjectDescriptor;
 
     fn message(note: &str) -> Vec<u8> {
@@ -57,7 +57,7 @@ mod tests {
             &[4],
             tensor_core::ByteOrder::Little,
         );
-        encode(&meta, &[d], &[&[0u8; 16]], &EncodeOptions::default()).unwrap()
+        serialize(&meta, &[d], &[&[0u8; 16]], &EncodeOptions::default()).unwrap()
     }
 
     #[test]

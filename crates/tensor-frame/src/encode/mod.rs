@@ -185,20 +185,20 @@ fn encode_objects<'a>(
 
 /// Encodes one message holding `descriptors[i]` over `data[i]` for every `i`, with the
 /// global `metadata` (its `base[i]` is object `i`'s application metadata).
-pub fn encode(
+pub fn serialize(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &[&[u8]],
     opts: &EncodeOptions,
 ) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    encode_into(metadata, descriptors, data, opts, &mut out)?;
+    serialize_into(metadata, descriptors, data, opts, &mut out)?;
     Ok(out)
 }
 
-/// [`encode`] into `out`, which is cleared first: a buffer reused from message to message
+/// [`serialize`] into `out`, which is cleared first: a buffer reused from message to message
 /// keeps its memory, so nothing new is allocated or faulted in for the payloads.
-pub fn encode_into(
+pub fn serialize_into(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &[&[u8]],
@@ -209,15 +209,15 @@ pub fn encode_into(
     assemble(metadata, &objects, opts, out)
 }
 
-/// [`encode`] straight to a writer, for messages too large to hold twice: only compressed
+/// [`serialize`] straight to a writer, for messages too large to hold twice: only compressed
 /// payloads are kept in memory, raw ones are copied from `data` as they are written, and
 /// each frame is hashed while it is written. The header hash frame, which precedes the
 /// data, is written with placeholders and filled in at the end, so `w` must be able to seek
-/// (a file; for a pipe, encode the message with [`encode`] or stream it with
+/// (a file; for a pipe, encode the message with [`serialize`] or stream it with
 /// [`StreamEncoder`](crate::StreamEncoder)). The message starts where `w` stands, and `w`
 /// is left at its end. Returns the bytes written; on an error, what went to `w` is to be
 /// discarded.
-pub fn encode_to<W: Write + Seek + ?Sized>(
+pub fn write<W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &[&[u8]],
@@ -260,17 +260,17 @@ fn emit_to<W: Write + Seek + ?Sized>(
     Ok(plan.total)
 }
 
-/// One object's bytes for [`encode_to_streamed`].
+/// One object's bytes for [`write_streamed`].
 #[derive(Clone, Debug)]
 pub enum ObjectBytes<'d> {
     /// The elements, run through the descriptor's pipeline.
     Raw(Cow<'d, [u8]>),
     /// The payload, already encoded: the descriptor carries every parameter its pipeline
-    /// needs (as for [`encode_pre_encoded`]); it is framed and hashed as it is.
+    /// needs (as for [`serialize_pre_encoded`]); it is framed and hashed as it is.
     PreEncoded(Cow<'d, [u8]>),
 }
 
-/// [`encode_to`] for data that is produced one object at a time (decoded from another file,
+/// [`write()`] for data that is produced one object at a time (decoded from another file,
 /// say): `data(i)` gives object `i`'s bytes, and only one object's bytes are held at a time.
 /// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
 /// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
@@ -279,7 +279,7 @@ pub enum ObjectBytes<'d> {
 /// (the length is checked; the frame's hash is that of the bytes written). Pre-encoded
 /// payloads ([`ObjectBytes::PreEncoded`]) are kept as they are given. Returns the bytes
 /// written.
-pub fn encode_to_streamed<'d, W: Write + Seek + ?Sized>(
+pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     data: &mut dyn FnMut(usize) -> Result<ObjectBytes<'d>>,
@@ -355,7 +355,7 @@ pub fn encode_to_streamed<'d, W: Write + Seek + ?Sized>(
             })
             .collect::<Result<Vec<_>>>()?;
         let slices: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let again = encode(metadata, descriptors, &slices, opts)?;
+        let again = serialize(metadata, descriptors, &slices, opts)?;
         w.check(&again)?;
     }
     Ok(plan.total)
@@ -391,7 +391,7 @@ fn pre_encoded_object<'a>(
 /// every parameter its pipeline needs (and `szip_block_offsets` for range access). The
 /// payloads (with any mask blobs the descriptor's `masks` points into) are framed and hashed
 /// as they are; codecs this build cannot run are framed too.
-pub fn encode_pre_encoded(
+pub fn serialize_pre_encoded(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
     payloads: &[&[u8]],
@@ -425,7 +425,7 @@ pub fn encode_pre_encoded(
 /// The payloads are written from where they lie in `m` (a memory-mapped file's, say) while
 /// they are hashed, never gathered in memory, so a message of any size takes the memory of
 /// its header; the header hash frame is filled in at the end, so `w` must be able to seek
-/// (as for [`encode_to`]). The message starts where `w` stands, and `w` is left at its end.
+/// (as for [`write()`]). The message starts where `w` stands, and `w` is left at its end.
 /// Returns the bytes written; on an error, what went to `w` is to be discarded.
 pub fn reframe_to<W: Write + Seek + ?Sized>(
     m: &crate::Message<'_>,

@@ -8,7 +8,7 @@ use tensor_dtype::Dtype;
 use tensor_frame::MetaValue as Value;
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
-    EncodeOptions, GlobalMetadata, HashFrames, Level, Map, ValidateOptions, encode, validate,
+    EncodeOptions, GlobalMetadata, HashFrames, Level, Map, ValidateOptions, serialize, validate,
 };
 
 fn message(hash_frames: HashFrames) -> Result<Vec<u8>, Failed> {
@@ -31,7 +31,7 @@ fn message(hash_frames: HashFrames) -> Result<Vec<u8>, Failed> {
         hash_frames,
         ..crate::roundtrip::opts()
     };
-    Ok(encode(&meta, &[a, b], &[&xa, &xb], &opts)?)
+    Ok(serialize(&meta, &[a, b], &[&xa, &xb], &opts)?)
 }
 
 fn every_flip_is_reported(hash_frames: HashFrames) -> Result<(), Failed> {

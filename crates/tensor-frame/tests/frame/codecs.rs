@@ -8,7 +8,7 @@
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use tensor_core::ByteOrder;
-use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, encode};
+use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, serialize};
 
 fn fixtures() -> Vec<PathBuf> {
     tensor_testkit::files_with_extension(
@@ -63,7 +63,7 @@ fn as_written(path: &Path) -> Result<(), Failed> {
         } else {
             continue;
         };
-        let ours = encode(
+        let ours = serialize(
             &GlobalMetadata::default(),
             std::slice::from_ref(d),
             &[&input],

@@ -11,8 +11,8 @@ use tensor_core::{ByteOrder, Limits};
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{
     Class, DecodeOptions, EncodeOptions, Error, GlobalMetadata, HashFrames, IndexFrame, Level,
-    MaskMethod, Message, Provenance, ValidateOptions, encode, encode_pre_encoded, scan,
-    scan_backward, validate, wire,
+    MaskMethod, Message, Provenance, ValidateOptions, scan, scan_backward, serialize,
+    serialize_pre_encoded, validate, wire,
 };
 
 fn ranges_json(r: &[std::ops::Range<usize>]) -> Json {
@@ -252,7 +252,7 @@ fn check_reencode(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> 
     let regions: Vec<&[u8]> = (0..msg.len())
         .map(|i| Ok(msg.object(i)?.payload_region()))
         .collect::<Result<_, Error>>()?;
-    let again = encode_pre_encoded(&caller, &descriptors, &regions, &opts)?;
+    let again = serialize_pre_encoded(&caller, &descriptors, &regions, &opts)?;
     if again != msg.bytes() {
         return Err(first_difference(
             "pre-encoded re-encode",
@@ -281,7 +281,7 @@ fn check_reencode(file: &[u8], m: &Json, limits: &Limits) -> Result<(), Failed> 
         raw_descriptors.push(d);
     }
     let slices: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
-    let again = encode(&caller, &raw_descriptors, &slices, &opts)?;
+    let again = serialize(&caller, &raw_descriptors, &slices, &opts)?;
     if again != msg.bytes() {
         return Err(first_difference("pipeline re-encode", &again, msg.bytes()));
     }

@@ -7,7 +7,7 @@ use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits};
 use tensor_dtype::Dtype;
 use tensor_frame::descriptor::{DataObjectDescriptor, ParamValue};
 use tensor_frame::{
-    DecodeOptions, GlobalMetadata, Level, Message, ValidateOptions, encode_pre_encoded, validate,
+    DecodeOptions, GlobalMetadata, Level, Message, ValidateOptions, serialize_pre_encoded, validate,
 };
 
 /// One message of a constant float64 field of `n` values, simple-packed with 0 bits: no
@@ -24,7 +24,7 @@ fn constant_field(n: u64) -> Result<Vec<u8>, Failed> {
         d.params.insert(k.into(), v);
     }
     let empty: &[u8] = &[];
-    Ok(encode_pre_encoded(
+    Ok(serialize_pre_encoded(
         &GlobalMetadata::default(),
         &[d],
         &[empty],

@@ -11,8 +11,8 @@ use tensor_frame::MetaValue as Value;
 use tensor_frame::descriptor::{DataObjectDescriptor, ParamValue};
 use tensor_frame::{
     DecodeOptions, EncodeOptions, GlobalMetadata, HashFrames, IndexFrame, Level, Map, Message,
-    MessageReader, Provenance, StreamEncoder, TgmFile, ValidateOptions, encode, scan,
-    scan_backward, validate, wire,
+    MessageReader, Provenance, StreamEncoder, TgmFile, ValidateOptions, scan, scan_backward,
+    serialize, validate, wire,
 };
 
 /// Options with fixed provenance, so that output does not change from run to run.
@@ -78,7 +78,7 @@ fn decoded_f32(m: &Message<'_>, i: usize) -> Result<Vec<f32>, Failed> {
 fn object_from_its_own_frame() -> Result<(), Failed> {
     let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
     let (d1, x1) = f32_object(&[5.0; 9]);
-    let bytes = encode(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
+    let bytes = serialize(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
     let m = Message::open(&bytes)?;
     for i in 0..2 {
         let (offset, length) = m.object_span(i);
@@ -117,7 +117,7 @@ fn object_from_its_own_frame() -> Result<(), Failed> {
 fn frames_read_on_their_own() -> Result<(), Failed> {
     let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
     let (d1, x1) = f32_object(&[5.0; 9]);
-    let bytes = encode(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
+    let bytes = serialize(&named(&["a", "b"]), &[d0, d1], &[&x0, &x1], &opts())?;
     let m = Message::open(&bytes)?;
     let limits = Limits::default();
     let (mo, ml) = m.metadata_span();
@@ -264,11 +264,11 @@ fn buffered_layouts() -> Result<(), Failed> {
                     preceders,
                     ..opts()
                 };
-                let bytes = encode(&named(&refs), &descs, &data, &o)?;
+                let bytes = serialize(&named(&refs), &descs, &data, &o)?;
                 // Written after something else: the message starts where the writer stands.
                 let mut streamed = std::io::Cursor::new(b"before".to_vec());
                 streamed.set_position(6);
-                let n = tensor_frame::encode_to(&named(&refs), &descs, &data, &o, &mut streamed)?;
+                let n = tensor_frame::write(&named(&refs), &descs, &data, &o, &mut streamed)?;
                 assert_eq!(streamed.position(), 6 + n);
                 assert_eq!(
                     (n, &streamed.get_ref()[6..]),
@@ -289,7 +289,7 @@ fn buffered_layouts() -> Result<(), Failed> {
         hash_frames: HashFrames::None,
         ..opts()
     };
-    let bytes = encode(&GlobalMetadata::default(), &descs[..1], &data[..1], &o)?;
+    let bytes = serialize(&GlobalMetadata::default(), &descs[..1], &data[..1], &o)?;
     let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     assert_eq!(m.preamble().flags & wire::flags::HASHES_PRESENT, 0);
     assert!(matches!(
@@ -303,17 +303,17 @@ fn buffered_layouts() -> Result<(), Failed> {
         Err(tensor_frame::Error::MissingHash { object: 0 })
     ));
     // Mismatched counts, a long base and client-written _reserved_ are refused.
-    assert!(encode(&GlobalMetadata::default(), &descs[..2], &data[..1], &opts()).is_err());
-    assert!(encode(&named(&["a", "b"]), &descs[..1], &data[..1], &opts()).is_err());
+    assert!(serialize(&GlobalMetadata::default(), &descs[..2], &data[..1], &opts()).is_err());
+    assert!(serialize(&named(&["a", "b"]), &descs[..1], &data[..1], &opts()).is_err());
     let mut bad = named(&["a"]);
     bad.base[0].insert("_reserved_".into(), Value::Null);
-    assert!(encode(&bad, &descs[..1], &data[..1], &opts()).is_err());
+    assert!(serialize(&bad, &descs[..1], &data[..1], &opts()).is_err());
     Ok(())
 }
 
 fn nan_needs_masks() -> Result<(), Failed> {
     let (desc, data) = f32_object(&[1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0]);
-    let err = encode(
+    let err = serialize(
         &GlobalMetadata::default(),
         std::slice::from_ref(&desc),
         &[&data],
@@ -326,7 +326,7 @@ fn nan_needs_masks() -> Result<(), Failed> {
         allow_inf: true,
         ..opts()
     };
-    let bytes = encode(&GlobalMetadata::default(), &[desc], &[&data], &o)?;
+    let bytes = serialize(&GlobalMetadata::default(), &[desc], &[&data], &o)?;
     let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let v = decoded_f32(&m, 0)?;
     assert!(v[1].is_nan() && v[2] == f32::INFINITY && v[3] == f32::NEG_INFINITY && v[4] == 2.0);
@@ -396,9 +396,9 @@ fn non_finite_refused_wherever_it_lies() -> Result<(), Failed> {
                 let meta = GlobalMetadata::default();
                 let mut out = std::io::Cursor::new(Vec::new());
                 for e in [
-                    encode(&meta, &descs, &data, &o).unwrap_err(),
-                    tensor_frame::encode_to(&meta, &descs, &data, &o, &mut out).unwrap_err(),
-                    tensor_frame::encode_to_streamed(
+                    serialize(&meta, &descs, &data, &o).unwrap_err(),
+                    tensor_frame::write(&meta, &descs, &data, &o, &mut out).unwrap_err(),
+                    tensor_frame::write_streamed(
                         &meta,
                         &descs,
                         &mut |k| {
@@ -453,7 +453,7 @@ fn non_finite_values_kept_bit_for_bit() -> Result<(), Failed> {
         if compression == "zstd" {
             d.params.insert("zstd_level".into(), Value::from(3u64));
         }
-        let bytes = encode(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o)?;
+        let bytes = serialize(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o)?;
         let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
         let t = m.decode_object(0, DecodeOptions::default())?;
         assert_eq!(t.data(), data.as_slice(), "{compression}");
@@ -464,13 +464,13 @@ fn non_finite_values_kept_bit_for_bit() -> Result<(), Failed> {
     d.encoding = "simple_packing".into();
     d.params
         .insert("sp_bits_per_value".into(), Value::from(16u64));
-    assert!(encode(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o).is_err());
+    assert!(serialize(&named(&["x"]), std::slice::from_ref(&d), &[&data], &o).is_err());
     let o = EncodeOptions {
         allow_nan: true,
         allow_inf: true,
         ..o
     };
-    assert!(encode(&named(&["x"]), &[d], &[&data], &o).is_err());
+    assert!(serialize(&named(&["x"]), &[d], &[&data], &o).is_err());
     Ok(())
 }
 
@@ -485,7 +485,7 @@ fn files_of_many_messages() -> Result<(), Failed> {
         } else {
             Durability::Cached
         };
-        let message = encode(&named(&["x"]), &[d], &[&x], &opts())?;
+        let message = serialize(&named(&["x"]), &[d], &[&x], &opts())?;
         tensor_frame::append(&path, &message, durability)?;
     }
     // Damage between messages costs only itself.
@@ -517,7 +517,7 @@ fn caller_buffers_and_threads_agree() -> Result<(), Failed> {
         .collect();
     let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
     let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
-    let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
+    let bytes = serialize(&GlobalMetadata::default(), &descs, &data, &opts())?;
     let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let all = m.decode_all(DecodeOptions::default())?;
     let mut dst = vec![0u8; 400];
@@ -566,7 +566,7 @@ fn nested_streamed_candidates() -> Result<(), Failed> {
     }
     buf.extend_from_slice(&[0; 64]);
     let (d, x) = f32_object(&[1.0]);
-    let real = encode(&GlobalMetadata::default(), &[d], &[&x], &opts())?;
+    let real = serialize(&GlobalMetadata::default(), &[d], &[&x], &opts())?;
     let at = buf.len();
     buf.extend_from_slice(&real);
     assert_eq!(scan(&buf), vec![at..buf.len()]);
@@ -579,7 +579,7 @@ fn random_access_reads_only_the_object() -> Result<(), Failed> {
         (0..2000).map(|i| f32_object(&[i as f32; 16])).collect();
     let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
     let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
-    let mut bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts())?;
+    let mut bytes = serialize(&GlobalMetadata::default(), &descs, &data, &opts())?;
     // Spoil object 5's frame: with the index, object 1000 is still reached without
     // looking at it; a full decode finds the damage.
     let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
@@ -650,7 +650,7 @@ fn proptest_round_trips() -> Result<(), Failed> {
         .run(&prop::collection::vec(arb_object(), 0..4), |objects| {
             let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
             let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
-            let bytes = encode(&GlobalMetadata::default(), &descs, &data, &opts()).unwrap();
+            let bytes = serialize(&GlobalMetadata::default(), &descs, &data, &opts()).unwrap();
             let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default()).unwrap();
             let wire_order = DecodeOptions {
                 native_byte_order: false,
@@ -677,7 +677,7 @@ fn proptest_round_trips() -> Result<(), Failed> {
         .map_err(|e| Failed::from(e.to_string()))
 }
 
-/// `encode_to_streamed` writes exactly what the buffered encoder writes, whether the data is
+/// `write_streamed` writes exactly what the buffered encoder writes, whether the data is
 /// lent (borrowed) or produced anew (owned) for each object, and refuses data whose length
 /// changes between the two times it is asked for.
 fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
@@ -690,11 +690,11 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
             let descs: Vec<DataObjectDescriptor> = objects.iter().map(|o| o.0.clone()).collect();
             let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
             let meta = GlobalMetadata::default();
-            let buffered = encode(&meta, &descs, &data, &opts()).unwrap();
+            let buffered = serialize(&meta, &descs, &data, &opts()).unwrap();
             for lend in [false, true] {
                 let mut out = std::io::Cursor::new(Vec::new());
                 let mut asked = 0;
-                let n = tensor_frame::encode_to_streamed(
+                let n = tensor_frame::write_streamed(
                     &meta,
                     &descs,
                     &mut |i| {
@@ -722,7 +722,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     for (grow, fails) in [(true, true), (false, false)] {
         let mut calls = 0;
         let mut out = std::io::Cursor::new(Vec::new());
-        let r = tensor_frame::encode_to_streamed(
+        let r = tensor_frame::write_streamed(
             &named(&["x"]),
             std::slice::from_ref(&d),
             &mut |_| {
@@ -758,9 +758,9 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     // same message as encoding its elements; for a packed object, what decodes to the
     // values its payload packs.
     let (d, x) = f32_object(&[1.0, 2.0, 3.0]);
-    let buffered = encode(&named(&["x"]), std::slice::from_ref(&d), &[&x], &opts()).unwrap();
+    let buffered = serialize(&named(&["x"]), std::slice::from_ref(&d), &[&x], &opts()).unwrap();
     let mut out = std::io::Cursor::new(Vec::new());
-    tensor_frame::encode_to_streamed(
+    tensor_frame::write_streamed(
         &named(&["x"]),
         &[d],
         &mut |_| {
@@ -784,7 +784,7 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
         packed.params.insert(k.into(), v);
     }
     let mut out = std::io::Cursor::new(Vec::new());
-    tensor_frame::encode_to_streamed(
+    tensor_frame::write_streamed(
         &named(&["p"]),
         &[packed],
         &mut |_| {
@@ -820,7 +820,7 @@ fn simple_packing_computes_its_parameters() -> Result<(), Failed> {
     ] {
         d.params.insert(k.into(), Value::from(v));
     }
-    let bytes = encode(&GlobalMetadata::default(), &[d], &[&data], &opts())?;
+    let bytes = serialize(&GlobalMetadata::default(), &[d], &[&data], &opts())?;
     let m = Message::open_with(&bytes, &tensor_core::ReadOptions::default())?;
     let o = m.object(0)?;
     let e = o

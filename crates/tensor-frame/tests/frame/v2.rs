@@ -173,7 +173,7 @@ fn every_cut_is_refused(path: &Path) -> Result<(), Failed> {
 /// A file that mixes version 3 and version 2 messages: the version 3 message is copied as
 /// it is, the version 2 one migrated, in their order.
 fn mixed_file() -> Result<(), Failed> {
-    let v3 = tensor_frame::encode(
+    let v3 = tensor_frame::serialize(
         &tensor_frame::GlobalMetadata::default(),
         &[tensor_frame::descriptor::DataObjectDescriptor::new(
             tensor_dtype::Dtype::Uint8,

@@ -188,7 +188,7 @@ fn zstd_bomb(bytes: u64, shape: &[u64]) -> Result<Vec<u8>, Failed> {
     );
     tensorkit_cli::pipeline_spec::PipelineSpec::parse("zstd")?.apply(&mut d);
     let meta = tensorkit::frame::GlobalMetadata::default();
-    Ok(tensorkit::frame::encode_pre_encoded(
+    Ok(tensorkit::frame::serialize_pre_encoded(
         &meta,
         &[d],
         &[&payload],

@@ -422,7 +422,7 @@ fn every_command_applies_the_same_limits() -> Result<(), Failed> {
         d.params.insert(k.into(), v);
     }
     let empty: &[u8] = &[];
-    let bytes = tensorkit::frame::encode_pre_encoded(
+    let bytes = tensorkit::frame::serialize_pre_encoded(
         &tensorkit::frame::GlobalMetadata::default(),
         &[d],
         &[empty],
@@ -496,7 +496,7 @@ fn attributes_named_like_ztensor_0_1_keys() -> Result<(), Failed> {
         base: vec![entry],
         ..GlobalMetadata::default()
     };
-    let bytes = tensorkit::frame::encode(
+    let bytes = tensorkit::frame::serialize(
         &meta,
         &[d],
         &[&t[..]],

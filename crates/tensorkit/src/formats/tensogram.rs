@@ -444,7 +444,7 @@ pub(super) fn write(
     // they are written; decoded ones are encoded and dropped (and decoded again when a raw
     // frame is written), so one decoded tensor is held at a time.
     let mut carried = super::Carried::default();
-    let written = tensor_frame::encode_to_streamed(
+    let written = tensor_frame::write_streamed(
         &meta,
         &descriptors,
         &mut |i| {
