@@ -21,6 +21,8 @@ mod cursor;
 pub mod dequant;
 mod error;
 pub mod ggml;
+#[cfg(feature = "json")]
+pub mod json;
 pub mod quant;
 mod read;
 pub mod split;

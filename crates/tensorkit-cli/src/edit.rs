@@ -63,7 +63,7 @@ fn typed(
             _ => return Err(bad(option, text, "VALUE is true or false")),
         },
         Some("json") => (json(value)?, None),
-        Some(label) if tensorkit::formats::gguf::is_type_label(label) => {
+        Some(label) if tensorkit::gguf::json::is_type_label(label) => {
             (json(value)?, Some(label.to_owned()))
         }
         Some(other) => {
@@ -138,7 +138,7 @@ pub fn edits(request: &Request<'_>) -> Result<Edits> {
 
 fn is_type(ty: &str) -> bool {
     matches!(ty, "str" | "int" | "float" | "bool" | "json")
-        || tensorkit::formats::gguf::is_type_label(ty)
+        || tensorkit::gguf::json::is_type_label(ty)
 }
 
 /// Runs `tensorkit edit` and renders its report.

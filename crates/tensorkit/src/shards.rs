@@ -417,7 +417,7 @@ pub fn write_gguf_split(
                 (Map::new(), std::collections::BTreeMap::new())
             };
             for (key, value) in tensor_gguf::split::keys(no, count, set.tensors.len() as u64) {
-                metadata.insert(key.to_owned(), crate::formats::gguf::to_json(&value));
+                metadata.insert(key.to_owned(), tensor_gguf::json::to_json(&value));
                 types.insert(key.to_owned(), value.value_type().name().to_owned());
             }
             let shard = TensorSet {

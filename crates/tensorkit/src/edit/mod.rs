@@ -349,7 +349,7 @@ fn apply(set: &mut TensorSet<'_>, edits: &Edits, path: &Path) -> Result<Vec<Chan
         // Text for a key of a typed format keeps the key's type when it spells a value of it.
         let coerced = match (value, type_label, set.metadata_types.get(key)) {
             (Json::String(text), None, Some(recorded)) => {
-                crate::formats::gguf::text_as_recorded_type(text, recorded)
+                tensor_gguf::json::text_as_type(text, recorded)
             }
             _ => None,
         };

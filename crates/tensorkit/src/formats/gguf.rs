@@ -4,13 +4,13 @@
 
 use crate::error::{Error, Result};
 use crate::model::{BlockBytes, Blocks, FormatId, Lazy, NamedTensor, TensorData, TensorSet};
-use serde_json::{Map, Number, Value as Json};
+use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::{Dtype, Tensor};
-use tensor_gguf::{Array, GgmlType, Gguf, Value, ValueType};
+use tensor_gguf::{GgmlType, Gguf, Value};
 
 const FORMAT: &str = "gguf";
 
@@ -51,70 +51,10 @@ fn metadata(file: &Gguf<'_>) -> (Map<String, Json>, BTreeMap<String, String>) {
         .iter()
         .filter(|(k, _)| k != tensor_gguf::PADDING_KEY)
     {
-        values.insert(k.to_string(), to_json(v));
-        types.insert(k.to_string(), type_label(v));
+        values.insert(k.to_string(), tensor_gguf::json::to_json(v));
+        types.insert(k.to_string(), tensor_gguf::json::type_label(v));
     }
     (values, types)
-}
-
-/// A value as JSON: numbers, strings, booleans, arrays (non-finite floats as the strings
-/// `NaN`, `Infinity`, `-Infinity`).
-pub(crate) fn to_json(v: &Value<'_>) -> Json {
-    let float =
-        |f: f64| Number::from_f64(f).map_or_else(|| Json::from(non_finite(f)), Json::Number);
-    match v {
-        Value::U8(x) => Json::from(*x),
-        Value::I8(x) => Json::from(*x),
-        Value::U16(x) => Json::from(*x),
-        Value::I16(x) => Json::from(*x),
-        Value::U32(x) => Json::from(*x),
-        Value::I32(x) => Json::from(*x),
-        Value::U64(x) => Json::from(*x),
-        Value::I64(x) => Json::from(*x),
-        Value::F32(x) => float(f64::from(*x)),
-        Value::F64(x) => float(*x),
-        Value::Bool(x) => Json::from(*x),
-        Value::String(s) => Json::from(s.as_ref()),
-        Value::Array(a) => Json::Array(a.items.iter().map(to_json).collect()),
-    }
-}
-
-fn non_finite(f: f64) -> &'static str {
-    if f.is_nan() {
-        "NaN"
-    } else if f > 0.0 {
-        "Infinity"
-    } else {
-        "-Infinity"
-    }
-}
-
-/// `UINT32`, `STRING`, `ARRAY[FLOAT32]`, `ARRAY[ARRAY[INT32]]`: a value's type as
-/// `TensorSet::metadata_types` records it.
-fn type_label(v: &Value<'_>) -> String {
-    match v {
-        Value::Array(a) => match a.items.first() {
-            Some(first) if a.item_type == ValueType::Array => {
-                format!("ARRAY[{}]", type_label(first))
-            }
-            _ => format!("ARRAY[{}]", a.item_type.name()),
-        },
-        other => other.value_type().name().to_owned(),
-    }
-}
-
-/// Whether `label` names a GGUF type as `TensorSet::metadata_types` records them —
-/// `UINT32`, `ARRAY[STRING]`, `ARRAY[ARRAY[INT8]]` — what `tensorkit edit --set
-/// KEY:TYPE=VALUE` accepts for GGUF.
-#[must_use]
-pub fn is_type_label(label: &str) -> bool {
-    match label
-        .strip_prefix("ARRAY[")
-        .and_then(|l| l.strip_suffix(']'))
-    {
-        Some(item) => is_type_label(item),
-        None => ValueType::from_name(label).is_some(),
-    }
 }
 
 /// Tensor `i`: a view when dense, decoded on demand when quantized.
@@ -393,7 +333,13 @@ fn metadata_values(set: &TensorSet<'_>, raw: bool) -> Result<Vec<(String, Value<
         .filter(|(k, _)| !raw || k.as_str() != RAW_BLOCKS_KEY)
         .map(|(k, v)| {
             let recorded = set.metadata_types.get(k).map(String::as_str);
-            Ok((k.clone(), from_json(k, v, recorded)?))
+            let value = tensor_gguf::json::from_json(v, recorded).ok_or_else(|| Error::CannotRepresent {
+                format: FORMAT,
+                what: format!(
+                    "metadata value {k:?} = {v} (GGUF holds numbers, strings, booleans and arrays of one type)"
+                ),
+            })?;
+            Ok((k.clone(), value))
         })
         .collect()
 }
@@ -427,125 +373,6 @@ pub(super) fn header_for_edit(
         header: header_bytes,
         data_start: header.data_offset,
     }))
-}
-
-/// A JSON metadata value as a GGUF value: of its recorded type when it fits it, else of the
-/// type gguf-py would give it.
-fn from_json(key: &str, v: &Json, recorded: Option<&str>) -> Result<Value<'static>> {
-    if let Some(value) = recorded.and_then(|label| typed(v, label)) {
-        return Ok(value);
-    }
-    inferred(v).ok_or_else(|| Error::CannotRepresent {
-        format: FORMAT,
-        what: format!(
-            "metadata value {key:?} = {v} (GGUF holds numbers, strings, booleans and arrays of one type)"
-        ),
-    })
-}
-
-/// Text given for a key whose recorded type is `label` (`tensorkit edit --set KEY=VALUE`),
-/// as a value of that type when the text spells one — `"8192"` for a `UINT32`,
-/// `"[1, 2]"` for an `ARRAY[INT32]` — as gguf-py's `gguf_set_metadata` reads its argument.
-pub(crate) fn text_as_recorded_type(text: &str, label: &str) -> Option<Json> {
-    if label == "STRING" {
-        return None;
-    }
-    let v: Json = serde_json::from_str(text).ok()?;
-    typed(&v, label).map(|_| v)
-}
-
-/// `v` as a value of type `label` (as [`type_label`] writes it), if it fits.
-fn typed(v: &Json, label: &str) -> Option<Value<'static>> {
-    if let Some(item) = label
-        .strip_prefix("ARRAY[")
-        .and_then(|l| l.strip_suffix(']'))
-    {
-        let items = v.as_array()?;
-        let item_type = match item.split('[').next()? {
-            "ARRAY" => ValueType::Array,
-            name => ValueType::from_name(name)?,
-        };
-        return Some(Value::Array(Array {
-            item_type,
-            items: items
-                .iter()
-                .map(|x| typed(x, item))
-                .collect::<Option<_>>()?,
-        }));
-    }
-    let float = |v: &Json| -> Option<f64> {
-        match v {
-            Json::String(s) => match s.as_str() {
-                "NaN" => Some(f64::NAN),
-                "Infinity" => Some(f64::INFINITY),
-                "-Infinity" => Some(f64::NEG_INFINITY),
-                _ => None,
-            },
-            other => other.as_f64(),
-        }
-    };
-    Some(match ValueType::from_name(label)? {
-        ValueType::U8 => Value::U8(v.as_u64()?.try_into().ok()?),
-        ValueType::I8 => Value::I8(v.as_i64()?.try_into().ok()?),
-        ValueType::U16 => Value::U16(v.as_u64()?.try_into().ok()?),
-        ValueType::I16 => Value::I16(v.as_i64()?.try_into().ok()?),
-        ValueType::U32 => Value::U32(v.as_u64()?.try_into().ok()?),
-        ValueType::I32 => Value::I32(v.as_i64()?.try_into().ok()?),
-        ValueType::U64 => Value::U64(v.as_u64()?),
-        ValueType::I64 => Value::I64(v.as_i64()?),
-        ValueType::F32 => {
-            let f = float(v)?;
-            #[allow(clippy::cast_possible_truncation)] // Checked to be exact just below.
-            let narrow = f as f32;
-            (f64::from(narrow) == f || f.is_nan()).then_some(Value::F32(narrow))?
-        }
-        ValueType::F64 => Value::F64(float(v)?),
-        ValueType::Bool => Value::Bool(v.as_bool()?),
-        ValueType::String => Value::String(v.as_str()?.to_owned().into()),
-        ValueType::Array => return None,
-    })
-}
-
-/// The type gguf-py gives a Python value like `v`: `INT32` for integers (`INT64` or
-/// `UINT64` beyond it), `FLOAT32` for floats (`FLOAT64` where float32 would round), `BOOL`,
-/// `STRING`, and arrays typed by their first item.
-fn inferred(v: &Json) -> Option<Value<'static>> {
-    Some(match v {
-        Json::Bool(b) => Value::Bool(*b),
-        Json::String(s) => Value::String(s.clone().into()),
-        Json::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                match i32::try_from(i) {
-                    Ok(small) => Value::I32(small),
-                    Err(_) => Value::I64(i),
-                }
-            } else if let Some(u) = n.as_u64() {
-                Value::U64(u)
-            } else {
-                let f = n.as_f64()?;
-                #[allow(clippy::cast_possible_truncation)] // Kept only when exact.
-                let narrow = f as f32;
-                if f64::from(narrow) == f {
-                    Value::F32(narrow)
-                } else {
-                    Value::F64(f)
-                }
-            }
-        }
-        Json::Array(items) => {
-            let first = inferred(items.first()?)?;
-            let label = type_label(&first);
-            let items = items
-                .iter()
-                .map(|x| typed(x, &label))
-                .collect::<Option<Vec<_>>>()?;
-            Value::Array(Array {
-                item_type: first.value_type(),
-                items,
-            })
-        }
-        Json::Null | Json::Object(_) => return None,
-    })
 }
 
 /// The shards of the GGUF split set `bytes` (the file at `path`) is a shard of, in order;
@@ -595,42 +422,6 @@ pub(crate) fn join_split<'a>(
         *count = Json::from(0);
     }
     Ok(one)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn recorded_types_come_back_and_others_are_chosen_as_gguf_py_chooses() {
-        assert_eq!(
-            from_json("k", &json!(32), Some("UINT32")).unwrap(),
-            Value::U32(32)
-        );
-        assert_eq!(from_json("k", &json!(32), None).unwrap(), Value::I32(32));
-        assert_eq!(
-            from_json("k", &json!(5_000_000_000u64), None).unwrap(),
-            Value::I64(5_000_000_000)
-        );
-        assert_eq!(from_json("k", &json!(0.5), None).unwrap(), Value::F32(0.5));
-        assert_eq!(from_json("k", &json!(0.1), None).unwrap(), Value::F64(0.1));
-        // A recorded type the value no longer fits gives way to the chosen one.
-        assert_eq!(
-            from_json("k", &json!(-1), Some("UINT8")).unwrap(),
-            Value::I32(-1)
-        );
-        let nested = from_json("k", &json!([[1, 2], [3]]), Some("ARRAY[ARRAY[UINT8]]")).unwrap();
-        assert_eq!(type_label(&nested), "ARRAY[ARRAY[UINT8]]");
-        assert_eq!(
-            from_json("k", &json!(["a", "b"]), None)
-                .map(|v| type_label(&v))
-                .unwrap(),
-            "ARRAY[STRING]"
-        );
-        assert!(from_json("k", &json!({"a": 1}), None).is_err());
-        assert!(from_json("k", &json!([1, "a"]), None).is_err());
-    }
 }
 
 /// `set` with its weight matrices quantized to `ggml_type` when written as GGUF, as
