@@ -6,19 +6,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::path::Path;
 use tensor_core::Limits;
-use tensorkit::formats;
-use tensorkit::model::{FormatId, TensorSet};
+use tensorkit::{File, Format, ReadOptions};
 
-fn values(set: &TensorSet<'_>) -> Vec<(String, String, Vec<u64>, Vec<u8>)> {
-    set.names()
-        .into_iter()
-        .zip(&set.tensors)
-        .filter_map(|(n, t)| {
-            let l = t.load(&set.limits).ok()?;
+fn values(file: &File) -> Vec<(String, String, Vec<u64>, Vec<u8>)> {
+    file.tensors()
+        .filter_map(|t| {
+            let l = t.to_tensor().ok()?;
             let v = l.view();
-            Some((n, v.dtype().name().to_owned(), v.shape().to_vec(), v.to_canonical_le_bytes().into_owned()))
+            Some((t.name().into_owned(), v.dtype().name().to_owned(), v.shape().to_vec(), v.to_canonical_le_bytes().into_owned()))
         })
         .collect()
 }
@@ -46,22 +42,21 @@ fn canonical_nans(dtype: &str, bytes: &[u8]) -> Vec<u8> {
 }
 
 fuzz_target!(|input: &[u8]| {
-    let limits = Limits::strict().with_max_total_bytes(16 << 20);
-    let path = Path::new("input");
-    let Ok(set) = formats::read(path, input, &limits) else { return };
-    if set.tensors.iter().any(|t| t.load(&limits).is_err()) {
+    let options = ReadOptions::default().limits(Limits::strict().with_max_total_bytes(16 << 20));
+    let Ok(file) = tensorkit::open_bytes_with(input, &options) else { return };
+    if file.tensors().any(|t| t.to_tensor().is_err()) {
         return;
     }
-    let before = values(&set);
+    let before = values(&file);
     let dir = std::env::temp_dir().join(format!("tensorkit-fuzz-writers-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    for format in FormatId::WRITABLE {
+    for format in Format::WRITABLE {
         let out = dir.join(format!("out.{}", format.extension()));
-        if tensorkit::save_set(&out, &set, &tensorkit::WriteOptions::for_format(format)).is_err() {
+        if tensorkit::save(&out, &file, &tensorkit::WriteOptions::for_format(format)).is_err() {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");
-        let back = formats::read(&out, &bytes, &limits)
+        let back = tensorkit::open_bytes_with(&bytes, &options)
             .unwrap_or_else(|e| panic!("{}: our own output does not read: {e}", format.id()));
         let mut after = values(&back);
         assert_eq!(after.len(), before.len(), "{}: tensor count", format.id());
@@ -71,7 +66,7 @@ fuzz_target!(|input: &[u8]| {
         after.sort_by(|a, b| a.0.cmp(&b.0));
         for (a, b) in before.iter().zip(&after) {
             assert_eq!(a.0, b.0, "{}: names", format.id());
-            let (want, got) = if format == FormatId::Tensogram {
+            let (want, got) = if format == Format::Tensogram {
                 (canonical_nans(&a.1, &a.3), canonical_nans(&b.1, &b.3))
             } else {
                 (a.3.clone(), b.3.clone())

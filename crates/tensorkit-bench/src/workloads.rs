@@ -191,14 +191,9 @@ fn read_one(who: &str, path: &Path, name: &str, index: usize, dst: &mut Vec<u8>)
             dst.extend_from_slice(f.tensor(name).expect("tensor").data());
         }
         "tensorkit safetensors" => {
-            let set = tensorkit::formats::read(path, &m, &Limits::default()).expect("read");
-            let t = set
-                .tensors
-                .iter()
-                .find(|t| t.name.as_deref() == Some(name))
-                .expect("tensor");
-            let loaded = t.load(&set.limits).expect("load");
-            dst.extend_from_slice(loaded.view().contiguous_bytes().expect("contiguous"));
+            let f = tensorkit::safetensors::SafeTensors::open(&m).expect("read");
+            let t = f.tensor(name).expect("tensor");
+            dst.extend_from_slice(t.view.contiguous_bytes().expect("contiguous"));
         }
         "tensorkit BinTensors" => {
             let f = tensorkit::bintensors::BinTensors::open(&m).expect("read");

@@ -332,7 +332,7 @@ impl Target {
             dequantize: self
                 .dequantize
                 .as_deref()
-                .and_then(tensorkit::formats::gguf::Dequantize::from_name),
+                .and_then(tensorkit::Dequantize::from_name),
             rename_duplicates: self.duplicates == Duplicates::Suffix,
             ..tensorkit::WriteOptions::default()
         })

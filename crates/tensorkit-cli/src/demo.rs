@@ -3,13 +3,11 @@
 
 use crate::demo_data::{self, Size};
 use crate::error::{Error, Result};
-use crate::formats;
-use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::model::FormatId;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use tensor_core::{Limits, MmapSource};
 use tensor_dtype::Tensor;
 
 /// One row of the demo table.
@@ -38,31 +36,20 @@ pub const FORMATS: [FormatId; 6] = [
     FormatId::Tensogram,
 ];
 
-fn tensor_set(tensors: &[(String, Tensor)], size: Size) -> TensorSet<'_> {
+/// The data set's file metadata: its description.
+fn metadata(size: Size) -> Map<String, Value> {
     let mut metadata = Map::new();
     metadata.insert(
         "description".into(),
         Value::from(demo_data::description(size)),
     );
-    TensorSet {
-        format: FormatId::Safetensors,
-        metadata: Some(metadata),
-        metadata_types: std::collections::BTreeMap::new(),
-        tensors: tensors
-            .iter()
-            .map(|(name, t)| NamedTensor::borrowed(name.clone(), t.view()))
-            .collect(),
-        limits: Limits::default(),
-        mapped: Vec::new(),
-    }
+    metadata
 }
 
-fn read_back(path: &Path) -> Result<Vec<(Option<String>, Tensor)>> {
-    let map = MmapSource::open(path)?;
-    let set = formats::read(path, &map, &Limits::default())?;
-    set.tensors
-        .iter()
-        .map(|t| Ok((t.name.clone(), t.load(&set.limits)?.view().to_tensor())))
+fn read_back(path: &Path) -> Result<Vec<(String, Tensor)>> {
+    let file = tensorkit::open(path)?;
+    file.tensors()
+        .map(|t| Ok((t.name().into_owned(), t.to_tensor()?)))
         .collect()
 }
 
@@ -70,13 +57,17 @@ fn read_back(path: &Path) -> Result<Vec<(Option<String>, Tensor)>> {
 /// tensor came back identical. Returns one row per format.
 pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
     let tensors = demo_data::tensors(size);
-    let set = tensor_set(&tensors, size);
+    let views = || tensors.iter().map(|(name, t)| (name.as_str(), t.view()));
     let mut rows = Vec::new();
     for format in FORMATS {
         let file_name = format!("demo-{}.{}", format.id(), format.extension());
         let path = dir.join(&file_name);
         let start = Instant::now();
-        let _ = tensorkit::save_set(&path, &set, &tensorkit::WriteOptions::for_format(format))?;
+        let options = tensorkit::WriteOptions {
+            metadata: Some(metadata(size)),
+            ..tensorkit::WriteOptions::for_format(format)
+        };
+        let _ = tensorkit::save_tensors(&path, views(), &options)?;
         let write = start.elapsed();
         let mut read = Duration::MAX;
         let mut back = Vec::new();
@@ -86,9 +77,7 @@ pub fn run_in(dir: &Path, size: Size) -> Result<Vec<Row>> {
             read = read.min(start.elapsed());
         }
         for (name, original) in &tensors {
-            let found = back
-                .iter()
-                .find(|(n, _)| n.as_deref() == Some(name.as_str()));
+            let found = back.iter().find(|(n, _)| n == name);
             if found.map(|(_, t)| t) != Some(original) {
                 return Err(Error::RoundTripMismatch {
                     format: format.id(),

@@ -138,7 +138,7 @@ impl Options {
             .dequantize
             .as_deref()
             .map(|name| {
-                tensorkit::formats::gguf::Dequantize::from_name(name).ok_or_else(|| {
+                tensorkit::Dequantize::from_name(name).ok_or_else(|| {
                     invalid(format!(
                         "dequantize={name:?}: one of float32, float16, bfloat16, raw"
                     ))

@@ -195,7 +195,7 @@ pub mod edit;
 #[cfg(feature = "files")]
 pub mod error;
 #[cfg(feature = "files")]
-pub mod formats;
+mod formats;
 #[cfg(feature = "files")]
 mod migrate;
 #[cfg(feature = "files")]
@@ -221,13 +221,15 @@ pub use edit::{EditOptions, EditReport, Edits, edit};
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
 #[cfg(feature = "files")]
+pub use formats::gguf::Dequantize;
+#[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
 pub use model::FormatId as Format;
 #[cfg(feature = "files")]
 pub use open::{
-    File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes, open_many,
-    open_with, save, save_set, save_tensors, serialize_tensors,
+    File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes,
+    open_bytes_with, open_many, open_with, save, save_set, save_tensors, serialize_tensors,
 };
 #[cfg(feature = "remote")]
 pub use open::{open_url_async, open_url_with};

@@ -244,12 +244,18 @@ pub(crate) fn map_local(path: &Path) -> Result<MmapSource> {
     Ok(MmapSource::open(path)?)
 }
 
-/// Opens a whole file held in memory (copied, so the [`File`] owns what it reads).
+/// Opens a whole file held in memory (copied, so the [`File`] owns what it reads), with
+/// default [`ReadOptions`].
 pub fn open_bytes(bytes: &[u8]) -> Result<File> {
+    open_bytes_with(bytes, &ReadOptions::default())
+}
+
+/// Opens a whole file held in memory with `options` (limits, strictness, verification).
+pub fn open_bytes_with(bytes: &[u8], options: &ReadOptions) -> Result<File> {
     parse(
         vec![Bytes::Owned(bytes.to_vec())],
         vec![PathBuf::from("<bytes>")],
-        &ReadOptions::default(),
+        options,
     )
 }
 

@@ -430,7 +430,7 @@ pub(crate) fn join_split<'a>(
 /// quantized, rows that are not whole blocks — are kept as they are, and said so (one note).
 /// Quantization is gguf-py's, byte for byte (ggml's reference for `Q4_K` and `Q6_K`); it runs
 /// as each tensor is written.
-pub fn quantize<'a>(
+pub(crate) fn quantize<'a>(
     set: &TensorSet<'a>,
     ggml_type: GgmlType,
 ) -> Result<(TensorSet<'a>, Vec<String>)> {
@@ -569,7 +569,7 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
 /// element shape (`{"name": {"type": "Q4_K", "shape": [4, 1024]}}`; its JSON text where
 /// metadata holds only strings), so that writing the set as GGUF again stores those
 /// tensors as the quantized blocks they are.
-pub const RAW_BLOCKS_KEY: &str = "gguf.raw_blocks";
+pub(crate) const RAW_BLOCKS_KEY: &str = "gguf.raw_blocks";
 
 /// What a quantized GGUF tensor becomes when written to another format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -581,7 +581,8 @@ pub enum Dequantize {
     /// bfloat16: the float32 values rounded to nearest, ties to even.
     Bfloat16,
     /// Its blocks as stored, `uint8` shaped `[..., bytes per row]`, the ggml type and element
-    /// shape recorded under [`RAW_BLOCKS_KEY`].
+    /// shape recorded in the file metadata under `gguf.raw_blocks` (converted back to GGUF,
+    /// they are those blocks again).
     Raw,
 }
 
@@ -600,7 +601,7 @@ impl Dequantize {
 }
 
 /// `set` with its quantized tensors as `how` says; the others as they are.
-pub fn dequantize_as<'a>(set: &TensorSet<'a>, how: Dequantize) -> Result<TensorSet<'a>> {
+pub(crate) fn dequantize_as<'a>(set: &TensorSet<'a>, how: Dequantize) -> Result<TensorSet<'a>> {
     let mut out = set.clone();
     let mut recorded = Map::new();
     for (t, name) in out.tensors.iter_mut().zip(set.names()) {

@@ -3,7 +3,7 @@
 //! The format of a file is decided from its content, never from its name.
 
 mod bintensors;
-pub mod gguf;
+pub(crate) mod gguf;
 pub(crate) mod grib;
 mod safetensors;
 pub(crate) mod tensogram;
@@ -89,7 +89,7 @@ impl FormatId {
 }
 
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes).
-pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
+pub(crate) fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
     if let Some(f) = DETECTION_ORDER.into_iter().find(|f| f.recognise(bytes)) {
         return Ok(f);
     }
@@ -115,7 +115,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
 
 /// Reads every tensor of `bytes`, a whole file, borrowing from it, with default options but
 /// `limits`.
-pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
+pub(crate) fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorSet<'a>> {
     read_with(
         path,
         bytes,
@@ -127,7 +127,11 @@ pub fn read<'a>(path: &Path, bytes: &'a [u8], limits: &Limits) -> Result<TensorS
 }
 
 /// Reads every tensor of `bytes`, a whole file, borrowing from it.
-pub fn read_with<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
+pub(crate) fn read_with<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &ReadOptions,
+) -> Result<TensorSet<'a>> {
     match detect(path, bytes)? {
         FormatId::Safetensors => safetensors::read(path, bytes, options),
         FormatId::Bintensors | FormatId::BintensorsLegacy => bintensors::read(path, bytes, options),
@@ -292,7 +296,7 @@ pub(crate) fn open_header<'a>(
 
 /// The largest header reserve ([`Layout::header_reserve`]): safetensors readers refuse
 /// headers over 100 MB.
-pub const MAX_HEADER_RESERVE: u64 = 64 << 20;
+pub(crate) const MAX_HEADER_RESERVE: u64 = 64 << 20;
 
 /// Where a writer puts things, for the formats that let it choose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -313,7 +317,7 @@ pub struct Layout {
 /// would change the tensors themselves is an error instead, and leaves no file.
 ///
 /// `progress`, when given, is told the bytes written so far as the file grows.
-pub fn write(
+pub(crate) fn write(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,
@@ -345,7 +349,7 @@ pub fn write(
 /// The checksums and hashes the tensors carry from their file are verified on another core
 /// while the tensors are written (one after the other on a one-thread pool). On any error,
 /// what went to `out` is to be discarded, as [`write()`] does.
-pub fn write_into(
+pub(crate) fn write_into(
     format: FormatId,
     set: &TensorSet<'_>,
     path: &Path,

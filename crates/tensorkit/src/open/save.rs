@@ -113,11 +113,13 @@ pub struct WriteOptions {
     /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the
     /// file appears under its name only when complete.
     pub durability: crate::Durability,
-    /// GGUF output only: quantize the weight matrices to this ggml type
-    /// ([`formats::gguf::quantize`](crate::formats::gguf::quantize)).
+    /// GGUF output only: quantize the weight matrices to this ggml type, as llama.cpp's
+    /// converters choose them — floating-point tensors of two dimensions or more whose rows
+    /// are whole blocks — byte for byte as gguf-py quantizes; the others are kept as they
+    /// are, and said so in the notes `save` returns.
     pub quantize: Option<tensor_gguf::GgmlType>,
     /// What a GGUF quantized tensor becomes when written (float32 when `None`;
-    /// [`formats::gguf::Dequantize`](crate::formats::gguf::Dequantize)).
+    /// [`Dequantize`](crate::Dequantize)).
     pub dequantize: Option<formats::gguf::Dequantize>,
     /// Tensors that share a name (a Tensogram file holding the same message twice): `false`
     /// (the default) refuses to write them, naming the tensor; `true` keeps them apart by
