@@ -126,18 +126,24 @@ def cube_dataset(paths: tuple[str, ...], cube: dict[str, Any], dtype: Any, drop:
     return ds
 
 
+def options(
+    filter_by_keys: dict[str, Any] | None = None,
+    read_keys: Any = (),
+    time_dims: Any = ("time", "step"),
+    extra_coords: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The cube options as ``_tensorkit.grib_cubes`` takes them, from the engine's keyword
+    arguments (``None`` and tuples allowed)."""
+    return {
+        "filter_by_keys": dict(filter_by_keys or {}),
+        "read_keys": list(read_keys or ()),
+        "time_dims": list(time_dims or ("time", "step")),
+        "extra_coords": dict(extra_coords or {}),
+    }
+
+
 def cubes(f: Any, tree: bool, **kwargs: Any) -> list[dict[str, Any]]:
     """The file's cubes, as tensor_grib::cube builds them, for the engine's keyword
     arguments."""
-    filter_by_keys = kwargs.get("filter_by_keys") or {}
-    read_keys = list(kwargs.get("read_keys") or ())
-    time_dims = list(kwargs.get("time_dims") or ("time", "step"))
-    extra_coords = dict(kwargs.get("extra_coords") or {})
-    return _tensorkit.grib_cubes(
-        f._native,
-        filter_by_keys=dict(filter_by_keys),
-        read_keys=read_keys,
-        time_dims=time_dims,
-        extra_coords=extra_coords,
-        tree=tree,
-    )
+    picked = options(*(kwargs.get(k) for k in ("filter_by_keys", "read_keys", "time_dims", "extra_coords")))
+    return _tensorkit.grib_cubes(f._native, tree=tree, **picked)

@@ -91,12 +91,7 @@ class GribParser:
     ) -> None:
         self.storage_options = dict(storage_options or {})
         self.use_index = use_index
-        self.options = {
-            "filter_by_keys": dict(filter_by_keys or {}),
-            "read_keys": list(read_keys),
-            "time_dims": list(time_dims),
-            "extra_coords": dict(extra_coords or {}),
-        }
+        self.options = _cubes.options(filter_by_keys, read_keys, time_dims, extra_coords)
         self.tree = tree
 
     def __call__(self, url: str, registry: Any) -> Any:
@@ -260,12 +255,7 @@ class TensogramParser:
         tree: bool = False,
     ) -> None:
         self.dim_names = dim_names
-        self.options = {
-            "filter_by_keys": dict(filter_by_keys or {}),
-            "read_keys": list(read_keys),
-            "time_dims": list(time_dims),
-            "extra_coords": dict(extra_coords or {}),
-        }
+        self.options = _cubes.options(filter_by_keys, read_keys, time_dims, extra_coords)
         self.tree = tree
 
     def __call__(self, url: str, registry: Any) -> Any:

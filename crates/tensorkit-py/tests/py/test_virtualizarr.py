@@ -347,8 +347,15 @@ def test_the_tensogram_codec_is_registered(tmp_path):
         TensogramCodec(descriptor={"dtype": "float32", "shape": [2]}, output="coordinate", name="time")
 
 
-def test_byte_ranges_are_kerchunk_s(tmp_path, registry):
+def test_byte_ranges_are_kerchunk_s(tmp_path, registry, monkeypatch):
+    import copy
+
+    import cfgrib
+
     kerchunk_grib = pytest.importorskip("kerchunk.grib2")
+    # scan_grib adds `_ARRAY_DIMENSIONS` to cfgrib's own coordinate attributes, in place:
+    # it works on a copy, so that cfgrib's datasets in later tests stay cfgrib's.
+    monkeypatch.setattr(cfgrib.dataset, "COORD_ATTRS", copy.deepcopy(cfgrib.dataset.COORD_ATTRS))
     path = grib_cubes.ensemble(tmp_path / "ens.grib2", members=2, steps=(0, 6), levels=(850, 500))
     theirs = set()
     for refs in kerchunk_grib.scan_grib(str(path)):
