@@ -85,10 +85,15 @@ def test_mixed_files_give_stable_groups(tmp_path, registry):
     assert list(xr.open_zarr(one, consolidated=False, zarr_format=3).data_vars) == ["sp"]
 
 
-def test_an_icechunk_repository_of_virtual_references(tmp_path, registry):
+@pytest.mark.parametrize("kind", ["grib", "tgm"])
+def test_an_icechunk_repository_of_virtual_references(tmp_path, registry, kind):
     icechunk = pytest.importorskip("icechunk")
-    path = grib_cubes.ensemble(tmp_path / "ens.grib2")
-    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=tv.GribParser(), loadable_variables=[])
+    if kind == "grib":
+        path, parser = grib_cubes.ensemble(tmp_path / "ens.grib2"), tv.GribParser()
+    else:
+        # The same cube from the file converted to Tensogram: chunks are its data frames.
+        path, parser = converted(tmp_path / "ens.tgm", "ensemble", tmp_path)[1], tv.TensogramParser()
+    vds = virtualizarr.open_virtual_dataset(url(path), registry=registry, parser=parser, loadable_variables=[])
     prefix = f"file://{tmp_path}/"
     config = icechunk.RepositoryConfig.default()
     config.set_virtual_chunk_container(icechunk.VirtualChunkContainer(prefix, icechunk.local_filesystem_store(str(tmp_path))))
@@ -100,11 +105,12 @@ def test_an_icechunk_repository_of_virtual_references(tmp_path, registry):
         )
     session = repo.writable_session("main")
     vds.vz.to_icechunk(session.store)
-    session.commit("one GRIB file, virtually")
+    session.commit(f"one {kind} file, virtually")
     ds = xr.open_zarr(repo.readonly_session("main").store, consolidated=False, zarr_format=3)
     ref = xr.open_dataset(path, engine="tensorkit", values_dtype=np.float64)
     np.testing.assert_array_equal(ds.t.values, ref.t.values)
     np.testing.assert_array_equal(ds.valid_time.values, ref.valid_time.values)
+    np.testing.assert_array_equal(ds.latitude.values, ref.latitude.values)
 
 
 def test_the_codec_is_registered_and_refuses_writes(tmp_path):
