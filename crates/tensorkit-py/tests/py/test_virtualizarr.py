@@ -226,6 +226,33 @@ def test_tensogram_objects_are_virtual_arrays(tmp_path, registry):
         assert not o["masked"] and offset + length <= len(data)
 
 
+def test_files_tensogram_writes_read_as_tensogram_decodes_them(tmp_path, registry):
+    """The real tensogram package writes the file (packing and szip, zstd, a NaN kept in a
+    mask, two messages); the virtual store gives what its own decode gives."""
+    tensogram = pytest.importorskip("tensogram")
+    field = 250 + np.sin(np.arange(12 * 24).reshape(12, 24) / 7.0)
+    holes = field.copy()
+    holes[3, 4] = np.nan
+    packed = {"type": "ntensor", "dtype": "float64", "shape": [12, 24], "encoding": "simple_packing",
+              "sp_bits_per_value": 16, "compression": "szip", "szip_rsi": 32, "szip_block_size": 16, "szip_flags": 8}
+    ids = {"type": "ntensor", "dtype": "int32", "shape": [7], "compression": "zstd"}
+    raw = {"type": "ntensor", "dtype": "float64", "shape": [12, 24]}
+    first = tensogram.encode({"base": [{"name": "t2m"}, {"name": "ids"}]},
+                             [(packed, field), (ids, np.arange(7, dtype=np.int32))])
+    second = tensogram.encode({"base": [{"name": "sst"}]}, [(raw, holes)], allow_nan=True)
+    path = tmp_path / "theirs.tgm"
+    path.write_bytes(first + second)
+    ds = xr.open_zarr(tv.TensogramParser()(url(path), registry), consolidated=False, zarr_format=3)
+    theirs = {}
+    for msg in (first, second):
+        meta, objects = tensogram.decode(msg)
+        for base, (_, values) in zip(meta.base, objects):
+            theirs[base["name"]] = values
+    assert set(ds.data_vars) | set(ds.coords) == set(theirs)
+    for name, values in theirs.items():
+        np.testing.assert_array_equal(ds[name].values, values, err_msg=name)
+
+
 def test_objects_with_masks_are_read_from_their_frames(tmp_path, registry):
     from tensorkit import tensogram as tg
 
