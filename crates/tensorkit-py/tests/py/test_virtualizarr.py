@@ -451,13 +451,20 @@ def test_a_grib_file_over_http_is_parsed_from_its_headers(served):
     assert not any(p.endswith((".idx", ".index")) for p in handler.paths)
 
 
-def test_a_month_of_files_concatenates_with_open_virtual_mfdataset(tmp_path, registry):
+@pytest.mark.parametrize("kind", ["grib", "tgm"])
+def test_a_month_of_files_concatenates_with_open_virtual_mfdataset(tmp_path, registry, kind):
     # One file a day, two analysis times each: the same groups and names in every file,
-    # concatenated along time and read back through kerchunk JSON.
+    # concatenated along time and read back through kerchunk JSON; the same days converted
+    # to Tensogram concatenate alike.
     paths = [grib_cubes.analyses(tmp_path / f"day{k}.grib2", dates=((20261101 + k, 0), (20261101 + k, 1200)))
              for k in range(3)]
+    parser = tv.GribParser()
+    if kind == "tgm":
+        for p in paths:
+            tensorkit.convert(p, p.with_suffix(".tgm"))
+        paths, parser = [p.with_suffix(".tgm") for p in paths], tv.TensogramParser()
     vds = virtualizarr.open_virtual_mfdataset(
-        [url(p) for p in paths], registry=registry, parser=tv.GribParser(),
+        [url(p) for p in paths], registry=registry, parser=parser,
         combine="nested", concat_dim="time", coords="minimal", compat="override", join="override",
     )
     assert vds.t2m.data.manifest.shape_chunk_grid == (6, 1, 1)
