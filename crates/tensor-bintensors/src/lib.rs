@@ -59,6 +59,7 @@ impl tensor_dtype::Format for BintensorsFormat {
         writes: true,
         reserved_keys: &[],
         write_choices: &[],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;

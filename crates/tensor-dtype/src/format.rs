@@ -24,6 +24,10 @@ pub struct FormatInfo {
     pub reserved_keys: &'static [&'static str],
     /// What its writer lets a caller choose beyond the tensors and their metadata.
     pub write_choices: &'static [WriteChoice],
+    /// How far past each part of the header it asks for a remote reader should read, where
+    /// the format knows better than the reader's default: a GRIB message's header is its
+    /// first kilobytes, then come megabytes of data. `None`: the reader's own.
+    pub header_read_ahead: Option<u64>,
 }
 
 /// A choice a format's writer offers beyond the tensors and metadata every writer takes;

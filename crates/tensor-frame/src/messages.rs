@@ -146,6 +146,7 @@ impl Format for TensogramFormat {
             crate::metadata::RESERVED,
         ],
         write_choices: &[tensor_dtype::WriteChoice::Pipeline],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = Messages<'a>;

@@ -60,6 +60,7 @@ impl tensor_dtype::Format for GgufFormat {
             tensor_dtype::WriteChoice::HeaderReserve,
             tensor_dtype::WriteChoice::Quantize,
         ],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

@@ -18,6 +18,7 @@ impl Format for GribFormat {
         writes: false,
         reserved_keys: &[],
         write_choices: &[],
+        header_read_ahead: Some(crate::headers::HEADER_READ_AHEAD),
     };
     type Error = Error;
     type Reader<'a> = Grib<'a>;

@@ -17,6 +17,13 @@ use tensor_core::{Held, Limits, Result};
 const SECTION_0: u64 = 16;
 const SECTION_HEADER: u64 = 5;
 
+/// How far past each range it asks for a remote reader should read
+/// ([`FormatInfo::header_read_ahead`](tensor_dtype::FormatInfo::header_read_ahead)): a GRIB 2
+/// message's sections before its data are a few hundred bytes (a few kilobytes with a
+/// reduced grid's row lengths), so 4 KiB usually brings them in one round, where a reader's
+/// usual read-ahead (64 KiB) would bring tens of kilobytes of data with every message.
+pub(crate) const HEADER_READ_AHEAD: u64 = 4 << 10;
+
 /// The ranges of `held` still needed before [`Grib::open_with`](crate::Grib::open_with) can
 /// list the file: none once every header is held. A file whose walk goes astray (no `GRIB`
 /// where a message should start, a length past the end) is wanted whole, so that the

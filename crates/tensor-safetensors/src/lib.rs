@@ -46,6 +46,7 @@ impl tensor_dtype::Format for SafetensorsFormat {
         writes: true,
         reserved_keys: &[],
         write_choices: &[tensor_dtype::WriteChoice::HeaderReserve],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = SafeTensors<'a>;

@@ -51,6 +51,7 @@ impl Format for Ztensor01Format {
         writes: true,
         reserved_keys: &v0_1::RESERVED_KEYS,
         write_choices: &[],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = ZTensor<'a>;
@@ -85,6 +86,7 @@ impl Format for Ztensor1Format {
         writes: false,
         reserved_keys: &[],
         write_choices: &[],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
@@ -124,6 +126,7 @@ impl Format for Ztensor2Format {
         writes: true,
         reserved_keys: &[],
         write_choices: &[tensor_dtype::WriteChoice::Alignment],
+        header_read_ahead: None,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;

@@ -148,9 +148,14 @@ async fn open_one(
                 .limits
                 .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
         } else {
+            // A format whose headers are small beside its data says how far to read ahead.
+            let ahead = format
+                .info()
+                .header_read_ahead
+                .map_or(remote.read_ahead, |a| a.min(remote.read_ahead));
             need = need
                 .into_iter()
-                .map(|r| header::widen(r, len, remote.read_ahead))
+                .map(|r| header::widen(r, len, ahead))
                 .collect();
         }
         fetch_into(&object, &mut parts, &need).await?;
@@ -188,7 +193,10 @@ async fn grib_headers_from_inventory(
         return Ok(());
     };
     let len = object.len();
-    let ahead = remote.read_ahead.max(64);
+    let ahead = <tensor_grib::GribFormat as tensor_dtype::Format>::INFO
+        .header_read_ahead
+        .map_or(remote.read_ahead, |a| a.min(remote.read_ahead))
+        .max(64);
     // Each message's first bytes, and the end marker of the message before it (which ends
     // where it starts, unless padding lies between).
     let need: Vec<Range<u64>> = offsets
