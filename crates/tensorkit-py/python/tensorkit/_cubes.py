@@ -15,6 +15,7 @@ from xarray.backends import BackendArray
 from xarray.core import indexing
 
 from . import _tensorkit
+from ._dtypes import to_numpy
 
 # The keyword arguments cfgrib's engine takes that mean something here.
 CUBE_PARAMETERS = (
@@ -67,13 +68,17 @@ class CubeBackendArray(BackendArray):
         index = np.ravel_multi_index(cells, self.header_shape) if ranges else np.zeros((), dtype=np.intp)
         f = _cached(self.paths)
         out = None
+        # Fields are decoded into one buffer, reused: a new one per field would leave the
+        # process holding more memory than the cube (freed blocks the allocator keeps).
+        scratch = None
         for pos, cell in np.ndenumerate(index):
             name = self.fields[int(cell)]
             if name is None:
                 continue
+            scratch = _decoded(f, name, scratch)
             # The field as the grid's dimensions hold it (a Mercator field's rows are one
             # `values` dimension).
-            values = np.asarray(f[name]).reshape(self.shape[nh:])[grid_key]
+            values = scratch.reshape(self.shape[nh:])[grid_key]
             if out is None:
                 out = np.full(index.shape + values.shape, np.nan, dtype=self.dtype)
             out[pos] = values
@@ -82,6 +87,16 @@ class CubeBackendArray(BackendArray):
             out = np.full(index.shape + grid_shape, np.nan, dtype=self.dtype)
         squeeze = tuple(i for i, kept in enumerate(dims_kept) if not kept)
         return out.squeeze(axis=squeeze) if squeeze else out
+
+
+def _decoded(f: Any, name: str, scratch: np.ndarray | None) -> np.ndarray:
+    """Field ``name``'s values: decoded into ``scratch`` when it is a buffer of the field's
+    dtype and shape, else into a new one (which later fields reuse)."""
+    info = f._native.describe(name)
+    dtype, shape = to_numpy(info.dtype), tuple(info.shape)
+    if scratch is None or scratch.dtype != dtype or scratch.shape != shape:
+        scratch = np.empty(shape, dtype=dtype)
+    return f.get(name, out=scratch)
 
 
 def _coordinate_values(c: dict[str, Any]) -> np.ndarray:
