@@ -92,11 +92,12 @@ class CubeBackendArray(BackendArray):
 def _decoded(f: Any, name: str, scratch: np.ndarray | None) -> np.ndarray:
     """Field ``name``'s values: decoded into ``scratch`` when it is a buffer of the field's
     dtype and shape, else into a new one (which later fields reuse)."""
-    info = f._native.describe(name)
-    dtype, shape = to_numpy(info.dtype), tuple(info.shape)
+    (placement,) = f._native.layout([name])
+    dtype, shape = to_numpy(placement.dtype), tuple(placement.shape)
     if scratch is None or scratch.dtype != dtype or scratch.shape != shape:
         scratch = np.empty(shape, dtype=dtype)
-    return f.get(name, out=scratch)
+    f._native.read_into(name, memoryview(scratch).cast("B"))
+    return scratch
 
 
 def _coordinate_values(c: dict[str, Any]) -> np.ndarray:
