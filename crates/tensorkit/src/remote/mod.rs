@@ -148,11 +148,7 @@ async fn open_one(
                 .limits
                 .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
         } else {
-            // A format whose headers are small beside its data says how far to read ahead.
-            let ahead = format
-                .info()
-                .header_read_ahead
-                .map_or(remote.read_ahead, |a| a.min(remote.read_ahead));
+            let ahead = header_read_ahead(format, remote);
             need = need
                 .into_iter()
                 .map(|r| header::widen(r, len, ahead))
@@ -160,6 +156,16 @@ async fn open_one(
         }
         fetch_into(&object, &mut parts, &need).await?;
     }
+}
+
+/// How far a header walk reads past each range it asks for: the format's own read-ahead
+/// where its headers are small beside its data (never more than the caller's), else the
+/// caller's.
+fn header_read_ahead(format: crate::model::FormatId, remote: &RemoteOptions) -> u64 {
+    format
+        .info()
+        .header_read_ahead
+        .map_or(remote.read_ahead, |a| a.min(remote.read_ahead))
 }
 
 /// Fetches `need` (merged and concurrently, [`Object::get_many`]) into `parts`.
@@ -193,10 +199,7 @@ async fn grib_headers_from_inventory(
         return Ok(());
     };
     let len = object.len();
-    let ahead = <tensor_grib::GribFormat as tensor_dtype::Format>::INFO
-        .header_read_ahead
-        .map_or(remote.read_ahead, |a| a.min(remote.read_ahead))
-        .max(64);
+    let ahead = header_read_ahead(crate::model::FormatId::Grib, remote).max(64);
     // Each message's first bytes, and the end marker of the message before it (which ends
     // where it starts, unless padding lies between).
     let need: Vec<Range<u64>> = offsets
