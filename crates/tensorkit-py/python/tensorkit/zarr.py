@@ -144,7 +144,8 @@ def _check_grib_config(output: str, name: str | None) -> None:
         raise InvalidArgumentError(f"tensorkit.grib: output {output!r} needs a name")
 
 
-def _check_tensogram_config(descriptor: Any, output: str, name: str | None) -> None:
+def _tensogram_fields(descriptor: Any, output: str, name: str | None, cube: Any, dtype: Any) -> dict[str, Any]:
+    """A ``tensorkit.tensogram`` codec's or filter's configuration, checked, as its fields."""
     if descriptor is not None:
         if not isinstance(descriptor, dict) or "dtype" not in descriptor or "shape" not in descriptor:
             raise InvalidArgumentError("tensorkit.tensogram: the descriptor needs the object's dtype and shape")
@@ -154,6 +155,13 @@ def _check_tensogram_config(descriptor: Any, output: str, name: str | None) -> N
         raise InvalidArgumentError(f"tensorkit.tensogram: output {output!r} is not 'values' or 'coordinate'")
     if output == "coordinate" and not name:
         raise InvalidArgumentError("tensorkit.tensogram: output 'coordinate' needs a name")
+    return {
+        "descriptor": None if descriptor is None else dict(descriptor),
+        "output": output,
+        "name": name,
+        "cube": None if cube is None else dict(cube),
+        "dtype": None if dtype is None else str(np.dtype(dtype)),
+    }
 
 
 class _DecodeOnly(BytesBytesCodec):
@@ -227,12 +235,8 @@ class TensogramCodec(_DecodeOnly):
         cube: dict[str, Any] | None = None,
         dtype: str | None = None,
     ) -> None:
-        _check_tensogram_config(descriptor, output, name)
-        object.__setattr__(self, "descriptor", None if descriptor is None else dict(descriptor))
-        object.__setattr__(self, "output", output)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "cube", None if cube is None else dict(cube))
-        object.__setattr__(self, "dtype", None if dtype is None else str(np.dtype(dtype)))
+        for key, value in _tensogram_fields(descriptor, output, name, cube, dtype).items():
+            object.__setattr__(self, key, value)
 
     def __hash__(self) -> int:
         return hash(json.dumps(self.to_dict(), sort_keys=True, default=str))
@@ -292,11 +296,7 @@ class TensogramFilter(numcodecs.abc.Codec):
         cube: dict[str, Any] | None = None,
         dtype: str | None = None,
     ) -> None:
-        _check_tensogram_config(descriptor, output, name)
-        self.descriptor = None if descriptor is None else dict(descriptor)
-        self.output, self.name = output, name
-        self.cube = None if cube is None else dict(cube)
-        self.dtype = None if dtype is None else str(np.dtype(dtype))
+        self.__dict__.update(_tensogram_fields(descriptor, output, name, cube, dtype))
 
     def get_config(self) -> dict[str, Any]:
         return {"id": self.codec_id, **_tensogram_config(self)}
