@@ -334,32 +334,30 @@ def _small(path: Path, sample: str, messages: list[dict]) -> Path:
     return _write(path, [_message(sample, k, _field(12, 7, i * 1.7), grid) for i, k in enumerate(messages)])
 
 
+def _on_fixed_surface(path: Path, surface: int, levels: list[tuple[int, int]]) -> Path:
+    """Temperature on first fixed surfaces of type ``surface``, one field per ``(scale factor,
+    scaled value)``."""
+    return _small(path, "GRIB2", [
+        {"shortName": "t", "typeOfFirstFixedSurface": surface, "scaleFactorOfFirstFixedSurface": f,
+         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
+        for f, v in levels
+    ])
+
+
 def potential_vorticity(path: Path) -> Path:
     """Temperature on the 1.5 and 2 PVU surfaces (type 109: the level is in PV units, the
     scale factor less 9, as ecCodes gives it)."""
-    return _small(path, "GRIB2", [
-        {"shortName": "t", "typeOfFirstFixedSurface": 109, "scaleFactorOfFirstFixedSurface": f,
-         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
-        for f, v in ((12, 1500), (9, 2))
-    ])
+    return _on_fixed_surface(path, 109, [(12, 1500), (9, 2)])
 
 
 def odd_levels(path: Path) -> Path:
     """Pressure levels of 1250 and 850 Pa (ecCodes' `level`: whole hectopascals, truncated)."""
-    return _small(path, "GRIB2", [
-        {"shortName": "t", "typeOfFirstFixedSurface": 100, "scaleFactorOfFirstFixedSurface": 0,
-         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
-        for v in (1250, 850)
-    ])
+    return _on_fixed_surface(path, 100, [(0, 1250), (0, 850)])
 
 
 def heights_in_millimetres(path: Path) -> Path:
     """Heights above sea of 1.5 m, 15 mm and 7 mm (scale factor 3)."""
-    return _small(path, "GRIB2", [
-        {"shortName": "t", "typeOfFirstFixedSurface": 103, "scaleFactorOfFirstFixedSurface": 3,
-         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
-        for v in (1500, 15, 7)
-    ])
+    return _on_fixed_surface(path, 103, [(3, 1500), (3, 15), (3, 7)])
 
 
 def minutes(path: Path) -> Path:
@@ -473,11 +471,7 @@ def odd_times(path: Path) -> Path:
 
 def pressures_in_pa(path: Path) -> Path:
     """Levels of 50 and 20 Pa: `isobaricInPa`."""
-    return _small(path, "GRIB2", [
-        {"shortName": "t", "typeOfFirstFixedSurface": 100, "scaleFactorOfFirstFixedSurface": 0,
-         "scaledValueOfFirstFixedSurface": v, "dataDate": 20261120}
-        for v in (50, 20)
-    ])
+    return _on_fixed_surface(path, 100, [(0, 50), (0, 20)])
 
 
 def one_unknown_parameter(path: Path) -> Path:
