@@ -117,6 +117,18 @@ fn decode_into(
     Ok(())
 }
 
+/// Tensor `t` for numpy: `buffer` ([`buffer_of`]) with its dtype and shape, in the
+/// machine's byte order.
+fn array_of(py: Python<'_>, t: &tensorkit::TensorRef<'_>, buffer: Buffer) -> PyResult<Array> {
+    Array::new(
+        py,
+        buffer,
+        t.dtype().name(),
+        t.shape().to_vec(),
+        ByteOrder::NATIVE,
+    )
+}
+
 /// Tensor `t` of `file` as numpy's bytes: a view of the file when it is stored as numpy
 /// wants it, else a new buffer it is decoded into.
 fn buffer_of(
@@ -218,9 +230,8 @@ impl File {
     fn tensor(&self, py: Python<'_>, name: &str) -> PyResult<Array> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        let (dtype, shape) = (t.dtype().name(), t.shape().to_vec());
         let buffer = py.detach(|| buffer_of(&file, &t)).map_err(to_py)?;
-        Array::new(py, buffer, dtype, shape, ByteOrder::NATIVE)
+        array_of(py, &t, buffer)
     }
 
     /// Tensor `name`'s stored blocks (a GGUF quantized type): a read-only view of them,
@@ -265,16 +276,7 @@ impl File {
             .map_err(to_py::<tensorkit::Error>)?;
         refs.iter()
             .zip(buffers)
-            .map(|(t, buffer)| {
-                let array = Array::new(
-                    py,
-                    buffer,
-                    t.dtype().name(),
-                    t.shape().to_vec(),
-                    ByteOrder::NATIVE,
-                )?;
-                Ok((t.name().into_owned(), array))
-            })
+            .map(|(t, buffer)| Ok((t.name().into_owned(), array_of(py, t, buffer)?)))
             .collect()
     }
 
