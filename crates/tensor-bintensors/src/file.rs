@@ -41,7 +41,7 @@ pub struct BinTensors<'a> {
     index: HashMap<&'a str, usize>,
 }
 
-fn framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
+pub(crate) fn framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
     let len = bytes.len() as u64;
     let Some(prefix) = bytes.first_chunk::<8>() else {
         return Err(Error::HeaderTooSmall { len });

@@ -125,11 +125,13 @@ fn header(
 }
 
 /// Where the data section of the file `file` starts: after its 8-byte length prefix and the
-/// window that prefix gives. `None` for a file too short to hold a prefix, or a prefix too
-/// large to be one. What [`header_in_place`] is told of the old file.
+/// window that prefix gives, framed as the reader frames them (whatever the window's size).
+/// `None` for a file too short to hold a prefix, or a window longer than the file. What
+/// [`header_in_place`] is told of the old file.
 #[must_use]
 pub fn data_start(file: &[u8]) -> Option<u64> {
-    u64::from_le_bytes(*file.first_chunk::<8>()?).checked_add(8)
+    let window = crate::file::framing(file, &tensor_core::Limits::unlimited()).ok()?;
+    Some(window + 8)
 }
 
 /// The header (length prefix and window) to write over that of an existing file in the

@@ -8,7 +8,7 @@ use tensor_dtype::TensorView;
 
 /// Checks the framing ourselves first, so that errors can say where the file went wrong;
 /// the crate's own errors carry no offsets.
-fn check_framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
+pub(crate) fn check_framing(bytes: &[u8], limits: &Limits) -> Result<u64> {
     let len = bytes.len() as u64;
     let Some(prefix) = bytes.first_chunk::<8>() else {
         return Err(Error::format(

@@ -162,11 +162,13 @@ fn metadata_for<'m>(
 }
 
 /// Where the data section of the file `file` starts: after its 8-byte length prefix and the
-/// header that prefix gives. `None` for a file too short to hold a prefix, or a prefix too
-/// large to be one. What [`header_in_place`] and [`header_moved`] are told of the old file.
+/// header that prefix gives, framed as the reader frames them (whatever the header's size).
+/// `None` for a file too short to hold a prefix, or a header longer than the file. What
+/// [`header_in_place`] and [`header_moved`] are told of the old file.
 #[must_use]
 pub fn data_start(file: &[u8]) -> Option<u64> {
-    u64::from_le_bytes(*file.first_chunk::<8>()?).checked_add(8)
+    let header = crate::read::check_framing(file, &tensor_core::Limits::unlimited()).ok()?;
+    Some(header + 8)
 }
 
 /// A header to write over the header of an existing file, which is `old_len` bytes long
