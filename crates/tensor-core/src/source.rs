@@ -193,6 +193,28 @@ impl MmapSource {
         let _ = (offset, len);
     }
 
+    /// Hands the pages of the mapping this process has touched back to the system
+    /// (`madvise(MADV_DONTNEED)`): they stop counting toward the process's resident memory,
+    /// stay in the page cache, and are mapped again from there when next touched, with the
+    /// same bytes. For a reader that is done with what it read (a field decoded into memory
+    /// of its own), so that the mapping does not add to its memory. Borrowed bytes stay
+    /// valid. A system without the call, or one that refuses it, changes nothing.
+    pub fn release(&self) {
+        #[cfg(unix)]
+        if !self.map.is_empty() {
+            // SAFETY: `MADV_DONTNEED` is unchecked because it discards a private mapping's
+            // written pages. This mapping is the file's, shared and read-only: nothing was
+            // ever written to it, so the pages it drops are read again from the file (the
+            // page cache) when touched, with the same bytes; every slice borrowed from it
+            // stays valid. The range is the whole mapping.
+            #[allow(unsafe_code)]
+            let _ = unsafe {
+                self.map
+                    .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+            };
+        }
+    }
+
     /// A private, writable copy-on-write mapping of the same file (see [`PrivateMap`]);
     /// `None` when the file's handle was not kept.
     pub fn private_map(&self) -> Option<Result<PrivateMap>> {
@@ -409,6 +431,23 @@ mod tests {
             by_handle.locate(&by_handle[3..4]).map(|(_, at)| at),
             Some(3)
         );
+    }
+
+    #[test]
+    fn released_pages_read_back_the_same_bytes() {
+        let data: Vec<u8> = (0..3 << 20).map(|i: u32| (i % 251) as u8).collect();
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        tmp.write_all(&data).unwrap();
+        tmp.flush().unwrap();
+        let mapped = MmapSource::open(tmp.path()).unwrap();
+        let held = &mapped[4096..8192];
+        assert_eq!(&mapped[..], &data[..]);
+        mapped.release();
+        assert_eq!(held, &data[4096..8192], "a slice borrowed before");
+        assert_eq!(&mapped[..], &data[..]);
+        MmapSource::open(tempfile::NamedTempFile::new().unwrap().path())
+            .unwrap()
+            .release();
     }
 
     #[test]

@@ -383,6 +383,15 @@ impl File {
         .map_err(to_py)
     }
 
+    /// Hands the pages of the file's mappings this process has read back to the system: they
+    /// stay in the page cache and no longer count toward the process's memory (what the
+    /// xarray engine does after decoding each field).
+    fn release_pages(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file()?;
+        py.detach(|| file.release_pages());
+        Ok(())
+    }
+
     /// Asks the system to start reading `length` bytes at `offset` of mapped file number
     /// `file_no` into the page cache. With `background`, the hints are given from a thread of
     /// their own, 64 MiB at a time in file order, and this returns at once: a whole-file load

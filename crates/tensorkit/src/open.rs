@@ -399,6 +399,18 @@ impl File {
         Ok(())
     }
 
+    /// Hands the pages of the file's mappings that this process has read back to the system
+    /// ([`tensor_core::MmapSource::release`]): they no longer count toward its memory and are
+    /// read again, from the page cache, when touched. What a reader does once it holds what
+    /// it decoded in memory of its own (the xarray engine, after each GRIB field), so that a
+    /// file read once through does not stay resident beside the values. Views and tensors
+    /// borrowed from the file stay valid. Nothing happens for remote and in-memory files.
+    pub fn release_pages(&self) {
+        for map in &self.set().mapped {
+            map.release();
+        }
+    }
+
     /// A private, writable copy-on-write mapping of the `file`th mapped file (see
     /// [`tensor_core::PrivateMap`]): tensors over it are writable without a copy, and
     /// nothing written reaches the file.

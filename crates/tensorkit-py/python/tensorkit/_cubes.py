@@ -91,12 +91,15 @@ class CubeBackendArray(BackendArray):
 
 def _decoded(f: Any, name: str, scratch: np.ndarray | None) -> np.ndarray:
     """Field ``name``'s values: decoded into ``scratch`` when it is a buffer of the field's
-    dtype and shape, else into a new one (which later fields reuse)."""
+    dtype and shape, else into a new one (which later fields reuse). The file's pages read
+    for it are handed back once it is decoded: a file read through once would otherwise stay
+    resident beside the values (cfgrib reads with ``fread``, whose pages never count)."""
     (placement,) = f._native.layout([name])
     dtype, shape = to_numpy(placement.dtype), tuple(placement.shape)
     if scratch is None or scratch.dtype != dtype or scratch.shape != shape:
         scratch = np.empty(shape, dtype=dtype)
     f._native.read_into(name, memoryview(scratch).cast("B"))
+    f._native.release_pages()
     return scratch
 
 

@@ -240,3 +240,29 @@ def test_forty_parameters_are_named_and_grouped_as_cfgrib_does(tmp_path):
         assert_same_cube(ds, cfgrib(path, filter_by_keys=f))
         names |= set(ds.data_vars)
     assert len(names) == 40 and {"u100", "v200", "d2m", "mx2t", "fg10", "tcc", "deg0l", "siconc"} <= names
+
+
+def _resident_kib(path) -> int:
+    """How much of ``path``'s mappings in this process is resident, from /proc/self/smaps."""
+    total, inside = 0, False
+    for line in open("/proc/self/smaps"):
+        head = line.split()
+        if head and "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            inside = line.rstrip().endswith(str(path))
+        elif inside and head[:1] == ["Rss:"]:
+            total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/smaps"), reason="Linux's smaps")
+def test_a_loaded_cube_leaves_no_file_pages_resident(tmp_path):
+    # cfgrib reads with fread; the engine maps the file, and the pages a field's decoding
+    # touched would count toward the process's memory beside the decoded values.
+    path = grib_cubes.ensemble(tmp_path / "big.grib", members=2, steps=(0, 6), levels=(1000, 500), ni=360, nj=181, d=1.0)
+    size_kib = path.stat().st_size // 1024
+    assert size_kib > 1000
+    ds = xr.open_dataset(path, engine="tensorkit")
+    values = ds.t.values
+    assert np.isfinite(values).all()
+    assert _resident_kib(path) < size_kib // 8, (_resident_kib(path), size_kib)
+    np.testing.assert_array_equal(values, cfgrib(path).t.values)
