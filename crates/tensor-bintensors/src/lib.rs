@@ -60,6 +60,7 @@ impl tensor_dtype::Format for BintensorsFormat {
         reserved_keys: &[],
         write_choices: &[],
         header_read_ahead: None,
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;

@@ -28,6 +28,11 @@ pub struct FormatInfo {
     /// the format knows better than the reader's default: a GRIB message's header is its
     /// first kilobytes, then come megabytes of data. `None`: the reader's own.
     pub header_read_ahead: Option<u64>,
+    /// The room, in bytes, its writer leaves in a header for later edits in place
+    /// ([`WriteChoice::HeaderReserve`]) when the caller does not choose: non-zero only where
+    /// every reference reader skips the room and none lists it as the file's content
+    /// (safetensors' spaces after its JSON). 0 for the others.
+    pub header_reserve: u64,
 }
 
 /// A choice a format's writer offers beyond the tensors and metadata every writer takes;

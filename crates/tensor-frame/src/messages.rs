@@ -147,6 +147,7 @@ impl Format for TensogramFormat {
         ],
         write_choices: &[tensor_dtype::WriteChoice::Pipeline],
         header_read_ahead: None,
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = Messages<'a>;

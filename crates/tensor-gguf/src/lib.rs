@@ -61,6 +61,9 @@ impl tensor_dtype::Format for GgufFormat {
             tensor_dtype::WriteChoice::Quantize,
         ],
         header_read_ahead: None,
+        // GGUF's room is a `tensorkit.padding` key, which gguf-py lists with the
+        // file's own: only on request.
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

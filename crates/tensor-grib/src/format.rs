@@ -19,6 +19,7 @@ impl Format for GribFormat {
         reserved_keys: &[],
         write_choices: &[],
         header_read_ahead: Some(crate::headers::HEADER_READ_AHEAD),
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = Grib<'a>;

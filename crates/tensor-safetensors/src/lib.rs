@@ -47,6 +47,9 @@ impl tensor_dtype::Format for SafetensorsFormat {
         reserved_keys: &[],
         write_choices: &[tensor_dtype::WriteChoice::HeaderReserve],
         header_read_ahead: None,
+        // Spaces after the JSON, which every reader skips: room for a licence key or a
+        // chat template added later without rewriting the file.
+        header_reserve: 4096,
     };
     type Error = Error;
     type Reader<'a> = SafeTensors<'a>;

@@ -52,6 +52,7 @@ impl Format for Ztensor01Format {
         reserved_keys: &v0_1::RESERVED_KEYS,
         write_choices: &[],
         header_read_ahead: None,
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = ZTensor<'a>;
@@ -87,6 +88,7 @@ impl Format for Ztensor1Format {
         reserved_keys: &[],
         write_choices: &[],
         header_read_ahead: None,
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
@@ -127,6 +129,7 @@ impl Format for Ztensor2Format {
         reserved_keys: &[],
         write_choices: &[tensor_dtype::WriteChoice::Alignment],
         header_read_ahead: None,
+        header_reserve: 0,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;

@@ -286,8 +286,9 @@ pub struct Target {
     /// safetensors and GGUF output: leave room for this many more bytes of header (e.g.
     /// `64KiB`), so that later `tensorkit edit`s of the metadata fit in place instead of
     /// copying the file. safetensors pads its JSON header with spaces, GGUF keeps the room
-    /// in a `tensorkit.padding` string; every reader accepts both. By default none: the
-    /// bytes the reference writers write.
+    /// in a `tensorkit.padding` string; every reader accepts both. By default 4KiB in
+    /// safetensors (spaces every reader skips) and none in GGUF (its room is a key readers
+    /// list); `0` writes the bytes the reference writers write.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub header_reserve: Option<u64>,
     /// GGUF output only: quantize the weight matrices (floating-point tensors of two or more
@@ -326,7 +327,7 @@ impl Target {
             format: Some(target),
             pipeline: self.pipeline()?,
             alignment: self.alignment,
-            header_reserve: self.header_reserve.unwrap_or(0),
+            header_reserve: self.header_reserve,
             durability,
             quantize,
             dequantize: self

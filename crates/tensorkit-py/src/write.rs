@@ -151,7 +151,7 @@ impl Options {
             pipeline,
             max_shard_size: self.max_shard_size,
             alignment: self.alignment,
-            header_reserve: self.header_reserve.unwrap_or(0),
+            header_reserve: self.header_reserve,
             durability: tensorkit::Durability::synced_if(self.fsync),
             quantize,
             dequantize,

@@ -122,7 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // otherwise; read back before `edit` returns.
     let roomy = dir.path().join("roomy.safetensors");
     let reserve = WriteOptions {
-        header_reserve: 4096, // room for later edits
+        header_reserve: Some(64 << 10), // more room for later edits than the 4 KiB default
         ..WriteOptions::default()
     };
     tensorkit::save(&roomy, &tensorkit::open(&model)?, &reserve)?;

@@ -375,7 +375,9 @@ def save(
     only tensorkit reads or tensogram's validation flags, as ``--allow-extensions`` does
     (packed float32, NaN and ±Inf kept bit for bit instead of in masks); ``alignment``
     zTensor 2's blob alignment; ``header_reserve`` (safetensors and GGUF: ``"64KiB"``)
-    leaves room in the header so that later :func:`edit` calls fit in place;
+    leaves room in the header so that later :func:`edit` calls fit in place (by default 4 KiB
+    of spaces in safetensors and none in GGUF; ``0`` writes the bytes safetensors writes, as
+    :mod:`tensorkit.safetensors` does);
     ``max_shard_size`` writes a Hugging Face shard set;
     ``fsync`` syncs each file to disk before it is renamed into place, so that it survives a
     power failure (without it the file still appears only when complete). Returns what the
@@ -405,6 +407,8 @@ def serialize(
     pipeline: str | None = None,
     alignment: int | str | None = None,
     allow_extensions: bool = False,
+    quantize: str | None = None,
+    header_reserve: int | str | None = None,
 ) -> bytes:
     """The bytes of a ``format`` file holding ``tensors`` (options as in :func:`save`)."""
     return _tensorkit.serialize(
@@ -415,6 +419,8 @@ def serialize(
             pipeline=pipeline,
             alignment=alignment,
             allow_extensions=allow_extensions,
+            quantize=quantize,
+            header_reserve=header_reserve,
         ),
     )
 

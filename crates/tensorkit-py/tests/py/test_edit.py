@@ -162,6 +162,27 @@ def test_a_header_reserve_takes_later_edits_in_place(tmp_path):
     same_tensors({t.name: np.asarray(t.data).reshape(tuple(reversed(t.shape.tolist()))) for t in r.tensors})
 
 
+def test_safetensors_written_by_tensorkit_keep_room_by_default_and_the_drop_in_does_not(tmp_path):
+    path = tmp_path / "d.safetensors"
+    tensorkit.save(path, TENSORS, metadata={"note": "x"})
+    exact = st.save(TENSORS, metadata={"note": "x"})
+    assert path.stat().st_size == len(exact) + 4096
+    assert tensorkit.serialize(TENSORS, "safetensors", metadata={"note": "x"}, header_reserve=0) == exact
+    from tensorkit.safetensors import numpy as drop_in
+
+    assert drop_in.save(TENSORS, metadata={"note": "x"}) == exact
+    report = tensorkit.edit(path, {"licence": "CC-BY-4.0", "tokenizer.chat_template": "t" * 2000})
+    assert report.in_place
+    with safetensors.safe_open(path, "np") as f:
+        assert f.metadata() == {"note": "x", "licence": "CC-BY-4.0", "tokenizer.chat_template": "t" * 2000}
+    same_tensors(st.load_file(path))
+    # GGUF's room would be a key gguf-py lists: none unless asked for.
+    gguf = tmp_path / "d.gguf"
+    tensorkit.save(gguf, TENSORS)
+    with tensorkit.open(gguf) as f:
+        assert f.metadata.get("tensorkit.padding") is None
+
+
 def test_a_tensogram_metadata_frame_that_keeps_its_size_is_rewritten_in_place(tmp_path):
     # Two messages written by tensogram itself, each with its own metadata frame.
     path = tmp_path / "ref.tgm"

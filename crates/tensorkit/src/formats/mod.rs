@@ -305,8 +305,9 @@ pub struct Layout {
     /// ([`WriteOptions::alignment`](crate::WriteOptions::alignment)).
     pub alignment: Option<u64>,
     /// safetensors and GGUF: room left in the header for later edits in place, in bytes
-    /// ([`WriteOptions::header_reserve`](crate::WriteOptions::header_reserve)).
-    pub header_reserve: u64,
+    /// ([`WriteOptions::header_reserve`](crate::WriteOptions::header_reserve)); `None`: the
+    /// format's own default ([`FormatInfo::header_reserve`](tensor_dtype::FormatInfo)).
+    pub header_reserve: Option<u64>,
 }
 
 /// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place, synced to
@@ -389,17 +390,17 @@ fn write_tensors(
     pipeline: &PipelineSpec,
     layout: Layout,
 ) -> Result<Vec<String>> {
-    if layout.header_reserve > MAX_HEADER_RESERVE {
+    let info = format.info();
+    let header_reserve = layout.header_reserve.unwrap_or(info.header_reserve);
+    if header_reserve > MAX_HEADER_RESERVE {
         return Err(Error::UnknownTarget {
             what: format!(
-                "a header reserve of {} bytes (at most {MAX_HEADER_RESERVE}: safetensors readers refuse longer headers)",
-                layout.header_reserve
+                "a header reserve of {header_reserve} bytes (at most {MAX_HEADER_RESERVE}: safetensors readers refuse longer headers)",
             ),
         });
     }
-    let info = format.info();
     for (choice, asked) in [
-        (WriteChoice::HeaderReserve, layout.header_reserve > 0),
+        (WriteChoice::HeaderReserve, header_reserve > 0),
         (WriteChoice::Alignment, layout.alignment.is_some()),
         (WriteChoice::Pipeline, *pipeline != PipelineSpec::default()),
     ] {
@@ -430,7 +431,7 @@ fn write_tensors(
         set
     };
     match format {
-        FormatId::Safetensors => safetensors::write(set, out, path, layout.header_reserve)?,
+        FormatId::Safetensors => safetensors::write(set, out, path, header_reserve)?,
         FormatId::Bintensors => {
             bintensors::write(set, out, path, tensor_bintensors::Layout::Release)?;
         }
@@ -440,7 +441,7 @@ fn write_tensors(
         FormatId::Ztensor01 => dropped.extend(ztensor::write(set, out, path)?),
         FormatId::Ztensor2 => ztensor::write_v2(set, out, path, layout.alignment)?,
         FormatId::Tensogram => dropped.extend(tensogram::write(set, out, path, pipeline)?),
-        FormatId::Gguf => gguf::write(set, out, path, layout.header_reserve)?,
+        FormatId::Gguf => gguf::write(set, out, path, header_reserve)?,
         FormatId::Ztensor1 => {
             return Err(Error::UnknownTarget {
                 what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),

@@ -106,8 +106,11 @@ pub struct WriteOptions {
     /// safetensors and GGUF output: room for this many more bytes of header, so that later
     /// metadata edits fit in place ([`crate::edit()`]) — safetensors pads its JSON with
     /// spaces, GGUF holds the room in a `tensorkit.padding` string of spaces. Every reader
-    /// accepts both. 0 (the default) writes exactly what the reference writers write.
-    pub header_reserve: u64,
+    /// accepts both. `None` (the default) leaves the format's own default room
+    /// ([`FormatInfo::header_reserve`](tensor_dtype::FormatInfo)): 4 KiB of spaces in
+    /// safetensors, none in GGUF, whose room is a key that readers list. `Some(0)` writes
+    /// exactly what the reference writers write.
+    pub header_reserve: Option<u64>,
     /// Whether a written file is also synced to disk before it is renamed into place, to
     /// survive a power failure once `save` returns ([`Durability::Synced`](crate::Durability),
     /// fsync). The default leaves writing back to the kernel, as `cp` does; either way the

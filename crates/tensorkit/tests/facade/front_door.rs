@@ -223,7 +223,7 @@ fn write_choices_are_refused_where_the_format_does_not_offer_them() {
             "a header reserve",
             "safetensors and gguf",
             WriteOptions {
-                header_reserve: 4096,
+                header_reserve: Some(4096),
                 ..WriteOptions::default()
             },
         ),
@@ -272,6 +272,54 @@ fn write_choices_are_refused_where_the_format_does_not_offer_them() {
             assert!(!path.exists(), "{}", path.display());
         }
     }
+}
+
+/// safetensors files leave 4 KiB of spaces after their JSON unless told otherwise, so that a
+/// later metadata edit fits in place; `Some(0)` writes the reference writer's bytes. GGUF,
+/// whose room would be a key readers list, leaves none by default.
+#[test]
+fn safetensors_keeps_room_for_edits_by_default_and_the_reference_bytes_on_request() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let w = tensorkit::Tensor::from_elements(&[3], &[1.5f32, -2.0, 0.25]).unwrap();
+    let tensors = || [("w", w.view())];
+    let reference = tensorkit::safetensors::serialize(tensors(), None).unwrap();
+    let exact = WriteOptions {
+        header_reserve: Some(0),
+        ..WriteOptions::for_format(Format::Safetensors)
+    };
+    assert_eq!(
+        tensorkit::serialize_tensors(tensors(), &exact).unwrap(),
+        reference
+    );
+    let default = WriteOptions::for_format(Format::Safetensors);
+    let roomy = tensorkit::serialize_tensors(tensors(), &default).unwrap();
+    assert_eq!(roomy.len(), reference.len() + 4096);
+    assert_eq!(
+        tensorkit::open_bytes(&roomy)
+            .unwrap()
+            .get("w")
+            .unwrap()
+            .to_tensor()
+            .unwrap(),
+        w
+    );
+
+    let path = dir.path().join("w.safetensors");
+    tensorkit::save_tensors(&path, tensors(), &default).unwrap();
+    let edits = tensorkit::Edits {
+        set: vec![("license".into(), serde_json::json!("apache-2.0"), None)],
+        ..tensorkit::Edits::default()
+    };
+    let report = tensorkit::edit(&path, &edits, &tensorkit::EditOptions::default()).unwrap();
+    assert_eq!(report.method, tensorkit::edit::Method::InPlace);
+    let back = tensorkit::open(&path).unwrap();
+    assert_eq!(back.metadata().unwrap()["license"], "apache-2.0");
+
+    let gguf = WriteOptions::for_format(Format::Gguf);
+    let bytes = tensorkit::serialize_tensors(tensors(), &gguf).unwrap();
+    let file = tensorkit::open_bytes(&bytes).unwrap();
+    assert!(!file.metadata().unwrap().contains_key("tensorkit.padding"));
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn a_killed_edit_is_finished_wherever_its_file_is_opened() {
     let b = tensorkit::Tensor::from_elements(&[64], &[2.0f32; 64]).unwrap();
     let options = WriteOptions {
         max_shard_size: Some(256),
-        header_reserve: 256,
+        header_reserve: Some(256),
         metadata: Some(
             [("note".to_owned(), serde_json::Value::from("old"))]
                 .into_iter()

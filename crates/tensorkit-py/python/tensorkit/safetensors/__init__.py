@@ -157,7 +157,7 @@ def serialize(tensor_dict: Mapping[str, Any], metadata: Mapping[str, str] | None
     from .._file import _options
 
     return _native.serialize(
-        _specs(tensor_dict), _options(format="safetensors", metadata=check_metadata(metadata))
+        _specs(tensor_dict), _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0)
     )
 
 
@@ -172,7 +172,7 @@ def serialize_file(
     _native.save(
         os.fspath(filename),
         _specs(tensor_dict),
-        _options(format="safetensors", metadata=check_metadata(metadata)),
+        _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0),
     )
 
 

@@ -30,7 +30,7 @@ def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) 
 def save(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> bytes:
     """The bytes of a safetensors file holding ``tensor_dict``."""
     _check(tensor_dict, metadata)
-    return serialize(tensor_dict, "safetensors", metadata=metadata)
+    return serialize(tensor_dict, "safetensors", metadata=metadata, header_reserve=0)
 
 
 @raises_safetensor_errors
@@ -41,7 +41,7 @@ def save_file(
 ) -> None:
     """Writes ``tensor_dict`` to ``filename`` as safetensors (atomically)."""
     _check(tensor_dict, metadata)
-    _save(filename, tensor_dict, metadata=metadata, format="safetensors")
+    _save(filename, tensor_dict, metadata=metadata, format="safetensors", header_reserve=0)
 
 
 def _owned(f: File, name: str) -> np.ndarray:

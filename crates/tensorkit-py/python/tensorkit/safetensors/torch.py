@@ -159,7 +159,7 @@ def save(tensors: dict[str, torch.Tensor], metadata: dict[str, str] | None = Non
     memory)."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    data = _tensorkit.serialize(items, _options(format="safetensors", metadata=check_metadata(metadata)))
+    data = _tensorkit.serialize(items, _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0))
     del keep
     return data
 
@@ -173,7 +173,7 @@ def save_file(
     """Writes ``tensors`` to ``filename`` as safetensors, atomically."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    _tensorkit.save(os.fspath(filename), items, _options(format="safetensors", metadata=check_metadata(metadata)))
+    _tensorkit.save(os.fspath(filename), items, _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0))
     del keep
 
 
