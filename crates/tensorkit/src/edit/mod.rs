@@ -474,6 +474,7 @@ fn copy_moved(
             what: format!("the data section starts at {data_start}, past the file's end"),
         })?;
     let mut out = tensor_core::atomic::AtomicFile::create_with(path, durability)?;
+    out.allocate(header.len() as u64 + data.len() as u64);
     let io = |e| tensor_core::Error::io(format!("writing {}", path.display()), e);
     let mut copying = out.copying_from(&set.mapped);
     copying.write_all(header).map_err(io)?;
