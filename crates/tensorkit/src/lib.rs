@@ -185,11 +185,9 @@ pub use tensor_stdlib_meta as stdlib_meta;
 #[cfg(feature = "ztensor")]
 pub use tensor_ztensor as ztensor;
 
-// The checks' types are the crate root's (`tensorkit::Validation`, …); the module's path is
-// kept, out of the docs, for code written against `tensorkit::check::…`.
+// The checks' types are the crate root's (`tensorkit::Validation`, …).
 #[cfg(feature = "files")]
-#[doc(hidden)]
-pub mod check;
+mod check;
 #[cfg(feature = "files")]
 pub mod edit;
 #[cfg(feature = "files")]
