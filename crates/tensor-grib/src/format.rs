@@ -47,8 +47,8 @@ impl<'a> TensorContainer<'a> for Grib<'a> {
         self.fields().len()
     }
 
-    /// By `shortName`, with the level, step, date and message added only as far as needed
-    /// to tell the file's fields apart.
+    /// By every key of the field's cube (`shortName`, level type and level, step, date and
+    /// time, an ensemble member), the message number only where fields share all of them.
     fn name(&self, i: usize) -> Option<&str> {
         Some(&self.names[i])
     }

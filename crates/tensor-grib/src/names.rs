@@ -174,6 +174,21 @@ impl Ident {
         self.code("perturbationNumber")
     }
 
+    /// The ensemble member of an ensemble product, as MARS names it (`number`): GRIB 2's
+    /// ensemble templates, GRIB 1's control and perturbed forecasts. `None` for other fields,
+    /// whose local sections may still carry a `perturbationNumber` of 0.
+    #[must_use]
+    pub fn member(&self) -> Option<i64> {
+        let ensemble = match self.edition {
+            1 => self
+                .local_mars
+                .iter()
+                .any(|(k, v)| *k == "type" && matches!(v.as_str(), "cf" | "pf")),
+            _ => true,
+        };
+        self.number().filter(|_| ensemble)
+    }
+
     /// The step's end (the step of an instantaneous field).
     fn step_end(&self) -> &str {
         self.step_range.rsplit('-').next().unwrap_or("0")
@@ -212,16 +227,7 @@ impl Ident {
                 },
             ));
         }
-        // MARS names the member of ensemble products only (GRIB 2's ensemble templates;
-        // GRIB 1's control and perturbed forecasts).
-        let ensemble = match self.edition {
-            1 => self
-                .local_mars
-                .iter()
-                .any(|(k, v)| *k == "type" && matches!(v.as_str(), "cf" | "pf")),
-            _ => true,
-        };
-        if let Some(n) = self.number().filter(|_| ensemble) {
+        if let Some(n) = self.member() {
             m.push(("number", n.to_string()));
         }
         let param = match (self.edition, self.param()) {

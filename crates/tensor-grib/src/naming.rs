@@ -4,57 +4,50 @@ use crate::field::{Field, Key};
 use std::collections::HashMap;
 use tensor_core::cbor::Value;
 
-/// Names fields by `shortName`, adding the level, then the step, then the date and time,
-/// then the ensemble member, then the message number, only as far as needed to tell fields
-/// apart: a message number only where two fields share every other key.
+/// Names each field by every key of its cube, the same in whatever file it is found:
+/// `shortName`, level type and level, step, date and time, and the ensemble member where
+/// there is one (`t_isobaricInhPa_500_step6_20261120T0000_number3`). The message number is
+/// added only where two fields share all of those (`…_m4`, or `…_m4.1` for a field after the
+/// first of a message).
 pub(crate) fn names(fields: &[Field]) -> Vec<String> {
-    let level = |f: &Field| {
-        let l = match &f.ident.level {
-            Key::Int(i) => i.to_string(),
-            Key::Float(x) => x.to_string(),
-            Key::Text(t) => t.clone(),
-        };
-        format!("{}_{}_{l}", f.ident.short_name(), f.ident.type_of_level)
-    };
-    let step = |f: &Field| format!("{}_step{}", level(f), f.ident.step_range);
-    let date = |f: &Field| format!("{}_{}T{:04}", step(f), f.ident.data_date, f.ident.data_time);
-    let member = |f: &Field| match f.ident.number() {
-        Some(n) => format!("{}_number{n}", date(f)),
-        None => date(f),
-    };
-    let schemes: [&dyn Fn(&Field) -> String; 5] = [
-        &|f| f.ident.short_name().to_owned(),
-        &level,
-        &step,
-        &date,
-        &member,
-    ];
-    let mut out: Vec<Option<String>> = vec![None; fields.len()];
-    for scheme in schemes {
-        let candidates: Vec<String> = fields.iter().map(scheme).collect();
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        for c in &candidates {
-            *count.entry(c.as_str()).or_default() += 1;
-        }
-        for (o, c) in out.iter_mut().zip(&candidates) {
-            if o.is_none() && count[c.as_str()] == 1 {
-                *o = Some(c.clone());
-            }
-        }
+    let full: Vec<String> = fields.iter().map(full_name).collect();
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for name in &full {
+        *count.entry(name.as_str()).or_default() += 1;
     }
-    out.into_iter()
+    full.iter()
         .zip(fields)
-        .map(|(o, f)| {
-            o.unwrap_or_else(|| {
-                let base = member(f);
-                if f.submessage == 0 {
-                    format!("{base}_m{}", f.message)
-                } else {
-                    format!("{base}_m{}.{}", f.message, f.submessage)
-                }
-            })
+        .map(|(name, f)| {
+            if count[name.as_str()] == 1 {
+                name.clone()
+            } else if f.submessage == 0 {
+                format!("{name}_m{}", f.message)
+            } else {
+                format!("{name}_m{}.{}", f.message, f.submessage)
+            }
         })
         .collect()
+}
+
+/// A field's name from its own keys (see [`names`]).
+fn full_name(f: &Field) -> String {
+    let level = match &f.ident.level {
+        Key::Int(i) => i.to_string(),
+        Key::Float(x) => x.to_string(),
+        Key::Text(t) => t.clone(),
+    };
+    let mut name = format!(
+        "{}_{}_{level}_step{}_{}T{:04}",
+        f.ident.short_name(),
+        f.ident.type_of_level,
+        f.ident.step_range,
+        f.ident.data_date,
+        f.ident.data_time
+    );
+    if let Some(n) = f.ident.member() {
+        name.push_str(&format!("_number{n}"));
+    }
+    name
 }
 
 fn key_value(k: &Key) -> Value {

@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             short
         );
     }
-    let sst = file.get("sst")?.to_tensor()?;
+    let sst = file.get("sst_surface_0_step0_20070323T1200")?.to_tensor()?;
     let values = sst.view().typed::<f64>()?.into_owned();
     println!(
         "missing points: {}",

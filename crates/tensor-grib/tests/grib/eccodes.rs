@@ -39,7 +39,52 @@ pub(crate) fn trials() -> Vec<Trial> {
             }));
         }
     }
+    out.push(Trial::test(
+        "eccodes::names_carry_every_key",
+        names_carry_every_key,
+    ));
     out
+}
+
+/// A field's name carries every key of its cube whatever else the file holds, so that the
+/// same field is named alike in every file; a message number only tells apart fields that
+/// share all of them.
+fn names_carry_every_key() -> Result<(), Failed> {
+    use tensor_dtype::TensorContainer as _;
+    let bytes = std::fs::read(dir().join("mixed.grib"))?;
+    let names = |b: &[u8]| -> Result<Vec<String>, Failed> {
+        let g = Grib::open(b)?;
+        Ok((0..g.len())
+            .map(|i| g.name(i).unwrap_or_default().to_owned())
+            .collect())
+    };
+    let one = names(&bytes)?;
+    let want = [
+        "2t_surface_0_step0_20070323T1200",
+        "2t_heightAboveGround_2_step0_20070323T1200",
+    ];
+    ensure(one == want, || format!("{one:?}"))?;
+    let twice = names(&[bytes.as_slice(), bytes.as_slice()].concat())?;
+    let want: Vec<String> = (0..4).map(|m| format!("{}_m{m}", want[m % 2])).collect();
+    ensure(twice == want, || format!("{twice:?}"))?;
+    // Every field of every fixture: its own keys, the member where there is one.
+    for path in files() {
+        let b = std::fs::read(&path)?;
+        let g = Grib::open(&b)?;
+        for (i, f) in g.fields().iter().enumerate() {
+            let name = g.name(i).unwrap_or_default();
+            let short = f.ident.short_name();
+            ensure(
+                name.starts_with(&format!("{short}_{}_", f.ident.type_of_level))
+                    && name.contains(&format!(
+                        "_step{}_{}T",
+                        f.ident.step_range, f.ident.data_date
+                    )),
+                || format!("{}#{i}: {name}", path.display()),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn key<'a>(keys: &'a [(&'static str, Key)], name: &str) -> Option<&'a Key> {

@@ -266,3 +266,15 @@ def test_a_loaded_cube_leaves_no_file_pages_resident(tmp_path):
     assert np.isfinite(values).all()
     assert _resident_kib(path) < size_kib // 8, (_resident_kib(path), size_kib)
     np.testing.assert_array_equal(values, cfgrib(path).t.values)
+
+
+def test_converted_fields_are_named_by_every_key_of_their_cube(tmp_path):
+    # The same field has the same name in every file, whatever else the file holds.
+    one = grib_cubes.ensemble(tmp_path / "one.grib", params=("t",), members=1, steps=(0,), levels=(500,))
+    many = grib_cubes.ensemble(tmp_path / "many.grib", params=("t",), members=2, steps=(0, 6), levels=(500, 850))
+    for src in (one, many):
+        tensorkit.convert(src, src.with_suffix(".tgm"))
+    with tensorkit.open(one.with_suffix(".tgm")) as a, tensorkit.open(many.with_suffix(".tgm")) as b:
+        assert list(a) == ["t_isobaricInhPa_500_step0_20261120T0000_number1"]
+        assert set(a) < set(b) and len(set(b)) == 8
+        assert "t_isobaricInhPa_850_step6_20261120T0000_number2" in set(b)
