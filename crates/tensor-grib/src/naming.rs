@@ -2,6 +2,7 @@
 
 use crate::field::{Field, Key};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use tensor_core::cbor::Value;
 
 /// Names each field by every key of its cube, the same in whatever file it is found:
@@ -45,7 +46,7 @@ fn full_name(f: &Field) -> String {
         f.ident.data_time
     );
     if let Some(n) = f.ident.member() {
-        name.push_str(&format!("_number{n}"));
+        let _ = write!(name, "_number{n}");
     }
     name
 }
