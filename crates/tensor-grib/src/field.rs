@@ -20,6 +20,17 @@ impl Default for Key {
     }
 }
 
+/// The value as ecCodes prints it: `500`, `0.5`, `isobaricInhPa`.
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Int(i) => write!(f, "{i}"),
+            Key::Float(x) => write!(f, "{x}"),
+            Key::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 impl From<&str> for Key {
     fn from(s: &str) -> Self {
         Key::Text(s.to_owned())

@@ -218,14 +218,7 @@ impl Ident {
         let levtype = self.levtype();
         m.push(("levtype", levtype.to_owned()));
         if levtype != "sfc" {
-            m.push((
-                "levelist",
-                match &self.level {
-                    Key::Int(i) => i.to_string(),
-                    Key::Float(f) => f.to_string(),
-                    Key::Text(t) => t.clone(),
-                },
-            ));
+            m.push(("levelist", self.level.to_string()));
         }
         if let Some(n) = self.member() {
             m.push(("number", n.to_string()));

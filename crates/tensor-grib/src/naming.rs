@@ -32,15 +32,11 @@ pub(crate) fn names(fields: &[Field]) -> Vec<String> {
 
 /// A field's name from its own keys (see [`names`]).
 fn full_name(f: &Field) -> String {
-    let level = match &f.ident.level {
-        Key::Int(i) => i.to_string(),
-        Key::Float(x) => x.to_string(),
-        Key::Text(t) => t.clone(),
-    };
     let mut name = format!(
-        "{}_{}_{level}_step{}_{}T{:04}",
+        "{}_{}_{}_step{}_{}T{:04}",
         f.ident.short_name(),
         f.ident.type_of_level,
+        f.ident.level,
         f.ident.step_range,
         f.ident.data_date,
         f.ident.data_time

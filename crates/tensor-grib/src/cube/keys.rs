@@ -49,7 +49,7 @@ pub(crate) fn key_of(v: &Value) -> Option<Key> {
 pub(crate) fn same(a: &Key, b: &Key) -> bool {
     match (number(a), number(b)) {
         (Some(x), Some(y)) => x == y,
-        _ => text(a) == text(b),
+        _ => a.to_string() == b.to_string(),
     }
 }
 
@@ -58,14 +58,6 @@ fn number(k: &Key) -> Option<f64> {
         Key::Int(i) => Some(*i as f64),
         Key::Float(f) => Some(*f),
         Key::Text(_) => None,
-    }
-}
-
-pub(crate) fn text(k: &Key) -> String {
-    match k {
-        Key::Int(i) => i.to_string(),
-        Key::Float(f) => f.to_string(),
-        Key::Text(t) => t.clone(),
     }
 }
 

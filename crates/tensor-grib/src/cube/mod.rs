@@ -22,7 +22,7 @@ pub use geography::gaussian_latitudes;
 use crate::field::Key;
 use crate::names;
 use geography::Geography;
-use keys::{Keys, same, text};
+use keys::{Keys, same};
 use tensor_core::cbor::Value;
 
 /// A coordinate's values.
@@ -176,7 +176,7 @@ fn filter_text(filter: &[(String, Key)]) -> String {
         .iter()
         .map(|(k, v)| match v {
             Key::Text(t) => format!("'{k}': '{t}'"),
-            v => format!("'{k}': {}", text(v)),
+            v => format!("'{k}': {v}"),
         })
         .collect();
     format!("{{{}}}", items.join(", "))
@@ -497,8 +497,10 @@ fn variable(keys: &[Keys<'_>], sel: &[usize], options: &Options) -> Result<Part,
                 reason: format!(
                     "parameter {} has more than one {key}: {} and {}",
                     first.var_name(),
-                    v.map_or("none".into(), |v| text(&v)),
-                    keys[*other].get(key).map_or("none".into(), |v| text(&v)),
+                    v.map_or("none".into(), |v| v.to_string()),
+                    keys[*other]
+                        .get(key)
+                        .map_or("none".into(), |v| v.to_string()),
                 ),
                 key: Some(key),
             });
@@ -675,9 +677,7 @@ fn extra_coordinate(
             Some(prev) if !same(prev, &v) => {
                 return Err(Conflict {
                     reason: format!(
-                        "'{name}' cannot be indexed by dimension '{along}': it has two values ({} and {}) at one of its values",
-                        text(prev),
-                        text(&v)
+                        "'{name}' cannot be indexed by dimension '{along}': it has two values ({prev} and {v}) at one of its values",
                     ),
                     key: None,
                 });
@@ -708,7 +708,7 @@ fn extra_coordinate(
                 .collect(),
         )
     } else {
-        Values::Text(found.iter().map(text).collect())
+        Values::Text(found.iter().map(Key::to_string).collect())
     };
     Ok(Coordinate {
         name: name.to_owned(),
@@ -926,8 +926,8 @@ fn group_name(filter: &[(String, Key)]) -> String {
             ("paramId", Key::Int(id)) => names::cf_names(2, *id)
                 .or_else(|| names::cf_names(1, *id))
                 .map_or_else(|| format!("paramId_{id}"), |(var, _)| var.to_owned()),
-            ("message", v) => format!("message{}", text(v)),
-            (_, v) => text(v),
+            ("message", v) => format!("message{v}"),
+            (_, v) => v.to_string(),
         })
         .collect();
     parts.join("_")
