@@ -151,14 +151,19 @@ def check_metadata(metadata: Mapping[str, str] | None) -> dict[str, str] | None:
     return dict(metadata)
 
 
+def reference_options(metadata: Mapping[str, str] | None) -> dict[str, Any]:
+    """The native writer's options for a file as safetensors writes it, byte for byte: the
+    metadata checked, and no room left in the header (tensorkit's own writers leave 4 KiB
+    there by default)."""
+    from .._file import _options
+
+    return _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0)
+
+
 @raises_safetensor_errors
 def serialize(tensor_dict: Mapping[str, Any], metadata: Mapping[str, str] | None = None) -> bytes:
     """The bytes of a safetensors file holding ``tensor_dict`` (name -> ``TensorSpec``)."""
-    from .._file import _options
-
-    return _native.serialize(
-        _specs(tensor_dict), _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0)
-    )
+    return _native.serialize(_specs(tensor_dict), reference_options(metadata))
 
 
 @raises_safetensor_errors
@@ -167,13 +172,7 @@ def serialize_file(
 ) -> None:
     """Writes ``tensor_dict`` (name -> ``TensorSpec``) to ``filename`` as safetensors,
     atomically."""
-    from .._file import _options
-
-    _native.save(
-        os.fspath(filename),
-        _specs(tensor_dict),
-        _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0),
-    )
+    _native.save(os.fspath(filename), _specs(tensor_dict), reference_options(metadata))
 
 
 @raises_safetensor_errors

@@ -9,14 +9,16 @@ package reads.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
+from .. import _tensorkit
 from .._dtypes import to_numpy
 from .._errors import InvalidArgumentError
-from .._file import File, PathLike, open_bytes, save as _save, serialize
-from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors
+from .._file import File, PathLike, _entries, open_bytes
+from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors, reference_options
 
 
 def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) -> None:
@@ -30,7 +32,7 @@ def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) 
 def save(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None = None) -> bytes:
     """The bytes of a safetensors file holding ``tensor_dict``."""
     _check(tensor_dict, metadata)
-    return serialize(tensor_dict, "safetensors", metadata=metadata, header_reserve=0)
+    return _tensorkit.serialize(_entries(tensor_dict), reference_options(metadata))
 
 
 @raises_safetensor_errors
@@ -41,7 +43,7 @@ def save_file(
 ) -> None:
     """Writes ``tensor_dict`` to ``filename`` as safetensors (atomically)."""
     _check(tensor_dict, metadata)
-    _save(filename, tensor_dict, metadata=metadata, format="safetensors", header_reserve=0)
+    _tensorkit.save(os.fspath(filename), _entries(tensor_dict), reference_options(metadata))
 
 
 def _owned(f: File, name: str) -> np.ndarray:

@@ -22,8 +22,8 @@ import torch
 
 from .. import _tensorkit
 from .. import torch as _tk_torch
-from .._file import _options, open_bytes
-from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors
+from .._file import open_bytes
+from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors, reference_options
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -159,7 +159,7 @@ def save(tensors: dict[str, torch.Tensor], metadata: dict[str, str] | None = Non
     memory)."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    data = _tensorkit.serialize(items, _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0))
+    data = _tensorkit.serialize(items, reference_options(metadata))
     del keep
     return data
 
@@ -173,7 +173,7 @@ def save_file(
     """Writes ``tensors`` to ``filename`` as safetensors, atomically."""
     _check_for_save(tensors)
     items, keep = _tk_torch.entries(tensors)
-    _tensorkit.save(os.fspath(filename), items, _options(format="safetensors", metadata=check_metadata(metadata), header_reserve=0))
+    _tensorkit.save(os.fspath(filename), items, reference_options(metadata))
     del keep
 
 
