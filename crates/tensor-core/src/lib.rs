@@ -50,6 +50,7 @@ pub mod hex;
 mod limits;
 pub mod options;
 pub mod patch;
+mod readahead;
 pub mod size;
 pub mod source;
 pub mod tee;

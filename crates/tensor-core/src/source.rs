@@ -97,6 +97,8 @@ pub struct MmapSource {
     /// ([`AtomicFile::copying_from`](crate::atomic::AtomicFile::copying_from)); `None` where
     /// the handle could not be duplicated.
     file: Option<File>,
+    /// How much one read-ahead hint reads on the file's device, found when first needed.
+    window: std::sync::OnceLock<u64>,
 }
 
 impl MmapSource {
@@ -130,7 +132,11 @@ impl MmapSource {
         #[allow(unsafe_code)]
         let map =
             unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping a file", e))?;
-        Ok(MmapSource { map, file: None })
+        Ok(MmapSource {
+            map,
+            file: None,
+            window: std::sync::OnceLock::new(),
+        })
     }
 
     /// The mapped bytes.
@@ -174,19 +180,34 @@ impl MmapSource {
 
     /// Asks the kernel to start reading `len` bytes at `offset` into the page cache, without
     /// waiting for them (`madvise(MADV_WILLNEED)`): a loader that will read the range next
-    /// keeps the disk busy while it works on the range before. The range is clamped to the
-    /// file; a hint the system refuses, or a system without it, changes nothing.
+    /// keeps the disk busy while it works on the range before. The kernel reads at most one
+    /// read-ahead window per hint (the device's `read_ahead_kb`, 8 MiB on some disks and
+    /// 128 KiB on others) and drops the rest, so the range is hinted a window at a time; the
+    /// call may wait while the device's queue is full. The range is clamped to the file; a
+    /// hint the system refuses, or a system without it, changes nothing.
     pub fn will_need(&self, offset: u64, len: u64) {
         #[cfg(unix)]
         {
             let size = self.map.len() as u64;
             let start = offset.min(size);
-            let len = len.min(size - start);
-            if len > 0 {
+            let end = start + len.min(size - start);
+            let window = *self.window.get_or_init(|| {
+                self.file
+                    .as_ref()
+                    .map_or(crate::readahead::DEFAULT_WINDOW, crate::readahead::window)
+            });
+            let mut at = start;
+            while at < end {
+                let n = window.min(end - at);
                 // A refused hint is not an error: the reads that follow still read.
-                let _ =
-                    self.map
-                        .advise_range(memmap2::Advice::WillNeed, start as usize, len as usize);
+                if self
+                    .map
+                    .advise_range(memmap2::Advice::WillNeed, at as usize, n as usize)
+                    .is_err()
+                {
+                    break;
+                }
+                at += n;
             }
         }
         #[cfg(not(unix))]
