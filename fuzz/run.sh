@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs fuzz targets for a while. Usage: fuzz/run.sh [seconds per target, default 600] [target...]
 # Needs the nightly toolchain and cargo-fuzz (`cargo +nightly install cargo-fuzz`).
-# Corpora start from the reference-written files in testdata/conformance (and the GRIB
-# files ecCodes wrote); crashes land in
+# Corpora start from the files under testdata/ (each format's conformance, reference and
+# malicious files); crashes land in
 # fuzz/artifacts/<target>/ and become regression files under testdata/<format>/malicious/.
 #
 # Memory: AddressSanitizer returns null for any single allocation above 2 GiB
@@ -33,10 +33,7 @@ cargo +nightly fuzz build -O -a
 run_one() {
     local target=$1 summary
     mkdir -p "corpus/$target"
-    find ../testdata/conformance ../testdata/*/malicious ../testdata/reference/grib ../testdata/reference/gguf \
-        ../testdata/reference/jpeg2000 ../testdata/reference/tensogram_v2 \
-        ../testdata/reference/tensogram_codecs -type f \
-        ! -name '*.json' ! -name '*.values' -size -64k \
+    find ../testdata -type f ! -name '*.json' ! -name '*.values' ! -name '*.md' -size -64k \
         -exec cp -n {} "corpus/$target/" \; 2>/dev/null || true
     if cargo +nightly fuzz run -O -a "$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=4096 -malloc_limit_mb=1000000 -timeout=20 \

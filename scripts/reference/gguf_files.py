@@ -5,7 +5,7 @@ of its stored bytes and of what `gguf.quants.dequantize` makes of them (float32,
 little-endian).
 
     python -m venv env && env/bin/pip install gguf==0.19.0 numpy==2.4.6
-    env/bin/python scripts/reference/gguf_files.py testdata/reference/gguf
+    env/bin/python scripts/reference/gguf_files.py testdata/gguf/reference
 
 Files:
 - ``metadata``: every metadata value type, arrays of each, an array of strings, nested

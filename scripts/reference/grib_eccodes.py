@@ -5,7 +5,7 @@ ecCodes decodes them, with missing points as NaN (`NAME.json`); the values thems
 mismatch can be located.
 
     python -m venv env && env/bin/pip install eccodes==2.50.0 numpy
-    env/bin/python scripts/reference/grib_eccodes.py testdata/reference/grib
+    env/bin/python scripts/reference/grib_eccodes.py testdata/grib/reference
 
 Files (edition 2 unless the name says grib1):
 - ``simple``: grid_simple at 8, 12, 16 and 24 bits, with decimal scale factors 0 and 2, a
@@ -290,4 +290,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/reference/grib")
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/grib/reference")

@@ -1,4 +1,5 @@
-"""Writes testdata/reference/: small files written by the reference packages themselves,
+"""Writes testdata/{safetensors,ztensor,tensogram}/reference/: small files written by the
+reference packages themselves,
 with a JSON sidecar per file saying what each tensor holds, for tensorkit's interop trials
 (crates/tensorkit-cli/tests/cli/reference.rs).
 
@@ -19,8 +20,11 @@ import safetensors.torch
 import torch
 import ztensor
 
-OUT = pathlib.Path(__file__).parents[2] / "testdata/reference"
-OUT.mkdir(parents=True, exist_ok=True)
+TESTDATA = pathlib.Path(__file__).parents[2] / "testdata"
+# Each file goes to the reference folder of the format it is written in.
+ST, ZT, TG = (TESTDATA / f / "reference" for f in ("safetensors", "ztensor", "tensogram"))
+for d in (ST, ZT, TG):
+    d.mkdir(parents=True, exist_ok=True)
 
 
 def value_text(v):
@@ -39,7 +43,8 @@ def describe(dtype, shape, data, values):
 
 def sidecar(name, package, version, tensors, **extra):
     doc = {"written_by": f"{package} {version}", "tensors": tensors, **extra}
-    (OUT / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    out = {"st": ST, "zt": ZT, "tg": TG}[name[:2]]
+    (out / f"{name}.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
 # --- safetensors: the dtypes added in 0.7/0.8, through torch (the path users take) ---------
@@ -55,7 +60,7 @@ tensors = {
     "e5m2fnuz": u8([0x00, 0x3C, 0x80, 0xFF, 0x7F]).view(torch.float8_e5m2fnuz),
     "c64": torch.from_numpy(c64.copy()),
 }
-path = OUT / "st_new_dtypes.safetensors"
+path = ST / "st_new_dtypes.safetensors"
 safetensors.torch.save_file(tensors, path)
 codes = np.array(f4_codes, np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float32)
 side = {
@@ -87,7 +92,7 @@ logical = [  # name, data, shape, storage, logical, our dtype
     ("e8m0fnu", bytes([126]), [1], "u8", "f8_e8m0fnu", "float8_e8m0"),
     ("f4", f4_odd, [5], "u8", "f4_e2m1", "float4_e2m1"),
 ]
-path = OUT / "zt2_logical.zt"
+path = ZT / "zt2_logical.zt"
 with ztensor.Writer(str(path)) as w:
     for name, data, shape, storage, lt, _ in logical:
         zt_add(w, name, data, shape, storage, lt)
@@ -97,7 +102,7 @@ sidecar("zt2_logical", "ztensor", "2.1.2",
         {name: describe(ours, shape, data, None) for name, data, shape, _, _, ours in logical})
 
 # --- zTensor 2: a file appended to (the first manifest stays behind, unreferenced) ---------
-path = OUT / "zt2_appended.zt"
+path = ZT / "zt2_appended.zt"
 path.unlink(missing_ok=True)
 a = np.arange(4, dtype=np.float32)
 b = np.arange(3, dtype=np.int16)
@@ -118,9 +123,9 @@ canon = {
     "alpha": np.arange(6, dtype=np.int64).reshape(2, 3),
     "Mid": np.array([1, 0, 1], dtype=np.bool_),
 }
-safetensors.numpy.save_file(canon, OUT / "zt2_canonical.safetensors", metadata={"origin": "reference"})
+safetensors.numpy.save_file(canon, ZT / "zt2_canonical.safetensors", metadata={"origin": "reference"})
 short = {np.dtype(np.float32): "f32", np.dtype(np.int64): "i64"}
-with ztensor.Writer(str(OUT / "zt2_canonical.zt")) as w:
+with ztensor.Writer(str(ZT / "zt2_canonical.zt")) as w:
     w.set_attributes({"origin": "reference"})
     for name in sorted(canon):
         arr = canon[name]
@@ -128,13 +133,13 @@ with ztensor.Writer(str(OUT / "zt2_canonical.zt")) as w:
             w.add(name, arr.view(np.uint8).tobytes(), list(arr.shape), "u8", logical="bool")
         else:
             w.add(name, arr.tobytes(), list(arr.shape), short[arr.dtype])
-print("wrote", sorted(p.name for p in OUT.iterdir()))
+print("wrote", sorted(p.name for d in (ST, ZT, TG) for p in d.iterdir()))
 
 # --- A Hugging Face shard set, as huggingface_hub writes one (index + three shards) --------
 import huggingface_hub
 import shutil
 
-shard_dir = OUT / "sharded"
+shard_dir = ST / "sharded"
 shutil.rmtree(shard_dir, ignore_errors=True)
 shard_dir.mkdir()
 state = {
@@ -153,7 +158,7 @@ u = (np.arange(64) % 3).astype(np.uint8)
 desc = {"type": "ntensor", "ndim": 1, "shape": [64], "strides": [1], "dtype": "uint8",
         "byte_order": "little", "encoding": "none", "filter": "none", "compression": "szip",
         "szip_rsi": 4, "szip_block_size": 16, "szip_flags": 128 | 8}
-(OUT / "tgm_szip_restricted_flag.tgm").write_bytes(tensogram.encode({"base": [{"name": "u"}]}, [(desc, u)]))
+(TG / "tgm_szip_restricted_flag.tgm").write_bytes(tensogram.encode({"base": [{"name": "u"}]}, [(desc, u)]))
 sidecar("tgm_szip_restricted_flag", "tensogram", tensogram.__version__,
         {"u": describe("uint8", [64], u.tobytes(), None)})
 
@@ -161,7 +166,7 @@ sidecar("tgm_szip_restricted_flag", "tensogram", tensogram.__version__,
 nan_field = np.array([1.0, np.nan, 3.0] * 100)
 desc = {"type": "ntensor", "ndim": 1, "shape": [300], "strides": [1], "dtype": "float64",
         "byte_order": "little", "encoding": "none", "filter": "none", "compression": "none"}
-(OUT / "tgm_blosc2_mask.tgm.bin").write_bytes(tensogram.encode(
+(TG / "tgm_blosc2_mask.tgm.bin").write_bytes(tensogram.encode(
     {"base": [{"name": "m"}]}, [(desc, nan_field)], allow_nan=True, nan_mask_method="blosc2",
     small_mask_threshold_bytes=0))
 
@@ -183,9 +188,9 @@ mixed = {
     "idx": np.arange(11, dtype=np.int32),
     "mask": np.array([True, False] * 5),
 }
-src = OUT / "mixed.safetensors"
+src = ST / "mixed.safetensors"
 safetensors.numpy.save_file(mixed, src)
-binary = os.environ.get("TENSORKIT", str(OUT.parents[1] / "target/debug/tensorkit"))
+binary = os.environ.get("TENSORKIT", str(TESTDATA.parent / "target/debug/tensorkit"))
 decoded = {}
 for spec in ["simple_packing:16,szip", "simple_packing:12,shuffle,szip", "simple_packing:24,szip", "shuffle,zstd:-5", "lz4"]:
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,10 +202,10 @@ for spec in ["simple_packing:16,szip", "simple_packing:12,shuffle,szip", "simple
             n: hashlib.sha256(np.ascontiguousarray(o[1]).astype(o[1].dtype.newbyteorder("<")).tobytes()).hexdigest()
             for n, o in zip(names, msg.objects)
         }
-(OUT / "mixed.json").write_text(json.dumps({
+(ST / "mixed.json").write_text(json.dumps({
     "written_by": f"safetensors {safetensors.__version__}",
     "decoded_by": f"tensogram {tensogram.__version__}",
     "note": "sha256 of each tensor's little-endian elements as tensogram decodes tensorkit's --pipeline output",
     "tensogram_decodes": decoded,
 }, indent=1, sort_keys=True) + "\n")
-print("wrote", sorted(p.name for p in OUT.iterdir()))
+print("wrote", sorted(p.name for d in (ST, ZT, TG) for p in d.iterdir()))

@@ -6,7 +6,7 @@ codestreams marked `signed`).
 the samples equal the image written (lossless).
 
     python -m venv env && env/bin/pip install pillow==13.0.0 numpy
-    env/bin/python scripts/reference/jpeg2000_openjpeg.py testdata/reference/jpeg2000
+    env/bin/python scripts/reference/jpeg2000_openjpeg.py testdata/grib/reference/jpeg2000
 
 tensor-grib's JPEG 2000 decoder must give these samples for every case it decodes, and
 must refuse (as unsupported) only the cases marked `general` (several precincts per

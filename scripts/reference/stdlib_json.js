@@ -1,4 +1,4 @@
-// Writes testdata/reference/stdlib_json/: ndarrays described with stdlib's own property
+// Writes testdata/stdlib/reference/: ndarrays described with stdlib's own property
 // names (dtype, shape, strides, offset, order, mode, submode, flags.READONLY), as JSON,
 // beside the meta data bytes @stdlib/ndarray's serializer writes for them.
 //
@@ -9,7 +9,7 @@ var path = require('path');
 var ndarray = require('@stdlib/ndarray/ctor');
 var serialize = require('@stdlib/ndarray/base/serialize-meta-data');
 
-var out = path.join(__dirname, '..', '..', 'testdata', 'reference', 'stdlib_json');
+var out = path.join(__dirname, '..', '..', 'testdata', 'stdlib', 'reference');
 fs.mkdirSync(out, { recursive: true });
 
 var cases = {

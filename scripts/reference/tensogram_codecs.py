@@ -4,7 +4,7 @@ each with a JSON sidecar: per object its descriptor's pipeline and the SHA-256 o
 little-endian elements as tensogram decodes them.
 
     python -m venv env && env/bin/pip install tensogram==0.24.0 numpy
-    env/bin/python scripts/reference/tensogram_codecs.py testdata/reference/tensogram_codecs
+    env/bin/python scripts/reference/tensogram_codecs.py testdata/tensogram/reference/codecs
 
 Files:
 - ``blosc2_codecs``: one float64 field per blosc2 codec (blosclz, lz4, lz4hc, zlib, zstd) at

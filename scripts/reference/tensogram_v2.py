@@ -3,7 +3,7 @@
 little-endian elements) and the metadata the reader must keep.
 
     python -m venv env && env/bin/pip install tensogram==0.16.1 numpy
-    env/bin/python scripts/reference/tensogram_v2.py testdata/reference/tensogram_v2
+    env/bin/python scripts/reference/tensogram_v2.py testdata/tensogram/reference/v2
 
 Files (prefixed with the version, e.g. ``v2_0.16.1_``):
 - ``raw``: three objects stored as they are (float32, int16, big-endian float64), names and

@@ -122,7 +122,7 @@ mod tests {
     }
 
     fn message() -> Vec<u8> {
-        std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2")).unwrap()
+        std::fs::read(tensor_testkit::testdata().join("grib/reference/simple.grib2")).unwrap()
     }
 
     /// Rounds of fetching what is asked, until nothing is: returns the bytes fetched.

@@ -8,7 +8,7 @@
 //!
 //! let bytes = std::fs::read(concat!(
 //!     env!("CARGO_MANIFEST_DIR"),
-//!     "/../../testdata/reference/grib/simple.grib2"
+//!     "/../../testdata/grib/reference/simple.grib2"
 //! ))?;
 //! let grib = Grib::open(&bytes)?;
 //! let field = &grib.fields()[0];

@@ -17,10 +17,29 @@ pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
-/// `testdata/conformance/<sub>`.
+/// Every format's folder under `testdata/`, each with what it holds of `conformance/`
+/// (the suite as delivered), `reference/` (files the reference packages wrote) and
+/// `malicious/`.
+pub const FORMATS: [&str; 7] = [
+    "safetensors",
+    "ztensor",
+    "bintensors",
+    "tensogram",
+    "stdlib",
+    "grib",
+    "gguf",
+];
+
+/// `testdata/<format>/conformance`: the conformance fixtures of one format.
 #[must_use]
-pub fn conformance(sub: &str) -> PathBuf {
-    testdata().join("conformance").join(sub)
+pub fn conformance(format: &str) -> PathBuf {
+    testdata().join(format).join("conformance")
+}
+
+/// `testdata/<format>/reference`: files the reference package of one format wrote.
+#[must_use]
+pub fn reference(format: &str) -> PathBuf {
+    testdata().join(format).join("reference")
 }
 
 /// Every file in `dir` whose extension is `ext`, sorted by path (empty if `dir` is missing).

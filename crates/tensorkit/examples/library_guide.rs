@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `keep` stores simple and CCSDS packing as it is where that decodes to the same values.
     let grib = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/reference/grib/grib1_simple.grib1"
+        "/../../testdata/grib/reference/grib1_simple.grib1"
     );
     let file = tensorkit::open(grib)?;
     for t in file.tensors().take(6) {
@@ -104,7 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // GGUF writer; `quantize` writes weight matrices as gguf-py's Q8_0 (or Q4_0...) blocks.
     let gguf = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../testdata/reference/gguf/model.gguf"
+        "/../../testdata/gguf/reference/model.gguf"
     );
     let file = tensorkit::open(gguf)?;
     let embd = file.get("token_embd.weight")?;

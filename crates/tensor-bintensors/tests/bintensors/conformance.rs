@@ -1,6 +1,6 @@
 //! One trial per fixture.
 
-use crate::support::{check_tensor, fixtures, sha256_hex, sorted_files};
+use crate::support::{check_tensor, sha256_hex, sorted_files};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -123,10 +123,14 @@ fn bad(file: &Path) -> Result<(), Failed> {
 fn twin(file: &Path) -> Result<(), Failed> {
     let st_bytes = std::fs::read(file)?;
     let j = tensor_testkit::sidecar(file)?;
-    let bt_path = file
-        .parent()
-        .ok_or("no parent")?
-        .join(j["twin_of"].as_str().ok_or("twin_of")?);
+    // `twin_of` is as the suite was delivered, one folder per format side by side
+    // (`../bintensors/NAME.bt`); here each format's suite is `testdata/<format>/conformance`.
+    let twin = j["twin_of"].as_str().ok_or("twin_of")?;
+    let (format, name) = twin
+        .strip_prefix("../")
+        .and_then(|t| t.split_once('/'))
+        .ok_or_else(|| format!("twin_of {twin:?} is not ../FORMAT/FILE"))?;
+    let bt_path = tensor_testkit::conformance(format).join(name);
     let bt_bytes = std::fs::read(&bt_path)?;
     let bt = BinTensors::open(&bt_bytes)?;
     let st = safetensors::SafeTensors::deserialize(&st_bytes)?;
@@ -151,13 +155,17 @@ fn twin(file: &Path) -> Result<(), Failed> {
 type Check = fn(&Path) -> Result<(), Failed>;
 
 pub(crate) fn trials() -> Vec<Trial> {
-    let root = fixtures();
-    let bt = root.join("bintensors");
+    let bt = tensor_testkit::conformance("bintensors");
     let groups: [(&str, PathBuf, &str, Check); 4] = [
         ("good", bt.clone(), "bt", good),
         ("lenient", bt.join("lenient"), "bt", lenient),
         ("bad", bt.join("bad"), "bt", bad),
-        ("twin", root.join("safetensors"), "safetensors", twin),
+        (
+            "twin",
+            tensor_testkit::conformance("safetensors"),
+            "safetensors",
+            twin,
+        ),
     ];
     let mut trials = Vec::new();
     for (group, dir, ext, check) in groups {

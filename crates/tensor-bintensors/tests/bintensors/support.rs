@@ -1,13 +1,8 @@
 //! Helpers: fixture paths, hex, SHA-256 and value comparison.
 
 use serde_json::Value;
-use std::path::PathBuf;
 use tensor_core::ByteOrder;
 use tensor_dtype::{TensorView, scalar};
-
-pub(crate) fn fixtures() -> PathBuf {
-    tensor_testkit::testdata().join("conformance")
-}
 
 pub(crate) use tensor_core::hex::encode as hex;
 pub(crate) use tensor_testkit::{files_with_extension as sorted_files, scalar_matches, sha256_hex};

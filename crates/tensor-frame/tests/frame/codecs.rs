@@ -1,5 +1,5 @@
-//! Objects tensogram 0.24 compressed with blosc2, zfp and sz3 (`testdata/reference/
-//! tensogram_codecs`, made by `scripts/reference/tensogram_codecs.py`): every blosc2 codec and
+//! Objects tensogram 0.24 compressed with blosc2, zfp and sz3 (`testdata/tensogram/
+//! reference/codecs`, made by `scripts/reference/tensogram_codecs.py`): every blosc2 codec and
 //! level, several dtypes, after a shuffle and after simple packing; every zfp mode; every SZ3
 //! error bound. Each
 //! decodes to exactly what tensogram decoded, and encoding the same input again with the
@@ -12,7 +12,7 @@ use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Message, serial
 
 fn fixtures() -> Vec<PathBuf> {
     tensor_testkit::files_with_extension(
-        &tensor_testkit::testdata().join("reference/tensogram_codecs"),
+        &tensor_testkit::testdata().join("tensogram/reference/codecs"),
         "tgm",
     )
 }

@@ -1,5 +1,5 @@
-//! Wire version 2 files written by tensogram 0.14.0 and 0.16.1 (`testdata/reference/
-//! tensogram_v2`, made by `scripts/reference/tensogram_v2.py`): each migrates to version 3
+//! Wire version 2 files written by tensogram 0.14.0 and 0.16.1 (`testdata/tensogram/
+//! reference/v2`, made by `scripts/reference/tensogram_v2.py`): each migrates to version 3
 //! with every hash checked, and the version 3 message decodes to exactly what the writer
 //! decoded (SHA-256 of each object's little-endian elements), keeping names, `base` and
 //! `_extra_`. Damage to a payload is caught by its hash.
@@ -12,7 +12,7 @@ use tensor_frame::{DecodeOptions, Level, Message, TgmFile, ValidateOptions, vali
 
 fn fixtures() -> Vec<PathBuf> {
     tensor_testkit::files_with_extension(
-        &tensor_testkit::testdata().join("reference/tensogram_v2"),
+        &tensor_testkit::testdata().join("tensogram/reference/v2"),
         "tgm",
     )
 }
@@ -209,7 +209,7 @@ fn mixed_file() -> Result<(), Failed> {
 fn a_misplaced_first_footer_offset_is_refused() -> Result<(), Failed> {
     for name in ["v2_0.16.1_nohash.tgm", "v2_0.16.1_streamed.tgm"] {
         let path = tensor_testkit::testdata()
-            .join("reference/tensogram_v2")
+            .join("tensogram/reference/v2")
             .join(name);
         let bytes = std::fs::read(&path)?;
         let at = bytes.len() - 16;
@@ -237,7 +237,7 @@ fn a_damaged_version_3_message_is_not_carried_over() -> Result<(), Failed> {
         tensor_testkit::testdata().join("tensogram/malicious/v3_data_frame_without_endf.tgm"),
     )?;
     let v2 =
-        std::fs::read(tensor_testkit::testdata().join("reference/tensogram_v2/v2_0.16.1_raw.tgm"))?;
+        std::fs::read(tensor_testkit::testdata().join("tensogram/reference/v2/v2_0.16.1_raw.tgm"))?;
     for file in [damaged.clone(), [v2, damaged].concat()] {
         if v2::migrate(&file, &Limits::default()).is_ok() {
             return Err("a damaged version 3 message was carried into a migrated file".into());

@@ -11,7 +11,7 @@ use tensor_dtype::{Format, TensorContainer};
 use tensor_gguf::{GgmlType, Gguf, GgufFormat, Value, Writer};
 
 fn dir() -> PathBuf {
-    tensor_testkit::testdata().join("reference/gguf")
+    tensor_testkit::testdata().join("gguf/reference")
 }
 
 /// Whether our value is the one gguf-py read (its JSON form).

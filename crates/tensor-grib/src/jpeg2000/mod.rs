@@ -282,11 +282,11 @@ fn precincts_start_at_the_tile(layout: &Layout, style: &header::Style) -> bool {
     })
 }
 
-/// `testdata/reference/jpeg2000`: codestreams OpenJPEG wrote, each with the samples OpenJPEG
+/// `testdata/grib/reference/jpeg2000`: codestreams OpenJPEG wrote, each with the samples OpenJPEG
 /// decodes from it (`scripts/reference/jpeg2000_openjpeg.py`).
 #[cfg(test)]
 pub(crate) fn openjpeg_cases() -> std::path::PathBuf {
-    tensor_testkit::testdata().join("reference/jpeg2000")
+    tensor_testkit::testdata().join("grib/reference/jpeg2000")
 }
 
 /// OpenJPEG's codestream `name` and its samples (stored as 16-bit little-endian integers,
@@ -338,7 +338,7 @@ mod tests {
     #[test]
     fn the_ecmwf_written_field_decodes_as_hayro_decodes_it() {
         let grib =
-            std::fs::read(tensor_testkit::testdata().join("reference/grib/jpeg.grib2")).unwrap();
+            std::fs::read(tensor_testkit::testdata().join("grib/reference/jpeg.grib2")).unwrap();
         let cs = codestream(&grib);
         let expected = hayro(cs);
         let ours = decode(cs, expected.len()).unwrap();

@@ -8,13 +8,13 @@ use tensor_core::Limits;
 use tensor_grib::{Grib, Key};
 
 pub(crate) fn dir() -> PathBuf {
-    tensor_testkit::testdata().join("reference/grib")
+    tensor_testkit::testdata().join("grib/reference")
 }
 
 /// Every GRIB fixture, with its sidecar.
 pub(crate) fn files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir())
-        .expect("testdata/reference/grib")
+        .expect("testdata/grib/reference")
         .map(|e| e.unwrap().path())
         .filter(|p| {
             p.extension()

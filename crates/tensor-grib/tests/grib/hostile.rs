@@ -47,7 +47,7 @@ pub(crate) fn messages(file: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// would allow it; the field as written still decodes.
 fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed> {
     use tensor_core::{ErrorKind, Kinded};
-    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2"))?;
+    let file = std::fs::read(tensor_testkit::testdata().join("grib/reference/simple.grib2"))?;
     let msg = messages(&file)
         .into_iter()
         .map(|r| file[r].to_vec())
@@ -91,7 +91,7 @@ fn a_constant_field_cannot_claim_gigabytes() -> Result<(), libtest_mimic::Failed
 /// loop over four billion empty groups.
 fn groups_beyond_the_values_are_refused_at_once() -> Result<(), libtest_mimic::Failed> {
     use tensor_core::{ErrorKind, Kinded};
-    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/complex.grib2"))?;
+    let file = std::fs::read(tensor_testkit::testdata().join("grib/reference/complex.grib2"))?;
     let range = messages(&file).into_iter().next().ok_or("no message")?;
     let mut msg = file[range].to_vec();
     let (_, at, _) = sections(&msg)
@@ -123,7 +123,7 @@ fn counts_that_disagree_are_refused() -> Result<(), libtest_mimic::Failed> {
         Err(e) => Some(e.kind()),
         Ok(g) => g.values(0, &limits).err().map(|e| e.kind()),
     };
-    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2"))?;
+    let file = std::fs::read(tensor_testkit::testdata().join("grib/reference/simple.grib2"))?;
     let mut msg = file[messages(&file).into_iter().next().ok_or("no message")?].to_vec();
     let (_, at, _) = sections(&msg)
         .into_iter()
@@ -134,7 +134,7 @@ fn counts_that_disagree_are_refused() -> Result<(), libtest_mimic::Failed> {
     if kind(&msg) != Some(ErrorKind::Malformed) {
         return Err("GRIB 2: numberOfDataPoints off by one was read".into());
     }
-    let file = std::fs::read(tensor_testkit::testdata().join("reference/grib/grib1_simple.grib1"))?;
+    let file = std::fs::read(tensor_testkit::testdata().join("grib/reference/grib1_simple.grib1"))?;
     let mut patched = 0;
     let mut at = 0;
     while at + 8 <= file.len() {

@@ -1,5 +1,5 @@
 //! Integration tests of tensor-grib: every field of every file ecCodes wrote
-//! (`testdata/reference/grib`, made by `scripts/reference/grib_eccodes.py`) decodes to
+//! (`testdata/grib/reference`, made by `scripts/reference/grib_eccodes.py`) decodes to
 //! ecCodes' values bit for bit and carries ecCodes' keys; every cut and many damaged copies
 //! of those files give an error, never a panic.
 

@@ -6,19 +6,19 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Every set of readable fixtures: the format `inspect` must report, the folder under
-/// `testdata/conformance`, and the file extension.
+/// `testdata/`, and the file extension.
 pub(crate) const FIXTURE_SETS: [(&str, &str, &str); 5] = [
-    ("safetensors", "safetensors", "safetensors"),
-    ("bintensors", "bintensors", "bt"),
-    ("ztensor-0.1", "ztensor/v0.1", "zt"),
-    ("ztensor-1", "ztensor/v1", "zt"),
-    ("ztensor-2", "ztensor/v2", "zt"),
+    ("safetensors", "safetensors/conformance", "safetensors"),
+    ("bintensors", "bintensors/conformance", "bt"),
+    ("ztensor-0.1", "ztensor/conformance/v0.1", "zt"),
+    ("ztensor-1", "ztensor/conformance/v1", "zt"),
+    ("ztensor-2", "ztensor/conformance/v2", "zt"),
 ];
 
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (format, dir, ext) in FIXTURE_SETS {
-        let dir = testdata().join("conformance").join(dir);
+        let dir = testdata().join(dir);
         let files = files_with_extension(&dir, ext);
         assert!(
             !files.is_empty(),

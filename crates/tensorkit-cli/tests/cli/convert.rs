@@ -260,7 +260,7 @@ fn round_trip_except(file: &Path, skip: &[&str]) -> Result<(), Failed> {
 }
 
 fn refuses_unknown_targets() -> Result<(), Failed> {
-    let file = testdata().join("conformance/safetensors/scalar_f32.safetensors");
+    let file = testdata().join("safetensors/conformance/scalar_f32.safetensors");
     let dir = tempfile::tempdir()?;
     for (out, to) in [
         ("x.unknown", None),
@@ -281,7 +281,7 @@ fn refuses_unknown_targets() -> Result<(), Failed> {
 /// `--alignment` places zTensor 2 blobs where asked; formats with a fixed layout and values
 /// that are not powers of two of at least 4096 are refused, leaving no file.
 fn alignment_places_ztensor_2_blobs() -> Result<(), Failed> {
-    let file = testdata().join("conformance/safetensors/scalar_f32.safetensors");
+    let file = testdata().join("safetensors/conformance/scalar_f32.safetensors");
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("a.zt");
     let (i, o) = (file.to_string_lossy(), out.to_string_lossy());
@@ -335,7 +335,7 @@ fn alignment_places_ztensor_2_blobs() -> Result<(), Failed> {
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (format, dir, ext) in crate::conformance::FIXTURE_SETS {
-        for file in files_with_extension(&testdata().join("conformance").join(dir), ext) {
+        for file in files_with_extension(&testdata().join(dir), ext) {
             let name = tensor_testkit::stem(&file);
             trials.push(Trial::test(
                 format!("convert::{format}::{name}"),

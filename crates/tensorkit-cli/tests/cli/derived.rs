@@ -127,9 +127,11 @@ fn every_command(path: &Path, scratch: &Path) -> Result<(), String> {
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = testdata().join("conformance");
     let mut files = Vec::new();
-    let mut stack = vec![root];
+    let mut stack: Vec<PathBuf> = tensor_testkit::FORMATS
+        .iter()
+        .map(|f| tensor_testkit::conformance(f))
+        .collect();
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let p = e.path();
@@ -283,11 +285,12 @@ pub(crate) fn trials() -> Vec<Trial> {
     let mut trials: Vec<Trial> = fixtures()
         .into_iter()
         .map(|f| {
+            // Named FORMAT/FILE, as the fixture is under FORMAT/conformance.
             let rel = f
-                .strip_prefix(testdata().join("conformance"))
+                .strip_prefix(testdata())
                 .unwrap_or(&f)
                 .to_string_lossy()
-                .into_owned();
+                .replacen("/conformance", "", 1);
             Trial::test(format!("derived::{rel}"), move || fixture_trial(&f))
         })
         .collect();

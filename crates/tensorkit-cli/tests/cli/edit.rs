@@ -261,7 +261,7 @@ fn safetensors_in_place() -> Result<(), Failed> {
 fn gguf_in_place_and_typed() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("model.gguf");
-    std::fs::copy(testdata().join("reference/gguf/model.gguf"), &file)?;
+    std::fs::copy(testdata().join("gguf/reference/model.gguf"), &file)?;
     let before = std::fs::read(&file)?;
     let r = ok(
         &["--rename", "blk.0.attn_q.weight=blk.0.attn_k.weight"],
@@ -366,7 +366,7 @@ fn header_reserve() -> Result<(), Failed> {
             .into_iter()
             .find(|f| f.extension().is_some_and(|e| e == "safetensors"))
             .ok_or("no safetensors demo file")?,
-        testdata().join("reference/gguf/model.gguf"),
+        testdata().join("gguf/reference/model.gguf"),
     ];
     for source in sources {
         let ext = source

@@ -1,4 +1,4 @@
-//! GGUF files written by gguf-py 0.19.0 (`testdata/reference/gguf`): every command reads
+//! GGUF files written by gguf-py 0.19.0 (`testdata/gguf/reference`): every command reads
 //! them (quantized tensors as float32, the hashes of gguf-py's dequantized values), `get`
 //! writes values or `--raw` blocks, conversion keeps quantized blocks into GGUF and
 //! dequantizes them elsewhere, damaged files are errors of their kind, and the readable
@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
-    testdata().join("reference/gguf")
+    testdata().join("gguf/reference")
 }
 
 /// `inspect --json` gives every tensor the hash of the float32 values gguf-py dequantizes
@@ -98,7 +98,7 @@ fn get_writes_values_or_blocks() -> Result<(), Failed> {
         }
     }
     // --raw of a tensor encoded otherwise is refused, of a dense one gives its elements.
-    let tgm = testdata().join("reference/tensogram_codecs/blosc2_codecs.tgm");
+    let tgm = testdata().join("tensogram/reference/codecs/blosc2_codecs.tgm");
     let refused = tensorkit(&["get", &tgm.to_string_lossy(), "#0", "--raw"]);
     expect_error_contract(&refused, false)?;
     let dense = tensorkit(&[
@@ -182,7 +182,7 @@ fn conversions_keep_blocks_or_values() -> Result<(), Failed> {
         }
     }
     // A dtype GGUF has no type for (bool) is refused, naming the tensor.
-    let u8_file = testdata().join("reference/mixed.safetensors");
+    let u8_file = testdata().join("safetensors/reference/mixed.safetensors");
     let refused = tensorkit(&[
         "convert",
         &u8_file.to_string_lossy(),

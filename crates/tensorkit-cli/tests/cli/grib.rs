@@ -1,4 +1,4 @@
-//! GRIB files written by ecCodes 2.50 (`testdata/reference/grib`): every command reads them,
+//! GRIB files written by ecCodes 2.50 (`testdata/grib/reference`): every command reads them,
 //! each field's values are ecCodes' bit for bit (missing points NaN), the keys users search
 //! by are its attributes, conversion keeps values and keys (`mars` included), and a cut file
 //! is an error.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use tensor_testkit::testdata;
 
 fn fixtures() -> Vec<PathBuf> {
-    let dir = testdata().join("reference/grib");
+    let dir = testdata().join("grib/reference");
     let mut v: Vec<PathBuf> = ["grib", "grib1", "grib2"]
         .iter()
         .flat_map(|e| tensor_testkit::files_with_extension(&dir, e))

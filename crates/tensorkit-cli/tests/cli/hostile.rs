@@ -13,7 +13,7 @@ struct Case {
 }
 
 fn good_file() -> Vec<u8> {
-    std::fs::read(testdata().join("conformance/safetensors/all_dtypes.safetensors"))
+    std::fs::read(testdata().join("safetensors/conformance/all_dtypes.safetensors"))
         .expect("fixture all_dtypes.safetensors")
 }
 
@@ -184,9 +184,9 @@ fn bad_fixture(file: &Path) -> Result<(), Failed> {
 fn bad_fixture_trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for (format, dir, ext) in [
-        ("bintensors", "conformance/bintensors/bad", "bt"),
-        ("ztensor", "conformance/ztensor/bad", "zt"),
-        ("ztensor-2", "conformance/ztensor/v2/bad", "zt"),
+        ("bintensors", "bintensors/conformance/bad", "bt"),
+        ("ztensor", "ztensor/conformance/bad", "zt"),
+        ("ztensor-2", "ztensor/conformance/v2/bad", "zt"),
     ] {
         let files = crate::support::files_with_extension(&testdata().join(dir), ext);
         assert!(!files.is_empty(), "no fixtures in {dir}");
@@ -325,7 +325,7 @@ fn malicious_trials() -> Vec<Trial> {
 fn duplicate_names() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let one =
-        std::fs::read(testdata().join("conformance/tensogram/base_shorter_than_objects.tgm"))?;
+        std::fs::read(testdata().join("tensogram/conformance/base_shorter_than_objects.tgm"))?;
     let twice = dir.path().join("twice.tgm");
     std::fs::write(&twice, [one.clone(), one].concat())?;
     let input = twice.to_string_lossy().into_owned();

@@ -5,7 +5,7 @@ use libtest_mimic::{Failed, Trial};
 
 fn inspect_table_snapshot() -> Result<(), Failed> {
     for name in ["all_dtypes", "metadata_unicode", "empty_tensors"] {
-        let file = testdata().join(format!("conformance/safetensors/{name}.safetensors"));
+        let file = testdata().join(format!("safetensors/conformance/{name}.safetensors"));
         let out = tensorkit(&["inspect", &file.to_string_lossy()]);
         if !out.status.success() {
             return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
@@ -19,7 +19,7 @@ fn inspect_table_snapshot() -> Result<(), Failed> {
 }
 
 fn inspect_json_snapshot() -> Result<(), Failed> {
-    let file = testdata().join("conformance/safetensors/dtype_bf16.safetensors");
+    let file = testdata().join("safetensors/conformance/dtype_bf16.safetensors");
     let v = inspect_json(&file)?;
     insta::with_settings!({snapshot_path => "snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_json_snapshot!("inspect_json_dtype_bf16", v);

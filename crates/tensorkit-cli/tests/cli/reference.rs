@@ -1,4 +1,4 @@
-//! Files the reference packages wrote (`testdata/reference/`, made by
+//! Files the reference packages wrote (`testdata/<format>/reference/`, made by
 //! `scripts/reference/interop.py`): every dtype safetensors 0.8 and zTensor 2 define, a
 //! zTensor 2 file `ztensor.Writer` appended to, and ztensor's canonical bytes.
 
@@ -7,10 +7,14 @@ use crate::support::{expect_error_contract, inspect_json, tensorkit};
 use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tensor_testkit::{files_with_extension, sha256_hex, testdata};
+use tensor_testkit::{files_with_extension, sha256_hex};
 
-fn reference(name: &str) -> PathBuf {
-    testdata().join("reference").join(name)
+/// The formats whose `reference/` folders hold the files these trials read.
+const FORMATS: [&str; 3] = ["safetensors", "ztensor", "tensogram"];
+
+/// `testdata/<format>/reference/<name>`.
+fn reference(format: &str, name: &str) -> PathBuf {
+    tensor_testkit::reference(format).join(name)
 }
 
 /// Names, dtypes, shapes and bytes as the sidecar records them; values as `get` prints them.
@@ -77,12 +81,12 @@ fn matches_sidecar(file: &Path) -> Result<(), Failed> {
 fn canonical_bytes() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("ours.zt");
-    let src = reference("zt2_canonical.safetensors");
+    let src = reference("ztensor", "zt2_canonical.safetensors");
     let o = tensorkit(&["convert", &src.to_string_lossy(), &out.to_string_lossy()]);
     if !o.status.success() {
         return Err(String::from_utf8_lossy(&o.stderr).into_owned().into());
     }
-    if std::fs::read(&out)? != std::fs::read(reference("zt2_canonical.zt"))? {
+    if std::fs::read(&out)? != std::fs::read(reference("ztensor", "zt2_canonical.zt"))? {
         return Err("our zTensor 2 bytes differ from ztensor 2.1's canonical writer".into());
     }
     Ok(())
@@ -91,7 +95,7 @@ fn canonical_bytes() -> Result<(), Failed> {
 /// An appended file reads as the reference reads it (its tensors and bytes are checked
 /// against the sidecar too); `validate` warns about the leftover manifest.
 fn appended_file() -> Result<(), Failed> {
-    let file = reference("zt2_appended.zt");
+    let file = reference("ztensor", "zt2_appended.zt");
     let o = tensorkit(&["validate", &file.to_string_lossy()]);
     let said = format!(
         "{}{}",
@@ -136,7 +140,7 @@ fn empty_attribute_key() -> Result<(), Failed> {
 /// pipeline the sidecar records, the tensors we read from a fresh conversion hash to what
 /// tensogram 0.24 decoded from ours (`scripts/reference/interop.py`).
 fn pipelines_decode_as_the_reference_decodes() -> Result<(), Failed> {
-    let src = reference("mixed.safetensors");
+    let src = reference("safetensors", "mixed.safetensors");
     let sidecar = tensor_testkit::sidecar(&src)?;
     let dir = tempfile::tempdir()?;
     let pipelines = sidecar["tensogram_decodes"]
@@ -181,7 +185,7 @@ fn pipelines_decode_as_the_reference_decodes() -> Result<(), Failed> {
 /// could not check the object, and reading it is refused as unsupported. (Named `.tgm.bin`
 /// so that the per-file trials leave it alone.)
 fn blosc2_mask() -> Result<(), Failed> {
-    let file = reference("tgm_blosc2_mask.tgm.bin");
+    let file = reference("tensogram", "tgm_blosc2_mask.tgm.bin");
     let o = tensorkit(&["validate", &file.to_string_lossy()]);
     let said = String::from_utf8_lossy(&o.stdout);
     if !o.status.success() || !said.contains("valid") {
@@ -205,7 +209,7 @@ fn blosc2_mask() -> Result<(), Failed> {
 /// A Hugging Face shard set (`huggingface_hub`'s index and shards) is one file to every
 /// command: listed, converted into one file, compared.
 fn shard_index_is_one_file() -> Result<(), Failed> {
-    let index = reference("sharded/model.safetensors.index.json");
+    let index = reference("safetensors", "sharded/model.safetensors.index.json");
     let o = tensorkit(&["ls", &index.to_string_lossy()]);
     let text = String::from_utf8_lossy(&o.stdout);
     if !o.status.success()
@@ -250,8 +254,13 @@ fn shard_index_is_one_file() -> Result<(), Failed> {
 
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
-    for ext in ["safetensors", "zt", "tgm"] {
-        for file in files_with_extension(&testdata().join("reference"), ext) {
+    let every = FORMATS.iter().flat_map(|f| {
+        ["safetensors", "zt", "tgm"]
+            .into_iter()
+            .map(move |ext| (tensor_testkit::reference(f), ext))
+    });
+    for (dir, ext) in every {
+        for file in files_with_extension(&dir, ext) {
             let name = tensor_testkit::stem(&file);
             let has_tensors =
                 tensor_testkit::sidecar(&file).is_ok_and(|s| s["tensors"].is_object());

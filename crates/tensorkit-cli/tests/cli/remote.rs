@@ -16,12 +16,12 @@ fn stdout(args: &[&str]) -> (i32, String, String) {
 }
 
 fn same_output_as_local() -> Result<(), Failed> {
-    let root = testdata().join("conformance");
+    let root = testdata();
     let server = Server::start(&root);
     for rel in [
-        "tensogram/multi_object_mixed.tgm",
-        "safetensors/all_dtypes.safetensors",
-        "ztensor/v2/v2_zstd_seekable.zt",
+        "tensogram/conformance/multi_object_mixed.tgm",
+        "safetensors/conformance/all_dtypes.safetensors",
+        "ztensor/conformance/v2/v2_zstd_seekable.zt",
     ] {
         let local = root.join(rel);
         if !local.exists() {
@@ -58,9 +58,9 @@ fn same_output_as_local() -> Result<(), Failed> {
 }
 
 fn get_and_convert_with_verbose() -> Result<(), Failed> {
-    let root = testdata().join("conformance");
+    let root = testdata();
     let server = Server::start(&root);
-    let url = server.url("tensogram/multi_object_mixed.tgm");
+    let url = server.url("tensogram/conformance/multi_object_mixed.tgm");
     let (code, text, err) = stdout(&["get", &url, "t2m", "--verbose"]);
     if code != 0 || text.is_empty() || !err.contains("remote: ") || !err.contains("requests") {
         return Err(format!("get: exit {code}: {text}\n{err}").into());
@@ -73,7 +73,7 @@ fn get_and_convert_with_verbose() -> Result<(), Failed> {
         return Err(format!("convert: exit {code}: {text}\n{err}").into());
     }
     let local = root
-        .join("tensogram/multi_object_mixed.tgm")
+        .join("tensogram/conformance/multi_object_mixed.tgm")
         .to_string_lossy()
         .into_owned();
     let (code, text, err) = stdout(&["diff", &local, &out_s]);

@@ -63,7 +63,7 @@ fn check_bad(bin: &Path) -> Result<(), Failed> {
 }
 
 fn table_snapshot() -> Result<(), Failed> {
-    let file = testdata().join("conformance/stdlib/dtype_float32_1d_negstride_clamp_readonly.bin");
+    let file = testdata().join("stdlib/conformance/dtype_float32_1d_negstride_clamp_readonly.bin");
     let out = tensorkit(&["stdlib-meta", "decode", &file.to_string_lossy()]);
     let text = String::from_utf8(out.stdout)?;
     insta::with_settings!({snapshot_path => "snapshots", prepend_module_to_snapshot => false}, {
@@ -96,9 +96,9 @@ fn stdlib_names(spec: &Path) -> Result<(), Failed> {
 }
 
 pub(crate) fn trials() -> Vec<Trial> {
-    let dir = testdata().join("conformance/stdlib");
+    let dir = testdata().join("stdlib/conformance");
     let mut trials = Vec::new();
-    for spec in files_with_extension(&testdata().join("reference/stdlib_json"), "json") {
+    for spec in files_with_extension(&testdata().join("stdlib/reference"), "json") {
         let name = tensor_testkit::stem(&spec);
         trials.push(Trial::test(
             format!("stdlib_meta::stdlib_names::{name}"),

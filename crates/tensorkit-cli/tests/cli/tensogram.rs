@@ -95,7 +95,7 @@ fn check_bad(file: &Path) -> Result<(), Failed> {
 }
 
 pub(crate) fn trials() -> Vec<Trial> {
-    let dir = testdata().join("conformance/tensogram");
+    let dir = testdata().join("tensogram/conformance");
     let mut trials = Vec::new();
     for file in files_with_extension(&dir, "tgm") {
         let name = tensor_testkit::stem(&file);

@@ -5,10 +5,11 @@ use crate::support::{expect_error_contract, tensorkit, testdata};
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
 
+/// `FORMAT/FILE`: the conformance fixture FILE of FORMAT.
 fn fixture(rel: &str) -> String {
-    testdata()
-        .join("conformance")
-        .join(rel)
+    let (format, file) = rel.split_once('/').expect("FORMAT/FILE");
+    tensor_testkit::conformance(format)
+        .join(file)
         .to_string_lossy()
         .into_owned()
 }
@@ -102,7 +103,7 @@ fn verify_reports_mismatches() -> Result<(), Failed> {
     if code != 2 || !text.contains("hash_mismatch") {
         return Err(format!("a flipped metadata bit: exit {code}: {text}").into());
     }
-    let zt = std::fs::read_dir(testdata().join("conformance/ztensor/bad"))?
+    let zt = std::fs::read_dir(testdata().join("ztensor/conformance/bad"))?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .find(|p| {

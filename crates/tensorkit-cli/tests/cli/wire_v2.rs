@@ -1,5 +1,5 @@
 //! Tensogram wire version 2 files written by tensogram 0.14.0, 0.15.0 and 0.16.1
-//! (`testdata/reference/tensogram_v2`): every command reads them (as migrated to version 3,
+//! (`testdata/tensogram/reference/v2`): every command reads them (as migrated to version 3,
 //! every version 2 hash checked), `validate` says what it found, `migrate` writes a
 //! version 3 file that holds the same tensors bit for bit, and damage is an error.
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use tensor_testkit::{files_with_extension, testdata};
 
 fn fixtures() -> Vec<PathBuf> {
-    files_with_extension(&testdata().join("reference/tensogram_v2"), "tgm")
+    files_with_extension(&testdata().join("tensogram/reference/v2"), "tgm")
 }
 
 fn text(out: &std::process::Output) -> String {
@@ -111,7 +111,7 @@ fn damage_is_an_error(file: &Path) -> Result<(), Failed> {
 /// The unhashed file with object 1's shape patched from `[7]` to `[23]` (same CBOR length):
 /// its payload is 32 bytes short of what the descriptor says.
 fn outgrown_descriptor(dir: &Path) -> Result<PathBuf, Failed> {
-    let file = testdata().join("reference/tensogram_v2/v2_0.16.1_nohash.tgm");
+    let file = testdata().join("tensogram/reference/v2/v2_0.16.1_nohash.tgm");
     let mut bytes = std::fs::read(file)?;
     let pattern = b"eshape\x81\x07";
     let at: Vec<usize> = bytes
@@ -161,7 +161,7 @@ fn a_descriptor_its_payload_cannot_fill_is_refused() -> Result<(), Failed> {
 /// `verify` of a file without hashes still decodes every tensor: exit 3 (nothing verified)
 /// when they decode, 2 when one does not.
 fn verify_without_hashes_decodes_every_tensor() -> Result<(), Failed> {
-    let file = testdata().join("reference/tensogram_v2/v2_0.16.1_nohash.tgm");
+    let file = testdata().join("tensogram/reference/v2/v2_0.16.1_nohash.tgm");
     let sound = tensorkit(&["verify", &file.to_string_lossy()]);
     if sound.status.code() != Some(3) {
         return Err(format!("verify of an unhashed file: {}", text(&sound)).into());

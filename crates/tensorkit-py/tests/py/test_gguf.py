@@ -24,7 +24,7 @@ DENSE = {
 
 
 def files(testdata):
-    return sorted((testdata / "reference" / "gguf").glob("*.gguf"))
+    return sorted((testdata / "gguf" / "reference").glob("*.gguf"))
 
 
 def reference_metadata(reader):
@@ -77,7 +77,7 @@ def test_every_reference_file_reads_as_gguf_py_reads_it(testdata):
 
 
 def test_a_shard_opens_its_whole_set(testdata):
-    src = testdata / "reference" / "gguf"
+    src = testdata / "gguf" / "reference"
     readers = [gguf.GGUFReader(src / f"split-0000{i}-of-00003.gguf") for i in (1, 2, 3)]
     f = tensorkit.open(src / "split-00003-of-00003.gguf", raw=True)
     assert list(f) == [t.name for r in readers for t in r.tensors]
@@ -89,7 +89,7 @@ def test_a_shard_opens_its_whole_set(testdata):
 
 
 def test_raw_gives_the_stored_blocks(testdata):
-    path = testdata / "reference" / "gguf" / "quantized.gguf"
+    path = testdata / "gguf" / "reference" / "quantized.gguf"
     reader = gguf.GGUFReader(path)
     f = tensorkit.open(path, raw=True)
     for t in reader.tensors:
@@ -131,7 +131,7 @@ def test_what_we_write_gguf_py_reads(tmp_path):
 
 
 def test_converting_keeps_quantized_blocks_and_metadata_types(testdata, tmp_path):
-    src = testdata / "reference" / "gguf" / "model.gguf"
+    src = testdata / "gguf" / "reference" / "model.gguf"
     out = tmp_path / "again.gguf"
     tensorkit.convert(src, out)
     assert out.read_bytes() == src.read_bytes()
@@ -149,7 +149,7 @@ def test_converting_keeps_quantized_blocks_and_metadata_types(testdata, tmp_path
 
 
 def test_a_damaged_file_is_an_error_of_its_kind(testdata):
-    d = testdata / "reference" / "gguf" / "malformed"
+    d = testdata / "gguf" / "reference" / "malformed"
     for path in sorted(d.glob("*.gguf")):
         with pytest.raises(tensorkit.TensorkitError):
             f = tensorkit.open(path)
@@ -159,7 +159,7 @@ def test_a_damaged_file_is_an_error_of_its_kind(testdata):
 def test_merging_a_split_set_gives_what_gguf_split_gives(testdata, tmp_path):
     """gguf-split --merge keeps the first shard's metadata with split.count set to 0: the
     same file gguf-py writes from the model's metadata, those three keys and its tensors."""
-    src = testdata / "reference" / "gguf"
+    src = testdata / "gguf" / "reference"
     merged = tmp_path / "merged.gguf"
     tensorkit.convert(src / "split-00002-of-00003.gguf", merged)
     model = gguf.GGUFReader(src / "model.gguf")
@@ -209,7 +209,7 @@ def test_quantize_gives_gguf_py_blocks(tmp_path, qtype):
 
 
 def test_dequantize_to_half_floats_or_raw_blocks_and_back(testdata, tmp_path):
-    src = testdata / "reference" / "gguf" / "model.gguf"
+    src = testdata / "gguf" / "reference" / "model.gguf"
     reader = gguf.GGUFReader(src)
     quantized = [t for t in reader.tensors if t.tensor_type not in DENSE]
     for how, dtype in (("float16", np.float16), ("bfloat16", None)):

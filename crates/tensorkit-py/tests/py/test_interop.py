@@ -183,7 +183,7 @@ def test_sz3_objects_tensogram_wrote_read_as_tensogram_decodes_them(testdata, tm
     import hashlib
     import json
 
-    path = testdata / "reference" / "tensogram_codecs" / "sz3_bounds.tgm"
+    path = testdata / "tensogram" / "reference" / "codecs" / "sz3_bounds.tgm"
     sidecar = json.loads(path.with_suffix(".json").read_text())
     with tensorkit.open(path) as f:
         for want in sidecar["objects"]:
@@ -226,7 +226,7 @@ def test_tensogram_reads_grib_kept_packed_as_ecmwf_values(testdata, tmp_path):
     import json
 
     for name in ["simple.grib2", "ccsds.grib2", "grib1_simple.grib1"]:
-        src = testdata / "reference" / "grib" / name
+        src = testdata / "grib" / "reference" / name
         out = tmp_path / (src.stem + ".tgm")
         tensorkit.convert(src, out, pipeline="keep")
         sidecar = json.loads(src.with_suffix(".json").read_text())

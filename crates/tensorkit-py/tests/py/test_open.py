@@ -20,7 +20,7 @@ FORMATS = {"safetensors": "safetensors", "bintensors": "bt", "ztensor": "zt", "t
 
 
 def fixtures(testdata, kind):
-    return sorted(p for p in (testdata / "conformance" / kind).glob(f"*.{FORMATS[kind]}"))
+    return sorted(p for p in (testdata / kind / "conformance").glob(f"*.{FORMATS[kind]}"))
 
 
 def test_safetensors_fixtures_read_as_the_reference_reads_them(testdata):
@@ -346,7 +346,7 @@ def test_files_pickle_as_what_reopens_them(tmp_path):
 def test_hostile_files_raise_tensorkit_errors_with_kinds(testdata):
     seen = 0
     for kind in ("safetensors", "bintensors", "ztensor", "tensogram"):
-        for path in sorted((testdata / "conformance" / kind / "bad").glob("*")):
+        for path in sorted((testdata / kind / "conformance" / "bad").glob("*")):
             if path.suffix == ".json" or path.name in READ_ON_PURPOSE:
                 continue
             seen += 1
@@ -403,7 +403,7 @@ def test_load_decodes_every_tensor_side_by_side_as_indexing_does(testdata, tmp_p
     tensorkit.save(tmp_path / "m.tgm", fields, pipeline="simple_packing:24,szip")
     tensorkit.save(tmp_path / "m.safetensors", fields)
     sources = [tmp_path / "m.tgm", tmp_path / "m.safetensors"]
-    sources += [testdata / "reference" / "grib" / n for n in ("jpeg.grib2", "mixed.grib", "ccsds.grib2")]
+    sources += [testdata / "grib" / "reference" / n for n in ("jpeg.grib2", "mixed.grib", "ccsds.grib2")]
     for path in sources:
         with tensorkit.open(path) as f:
             one_by_one = {name: f[name] for name in f}

@@ -12,7 +12,7 @@ FIELDS = ("dtype", "shape", "strides_bytes", "offset_bytes", "order", "mode", "s
 
 
 def valid_fixtures(testdata):
-    root = testdata / "conformance" / "stdlib"
+    root = testdata / "stdlib" / "conformance"
     return sorted(root.glob("*.bin")) + sorted((root / "derived_be").glob("*.bin"))
 
 
@@ -29,7 +29,7 @@ def test_every_record_stdlib_wrote_reads_as_its_sidecar_and_writes_back_identica
 
 
 def test_damaged_records_raise_tensorkit_errors(testdata):
-    files = sorted((testdata / "conformance" / "stdlib" / "bad").glob("*.bin"))
+    files = sorted((testdata / "stdlib" / "conformance" / "bad").glob("*.bin"))
     assert files
     for path in files:
         with pytest.raises(tensorkit.TensorkitError):

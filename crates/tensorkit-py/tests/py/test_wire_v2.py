@@ -13,7 +13,7 @@ import tensorkit
 
 
 def _fixtures(testdata):
-    return sorted((testdata / "reference" / "tensogram_v2").glob("*.tgm"))
+    return sorted((testdata / "tensogram" / "reference" / "v2").glob("*.tgm"))
 
 
 def _sha256_le(a: np.ndarray) -> str:

@@ -74,7 +74,7 @@ def test_open_mfdataset_reduces_on_a_local_cluster_of_processes(tmp_path):
 
 @pytest.mark.parametrize("convert", [None, "tgm", "zt"])
 def test_grib_fields_are_cubes_named_and_geolocated(testdata, tmp_path, convert):
-    src = testdata / "reference" / "grib" / "simple.grib2"
+    src = testdata / "grib" / "reference" / "simple.grib2"
     path = src
     if convert:
         path = tmp_path / f"x.{convert}"

@@ -91,7 +91,7 @@ def test_encoded_and_grib_tensors_decode_into_torch(tmp_path, testdata):
     tt.save_file(tensors, tmp_path / "z.tgm", pipeline="zstd")
     got = tt.load_file(tmp_path / "z.tgm", staging_bytes=16)
     assert same(got["w"], tensors["w"])
-    grib = testdata / "reference" / "grib" / "ieee.grib2"
+    grib = testdata / "grib" / "reference" / "ieee.grib2"
     with tensorkit.open(grib) as f:
         want = {k: f[k] for k in f}
     got = tt.load_file(grib)
@@ -100,7 +100,7 @@ def test_encoded_and_grib_tensors_decode_into_torch(tmp_path, testdata):
 
 
 def test_gguf_loads_into_torch_dequantized_and_saves_quantized(tmp_path, testdata):
-    model = testdata / "reference" / "gguf" / "model.gguf"
+    model = testdata / "gguf" / "reference" / "model.gguf"
     with tensorkit.open(model) as f:
         want = {k: f[k] for k in f}
     got = tt.load_file(model)

@@ -199,7 +199,7 @@ fn a_grib_file_lists_its_fields_through_the_contract() {
     use tensorkit::dtype::Format as _;
     use tensorkit::grib::{Grib, GribFormat};
     let bytes =
-        std::fs::read(tensor_testkit::testdata().join("reference/grib/simple.grib2")).unwrap();
+        std::fs::read(tensor_testkit::testdata().join("grib/reference/simple.grib2")).unwrap();
     assert!(GribFormat::recognise(&bytes));
     let g = GribFormat::open_with(&bytes, &tensorkit::ReadOptions::default()).unwrap();
     assert_eq!(g.len(), Grib::open(&bytes).unwrap().fields().len());

@@ -7,16 +7,16 @@ use tensorkit::{ByteOrder, Dtype, ErrorKind, Format, Kinded, ReadOptions, WriteO
 
 fn fixtures() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for (dir, ext) in [
-        ("safetensors", "safetensors"),
-        ("bintensors", "bt"),
-        ("ztensor/v0.1", "zt"),
-        ("ztensor/v1", "zt"),
-        ("ztensor/v2", "zt"),
-        ("tensogram", "tgm"),
+    for (format, dir, ext) in [
+        ("safetensors", "", "safetensors"),
+        ("bintensors", "", "bt"),
+        ("ztensor", "v0.1", "zt"),
+        ("ztensor", "v1", "zt"),
+        ("ztensor", "v2", "zt"),
+        ("tensogram", "", "tgm"),
     ] {
         files.extend(tensor_testkit::files_with_extension(
-            &tensor_testkit::conformance(dir),
+            &tensor_testkit::conformance(format).join(dir),
             ext,
         ));
     }
@@ -354,7 +354,7 @@ fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
 #[test]
 fn read_options_reach_every_reader() {
     let _running = crate::running();
-    let appended = tensor_testkit::testdata().join("reference/zt2_appended.zt");
+    let appended = tensor_testkit::testdata().join("ztensor/reference/zt2_appended.zt");
     assert_eq!(tensorkit::open(&appended).unwrap().len(), 2);
     let strict = ReadOptions {
         strict: true,

@@ -8,7 +8,7 @@ use tensorkit::grib::{Grib, Packing};
 use tensorkit::{WriteOptions, pipeline_spec::PipelineSpec};
 
 fn fixture(name: &str) -> PathBuf {
-    tensor_testkit::testdata().join("reference/grib").join(name)
+    tensor_testkit::testdata().join("grib/reference").join(name)
 }
 
 fn values(t: &tensorkit::TensorRef<'_>) -> Vec<u64> {

@@ -20,9 +20,11 @@ fn limits() -> Limits {
         .with_max_header_bytes(1 << 20)
 }
 
-fn bad_files(format: &str) -> Vec<PathBuf> {
+/// The refused files of `FORMAT` or `FORMAT/SUBFOLDER` of the conformance suite.
+fn bad_files(suite: &str) -> Vec<PathBuf> {
+    let (format, sub) = suite.split_once('/').unwrap_or((suite, ""));
     let mut files: Vec<PathBuf> =
-        std::fs::read_dir(tensor_testkit::conformance(format).join("bad"))
+        std::fs::read_dir(tensor_testkit::conformance(format).join(sub).join("bad"))
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|e| e != "json"));

@@ -213,7 +213,7 @@ fn a_gguf_header_of_megabytes_lists_in_three_requests() {
 #[test]
 fn gguf_files_read_remotely_as_locally() {
     let _running = crate::running();
-    let root = tensor_testkit::testdata().join("reference/gguf");
+    let root = tensor_testkit::testdata().join("gguf/reference");
     let server = Server::start(&root);
     let remote = RemoteOptions {
         read_ahead: 64,
@@ -258,12 +258,15 @@ fn gguf_files_read_remotely_as_locally() {
 #[test]
 fn every_fixture_reads_remotely_as_locally() {
     let _running = crate::running();
-    let root = tensor_testkit::conformance("");
+    let root = tensor_testkit::testdata();
     let server = Server::start(&root);
     let mut files = Vec::new();
     for sub in ["safetensors", "bintensors", "ztensor", "tensogram"] {
         for ext in ["safetensors", "bt", "bintensors", "zt", "tgm"] {
-            files.extend(tensor_testkit::files_with_extension(&root.join(sub), ext));
+            files.extend(tensor_testkit::files_with_extension(
+                &tensor_testkit::conformance(sub),
+                ext,
+            ));
         }
     }
     assert!(files.len() > 20, "fixtures: {}", files.len());
@@ -424,7 +427,7 @@ fn open_quick(url: &str) -> tensorkit::Result<tensorkit::File> {
 fn wire_version_2_files_read_remotely_as_locally() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
-    let v2_dir = tensor_testkit::testdata().join("reference/tensogram_v2");
+    let v2_dir = tensor_testkit::testdata().join("tensogram/reference/v2");
     let v3 = dir.path().join("v3.tgm");
     let data = elements();
     let big = TensorView::new(
@@ -681,7 +684,7 @@ fn a_large_tensor_streams_in_bounded_runs() {
 #[test]
 fn a_remote_shard_set_opens_as_one_file() {
     let _running = crate::running();
-    let root = tensor_testkit::testdata().join("reference/sharded");
+    let root = tensor_testkit::testdata().join("safetensors/reference/sharded");
     let server = Server::start(&root);
     let url = server.url("model.safetensors.index.json");
     let remote = tensorkit::open(&url).unwrap();
@@ -803,7 +806,7 @@ fn big_file_small(dir: &Path) -> PathBuf {
 #[test]
 fn grib_reads_remotely_as_locally() {
     let _running = crate::running();
-    let root = tensor_testkit::testdata().join("reference/grib");
+    let root = tensor_testkit::testdata().join("grib/reference");
     let server = Server::start(&root);
     let mut files = Vec::new();
     for ext in ["grib", "grib1", "grib2"] {

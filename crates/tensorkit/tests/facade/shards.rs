@@ -1,11 +1,11 @@
-//! A Hugging Face shard set (written by `huggingface_hub`, `testdata/reference/sharded`) opens
+//! A Hugging Face shard set (written by `huggingface_hub`, `testdata/safetensors/reference/sharded`) opens
 //! as one file; the weight map is the allowlist; any list of files opens as one.
 
 use std::path::{Path, PathBuf};
 use tensorkit::{ErrorKind, Kinded, ReadOptions};
 
 fn shard_dir() -> PathBuf {
-    tensor_testkit::testdata().join("reference/sharded")
+    tensor_testkit::testdata().join("safetensors/reference/sharded")
 }
 
 /// A copy of the shard set whose index says `weight_map`.
