@@ -312,7 +312,7 @@ impl Target {
     /// `durability` (no shard set, no progress: the commands that have them add them).
     pub fn write_options(
         &self,
-        target: tensorkit::model::FormatId,
+        target: tensorkit::Format,
         durability: tensorkit::Durability,
     ) -> crate::error::Result<tensorkit::WriteOptions> {
         let quantize = match &self.quantize {

@@ -1,10 +1,10 @@
 //! `tensorkit convert IN OUT [--to FORMAT]`.
 
 use crate::error::{Error, Result};
-use crate::model::{FormatId, NamedTensor, TensorSet};
 use std::io::IsTerminal;
 use std::path::Path;
 use tensor_core::Limits;
+use tensorkit::{Format, TensorSet};
 
 /// Conversions of more tensor bytes than this show a progress bar.
 pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
@@ -15,9 +15,9 @@ pub struct Summary {
     /// The shard set's index, when a shard set was written.
     pub index: Option<std::path::PathBuf>,
     /// The format read.
-    pub from: FormatId,
+    pub from: Format,
     /// The format written.
-    pub to: FormatId,
+    pub to: Format,
     /// Tensors written.
     pub tensors: usize,
     /// Bytes written.
@@ -27,22 +27,22 @@ pub struct Summary {
 }
 
 /// The output format: `--to` if given, otherwise from the output file's extension.
-pub fn target(output: &Path, to: Option<&str>) -> Result<FormatId> {
+pub fn target(output: &Path, to: Option<&str>) -> Result<Format> {
     let ids = || {
-        FormatId::WRITABLE
+        Format::WRITABLE
             .iter()
             .map(|f| f.id())
             .collect::<Vec<_>>()
             .join(", ")
     };
     match to {
-        Some(id) => FormatId::from_id(id).ok_or_else(|| Error::UnknownTarget {
+        Some(id) => Format::from_id(id).ok_or_else(|| Error::UnknownTarget {
             what: format!(
                 "--to {id:?} is not a format tensorkit writes (one of: {})",
                 ids()
             ),
         }),
-        None => FormatId::from_extension(output).ok_or_else(|| Error::UnknownTarget {
+        None => Format::from_extension(output).ok_or_else(|| Error::UnknownTarget {
             what: format!(
                 "cannot tell the output format from {:?}; name it with --to (one of: {})",
                 output.display().to_string(),
@@ -59,7 +59,7 @@ fn progress_bar(
     output: &Path,
     enabled: bool,
 ) -> Option<indicatif::ProgressBar> {
-    let total: u64 = set.tensors.iter().map(NamedTensor::byte_len).sum();
+    let total: u64 = set.tensors().map(|t| t.byte_len()).sum();
     (enabled && total > PROGRESS_THRESHOLD && std::io::stderr().is_terminal()).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
@@ -133,9 +133,9 @@ pub fn run(
     };
     Ok(Summary {
         index,
-        from: set.format,
+        from: set.format(),
         to: target,
-        tensors: set.tensors.len(),
+        tensors: set.len(),
         bytes,
         dropped,
     })
@@ -147,17 +147,14 @@ mod tests {
 
     #[test]
     fn the_target_comes_from_to_or_the_extension() {
-        assert_eq!(
-            target(Path::new("a.bt"), None).unwrap(),
-            FormatId::Bintensors
-        );
+        assert_eq!(target(Path::new("a.bt"), None).unwrap(), Format::Bintensors);
         assert_eq!(
             target(Path::new("a.safetensors"), None).unwrap(),
-            FormatId::Safetensors
+            Format::Safetensors
         );
         assert_eq!(
             target(Path::new("a.bin"), Some("bintensors-legacy")).unwrap(),
-            FormatId::BintensorsLegacy
+            Format::BintensorsLegacy
         );
         assert!(
             target(Path::new("a.bin"), None)

@@ -3,18 +3,18 @@
 
 use crate::demo_data::{self, Size};
 use crate::error::{Error, Result};
-use crate::model::FormatId;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tensor_dtype::Tensor;
+use tensorkit::Format;
 
 /// One row of the demo table.
 #[derive(Clone, Debug)]
 pub struct Row {
     /// The format.
-    pub format: FormatId,
+    pub format: Format,
     /// The file written.
     pub file_name: String,
     /// Its size in bytes.
@@ -27,13 +27,13 @@ pub struct Row {
 
 /// The formats the demo writes: every writable one that holds its data set (GGUF has no
 /// type for the land-sea mask, a bool tensor).
-pub const FORMATS: [FormatId; 6] = [
-    FormatId::Safetensors,
-    FormatId::Bintensors,
-    FormatId::BintensorsLegacy,
-    FormatId::Ztensor01,
-    FormatId::Ztensor2,
-    FormatId::Tensogram,
+pub const FORMATS: [Format; 6] = [
+    Format::Safetensors,
+    Format::Bintensors,
+    Format::BintensorsLegacy,
+    Format::Ztensor01,
+    Format::Ztensor2,
+    Format::Tensogram,
 ];
 
 /// The data set's file metadata: its description.
@@ -196,9 +196,9 @@ mod tests {
         let rows = run_in(dir.path(), Size::Small).unwrap();
         assert_eq!(rows.len(), FORMATS.len());
         assert!(
-            FormatId::WRITABLE
+            Format::WRITABLE
                 .iter()
-                .all(|f| FORMATS.contains(f) || *f == FormatId::Gguf),
+                .all(|f| FORMATS.contains(f) || *f == Format::Gguf),
             "a writable format is missing from the demo"
         );
         for r in &rows {

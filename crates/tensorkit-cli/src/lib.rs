@@ -12,7 +12,7 @@
 
 pub mod cli;
 // The format-neutral layer lives in the library; the command uses it as its own modules.
-pub use tensorkit::{error, model, npy, pipeline_spec};
+pub use tensorkit::{error, npy, pipeline_spec};
 pub mod convert;
 pub mod demo;
 pub mod demo_data;

@@ -2,14 +2,14 @@
 //! reports.
 
 use crate::error::Result;
-use crate::model::{FormatId, NamedTensor, TensorSet};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::path::Path;
-use tensor_core::{ByteOrder, Limits};
+use tensor_core::ByteOrder;
 use tensor_dtype::{Scalar, scalar};
 use tensorkit::{Checks, Problem, Validation, Verification};
+use tensorkit::{Format, TensorRef, TensorSet};
 
 /// How many leading values `inspect --json` shows per tensor.
 pub const FIRST_VALUES: usize = 8;
@@ -31,12 +31,12 @@ pub fn scalar_json(s: Scalar) -> Value {
 /// The JSON entry of one tensor: name, dtype, shape, its attributes (when it has any),
 /// SHA-256 of its little-endian elements in stored order, and its first values. The elements are streamed through the hash in
 /// bounded runs, so memory stays flat whatever the tensor's decoded size.
-pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
+pub fn tensor_json(t: TensorRef<'_>) -> Result<Value> {
     let dtype = t.dtype();
     let mut hasher = Sha256::new();
     let mut first = Vec::new();
     let want = dtype.payload_bytes(FIRST_VALUES as u64).unwrap_or(0) as usize;
-    t.stream(limits, &mut |c| {
+    t.stream(&mut |c| {
         if first.len() < want {
             first.extend_from_slice(&c[..c.len().min(want - first.len())]);
         }
@@ -46,19 +46,19 @@ pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
     let mut o = Map::new();
     o.insert(
         "name".into(),
-        t.name.clone().map_or(Value::Null, Value::from),
+        t.stored_name().map_or(Value::Null, Value::from),
     );
-    for (key, index) in &t.location {
+    for (key, index) in t.location() {
         o.insert((*key).into(), Value::from(*index));
     }
     o.insert("dtype".into(), Value::from(dtype.name()));
     o.insert("shape".into(), Value::from(t.shape().to_vec()));
-    if !t.attributes.is_empty() {
+    if !t.attributes().is_empty() {
         // zTensor object attributes, Tensogram per-object `base` entries.
         o.insert(
             "attributes".into(),
             Value::Object(
-                t.attributes
+                t.attributes()
                     .iter()
                     .map(|(k, v)| (k.clone(), tensor_core::cbor::json::to_json(v)))
                     .collect(),
@@ -83,29 +83,25 @@ pub fn tensor_json(t: &NamedTensor<'_>, limits: &Limits) -> Result<Value> {
 /// The whole `inspect --json` object (tensors decoded one at a time, within the set's
 /// limits).
 pub fn json(set: &TensorSet<'_>) -> Result<Value> {
-    let tensors = set
-        .tensors
-        .iter()
-        .map(|t| tensor_json(t, &set.limits))
-        .collect::<Result<Vec<_>>>()?;
+    let tensors = set.tensors().map(tensor_json).collect::<Result<Vec<_>>>()?;
     let mut o = json!({
-        "format": set.format.id(),
-        "metadata": set.metadata.clone().map_or(Value::Null, Value::Object),
+        "format": set.format().id(),
+        "metadata": set.metadata().cloned().map_or(Value::Null, Value::Object),
         "tensors": tensors,
     });
-    if !set.metadata_types.is_empty() {
-        o["metadata_types"] = json!(set.metadata_types);
+    if !set.metadata_types().is_empty() {
+        o["metadata_types"] = json!(set.metadata_types());
     }
     Ok(o)
 }
 
-fn display_name(t: &NamedTensor<'_>) -> String {
-    let mut name = match &t.name {
+fn display_name(t: TensorRef<'_>) -> String {
+    let mut name = match t.stored_name() {
         None => "-".to_owned(),
-        Some(n) if n.is_empty() => "\"\"".to_owned(),
+        Some("") => "\"\"".to_owned(),
         Some(n) => n.escape_debug().to_string(),
     };
-    for (key, index) in &t.location {
+    for (key, index) in t.location() {
         let _ = write!(name, " {key}={index}");
     }
     name
@@ -152,14 +148,14 @@ fn metadata_text(v: &Value, ty: Option<&str>) -> String {
 #[must_use]
 pub fn table(set: &TensorSet<'_>) -> String {
     let mut out = String::new();
-    let total: u64 = set.tensors.iter().map(NamedTensor::byte_len).sum();
-    let _ = writeln!(out, "format    {}", set.format.id());
-    match &set.metadata {
+    let total: u64 = set.tensors().map(|t| t.byte_len()).sum();
+    let _ = writeln!(out, "format    {}", set.format().id());
+    match set.metadata() {
         None => out.push_str("metadata  (none)\n"),
         Some(m) if m.is_empty() => out.push_str("metadata  (empty)\n"),
         Some(m) => {
             let width = m.keys().map(|k| k.chars().count()).max().unwrap_or(0);
-            let types = &set.metadata_types;
+            let types = set.metadata_types();
             let type_width = types.values().map(String::len).max().unwrap_or(0);
             for (i, (k, v)) in m.iter().enumerate() {
                 let label = if i == 0 { "metadata" } else { "" };
@@ -175,18 +171,16 @@ pub fn table(set: &TensorSet<'_>) -> String {
             }
         }
     }
-    let _ = writeln!(out, "tensors   {} ({} bytes)", set.tensors.len(), total);
-    if set.tensors.is_empty() {
+    let _ = writeln!(out, "tensors   {} ({} bytes)", set.len(), total);
+    if set.is_empty() {
         return out;
     }
-    let encoding = |t: &NamedTensor<'_>| match &t.data {
-        tensorkit::model::TensorData::Encoded(l) => l.encoding.clone(),
-        _ => String::new(),
-    };
-    let any_encoded = set.tensors.iter().any(|t| !encoding(t).is_empty());
+    let encoding = |t: TensorRef<'_>| t.encoding().unwrap_or("").to_owned();
+    let any_encoded = set
+        .tensors()
+        .any(|t| t.encoding().is_some_and(|e| !e.is_empty()));
     let rows: Vec<[String; 5]> = set
-        .tensors
-        .iter()
+        .tensors()
         .map(|t| {
             [
                 display_name(t),
@@ -244,7 +238,7 @@ fn problem_lines(problems: &[Problem]) -> String {
 /// `validate`'s report: a line for the file, one per problem, and the verdict.
 #[must_use]
 pub fn validation_text(v: &Validation, path: &Path) -> String {
-    let format = v.format.map_or("unknown format", FormatId::id);
+    let format = v.format.map_or("unknown format", Format::id);
     let mut s = format!(
         "{}: {format}, {} tensors, {} hashes verified\n",
         path.display(),

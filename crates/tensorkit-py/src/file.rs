@@ -139,9 +139,9 @@ fn buffer_of(
         return Ok(Buffer::in_file(Arc::clone(file), bytes));
     }
     let len = array_len(t)?;
-    file.tensor_set().limits.check_total_bytes(len)?;
+    file.tensor_set().limits().check_total_bytes(len)?;
     let mut out = LargeBuffer::zeroed(tensor_core::checked::to_usize(len, "a tensor")?)?;
-    decode_into(t, &file.tensor_set().limits, &mut out)?;
+    decode_into(t, file.tensor_set().limits(), &mut out)?;
     Ok(Buffer::owned(out))
 }
 
@@ -239,15 +239,12 @@ impl File {
     fn blocks(&self, py: Python<'_>, name: &str) -> PyResult<Option<Blocks>> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        let Some((b, shape)) = t.blocks() else {
-            return Ok(None);
-        };
-        let Some(stored) = b.stored() else {
+        let Some((ggml_type, stored, shape)) = t.blocks() else {
             return Ok(None);
         };
         Ok(Some(Blocks {
             data: Py::new(py, Buffer::in_file(Arc::clone(&file), stored))?,
-            ggml_type: b.ggml_type.name(),
+            ggml_type: ggml_type.name(),
             shape,
         }))
     }
@@ -270,7 +267,7 @@ impl File {
                 for t in refs.iter().filter(|t| t.native_bytes().is_none()) {
                     total = tensor_core::checked::add(total, array_len(t)?, "the decoded tensors")?;
                 }
-                file.tensor_set().limits.check_total_bytes(total)?;
+                file.tensor_set().limits().check_total_bytes(total)?;
                 crate::threads::map_each(&refs, threads, |t| buffer_of(&file, t))
             })
             .map_err(to_py::<tensorkit::Error>)?;
@@ -299,7 +296,7 @@ impl File {
             if packed {
                 t.read_into(dst)
             } else {
-                decode_into(&t, &file.tensor_set().limits, dst)
+                decode_into(&t, file.tensor_set().limits(), dst)
             }
         })
         .map_err(to_py)

@@ -48,6 +48,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("view of a compressed tensor: {}", b.view().unwrap_err());
     assert_eq!(b.to_tensor()?, bias);
 
+    // Tensors of several files in one, under new names: nothing is read until it is written.
+    let mut both = tensorkit::TensorSet::new(Format::Safetensors, tensorkit::Limits::default());
+    for (prefix, f) in [("st", &file), ("tgm", &tgm)] {
+        for t in f.tensors() {
+            both.push(t, format!("{prefix}.{}", t.name()));
+        }
+    }
+    let merged = dir.path().join("both.safetensors");
+    tensorkit::save_set(&merged, &both, &WriteOptions::default())?;
+    let names: Vec<String> = tensorkit::open(&merged)?
+        .tensors()
+        .map(|t| t.name().into_owned())
+        .collect();
+    println!("put together: {names:?}");
+
     // Limits guard every read: a file asking for more is refused, not allocated.
     let tight = ReadOptions {
         limits: tensorkit::Limits::default().with_max_total_bytes(16),
@@ -109,8 +124,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let file = tensorkit::open(gguf)?;
     let embd = file.get("token_embd.weight")?;
     println!("{} {:?} {:?}", embd.dtype(), embd.shape(), embd.encoding());
-    let (blocks, byte_shape) = embd.blocks().ok_or("not quantized")?;
-    println!("{} blocks, {byte_shape:?} bytes", blocks.ggml_type);
+    let (ggml_type, blocks, byte_shape) = embd.blocks().ok_or("not quantized")?;
+    println!("{ggml_type} blocks, {byte_shape:?}: {} bytes", blocks.len());
     let mut q8 = WriteOptions::for_format(Format::Gguf);
     q8.quantize = Some(tensorkit::gguf::GgmlType::Q8_0);
     for note in tensorkit::save(dir.path().join("q8.gguf"), &file, &q8)? {

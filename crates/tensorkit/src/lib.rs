@@ -197,7 +197,7 @@ mod formats;
 #[cfg(feature = "files")]
 mod migrate;
 #[cfg(feature = "files")]
-pub mod model;
+mod model;
 #[cfg(feature = "files")]
 pub mod npy;
 #[cfg(feature = "files")]
@@ -223,7 +223,7 @@ pub use formats::gguf::Dequantize;
 #[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
-pub use model::FormatId as Format;
+pub use model::{FormatId as Format, RUN_BYTES, TensorSet};
 #[cfg(feature = "files")]
 pub use open::{
     File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes,

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use tensor_core::Limits;
 use tensor_dtype::{Dtype, FormatInfo, Tensor, TensorView};
 
-/// Runs of decoded bytes handed to consumers that hash, copy or check tensors: big enough
-/// to amortise per-run work, small enough that memory stays flat for any tensor size.
+/// The most bytes a streamed tensor hands its consumer at once
+/// ([`TensorRef::stream`](crate::TensorRef::stream)): runs big enough to amortise per-run
+/// work, small enough that memory stays flat for any tensor size.
 pub const RUN_BYTES: usize = 4 << 20;
 
 /// The registry of formats: every format tensorkit reads, by the ids `inspect --json`
@@ -133,7 +134,7 @@ impl FormatId {
 /// they had to be decoded (expanded from a sparse form), or still encoded and decoded only
 /// when asked — one tensor at a time, or in bounded runs.
 #[derive(Clone, Debug)]
-pub enum TensorData<'a> {
+pub(crate) enum TensorData<'a> {
     /// Borrowed from the file.
     View(TensorView<'a>),
     /// Decoded into memory.
@@ -144,21 +145,21 @@ pub enum TensorData<'a> {
 
 /// Streams a tensor's decoded elements, little-endian and in C order, in runs of at most
 /// the given size (whole elements), to a sink.
-pub type StreamFn<'a> =
+pub(crate) type StreamFn<'a> =
     dyn Fn(&Limits, usize, &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> + Send + Sync + 'a;
 
 /// Decodes a whole tensor into memory (after checking its size against the limits).
-pub type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
+pub(crate) type DecodeFn<'a> = dyn Fn(&Limits) -> Result<Tensor> + Send + Sync + 'a;
 
 /// Decodes a whole tensor into a caller's buffer of exactly its size, in the machine's byte
 /// order, with no buffer of its own.
-pub type DecodeIntoFn<'a> = dyn Fn(&Limits, &mut [u8]) -> Result<()> + Send + Sync + 'a;
+pub(crate) type DecodeIntoFn<'a> = dyn Fn(&Limits, &mut [u8]) -> Result<()> + Send + Sync + 'a;
 
 /// A tensor's values as Tensogram's `simple_packing` (optionally followed by `szip`) holds
 /// them, ready to be written as they are (`--pipeline keep`): decoding them gives the
 /// tensor's values bit for bit.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Packed {
+pub(crate) struct Packed {
     /// Bits per packed value.
     pub bits_per_value: u32,
     /// The reference value, unscaled (Tensogram's `R`).
@@ -175,7 +176,7 @@ pub struct Packed {
 
 /// The szip stage of a [`Packed`] payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedSzip {
+pub(crate) struct PackedSzip {
     /// Blocks per reference sample interval.
     pub rsi: u32,
     /// Samples per block.
@@ -187,12 +188,12 @@ pub struct PackedSzip {
 }
 
 /// A tensor's [`Packed`] form, or why it has none that decodes to its values exactly.
-pub type PackFn<'a> =
+pub(crate) type PackFn<'a> =
     dyn Fn(&Limits) -> Result<std::result::Result<Packed, String>> + Send + Sync + 'a;
 
 /// An encoded tensor: what it decodes to, and how.
 #[derive(Clone)]
-pub struct Lazy<'a> {
+pub(crate) struct Lazy<'a> {
     /// How the tensor is stored, for people: `simple_packing+szip`, `zstd`, `sparse_csr`...
     pub encoding: String,
     /// The decoded dtype.
@@ -217,7 +218,7 @@ pub struct Lazy<'a> {
 /// A quantized tensor's blocks (GGUF): as its file stores them, or made from its values
 /// when it is written.
 #[derive(Clone, Debug)]
-pub struct Blocks<'a> {
+pub(crate) struct Blocks<'a> {
     /// The ggml type.
     pub ggml_type: tensor_gguf::GgmlType,
     /// The blocks.
@@ -226,7 +227,7 @@ pub struct Blocks<'a> {
 
 /// Where a quantized tensor's blocks come from.
 #[derive(Clone)]
-pub enum BlockBytes<'a> {
+pub(crate) enum BlockBytes<'a> {
     /// As its file stores them.
     Stored(&'a [u8]),
     /// Quantized from its values when written (`--quantize`).
@@ -234,7 +235,7 @@ pub enum BlockBytes<'a> {
 }
 
 /// Quantizes a tensor's values into its blocks (checked against the limits).
-pub type QuantizeFn<'a> = dyn Fn(&Limits) -> Result<Vec<u8>> + Send + Sync + 'a;
+pub(crate) type QuantizeFn<'a> = dyn Fn(&Limits) -> Result<Vec<u8>> + Send + Sync + 'a;
 
 impl std::fmt::Debug for BlockBytes<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -248,7 +249,7 @@ impl std::fmt::Debug for BlockBytes<'_> {
 impl<'a> Blocks<'a> {
     /// The blocks as the file stores them; `None` for blocks made when written.
     #[must_use]
-    pub fn stored(&self) -> Option<&'a [u8]> {
+    pub(crate) fn stored(&self) -> Option<&'a [u8]> {
         match self.bytes {
             BlockBytes::Stored(b) => Some(b),
             BlockBytes::Quantized(_) => None,
@@ -268,27 +269,16 @@ impl std::fmt::Debug for Lazy<'_> {
 
 /// A tensor's elements in memory: borrowed from the file, or decoded.
 #[derive(Debug)]
-pub enum Loaded<'s> {
+pub(crate) enum Loaded<'s> {
     /// Borrowed.
     View(TensorView<'s>),
     /// Decoded.
     Owned(Tensor),
 }
 
-impl Loaded<'_> {
-    /// A view of the elements.
-    #[must_use]
-    pub fn view(&self) -> TensorView<'_> {
-        match self {
-            Loaded::View(v) => v.clone(),
-            Loaded::Owned(t) => t.view(),
-        }
-    }
-}
-
 /// One tensor of a file.
 #[derive(Clone)]
-pub struct NamedTensor<'a> {
+pub(crate) struct NamedTensor<'a> {
     /// The tensor's name, for formats that name tensors.
     pub name: Option<String>,
     /// The elements.
@@ -307,7 +297,7 @@ pub struct NamedTensor<'a> {
 }
 
 /// Checks a tensor's stored elements against the digest its file keeps for them.
-pub type CheckFn<'a> = dyn Fn() -> Result<()> + Send + Sync + 'a;
+pub(crate) type CheckFn<'a> = dyn Fn() -> Result<()> + Send + Sync + 'a;
 
 impl std::fmt::Debug for NamedTensor<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -324,7 +314,7 @@ impl std::fmt::Debug for NamedTensor<'_> {
 impl<'a> NamedTensor<'a> {
     /// A named tensor borrowing `view`, with no location or attributes.
     #[must_use]
-    pub fn borrowed(name: impl Into<String>, view: TensorView<'a>) -> Self {
+    pub(crate) fn borrowed(name: impl Into<String>, view: TensorView<'a>) -> Self {
         NamedTensor {
             name: Some(name.into()),
             data: TensorData::View(view),
@@ -336,7 +326,7 @@ impl<'a> NamedTensor<'a> {
 
     /// The dtype, without decoding anything.
     #[must_use]
-    pub fn dtype(&self) -> Dtype {
+    pub(crate) fn dtype(&self) -> Dtype {
         match &self.data {
             TensorData::View(v) => v.dtype(),
             TensorData::Owned(t) => t.dtype(),
@@ -346,7 +336,7 @@ impl<'a> NamedTensor<'a> {
 
     /// The shape, without decoding anything.
     #[must_use]
-    pub fn shape(&self) -> &[u64] {
+    pub(crate) fn shape(&self) -> &[u64] {
         match &self.data {
             TensorData::View(v) => v.shape(),
             TensorData::Owned(t) => t.shape(),
@@ -356,7 +346,7 @@ impl<'a> NamedTensor<'a> {
 
     /// Bytes of the decoded elements, without decoding anything.
     #[must_use]
-    pub fn byte_len(&self) -> u64 {
+    pub(crate) fn byte_len(&self) -> u64 {
         tensor_dtype::shape::byte_len(self.dtype(), self.shape()).unwrap_or(u64::MAX)
     }
 
@@ -364,7 +354,7 @@ impl<'a> NamedTensor<'a> {
     /// shape with the last dimension in bytes (`[4, 1024]` of `Q4_K` is `[4, 576]`); `None`
     /// for every other tensor.
     #[must_use]
-    pub fn blocks(&self) -> Option<(Blocks<'a>, Vec<u64>)> {
+    pub(crate) fn blocks(&self) -> Option<(Blocks<'a>, Vec<u64>)> {
         let TensorData::Encoded(Lazy {
             blocks: Some(b), ..
         }) = &self.data
@@ -380,13 +370,13 @@ impl<'a> NamedTensor<'a> {
     }
 
     /// Runs the tensor's [`check`](Self::check), if it has one.
-    pub fn verify(&self) -> Result<()> {
+    pub(crate) fn verify(&self) -> Result<()> {
         self.check.as_ref().map_or(Ok(()), |check| check())
     }
 
     /// The elements in memory: borrowed when stored as they are, decoded (one tensor,
     /// checked against `limits` and allocated fallibly) otherwise.
-    pub fn load(&self, limits: &Limits) -> Result<Loaded<'_>> {
+    pub(crate) fn load(&self, limits: &Limits) -> Result<Loaded<'_>> {
         self.verify()?;
         Ok(match &self.data {
             TensorData::View(v) => Loaded::View(v.clone()),
@@ -398,7 +388,7 @@ impl<'a> NamedTensor<'a> {
     /// The little-endian elements (in storage order, as [`TensorView::to_le_bytes`]):
     /// borrowed where they are stored that way, decoded (one tensor, within `limits`)
     /// otherwise.
-    pub fn le_bytes(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, [u8]>> {
+    pub(crate) fn le_bytes(&self, limits: &Limits) -> Result<std::borrow::Cow<'_, [u8]>> {
         self.verify()?;
         Ok(match &self.data {
             TensorData::View(v) => v.to_le_bytes(),
@@ -418,7 +408,11 @@ impl<'a> NamedTensor<'a> {
     /// Hands the little-endian, C-order elements to `sink` in runs of at most
     /// [`RUN_BYTES`] (whole elements): memory stays bounded whatever the tensor's size, for
     /// hashing, copying and checking.
-    pub fn stream(&self, limits: &Limits, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    pub(crate) fn stream(
+        &self,
+        limits: &Limits,
+        sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
         self.verify()?;
         let view = match &self.data {
             TensorData::Encoded(l) => return (l.stream)(limits, RUN_BYTES, sink),
@@ -432,7 +426,11 @@ impl<'a> NamedTensor<'a> {
     /// 1 — streamed in bounded runs: what writers and `get -o` copy, one tensor at a time.
     /// Exactly [`byte_len`](Self::byte_len) bytes are written, or it is an error (a header
     /// written before them already promised that many).
-    pub fn write_canonical(&self, limits: &Limits, out: &mut dyn std::io::Write) -> Result<()> {
+    pub(crate) fn write_canonical(
+        &self,
+        limits: &Limits,
+        out: &mut dyn std::io::Write,
+    ) -> Result<()> {
         let bools = self.dtype() == Dtype::Bool;
         let mut run = Vec::new();
         let mut written = 0u64;
@@ -469,7 +467,10 @@ impl<'a> NamedTensor<'a> {
 
 /// Hands a view's little-endian elements (in storage order, as
 /// [`TensorView::to_le_bytes`]) to `sink` in runs of at most [`RUN_BYTES`].
-pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+pub(crate) fn stream_view(
+    view: &TensorView<'_>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
     // Whole elements per run; three bytes hold a whole number of every packed type.
     let width = match view.dtype().byte_width() {
         0 => 3,
@@ -480,29 +481,126 @@ pub fn stream_view(view: &TensorView<'_>, sink: &mut dyn FnMut(&[u8]) -> Result<
     view.to_le_bytes().chunks(run).try_for_each(sink)
 }
 
-pub use tensor_core::{ReadOptions, Verify};
+pub(crate) use tensor_core::ReadOptions;
 
 /// The contents of one file: its format, file-level metadata and tensors in stored order.
+/// Tensors to write: those of an open file ([`File::tensor_set`](crate::File::tensor_set)),
+/// or put together from several ([`TensorSet::new`], [`TensorSet::push`]), with file-level
+/// metadata. Nothing is decoded or copied until the set is saved
+/// ([`save_set`](crate::save_set)): its tensors stay where their files hold them.
 #[derive(Clone, Debug)]
 pub struct TensorSet<'a> {
     /// The format the file was read as.
-    pub format: FormatId,
+    pub(crate) format: FormatId,
     /// File-level metadata, when the format stores any.
-    pub metadata: Option<Map<String, Value>>,
+    pub(crate) metadata: Option<Map<String, Value>>,
     /// The type each metadata value has in its file, for formats whose values are typed
     /// beyond what JSON tells apart (GGUF: `UINT32`, `FLOAT32`, `ARRAY[STRING]`); empty for
     /// the others. A writer of such a format gives a value its recorded type when the value
     /// still fits it.
-    pub metadata_types: std::collections::BTreeMap<String, String>,
+    pub(crate) metadata_types: std::collections::BTreeMap<String, String>,
     /// The tensors, in the order the file stores them.
-    pub tensors: Vec<NamedTensor<'a>>,
+    pub(crate) tensors: Vec<NamedTensor<'a>>,
     /// The limits the file was read with; tensors are decoded within them.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// The memory-mapped files the tensors borrow from, if any (filled in by
     /// [`open`](crate::open)): writers have the kernel copy a stored tensor's bytes from
     /// them rather than write them through memory
     /// ([`AtomicFile::copying_from`](tensor_core::atomic::AtomicFile::copying_from)).
-    pub mapped: Vec<&'a tensor_core::MmapSource>,
+    pub(crate) mapped: Vec<&'a tensor_core::MmapSource>,
+}
+
+impl<'a> TensorSet<'a> {
+    /// An empty set, to put tensors of open files into ([`push`](Self::push)); `format` is
+    /// what [`format`](Self::format) reports, `limits` those its tensors are decoded within.
+    #[must_use]
+    pub fn new(format: FormatId, limits: Limits) -> Self {
+        TensorSet {
+            format,
+            metadata: None,
+            metadata_types: std::collections::BTreeMap::new(),
+            tensors: Vec::new(),
+            limits,
+            mapped: Vec::new(),
+        }
+    }
+
+    /// Adds `tensor` (of an open file) under `name`, at the end, without its place in its
+    /// file ([`TensorRef::location`](crate::TensorRef::location)). Nothing is read: when
+    /// saved, its bytes are copied from its file as from the file's own set.
+    pub fn push(&mut self, tensor: crate::TensorRef<'a>, name: impl Into<String>) {
+        let mut t = tensor.tensor.clone();
+        t.name = Some(name.into());
+        t.location.clear();
+        self.tensors.push(t);
+        for m in &tensor.set.mapped {
+            if !self.mapped.iter().any(|have| std::ptr::eq(*have, *m)) {
+                self.mapped.push(m);
+            }
+        }
+    }
+
+    /// The format the file was read as (for a set put together, the one it was made with).
+    #[must_use]
+    pub fn format(&self) -> FormatId {
+        self.format
+    }
+
+    /// File-level metadata, when the format stores any.
+    #[must_use]
+    pub fn metadata(&self) -> Option<&Map<String, Value>> {
+        self.metadata.as_ref()
+    }
+
+    /// The metadata to write, to change in place.
+    pub fn metadata_mut(&mut self) -> &mut Option<Map<String, Value>> {
+        &mut self.metadata
+    }
+
+    /// The type each metadata value has in its file, for formats whose values are typed
+    /// beyond what JSON tells apart (GGUF: `UINT32`, `FLOAT32`, `ARRAY[STRING]`); empty for
+    /// the others.
+    #[must_use]
+    pub fn metadata_types(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.metadata_types
+    }
+
+    /// The recorded metadata types, to change in place: a writer of a typed format gives a
+    /// value its recorded type when the value still fits it.
+    pub fn metadata_types_mut(&mut self) -> &mut std::collections::BTreeMap<String, String> {
+        &mut self.metadata_types
+    }
+
+    /// The limits its tensors are decoded within.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How many tensors it holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.tensors.len()
+    }
+
+    /// Whether it holds no tensors.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.tensors.is_empty()
+    }
+
+    /// Its tensors, in order.
+    #[must_use]
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = crate::TensorRef<'_>> {
+        self.tensors
+            .iter()
+            .enumerate()
+            .map(move |(index, tensor)| crate::TensorRef {
+                tensor,
+                index,
+                set: self,
+            })
+    }
 }
 
 impl TensorSet<'_> {

@@ -71,9 +71,30 @@ pub fn header(dtype: Dtype, shape: &[u64], name: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Writes tensor `t` as a `.npy` file to `out`, its elements streamed in bounded runs
-/// (bool bytes other than 0/1 written as 1).
-pub fn write(
+/// Writes tensor `t` (of an open file) as a `.npy` file to `out`, its elements streamed in
+/// bounded runs (bool bytes other than 0/1 written as 1), decoded within its file's limits.
+/// `name` names it in errors.
+pub fn write(t: crate::TensorRef<'_>, name: &str, out: &mut dyn std::io::Write) -> Result<()> {
+    write_tensor(t.tensor, name, &t.set.limits, out)
+}
+
+/// Writes `view` as a `.npy` file to `out`, as [`write()`] writes a tensor of a file (`limits`
+/// bound the memory that unpacking 4- and 6-bit floats takes).
+pub fn write_view(
+    view: &tensor_dtype::TensorView<'_>,
+    name: &str,
+    limits: &Limits,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    write_tensor(
+        &NamedTensor::borrowed(name, view.clone()),
+        name,
+        limits,
+        out,
+    )
+}
+
+fn write_tensor(
     t: &NamedTensor<'_>,
     name: &str,
     limits: &Limits,

@@ -7,7 +7,7 @@ use crate::model::{FormatId, TensorSet};
 use std::path::{Path, PathBuf};
 use tensor_core::MmapSource;
 
-pub use crate::model::ReadOptions;
+pub use tensor_core::ReadOptions;
 
 mod save;
 mod tensor_ref;
@@ -354,12 +354,7 @@ impl File {
     /// The tensors, in the order the file stores them.
     #[must_use]
     pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorRef<'_>> {
-        let set = self.set();
-        set.tensors.iter().enumerate().map(move |(i, t)| TensorRef {
-            tensor: t,
-            index: i,
-            set,
-        })
+        self.set().tensors()
     }
 
     /// The tensor called `name` (unnamed tensors are `tensor_<i>`).
@@ -437,7 +432,16 @@ impl File {
         })
     }
 
-    /// The format-neutral tensor set, for the layers built on it (conversion, checks).
+    /// How many local files the tensors are mapped from (a shard set's shards; 0 for remote
+    /// and in-memory files): the file numbers [`read_stored`](Self::read_stored),
+    /// [`prefetch`](Self::prefetch) and [`private_map`](Self::private_map) take run below it.
+    #[must_use]
+    pub fn mapped_files(&self) -> usize {
+        self.set().mapped.len()
+    }
+
+    /// Its tensors as a set to save, change (rename, new metadata) or put together with other
+    /// files' ([`TensorSet`], [`save_set`](crate::save_set)).
     #[must_use]
     pub fn tensor_set(&self) -> &TensorSet<'_> {
         self.set()

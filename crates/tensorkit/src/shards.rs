@@ -248,11 +248,7 @@ pub fn write_index(
     weight_map: impl IntoIterator<Item = (String, String)>,
     durability: tensor_core::atomic::Durability,
 ) -> Result<()> {
-    let total: u64 = set
-        .tensors
-        .iter()
-        .map(crate::model::NamedTensor::byte_len)
-        .sum();
+    let total: u64 = set.tensors().map(|t| t.byte_len()).sum();
     let mut metadata = set.metadata.clone().unwrap_or_default();
     metadata.insert("total_size".into(), Value::from(total));
     let index = serde_json::json!({

@@ -48,10 +48,13 @@ fn golden_files_read_back() -> Result<(), Failed> {
                 .iter()
                 .find(|e| e["name"] == name.as_str())
                 .ok_or_else(|| format!("{}: {name} missing", file.display()))?;
-            let want = tensorkit_cli::report::tensor_json(
-                &tensorkit_cli::model::NamedTensor::borrowed(name.clone(), t.view()),
-                &tensor_core::Limits::default(),
+            // What inspect reports of the tensor itself, read back from memory.
+            let bytes = tensorkit::serialize_tensors(
+                [(name.clone(), t.view())],
+                &tensorkit::WriteOptions::for_format(tensorkit::Format::Safetensors),
             )?;
+            let alone = tensorkit::open_bytes(&bytes)?;
+            let want = tensorkit_cli::report::tensor_json(alone.get(name)?)?;
             // Where the tensor sits (Tensogram's message and object) is not part of it.
             let mut entry = entry.clone();
             if let Some(o) = entry.as_object_mut() {

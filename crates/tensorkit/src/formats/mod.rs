@@ -250,7 +250,7 @@ pub(crate) fn open_header<'a>(
 ) -> Result<Opening<'a>> {
     let format = detect(path, bytes)?;
     let unverified = ReadOptions {
-        verify: crate::model::Verify::Never,
+        verify: tensor_core::Verify::Never,
         ..*options
     };
     match format {

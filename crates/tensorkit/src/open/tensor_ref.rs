@@ -12,9 +12,9 @@ use super::File;
 /// One tensor of an open [`File`].
 #[derive(Clone, Copy)]
 pub struct TensorRef<'f> {
-    pub(super) tensor: &'f NamedTensor<'f>,
-    pub(super) index: usize,
-    pub(super) set: &'f TensorSet<'f>,
+    pub(crate) tensor: &'f NamedTensor<'f>,
+    pub(crate) index: usize,
+    pub(crate) set: &'f TensorSet<'f>,
 }
 
 impl std::fmt::Debug for TensorRef<'_> {
@@ -65,12 +65,35 @@ impl<'f> TensorRef<'f> {
         }
     }
 
-    /// A quantized tensor's blocks as its GGUF file stores them, its ggml type, and the
-    /// shape of those bytes (its element shape with the last dimension in bytes:
+    /// A quantized tensor's blocks as its GGUF file stores them: its ggml type, the bytes,
+    /// and the shape of those bytes (its element shape with the last dimension in bytes:
     /// `[4, 1024]` of `Q4_K` is `[4, 576]`); `None` for every other tensor.
     #[must_use]
-    pub fn blocks(&self) -> Option<(crate::model::Blocks<'f>, Vec<u64>)> {
-        self.tensor.blocks()
+    pub fn blocks(&self) -> Option<(tensor_gguf::GgmlType, &'f [u8], Vec<u64>)> {
+        let (blocks, shape) = self.tensor.blocks()?;
+        Some((blocks.ggml_type, blocks.stored()?, shape))
+    }
+
+    /// The name as the file stores it; `None` for a tensor the file does not name (a
+    /// Tensogram object without a `name`), which [`name`](Self::name) calls `tensor_<i>`.
+    #[must_use]
+    pub fn stored_name(&self) -> Option<&'f str> {
+        self.tensor.name.as_deref()
+    }
+
+    /// Hands the little-endian, C-order elements to `sink` in runs of at most
+    /// [`RUN_BYTES`](crate::RUN_BYTES) (whole elements), decoding as it goes: memory stays
+    /// bounded whatever the tensor's size, for hashing, comparing and copying. Checked
+    /// first ([`verify`](Self::verify)).
+    pub fn stream(&self, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.tensor.stream(&self.set.limits, sink)
+    }
+
+    /// Writes the elements as every format stores them — little-endian, bool bytes as 0 or
+    /// 1 — streamed in bounded runs ([`stream`](Self::stream)); exactly
+    /// [`byte_len`](Self::byte_len) bytes, or it is an error.
+    pub fn write_canonical(&self, out: &mut dyn std::io::Write) -> Result<()> {
+        self.tensor.write_canonical(&self.set.limits, out)
     }
 
     /// Where the tensor sits in formats with nested structure (Tensogram: `message`,

@@ -144,7 +144,7 @@ fn progress_follows_every_save_to_the_files_length() {
     };
     tensorkit::save_tensors(&src, [("w", w.view()), ("m", m.view())], &with_metadata).unwrap();
     let src = tensorkit::open(&src).unwrap();
-    for format in tensorkit::model::FormatId::WRITABLE {
+    for format in tensorkit::Format::WRITABLE {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = Arc::clone(&seen);
         let options = WriteOptions {
@@ -581,5 +581,48 @@ fn a_damaged_source_is_never_saved_and_a_sound_one_arrives_exactly() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_set_put_together_from_several_files_writes_their_tensors_under_new_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = tensor_testkit::conformance("safetensors").join("all_dtypes.safetensors");
+    let tgm = tensor_testkit::conformance("tensogram").join("multi_object_mixed.tgm");
+    let (a, b) = (
+        tensorkit::open(&st).unwrap(),
+        tensorkit::open(&tgm).unwrap(),
+    );
+    let mut set = tensorkit::TensorSet::new(Format::Tensogram, tensorkit::Limits::default());
+    assert!(set.is_empty());
+    let mut expected = Vec::new();
+    for (prefix, f) in [("a", &a), ("b", &b)] {
+        for t in f.tensors() {
+            let name = format!("{prefix}.{}", t.name());
+            expected.push((
+                name.clone(),
+                t.dtype(),
+                t.shape().to_vec(),
+                t.to_tensor().unwrap(),
+            ));
+            set.push(t, name);
+        }
+    }
+    assert_eq!(set.len(), a.len() + b.len());
+    // Where a tensor sat in its file (Tensogram's message and object) does not come along.
+    assert!(set.tensors().all(|t| t.location().is_empty()));
+    set.metadata_mut()
+        .get_or_insert_with(Default::default)
+        .insert("put_together".into(), "yes".into());
+    let out = dir.path().join("both.tgm");
+    tensorkit::save_set(&out, &set, &WriteOptions::default()).unwrap();
+    let back = tensorkit::open(&out).unwrap();
+    assert_eq!(back.format(), Format::Tensogram);
+    assert_eq!(back.metadata().unwrap()["put_together"], "yes");
+    assert_eq!(back.len(), expected.len());
+    for (name, dtype, shape, values) in expected {
+        let t = back.get(&name).unwrap();
+        assert_eq!((t.dtype(), t.shape()), (dtype, &shape[..]), "{name}");
+        assert_eq!(t.to_tensor().unwrap(), values, "{name}");
     }
 }

@@ -664,8 +664,10 @@ fn a_large_tensor_streams_in_bounded_runs() {
     let mut seen = 0usize;
     let mut largest = 0usize;
     let mut sum = 0u64;
-    file.tensor_set().tensors[0]
-        .stream(&file.tensor_set().limits, &mut |c| {
+    file.tensors()
+        .next()
+        .unwrap()
+        .stream(&mut |c| {
             largest = largest.max(c.len());
             seen += c.len();
             sum += c
@@ -676,7 +678,7 @@ fn a_large_tensor_streams_in_bounded_runs() {
         })
         .unwrap();
     assert_eq!(seen, 32_000_000);
-    assert!(largest <= tensorkit::model::RUN_BYTES);
+    assert!(largest <= tensorkit::RUN_BYTES);
     assert_eq!(sum, (0..8_000_000u64).sum::<u64>());
 }
 

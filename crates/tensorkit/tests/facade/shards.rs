@@ -35,7 +35,7 @@ fn an_index_opens_its_shards_as_one_file() {
         ]
     );
     // Each shard's mapping is named, for writers to copy from.
-    assert_eq!(file.tensor_set().mapped.len(), 3);
+    assert_eq!(file.mapped_files(), 3);
     let embed = file.get("model.embed.weight").unwrap().to_tensor().unwrap();
     let expected: Vec<f32> = (0..40u8).map(f32::from).collect();
     assert_eq!(&*embed.view().typed::<f32>().unwrap(), &expected[..]);
