@@ -542,16 +542,22 @@ def convert_on_workers_row(rows: list, row, ec, tmp: Path, args: argparse.Namesp
 
 def evict(path: Path) -> float:
     """Drops ``path`` from the page cache; returns the fraction of its pages still resident
-    (``mincore``), so that a cold run is known to be cold."""
-    import ctypes
-    import mmap
-
+    (:func:`cached_fraction`), so that a cold run is known to be cold."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
+    return cached_fraction(path)
+
+
+def cached_fraction(path: Path) -> float:
+    """The fraction of ``path``'s pages in the page cache (``mincore`` over a mapping of it
+    that is never touched)."""
+    import ctypes
+    import mmap
+
     size = path.stat().st_size
     page = os.sysconf("SC_PAGE_SIZE")
     pages = (size + page - 1) // page

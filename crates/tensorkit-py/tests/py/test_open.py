@@ -79,47 +79,36 @@ def test_raw_tensors_are_read_only_views_that_keep_the_file_mapped(tmp_path):
     assert (a == w).all()
 
 
-def _cached_fraction(path) -> float:
-    """The fraction of ``path``'s pages in the page cache (``mincore`` over a mapping that
-    is never touched)."""
-    import ctypes
-    import mmap
+def _bench():
+    """The Python benchmark's module, for its page-cache eviction and ``mincore`` probe."""
+    import importlib.util
+    import pathlib
 
-    size, page = path.stat().st_size, mmap.PAGESIZE
-    pages = (size + page - 1) // page
-    vec = (ctypes.c_ubyte * pages)()
-    libc = ctypes.CDLL(None, use_errno=True)
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_COPY) as m:
-        start = ctypes.c_char.from_buffer(m)
-        assert libc.mincore(ctypes.c_void_p(ctypes.addressof(start)), ctypes.c_size_t(size), vec) == 0
-        del start
-    return sum(v & 1 for v in vec) / pages
+    path = pathlib.Path(__file__).parents[2] / "bench" / "bench_python.py"
+    spec = importlib.util.spec_from_file_location("bench_python", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "posix_fadvise"), reason="posix_fadvise")
 def test_a_prefetched_range_is_read_into_the_page_cache_whole(tmp_path):
     # The kernel reads one read-ahead window per hint (8 MiB or 128 KiB, by the device) and
     # drops the rest: a prefetch of a longer range must hint it a window at a time.
-    import os
     import time
 
+    bench = _bench()
     path = tmp_path / "big.safetensors"
     rng = np.random.default_rng(53)
     tensorkit.save(path, {"w": rng.integers(0, 256, size=40 << 20, dtype=np.uint8)})
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-    if _cached_fraction(path) > 0.01:
+    if bench.evict(path) > 0.01:
         pytest.skip("this file system keeps the file in memory")
     with tensorkit.open(path) as f:
         f._native.prefetch(0, 0, path.stat().st_size, background=False)
     deadline = time.monotonic() + 20
-    while _cached_fraction(path) < 0.99 and time.monotonic() < deadline:
+    while bench.cached_fraction(path) < 0.99 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _cached_fraction(path) >= 0.99
+    assert bench.cached_fraction(path) >= 0.99
 
 
 def test_encoded_tensors_are_decoded_into_writable_arrays(tmp_path):
