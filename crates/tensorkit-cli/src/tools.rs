@@ -294,18 +294,14 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64, limits: &Limits) -> Result<(Stri
         sb.format().id()
     );
     let mut differ = false;
-    for (i, name) in na.iter().enumerate() {
-        let Some(ta) = sa.tensors().nth(i) else {
-            continue;
-        };
+    let tbs: Vec<TensorRef<'_>> = sb.tensors().collect();
+    for (ta, name) in sa.tensors().zip(&na) {
         let Some(j) = nb.iter().position(|n| n == name) else {
             differ = true;
             let _ = writeln!(out, "- {name}: only in the first file");
             continue;
         };
-        let Some(tb) = sb.tensors().nth(j) else {
-            continue;
-        };
+        let tb = tbs[j];
         if ta.shape() != tb.shape() {
             differ = true;
             let _ = writeln!(
@@ -674,7 +670,7 @@ pub fn split(
         let path = dir.join(&file);
         weight_map.push((name.clone(), file));
         let mut single = TensorSet::new(target, *set.limits());
-        single.metadata_mut().clone_from(&set.metadata().cloned());
+        *single.metadata_mut() = set.metadata().cloned();
         single.metadata_types_mut().clone_from(set.metadata_types());
         single.push(t, name.clone());
         tensorkit::save_set(&path, &single, &options)?;

@@ -390,9 +390,10 @@ impl File {
     }
 
     /// Asks the system to start reading `length` bytes at `offset` of mapped file number
-    /// `file_no` into the page cache. With `background`, the hints are given from a thread of
-    /// their own, 64 MiB at a time in file order, and this returns at once: a whole-file load
-    /// over a mapping then finds most pages read before it touches them.
+    /// `file_no` into the page cache (hinted a read-ahead window at a time, in file order).
+    /// With `background`, the hints are given from a thread of their own and this returns at
+    /// once: a whole-file load over a mapping then finds most pages read before it touches
+    /// them.
     #[pyo3(signature = (file_no, offset, length, background = false))]
     fn prefetch(
         &self,
@@ -410,16 +411,8 @@ impl File {
         }
         file.prefetch(file_no, offset, 0).map_err(to_py)?; // a bad file number fails here
         std::thread::spawn(move || {
-            const STEP: u64 = 64 << 20;
-            let end = offset.saturating_add(length);
-            let mut at = offset;
-            while at < end {
-                let n = STEP.min(end - at);
-                if file.prefetch(file_no, at, n).is_err() {
-                    break;
-                }
-                at += n;
-            }
+            // The file number was checked above; a hint refused changes nothing.
+            let _ = file.prefetch(file_no, offset, length);
         });
         Ok(())
     }

@@ -483,7 +483,6 @@ pub(crate) fn stream_view(
 
 pub(crate) use tensor_core::ReadOptions;
 
-/// The contents of one file: its format, file-level metadata and tensors in stored order.
 /// Tensors to write: those of an open file ([`File::tensor_set`](crate::File::tensor_set)),
 /// or put together from several ([`TensorSet::new`], [`TensorSet::push`]), with file-level
 /// metadata. Nothing is decoded or copied until the set is saved
