@@ -89,7 +89,12 @@ def describe(path):
             "n_bytes": int(t.n_bytes),
             "raw_sha256": sha(raw.tobytes()),
         }
-        if t.tensor_type in DEQUANTIZED or t.tensor_type == Q.BF16:
+        if t.tensor_type == Q.BF16:
+            # `dequantize` views the words as native: a big-endian file's are swapped first.
+            words = raw.view(np.dtype(np.uint16).newbyteorder(r.byte_order))
+            values = gguf.quants.dequantize(words.astype("<u2").view(np.uint8), Q.BF16)
+            entry["float32_sha256"] = sha(values.astype("<f4").tobytes())
+        elif t.tensor_type in DEQUANTIZED:
             values = gguf.quants.dequantize(raw, t.tensor_type).astype("<f4")
             entry["float32_sha256"] = sha(values.tobytes())
         elif t.tensor_type in (Q.F16, Q.F32, Q.F64, Q.I8, Q.I16, Q.I32, Q.I64):
@@ -159,7 +164,9 @@ def dense_file(w):
     w.add_tensor("i32", np.array([[-(2**31), 2**31 - 1]], dtype=np.int32))
     w.add_tensor("i64", np.arange(16, dtype=np.int64).reshape(2, 2, 2, 2) - 2**40)
     bf = (np.arange(8, dtype=np.float32) * 1.25 - 3).view(np.uint32) >> 16
-    w.add_tensor("bf16", bf.astype(np.uint16).view(np.uint8).reshape(2, 8), raw_dtype=Q.BF16)
+    # Passed as 16-bit words, so a big-endian writer swaps them as gguf-py's endian
+    # converter does (as bytes, it would leave them little-endian).
+    w.add_tensor("bf16", bf.astype(np.uint16).reshape(2, 4), raw_dtype=Q.BF16)
     w.add_tensor("single", np.array([42.0], dtype=np.float32))
 
 

@@ -143,13 +143,15 @@ impl GgmlType {
     }
 
     /// The byte order of this type's bytes in a file of byte order `file`: the file's for
-    /// the dense types gguf-py swaps, little-endian for blocks and for `BF16` (which gguf-py
-    /// handles as raw bytes, never swapping it in either direction).
+    /// every dense type, `BF16` included (gguf-py's endian converter swaps it as 16-bit
+    /// words and llama.cpp on a big-endian host reads it natively), little-endian for
+    /// blocks, whose byte layout is fixed.
     #[must_use]
     pub const fn stored_order(self, file: ByteOrder) -> ByteOrder {
         match self {
             GgmlType::F32
             | GgmlType::F16
+            | GgmlType::BF16
             | GgmlType::F64
             | GgmlType::I8
             | GgmlType::I16

@@ -281,6 +281,23 @@ fn round_trip_trials() -> Vec<Trial> {
             }
             Ok(())
         }),
+        Trial::test("round_trip::big_endian_bf16_is_stored_big_endian", || {
+            // NaN, -0, +Inf, -Inf and 1.0 as bfloat16 words: the bytes in a big-endian file
+            // are the words big-endian (as gguf-py's endian converter swaps them), and they
+            // read back as the same values.
+            let words: [u16; 5] = [0x7FC1, 0x8000, 0x7F80, 0xFF80, 0x3F80];
+            let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let be: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+            let mut w = Writer::new();
+            w.big_endian();
+            w.dense("b", &[5], tensor_dtype::Dtype::Bfloat16, le.as_slice())?;
+            let bytes = w.to_vec()?;
+            let file = Gguf::open(&bytes)?;
+            assert_eq!(file.stored(0), be.as_slice(), "stored big-endian");
+            let view = file.view(0)?.ok_or("not a view")?;
+            assert_eq!(view.to_le_bytes().as_ref(), le.as_slice(), "read in the file's order");
+            Ok(())
+        }),
         Trial::test("round_trip::writer_refusals", || {
             let mut w = Writer::new();
             w.quantized("q", &[2, 48], GgmlType::Q8_0, vec![0u8; 2 * 48]);
