@@ -28,8 +28,10 @@ pub fn scalar_json(s: Scalar) -> Value {
     }
 }
 
-/// The JSON entry of one tensor: name, dtype, shape, its attributes (when it has any),
-/// SHA-256 of its little-endian elements in stored order, and its first values. The elements are streamed through the hash in
+/// The JSON entry of one tensor: name, dtype, shape, how it is stored when it needs decoding
+/// (`stored_as`; a GGUF quantized tensor's ggml type and block layout under `stored`), its
+/// attributes (when it has any), SHA-256 of its little-endian elements in stored order, and
+/// its first values. The elements are streamed through the hash in
 /// bounded runs, so memory stays flat whatever the tensor's decoded size.
 pub fn tensor_json(t: TensorRef<'_>) -> Result<Value> {
     let dtype = t.dtype();
@@ -53,6 +55,22 @@ pub fn tensor_json(t: TensorRef<'_>) -> Result<Value> {
     }
     o.insert("dtype".into(), Value::from(dtype.name()));
     o.insert("shape".into(), Value::from(t.shape().to_vec()));
+    if let Some(encoding) = t.encoding() {
+        // What the table's "stored as" column shows: the elements above are decoded.
+        o.insert("stored_as".into(), Value::from(encoding));
+    }
+    if let Some((ggml_type, stored, byte_shape)) = t.blocks() {
+        o.insert(
+            "stored".into(),
+            json!({
+                "ggml_type": ggml_type.name(),
+                "block_elements": ggml_type.block_elements(),
+                "block_bytes": ggml_type.block_bytes(),
+                "shape_in_bytes": byte_shape,
+                "bytes": stored.len(),
+            }),
+        );
+    }
     if !t.attributes().is_empty() {
         // zTensor object attributes, Tensogram per-object `base` entries.
         o.insert(

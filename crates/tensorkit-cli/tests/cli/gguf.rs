@@ -57,6 +57,21 @@ fn inspect_matches_gguf_py(file: &Path) -> Result<(), Failed> {
         if quantized && (mine["dtype"] != "float32" || mine["sha256_le"] != t["float32_sha256"]) {
             return Err(format!("{name} ({}): not gguf-py's float32 values", t["type"]).into());
         }
+        // A quantized tensor says how it is stored: its ggml type, block layout and bytes.
+        let stored = &mine["stored"];
+        if quantized
+            && (mine["stored_as"] != t["type"]
+                || stored["ggml_type"] != t["type"]
+                || stored["bytes"] != t["n_bytes"]
+                || stored["block_bytes"].as_u64().is_none_or(|b| b == 0)
+                || stored["shape_in_bytes"].as_array().map(Vec::len)
+                    != t["shape"].as_array().map(Vec::len))
+        {
+            return Err(format!("{name} ({}): stored as {mine}", t["type"]).into());
+        }
+        if !quantized && (mine.get("stored").is_some() || mine.get("stored_as").is_some()) {
+            return Err(format!("{name} ({}): a dense tensor said {mine}", t["type"]).into());
+        }
     }
     Ok(())
 }
