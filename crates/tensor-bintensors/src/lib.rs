@@ -65,10 +65,11 @@ impl tensor_dtype::Format for BintensorsFormat {
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;
 
-    /// A length, then a header whose first byte is a bincode option tag (0 or 1: whether
-    /// the metadata map is present) — the weakest recognition of any format, tried last.
+    /// A plausible length (see [`tensor_core::held::plausible_length_prefix`]), then a
+    /// header whose first byte is a bincode option tag (0 or 1: whether the metadata map is
+    /// present) — the weakest recognition of any format, tried last.
     fn recognise(head: &[u8]) -> bool {
-        head.len() >= 9 && head[8] <= 1
+        head.len() >= 9 && head[8] <= 1 && tensor_core::held::plausible_length_prefix(head)
     }
 
     fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<BinTensors<'a>> {

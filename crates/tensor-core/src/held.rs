@@ -55,6 +55,23 @@ pub fn after_length_prefix(
     }
 }
 
+/// The largest header a length prefix is believed to announce when a format is recognised by
+/// the prefix alone (BinTensors: a length, then a 0 or 1): the references refuse headers over
+/// 100 MB, so a prefix past 4 GiB is another format's bytes (a zip archive's `PK\x03\x04`
+/// reads as 80 GB), not a header over the limits.
+pub const PLAUSIBLE_HEADER_BYTES: u64 = 1 << 32;
+
+/// Whether `head` starts with a little-endian `u64` header length that a file of a
+/// length-prefixed format could hold: at least 2 (a header's smallest) and at most
+/// [`PLAUSIBLE_HEADER_BYTES`]. Recognition only: reading still checks the length against
+/// `Limits` and the file.
+#[must_use]
+pub fn plausible_length_prefix(head: &[u8]) -> bool {
+    head.first_chunk::<8>()
+        .map(|b| u64::from_le_bytes(*b))
+        .is_some_and(|n| (2..=PLAUSIBLE_HEADER_BYTES).contains(&n))
+}
+
 /// A whole file in memory, which holds every byte.
 #[derive(Clone, Copy, Debug)]
 pub struct Whole<'a>(pub &'a [u8]);

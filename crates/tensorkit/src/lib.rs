@@ -193,6 +193,8 @@ pub mod edit;
 #[cfg(feature = "files")]
 pub mod error;
 #[cfg(feature = "files")]
+mod foreign;
+#[cfg(feature = "files")]
 mod formats;
 #[cfg(feature = "files")]
 mod migrate;

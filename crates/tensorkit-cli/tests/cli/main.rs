@@ -6,6 +6,7 @@ mod conformance;
 mod convert;
 mod derived;
 mod edit;
+mod foreign;
 mod gguf;
 mod grib;
 mod hostile;
@@ -26,6 +27,7 @@ fn main() {
     trials.extend(hostile::trials());
     trials.extend(derived::trials());
     trials.extend(edit::trials());
+    trials.extend(foreign::trials());
     trials.extend(gguf::trials());
     trials.extend(grib::trials());
     trials.extend(killed::trials());

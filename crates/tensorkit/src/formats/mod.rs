@@ -88,9 +88,23 @@ impl FormatId {
     }
 }
 
-/// Recognises the format of `bytes` (the whole file, or at least its first bytes).
+/// Recognises the format of `bytes` (the whole file, or at least its first bytes). A
+/// well-known format tensorkit does not read ([`crate::foreign`]) is named in the error; it is
+/// looked for before BinTensors, whose recognition (a length and a 0 or 1) such files'
+/// first bytes often pass.
 pub(crate) fn detect(path: &Path, bytes: &[u8]) -> Result<FormatId> {
-    if let Some(f) = DETECTION_ORDER.into_iter().find(|f| f.recognise(bytes)) {
+    let (before, last) = DETECTION_ORDER.split_at(DETECTION_ORDER.len() - 1);
+    if let Some(f) = before.iter().copied().find(|f| f.recognise(bytes)) {
+        return Ok(f);
+    }
+    if let Some(what) = crate::foreign::identify(bytes) {
+        return Err(Error::UnknownFormat {
+            path: path.to_path_buf(),
+            reason: format!("it looks like {what}"),
+            too_short: false,
+        });
+    }
+    if let Some(f) = last.iter().copied().find(|f| f.recognise(bytes)) {
         return Ok(f);
     }
     let shown: String = bytes

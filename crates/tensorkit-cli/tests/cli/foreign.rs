@@ -1,0 +1,82 @@
+//! Files of formats tensorkit does not read (torch's zip checkpoints, HDF5, the classic
+//! netcdf layout, pickles, ONNX models): every command says what they look like, as an
+//! unknown format, and none is taken for a length-prefixed tensor format (their ninth byte
+//! passes BinTensors' recognition, a 0 or 1 after a length).
+
+use crate::support::{expect_error_contract, tensorkit};
+use libtest_mimic::{Failed, Trial};
+
+/// The first bytes of each kind of file, as their writers lay them out, and what the error
+/// must call it.
+fn files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    // torch.save: a zip whose first entry, stored, is `<name>/data.pkl`.
+    let name = b"archive/data.pkl";
+    let mut torch = b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x21\x00".to_vec();
+    torch.resize(26, 0);
+    torch.extend_from_slice(&u16::try_from(name.len()).unwrap().to_le_bytes());
+    torch.extend_from_slice(&[0, 0]);
+    torch.extend_from_slice(name);
+    torch.extend_from_slice(b"\x80\x02}q\x00.");
+    // HDF5 superblock version 0, as netCDF4 and h5py write it.
+    let mut hdf5 = b"\x89HDF\r\n\x1a\n\x00\x00\x00\x00\x00\x08\x08\x00\x04\x00\x10\x00".to_vec();
+    hdf5.resize(96, 0);
+    // NetCDF-3 classic: no records, no dimensions, attributes or variables.
+    let netcdf3 = b"CDF\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00".to_vec();
+    // pickle protocol 2 of {"w": 1}.
+    let pickle = b"\x80\x02}q\x00X\x01\x00\x00\x00wq\x01K\x01s.".to_vec();
+    // An ONNX ModelProto: ir_version 8, producer "pytorch".
+    let onnx = b"\x08\x08\x12\x07pytorch\x1a\x052.5.1:\x00".to_vec();
+    vec![
+        ("torch_zip", torch, "a PyTorch checkpoint"),
+        ("hdf5", hdf5, "HDF5"),
+        ("netcdf3", netcdf3, "NetCDF-3"),
+        ("pickle", pickle, "a Python pickle"),
+        ("onnx", onnx, "an ONNX model"),
+    ]
+}
+
+fn named_by_every_command() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    for (name, bytes, says) in files() {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes)?;
+        let p = path.to_string_lossy();
+        for command in [
+            vec!["ls", &p],
+            vec!["inspect", &p],
+            vec!["inspect", "--json", &p],
+            vec!["validate", &p],
+            vec!["verify", &p],
+        ] {
+            let run = tensorkit(&command);
+            let json = command.contains(&"--json");
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            let stdout = String::from_utf8_lossy(&run.stdout);
+            if command[0] == "validate" {
+                // validate reports the file as unknown, never as a format it read.
+                if run.status.code() != Some(2)
+                    || !format!("{stdout}{stderr}").contains(says)
+                    || stdout.contains("bintensors")
+                {
+                    return Err(format!("{name}: validate: {stdout}{stderr}").into());
+                }
+                continue;
+            }
+            let kind = expect_error_contract(&run, json)?;
+            if kind != "unsupported"
+                || !stderr.contains("not a format tensorkit reads (it looks like")
+                || !stderr.contains(says)
+            {
+                return Err(format!("{name}: {command:?}: {kind}: {stderr}").into());
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![Trial::test(
+        "foreign::files_of_other_formats_are_named",
+        named_by_every_command,
+    )]
+}
