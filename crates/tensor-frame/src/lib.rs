@@ -55,7 +55,7 @@ pub use hash::xxh3;
 pub use message::{FrameInfo, Message, decode, metadata_frame, object_frame};
 pub use messages::{Messages, TensogramFormat};
 pub use metadata::{GlobalMetadata, HashList, Index, Map, MetaValue};
-pub use nonfinite::masking_changes;
+pub use nonfinite::{MaskingChange, masking_changes};
 pub use object::{DecodeOptions, HashCheck, ObjectFrame, UNSUPPORTED_CODECS, decode_payload};
 pub use provenance::Provenance;
 pub use stream::StreamEncoder;

@@ -163,26 +163,93 @@ pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) 
     found
 }
 
-/// The first element of `data` that NaN/Inf masks cannot give back as it is (NaN payloads
-/// aside), if any: a complex number with one non-finite part, or parts of different kinds,
-/// which the masks restore as NaN or ±Inf in both parts (as tensogram does). Real floats
-/// always come back.
+/// An element that NaN/Inf masks would not give back bit for bit: masks restore the
+/// canonical quiet NaN (sign clear, payload empty; what tensogram writes back) and ±Inf, in
+/// every part of a complex number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaskingChange {
+    /// The element's index, in storage order.
+    pub element: u64,
+    /// What it is, in words (`"a NaN with its sign bit set"`, ...).
+    pub what: &'static str,
+}
+
+/// The bits masks restore a NaN part of `dtype` as (per part, as an unsigned integer).
+fn canonical_nan(dtype: Dtype) -> u64 {
+    match dtype {
+        Dtype::Float16 => 0x7E00,
+        Dtype::Bfloat16 => 0x7FC0,
+        Dtype::Float32 | Dtype::Complex64 => 0x7FC0_0000,
+        _ => 0x7FF8_0000_0000_0000,
+    }
+}
+
+/// A part's bits as an unsigned integer.
+fn part_bits(bytes: &[u8], order: ByteOrder) -> u64 {
+    let fold = |acc: u64, &b: &u8| (acc << 8) | u64::from(b);
+    match order {
+        ByteOrder::Big => bytes.iter().fold(0, fold),
+        ByteOrder::Little => bytes.iter().rev().fold(0, fold),
+    }
+}
+
+/// The first element of `data` (elements of `dtype` in `order`) that NaN/Inf masks would
+/// change, if any: a NaN with its sign bit set or a payload other than the canonical quiet
+/// NaN's, or a complex number with one non-finite part or parts of different kinds (masks
+/// give both parts back as NaN or as the same Inf, as tensogram does). Finite data costs one
+/// read-only pass over its exponents. With `nan_bits` false, NaN signs and payloads are not
+/// reported (the writer was asked to canonicalise them); complex numbers still are.
 #[must_use]
-pub fn masking_changes(data: &[u8], dtype: Dtype, order: ByteOrder) -> Option<u64> {
-    if !matches!(dtype, Dtype::Complex64 | Dtype::Complex128) || !any(data, dtype, order) {
+pub fn masking_changes(
+    data: &[u8],
+    dtype: Dtype,
+    order: ByteOrder,
+    nan_bits: bool,
+) -> Option<MaskingChange> {
+    if !applies(dtype) || !any(data, dtype, order) {
         return None;
     }
     let part_width = dtype.swap_width();
+    let canonical = canonical_nan(dtype);
     data.chunks_exact(dtype.byte_width())
-        .position(|e| {
-            let mut kinds = e
-                .chunks_exact(part_width)
-                .map(|p| classify(part(p, dtype, order)));
-            let re = kinds.next().flatten();
-            let im = kinds.next().flatten();
-            (re.is_some() || im.is_some()) && re != im
+        .enumerate()
+        .find_map(|(i, e)| {
+            let mut kinds = e.chunks_exact(part_width).map(|p| {
+                let kind = classify(part(p, dtype, order));
+                let bits = part_bits(p, order);
+                (kind, bits)
+            });
+            let (re, re_bits) = kinds.next()?;
+            let what = if nan_bits && re == Some(MaskKind::Nan) && re_bits != canonical {
+                Some(nan_bits_word(re_bits, dtype))
+            } else if let Some((im, im_bits)) = kinds.next() {
+                if nan_bits && im == Some(MaskKind::Nan) && im_bits != canonical {
+                    Some(nan_bits_word(im_bits, dtype))
+                } else if (re.is_some() || im.is_some()) && re != im {
+                    Some("a complex number with one non-finite part, or parts of two kinds")
+                } else {
+                    None
+                }
+            } else {
+                None
+            };
+            what.map(|what| MaskingChange {
+                element: i as u64,
+                what,
+            })
         })
-        .map(|i| i as u64)
+}
+
+/// Which way a NaN's bits differ from the canonical quiet NaN's.
+fn nan_bits_word(bits: u64, dtype: Dtype) -> &'static str {
+    let sign = 1u64 << (dtype.swap_width() * 8 - 1);
+    if bits & sign == 0 {
+        "a NaN with a payload other than the quiet NaN's"
+    } else if bits & !sign == canonical_nan(dtype) {
+        "a NaN with its sign bit set"
+    } else {
+        "a NaN with its sign bit set and another payload"
+    }
 }
 
 #[cfg(test)]
@@ -194,14 +261,67 @@ mod tests {
         let c64 =
             |parts: &[f32]| -> Vec<u8> { parts.iter().flat_map(|p| p.to_le_bytes()).collect() };
         let le = ByteOrder::Little;
+        let at = |d: &[u8], t| masking_changes(d, t, le, true).map(|c| c.element);
         let whole = c64(&[f32::NAN, f32::NAN, f32::INFINITY, f32::INFINITY, 1.0, 2.0]);
-        assert_eq!(masking_changes(&whole, Dtype::Complex64, le), None);
+        assert_eq!(at(&whole, Dtype::Complex64), None);
         let half = c64(&[1.0, 2.0, f32::INFINITY, 1.0]);
-        assert_eq!(masking_changes(&half, Dtype::Complex64, le), Some(1));
+        assert_eq!(at(&half, Dtype::Complex64), Some(1));
         let mixed = c64(&[f32::INFINITY, f32::NEG_INFINITY]);
-        assert_eq!(masking_changes(&mixed, Dtype::Complex64, le), Some(0));
+        assert_eq!(at(&mixed, Dtype::Complex64), Some(0));
         let real = c64(&[f32::INFINITY, 1.0]);
-        assert_eq!(masking_changes(&real, Dtype::Float32, le), None);
+        assert_eq!(at(&real, Dtype::Float32), None);
+    }
+
+    #[test]
+    fn masks_change_nans_with_a_sign_or_a_payload_in_every_float_dtype() {
+        let le = ByteOrder::Little;
+        // (dtype, canonical NaN, negative NaN, payload NaN), as bits.
+        let cases: [(Dtype, u64, u64, u64); 4] = [
+            (Dtype::Float16, 0x7E00, 0xFE00, 0x7E01),
+            (Dtype::Bfloat16, 0x7FC0, 0xFFC0, 0x7F81),
+            (Dtype::Float32, 0x7FC0_0000, 0xFFC0_0000, 0x7FC0_0001),
+            (
+                Dtype::Float64,
+                0x7FF8_0000_0000_0000,
+                0xFFF8_0000_0000_0000,
+                0x7FF4_0000_0000_0000,
+            ),
+        ];
+        for (dtype, canonical, negative, payload) in cases {
+            let bytes = |bits: u64| bits.to_le_bytes()[..dtype.byte_width()].to_vec();
+            let (canonical, negative, payload) =
+                (bytes(canonical), bytes(negative), bytes(payload));
+            let one = 1.0f64.to_le_bytes()[8 - canonical.len()..].to_vec();
+            let at = |bad: &[u8]| {
+                let data = [one.clone(), canonical.clone(), bad.to_vec()].concat();
+                masking_changes(&data, dtype, le, true)
+            };
+            assert_eq!(at(&canonical), None, "{dtype}: canonical NaN");
+            let neg = at(&negative).unwrap_or_else(|| panic!("{dtype}: -NaN"));
+            assert_eq!((neg.element, neg.what), (2, "a NaN with its sign bit set"));
+            let pay = at(&payload).unwrap_or_else(|| panic!("{dtype}: payload"));
+            assert_eq!(pay.element, 2);
+            assert!(pay.what.contains("payload"), "{}", pay.what);
+            let mut be = [one.clone(), negative.clone()].concat();
+            for p in be.chunks_exact_mut(canonical.len()) {
+                p.reverse();
+            }
+            let c = masking_changes(&be, dtype, ByteOrder::Big, true).expect("big-endian -NaN");
+            assert_eq!(c.element, 1, "{dtype}: big-endian");
+        }
+        // A complex number's NaN part with a payload, beside a canonical one.
+        let c128: Vec<u8> = [f64::NAN.to_bits(), 0x7FF8_0000_0000_0001]
+            .iter()
+            .flat_map(|b| b.to_le_bytes())
+            .collect();
+        assert!(masking_changes(&c128, Dtype::Complex128, le, true).is_some());
+        // Canonicalising: NaN bits pass, a complex number with one Inf part does not.
+        assert_eq!(masking_changes(&c128, Dtype::Complex128, le, false), None);
+        let half: Vec<u8> = [f64::INFINITY, 1.0]
+            .iter()
+            .flat_map(|p| p.to_le_bytes())
+            .collect();
+        assert!(masking_changes(&half, Dtype::Complex128, le, false).is_some());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! An HTTP/1.1 server on `127.0.0.1` for remote-read tests: it serves files from a folder
 //! with `Range` (one range per request), `ETag` and `If-Match`, counts every request and
 //! every body byte it sends, and misbehaves on request — 404s, 5xx answers, short bodies,
-//! `Range` ignored, a version that changes, a delay per request — so that each way a real
-//! server can fail is tried without the internet.
+//! `Range` ignored, a version that changes, a delay per request, bodies trickled a byte at a
+//! time, gzip bombs — so that each way a real server can fail is tried without the internet.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
@@ -30,6 +30,40 @@ pub struct Faults {
     pub delay: Duration,
     /// After this many requests, report another `ETag` (the object was replaced).
     pub new_version_after: Option<u64>,
+    /// Send the body one byte at a time, this long apart.
+    pub trickle: Option<Duration>,
+    /// Answer with this `Content-Encoding` and a gzip stream that inflates to 4 GiB of
+    /// zeros in place of the bytes asked for (the header promising that stream's length).
+    pub content_encoding: Option<String>,
+}
+
+/// A gzip stream of 4 GiB of zeros, made once (about 4 MiB): one deflate block of 1 MiB of
+/// zeros, flushed so that it stands alone, 4096 times, then an empty final block and the
+/// trailer (the CRC of 4 GiB of zeros, combined from the block's, and the size mod 2³²).
+fn gzip_bomb() -> &'static [u8] {
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| {
+        const BLOCK: usize = 1 << 20;
+        const BLOCKS: usize = 4096;
+        let zeros = vec![0u8; BLOCK];
+        let mut z = flate2::Compress::new(flate2::Compression::best(), false);
+        let mut block = Vec::with_capacity(BLOCK);
+        z.compress_vec(&zeros, &mut block, flate2::FlushCompress::Full)
+            .expect("compressing into memory");
+        let mut crc = flate2::Crc::new();
+        let mut one = flate2::Crc::new();
+        one.update(&zeros);
+        let mut bomb = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff".to_vec();
+        for _ in 0..BLOCKS {
+            bomb.extend_from_slice(&block);
+            crc.combine(&one);
+        }
+        // A final, empty block with fixed Huffman codes.
+        bomb.extend_from_slice(&[0x03, 0x00]);
+        bomb.extend_from_slice(&crc.sum().to_le_bytes());
+        bomb.extend_from_slice(&0u32.to_le_bytes());
+        bomb
+    })
 }
 
 struct State {
@@ -174,9 +208,10 @@ fn serve(s: &State, conn: TcpStream) {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(format!(
-                "{} {}",
+                "{} {} accept-encoding={}",
                 line.trim_end(),
-                header("range").unwrap_or_default()
+                header("range").unwrap_or_default(),
+                header("accept-encoding").unwrap_or_default()
             ));
         std::thread::sleep(faults.delay);
         let mut parts = line.split_whitespace();
@@ -249,6 +284,19 @@ fn serve(s: &State, conn: TcpStream) {
         if status.starts_with("206") {
             extra.push(("Content-Range", &content_range));
         }
+        if let Some(encoding) = &faults.content_encoding {
+            extra.push(("Content-Encoding", encoding));
+            let bomb = gzip_bomb();
+            let head = head_of(status, &extra, bomb.len() as u64);
+            if out.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            s.bytes.fetch_add(bomb.len() as u64, Ordering::SeqCst);
+            if method != "HEAD" && out.write_all(bomb).is_err() {
+                return;
+            }
+            continue;
+        }
         let body_len = end - start;
         let head = head_of(status, &extra, body_len);
         if out.write_all(head.as_bytes()).is_err() {
@@ -274,7 +322,14 @@ fn serve(s: &State, conn: TcpStream) {
             // Counted before it is written: the client may have it (and the test read the
             // count) before `write_all` returns here.
             s.bytes.fetch_add(got as u64, Ordering::SeqCst);
-            if out.write_all(&buf[..got]).is_err() {
+            if let Some(gap) = faults.trickle {
+                for b in &buf[..got] {
+                    if s.stop.load(Ordering::Relaxed) || out.write_all(&[*b]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(gap);
+                }
+            } else if out.write_all(&buf[..got]).is_err() {
                 return;
             }
             left -= got as u64;
@@ -330,5 +385,27 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_gzip_bomb_inflates_to_4_gib_of_zeros() {
+        use std::io::Read;
+        let bomb = super::gzip_bomb();
+        assert!(bomb.len() < 8 << 20, "{}", bomb.len());
+        let mut inflated = 0u64;
+        let mut d = flate2::read::GzDecoder::new(bomb);
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = d.read(&mut buf).expect("a valid gzip stream");
+            if n == 0 {
+                break;
+            }
+            assert!(buf[..n].iter().all(|&b| b == 0));
+            inflated += n as u64;
+        }
+        assert_eq!(inflated, 4 << 30);
     }
 }

@@ -33,9 +33,39 @@ pub struct Cli {
     /// as after `cp`.
     #[arg(long, global = true)]
     pub fsync: bool,
+    /// The longest one operation on a URL may take, in seconds, every request and retry in
+    /// it together: opening and listing the object, or one read of tensor bytes (default
+    /// 60). Whatever it is, a request that receives nothing for 20 s fails and is retried,
+    /// at most 3 times.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// A positive number of seconds (`30`, `2.5`).
+///
+/// # Errors
+/// When `text` is not a positive, finite number of seconds.
+pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a positive number of seconds"))
 }
 
 impl Cli {
+    /// The options URLs are read with: the library's, with `--timeout` as the deadline of
+    /// each operation.
+    #[must_use]
+    pub fn remote_options(&self) -> tensorkit::remote::RemoteOptions {
+        let mut o = tensorkit::remote::RemoteOptions::default();
+        if let Some(t) = self.timeout {
+            o.deadline = t;
+        }
+        o
+    }
+
     /// The limits every file is read with: the defaults, raised or lowered by
     /// `--max-memory` and `--max-ratio`.
     #[must_use]
@@ -278,6 +308,11 @@ pub struct Target {
     /// listed), and NaN and ±Inf are stored in tensogram's masks.
     #[arg(long)]
     pub allow_extensions: bool,
+    /// Tensogram output only: store every NaN as tensogram's masks give it back, the
+    /// canonical quiet NaN. Without it, a NaN with its sign bit set or another payload is an
+    /// error that names its tensor and element, since the masks would change its bits.
+    #[arg(long, conflicts_with = "allow_extensions")]
+    pub canonical_nan: bool,
     /// zTensor 2 output only: start every tensor's data at a multiple of this many bytes
     /// (a power of two of at least 4096, e.g. `2MiB` for huge-page-aligned mappings;
     /// default 64 KiB). Other formats fix their layout and refuse it.
@@ -356,7 +391,9 @@ impl Target {
             || Ok(crate::pipeline_spec::PipelineSpec::default()),
             crate::pipeline_spec::PipelineSpec::parse,
         )?;
-        Ok(spec.with_extensions(self.allow_extensions))
+        Ok(spec
+            .with_extensions(self.allow_extensions)
+            .with_canonical_nan(self.canonical_nan))
     }
 }
 

@@ -11,6 +11,7 @@ fn main() {
             .num_threads(usize::from(n))
             .build_global();
     }
+    tensorkit::remote::RemoteOptions::set_process_defaults(cli.remote_options());
     let status = tensorkit_cli::run(
         &cli,
         &mut std::io::stdout().lock(),

@@ -44,7 +44,7 @@ use std::path::PathBuf;
 
 /// Opens one file (any format, or a `*.index.json` shard set) or several as one.
 #[pyfunction]
-#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None, storage_options=None, grib_index=true))]
+#[pyo3(signature = (paths, *, verify=true, strict=false, max_memory=None, max_ratio=None, storage_options=None, grib_index=true, timeout=None))]
 #[allow(clippy::too_many_arguments)] // Python's keywords, one each.
 fn open(
     py: Python<'_>,
@@ -55,7 +55,18 @@ fn open(
     max_ratio: Option<u64>,
     storage_options: Option<Vec<(String, String)>>,
     grib_index: bool,
+    timeout: Option<f64>,
 ) -> PyResult<File> {
+    let deadline = timeout
+        .map(|s| {
+            std::time::Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    errors::invalid(format!("timeout={s}: not a positive number of seconds"))
+                })
+        })
+        .transpose()?;
     let mut limits = tensorkit::Limits::default();
     if let Some(bytes) = max_memory {
         limits = limits.with_max_total_bytes(bytes);
@@ -79,6 +90,8 @@ fn open(
                     &tensorkit::remote::RemoteOptions {
                         config: storage_options.unwrap_or_default(),
                         grib_index,
+                        deadline: deadline
+                            .unwrap_or(tensorkit::remote::RemoteOptions::default().deadline),
                         ..tensorkit::remote::RemoteOptions::default()
                     },
                 ),

@@ -78,11 +78,13 @@ impl Entries {
 /// `tensorkit._file._options` from the keywords of the Python functions.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
+#[allow(clippy::struct_excessive_bools)] // One field per keyword of the Python functions.
 pub(crate) struct Options {
     format: Option<String>,
     metadata: Option<Py<PyAny>>,
     pipeline: Option<String>,
     allow_extensions: bool,
+    canonical_nan: bool,
     alignment: Option<u64>,
     header_reserve: Option<u64>,
     max_shard_size: Option<u64>,
@@ -122,7 +124,8 @@ impl Options {
             .transpose()
             .map_err(to_py)?
             .unwrap_or_default()
-            .with_extensions(self.allow_extensions);
+            .with_extensions(self.allow_extensions)
+            .with_canonical_nan(self.canonical_nan);
         let quantize = self
             .quantize
             .as_deref()

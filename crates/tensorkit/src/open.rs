@@ -76,7 +76,11 @@ pub fn open_with(path: impl AsRef<Path>, options: &ReadOptions) -> Result<File> 
     let path = path.as_ref();
     if let Some(url) = path.to_str().filter(|s| is_url(s)) {
         #[cfg(feature = "remote")]
-        return open_url_with(url, options, &crate::remote::RemoteOptions::default());
+        return open_url_with(
+            url,
+            options,
+            &crate::remote::RemoteOptions::process_defaults(),
+        );
         #[cfg(not(feature = "remote"))]
         let _ = url;
     }

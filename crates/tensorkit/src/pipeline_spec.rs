@@ -41,7 +41,17 @@ pub struct PipelineSpec {
     shuffle: bool,
     compression: Option<Codec>,
     extensions: bool,
+    nan_bits: NanBits,
     keep: bool,
+}
+
+/// What becomes of a NaN whose sign or payload tensogram's masks would change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NanBits {
+    /// An error naming the tensor and element (the default).
+    Refuse,
+    /// Stored as the canonical quiet NaN the masks give back (`--canonical-nan`).
+    Canonicalise,
 }
 
 /// A stage [`PipelineSpec::apply`] left out for one tensor, and why.
@@ -91,6 +101,7 @@ impl PipelineSpec {
         shuffle: false,
         compression: None,
         extensions: false,
+        nan_bits: NanBits::Refuse,
         keep: false,
     };
 
@@ -297,6 +308,26 @@ impl PipelineSpec {
     #[must_use]
     pub fn extensions(&self) -> bool {
         self.extensions
+    }
+
+    /// Stores every NaN as tensogram's masks give it back, the canonical quiet NaN
+    /// (`--canonical-nan`), instead of refusing a NaN with its sign bit set or another
+    /// payload, which the masks would change. Without extensions only: with them, NaN is
+    /// kept bit for bit.
+    #[must_use]
+    pub fn with_canonical_nan(mut self, on: bool) -> Self {
+        self.nan_bits = if on {
+            NanBits::Canonicalise
+        } else {
+            NanBits::Refuse
+        };
+        self
+    }
+
+    /// Whether [`with_canonical_nan`](Self::with_canonical_nan) is on.
+    #[must_use]
+    pub fn canonical_nan(&self) -> bool {
+        self.nan_bits == NanBits::Canonicalise
     }
 
     /// Sets `d`'s pipeline for its dtype and size, returning the stages left out for it.

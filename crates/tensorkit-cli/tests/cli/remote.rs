@@ -87,8 +87,70 @@ fn get_and_convert_with_verbose() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Hostile servers: one that trickles its bytes is stopped at `--timeout`, one that answers
+/// with a gzip bomb is refused at once; each error names the URL (exit 2, the error
+/// contract).
+fn hostile_servers_end_in_bounded_time() -> Result<(), Failed> {
+    use std::time::{Duration, Instant};
+    use tensor_testkit::http::Faults;
+    let root = testdata();
+    let server = Server::start(&root);
+    let url = server.url("safetensors/conformance/all_dtypes.safetensors");
+    for (faults, args, says) in [
+        (
+            Faults {
+                trickle: Some(Duration::from_millis(100)),
+                ..Faults::default()
+            },
+            vec!["ls", "--timeout", "2"],
+            "not done within 2 s",
+        ),
+        (
+            Faults {
+                trickle: Some(Duration::from_millis(100)),
+                ..Faults::default()
+            },
+            vec!["validate", "--timeout", "1.5"],
+            "not done within 1.5 s",
+        ),
+        (
+            Faults {
+                content_encoding: Some("gzip".into()),
+                ..Faults::default()
+            },
+            vec!["ls"],
+            "Content-Encoding",
+        ),
+    ] {
+        server.set_faults(faults);
+        let mut a = args.clone();
+        a.push(&url);
+        let started = Instant::now();
+        let run = tensorkit(&a);
+        let took = started.elapsed();
+        let kind = crate::support::expect_error_contract(&run, false)?;
+        let err = String::from_utf8_lossy(&run.stderr);
+        if kind != "io"
+            || !err.contains(&url)
+            || !err.contains(says)
+            || took > Duration::from_secs(8)
+        {
+            return Err(format!("{args:?}: {kind} after {took:?}: {err}").into());
+        }
+    }
+    let (code, _, err) = stdout(&["ls", "--timeout", "0", &url]);
+    if code != 2 || !err.contains("positive number of seconds") {
+        return Err(format!("--timeout 0: exit {code}: {err}").into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
+        Trial::test(
+            "remote::hostile_servers_end_in_bounded_time",
+            hostile_servers_end_in_bounded_time,
+        ),
         Trial::test("remote::same_output_as_local", same_output_as_local),
         Trial::test(
             "remote::get_and_convert_with_verbose",

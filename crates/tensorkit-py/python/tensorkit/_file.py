@@ -247,6 +247,7 @@ def open(
     storage_options: Mapping[str, str] | None = None,
     raw: bool = False,
     grib_index: bool = True,
+    timeout: float | None = None,
 ) -> File:
     """Opens a tensor file, the format told by its content: safetensors, BinTensors, zTensor
     (0.1, 1.x, 2), Tensogram, GRIB or GGUF; a Hugging Face ``*.index.json`` opens its shards
@@ -265,6 +266,9 @@ def open(
     A remote GRIB file's messages are found from an inventory beside it when there is one
     (a wgrib2 ``.idx`` or an ECMWF ``.index``: every message's headers in one round of
     requests), else message by message; ``grib_index=False`` skips looking for one.
+    ``timeout`` is the longest, in seconds, one operation on a URL may take, every request
+    and retry in it together (opening and listing it, or one read of tensor bytes; 60 by
+    default); a request that receives nothing for 20 s fails and is retried.
 
     ``verify`` checks stored checksums and hashes; ``strict`` refuses what a reference
     tolerates but no conforming writer produces; ``max_memory`` (bytes one tensor may decode
@@ -281,6 +285,7 @@ def open(
         "storage_options": sorted((str(k), str(v)) for k, v in (storage_options or {}).items())
         or None,
         "grib_index": grib_index,
+        "timeout": timeout,
     }
     return File(_tensorkit.open(paths, **options), (paths, options), raw)
 
@@ -330,6 +335,7 @@ def _options(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    canonical_nan: bool = False,
     quantize: str | None = None,
     dequantize: str | None = None,
     duplicates: str = "error",
@@ -343,6 +349,7 @@ def _options(
         "metadata": None if metadata is None else dict(metadata),
         "pipeline": pipeline,
         "allow_extensions": allow_extensions,
+        "canonical_nan": canonical_nan,
         "alignment": _size(alignment),
         "header_reserve": _size(header_reserve),
         "max_shard_size": _size(max_shard_size),
@@ -364,6 +371,7 @@ def save(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    canonical_nan: bool = False,
     quantize: str | None = None,
     header_reserve: int | str | None = None,
 ) -> list[str]:
@@ -373,7 +381,10 @@ def save(
     byte for byte. ``pipeline`` chooses
     Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
     only tensorkit reads or tensogram's validation flags, as ``--allow-extensions`` does
-    (packed float32, NaN and ±Inf kept bit for bit instead of in masks); ``alignment``
+    (packed float32, NaN and ±Inf kept bit for bit instead of in masks);
+    ``canonical_nan`` stores a NaN with its sign bit set or another payload as the quiet NaN
+    tensogram's masks give back, as ``--canonical-nan`` does (without either, such a NaN is
+    an error naming its tensor and element); ``alignment``
     zTensor 2's blob alignment; ``header_reserve`` (safetensors and GGUF: ``"64KiB"``)
     leaves room in the header so that later :func:`edit` calls fit in place (by default 4 KiB
     of spaces in safetensors and none in GGUF; ``0`` writes the bytes safetensors writes, as
@@ -394,6 +405,7 @@ def save(
             max_shard_size=max_shard_size,
             fsync=fsync,
             allow_extensions=allow_extensions,
+            canonical_nan=canonical_nan,
             quantize=quantize,
         ),
     )
@@ -407,6 +419,7 @@ def serialize(
     pipeline: str | None = None,
     alignment: int | str | None = None,
     allow_extensions: bool = False,
+    canonical_nan: bool = False,
     quantize: str | None = None,
     header_reserve: int | str | None = None,
 ) -> bytes:
@@ -419,6 +432,7 @@ def serialize(
             pipeline=pipeline,
             alignment=alignment,
             allow_extensions=allow_extensions,
+            canonical_nan=canonical_nan,
             quantize=quantize,
             header_reserve=header_reserve,
         ),
@@ -436,6 +450,7 @@ def convert(
     max_shard_size: int | str | None = None,
     fsync: bool = False,
     allow_extensions: bool = False,
+    canonical_nan: bool = False,
     quantize: str | None = None,
     dequantize: str | None = None,
     header_reserve: int | str | None = None,
@@ -460,6 +475,7 @@ def convert(
             max_shard_size=max_shard_size,
             fsync=fsync,
             allow_extensions=allow_extensions,
+            canonical_nan=canonical_nan,
             quantize=quantize,
             dequantize=dequantize,
             header_reserve=header_reserve,

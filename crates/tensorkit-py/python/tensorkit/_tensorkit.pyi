@@ -107,6 +107,7 @@ def open(
     max_ratio: int | None = None,
     storage_options: list[tuple[str, str]] | None = None,
     grib_index: bool = True,
+    timeout: float | None = None,
 ) -> File: ...
 def open_bytes(data: bytes) -> File: ...
 def dlpack_capsule(
@@ -117,6 +118,7 @@ class _WriteOptions(TypedDict):
     metadata: dict[str, Any] | None
     pipeline: str | None
     allow_extensions: bool
+    canonical_nan: bool
     alignment: int | None
     header_reserve: int | None
     max_shard_size: int | None

@@ -454,23 +454,33 @@ pub(super) fn write(
             let bytes = set.tensors[i]
                 .le_bytes(&set.limits)
                 .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))?;
-            // Masks give NaN and ±Inf back, but not a complex number with one non-finite
-            // part (tensogram restores both parts): refused, not changed.
+            // Masks give NaN and ±Inf back, but as the canonical quiet NaN, and a complex
+            // number with one non-finite part with both parts so (as tensogram does): what
+            // they would change is refused, not changed, unless canonical NaN was asked for.
             let dtype = descriptors[i].dtype;
             let changed = (!opts.keep_non_finite)
                 .then(|| {
-                    tensor_frame::masking_changes(&bytes, dtype, tensor_core::ByteOrder::Little)
+                    tensor_frame::masking_changes(
+                        &bytes,
+                        dtype,
+                        tensor_core::ByteOrder::Little,
+                        !pipeline.canonical_nan(),
+                    )
                 })
                 .flatten();
-            if let Some(at) = changed {
+            if let Some(c) = changed {
+                let canonical = if c.what.starts_with("a NaN") {
+                    "; --canonical-nan stores it as the quiet NaN"
+                } else {
+                    ""
+                };
                 let e = Error::CannotRepresent {
                     format: "tensogram",
                     what: format!(
-                        "element {at} of tensor {:?}, a {dtype} with one non-finite part \
-                         (tensogram's NaN/Inf masks give both parts back as NaN or Inf; \
-                         allowing tensorkit's extensions keeps it bit for bit, which \
-                         tensogram's full validation flags)",
-                        names[i]
+                        "element {} of tensor {:?}, {} ({dtype}): tensogram's NaN/Inf masks \
+                         would not give it back as it is (allowing tensorkit's extensions \
+                         keeps it bit for bit, which tensogram's full validation flags{canonical})",
+                        c.element, names[i], c.what
                     ),
                 };
                 return Err(carried.keep(e, tensor_frame::Error::InvalidArgument));

@@ -57,8 +57,17 @@ pub(crate) struct Opened {
 }
 
 /// Opens the object at `url` and lists its tensors (a shard index opens its shards, all at
-/// once).
+/// once), within `remote.deadline`.
 pub(crate) async fn open(
+    url: &str,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<Opened> {
+    let opening = open_unbounded(url, options, remote);
+    store::within(url, remote.deadline, "opening and listing", opening).await
+}
+
+async fn open_unbounded(
     url: &str,
     options: &ReadOptions,
     remote: &RemoteOptions,
@@ -414,7 +423,14 @@ impl Shared {
             ahead.window = 0;
         }
         let ranges: Vec<Range<u64>> = wanted.iter().map(|&j| self.span(j)).collect();
-        let got = store::block_on(self.object.get_many(&ranges))?;
+        let what = format!("reading {} ranges of tensor bytes", ranges.len());
+        let reading = self.object.get_many(&ranges);
+        let got = store::block_on(store::within(
+            self.object.url(),
+            self.object.deadline(),
+            &what,
+            reading,
+        ))?;
         for (j, b) in wanted.iter().zip(got) {
             ahead.fetched.insert(*j, b);
         }
@@ -529,8 +545,9 @@ pub(crate) fn download(url: &str, limits: &tensor_core::Limits) -> Result<tensor
     if let Some(path) = file_url_path(url) {
         return crate::open::map_local(&path?);
     }
-    let remote = RemoteOptions::default();
-    let (object, _) = store::block_on(Object::open(url, &remote, false))?;
+    let remote = RemoteOptions::process_defaults();
+    let opening = Object::open(url, &remote, false);
+    let (object, _) = store::block_on(store::within(url, remote.deadline, "opening", opening))?;
     limits.check_total_bytes(object.len())?;
     let io = |e| tensor_core::Error::io(format!("downloading {url}"), e);
     let mut file = tempfile::tempfile().map_err(io)?;

@@ -32,8 +32,15 @@ pub struct RemoteOptions {
     /// (`AWS_*`, `GOOGLE_*`, `AZURE_*`): e.g. `("aws_endpoint", "http://127.0.0.1:9000")`,
     /// `("aws_region", "eu-west-1")`, `("allow_http", "true")`.
     pub config: Vec<(String, String)>,
-    /// The longest one request may take, body included.
+    /// The longest one request may take, body included (at most [`deadline`](Self::deadline)).
     pub timeout: Duration,
+    /// The longest a request may wait for its next byte: a server that stops sending, or
+    /// never answers, fails the request (which is then retried) after this long.
+    pub stall_timeout: Duration,
+    /// The longest one operation may take, every request and retry in it together: opening
+    /// and listing an object, or one read of its bytes. A server that trickles its bytes
+    /// stays within the other limits; this one ends it (the CLI's `--timeout`).
+    pub deadline: Duration,
     /// The longest a connection may take to open.
     pub connect_timeout: Duration,
     /// How often a request that failed for a reason worth retrying (a 5xx answer, a
@@ -55,12 +62,69 @@ impl Default for RemoteOptions {
         RemoteOptions {
             config: Vec::new(),
             timeout: Duration::from_secs(30),
+            stall_timeout: Duration::from_secs(20),
+            deadline: Duration::from_mins(1),
             connect_timeout: Duration::from_secs(5),
             retries: 3,
             retry_timeout: Duration::from_mins(1),
             read_ahead: 64 << 10,
             grib_index: true,
         }
+    }
+}
+
+/// The options this process reads URLs with when none are given.
+static PROCESS_DEFAULTS: std::sync::RwLock<Option<RemoteOptions>> = std::sync::RwLock::new(None);
+
+impl RemoteOptions {
+    /// The options [`open`](crate::open), `validate` and `verify` read URLs with when none
+    /// are given: [`Default`], or what [`set_process_defaults`](Self::set_process_defaults)
+    /// last set.
+    #[must_use]
+    pub fn process_defaults() -> RemoteOptions {
+        PROCESS_DEFAULTS
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .unwrap_or_default()
+    }
+
+    /// Sets [`process_defaults`](Self::process_defaults), for the rest of the process (the
+    /// CLI's `--timeout`).
+    pub fn set_process_defaults(options: RemoteOptions) {
+        *PROCESS_DEFAULTS
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(options);
+    }
+}
+
+/// Runs `f`, one operation on `url`, within `deadline`: past it, the operation is dropped
+/// (its requests cancelled) and the error says how long it was given.
+pub(crate) async fn within<T>(
+    url: &str,
+    deadline: Duration,
+    doing: &str,
+    f: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    tokio::time::timeout(deadline, f).await.unwrap_or_else(|_| {
+        Err(Error::Remote {
+            url: url.to_owned(),
+            what: format!(
+                "{doing}: not done within {} (the deadline of one operation, retries \
+                     included; --timeout or RemoteOptions::deadline raises it)",
+                seconds(deadline)
+            ),
+        })
+    })
+}
+
+/// A duration as people read it: `1.5 s`, `60 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
     }
 }
 
@@ -168,6 +232,7 @@ pub(crate) struct Object {
     len: u64,
     etag: Option<String>,
     stats: Arc<Stats>,
+    deadline: Duration,
 }
 
 fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
@@ -198,7 +263,14 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
     // a caller's `timeout` key wins over `RemoteOptions::timeout`.
     let millis = |d: Duration| format!("{}ms", d.as_millis());
     let ours = [
-        ("timeout".to_owned(), millis(options.timeout)),
+        (
+            "timeout".to_owned(),
+            millis(options.timeout.min(options.deadline)),
+        ),
+        (
+            "read_timeout".to_owned(),
+            millis(options.stall_timeout.min(options.deadline)),
+        ),
         (
             "connect_timeout".to_owned(),
             millis(options.connect_timeout),
@@ -229,8 +301,13 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
         }};
     }
     let built = match scheme {
+        // Any server: the bytes as stored, never a compressed body to inflate (without the
+        // header, any encoding is acceptable). The cloud stores' clients keep the options
+        // their environment gave; an encoded answer from them is refused by `check_encoding`.
         ObjectStoreScheme::Http => configured!(
-            object_store::http::HttpBuilder::new().with_url(&url[..url::Position::BeforePath])
+            object_store::http::HttpBuilder::new()
+                .with_url(&url[..url::Position::BeforePath])
+                .with_client_options(identity_encoding())
         ),
         ObjectStoreScheme::AmazonS3 => {
             configured!(object_store::aws::AmazonS3Builder::from_env().with_url(url.as_str()))
@@ -247,6 +324,16 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
     };
     let store = built.map_err(|e| bad(format!("cannot reach the store: {e}")))?;
     Ok((store, location))
+}
+
+/// Client options that ask for the stored bytes: `Accept-Encoding: identity`.
+fn identity_encoding() -> object_store::ClientOptions {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::ACCEPT_ENCODING,
+        reqwest::header::HeaderValue::from_static("identity"),
+    );
+    object_store::ClientOptions::new().with_default_headers(headers)
 }
 
 impl Object {
@@ -292,6 +379,7 @@ impl Object {
             len: first.meta.size,
             etag: first.meta.e_tag.clone(),
             stats: Arc::new(Stats::default()),
+            deadline: options.deadline,
         });
         let len = object.len;
         let mut parts = vec![(
@@ -329,6 +417,11 @@ impl Object {
         &self.stats
     }
 
+    /// How long one operation on this object may take.
+    pub(crate) fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
     fn error(&self, what: String) -> Error {
         Error::Remote {
             url: self.url.clone(),
@@ -353,12 +446,24 @@ impl Object {
         what: &str,
     ) -> Result<Bytes> {
         self.check_same(&response.meta)?;
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| request_error(&self.url, what, &e))?;
-        self.stats.count(bytes.len() as u64);
+        self.check_encoding(&response)?;
+        // Read as it arrives, and refused as soon as it passes what was asked for: a body
+        // longer than its range is never held whole.
         let want = range.end - range.start;
+        let mut bytes = bytes::BytesMut::new();
+        let mut body = response.into_stream();
+        self.stats.count(0);
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| request_error(&self.url, what, &e))?;
+            self.stats.received(chunk.len() as u64);
+            if (bytes.len() + chunk.len()) as u64 > want {
+                return Err(self.error(format!(
+                    "asked for bytes {}..{} ({want} bytes), the server sent more",
+                    range.start, range.end
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         if bytes.len() as u64 != want {
             return Err(self.error(format!(
                 "asked for bytes {}..{} ({want} bytes), the server sent {}",
@@ -367,7 +472,26 @@ impl Object {
                 bytes.len()
             )));
         }
-        Ok(bytes)
+        Ok(bytes.freeze())
+    }
+
+    /// Refuses a body the server encoded (`Content-Encoding: gzip`, ...): the bytes asked
+    /// for are the stored ones, and inflating what a server sends is unbounded work.
+    fn check_encoding(&self, response: &object_store::GetResult) -> Result<()> {
+        match response
+            .attributes
+            .get(&object_store::Attribute::ContentEncoding)
+        {
+            Some(e) if !e.trim().eq_ignore_ascii_case("identity") && !e.trim().is_empty() => {
+                Err(self.error(format!(
+                    "the server sent its bytes with Content-Encoding {:?}, though the stored \
+                     bytes (identity) were asked for; tensorkit does not inflate what a \
+                     server sends",
+                    &**e
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     fn check_same(&self, meta: &object_store::ObjectMeta) -> Result<()> {
@@ -405,12 +529,20 @@ impl Object {
             .await;
         self.stats.count(0);
         let response = response.ok()?;
-        if response.meta.size > most {
+        if response.meta.size > most || self.check_encoding(&response).is_err() {
             return None;
         }
-        let bytes = response.bytes().await.ok()?;
-        self.stats.received(bytes.len() as u64);
-        Some(bytes)
+        let mut bytes = bytes::BytesMut::new();
+        let mut body = response.into_stream();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.ok()?;
+            self.stats.received(chunk.len() as u64);
+            if (bytes.len() + chunk.len()) as u64 > most {
+                return None;
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Some(bytes.freeze())
     }
 
     /// The bytes at `range`, in one request.
@@ -476,6 +608,7 @@ impl Object {
             .await
             .map_err(|e| request_error(&self.url, &what, &e))?;
         self.check_same(&response.meta)?;
+        self.check_encoding(&response)?;
         let mut body = response.into_stream();
         let want = range.end - range.start;
         let mut got = 0u64;
@@ -517,7 +650,9 @@ impl Object {
                 tx.send(Ok(Bytes::copy_from_slice(chunk)))
                     .map_err(|_| object.error("the reader stopped".into()))
             };
-            if let Err(e) = object.stream(range, &mut send).await {
+            let what = format!("reading bytes {}..{}", range.start, range.end);
+            let streamed = object.stream(range, &mut send);
+            if let Err(e) = within(&object.url, object.deadline, &what, streamed).await {
                 // The reader may be gone already; then nobody needs the error.
                 let _ = tx.send(Err(e));
             }

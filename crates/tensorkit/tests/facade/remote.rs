@@ -609,6 +609,107 @@ fn an_object_replaced_while_being_read_is_an_error() {
     assert!(e.to_string().contains("changed"), "{e}");
 }
 
+/// A server that sends its bytes one at a time, each well within every per-request limit,
+/// is stopped by the operation's deadline: the error names the URL and the time given.
+#[test]
+fn a_trickling_server_is_stopped_by_the_deadline() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    small_file(dir.path());
+    let server = Server::start(dir.path());
+    server.set_faults(Faults {
+        trickle: Some(Duration::from_millis(100)),
+        ..Faults::default()
+    });
+    let url = server.url("small.safetensors");
+    // The per-request limits are the defaults (30 s a request, three retries): minutes.
+    let options = RemoteOptions {
+        deadline: Duration::from_secs(2),
+        ..RemoteOptions::default()
+    };
+    let started = Instant::now();
+    let e = tensorkit::open_url_with(&url, &ReadOptions::default(), &options).unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(e.kind(), ErrorKind::Io);
+    let said = e.to_string();
+    assert!(
+        said.contains(&url) && said.contains("not done within 2 s"),
+        "{said}"
+    );
+}
+
+/// A server that stops sending fails the request after the stall timeout (then retried,
+/// and given up), long before the request's own limit.
+#[test]
+fn a_stalled_server_is_given_up_after_the_stall_timeout() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    small_file(dir.path());
+    let server = Server::start(dir.path());
+    server.set_faults(Faults {
+        trickle: Some(Duration::from_secs(4)),
+        ..Faults::default()
+    });
+    let options = RemoteOptions {
+        stall_timeout: Duration::from_millis(400),
+        retries: 1,
+        ..RemoteOptions::default()
+    };
+    let started = Instant::now();
+    let e = tensorkit::open_url_with(
+        &server.url("small.safetensors"),
+        &ReadOptions::default(),
+        &options,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}: {e}",
+        started.elapsed()
+    );
+}
+
+/// Requests ask for the stored bytes (`Accept-Encoding: identity`), and a body the server
+/// encoded anyway (a gzip stream that would inflate to 4 GiB) is refused without reading
+/// it, naming the encoding.
+#[test]
+fn an_encoded_body_is_refused_unread() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    small_file(dir.path());
+    let server = Server::start(dir.path());
+    let url = server.url("small.safetensors");
+    let file = open_quick(&url).unwrap();
+    assert!(
+        server
+            .log()
+            .iter()
+            .all(|l| l.ends_with("accept-encoding=identity")),
+        "{:?}",
+        server.log()
+    );
+    server.set_faults(Faults {
+        content_encoding: Some("gzip".into()),
+        ..Faults::default()
+    });
+    let started = Instant::now();
+    let e = open_quick(&url).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e.to_string().contains("Content-Encoding \"gzip\""), "{e}");
+    let e = file.get("x").unwrap().to_tensor().unwrap_err();
+    assert!(e.to_string().contains("Content-Encoding"), "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn a_slow_server_times_out() {
     let _running = crate::running();
