@@ -65,9 +65,18 @@ pub(crate) fn lat_lon_axes(
     ))
 }
 
-/// The `ni` longitudes of a row of a regular grid (lat/lon or Gaussian), from its first to
-/// its last point, in the order they are stored: past 360 where the row crosses the
-/// meridian it starts west of (as ecCodes' points do).
+/// The `ni` longitudes of a row of a regular grid (lat/lon, Gaussian or rotated), from its
+/// first to its last point, in the order they are stored, as ecCodes' points give them:
+///
+/// - eastward, a row whose first point is east of its last (330° to 90°) starts 360° lower
+///   (−30° to 90°) when its last point lies more than one step east of 0°; otherwise (330°
+///   to 0°, 359.5° to 0.5° by 0.5°) it keeps its first point and runs past 360°;
+/// - westward, ecCodes keeps the first point, so a row whose last point is east of its first
+///   (90° to 330°) runs below 0° (90° to −30°).
+///
+/// ecCodes gives every point but the last so; the last it gives as coded (90°, or 330°
+/// westward), 360° away where the row crosses 0°: here the axis stays monotonic, as a
+/// coordinate must.
 pub(crate) fn longitudes(attributes: &[(String, Value)], ni: u64) -> Option<Vec<f64>> {
     let n = |k| number(attributes, k);
     let (mut lon1, mut lon2) = (
@@ -76,10 +85,17 @@ pub(crate) fn longitudes(attributes: &[(String, Value)], ni: u64) -> Option<Vec<
     );
     let west = n("iScansNegatively").unwrap_or(0.0) == 1.0;
     if !west && lon2 < lon1 {
-        lon2 += 360.0;
+        // The step between the points (ecCodes spreads them over the span, whatever
+        // increment the message codes, and decides on that step).
+        let step = (lon2 + 360.0 - lon1) / (ni.max(2) - 1) as f64;
+        if lon2 > step {
+            lon1 -= 360.0;
+        } else {
+            lon2 += 360.0;
+        }
     }
     if west && lon2 > lon1 {
-        lon1 += 360.0;
+        lon2 -= 360.0;
     }
     Some(evenly(lon1, lon2, ni))
 }
@@ -110,14 +126,27 @@ mod tests {
         let (lat, lon) = regular_ll_axes(&grid(0.0, 270.0, 0), &[3, 4]).unwrap();
         assert_eq!(lat, [60.0, 30.0, 0.0]);
         assert_eq!(lon, [0.0, 90.0, 180.0, 270.0]);
-        // Crossing the meridian it starts west of, eastward and westward.
+        // Crossing 0°, as ecCodes' points give it (ecCodes 2.50, `longitudes`): eastward
+        // from 360° lower when the last point lies more than a step east of 0°, else on past
+        // 360°; westward from the first point down.
+        let lon = |a, b, west| regular_ll_axes(&grid(a, b, west), &[3, 4]).unwrap().1;
+        assert_eq!(lon(330.0, 60.0, 0), [-30.0, 0.0, 30.0, 60.0]);
+        assert_eq!(lon(359.0, 2.0, 0), [-1.0, 0.0, 1.0, 2.0]);
         assert_eq!(
-            regular_ll_axes(&grid(180.0, 90.0, 0), &[3, 4]).unwrap().1,
-            [180.0, 270.0, 360.0, 450.0]
+            lon(180.0, 90.0, 0),
+            [180.0, 270.0, 360.0, 450.0],
+            "90 is one step"
         );
+        assert_eq!(lon(270.0, 0.0, 0), [270.0, 300.0, 330.0, 360.0]);
+        assert_eq!(lon(240.0, 30.0, 0), [240.0, 290.0, 340.0, 390.0]);
+        assert_eq!(lon(90.0, 180.0, 1), [90.0, 0.0, -90.0, -180.0]);
+        assert_eq!(lon(90.0, 0.0, 1), [90.0, 60.0, 30.0, 0.0]);
+        // The coded increment does not decide (ecCodes steps over the span).
+        let mut g = grid(330.0, 60.0, 0);
+        g.push(("iDirectionIncrementInDegrees".into(), Value::Float(70.0)));
         assert_eq!(
-            regular_ll_axes(&grid(90.0, 180.0, 1), &[3, 4]).unwrap().1,
-            [450.0, 360.0, 270.0, 180.0]
+            regular_ll_axes(&g, &[3, 4]).unwrap().1,
+            [-30.0, 0.0, 30.0, 60.0]
         );
     }
 

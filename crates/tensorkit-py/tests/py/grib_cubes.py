@@ -195,7 +195,55 @@ def grib1(path: Path, ni=12, nj=7, d=30.0) -> Path:
     return _write(path, handles)
 
 
+def _across_greenwich(path: Path, sample: str, lon1: float, d: float, ni: int, west=False) -> Path:
+    """Two fields on a regular grid that crosses 0° (its first longitude east of its last,
+    or west of it scanning westward), as ecCodes writes it: longitudes coded 0 to 360."""
+    grid = _regular(ni, 7, 60.0, lon1, d, west=west)
+    grid["longitudeOfLastGridPointInDegrees"] %= 360.0
+    keys = {"dataDate": 20261120, "bitsPerValue": 16}
+    handles = [_message(sample, dict(keys, shortName=p), _field(ni, 7, k), grid) for k, p in enumerate(("2t", "msl"))]
+    return _write(path, handles)
+
+
+def across_greenwich(path: Path) -> Path:
+    """330° to 90° by 10°: ecCodes and cfgrib give −30° to 90°."""
+    return _across_greenwich(path, "GRIB2", 330.0, 10.0, 13)
+
+
+def across_greenwich_grib1(path: Path) -> Path:
+    """Edition 1, 340° to 50° by 2.5°."""
+    return _across_greenwich(path, "GRIB1", 340.0, 2.5, 29)
+
+
+def across_greenwich_west(path: Path) -> Path:
+    """Scanning westward from 60° to 330° by 10°."""
+    return _across_greenwich(path, "GRIB2", 60.0, 10.0, 10, west=True)
+
+
+def gaussian_across_greenwich(path: Path, n=8) -> Path:
+    """A regular Gaussian grid whose rows start at 180° (ecCodes: −180° to 168.75°)."""
+    ec = _ec()
+    lats = ec.codes_get_gaussian_latitudes(n)
+    grid = {
+        "gridType": "regular_gg",
+        "N": n,
+        "Ni": 4 * n,
+        "Nj": 2 * n,
+        "iDirectionIncrementInDegrees": 360.0 / (4 * n),
+        "longitudeOfFirstGridPointInDegrees": 180.0,
+        "longitudeOfLastGridPointInDegrees": 180.0 - 360.0 / (4 * n),
+        "latitudeOfFirstGridPointInDegrees": float(lats[0]),
+        "latitudeOfLastGridPointInDegrees": -float(lats[0]),
+    }
+    keys = {"shortName": "2t", "dataDate": 20261120, "bitsPerValue": 16}
+    return _write(path, [_message("GRIB2", keys, _field(4 * n, 2 * n, 3.0), grid)])
+
+
 ALL = {
+    "across_greenwich": across_greenwich,
+    "across_greenwich_grib1": across_greenwich_grib1,
+    "across_greenwich_west": across_greenwich_west,
+    "gaussian_across_greenwich": gaussian_across_greenwich,
     "ensemble": ensemble,
     "analyses": analyses,
     "accumulations": accumulations,

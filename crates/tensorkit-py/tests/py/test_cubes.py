@@ -75,7 +75,10 @@ def assert_same_cube(ours, theirs, coords_from=None):
 
 @pytest.mark.parametrize(
     "name",
-    ["ensemble", "analyses", "forecasts", "accumulations", "model_levels", "bitmap", "gaussian", "reduced_gaussian", "grib1"],
+    [
+        "ensemble", "analyses", "forecasts", "accumulations", "model_levels", "bitmap", "gaussian",
+        "reduced_gaussian", "grib1", "across_greenwich", "across_greenwich_grib1", "gaussian_across_greenwich",
+    ],
 )
 def test_cubes_are_cfgrib_s(files, name):
     ours = xr.open_dataset(files[name], engine="tensorkit")
@@ -116,6 +119,17 @@ def test_west_scanning_longitudes_are_ecCodes_s(files):
     ours = xr.open_dataset(files["scanning"], engine="tensorkit")
     np.testing.assert_allclose(ours.longitude.values, ecc_longitudes(files["scanning"]), atol=1e-6)
     assert_same_cube(ours, cfgrib(files["scanning"]), coords_from="ecCodes")
+
+
+@pytest.mark.parametrize("name", ["across_greenwich", "across_greenwich_grib1", "gaussian_across_greenwich", "across_greenwich_west"])
+def test_longitudes_across_greenwich_are_ecCodes_s(files, name):
+    # ecCodes gives every point as the axis has it but the last, which it gives as coded
+    # (0 to 360); the axis stays monotonic, so that one may differ by 360°.
+    ours = xr.open_dataset(files[name], engine="tensorkit").longitude.values
+    theirs = ecc_longitudes(files[name])
+    np.testing.assert_allclose(ours[:-1], theirs[:-1], atol=1e-6)
+    assert abs((ours[-1] - theirs[-1]) % 360.0) < 1e-6 or abs((ours[-1] - theirs[-1]) % 360.0 - 360.0) < 1e-6
+    assert (np.diff(ours) > 0).all() or (np.diff(ours) < 0).all()
 
 
 def test_float64_on_request(files):
