@@ -278,17 +278,19 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
     } else {
         grid.dj = (be(&t[25..27]) != 0xffff).then(|| be(&t[25..27]) as f64 / 1000.0);
     }
+    check_lat_lon(&grid, kind, at)?;
     let points = if ni == 0xffff {
         // A reduced grid: the number of points per row follows the vertical coordinates.
         if pv_pl == 0 || pv_pl == 255 {
             return Err(at.malformed("a reduced grid without its list of points per row"));
         }
         grid.ni = None;
-        grid.grid_type = if kind == 4 {
-            "reduced_gg".into()
-        } else {
-            "reduced_ll".into()
-        };
+        grid.grid_type = match kind {
+            4 => "reduced_gg",
+            14 => "reduced_rotated_gg",
+            _ => "reduced_ll",
+        }
+        .into();
         let start = pv_pl - 1 + 4 * nv as usize;
         let rows = at.slice(g, start, 2 * nj as usize, "the points per row (section 2)")?;
         let pl: Vec<u64> = rows.chunks_exact(2).map(be).collect();
@@ -299,6 +301,54 @@ fn grid(g: &[u8], at: At) -> Result<(Grid, u64)> {
         ni * nj
     };
     Ok((grid, points))
+}
+
+/// Checks a latitude/longitude or Gaussian grid description against the type it claims, so
+/// that another type's description (a patched type octet) is not read as this one: its
+/// latitudes are latitudes, a Gaussian grid has rows for its `N`, and a regular grid's `Dj`
+/// spans its rows (to a thousandth of a degree a row, what the octets hold).
+fn check_lat_lon(grid: &Grid, kind: u8, at: At) -> Result<()> {
+    let (Some((lat1, _)), Some((lat2, _))) = (grid.first, grid.last) else {
+        return Ok(());
+    };
+    if lat1.abs() > 90.0 || lat2.abs() > 90.0 {
+        return Err(at.malformed(format!(
+            "grid type {kind}: latitudes {lat1}° and {lat2}° are not both within ±90° (is it \
+             another grid type's description?)"
+        )));
+    }
+    let nj = grid.nj.unwrap_or(0);
+    if let Some(n) = grid.gaussian_n {
+        // Gaussian latitudes lie inside ±90°, about 180° / 2N apart.
+        let spacing = 90.0 / n.max(1) as f64;
+        let span = (lat2 - lat1).abs();
+        let expected = nj.saturating_sub(1) as f64 * spacing;
+        if n == 0
+            || nj > 2 * n
+            || lat1.abs() >= 90.0
+            || lat2.abs() >= 90.0
+            || (span - expected).abs() > spacing + 0.001 * nj as f64
+        {
+            return Err(at.malformed(format!(
+                "Gaussian grid type {kind}: {nj} rows from {lat1}° to {lat2}° are not rows of \
+                 the 2 × {n} parallels of its N (is it another grid type's description?)"
+            )));
+        }
+    }
+    if let Some(dj) = grid.dj
+        && nj > 1
+        && grid.ni.is_some()
+    {
+        let rows = (nj - 1) as f64;
+        let span = (lat2 - lat1).abs();
+        if (span - dj * rows).abs() > 0.001 * (rows + 1.0) {
+            return Err(at.malformed(format!(
+                "grid type {kind}: {nj} rows {dj}° apart do not span {lat1}° to {lat2}° (is \
+                 it another grid type's description?)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Second-order packing (section 4 flags: complex packing of grid points) from section 4,
@@ -362,6 +412,26 @@ fn projected(g: &[u8], kind: u8, name: &str, at: At) -> Result<(Grid, u64)> {
     let t = at.slice(g, 0, len, "the grid description (section 2)")?;
     let (nx, ny) = (be(&t[6..8]), be(&t[8..10]));
     let flags = t[16];
+    // Checked against the type it claims, so that another type's description (a patched
+    // type octet) is not read as this one.
+    let lat1 = degrees(&t[10..13]);
+    let bad = |what: String| {
+        Err(at.malformed(format!(
+            "grid type {kind} ({name}): {what} (is it another grid type's description?)"
+        )))
+    };
+    if lat1.abs() > 90.0 {
+        return bad(format!("the first latitude, {lat1}°, is not within ±90°"));
+    }
+    // Lambert and polar stereographic: bit 1 of the projection centre flag is the pole, bit
+    // 2 bipolar, the others reserved, zero. (Grid lengths may be zero: ecCodes' own polar
+    // stereographic sample has them so.)
+    if kind != 1 && t[26] & 0x3f != 0 {
+        return bad(format!(
+            "projection centre flag {:#04x} sets reserved bits",
+            t[26]
+        ));
+    }
     let deg = |r: std::ops::Range<usize>| Key::Float(degrees(&t[r]));
     let mut parameters = vec![
         ("latitudeOfFirstGridPointInDegrees", deg(10..13)),

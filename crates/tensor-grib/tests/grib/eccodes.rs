@@ -43,7 +43,44 @@ pub(crate) fn trials() -> Vec<Trial> {
         "eccodes::names_carry_every_key",
         names_carry_every_key,
     ));
+    out.push(Trial::test(
+        "eccodes::every_sample_reads",
+        every_sample_reads,
+    ));
     out
+}
+
+/// ecCodes' own samples (`samples/`, what it builds every message from) read, each as the
+/// grid type ecCodes names, with as many values as it counts: the grid checks refuse none
+/// of what ecCodes writes.
+fn every_sample_reads() -> Result<(), Failed> {
+    let limits = Limits::default();
+    let mut read = 0;
+    for e in std::fs::read_dir(dir().join("samples"))? {
+        let path = e?.path();
+        if path.extension().and_then(|x| x.to_str()) != Some("grib") {
+            continue;
+        }
+        let side: Value =
+            serde_json::from_str(&std::fs::read_to_string(path.with_extension("json"))?)?;
+        let bytes = std::fs::read(&path)?;
+        let grib = Grib::open_with(&bytes, &limits.into())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let f = grib.fields().first().ok_or("no field")?;
+        ensure(
+            Some(f.grid.grid_type.as_str()) == side["gridType"].as_str(),
+            || format!("{}: grid type {}", path.display(), f.grid.grid_type),
+        )?;
+        let values = grib
+            .values(0, &limits)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        ensure(
+            Some(values.len() as u64) == side["numberOfDataPoints"].as_u64(),
+            || format!("{}: {} values", path.display(), values.len()),
+        )?;
+        read += 1;
+    }
+    ensure(read >= 15, || format!("only {read} samples"))
 }
 
 /// A field's name carries every key of its cube whatever else the file holds, so that the

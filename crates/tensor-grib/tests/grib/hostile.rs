@@ -163,8 +163,41 @@ fn counts_that_disagree_are_refused() -> Result<(), libtest_mimic::Failed> {
     Ok(())
 }
 
+/// A GRIB 1 grid description whose type octet says another grid type (a regular lat/lon
+/// grid's description called polar stereographic, Gaussian, Lambert or Mercator) is
+/// refused, never read as that type.
+fn a_grid_description_of_another_type_is_refused() -> Result<(), libtest_mimic::Failed> {
+    use tensor_core::{ErrorKind, Kinded};
+    let limits = Limits::default();
+    let file = std::fs::read(tensor_testkit::testdata().join("grib/reference/grib1_simple.grib1"))?;
+    let len = (usize::from(file[4]) << 16) | (usize::from(file[5]) << 8) | usize::from(file[6]);
+    let msg = &file[..len];
+    let pds_len = (usize::from(msg[8]) << 16) | (usize::from(msg[9]) << 8) | usize::from(msg[10]);
+    let gds = 8 + pds_len;
+    if msg[gds + 5] != 0 {
+        return Err("grib1_simple.grib1's first grid is not regular_ll".into());
+    }
+    Grib::open_with(msg, &limits.into())?.values(0, &limits)?;
+    for kind in [1u8, 3, 4, 5, 10, 14] {
+        let mut m = msg.to_vec();
+        m[gds + 5] = kind;
+        let got = match Grib::open_with(&m, &limits.into()) {
+            Err(e) => Some(e.kind()),
+            Ok(g) => g.values(0, &limits).err().map(|e| e.kind()),
+        };
+        if !matches!(got, Some(ErrorKind::Malformed | ErrorKind::Truncated)) {
+            return Err(format!("a regular_ll description called type {kind}: {got:?}").into());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut out = vec![
+        Trial::test(
+            "hostile::a_grid_description_of_another_type_is_refused",
+            a_grid_description_of_another_type_is_refused,
+        ),
         Trial::test(
             "hostile::a_constant_field_cannot_claim_gigabytes",
             a_constant_field_cannot_claim_gigabytes,
