@@ -91,10 +91,38 @@ fn encode(values: &[f64], bound: Bound) -> Result<Vec<u8>> {
     ffi::compress(values, bound)
 }
 
-/// Decodes `src` into `values`, after checking that the stream's own configuration (float64
-/// values, one dimension) gives `values`' count.
+/// The length an SZ3 stream's own framing gives it, when the framing can be read: a 16-byte
+/// header (magic number, data version, and the compressed data's length as a `u64`), the
+/// compressed data, then the configuration, whose first byte is its own length. SZ3 writes
+/// exactly this; its decoder reads the configuration without knowing where the stream ends,
+/// so a stream cut in its last bytes (or followed by others) would decode as if sound.
+#[cfg(feature = "sz3")]
+fn framed_len(src: &[u8]) -> Option<u64> {
+    let data = u64::from_le_bytes(src.get(8..16)?.try_into().ok()?);
+    let conf_at = usize::try_from(16u64.checked_add(data)?).ok()?;
+    let conf = u64::from(*src.get(conf_at)?);
+    (conf_at as u64).checked_add(conf)
+}
+
+/// Decodes `src` into `values`, after checking that the stream ends where its framing says
+/// and that its own configuration (float64 values, one dimension) gives `values`' count.
 #[cfg(feature = "sz3")]
 fn decode(src: &[u8], values: &mut [f64]) -> Result<()> {
+    match framed_len(src) {
+        Some(n) if n == src.len() as u64 => {}
+        Some(n) => {
+            return Err(failed(format!(
+                "the stream is {} bytes; its header and configuration say {n}",
+                src.len()
+            )));
+        }
+        None => {
+            return Err(failed(format!(
+                "the stream is {} bytes, too few for the header and configuration it declares",
+                src.len()
+            )));
+        }
+    }
     let (dims, data_type) = ffi::stream_shape(src)?;
     if data_type != ffi::FLOAT64 {
         return Err(failed(format!(
@@ -425,18 +453,23 @@ mod tests {
                 refused += usize::from(decompress_into(&d, &mut out, false).is_err());
             }
         }
-        // A cut is an error, except in the last bytes, which SZ3 does not read: such a cut
-        // gives the values of the whole stream.
-        let mut whole = vec![0u8; data.len()];
-        decompress_into(&c, &mut whole, false).unwrap();
-        for cut in (0..c.len()).step_by(3) {
-            if decompress_into(&c[..cut], &mut out, false).is_ok() {
-                assert!(
-                    cut + 16 > c.len() && out == whole,
-                    "a cut at {cut} of {}",
-                    c.len()
-                );
-            }
+        // Every cut is an error, the last bytes' too (SZ3 itself reads the configuration
+        // there without knowing where the stream ends), and so are bytes after the stream.
+        decompress_into(&c, &mut out, false).unwrap();
+        for cut in (0..c.len()).step_by(3).chain(c.len() - 9..c.len()) {
+            assert!(
+                decompress_into(&c[..cut], &mut out, false).is_err(),
+                "a cut at {cut} of {}",
+                c.len()
+            );
+        }
+        for extra in 1..=8 {
+            let mut longer = c.clone();
+            longer.resize(c.len() + extra, 0);
+            assert!(
+                decompress_into(&longer, &mut out, false).is_err(),
+                "+{extra}"
+            );
         }
         assert!(refused > 0);
     }
