@@ -295,7 +295,11 @@ fn round_trip_trials() -> Vec<Trial> {
             let file = Gguf::open(&bytes)?;
             assert_eq!(file.stored(0), be.as_slice(), "stored big-endian");
             let view = file.view(0)?.ok_or("not a view")?;
-            assert_eq!(view.to_le_bytes().as_ref(), le.as_slice(), "read in the file's order");
+            assert_eq!(
+                view.to_le_bytes().as_ref(),
+                le.as_slice(),
+                "read in the file's order"
+            );
             Ok(())
         }),
         Trial::test("round_trip::writer_refusals", || {
