@@ -543,7 +543,7 @@ fn non_finite_bits_survive() -> Result<(), Failed> {
     let kind = expect_error_contract(&refused, false)?;
     let said = String::from_utf8_lossy(&refused.stderr);
     if kind != "unsupported"
-        || !said.contains("element 0 of tensor \"d\"")
+        || !said.contains("element 0 of tensor \"s\"")
         || !said.contains("sign bit")
         || !said.contains("--canonical-nan")
         || tgm.exists()
