@@ -168,12 +168,13 @@ pub(super) struct Coded<'a> {
 
 /// Decodes a code-block into `out` (`width × height`, row-major): each coefficient is its
 /// sign times twice its magnitude, plus one half step of the last bit-plane decoded for it
-/// (the mid-point reconstruction of T.800 E.1.1.2, as OpenJPEG computes it).
-pub(super) fn decode(block: &Coded<'_>, out: &mut [i32]) {
+/// (the mid-point reconstruction of T.800 E.1.1.2, as OpenJPEG computes it). Malformed when
+/// the passes need more of the segment than it holds.
+pub(super) fn decode(block: &Coded<'_>, out: &mut [i32]) -> Result<(), super::Refusal> {
     let (w, h) = (block.width, block.height);
     out.fill(0);
     if block.passes == 0 || block.planes == 0 || w == 0 || h == 0 {
-        return;
+        return Ok(());
     }
     let stride = w + 2;
     let mut flags = vec![0u16; stride * (h + 2)];
@@ -220,7 +221,26 @@ pub(super) fn decode(block: &Coded<'_>, out: &mut [i32]) {
             cx = mq::initial_contexts();
         }
     }
+    // The encoder's flush leaves every byte its passes need: the decoder, which keeps two
+    // bytes ahead, reads at most two past the segment (OpenJPEG's code-blocks, lossy layers
+    // included, never more). A block that needs more was coded for another size (SIZ
+    // changed under its packets) or its segment was damaged; the margin allows writers that
+    // terminate otherwise.
+    if mq.starved() > MOST_READ_PAST_THE_SEGMENT {
+        return Err(super::Refusal::malformed(format!(
+            "a {w}×{h} code-block's {} passes need {} bytes more than its {}-byte segment \
+             holds",
+            block.passes,
+            mq.starved(),
+            block.data.len()
+        )));
+    }
+    Ok(())
 }
+
+/// The most bytes past a code-block's segment a sound block's passes read: two, the
+/// decoder's look-ahead, and two to spare.
+const MOST_READ_PAST_THE_SEGMENT: u32 = 4;
 
 struct Coder<'f> {
     w: usize,
@@ -418,7 +438,7 @@ mod tests {
             style: 0,
             data: &[],
         };
-        decode(&block, &mut out);
+        decode(&block, &mut out).unwrap();
         assert!(out.iter().all(|&v| v == 0));
     }
 }

@@ -292,8 +292,13 @@ pub(super) fn parse(data: &[u8], samples: usize) -> Result<Codestream<'_>, Refus
             }
         }
     }
-    if tiles.iter().any(|t| t.parts.is_empty()) {
-        return Err(Refusal::unsupported("a tile without tile-parts"));
+    // Every tile has at least one tile-part (T.800 A.4.2): a tile without one is a
+    // codestream whose image and tile sizes (SIZ) are not the ones its packets were coded
+    // for, or one cut short.
+    if let Some(t) = tiles.iter().position(|t| t.parts.is_empty()) {
+        return Err(Refusal::malformed(format!(
+            "tile {t} of the {tile_count} its image and tile sizes make has no tile-part"
+        )));
     }
     Ok(Codestream { size, main, tiles })
 }

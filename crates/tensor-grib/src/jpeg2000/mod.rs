@@ -139,10 +139,10 @@ pub(crate) fn decode(data: &[u8], samples: usize) -> Result<Vec<i32>, Refusal> {
                 data: &data,
             };
             let mut out = vec![0; coded.width * coded.height];
-            block::decode(&coded, &mut out);
-            out
+            block::decode(&coded, &mut out)?;
+            Ok(out)
         })
-        .collect();
+        .collect::<Result<_, Refusal>>()?;
     // Each tile's bands filled with its dequantized code-blocks, transformed, and written
     // into the image; one tile's buffers at a time.
     let mut image = tensor_core::buffer::try_filled(samples, 0i32, "JPEG 2000 samples")?;

@@ -110,6 +110,7 @@ pub(super) struct Mq<'a> {
     a: u32,
     c: u32,
     ct: u32,
+    starved: u32,
 }
 
 impl<'a> Mq<'a> {
@@ -120,6 +121,7 @@ impl<'a> Mq<'a> {
             a: 0x8000,
             c: u32::from(data.first().copied().unwrap_or(0xFF)) << 16,
             ct: 0,
+            starved: 0,
         };
         mq.byte_in();
         mq.c = mq.c.wrapping_shl(7);
@@ -137,6 +139,9 @@ impl<'a> Mq<'a> {
         if self.byte(self.pos) == 0xFF {
             let next = self.byte(self.pos + 1);
             if next > 0x8F {
+                if self.pos + 1 >= self.data.len() {
+                    self.starved += 1;
+                }
                 self.c = self.c.wrapping_add(0xFF00);
                 self.ct = 8;
             } else {
@@ -164,6 +169,12 @@ impl<'a> Mq<'a> {
                 break;
             }
         }
+    }
+
+    /// How many times the decoder wanted a byte past the end of its segment (and was fed
+    /// ones).
+    pub(super) fn starved(&self) -> u32 {
+        self.starved
     }
 
     /// Decodes one binary decision in context `cx` of `contexts`.

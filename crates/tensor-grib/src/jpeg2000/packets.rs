@@ -59,6 +59,15 @@ pub(super) fn read<'a>(
         };
         reader.packet(layout, r, l as u32, order, &mut blocks, &mut trees)?;
     }
+    // The packets take the tile's data to its end: bytes left over were coded for another
+    // layout (image or tile sizes changed in SIZ) or belong to nothing.
+    if reader.pos != data.len() {
+        return Err(Refusal::malformed(format!(
+            "the tile's {packets} packets end at byte {} of its {} bytes",
+            reader.pos,
+            data.len()
+        )));
+    }
     Ok(blocks)
 }
 

@@ -45,7 +45,11 @@ pub(crate) fn jpeg2000_samples(data: &[u8], count: usize, at: At) -> Result<Vec<
 fn jpeg_by_hayro(data: &[u8], count: usize, at: At) -> Result<Vec<i32>> {
     use hayro_jpeg2000::{DecodeSettings, DecoderContext, Image};
     let bad = |e: &dyn std::fmt::Display| at.malformed(format!("the JPEG 2000 codestream: {e}"));
-    let image = Image::new(data, &DecodeSettings::default()).map_err(|e| bad(&e))?;
+    let settings = DecodeSettings {
+        strict: true,
+        ..DecodeSettings::default()
+    };
+    let image = Image::new(data, &settings).map_err(|e| bad(&e))?;
     let samples = u64::from(image.width()) * u64::from(image.height());
     if samples != count as u64 {
         return Err(at.malformed(format!(
@@ -183,4 +187,101 @@ pub(super) fn png(p: &Simple, data: &[u8], out: &mut [f64], at: At) -> Result<()
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jpeg2000_samples;
+    use crate::context::At;
+
+    fn be32(b: &[u8], at: usize) -> u32 {
+        u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    }
+
+    fn set32(b: &mut [u8], at: usize, v: u32) {
+        b[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// The codestreams our decoder leaves to hayro-jpeg2000 (several precincts) decode there,
+    /// in its strict mode, to the samples OpenJPEG decodes.
+    #[test]
+    fn codestreams_left_to_hayro_decode_strictly_to_openjpegs_samples() {
+        let at = At {
+            message: 0,
+            offset: 0,
+        };
+        let index: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(crate::jpeg2000::openjpeg_cases().join("index.json")).unwrap(),
+        )
+        .unwrap();
+        let mut general = 0;
+        for case in index["cases"].as_array().unwrap() {
+            if case["general"] != true {
+                continue;
+            }
+            let name = case["name"].as_str().unwrap();
+            let (data, expected) =
+                crate::jpeg2000::openjpeg_case(name, case["signed"].as_bool().unwrap());
+            assert_eq!(
+                jpeg2000_samples(&data, expected.len(), at).unwrap(),
+                expected,
+                "{name}"
+            );
+            general += 1;
+        }
+        assert!(general > 0);
+    }
+
+    /// A codestream whose image or tile sizes (SIZ) were changed while its packets keep the
+    /// old layout is refused, by our decoder and by the one it hands other codestreams to:
+    /// 1×1 and 3×3 tiles, and the width doubled with the values packed doubled too.
+    #[test]
+    fn a_codestream_whose_sizes_were_changed_is_refused() {
+        let at = At {
+            message: 0,
+            offset: 0,
+        };
+        // SIZ follows SOC: Xsiz, Ysiz, XOsiz, YOsiz, XTsiz, YTsiz from byte 8, 4 bytes each.
+        let (x, y, xo, yo, xt, yt) = (8, 12, 16, 20, 24, 28);
+        for name in [
+            "default",
+            "larger",
+            "precincts",
+            "tiles_and_offsets",
+            "layers_lossy",
+            "cprl_tiles",
+            "irreversible",
+        ] {
+            let (data, samples) = crate::jpeg2000::openjpeg_case(name, false);
+            assert_eq!(&data[..4], [0xFF, 0x4F, 0xFF, 0x51], "{name}");
+            assert_eq!(
+                jpeg2000_samples(&data, samples.len(), at).unwrap(),
+                samples,
+                "{name}"
+            );
+            let (w, h) = (
+                be32(&data, x) - be32(&data, xo),
+                be32(&data, y) - be32(&data, yo),
+            );
+            let mut cases: Vec<(String, Vec<u8>, usize)> = Vec::new();
+            let mut one = data.clone();
+            set32(&mut one, xt, 1);
+            set32(&mut one, yt, 1);
+            cases.push(("1×1 tiles".into(), one, samples.len()));
+            let mut nine = data.clone();
+            set32(&mut nine, xt, w.div_ceil(3));
+            set32(&mut nine, yt, h.div_ceil(3));
+            cases.push(("3×3 tiles".into(), nine, samples.len()));
+            let mut wide = data.clone();
+            set32(&mut wide, x, be32(&data, xo) + 2 * w);
+            set32(&mut wide, xt, 2 * be32(&data, xt));
+            cases.push(("width doubled".into(), wide, 2 * samples.len()));
+            for (what, bytes, count) in cases {
+                assert!(
+                    jpeg2000_samples(&bytes, count, at).is_err(),
+                    "{name}, {what}: decoded as if sound"
+                );
+            }
+        }
+    }
 }
