@@ -585,11 +585,11 @@ impl<'a> Message<'a> {
 /// migrated or copied: the message validated to the metadata level (every frame's bounds
 /// and markers, every object's pipeline, stored size and limits). Damage is refused, never
 /// carried into a file that looks freshly written.
-fn sound_v3(message: &[u8], limits: &Limits) -> Result<()> {
+fn sound_v3(message: &[u8], level: crate::Level, limits: &Limits) -> Result<()> {
     let report = crate::validate(
         message,
         crate::ValidateOptions {
-            level: crate::Level::Default,
+            level,
             canonical: false,
         },
         limits,
@@ -643,7 +643,10 @@ pub fn migrate(bytes: &[u8], limits: &Limits) -> Result<Migration> {
             let m = Message::parse(rest, limits).map_err(at)?;
             out.hashes_verified += m.verify().map_err(at)?;
             let v3 = m.to_v3()?;
-            sound_v3(&v3, limits).map_err(at)?;
+            // Every object decoded (in bounded runs) against its descriptor: a version 2
+            // descriptor is not covered by the payload hashes, and an encoded payload's size
+            // does not say its shape or dtype.
+            sound_v3(&v3, crate::Level::Full, limits).map_err(at)?;
             out.bytes.extend_from_slice(&v3);
             out.v2_messages += 1;
             out.v2_objects += m.objects.len();
@@ -655,7 +658,7 @@ pub fn migrate(bytes: &[u8], limits: &Limits) -> Result<Migration> {
             pos += m.bytes.len();
         } else {
             let m = crate::Message::open_with(rest, &limits.into()).map_err(at)?;
-            sound_v3(m.bytes(), limits).map_err(at)?;
+            sound_v3(m.bytes(), crate::Level::Default, limits).map_err(at)?;
             out.bytes.extend_from_slice(m.bytes());
             out.v3_messages += 1;
             pos += m.bytes().len();

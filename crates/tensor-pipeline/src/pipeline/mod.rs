@@ -219,7 +219,7 @@ fn read_exactly(src: &mut dyn Read, buf: &mut [u8]) -> Result<()> {
         std::io::ErrorKind::UnexpectedEof => Error::SizeMismatch {
             codec: "pipeline",
             expected: buf.len() as u64,
-            actual: "fewer bytes".into(),
+            actual: "fewer".into(),
         },
         _ => Error::Corrupt {
             codec: "zstd",

@@ -158,6 +158,47 @@ fn a_descriptor_its_payload_cannot_fill_is_refused() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Encoded objects (simple packing + szip, lz4, zstd...) whose descriptor says another
+/// shape or dtype than their payload was encoded for: the payload's size does not show it,
+/// and version 2 hashes cover payloads only, so `migrate` decodes every object against its
+/// descriptor and refuses each, leaving no file (it wrote version 3 files of them).
+fn encoded_objects_of_another_shape_or_dtype_are_refused() -> Result<(), Failed> {
+    let file = testdata().join("tensogram/reference/v2/v2_0.16.1_packed.tgm");
+    let bytes = std::fs::read(file)?;
+    let dir = tempfile::tempdir()?;
+    // Each change keeps the CBOR's length; applied where the metadata and where the data
+    // object frame describe the object.
+    let changes: [(&[u8], &[u8]); 4] = [
+        (b"eshape\x82\x14\x18\x1e", b"eshape\x82\x14\x18\x1f"),
+        (b"gfloat32eshape\x82\n\x18d", b"gfloat64eshape\x82\n\x18d"),
+        (b"eshape\x81\x19\x01\x00", b"eshape\x81\x19\x01\x01"),
+        (b"eshape\x81\x18@", b"eshape\x81\x18A"),
+    ];
+    for (i, (from, to)) in changes.into_iter().enumerate() {
+        let mut changed = bytes.clone();
+        let mut found = 0;
+        let mut at = 0;
+        while let Some(k) = changed[at..].windows(from.len()).position(|w| w == from) {
+            changed[at + k..at + k + to.len()].copy_from_slice(to);
+            at += k + to.len();
+            found += 1;
+        }
+        if found != 2 {
+            return Err(format!("change {i}: found {found} times, not twice").into());
+        }
+        let input = dir.path().join(format!("changed_{i}.tgm"));
+        let out = dir.path().join(format!("out_{i}.tgm"));
+        std::fs::write(&input, &changed)?;
+        let migrated = tensorkit(&["migrate", &input.to_string_lossy(), &out.to_string_lossy()]);
+        let kind = expect_error_contract(&migrated, false)?;
+        if kind != "malformed" || out.exists() || !text(&migrated).contains(&format!("object {i}"))
+        {
+            return Err(format!("change {i}: {kind}: {}", text(&migrated)).into());
+        }
+    }
+    Ok(())
+}
+
 /// `verify` of a file without hashes still decodes every tensor: exit 3 (nothing verified)
 /// when they decode, 2 when one does not.
 fn verify_without_hashes_decodes_every_tensor() -> Result<(), Failed> {
@@ -184,6 +225,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         Trial::test(
             "wire_v2::verify_without_hashes_decodes_every_tensor",
             verify_without_hashes_decodes_every_tensor,
+        ),
+        Trial::test(
+            "wire_v2::encoded_objects_of_another_shape_or_dtype_are_refused",
+            encoded_objects_of_another_shape_or_dtype_are_refused,
         ),
     ];
     for f in fixtures() {
