@@ -53,7 +53,7 @@ import numpy as np
 
 from . import _cubes, _tensorkit
 from . import zarr as _zarr  # registers the codec
-from ._errors import UnsupportedError
+from ._errors import InvalidArgumentError, UnsupportedError
 from ._dims import dimension_names as _dimension_names
 from ._file import open as _open
 
@@ -107,13 +107,73 @@ class GribParser:
 
 def _store(groups: dict[str, Any], tree: bool, registry: Any) -> Any:
     """The store of a parser's cubes: each a group with ``tree``, else the one cube."""
-    from virtualizarr.manifests import ManifestGroup, ManifestStore
+    from virtualizarr.manifests import ManifestGroup
 
     if tree:
         root = ManifestGroup(arrays={}, groups=groups, attributes={})
     else:
         (root,) = groups.values()
-    return ManifestStore(group=root, registry=registry)
+    return _decoding_store(root, registry)
+
+
+def _decoding_store(root: Any, registry: Any) -> Any:
+    """A ManifestStore of ``root`` whose reads give decoded values: VirtualiZarr loads
+    ``loadable_variables`` (and, by default, dimension coordinates) by opening the store with
+    xarray, and writes them again (``vds.vz.to_icechunk``) with the codecs they were read
+    with. Read through it, arrays list the plain ``bytes`` codec alone and each chunk comes
+    decoded by its own codec, so that loaded variables never carry a codec that only decodes;
+    the manifests, which become virtual references, keep theirs."""
+    from virtualizarr.manifests import ManifestStore
+    from zarr.core.array_spec import ArrayConfig, ArraySpec
+    from zarr.core.buffer import default_buffer_prototype
+
+    class DecodingManifestStore(ManifestStore):
+        def _chunk_array(self, key: str) -> Any:
+            """The array a chunk key (``t/c/0/1``, ``time/c``, ``group/t/c/0``) is of."""
+            parts = key.split("/")
+            for i, part in enumerate(parts):
+                if part != "c" or i == 0:
+                    continue
+                node = self._group
+                for g in parts[: i - 1]:
+                    node = node.groups.get(g) if hasattr(node, "groups") else None
+                    if node is None:
+                        break
+                if node is not None and parts[i - 1] in node.arrays:
+                    return node.arrays[parts[i - 1]]
+            raise InvalidArgumentError(f"{key!r} is not a chunk of this store's arrays")
+
+        async def get(self, key: str, prototype: Any, byte_range: Any = None) -> Any:
+            metadata_key = key.endswith("zarr.json")
+            raw = await super().get(key, prototype, byte_range if metadata_key else None)
+            if raw is None:
+                return None
+            if metadata_key:
+                meta = json.loads(raw.to_bytes())
+                if meta.get("node_type") == "array":
+                    meta["codecs"] = [_LITTLE_ENDIAN]
+                    raw = default_buffer_prototype().buffer.from_bytes(json.dumps(meta).encode())
+                return raw
+            metadata = self._chunk_array(key).metadata
+            spec = ArraySpec(
+                shape=tuple(metadata.chunk_grid.chunk_shape),
+                dtype=metadata.data_type,
+                fill_value=metadata.fill_value,
+                config=ArrayConfig.from_dict({}),
+                prototype=prototype,
+            )
+            decoded = raw
+            for codec in reversed(metadata.codecs[1:]):
+                decoded = codec._decode_sync(decoded, spec)
+            if byte_range is not None:
+                from zarr.abc.store import RangeByteRequest
+
+                if not isinstance(byte_range, RangeByteRequest):
+                    raise UnsupportedError(f"a {type(byte_range).__name__} of a decoded chunk")
+                decoded = prototype.buffer.from_bytes(decoded.to_bytes()[byte_range.start : byte_range.end])
+            return decoded
+
+    return DecodingManifestStore(group=root, registry=registry)
 
 
 class _GribChunks:
@@ -319,7 +379,7 @@ class _TensogramChunks:
 def _objects(names, objects, infos, dims, metadata, ref, registry) -> Any:
     """Every data object as an array of one chunk: its payload, decoded with its descriptor,
     or its whole data frame where masks outside the payload keep NaN or ±Inf."""
-    from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup, ManifestStore
+    from virtualizarr.manifests import ChunkManifest, ManifestArray, ManifestGroup
     from virtualizarr.manifests.utils import create_v3_array_metadata
 
     arrays = {}
@@ -348,7 +408,7 @@ def _objects(names, objects, infos, dims, metadata, ref, registry) -> Any:
             lengths=np.full(grid, length, dtype=np.uint64),
         )
         arrays[_zarr._key(name)] = ManifestArray(metadata=meta, chunkmanifest=manifest)
-    return ManifestStore(group=ManifestGroup(arrays=arrays, attributes=metadata), registry=registry)
+    return _decoding_store(ManifestGroup(arrays=arrays, attributes=metadata), registry)
 
 
 def to_kerchunk(vds: Any, filepath: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
