@@ -70,8 +70,10 @@ def test_the_reference_packages_open_what_tensorkit_saves(tmp_path, package):
 
 def test_non_finite_values_pass_tensograms_full_validation(tmp_path):
     """NaN and ±Inf saved from safetensors go into tensogram's masks: its full validation
-    reports nothing, and every value reads back in tensogram and tensorkit (a NaN's payload
-    becomes the canonical NaN). Kept bit for bit only on request, which tensogram flags."""
+    reports nothing, and every value reads back in tensogram and tensorkit. The masks give
+    NaN back as the canonical NaN, so a NaN with a sign or another payload is refused by
+    default, canonicalised on request (``canonical_nan``), kept bit for bit on request
+    (``allow_extensions``, which tensogram flags)."""
     f = np.array([1.5, np.nan, np.inf, -np.inf, -0.0, 2.0], dtype=np.float32)
     d = np.array([np.nan, 3.0, -np.inf], dtype=np.float64)
     d[0] = np.frombuffer(np.uint64(0xFFF80000DEADBEEF).tobytes(), dtype=np.float64)[0]
@@ -79,7 +81,10 @@ def test_non_finite_values_pass_tensograms_full_validation(tmp_path):
     src = tmp_path / "nf.safetensors"
     st.save_file({"f": f, "d": d, "c": c}, str(src))
     out = tmp_path / "nf.tgm"
-    tensorkit.convert(src, out)
+    with pytest.raises(tensorkit.UnsupportedError, match='element 0 of tensor "d"'):
+        tensorkit.convert(src, out)
+    assert not out.exists()
+    tensorkit.convert(src, out, canonical_nan=True)
     data = out.read_bytes()
     report = tensogram.validate(data, level="full")
     assert report["issues"] == [], report

@@ -165,8 +165,12 @@ def test_every_dtype_round_trips_bit_for_bit_through_every_format(tmp_path):
                 got = f[name]
                 assert got.dtype == want.dtype and got.shape == want.shape, (ext, name)
                 assert got.tobytes() == want.tobytes(), (ext, name)
+    # By default the payloads are refused, naming the tensor; canonical NaN on request.
     path = tmp_path / "masked.tgm"
-    tensorkit.save(path, tensors)
+    with pytest.raises(tensorkit.UnsupportedError, match='tensor "nan_payload"'):
+        tensorkit.save(path, tensors)
+    assert not path.exists()
+    tensorkit.save(path, tensors, canonical_nan=True)
     with tensorkit.open(path) as f:
         for name, want in tensors.items():
             got = f[name]
