@@ -12,6 +12,7 @@ from . import _tensorkit
 from ._dtypes import array_of as _numpy
 from ._dtypes import from_numpy, to_numpy
 from ._errors import InvalidArgumentError
+from ._mapped import mapped
 
 PathLike = str | os.PathLike[str]
 
@@ -61,7 +62,8 @@ class File(Mapping[str, np.ndarray]):
             blocks = self._native.blocks(name)  # KeyError when there is no such tensor
             if blocks is not None:
                 return np.frombuffer(blocks.data, dtype=np.uint8).reshape(blocks.shape)
-        return _numpy(self._native.tensor(name))  # KeyError when there is no such tensor
+        native = self._native.tensor(name)  # KeyError when there is no such tensor
+        return mapped(self, name, _numpy(native), native.dtype)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._native.keys())
@@ -112,7 +114,7 @@ class File(Mapping[str, np.ndarray]):
             raise InvalidArgumentError(f"threads must be a whole number of 0 or more, not {threads!r}")
         if self._raw:
             return {name: self[name] for name in (self if names is None else names)}
-        return {name: _numpy(array) for name, array in self._native.tensors(names, threads)}
+        return {name: mapped(self, name, _numpy(a), a.dtype) for name, a in self._native.tensors(names, threads)}
 
     def tensor(self, name: str) -> Any:
         """Tensor ``name`` as a handle (``tensorkit.Tensor``): dtype, shape, and DLPack for

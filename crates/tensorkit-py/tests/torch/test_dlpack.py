@@ -51,6 +51,43 @@ def test_jax_and_numpy_take_them_too(checkpoint):
         assert np.array_equal(a, tensors["float32"].numpy())
 
 
+def test_file_arrays_go_to_jax_without_a_copy(checkpoint):
+    # `f[name]` is a read-only view of the mapping; jax asks for the legacy capsule, which
+    # cannot say so: it gets the same bytes over a private copy-on-write mapping.
+    path, tensors = checkpoint
+    before = path.read_bytes()
+    with tensorkit.open(path) as f:
+        # (jax holds float64 as float32 and int64 as int32 by default.)
+        for k in ("float32", "int32", "int16", "int8", "uint8", "bool"):
+            a = f[k]
+            assert isinstance(a, np.ndarray) and not a.flags.writeable
+            j = jnp.from_dlpack(a)
+            assert np.array_equal(np.asarray(j), tensors[k].numpy()), k
+        a = f["float64"]
+        capsule_tensor = torch_from_capsule(a.__dlpack__())
+        assert capsule_tensor.data_ptr() != a.ctypes.data  # the private mapping's address
+        assert same(capsule_tensor, tensors["float64"])
+        capsule_tensor += 1  # writable, and nothing reaches the file or the shared mapping
+        assert np.array_equal(f["float64"], tensors["float64"].numpy())
+        # A slice of the mapping goes the same way; a strided view as a copy.
+        a = f["float32"]
+        flat = tensors["float32"].reshape(-1).numpy()
+        part = a.reshape(-1)[3:9]
+        assert np.array_equal(np.asarray(jnp.from_dlpack(part)), flat[3:9])
+        strided = a.reshape(-1)[::2]
+        assert np.array_equal(np.asarray(jnp.from_dlpack(strided)), flat[::2])
+        with pytest.raises(BufferError):
+            strided.__dlpack__(copy=False)
+        # Arrays computed from them are numpy's own business.
+        assert np.array_equal(np.asarray(jnp.from_dlpack(a * 2)), tensors["float32"].numpy() * 2)
+        # The versioned capsule still says read-only.
+        assert not np.from_dlpack(a).flags.writeable
+        kept = f["int32"]
+    # After the file is closed, its arrays still export (as copies where no mapping is left).
+    assert np.array_equal(np.asarray(jnp.from_dlpack(kept)), tensors["int32"].numpy())
+    assert path.read_bytes() == before
+
+
 def test_the_legacy_capsule_hands_over_a_private_writable_mapping(checkpoint):
     path, tensors = checkpoint
     before = path.read_bytes()
