@@ -255,10 +255,18 @@ def test_top_level_serialize_and_deserialize(tmp_path):
     import numpy as np
 
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
-    ours = ks.serialize({"a": {"dtype": "float32", "shape": [2, 3], "data": a.tobytes()}}, metadata={"k": "v"})
+    spec = dict(dtype="float32", shape=[2, 3], data_ptr=a.ctypes.data, data_len=a.nbytes)
+    ours = ks.serialize({"a": ks.TensorSpec(**spec)}, metadata={"k": "v"})
+    assert ours == safetensors.serialize({"a": safetensors.TensorSpec(**spec)}, metadata={"k": "v"})
     assert ours == safetensors.numpy.save({"a": a}, metadata={"k": "v"})
+    assert ks.TensorSpec(**spec).dtype == safetensors.TensorSpec(**spec).dtype == "F32"
+    # Beyond safetensors: the bytes as a buffer (checked) instead of an address.
     ks.serialize_file({"a": ks.TensorSpec(dtype="F32", shape=[2, 3], data=a)}, tmp_path / "a.safetensors")
     assert (tmp_path / "a.safetensors").read_bytes() == safetensors.numpy.save({"a": a})
+    # As in safetensors 0.8, plain dicts are refused.
+    for module in (ks, safetensors):
+        with pytest.raises(TypeError):
+            module.serialize({"a": spec})
     data = safetensors.torch.save(every_dtype(11))
     assert dict(ks.deserialize(data)) == dict(safetensors.deserialize(data))
     assert ks.__version__ == safetensors.__version__
@@ -338,7 +346,7 @@ def test_metadata_that_is_not_str_to_str_is_refused_everywhere(tmp_path):
         lambda: kt.save({"w": torch.zeros(2)}, metadata=bad),
         lambda: kt.save_file({"w": torch.zeros(2)}, tmp_path / "t.safetensors", metadata=bad),
         lambda: tensorkit.safetensors.numpy.save({"w": np.zeros(2)}, metadata=bad),
-        lambda: ks.serialize({"w": {"dtype": "F32", "shape": [1], "data": b"1234"}}, metadata=bad),
+        lambda: ks.serialize({"w": ks.TensorSpec(dtype="float32", shape=[1], data=b"1234")}, metadata=bad),
     ):
         with pytest.raises(ks.SafetensorError) as caught:
             call()

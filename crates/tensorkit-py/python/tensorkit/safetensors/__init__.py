@@ -6,7 +6,8 @@ Change ``safetensors`` to ``tensorkit.safetensors`` in an import and nothing els
   ``save``, ``save_file``,
   ``load``, ``load_file`` (and torch's ``save_model``, ``load_model`` and the helpers
   transformers imports), with the same signatures and results;
-- here: ``safe_open(filename, framework, device="cpu", backend="mmap")``, ``serialize``,
+- here: ``safe_open(filename, framework, device="cpu", backend="mmap")`` and
+  ``_safe_open_handle`` (the same over an open file object), ``serialize``,
   ``serialize_file``, ``deserialize``, ``TensorSpec``, ``SafetensorError`` and
   ``__version__`` (the safetensors release whose API this follows).
 
@@ -114,29 +115,71 @@ def dtype_of(name: str) -> str:
 
 
 class TensorSpec:
-    """One tensor for :func:`serialize`: its dtype (``"float32"``, ``"bfloat16"``,
-    ``"F32"``...), its shape in elements, and its bytes (any object exporting a C-contiguous
-    buffer, in C order and little-endian). safetensors' own ``TensorSpec`` takes a raw
-    address (``data_ptr``) instead; this one takes the buffer, which it can check."""
+    """One tensor for :func:`serialize`, as safetensors 0.8 takes it:
+    ``TensorSpec(dtype=..., shape=..., data_ptr=..., data_len=...)`` — the dtype by numpy's
+    or torch's name (``"float32"``, ``"bfloat16"``; tensorkit's names and safetensors' codes
+    too), the shape in elements (for ``float4_e2m1fn_x2`` the storage shape torch reports,
+    its last dimension doubled here as safetensors does), and the bytes as a raw address and
+    length, which the caller keeps alive while ``serialize`` runs. Beyond safetensors,
+    ``data=`` takes any object exporting a C-contiguous buffer instead of an address, which
+    can be checked. ``dtype`` reads as the header's code (``"F32"``)."""
 
-    __slots__ = ("data", "dtype", "shape")
+    __slots__ = ("_buffer", "_dtype", "data_len", "data_ptr", "shape")
 
-    def __init__(self, *, dtype: str, shape: Sequence[int], data: Any):
-        self.dtype, self.shape, self.data = dtype_of(dtype), [int(d) for d in shape], data
+    def __init__(
+        self,
+        *,
+        dtype: str,
+        shape: Sequence[int],
+        data_ptr: int | None = None,
+        data_len: int | None = None,
+        data: Any = None,
+    ):
+        self._dtype = dtype_of(dtype)
+        self.shape = [int(d) for d in shape]
+        if dtype == "float4_e2m1fn_x2" and self.shape:
+            self.shape[-1] *= 2  # torch's storage shape holds two values a byte
+        if data is not None:
+            if data_ptr is not None or data_len is not None:
+                raise TypeError("TensorSpec takes data_ptr and data_len, or data, not both")
+            self._buffer = memoryview(data).cast("B")
+            self.data_ptr, self.data_len = None, self._buffer.nbytes
+        else:
+            if data_ptr is None or data_len is None:
+                raise TypeError("TensorSpec needs data_ptr and data_len (or data)")
+            self.data_ptr, self.data_len = int(data_ptr), int(data_len)
+            self._buffer = None
+
+    @property
+    def dtype(self) -> str:
+        return DTYPE_CODES[self._dtype]
+
+    def bytes(self) -> memoryview:
+        """The tensor's bytes: the buffer given, or ``data_len`` bytes at ``data_ptr``."""
+        if self._buffer is not None:
+            return self._buffer
+        if self.data_len < 0 or self.data_ptr < 0 or (self.data_ptr == 0 and self.data_len):
+            raise SafetensorError(f"data_ptr {self.data_ptr} and data_len {self.data_len} name no memory")
+        if self.data_len == 0:
+            return memoryview(b"")
+        import ctypes
+
+        # The caller's memory, as safetensors reads it: the caller keeps it alive.
+        return memoryview((ctypes.c_char * self.data_len).from_address(self.data_ptr)).cast("B")
 
 
 def _specs(tensor_dict: Mapping[str, Any]) -> list[tuple[str, str, list[int], Any]]:
-    """The native writer's entries for ``serialize``'s tensors: ``TensorSpec``s, or dicts
-    with ``dtype``, ``shape`` and ``data`` (as safetensors took them before 0.7)."""
+    """The native writer's entries for ``serialize``'s tensors, ``TensorSpec``s (a dict is a
+    ``TypeError``, as in safetensors 0.8)."""
     if not isinstance(tensor_dict, Mapping):
-        raise SafetensorError("tensor_dict must map names to TensorSpec")
+        raise TypeError(f"argument 'tensor_dict': {type(tensor_dict).__name__!r} object is not a mapping")
     out = []
     for name, spec in tensor_dict.items():
-        if isinstance(spec, Mapping):
-            spec = TensorSpec(dtype=spec["dtype"], shape=spec["shape"], data=spec["data"])
         if not isinstance(spec, TensorSpec):
-            raise SafetensorError(f"tensor {name!r}: expected a TensorSpec, not {type(spec).__name__}")
-        out.append((name, spec.dtype, spec.shape, memoryview(spec.data).cast("B")))
+            raise TypeError(
+                f"argument 'tensor_dict': {type(spec).__name__!r} object is not an instance of 'TensorSpec'"
+            )
+        out.append((name, spec._dtype, spec.shape, spec.bytes()))
     return out
 
 
@@ -176,10 +219,10 @@ def serialize_file(
 
 
 @raises_safetensor_errors
-def deserialize(data: bytes) -> list[tuple[str, dict[str, Any]]]:
+def deserialize(bytes: bytes) -> list[tuple[str, dict[str, Any]]]:  # noqa: A002 (safetensors' name)
     """The tensors of a safetensors file's bytes, in the order their data is stored:
     ``[(name, {"shape": [...], "dtype": "F32", "data": bytearray(...)})]``."""
-    with open_bytes(data) as f:
+    with open_bytes(bytes) as f:
         _require_safetensors(f)
         out = []
         for p in f._native.layout(None):
@@ -246,8 +289,15 @@ class safe_open:
         if self._framework not in ("torch", "paddle") and device not in ("cpu", None):
             raise SafetensorError(f"device {device!r}: {self._framework} tensors are read to the cpu")
         self._device, self._backend = device, backend
-        self._f = open_safetensors(filename)
+        self._file: File | None = open_safetensors(filename)
         self._handler = _handler(self._framework)
+
+    @property
+    def _f(self) -> File:
+        """The open file; once the ``with`` block has ended, safetensors' "File is closed"."""
+        if self._file is None:
+            raise SafetensorError("File is closed")
+        return self._file
 
     def keys(self) -> list[str]:
         """Tensor names, sorted."""
@@ -275,7 +325,8 @@ class safe_open:
 
     def get_slice(self, name: str) -> _Slice:
         """Tensor ``name`` read lazily: ``get_shape()``, ``get_dtype()``, and ``[...]``
-        (ints and ``start:stop:step`` slices) to read part of it."""
+        (ints, ``start:stop:step`` slices, one ``...``, an empty list) to read part of it,
+        refused as safetensors refuses it, with its messages."""
         if name not in self._f:
             raise NoSuchTensorError(f"File does not contain tensor {name}")
         return _Slice(self, name)
@@ -284,7 +335,19 @@ class safe_open:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._f.close()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class _safe_open_handle(safe_open):
+    """``_safe_open_handle(f, framework, device="cpu", backend="mmap")``: :class:`safe_open`
+    of an open file object (``f.name`` is opened; ``f`` must be a real file, with a
+    ``fileno``), as safetensors 0.8 has it for fsspec's local files."""
+
+    def __init__(self, f: Any, framework: str, device: Any = "cpu", *, backend: str = "mmap"):
+        getattr(f, "fileno")  # an AttributeError for objects that are no file, as in safetensors
+        super().__init__(f.name, framework, device, backend=backend)
 
 
 class _Slice:
@@ -302,7 +365,81 @@ class _Slice:
     @raises_safetensor_errors
     def __getitem__(self, key: Any) -> Any:
         h = self._handle
+        # As safetensors 0.8: torch tensors of a mapped file, and paddle's, are sliced by
+        # their framework (its indexing rules and errors); everything else by safetensors'
+        # own slicer, whose rules and messages `_slice_key` follows.
+        if not ((h._framework == "torch" and h._backend == "mmap") or h._framework == "paddle"):
+            key = _slice_key(key, self.get_shape())
         return h._handler.part(h._f, self._name, key, h._device, h._backend)
+
+
+def _slice_key(key: Any, shape: list[int]) -> tuple[Any, ...]:
+    """``get_slice(...)[key]``'s key as safetensors 0.8 takes it — ints, positive-step
+    slices, one ``...``, or an empty list — as ints and slices of explicit bounds, one per
+    dimension it indexes; refused with safetensors' messages otherwise. (Negative slice
+    bounds, on which safetensors fails with an ``OverflowError``, and a slice that runs
+    backwards, which crashes it, follow Python's rules here.)"""
+    if isinstance(key, list):
+        if key:
+            raise SafetensorError("Non empty lists are not implemented")
+        return (slice(0, 0),)
+    items = key if isinstance(key, tuple) else (key,)
+    for i, item in enumerate(items):
+        if not (item is Ellipsis or isinstance(item, slice) or _is_int(item)):
+            raise SafetensorError(f"Unsupported slice index at position {i}: expected slice, int, or ellipsis")
+        if isinstance(item, slice) and item.step is not None and int(item.step) <= 0:
+            raise SafetensorError(f"Slice step must be a positive integer, got {item.step}")
+    if sum(item is Ellipsis for item in items) > 1:
+        raise SafetensorError("Only one ellipsis (...) is allowed in slice index")
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        fill = max(len(shape) - (len(items) - 1), 0)
+        items = items[:at] + (slice(None),) * fill + items[at + 1 :]
+
+    def text(item: Any) -> str:
+        if not isinstance(item, slice):
+            return str(int(item))
+        t = f"{'' if item.start is None else int(item.start)}:{'' if item.stop is None else int(item.stop)}"
+        return t if item.step is None else f"{t}:{int(item.step)}"
+
+    def failed(why: str) -> SafetensorError:
+        where = ", ".join(text(item) for item in items)
+        return SafetensorError(f"Error during slicing [{where}] with shape {list(shape)}: {why}")
+
+    if len(items) > len(shape):
+        raise failed("more slicing indexes than dimensions in tensor")
+    out: list[Any] = []
+    for d, (item, size) in enumerate(zip(items, shape)):
+        bound = f"out of bounds for tensor dimension #{d} of size {size}"
+        if not isinstance(item, slice):
+            i = int(item)
+            if i < 0:
+                if i < -size:
+                    raise SafetensorError(f"Invalid index {i} for dimension {d} of size {size}")
+                i += size
+            if i >= size:
+                raise failed(f"index {i} {bound}")
+            out.append(i)
+            continue
+        start = None if item.start is None else int(item.start)
+        stop = None if item.stop is None else int(item.stop)
+        if start is not None and start >= size:
+            raise failed(f"index {start} {bound}")
+        if stop is not None and stop > size:
+            raise failed(f"index {stop - 1} {bound}")
+        out.append(slice(*slice(start, stop, item.step).indices(size)))
+    return tuple(out)
+
+
+def _is_int(item: Any) -> bool:
+    """An int as safetensors takes one (numpy's integers included, bools as 0 and 1)."""
+    import operator
+
+    try:
+        operator.index(item)
+    except TypeError:
+        return False
+    return True
 
 
 def _handler(framework: str) -> Any:
@@ -317,6 +454,7 @@ from .numpy import load, load_file, save, save_file  # noqa: E402
 __all__ = [
     "SafetensorError",
     "TensorSpec",
+    "_safe_open_handle",
     "__version__",
     "deserialize",
     "load",

@@ -24,6 +24,8 @@ from .. import _tensorkit
 from .. import torch as _tk_torch
 from .._file import open_bytes
 from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors, reference_options
+# What safetensors.torch re-exports of the package, as it does.
+from . import TensorSpec, deserialize, safe_open, serialize, serialize_file  # noqa: F401
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
@@ -55,11 +57,11 @@ def _end_ptr(tensor: torch.Tensor) -> int:
     return tensor.view(-1)[-1].data_ptr() + tensor.element_size()
 
 
-def _filter_shared_not_shared(groups: list[set[str]], state_dict: dict[str, torch.Tensor]) -> list[set[str]]:
+def _filter_shared_not_shared(tensors: list[set[str]], state_dict: dict[str, torch.Tensor]) -> list[set[str]]:
     """Splits each group of names on one storage into runs whose byte ranges overlap: views
     of disjoint parts of a storage do not share memory."""
     out: list[set[str]] = []
-    for names in groups:
+    for names in tensors:
         if len(names) < 2:
             out.append(names)
             continue
@@ -134,7 +136,8 @@ def _check_for_save(tensors: dict[str, torch.Tensor]) -> None:
     if sparse:
         raise ValueError(
             f"You are trying to save a sparse tensors: `{sparse}` which this library does not "
-            "support. You can make it a dense tensor before saving with `.to_dense()`."
+            "support. You can make it a dense tensor before saving with `.to_dense()` but be aware "
+            "this might make a much larger file than needed."
         )
     shared = [names for names in _find_shared_tensors(tensors) if len(names) > 1]
     if shared:
