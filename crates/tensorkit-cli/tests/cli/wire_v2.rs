@@ -168,18 +168,18 @@ fn encoded_objects_of_another_shape_or_dtype_are_refused() -> Result<(), Failed>
     let dir = tempfile::tempdir()?;
     // Each change keeps the CBOR's length; applied where the metadata and where the data
     // object frame describe the object.
-    let changes: [(&[u8], &[u8]); 4] = [
+    let edits: [(&[u8], &[u8]); 4] = [
         (b"eshape\x82\x14\x18\x1e", b"eshape\x82\x14\x18\x1f"),
         (b"gfloat32eshape\x82\n\x18d", b"gfloat64eshape\x82\n\x18d"),
         (b"eshape\x81\x19\x01\x00", b"eshape\x81\x19\x01\x01"),
         (b"eshape\x81\x18@", b"eshape\x81\x18A"),
     ];
-    for (i, (from, to)) in changes.into_iter().enumerate() {
-        let mut changed = bytes.clone();
+    for (i, (from, to)) in edits.into_iter().enumerate() {
+        let mut patched = bytes.clone();
         let mut found = 0;
         let mut at = 0;
-        while let Some(k) = changed[at..].windows(from.len()).position(|w| w == from) {
-            changed[at + k..at + k + to.len()].copy_from_slice(to);
+        while let Some(k) = patched[at..].windows(from.len()).position(|w| w == from) {
+            patched[at + k..at + k + to.len()].copy_from_slice(to);
             at += k + to.len();
             found += 1;
         }
@@ -188,7 +188,7 @@ fn encoded_objects_of_another_shape_or_dtype_are_refused() -> Result<(), Failed>
         }
         let input = dir.path().join(format!("changed_{i}.tgm"));
         let out = dir.path().join(format!("out_{i}.tgm"));
-        std::fs::write(&input, &changed)?;
+        std::fs::write(&input, &patched)?;
         let migrated = tensorkit(&["migrate", &input.to_string_lossy(), &out.to_string_lossy()]);
         let kind = expect_error_contract(&migrated, false)?;
         if kind != "malformed" || out.exists() || !text(&migrated).contains(&format!("object {i}"))
