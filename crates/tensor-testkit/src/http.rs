@@ -14,6 +14,7 @@ use std::time::Duration;
 
 /// How the server misbehaves.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[allow(clippy::struct_excessive_bools)] // One switch per way a server misbehaves.
 pub struct Faults {
     /// Answer this many requests with `503` before answering properly.
     pub unavailable_first: u64,
@@ -32,6 +33,14 @@ pub struct Faults {
     pub new_version_after: Option<u64>,
     /// Send the body one byte at a time, this long apart.
     pub trickle: Option<Duration>,
+    /// Send this many bytes more than the range asked for (the `Content-Length` says so).
+    pub long_by: u64,
+    /// Answer a range with a `Content-Range` that starts one byte later than asked.
+    pub wrong_content_range: bool,
+    /// Say in `Content-Range` that the object is this long.
+    pub claimed_len: Option<u64>,
+    /// Answer every request with `302 Found` and this `Location`.
+    pub redirect_to: Option<String>,
     /// Answer with this `Content-Encoding` and a gzip stream that inflates to 4 GiB of
     /// zeros in place of the bytes asked for (the header promising that stream's length).
     pub content_encoding: Option<String>,
@@ -232,6 +241,12 @@ fn serve(s: &State, conn: TcpStream) {
             }
             continue;
         }
+        if let Some(location) = &faults.redirect_to {
+            if reply(&mut out, "302 Found", &[("Location", location)], b"").is_err() {
+                return;
+            }
+            continue;
+        }
         let path = s.root.join(name);
         let Ok(mut file) = std::fs::File::open(&path).and_then(|f| {
             if name.is_empty() || name.contains("..") || !f.metadata()?.is_file() {
@@ -279,7 +294,13 @@ fn serve(s: &State, conn: TcpStream) {
             }
             None => ("200 OK", 0, len),
         };
-        let content_range = format!("bytes {start}-{}/{len}", end.saturating_sub(1));
+        let shown = u64::from(faults.wrong_content_range);
+        let total = faults.claimed_len.unwrap_or(len);
+        let content_range = format!(
+            "bytes {}-{}/{total}",
+            start + shown,
+            (end + shown).saturating_sub(1)
+        );
         let mut extra: Vec<(&str, &str)> = vec![("ETag", &etag), ("Accept-Ranges", "bytes")];
         if status.starts_with("206") {
             extra.push(("Content-Range", &content_range));
@@ -297,7 +318,7 @@ fn serve(s: &State, conn: TcpStream) {
             }
             continue;
         }
-        let body_len = end - start;
+        let body_len = end - start + faults.long_by;
         let head = head_of(status, &extra, body_len);
         if out.write_all(head.as_bytes()).is_err() {
             return;
@@ -309,7 +330,8 @@ fn serve(s: &State, conn: TcpStream) {
         if file.seek(SeekFrom::Start(start)).is_err() {
             return;
         }
-        let mut left = send;
+        // Past the file's end (a longer body than asked), zeros.
+        let mut left = send.min(len - start);
         let mut buf = vec![0u8; 1 << 16];
         while left > 0 {
             let want = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
@@ -333,6 +355,13 @@ fn serve(s: &State, conn: TcpStream) {
                 return;
             }
             left -= got as u64;
+        }
+        if faults.long_by > 0 {
+            let extra = usize::try_from(send - (len - start).min(send)).unwrap_or(0);
+            s.bytes.fetch_add(extra as u64, Ordering::SeqCst);
+            if out.write_all(&vec![0u8; extra]).is_err() {
+                return;
+            }
         }
         if faults.short_by > 0 {
             // The promised length was not sent: the connection ends early.

@@ -130,7 +130,12 @@ async fn open_one(
                     whole: Some(whole),
                 });
             }
-            let image = image::Image::new(len, parts.parts())?;
+            // The stand-in is as long as the server says the object is (16 TiB, a lie,
+            // is more than a file system holds).
+            let image = image::Image::new(len, parts.parts()).map_err(|e| Error::Remote {
+                url: url.to_owned(),
+                what: format!("the server says the object is {len} bytes long: {e}"),
+            })?;
             let is_held = |r: Range<u64>| parts.missing(r).is_none();
             let mut opened = HeaderCell::try_new(image, |image| {
                 crate::formats::open_header(&path, image.bytes(), options, &is_held)

@@ -609,32 +609,40 @@ fn an_object_replaced_while_being_read_is_an_error() {
     assert!(e.to_string().contains("changed"), "{e}");
 }
 
-/// A server that sends its bytes one at a time, each well within every per-request limit,
-/// is stopped by the operation's deadline: the error names the URL and the time given.
-#[test]
-fn a_trickling_server_is_stopped_by_the_deadline() {
-    let _running = crate::running();
+/// Opening the small file from a server misbehaving as `faults`, with `options`: the `io`
+/// error it gives, and the URL; it must come within `limit`.
+fn refused_within(
+    faults: Faults,
+    options: &RemoteOptions,
+    limit: Duration,
+) -> (tensorkit::Error, String) {
     let dir = tempfile::tempdir().unwrap();
     small_file(dir.path());
     let server = Server::start(dir.path());
-    server.set_faults(Faults {
+    server.set_faults(faults);
+    let url = server.url("small.safetensors");
+    let started = Instant::now();
+    let e = tensorkit::open_url_with(&url, &ReadOptions::default(), options).unwrap_err();
+    assert!(started.elapsed() < limit, "{:?}: {e}", started.elapsed());
+    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
+    (e, url)
+}
+
+/// A server that sends its bytes one at a time, each well within every per-request limit,
+/// is stopped by the operation's deadline: the error names the URL and the time given.
+/// (The per-request limits are the defaults, 30 s a request and three retries: minutes.)
+#[test]
+fn a_trickling_server_is_stopped_by_the_deadline() {
+    let _running = crate::running();
+    let faults = Faults {
         trickle: Some(Duration::from_millis(100)),
         ..Faults::default()
-    });
-    let url = server.url("small.safetensors");
-    // The per-request limits are the defaults (30 s a request, three retries): minutes.
+    };
     let options = RemoteOptions {
         deadline: Duration::from_secs(2),
         ..RemoteOptions::default()
     };
-    let started = Instant::now();
-    let e = tensorkit::open_url_with(&url, &ReadOptions::default(), &options).unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(e.kind(), ErrorKind::Io);
+    let (e, url) = refused_within(faults, &options, Duration::from_secs(5));
     let said = e.to_string();
     assert!(
         said.contains(&url) && said.contains("not done within 2 s"),
@@ -647,31 +655,16 @@ fn a_trickling_server_is_stopped_by_the_deadline() {
 #[test]
 fn a_stalled_server_is_given_up_after_the_stall_timeout() {
     let _running = crate::running();
-    let dir = tempfile::tempdir().unwrap();
-    small_file(dir.path());
-    let server = Server::start(dir.path());
-    server.set_faults(Faults {
+    let faults = Faults {
         trickle: Some(Duration::from_secs(4)),
         ..Faults::default()
-    });
+    };
     let options = RemoteOptions {
         stall_timeout: Duration::from_millis(400),
         retries: 1,
         ..RemoteOptions::default()
     };
-    let started = Instant::now();
-    let e = tensorkit::open_url_with(
-        &server.url("small.safetensors"),
-        &ReadOptions::default(),
-        &options,
-    )
-    .unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Io);
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}: {e}",
-        started.elapsed()
-    );
+    refused_within(faults, &options, Duration::from_secs(3));
 }
 
 /// Requests ask for the stored bytes (`Accept-Encoding: identity`), and a body the server
@@ -710,35 +703,96 @@ fn an_encoded_body_is_refused_unread() {
     );
 }
 
+/// The other ways a server can lie about ranges and locations, each refused in bounded
+/// time: a body longer than its range, a `Content-Range` other than the one asked for, a
+/// length of 16 TiB claimed for a 4 MB object (the safetensors header then leaves most of
+/// the object unaccounted for), a redirect to a local file, a redirect loop.
+#[test]
+fn lies_about_ranges_and_locations_are_refused() {
+    let _running = crate::running();
+    let cases = [
+        (
+            "a long body",
+            Faults {
+                long_by: 100,
+                ..Faults::default()
+            },
+        ),
+        (
+            "another Content-Range",
+            Faults {
+                wrong_content_range: true,
+                ..Faults::default()
+            },
+        ),
+        (
+            "16 TiB claimed",
+            Faults {
+                claimed_len: Some(16 << 40),
+                ..Faults::default()
+            },
+        ),
+        (
+            "a redirect to a local file",
+            Faults {
+                redirect_to: Some("file:///etc/passwd".into()),
+                ..Faults::default()
+            },
+        ),
+        (
+            "a redirect loop",
+            Faults {
+                redirect_to: Some("/small.safetensors".into()),
+                ..Faults::default()
+            },
+        ),
+    ];
+    for (what, faults) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        small_file(dir.path());
+        let server = Server::start(dir.path());
+        server.set_faults(faults);
+        let started = Instant::now();
+        let e = tensorkit::open_url_with(
+            &server.url("small.safetensors"),
+            &ReadOptions::default(),
+            &quick(),
+        )
+        .and_then(|f| f.get("x").unwrap().to_tensor().map(|_| ()))
+        .expect_err(what);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        assert!(e.to_string().contains("small.safetensors"), "{what}: {e}");
+        assert!(
+            matches!(
+                e.kind(),
+                ErrorKind::Io
+                    | ErrorKind::Malformed
+                    | ErrorKind::Truncated
+                    | ErrorKind::LimitExceeded
+            ),
+            "{what}: {e}"
+        );
+    }
+}
+
 #[test]
 fn a_slow_server_times_out() {
     let _running = crate::running();
-    let dir = tempfile::tempdir().unwrap();
-    small_file(dir.path());
-    let server = Server::start(dir.path());
-    server.set_faults(Faults {
+    let faults = Faults {
         delay: Duration::from_secs(5),
         ..Faults::default()
-    });
+    };
     let options = RemoteOptions {
         timeout: Duration::from_millis(500),
         retries: 1,
         retry_timeout: Duration::from_secs(3),
         ..quick()
     };
-    let started = Instant::now();
-    let e = tensorkit::open_url_with(
-        &server.url("small.safetensors"),
-        &ReadOptions::default(),
-        &options,
-    )
-    .unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Io);
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
-    );
+    refused_within(faults, &options, Duration::from_secs(4));
 }
 
 /// A big tensor streamed from the network in runs: memory stays bounded (checked by the
