@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from ._file import File
 
 
+# DLPack's (kDLCPU, device 0).
+CPU = (1, 0)
+
+
+def check_cpu_export(stream: Any, dl_device: tuple[int, int] | None) -> None:
+    """Refuses what a CPU tensor's DLPack export cannot honour: a stream, another device."""
+    if stream is not None and stream != -1:
+        raise BufferError("a CPU tensor takes no stream")
+    if dl_device is not None and tuple(dl_device) != CPU:
+        raise BufferError(f"tensorkit tensors live on the CPU, not on DLPack device {tuple(dl_device)}")
+
+
 class _Origin(NamedTuple):
     """Where an array's bytes lie: file ``file_no`` of ``f`` at ``offset``, the array's
     first byte at address ``address``, ``nbytes`` long, of ``dtype`` (tensorkit's ``name``)."""
@@ -56,10 +68,7 @@ class MappedArray(np.ndarray):
                     raise BufferError("read-only bytes the legacy DLPack capsule cannot take without a copy")
                 return np.array(self).__dlpack__(stream=stream, dl_device=dl_device)
             return np.asarray(self).__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-        if stream is not None and stream != -1:
-            raise BufferError("a CPU array takes no stream")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"the array lives on the CPU, not on DLPack device {tuple(dl_device)}")
+        check_cpu_export(stream, dl_device)
         o = self._origin
         assert o is not None
         private = o.f._private_map(o.file_no)

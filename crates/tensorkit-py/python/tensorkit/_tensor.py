@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _tensorkit
+from ._mapped import CPU, check_cpu_export
 
 if TYPE_CHECKING:
     from ._file import File
 
-_CPU = (1, 0)  # DLPack's (kDLCPU, device 0)
 
 
 class Tensor:
@@ -52,7 +52,7 @@ class Tensor:
         return np.array(a) if copy else a
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        return _CPU
+        return CPU
 
     def __dlpack__(
         self,
@@ -62,10 +62,7 @@ class Tensor:
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        if stream is not None and stream != -1:
-            raise BufferError("a CPU tensor takes no stream")
-        if dl_device is not None and tuple(dl_device) != _CPU:
-            raise BufferError(f"tensorkit tensors live on the CPU, not on DLPack device {tuple(dl_device)}")
+        check_cpu_export(stream, dl_device)
         versioned = max_version is not None and tuple(max_version)[0] >= 1
         shape = list(self.shape)
         if copy:

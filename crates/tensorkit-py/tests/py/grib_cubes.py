@@ -154,8 +154,8 @@ def scanning(path: Path, ni=12, nj=7, d=30.0) -> Path:
     return _write(path, [_message("GRIB2", keys, _field(ni, nj, 1.0), grid)])
 
 
-def gaussian(path: Path, n=8) -> Path:
-    """A regular Gaussian grid (N8: 16 latitudes, 32 longitudes)."""
+def gaussian(path: Path, n=8, lon1=0.0) -> Path:
+    """A regular Gaussian grid (N8: 16 latitudes, 32 longitudes), its rows from ``lon1``."""
     ec = _ec()
     lats = ec.codes_get_gaussian_latitudes(n) if hasattr(ec, "codes_get_gaussian_latitudes") else None
     grid = {
@@ -164,8 +164,8 @@ def gaussian(path: Path, n=8) -> Path:
         "Ni": 4 * n,
         "Nj": 2 * n,
         "iDirectionIncrementInDegrees": 360.0 / (4 * n),
-        "longitudeOfFirstGridPointInDegrees": 0.0,
-        "longitudeOfLastGridPointInDegrees": 360.0 - 360.0 / (4 * n),
+        "longitudeOfFirstGridPointInDegrees": lon1,
+        "longitudeOfLastGridPointInDegrees": (lon1 - 360.0 / (4 * n)) % 360.0,
     }
     if lats is not None:
         grid["latitudeOfFirstGridPointInDegrees"] = float(lats[0])
@@ -220,23 +220,9 @@ def across_greenwich_west(path: Path) -> Path:
     return _across_greenwich(path, "GRIB2", 60.0, 10.0, 10, west=True)
 
 
-def gaussian_across_greenwich(path: Path, n=8) -> Path:
+def gaussian_across_greenwich(path: Path) -> Path:
     """A regular Gaussian grid whose rows start at 180° (ecCodes: −180° to 168.75°)."""
-    ec = _ec()
-    lats = ec.codes_get_gaussian_latitudes(n)
-    grid = {
-        "gridType": "regular_gg",
-        "N": n,
-        "Ni": 4 * n,
-        "Nj": 2 * n,
-        "iDirectionIncrementInDegrees": 360.0 / (4 * n),
-        "longitudeOfFirstGridPointInDegrees": 180.0,
-        "longitudeOfLastGridPointInDegrees": 180.0 - 360.0 / (4 * n),
-        "latitudeOfFirstGridPointInDegrees": float(lats[0]),
-        "latitudeOfLastGridPointInDegrees": -float(lats[0]),
-    }
-    keys = {"shortName": "2t", "dataDate": 20261120, "bitsPerValue": 16}
-    return _write(path, [_message("GRIB2", keys, _field(4 * n, 2 * n, 3.0), grid)])
+    return gaussian(path, lon1=180.0)
 
 
 ALL = {
