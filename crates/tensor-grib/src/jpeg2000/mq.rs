@@ -140,7 +140,7 @@ impl<'a> Mq<'a> {
             let next = self.byte(self.pos + 1);
             if next > 0x8F {
                 if self.pos + 1 >= self.data.len() {
-                    self.starved += 1;
+                    self.starved = self.starved.saturating_add(1);
                 }
                 self.c = self.c.wrapping_add(0xFF00);
                 self.ct = 8;
