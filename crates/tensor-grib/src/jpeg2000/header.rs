@@ -3,7 +3,7 @@
 //! packet data.
 
 use super::Refusal;
-use super::layout::Rect;
+use super::rect::Rect;
 
 /// Coding style of the component (COD's `SPcod`, or COC's `SPcoc`).
 #[derive(Clone, Debug)]

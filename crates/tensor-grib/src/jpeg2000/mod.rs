@@ -15,53 +15,19 @@ mod header;
 mod layout;
 mod mq;
 mod packets;
+mod rect;
+mod refusal;
 mod wavelet;
 
 use std::borrow::Cow;
-use std::fmt;
 
 use rayon::prelude::*;
 
 use self::block::Coded;
-use self::layout::{Layout, Rect};
+use self::layout::Layout;
+use self::rect::Rect;
+pub(crate) use self::refusal::Refusal;
 use self::wavelet::Coefficient;
-
-/// Why a codestream was not decoded here.
-#[derive(Debug)]
-pub(crate) enum Refusal {
-    /// A feature of the standard this decoder does not follow.
-    Unsupported(String),
-    /// The codestream breaks the standard.
-    Malformed(String),
-    /// A buffer for the samples could not be had: no other decoder would fare better.
-    Failed(tensor_core::Error),
-}
-
-impl From<tensor_core::Error> for Refusal {
-    fn from(e: tensor_core::Error) -> Self {
-        Refusal::Failed(e)
-    }
-}
-
-impl Refusal {
-    fn unsupported(what: impl Into<String>) -> Self {
-        Refusal::Unsupported(what.into())
-    }
-
-    fn malformed(what: impl Into<String>) -> Self {
-        Refusal::Malformed(what.into())
-    }
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refusal::Unsupported(what) => write!(f, "unsupported: {what}"),
-            Refusal::Malformed(what) => f.write_str(what),
-            Refusal::Failed(e) => write!(f, "{e}"),
-        }
-    }
-}
 
 /// One tile's packets read: its layout, coding and each code-block's contribution.
 struct Tile<'a> {

@@ -10,7 +10,8 @@
 
 use rayon::prelude::*;
 
-use super::layout::{Layout, Rect};
+use super::layout::Layout;
+use super::rect::Rect;
 
 /// A coefficient type with its dequantization and its filter.
 pub(super) trait Coefficient: Copy + Default + Send + Sync {

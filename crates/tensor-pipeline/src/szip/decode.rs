@@ -2,7 +2,8 @@
 
 #![allow(clippy::many_single_char_names)]
 
-use super::{PAD_RSI, PREPROCESS, Params, ROS_FS, Result, SIGNED, bad, sign_extend};
+use super::params::{PAD_RSI, PREPROCESS, Params, ROS_FS, SIGNED, bad, sign_extend};
+use crate::error::Result;
 
 /// Reads bits most significant first through a 64-bit window: `acc` holds `avail` unread
 /// bits at its top (the bits below them are the stream's next bits or zeros).

@@ -2,7 +2,8 @@
 
 #![allow(clippy::many_single_char_names)]
 
-use super::{PAD_RSI, PREPROCESS, Params, ROS, ROS_FS, Result, SIGNED, sign_extend};
+use super::params::{PAD_RSI, PREPROCESS, Params, ROS, ROS_FS, SIGNED, sign_extend};
+use crate::error::Result;
 
 /// Writes bits most significant first.
 struct BitWriter {
