@@ -2,7 +2,7 @@
 //! spans, borrowed strings, and walks over maps and arrays that check key order on the
 //! encoded bytes.
 
-use super::{MAX_DEPTH, Value, float_width};
+use super::value::{MAX_DEPTH, Value, float_width};
 use crate::error::{Error, Result};
 use half::f16;
 

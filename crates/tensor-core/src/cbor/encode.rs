@@ -1,7 +1,7 @@
 //! The encoder: [`Encoder`] writes exactly what it is told, and [`to_canonical`] the
 //! deterministic encoding of a [`Value`].
 
-use super::{Value, float_width};
+use super::value::{Value, float_width};
 use half::f16;
 
 /// Appends CBOR to a byte vector.

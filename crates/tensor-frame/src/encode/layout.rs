@@ -1,6 +1,7 @@
 //! Laying a message out: frame sizes, the index sized to a fixed point, then the bytes.
 
-use super::{EncodeOptions, HashFrames, IndexFrame, complete_metadata};
+use super::completion::complete_metadata;
+use super::options::{EncodeOptions, HashFrames, IndexFrame};
 use crate::error::{Error, Result};
 use crate::frame_out::{EncodedObject, NonFinite, frame, write_frame};
 use crate::metadata::{GlobalMetadata, HashList, Index};

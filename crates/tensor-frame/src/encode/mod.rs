@@ -1,164 +1,26 @@
 //! Writing messages in one go: objects through their pipelines, frames laid out with the
 //! index sized in as many passes as it takes, hashes, metadata with provenance.
 
+mod completion;
 mod in_place;
 mod layout;
+mod options;
 mod prepare;
 
+pub(crate) use completion::{check_caller_metadata, complete_metadata};
 pub use in_place::metadata_in_place;
 use layout::{assemble, emit_patched, nothing_deferred, plan, written};
+pub use options::{EncodeOptions, HashFrames, IndexFrame};
 pub(crate) use prepare::encode_object;
 
 use crate::error::{Error, Result};
 use crate::frame_out::EncodedObject;
-use crate::metadata::{GlobalMetadata, Map, RESERVED};
+use crate::metadata::GlobalMetadata;
 use crate::object;
-use crate::provenance::Provenance;
 use std::borrow::Cow;
 use std::io::{Seek, Write};
 use tensor_core::ByteOrder;
 use tensor_descriptor::DataObjectDescriptor;
-use tensor_pipeline::masks::MaskMethod;
-
-/// Where the aggregate hash frame goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum HashFrames {
-    /// In the header for buffered messages, in the footer for streamed ones.
-    #[default]
-    Auto,
-    /// No aggregate hash frame (the inline slots still hold each frame's hash).
-    None,
-    /// In the header (buffered only).
-    Header,
-    /// In the footer.
-    Footer,
-    /// In both (buffered only).
-    Both,
-}
-
-/// Where the index frame goes in a buffered message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum IndexFrame {
-    /// In the header: readers find any object after reading the header alone.
-    #[default]
-    Header,
-    /// In the footer.
-    Footer,
-    /// No index: readers walk the frames.
-    None,
-}
-
-/// How messages are written.
-#[derive(Clone, Debug, PartialEq)]
-#[allow(clippy::struct_excessive_bools)] // Independent switches, as the reference has them.
-pub struct EncodeOptions {
-    /// Hash every frame (XXH3-64 in each frame's slot) and set `HASHES_PRESENT`.
-    pub hashing: bool,
-    /// Where the aggregate hash frame goes (only when hashing).
-    pub hash_frames: HashFrames,
-    /// Where the index goes (buffered messages; streamed ones always index in the footer).
-    pub index: IndexFrame,
-    /// Write each object's `base` entry in a `PrecederMetadata` frame just before the object,
-    /// instead of in the header metadata.
-    pub preceders: bool,
-    /// The encoder, time and uuid written to `_reserved_`.
-    pub provenance: Provenance,
-    /// Accept NaN in float and complex data: replaced by zero and recorded in a mask.
-    pub allow_nan: bool,
-    /// Accept ±Inf the same way.
-    pub allow_inf: bool,
-    /// With a lossless pipeline (no `simple_packing`), store NaN and ±Inf as they are — bit
-    /// for bit, NaN payloads and signs included — instead of moving them into masks. Masks
-    /// are for lossy packing, which cannot represent them; a lossless pipeline can. (The
-    /// reference's encoder always masks; its decoder reads either.)
-    pub keep_non_finite: bool,
-    /// Write what tensorkit reads but the reference (tensogram 0.24) does not: simple
-    /// packing of float32, and szip after packing to a width that is not 8, 16, 24 or 32
-    /// bits (tensorkit codes such samples in byte containers; the reference's decoder fails
-    /// on them or decodes them wrongly). Off by default: such objects are refused.
-    pub beyond_reference: bool,
-    /// How masks are compressed.
-    pub mask_method: MaskMethod,
-    /// Masks whose packed size is at most this many bytes are stored raw (`none`).
-    pub small_mask_threshold: u64,
-}
-
-impl Default for EncodeOptions {
-    fn default() -> Self {
-        EncodeOptions {
-            hashing: true,
-            hash_frames: HashFrames::Auto,
-            index: IndexFrame::Header,
-            preceders: false,
-            provenance: Provenance::now(),
-            allow_nan: false,
-            allow_inf: false,
-            keep_non_finite: false,
-            beyond_reference: false,
-            mask_method: MaskMethod::Roaring,
-            small_mask_threshold: 128,
-        }
-    }
-}
-
-/// `_reserved_.tensor` for one object.
-fn tensor_entry(d: &DataObjectDescriptor) -> crate::MetaValue {
-    use crate::MetaValue as V;
-    let uints = |v: &[u64]| V::Array(v.iter().map(|&x| V::from(x)).collect());
-    V::Map(vec![(
-        V::Text("tensor".into()),
-        V::Map(vec![
-            (V::Text("ndim".into()), V::from(d.ndim)),
-            (V::Text("dtype".into()), V::Text(d.dtype.name().into())),
-            (V::Text("shape".into()), uints(&d.shape)),
-            (V::Text("strides".into()), uints(&d.strides)),
-        ]),
-    )])
-}
-
-/// Checks the caller's metadata: `_reserved_` belongs to the library, and `base` may not
-/// name more objects than there are.
-pub(crate) fn check_caller_metadata(meta: &GlobalMetadata, objects: Option<usize>) -> Result<()> {
-    if !meta.reserved.is_empty() {
-        return Err(Error::Metadata(
-            "`_reserved_` is written by the library; remove it from the metadata".into(),
-        ));
-    }
-    if let Some(i) = meta.base.iter().position(|m| m.contains_key(RESERVED)) {
-        return Err(Error::Metadata(format!(
-            "base[{i}] holds `_reserved_`, which is written by the library"
-        )));
-    }
-    if let Some(n) = objects
-        && meta.base.len() > n
-    {
-        return Err(Error::Metadata(format!(
-            "`base` has {} entries but there are {n} objects",
-            meta.base.len()
-        )));
-    }
-    Ok(())
-}
-
-/// The complete metadata: the caller's, with `_reserved_.tensor` in each `base` entry and
-/// the provenance at top level. With preceders, `base` entries keep only `_reserved_`.
-pub(crate) fn complete_metadata(
-    meta: &GlobalMetadata,
-    descriptors: &[&DataObjectDescriptor],
-    provenance: &Provenance,
-    keep_base: bool,
-) -> GlobalMetadata {
-    let mut out = meta.clone();
-    out.base.resize_with(descriptors.len(), Map::new);
-    for (entry, d) in out.base.iter_mut().zip(descriptors) {
-        if !keep_base {
-            entry.clear();
-        }
-        entry.insert(RESERVED.into(), tensor_entry(d));
-    }
-    out.reserved = provenance.to_map();
-    out
-}
 
 /// Checks the caller's input and runs every object through its pipeline.
 fn encode_objects<'a>(

@@ -1,7 +1,7 @@
 //! One object through its pipeline: simple packing completed from the data, what the
 //! reference can read checked, NaN and ±Inf masked.
 
-use super::EncodeOptions;
+use super::options::EncodeOptions;
 use crate::error::{Error, Result};
 use crate::frame_out::{EncodedObject, NonFinite};
 use crate::nonfinite;
