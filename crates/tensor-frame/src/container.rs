@@ -16,6 +16,10 @@ use tensor_dtype::{Dtype, TensorContainer, TensorView};
 /// The `base` key that records the dtype of a one-byte tensor stored as `uint8`.
 pub const STORED_DTYPE: &str = "tensorkit_dtype";
 
+/// The `base` keys the format keeps for itself: the object's name, [`STORED_DTYPE`] and
+/// `_reserved_` (its format's `FormatInfo::reserved_keys`).
+pub const RESERVED_KEYS: &[&str] = &["name", STORED_DTYPE, crate::metadata::RESERVED];
+
 /// The dtype a tensor of `dtype` is stored as: itself when Tensogram has it, `uint8` for
 /// the one-byte dtypes it lacks (recorded with [`record_dtype`]), `None` when it has no
 /// Tensogram form at all.
@@ -50,9 +54,8 @@ pub fn original_dtype(base: Option<&Map>, stored: Dtype) -> Dtype {
 /// format keeps for itself (`name`, [`STORED_DTYPE`], `_reserved_`).
 #[must_use]
 pub fn attributes(base: Map) -> Vec<(String, tensor_core::cbor::Value)> {
-    use tensor_dtype::Format as _;
     base.into_iter()
-        .filter(|(k, _)| !crate::TensogramFormat::INFO.reserves(k))
+        .filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str()))
         .map(|(k, v)| (k, tensor_core::cbor::Value::from(&v)))
         .collect()
 }

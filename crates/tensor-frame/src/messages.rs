@@ -140,11 +140,7 @@ impl Format for TensogramFormat {
         name: "Tensogram",
         extensions: &["tgm"],
         writes: true,
-        reserved_keys: &[
-            "name",
-            crate::container::STORED_DTYPE,
-            crate::metadata::RESERVED,
-        ],
+        reserved_keys: crate::container::RESERVED_KEYS,
         write_choices: &[tensor_dtype::WriteChoice::Pipeline],
         header_read_ahead: None,
         header_reserve: 0,
