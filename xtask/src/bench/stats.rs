@@ -81,3 +81,16 @@ impl Machine {
         }
     }
 }
+
+/// The peer a row is compared with, in the same group and case.
+pub(super) fn peer_of(group: &str, who: &str) -> Option<&'static str> {
+    match (group, who) {
+        ("a" | "b", w) if w.starts_with("tensorkit") => Some("safetensors crate"),
+        ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
+        ("f", "tensorkit (range requests)") => Some("download first"),
+        ("i", w) if w.starts_with("tensorkit --fsync") => Some("cp, then fsync"),
+        ("i", w) if w.starts_with("tensorkit") => Some("cp"),
+        ("j", "tensorkit edit (copy)") => Some("cp"),
+        _ => None,
+    }
+}

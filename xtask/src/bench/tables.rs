@@ -1,23 +1,12 @@
 //! The report's tables: each group's rows beside their peers', the Python peers' and the
 //! Python package's.
 
-use super::stats::{Machine, SAVE, best, find, median, rate, secs, throughput, throughput_at_best};
+use super::stats::{
+    Machine, SAVE, best, find, median, peer_of, rate, secs, throughput, throughput_at_best,
+};
 use super::targets::one_core;
 use serde_json::Value;
 use std::fmt::Write as _;
-
-/// The peer a row is compared with, in the same group and case.
-pub(super) fn peer_of(group: &str, who: &str) -> Option<&'static str> {
-    match (group, who) {
-        ("a" | "b", w) if w.starts_with("tensorkit") => Some("safetensors crate"),
-        ("d", "tensorkit") => Some("tensogram-szip 0.24.0"),
-        ("f", "tensorkit (range requests)") => Some("download first"),
-        ("i", w) if w.starts_with("tensorkit --fsync") => Some("cp, then fsync"),
-        ("i", w) if w.starts_with("tensorkit") => Some("cp"),
-        ("j", "tensorkit edit (copy)") => Some("cp"),
-        _ => None,
-    }
-}
 
 pub(super) const GROUPS: [(&str, &str); 8] = [
     ("a", "(a) Open a 2000-tensor file and read one tensor"),

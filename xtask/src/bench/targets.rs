@@ -2,9 +2,9 @@
 //! held against its peer or the machine in the same run, with "met" or the shortfall.
 
 use super::stats::{
-    FLOOR, SAVE, WRITE_PROBE, best, find, median, rate, secs, throughput, throughput_at_best,
+    FLOOR, SAVE, WRITE_PROBE, best, find, median, peer_of, rate, secs, throughput,
+    throughput_at_best,
 };
-use super::tables::peer_of;
 use serde_json::Value;
 use std::fmt::Write as _;
 
