@@ -425,7 +425,7 @@ def cube_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
         return
     import warnings
 
-    import tensorkit.xarray as tkx
+    import tensorkit._open_files as tkx
 
     warnings.simplefilter("ignore")
     levels = [1000, 925, 850, 700, 600, 500, 400, 300, 250, 200]

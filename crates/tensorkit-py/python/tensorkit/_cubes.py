@@ -16,6 +16,7 @@ from xarray.core import indexing
 
 from . import _tensorkit
 from ._dtypes import to_numpy
+from ._open_files import cached as _cached
 
 # The keyword arguments cfgrib's engine takes that mean something here.
 CUBE_PARAMETERS = (
@@ -57,8 +58,6 @@ class CubeBackendArray(BackendArray):
         )
 
     def _raw_indexing_method(self, key: tuple) -> np.ndarray:
-        from .xarray import _cached
-
         nh = len(self.header_shape)
         header_key, grid_key = key[:nh], key[nh:]
         # The header cells asked for, per dimension; an integer drops its dimension.

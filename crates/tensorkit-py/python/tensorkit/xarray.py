@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from typing import Any
 
 import numpy as np
@@ -44,23 +43,10 @@ from . import _cubes, _tensorkit
 from ._dims import dimension_names as _dimension_names
 from ._dtypes import to_numpy
 from ._file import File, open
+from ._open_files import cached as _cached
 
 # Every extension of every format tensorkit reads, from the format registry.
 _EXTENSIONS = tuple(sorted({f".{e}" for f in _tensorkit.formats() for e in f["extensions"]}))
-
-# Open files per process, reused by every lazy array that reads from them.
-_OPEN: dict[tuple[str, ...], File] = {}
-_OPEN_LOCK = threading.Lock()
-
-
-def _cached(paths: tuple[str, ...]) -> File:
-    with _OPEN_LOCK:
-        f = _OPEN.get(paths)
-        if f is None or f.closed:
-            f = open(list(paths))
-            _OPEN[paths] = f
-        return f
-
 
 class TensorkitBackendArray(BackendArray):
     """One tensor, read when indexed. Pickles as its file's path and its name."""
