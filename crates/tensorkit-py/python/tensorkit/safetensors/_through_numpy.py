@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import numpy as _numpy
-from . import raises_safetensor_errors
+from ._api import raises_safetensor_errors
 
 
 class ThroughNumpy:

@@ -18,9 +18,9 @@ from .. import _tensorkit
 from .._dtypes import to_numpy
 from .._errors import InvalidArgumentError
 from .._file import File, PathLike, _entries, open_bytes
-from . import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors, reference_options
+from ._api import _check_backend, _require_safetensors, check_metadata, open_safetensors, raises_safetensor_errors, reference_options
 # What safetensors.numpy re-exports of the package, as it does.
-from . import TensorSpec, deserialize, safe_open, serialize, serialize_file  # noqa: F401
+from ._api import TensorSpec, deserialize, safe_open, serialize, serialize_file  # noqa: F401
 
 
 def _check(tensor_dict: dict[str, np.ndarray], metadata: dict[str, str] | None) -> None:

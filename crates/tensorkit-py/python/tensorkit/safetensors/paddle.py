@@ -14,10 +14,10 @@ import numpy as np
 import paddle
 
 from .._file import File, open_bytes
-from . import _check_backend, _require_safetensors, open_safetensors, dtype_of, raises_safetensor_errors
-from . import serialize as _serialize
-from . import serialize_file as _serialize_file
-from . import TensorSpec
+from ._api import _check_backend, _require_safetensors, open_safetensors, dtype_of, raises_safetensor_errors
+from ._api import serialize as _serialize
+from ._api import serialize_file as _serialize_file
+from ._api import TensorSpec
 
 
 def _specs(tensors: dict[str, Any]) -> tuple[dict[str, TensorSpec], list]:

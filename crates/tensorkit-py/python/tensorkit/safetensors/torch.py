@@ -23,9 +23,9 @@ import torch
 from .. import _tensorkit
 from .. import torch as _tk_torch
 from .._file import open_bytes
-from . import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors, reference_options
+from ._api import _check_backend, _require_safetensors, open_safetensors, raises_safetensor_errors, reference_options
 # What safetensors.torch re-exports of the package, as it does.
-from . import TensorSpec, deserialize, safe_open, serialize, serialize_file  # noqa: F401
+from ._api import TensorSpec, deserialize, safe_open, serialize, serialize_file  # noqa: F401
 
 
 def storage_ptr(tensor: torch.Tensor) -> int:
