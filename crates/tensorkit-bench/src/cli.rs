@@ -2,8 +2,8 @@
 //! every two uncompressed formats, next to `cp` of the same file; (j) `tensorkit edit` of one
 //! metadata key of a large file, in place and as a copy next to `cp`.
 
+use crate::measure::{Scale, as_bytes, field, row};
 use crate::workloads::{time_new_file, write_all};
-use crate::{Scale, as_bytes, field, row};
 use serde_json::{Value, json};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -174,7 +174,7 @@ pub(crate) fn edit(scale: Scale, dir: &Path) -> Vec<Value> {
     let mut rows = Vec::new();
     let in_place = format!("edit one metadata key of a {size} safetensors file, in place");
     let mut k = 0usize;
-    let t = crate::time_for(scale.runs.max(20), 1.0, || {
+    let t = crate::measure::time_for(scale.runs.max(20), 1.0, || {
         k += 1;
         let value = if k.is_multiple_of(2) {
             "note=a"

@@ -3,7 +3,7 @@
 //! range requests — and, side by side, downloaded whole first, then read from the local
 //! file, as users without remote reads do.
 
-use crate::{Scale, row, time};
+use crate::measure::{Scale, row, time};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::net::TcpStream;

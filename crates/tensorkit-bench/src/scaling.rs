@@ -3,8 +3,8 @@
 //! to 4 GiB), for every format through the front door, next to the safetensors crate. The
 //! report checks each step for growth faster than the work.
 
+use crate::measure::{Scale, row, time_rounds};
 use crate::workloads::write_some;
-use crate::{Scale, row, time_rounds};
 use serde_json::{Value, json};
 use std::hint::black_box;
 use std::path::Path;
@@ -161,7 +161,7 @@ pub(crate) fn scaling(scale: Scale, dir: &Path, quick: bool) -> Vec<Value> {
     } else {
         &[10, 100, 1000, 10_000, 100_000]
     };
-    let small: Vec<u8> = crate::as_bytes(&crate::field(SMALL));
+    let small: Vec<u8> = crate::measure::as_bytes(&crate::measure::field(SMALL));
     for &n in counts {
         let tensors: Vec<(String, Vec<u8>, Vec<u64>)> = (0..n)
             .map(|i| {
@@ -180,7 +180,7 @@ pub(crate) fn scaling(scale: Scale, dir: &Path, quick: bool) -> Vec<Value> {
     for &size in sizes {
         let tensors = vec![(
             "big".to_owned(),
-            crate::as_bytes(&crate::field(size / 4)),
+            crate::measure::as_bytes(&crate::measure::field(size / 4)),
             vec![(size / 4) as u64],
         )];
         measure(scale, budget, dir, &tensors, "size", &mut rows);

@@ -6,7 +6,7 @@
 //! its baseline (`one_core` in the row's extras), the same work done on one core; `cargo
 //! xtask bench` holds the every-core row against it.
 
-use crate::{Scale, as_bytes, field, row, time};
+use crate::measure::{Scale, as_bytes, field, row, time};
 use rustix::time::{ClockId, clock_gettime};
 use serde_json::{Value, json};
 use std::time::Instant;

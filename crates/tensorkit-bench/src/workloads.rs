@@ -1,6 +1,6 @@
 //! Workloads (a) to (d).
 
-use crate::{Scale, as_bytes, field, row, time};
+use crate::measure::{Scale, as_bytes, field, row, time};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fs::File;

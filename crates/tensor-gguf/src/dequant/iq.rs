@@ -2,7 +2,7 @@
 //! fixed table of points (ggml's grids, in `grids.bin`, made by
 //! `scripts/reference/gguf_grids.py`), with signs and sub-block scales.
 
-use super::{f16_at, u16_at, u32_at};
+use super::fields::{f16_at, u16_at, u32_at};
 
 /// Every grid, one byte per value, in the order the script writes them.
 static GRIDS: &[u8; 33792] = include_bytes!("grids.bin");

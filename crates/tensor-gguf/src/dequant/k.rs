@@ -1,7 +1,7 @@
 //! The "K" quantizations: super-blocks of 256 elements in sub-blocks of 16 or 32, each
 //! sub-block with its own scale (and minimum) quantized against the block's float16 ones.
 
-use super::f16_at;
+use super::fields::f16_at;
 
 /// `Q4_K`'s and `Q5_K`'s eight 6-bit scales and minimums, packed in 12 bytes.
 fn scales_and_mins(s: &[u8]) -> ([u8; 8], [u8; 8]) {

@@ -1,7 +1,7 @@
 //! The first quantizations: 32 elements a block, one float16 scale (and for the `_1`
 //! types a float16 minimum), 4, 5 or 8 bits a value.
 
-use super::{f16_at, u32_at};
+use super::fields::{f16_at, u32_at};
 
 /// Element `j`'s nibble: the low nibbles of 16 bytes hold elements 0–15, the high 16–31.
 #[inline]

@@ -6,6 +6,7 @@
 //! block), which keeps them checkable against the reference line by line.
 #![allow(clippy::many_single_char_names)]
 
+mod fields;
 mod iq;
 mod k;
 mod legacy;
@@ -20,24 +21,6 @@ type BlockFn = fn(&[u8], &mut [f32]);
 /// Blocks per unit of work handed to a thread: enough that scheduling costs nothing.
 #[cfg(feature = "parallel")]
 const BLOCKS_PER_TASK: usize = 2048;
-
-/// A block's little-endian `u16` at `at`.
-#[inline]
-pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
-
-/// A block's little-endian `u32` at `at`.
-#[inline]
-pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-
-/// A block's little-endian float16 at `at`, as float32 (exact).
-#[inline]
-pub(crate) fn f16_at(b: &[u8], at: usize) -> f32 {
-    half::f16::from_bits(u16_at(b, at)).to_f32()
-}
 
 /// The block function of a quantized type; `None` for a dense type or one with no
 /// dequantizer (`Q8_1`, an intermediate type of ggml's whose block gguf-py and ggml size

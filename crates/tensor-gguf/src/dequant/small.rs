@@ -1,7 +1,7 @@
 //! One-bit (`Q1_0`), ternary (`TQ1_0`, `TQ2_0`), 4-bit float (`MXFP4`, `NVFP4`) and 4-bit non-linear
 //! (`IQ4_NL`, `IQ4_XS`) quantizations.
 
-use super::{f16_at, u16_at};
+use super::fields::{f16_at, u16_at};
 
 /// `IQ4_NL`'s sixteen levels.
 const IQ4_LEVELS: [i8; 16] = [
