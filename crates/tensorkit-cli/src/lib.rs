@@ -17,9 +17,12 @@ pub mod convert;
 pub mod demo;
 pub mod demo_data;
 pub mod edit;
+mod input;
 pub mod report;
 pub mod stdlib_meta;
 pub mod tools;
+
+pub use input::open;
 
 use cli::{Cli, Command, StdlibMetaCommand};
 use error::Result;
@@ -75,18 +78,6 @@ fn report_check(
             Ok(()) => Ok(Ok(())),
         },
     }
-}
-
-/// Opens `path` through the library's front door (any format, or a shard index) within
-/// `limits`.
-pub fn open(path: &Path, limits: &Limits) -> Result<tensorkit::File> {
-    tensorkit::open_with(
-        path,
-        &tensorkit::ReadOptions {
-            limits: *limits,
-            ..tensorkit::ReadOptions::default()
-        },
-    )
 }
 
 fn inspect(file: &Path, json: bool, out: &mut dyn Write, limits: &Limits) -> Result<()> {

@@ -1,8 +1,8 @@
 //! The grid part of a cube: its dimensions and the coordinates of its points, computed as
 //! ecCodes computes a field's `latitudes` and `longitudes`.
 
+use super::coordinate::{Coordinate, Values};
 use super::keys::Keys;
-use super::{Coordinate, Values};
 use crate::axes::{longitudes, number};
 use tensor_core::cbor::Value;
 

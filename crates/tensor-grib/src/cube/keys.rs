@@ -189,7 +189,7 @@ impl<'a> Keys<'a> {
     /// with only one calls it `unknown`).
     pub(crate) fn var_name(&self) -> String {
         if let Some(codes) = &self.unknown {
-            return format!("{}{codes}", super::UNKNOWN_PREFIX);
+            return format!("{}{codes}", UNKNOWN_PREFIX);
         }
         if let Some((var, _)) = names::cf_names(self.edition, self.param_id) {
             return var.to_owned();
@@ -216,6 +216,9 @@ fn hours(seconds: i64) -> Key {
         Key::Float(seconds as f64 / 3600.0)
     }
 }
+
+/// How the variable of a parameter outside the table begins: `unknown_`, then its codes.
+pub(super) const UNKNOWN_PREFIX: &str = "unknown_";
 
 #[cfg(test)]
 mod tests {
