@@ -1,9 +1,6 @@
 //! The element types every tensorkit format uses.
 
-use crate::error::{Error, Result};
 use std::fmt;
-use std::str::FromStr;
-use tensor_core::checked;
 
 /// One element type. The set is the union of what our formats store; a format that lacks a
 /// type reports it when asked to write it, it never casts silently.
@@ -149,21 +146,6 @@ impl Dtype {
         }
     }
 
-    /// Bytes needed to store `elements` elements: `ceil(n * bits / 8)` for the packed types,
-    /// `n * byte_width()` otherwise, with overflow reported.
-    pub fn payload_bytes(self, elements: u64) -> Result<u64> {
-        Ok(match self {
-            Dtype::Bitmask => elements.div_ceil(8),
-            other if other.is_packed() => {
-                let bits = u128::from(elements) * other.bit_width() as u128;
-                u64::try_from(bits.div_ceil(8)).map_err(|_| tensor_core::Error::Overflow {
-                    what: "tensor byte size",
-                })?
-            }
-            other => checked::mul(elements, other.byte_width() as u64, "tensor byte size")?,
-        })
-    }
-
     /// The canonical lowercase name (`"float32"`, `"float8_e4m3"`, ...).
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -243,19 +225,6 @@ impl Dtype {
 impl fmt::Display for Dtype {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for Dtype {
-    type Err = Error;
-
-    /// Parses a canonical name. Format-specific spellings (`F32`, `<f4`, ...) are mapped by
-    /// the format crates, not here.
-    fn from_str(s: &str) -> Result<Self> {
-        Dtype::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| Error::UnknownDtype(s.to_owned()))
     }
 }
 

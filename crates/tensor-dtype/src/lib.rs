@@ -32,6 +32,7 @@
 pub mod container;
 mod dtype;
 mod error;
+mod fallible;
 pub mod format;
 pub mod minifloat;
 pub mod scalar;
