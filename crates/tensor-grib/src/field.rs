@@ -1,41 +1,8 @@
 //! A GRIB field: what its sections say, and where its bitmap and data lie.
 
+pub use crate::key::Key;
 use crate::names;
 use std::ops::Range;
-
-/// One key of a field's identification, with ecCodes' name and value type.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Key {
-    /// An integer key (`paramId`, `level`, `dataDate`...).
-    Int(i64),
-    /// A floating-point key (grid coordinates in degrees).
-    Float(f64),
-    /// A text key (`shortName`, `typeOfLevel`, `stepRange`...).
-    Text(String),
-}
-
-impl Default for Key {
-    fn default() -> Self {
-        Key::Int(0)
-    }
-}
-
-/// The value as ecCodes prints it: `500`, `0.5`, `isobaricInhPa`.
-impl std::fmt::Display for Key {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Key::Int(i) => write!(f, "{i}"),
-            Key::Float(x) => write!(f, "{x}"),
-            Key::Text(t) => f.write_str(t),
-        }
-    }
-}
-
-impl From<&str> for Key {
-    fn from(s: &str) -> Self {
-        Key::Text(s.to_owned())
-    }
-}
 
 /// The grid a field's points lie on.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,15 +67,6 @@ pub struct Simple {
     pub decimal_scale_factor: i32,
     /// Bits per packed value.
     pub bits_per_value: u32,
-}
-
-impl Simple {
-    /// The factors ecCodes scales by, `(2^E, 10^−D)`, computed as ecCodes computes them
-    /// (one multiplication or division at a time).
-    #[must_use]
-    pub fn scales(&self) -> (f64, f64) {
-        crate::unpack::scales(self)
-    }
 }
 
 /// Complex packing's group description (GRIB 2 templates 5.2 and 5.3).

@@ -2,7 +2,7 @@
 //! from the table in `parameters.tsv`, the level (`typeOfLevel`, `level`), the time
 //! (`dataDate`, `dataTime`, `stepRange`) and the MARS request keys.
 
-use crate::field::Key;
+use crate::key::Key;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 

@@ -2,11 +2,11 @@
 //! with or without spatial differencing.
 #![allow(clippy::many_single_char_names)]
 
-use super::Formula;
 use crate::bits::BitReader;
 use crate::context::At;
 use crate::error::Result;
 use crate::field::Complex;
+use crate::formula::Formula;
 
 /// Complex packing, with or without spatial differencing (templates 5.2, 5.3, data
 /// template 7.2/7.3), as ecCodes decodes it.

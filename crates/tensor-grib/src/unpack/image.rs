@@ -1,10 +1,10 @@
 //! Values packed as images: JPEG 2000 code streams (ours, hayro's where ours refuses) and PNG.
 #![allow(clippy::many_single_char_names)]
 
-use super::{Formula, constant};
 use crate::context::At;
 use crate::error::Result;
 use crate::field::Simple;
+use crate::formula::{Formula, constant};
 
 /// JPEG 2000 packing (template 5.40): the integers are the one component of a JPEG 2000
 /// codestream of exactly as many samples as values are packed. Our own decoder

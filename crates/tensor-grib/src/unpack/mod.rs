@@ -8,6 +8,7 @@ use crate::bits::BitReader;
 use crate::context::At;
 use crate::error::{Error, Result};
 use crate::field::{Field, Packing, Simple};
+use crate::formula::{Formula, constant};
 use rayon::prelude::*;
 use tensor_pipeline::szip;
 
@@ -19,73 +20,6 @@ use complex::complex;
 pub(crate) use image::jpeg2000_samples;
 use image::{jpeg, png};
 use second_order::second_order;
-
-/// `n` to the power `s` as ecCodes computes it (`codes_power`): repeated multiplication or
-/// division by `n`, one step at a time. `10^−D` this way is not always the correctly
-/// rounded power, and the decoded values depend on it.
-pub(crate) fn codes_power(s: i64, n: f64) -> f64 {
-    let mut r = 1.0;
-    if s == 0 {
-        return 1.0;
-    }
-    if s == 1 {
-        return n;
-    }
-    let mut s = s;
-    while s < 0 {
-        r /= n;
-        s += 1;
-    }
-    while s > 0 {
-        r *= n;
-        s -= 1;
-    }
-    r
-}
-
-/// The scale factors of simple packing: `(2^E, 10^−D)`.
-pub(crate) fn scales(p: &Simple) -> (f64, f64) {
-    (
-        codes_power(i64::from(p.binary_scale_factor), 2.0),
-        codes_power(-i64::from(p.decimal_scale_factor), 10.0),
-    )
-}
-
-/// The simple-packing formula as ecCodes evaluates it, `Y = (X·2^E + R)·10^−D`, with its
-/// factors computed once per field: every packing built on simple packing ends in it.
-#[derive(Clone, Copy)]
-struct Formula {
-    s: f64,
-    r: f64,
-    d: f64,
-}
-
-impl Formula {
-    fn of(p: &Simple) -> Self {
-        let (s, d) = scales(p);
-        Formula {
-            s,
-            r: p.reference_value,
-            d,
-        }
-    }
-
-    /// The value of packed integer `x`.
-    #[inline]
-    fn value(self, x: f64) -> f64 {
-        (x * self.s + self.r) * self.d
-    }
-}
-
-/// ecCodes' constant field: with 0 bits per value every value is the reference value as it
-/// is (not scaled by 10^−D). Whether `out` was filled so.
-fn constant(p: &Simple, out: &mut [f64]) -> bool {
-    let is = p.bits_per_value == 0;
-    if is {
-        out.fill(p.reference_value);
-    }
-    is
-}
 
 /// Whether the bitmap marks point `i` present (bits most significant first, 1 = present).
 fn is_present(bitmap: &[u8], i: usize) -> bool {
@@ -456,15 +390,6 @@ pub(crate) fn spd(bytes: &[u8], order: u8, width: u32, at: At) -> Result<[i64; 4
 mod tests {
     use super::complex::undifference;
     use super::*;
-
-    #[test]
-    fn powers_are_computed_step_by_step() {
-        assert_eq!(codes_power(0, 10.0), 1.0);
-        assert_eq!(codes_power(-1, 10.0), 0.1);
-        assert_eq!(codes_power(-2, 10.0), 0.1 / 10.0);
-        assert_eq!(codes_power(3, 2.0), 8.0);
-        assert_eq!(codes_power(-3, 2.0), 0.125);
-    }
 
     #[test]
     fn large_ccsds_fields_decode_the_same_on_every_core() {

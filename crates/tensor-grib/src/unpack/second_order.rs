@@ -2,11 +2,11 @@
 //! values with their own widths and references, spatially differenced.
 #![allow(clippy::many_single_char_names)]
 
-use super::Formula;
 use crate::bits::BitReader;
 use crate::context::At;
 use crate::error::Result;
 use crate::field::SecondOrder;
+use crate::formula::Formula;
 
 /// Second-order packing, general extended (GRIB 2 template 5.50002 and GRIB 1): group
 /// widths, lengths and first-order values (each byte-aligned), then the groups' values;
