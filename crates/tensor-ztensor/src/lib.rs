@@ -34,6 +34,7 @@ mod checksum;
 mod container;
 mod error;
 mod format;
+mod generation;
 #[cfg(feature = "paranoid")]
 mod paranoid;
 mod read;

@@ -3,9 +3,9 @@
 
 use super::logical::STORAGE_DTYPES;
 use super::part::{Object, Part, PartEncoding};
-use super::{ALIGNMENT_V2, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
+use crate::generation::{ALIGNMENT_V2, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use tensor_core::cbor::{Decoder, Head, Value};

@@ -10,52 +10,15 @@ mod part;
 mod read;
 
 use crate::error::{Class, Error, Result};
+pub use crate::generation::{
+    ALIGNMENT_V2, CANONICAL_ALIGNMENT, FOOTER_V2, Generation, MAGIC_V1, MAGIC_V2, MAX_RANK_V2,
+    detect,
+};
 use manifest::{locate_manifest, malformed, read_manifest};
 pub use part::{Object, Part, PartEncoding};
 use std::collections::HashSet;
 use tensor_core::cbor::Value;
 use tensor_core::{ReadOptions, Verify};
-
-/// The largest rank a zTensor 1.x/2 object may have (readers refuse more, so writers
-/// never write more).
-pub const MAX_RANK_V2: usize = 64;
-/// The magic of zTensor 1.x files (at the start, and from 1.1 on also at the end).
-pub const MAGIC_V1: &[u8; 8] = b"ZTEN1000";
-/// The magic of zTensor 2 files (at the start and at the end).
-pub const MAGIC_V2: &[u8; 8] = b"\x89ZT2\r\n\x1a\n";
-/// Size of the zTensor 2 footer.
-pub const FOOTER_V2: usize = 40;
-/// Blob alignment in zTensor 2 (canonical writers use [`CANONICAL_ALIGNMENT`]).
-pub const ALIGNMENT_V2: u64 = 4096;
-/// Blob alignment of canonical zTensor 2 files.
-pub const CANONICAL_ALIGNMENT: u64 = 65536;
-
-/// The container generation. Digests cover the stored bytes in 1.x and the decoded bytes
-/// in 2.x.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Generation {
-    /// zTensor 0.1 (`ZTEN0001`).
-    V0_1,
-    /// zTensor 1.x (`ZTEN1000`).
-    V1,
-    /// zTensor 2 (the current container).
-    V2,
-}
-
-/// The generation a file's first 8 bytes announce.
-#[must_use]
-pub fn detect(bytes: &[u8]) -> Option<Generation> {
-    let head = bytes.get(..8)?;
-    if head == crate::v0_1::MAGIC_V0_1 {
-        Some(Generation::V0_1)
-    } else if head == MAGIC_V1 {
-        Some(Generation::V1)
-    } else if head == MAGIC_V2 {
-        Some(Generation::V2)
-    } else {
-        None
-    }
-}
 
 /// An open zTensor 1.x or 2 file.
 #[derive(Debug)]
@@ -161,7 +124,7 @@ impl<'a> Container<'a> {
                 ALIGNMENT_V2,
                 self.bytes.len() as u64 - FOOTER_V2 as u64,
             ),
-            _ => (crate::v0_1::ALIGNMENT, 8, m_offset),
+            _ => (crate::generation::ALIGNMENT_V0_1, 8, m_offset),
         };
         // A zTensor 2 manifest has its keys in strictly ascending order (checked as it was
         // read), so its names are unique already; 1.x names are checked here.

@@ -11,7 +11,7 @@ pub use read::ZTensor;
 pub use write::{TensorOptions, WriteEncoding, Writer, serialize, write};
 
 /// The magic number of zTensor 0.1 files.
-pub const MAGIC_V0_1: &[u8; 8] = b"ZTEN0001";
+pub use crate::generation::MAGIC_V0_1;
 
 /// Blob alignment in zTensor 0.1.
-pub const ALIGNMENT: u64 = 64;
+pub use crate::generation::ALIGNMENT_V0_1 as ALIGNMENT;

@@ -1,9 +1,9 @@
 //! Reading a zTensor 0.1 file.
 
 use super::index::{self, Encoding, Entry, Layout};
-use super::{ALIGNMENT, MAGIC_V0_1};
 use crate::checksum::Checksum;
 use crate::error::{Class, Error, Result};
+use crate::generation::{ALIGNMENT_V0_1 as ALIGNMENT, MAGIC_V0_1};
 use crate::read::{ChecksumStatus, Decoded};
 use crate::sparse::Sparse;
 use std::borrow::Cow;

@@ -7,9 +7,9 @@
 //! `checksum` if present, then custom keys sorted by their bytes — inside a definite array.
 
 use super::index;
-use super::{ALIGNMENT, MAGIC_V0_1};
 use crate::checksum::ChecksumKind;
 use crate::error::{Error, Result};
+use crate::generation::{ALIGNMENT_V0_1 as ALIGNMENT, MAGIC_V0_1};
 use std::io::Write;
 use tensor_core::cbor::Encoder;
 use tensor_core::{ByteOrder, byte_order};

@@ -3,8 +3,8 @@
 //! writer — blobs in object-name order, identical blobs stored once, the manifest in
 //! deterministic CBOR.
 
+mod entry;
 mod write;
 
-pub use write::{
-    ManifestEdit, ObjectEdit, ObjectEntry, manifest_in_place, serialize, write, write_streamed,
-};
+pub use entry::ObjectEntry;
+pub use write::{ManifestEdit, ObjectEdit, manifest_in_place, serialize, write, write_streamed};

@@ -6,6 +6,7 @@
 //! (manifest offset, manifest length, XXH3-64 of the manifest, version 2, reserved 0, magic).
 //! Every part carries an `xxh3:` digest of its decoded bytes.
 
+use super::entry::ObjectEntry;
 use crate::container::{ALIGNMENT_V2, CANONICAL_ALIGNMENT, MAGIC_V2, MAX_RANK_V2};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -215,19 +216,6 @@ impl Written {
         }
         Ok(None)
     }
-}
-
-/// One object to write, described without its bytes ([`write_streamed`]).
-#[derive(Clone, Debug)]
-pub struct ObjectEntry<'n> {
-    /// The object's name.
-    pub name: &'n str,
-    /// The dtype.
-    pub dtype: Dtype,
-    /// The shape.
-    pub shape: &'n [u64],
-    /// The object's attributes, if any.
-    pub attributes: Option<Value>,
 }
 
 /// Writes a canonical zTensor 2 file to `out` from objects described by `entries` (blobs in
