@@ -34,6 +34,26 @@ class Transfer(NamedTuple):
     """Bytes of the object received."""
 
 
+# Framework adapters (``tensorkit.torch``) register themselves here when imported: this
+# module, which they build on, never imports them. A method that hands tensors to a
+# framework imports its adapter by name the first time it is asked for.
+_FRAMEWORKS: dict[str, Any] = {}
+
+
+def register_framework(name: str, adapter: Any) -> None:
+    """Registers ``adapter``, a module with ``load(file, names, device=, backend=)``, as how
+    tensors go to framework ``name``."""
+    _FRAMEWORKS[name] = adapter
+
+
+def _framework(name: str) -> Any:
+    if name not in _FRAMEWORKS:
+        import importlib
+
+        importlib.import_module(f"{__package__}.{name}")  # registers itself
+    return _FRAMEWORKS[name]
+
+
 class File(Mapping[str, np.ndarray]):
     """An open tensor file of any format: a read-only mapping of tensor name -> array.
 
@@ -134,9 +154,7 @@ class File(Mapping[str, np.ndarray]):
         """Tensor ``name`` as a torch tensor on ``device``, as
         :func:`tensorkit.torch.load_file` gives it (on the CPU over a private mapping of the
         file when stored raw: writable, no copy)."""
-        from . import torch as _torch
-
-        return _torch.load(self, [name], device=device, backend=backend)[name]
+        return _framework("torch").load(self, [name], device=device, backend=backend)[name]
 
     def to_jax(self, name: str) -> Any:
         """Tensor ``name`` as a jax array on the CPU, through DLPack (jax copies only what

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ import torch
 
 from . import _tensorkit
 from ._errors import InvalidArgumentError, UnsupportedError
-from ._file import File, PathLike, _options, open
+from ._file import File, PathLike, _options, open, register_framework
 
 # tensorkit dtype name -> torch dtype (those torch has; the unsigned ints from torch 2.3).
 _TORCH: dict[str, torch.dtype] = {
@@ -430,5 +431,7 @@ def save(
     del keep
     return data
 
+
+register_framework("torch", sys.modules[__name__])
 
 __all__ = ["device_of", "dtype_name", "load", "load_file", "read_into", "save", "save_file", "torch_dtype"]
