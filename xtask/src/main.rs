@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask golden [--check]` — regenerates `testdata/golden/` from our own writers
 //!   (through `tensorkit demo --small`); `--check` fails if that would change anything.
-//! - `cargo xtask layering` — fails when a dependency between our crates points the wrong way.
+//! - `cargo xtask layering` — fails when a dependency between our crates points the wrong way,
+//!   or a module of a crate or of the Python package imports one that imports it back.
 //! - `cargo xtask unsafe` — fails when `unsafe` code is outside the modules listed for it, or
 //!   a block has no `// SAFETY:` comment, or a crate root neither forbids nor denies it.
 //! - `cargo xtask bench [--quick] [--with-python VENV] [--peer-script PATH] [--out FILE]` —
@@ -11,6 +12,7 @@
 
 mod architecture;
 mod bench;
+mod cycles;
 mod golden;
 mod layering;
 mod unsafe_code;
