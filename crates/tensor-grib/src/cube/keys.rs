@@ -189,7 +189,7 @@ impl<'a> Keys<'a> {
     /// with only one calls it `unknown`).
     pub(crate) fn var_name(&self) -> String {
         if let Some(codes) = &self.unknown {
-            return format!("{}{codes}", UNKNOWN_PREFIX);
+            return format!("{UNKNOWN_PREFIX}{codes}");
         }
         if let Some((var, _)) = names::cf_names(self.edition, self.param_id) {
             return var.to_owned();
