@@ -430,12 +430,7 @@ impl Shared {
         let ranges: Vec<Range<u64>> = wanted.iter().map(|&j| self.span(j)).collect();
         let what = format!("reading {} ranges of tensor bytes", ranges.len());
         let reading = self.object.get_many(&ranges);
-        let got = store::block_on(store::within(
-            self.object.url(),
-            self.object.deadline(),
-            &what,
-            reading,
-        ))?;
+        let got = store::block_on(self.object.within(&what, reading))?;
         for (j, b) in wanted.iter().zip(got) {
             ahead.fetched.insert(*j, b);
         }

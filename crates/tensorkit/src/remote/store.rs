@@ -417,9 +417,13 @@ impl Object {
         &self.stats
     }
 
-    /// How long one operation on this object may take.
-    pub(crate) fn deadline(&self) -> Duration {
-        self.deadline
+    /// Runs `f`, one operation on this object, within the object's deadline ([`within`]).
+    pub(crate) async fn within<T>(
+        &self,
+        doing: &str,
+        f: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        within(&self.url, self.deadline, doing, f).await
     }
 
     fn error(&self, what: String) -> Error {
@@ -445,34 +449,63 @@ impl Object {
         range: Range<u64>,
         what: &str,
     ) -> Result<Bytes> {
+        let mut bytes = bytes::BytesMut::new();
+        self.body_exactly(response, &range, what, &mut |chunk| {
+            bytes.extend_from_slice(chunk);
+            Ok(())
+        })
+        .await?;
+        Ok(bytes.freeze())
+    }
+
+    /// Hands the body of `response`, an answer for `range`, to `sink` as it arrives, after
+    /// checking that it is this object's version and not encoded: exactly the range's bytes,
+    /// refused as soon as it passes them (a longer body is never read whole).
+    async fn body_exactly(
+        &self,
+        response: object_store::GetResult,
+        range: &Range<u64>,
+        what: &str,
+        sink: &mut (dyn FnMut(&[u8]) -> Result<()> + Send),
+    ) -> Result<()> {
         self.check_same(&response.meta)?;
         self.check_encoding(&response)?;
-        // Read as it arrives, and refused as soon as it passes what was asked for: a body
-        // longer than its range is never held whole.
-        let want = range.end - range.start;
-        let mut bytes = bytes::BytesMut::new();
-        let mut body = response.into_stream();
         self.stats.count(0);
+        let want = range.end - range.start;
+        match self.body_at_most(response, want, what, sink).await? {
+            None => Err(self.error(format!(
+                "asked for bytes {}..{} ({want} bytes), the server sent more",
+                range.start, range.end
+            ))),
+            Some(got) if got != want => Err(self.error(format!(
+                "asked for bytes {}..{} ({want} bytes), the server sent {got}",
+                range.start, range.end
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Hands `response`'s body to `sink` as it arrives, counting what is received: how many
+    /// bytes it held, or `None` as soon as it passes `most` (the rest is not read).
+    async fn body_at_most(
+        &self,
+        response: object_store::GetResult,
+        most: u64,
+        what: &str,
+        sink: &mut (dyn FnMut(&[u8]) -> Result<()> + Send),
+    ) -> Result<Option<u64>> {
+        let mut body = response.into_stream();
+        let mut got = 0u64;
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(|e| request_error(&self.url, what, &e))?;
             self.stats.received(chunk.len() as u64);
-            if (bytes.len() + chunk.len()) as u64 > want {
-                return Err(self.error(format!(
-                    "asked for bytes {}..{} ({want} bytes), the server sent more",
-                    range.start, range.end
-                )));
+            got += chunk.len() as u64;
+            if got > most {
+                return Ok(None);
             }
-            bytes.extend_from_slice(&chunk);
+            sink(&chunk)?;
         }
-        if bytes.len() as u64 != want {
-            return Err(self.error(format!(
-                "asked for bytes {}..{} ({want} bytes), the server sent {}",
-                range.start,
-                range.end,
-                bytes.len()
-            )));
-        }
-        Ok(bytes.freeze())
+        Ok(Some(got))
     }
 
     /// Refuses a body the server encoded (`Content-Encoding: gzip`, ...): the bytes asked
@@ -533,15 +566,14 @@ impl Object {
             return None;
         }
         let mut bytes = bytes::BytesMut::new();
-        let mut body = response.into_stream();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.ok()?;
-            self.stats.received(chunk.len() as u64);
-            if (bytes.len() + chunk.len()) as u64 > most {
-                return None;
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let mut keep = |chunk: &[u8]| {
+            bytes.extend_from_slice(chunk);
+            Ok(())
+        };
+        self.body_at_most(response, most, "reading a sidecar", &mut keep)
+            .await
+            .ok()
+            .flatten()?;
         Some(bytes.freeze())
     }
 
@@ -607,31 +639,7 @@ impl Object {
             .get_opts(&self.location, self.options(range.clone()))
             .await
             .map_err(|e| request_error(&self.url, &what, &e))?;
-        self.check_same(&response.meta)?;
-        self.check_encoding(&response)?;
-        let mut body = response.into_stream();
-        let want = range.end - range.start;
-        let mut got = 0u64;
-        self.stats.count(0);
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| request_error(&self.url, &what, &e))?;
-            got += chunk.len() as u64;
-            self.stats.received(chunk.len() as u64);
-            if got > want {
-                return Err(self.error(format!(
-                    "asked for bytes {}..{} ({want} bytes), the server sent more",
-                    range.start, range.end
-                )));
-            }
-            sink(&chunk)?;
-        }
-        if got != want {
-            return Err(self.error(format!(
-                "asked for bytes {}..{} ({want} bytes), the server sent {got}",
-                range.start, range.end
-            )));
-        }
-        Ok(())
+        self.body_exactly(response, &range, &what, sink).await
     }
 }
 
@@ -652,7 +660,7 @@ impl Object {
             };
             let what = format!("reading bytes {}..{}", range.start, range.end);
             let streamed = object.stream(range, &mut send);
-            if let Err(e) = within(&object.url, object.deadline, &what, streamed).await {
+            if let Err(e) = object.within(&what, streamed).await {
                 // The reader may be gone already; then nobody needs the error.
                 let _ = tx.send(Err(e));
             }
