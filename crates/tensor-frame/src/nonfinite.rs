@@ -172,6 +172,9 @@ pub struct MaskingChange {
     pub element: u64,
     /// What it is, in words (`"a NaN with its sign bit set"`, ...).
     pub what: &'static str,
+    /// Whether what changes is a NaN's sign or payload (which canonical NaN, asked for,
+    /// waives), rather than a complex number's parts.
+    pub nan_bits: bool,
 }
 
 /// The bits masks restore a NaN part of `dtype` as (per part, as an unsigned integer).
@@ -211,31 +214,32 @@ pub fn masking_changes(
     }
     let part_width = dtype.swap_width();
     let canonical = canonical_nan(dtype);
+    let of = |p: &[u8]| (classify(part(p, dtype, order)), part_bits(p, order));
     data.chunks_exact(dtype.byte_width())
         .enumerate()
         .find_map(|(i, e)| {
-            let mut kinds = e.chunks_exact(part_width).map(|p| {
-                let kind = classify(part(p, dtype, order));
-                let bits = part_bits(p, order);
-                (kind, bits)
-            });
-            let (re, re_bits) = kinds.next()?;
-            let what = if nan_bits && re == Some(MaskKind::Nan) && re_bits != canonical {
-                Some(nan_bits_word(re_bits, dtype))
-            } else if let Some((im, im_bits)) = kinds.next() {
-                if nan_bits && im == Some(MaskKind::Nan) && im_bits != canonical {
-                    Some(nan_bits_word(im_bits, dtype))
-                } else if (re.is_some() || im.is_some()) && re != im {
-                    Some("a complex number with one non-finite part, or parts of two kinds")
-                } else {
-                    None
-                }
+            let mut parts = e.chunks_exact(part_width).map(of);
+            let re = parts.next()?;
+            let im = parts.next();
+            let odd_nan = [Some(re), im]
+                .into_iter()
+                .flatten()
+                .find(|&(kind, bits)| nan_bits && kind == Some(MaskKind::Nan) && bits != canonical);
+            let (what, nan_bits) = if let Some((_, bits)) = odd_nan {
+                (nan_bits_word(bits, dtype), true)
+            } else if im.is_some_and(|(kind, _)| (re.0.is_some() || kind.is_some()) && re.0 != kind)
+            {
+                (
+                    "a complex number with one non-finite part, or parts of two kinds",
+                    false,
+                )
             } else {
-                None
+                return None;
             };
-            what.map(|what| MaskingChange {
+            Some(MaskingChange {
                 element: i as u64,
                 what,
+                nan_bits,
             })
         })
 }
@@ -266,6 +270,7 @@ mod tests {
         assert_eq!(at(&whole, Dtype::Complex64), None);
         let half = c64(&[1.0, 2.0, f32::INFINITY, 1.0]);
         assert_eq!(at(&half, Dtype::Complex64), Some(1));
+        assert!(!masking_changes(&half, Dtype::Complex64, le, true).is_some_and(|c| c.nan_bits));
         let mixed = c64(&[f32::INFINITY, f32::NEG_INFINITY]);
         assert_eq!(at(&mixed, Dtype::Complex64), Some(0));
         let real = c64(&[f32::INFINITY, 1.0]);
@@ -299,6 +304,7 @@ mod tests {
             assert_eq!(at(&canonical), None, "{dtype}: canonical NaN");
             let neg = at(&negative).unwrap_or_else(|| panic!("{dtype}: -NaN"));
             assert_eq!((neg.element, neg.what), (2, "a NaN with its sign bit set"));
+            assert!(neg.nan_bits);
             let pay = at(&payload).unwrap_or_else(|| panic!("{dtype}: payload"));
             assert_eq!(pay.element, 2);
             assert!(pay.what.contains("payload"), "{}", pay.what);

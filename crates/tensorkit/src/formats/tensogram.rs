@@ -469,7 +469,7 @@ pub(super) fn write(
                 })
                 .flatten();
             if let Some(c) = changed {
-                let canonical = if c.what.starts_with("a NaN") {
+                let canonical = if c.nan_bits {
                     "; --canonical-nan stores it as the quiet NaN"
                 } else {
                     ""
