@@ -3,7 +3,7 @@
 
 use crate::bits::{be, ibm, signed};
 use crate::context::At;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::field::{Field, Grid, Key, Packing, Simple};
 use crate::names::{self, Ident, level_key};
 
@@ -311,17 +311,17 @@ fn check_lat_lon(grid: &Grid, kind: u8, at: At) -> Result<()> {
     let (Some((lat1, _)), Some((lat2, _))) = (grid.first, grid.last) else {
         return Ok(());
     };
+    let bad = |what: String| Err(not_its_type(at, kind, "", &what));
     if lat1.abs() > 90.0 || lat2.abs() > 90.0 {
-        return Err(at.malformed(format!(
-            "grid type {kind}: latitudes {lat1}° and {lat2}° are not both within ±90° (is it \
-             another grid type's description?)"
-        )));
+        return bad(format!(
+            "latitudes {lat1}° and {lat2}° are not both within ±90°"
+        ));
     }
     let nj = grid.nj.unwrap_or(0);
+    let span = (lat2 - lat1).abs();
     if let Some(n) = grid.gaussian_n {
         // Gaussian latitudes lie inside ±90°, about 180° / 2N apart.
         let spacing = 90.0 / n.max(1) as f64;
-        let span = (lat2 - lat1).abs();
         let expected = nj.saturating_sub(1) as f64 * spacing;
         if n == 0
             || nj > 2 * n
@@ -329,10 +329,10 @@ fn check_lat_lon(grid: &Grid, kind: u8, at: At) -> Result<()> {
             || lat2.abs() >= 90.0
             || (span - expected).abs() > spacing + 0.001 * nj as f64
         {
-            return Err(at.malformed(format!(
-                "Gaussian grid type {kind}: {nj} rows from {lat1}° to {lat2}° are not rows of \
-                 the 2 × {n} parallels of its N (is it another grid type's description?)"
-            )));
+            return bad(format!(
+                "a Gaussian grid's {nj} rows from {lat1}° to {lat2}° are not rows of the 2 × \
+                 {n} parallels of its N"
+            ));
         }
     }
     if let Some(dj) = grid.dj
@@ -340,15 +340,26 @@ fn check_lat_lon(grid: &Grid, kind: u8, at: At) -> Result<()> {
         && grid.ni.is_some()
     {
         let rows = (nj - 1) as f64;
-        let span = (lat2 - lat1).abs();
         if (span - dj * rows).abs() > 0.001 * (rows + 1.0) {
-            return Err(at.malformed(format!(
-                "grid type {kind}: {nj} rows {dj}° apart do not span {lat1}° to {lat2}° (is \
-                 it another grid type's description?)"
-            )));
+            return bad(format!(
+                "{nj} rows {dj}° apart do not span {lat1}° to {lat2}°"
+            ));
         }
     }
     Ok(())
+}
+
+/// A grid description that does not fit the type it claims (`name`, when given, is the
+/// type's): most likely another type's description under a patched type octet.
+fn not_its_type(at: At, kind: u8, name: &str, what: &str) -> Error {
+    let name = if name.is_empty() {
+        String::new()
+    } else {
+        format!(" ({name})")
+    };
+    at.malformed(format!(
+        "grid type {kind}{name}: {what} (is it another grid type's description?)"
+    ))
 }
 
 /// Second-order packing (section 4 flags: complex packing of grid points) from section 4,
@@ -415,11 +426,7 @@ fn projected(g: &[u8], kind: u8, name: &str, at: At) -> Result<(Grid, u64)> {
     // Checked against the type it claims, so that another type's description (a patched
     // type octet) is not read as this one.
     let lat1 = degrees(&t[10..13]);
-    let bad = |what: String| {
-        Err(at.malformed(format!(
-            "grid type {kind} ({name}): {what} (is it another grid type's description?)"
-        )))
-    };
+    let bad = |what: String| Err(not_its_type(at, kind, name, &what));
     if lat1.abs() > 90.0 {
         return bad(format!("the first latitude, {lat1}°, is not within ±90°"));
     }
