@@ -29,6 +29,13 @@ def check_cpu_export(stream: Any, dl_device: tuple[int, int] | None) -> None:
         raise BufferError(f"tensorkit tensors live on the CPU, not on DLPack device {tuple(dl_device)}")
 
 
+def private_capsule(f: File, file_no: int, offset: int, dtype: str, shape: list[int]) -> Any:
+    """The legacy DLPack capsule of the bytes at ``offset`` of mapped file ``file_no`` of
+    ``f``, over its private copy-on-write mapping: writable, no copy, nothing written
+    reaching the file."""
+    return _tensorkit.dlpack_capsule(f._private_map(file_no), offset, dtype, shape, False)
+
+
 class _Origin(NamedTuple):
     """Where an array's bytes lie: file ``file_no`` of ``f`` at ``offset``, the array's
     first byte at address ``address``, ``nbytes`` long, of ``dtype`` (tensorkit's ``name``)."""
@@ -59,20 +66,19 @@ class MappedArray(np.ndarray):
         copy: bool | None = None,
     ) -> Any:
         legacy = max_version is None or tuple(max_version)[0] < 1
-        at = self._mapped_offset() if legacy and not copy and not self.flags.writeable else None
-        if at is None:
-            if legacy and not self.flags.writeable and not copy:
-                # Read-only bytes outside the mapping, or laid out otherwise: the legacy
-                # capsule cannot say they are read-only, so it gets a copy where allowed.
-                if copy is False:
-                    raise BufferError("read-only bytes the legacy DLPack capsule cannot take without a copy")
-                return np.array(self).__dlpack__(stream=stream, dl_device=dl_device)
+        if not legacy or copy or self.flags.writeable:
             return np.asarray(self).__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        at = self._mapped_offset()
+        if at is None:
+            # Read-only bytes outside the mapping, or laid out otherwise: the legacy capsule
+            # cannot say they are read-only, so it gets a copy where allowed.
+            if copy is False:
+                raise BufferError("read-only bytes the legacy DLPack capsule cannot take without a copy")
+            return np.array(self).__dlpack__(stream=stream, dl_device=dl_device)
         check_cpu_export(stream, dl_device)
         o = self._origin
         assert o is not None
-        private = o.f._private_map(o.file_no)
-        return _tensorkit.dlpack_capsule(private, at, o.name, list(self.shape), False)
+        return private_capsule(o.f, o.file_no, at, o.name, list(self.shape))
 
     def _mapped_offset(self) -> int | None:
         """The file offset of this array's bytes, when it is a C-contiguous run of its

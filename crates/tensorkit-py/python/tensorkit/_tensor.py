@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _tensorkit
-from ._mapped import CPU, check_cpu_export
+from ._mapped import CPU, check_cpu_export, private_capsule
 
 if TYPE_CHECKING:
     from ._file import File
@@ -74,8 +74,7 @@ class Tensor:
         readonly = memoryview(buf).readonly
         if readonly and not versioned:
             if self._file_no is not None:
-                private = self._f._private_map(self._file_no)
-                return _tensorkit.dlpack_capsule(private, self._offset, dtype, list(shape), False)
+                return private_capsule(self._f, self._file_no, self._offset, dtype, list(shape))
             if copy is False:  # bytes held in memory, read-only, with no file to map
                 raise BufferError(
                     f"tensor {self.name!r}: read-only bytes with no file to map privately; "

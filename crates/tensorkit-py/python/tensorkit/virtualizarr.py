@@ -131,16 +131,14 @@ def _decoding_store(root: Any, registry: Any) -> Any:
         def _chunk_array(self, key: str) -> Any:
             """The array a chunk key (``t/c/0/1``, ``time/c``, ``group/t/c/0``) is of."""
             parts = key.split("/")
-            for i, part in enumerate(parts):
-                if part != "c" or i == 0:
-                    continue
+            for i in (i for i, part in enumerate(parts) if part == "c" and i > 0):
                 node = self._group
-                for g in parts[: i - 1]:
-                    node = node.groups.get(g) if hasattr(node, "groups") else None
-                    if node is None:
-                        break
-                if node is not None and parts[i - 1] in node.arrays:
+                try:
+                    for group in parts[: i - 1]:
+                        node = node.groups[group]
                     return node.arrays[parts[i - 1]]
+                except KeyError:
+                    continue
             raise InvalidArgumentError(f"{key!r} is not a chunk of this store's arrays")
 
         async def get(self, key: str, prototype: Any, byte_range: Any = None) -> Any:
