@@ -24,6 +24,20 @@ struct Graph {
     why: BTreeMap<(Vec<String>, Vec<String>), String>,
 }
 
+impl Graph {
+    /// Records that `from` uses `to` (a module's use of itself is none), with the first path
+    /// or import that showed it.
+    fn add_use(&mut self, from: &[String], to: Vec<String>, why: impl FnOnce() -> String) {
+        let targets = self.edges.entry(from.to_vec()).or_default();
+        if to != from {
+            self.why
+                .entry((from.to_vec(), to.clone()))
+                .or_insert_with(why);
+            targets.insert(to);
+        }
+    }
+}
+
 /// The circles not untied yet, each as the modules' files `check` names: one that is no
 /// longer found fails the check too, so that this list only shrinks. The facade's formats,
 /// edits, shard sets, opening and model use each other; they are untied by the format
@@ -288,22 +302,16 @@ fn rust_graph(src: &Path) -> Result<Graph, String> {
         }
     }
     for (module, text) in &code {
-        let mut targets = BTreeSet::new();
+        graph.edges.entry(module.clone()).or_default();
         for (inner, path, _) in paths(text, &children(module)) {
             let base = [module.clone(), inner].concat();
             let Some(abs) = absolute(&base, &path) else {
                 continue;
             };
             if let Some(t) = defining_module(&abs, &modules, &reexports, &external) {
-                graph
-                    .why
-                    .entry((module.clone(), t.clone()))
-                    .or_insert_with(|| path.join("::"));
-                targets.insert(t);
+                graph.add_use(module, t, || path.join("::"));
             }
         }
-        targets.remove(module);
-        graph.edges.insert(module.clone(), targets);
     }
     Ok(graph)
 }
@@ -645,7 +653,7 @@ fn python_graph(package: &Path) -> Result<Graph, String> {
         let is_package = packages.contains(&module);
         let text =
             std::fs::read_to_string(f).map_err(|e| format!("reading {}: {e}", f.display()))?;
-        let mut targets = BTreeSet::new();
+        graph.edges.entry(module.clone()).or_default();
         for (level, from, names) in python_imports(&text) {
             // The package the import is relative to: `from .` is the module's own package.
             let mut base = if level == 0 {
@@ -668,41 +676,27 @@ fn python_graph(package: &Path) -> Result<Graph, String> {
             } else {
                 base.extend(from.iter().cloned());
             }
-            let mut hit = false;
+            // Names that are modules are used themselves; any other name is an attribute of
+            // the module imported from (its longest prefix that is a module).
+            let mut only_modules = !names.is_empty();
             for name in &names {
-                let mut sub = base.clone();
-                sub.push(name.clone());
+                let sub = [base.clone(), vec![name.clone()]].concat();
                 if modules.contains(&sub) {
-                    graph
-                        .why
-                        .entry((module.clone(), sub.clone()))
-                        .or_insert_with(|| format!("import {}", sub.join(".")));
-                    targets.insert(sub);
-                    hit = true;
+                    let why = format!("import {}", sub.join("."));
+                    graph.add_use(&module, sub, || why);
+                } else {
+                    only_modules = false;
                 }
             }
-            if !hit
-                || !names
-                    .iter()
-                    .all(|n| modules.contains(&[base.clone(), vec![n.clone()]].concat()))
-            {
-                let k = (0..=base.len())
+            if !only_modules
+                && let Some(k) = (0..=base.len())
                     .rev()
-                    .find(|&k| modules.contains(&base[..k]));
-                if let Some(k) = k {
-                    let t = base[..k].to_vec();
-                    graph
-                        .why
-                        .entry((module.clone(), t.clone()))
-                        .or_insert_with(|| {
-                            format!("from {} import {}", base.join("."), names.join(", "))
-                        });
-                    targets.insert(t);
-                }
+                    .find(|&k| modules.contains(&base[..k]))
+            {
+                let why = || format!("from {} import {}", base.join("."), names.join(", "));
+                graph.add_use(&module, base[..k].to_vec(), why);
             }
         }
-        targets.remove(&module);
-        graph.edges.insert(module.clone(), targets);
         graph.files.insert(module, f.clone());
     }
     Ok(graph)
