@@ -61,6 +61,10 @@ impl tensor_dtype::Format for BintensorsFormat {
         write_choices: &[],
         header_read_ahead: None,
         header_reserve: 0,
+        holds_attributes: false,
+        unique_names: true,
+        checks: tensor_dtype::Checks::None,
+        header_first: true,
     };
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;

@@ -10,6 +10,10 @@ use tensor_core::{Held, Kinded, ReadOptions};
 /// What a format is, as tools name and list it. Each format crate fills one in (so its
 /// fields are all public, and a new one is a change to the contract).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent facts about a format, each a yes or a no; no two make a state"
+)]
 pub struct FormatInfo {
     /// The id tools use (`safetensors`, `ztensor-2`, `grib`): lower case, stable.
     pub id: &'static str,
@@ -33,6 +37,31 @@ pub struct FormatInfo {
     /// every reference reader skips the room and none lists it as the file's content
     /// (safetensors' spaces after its JSON). 0 for the others.
     pub header_reserve: u64,
+    /// Whether it stores per-tensor attributes (zTensor's object attributes, Tensogram's
+    /// `base` entries); a converter into a format without them says what it left out.
+    pub holds_attributes: bool,
+    /// Whether each tensor's name must differ from every other's (a writer refuses a
+    /// repeat); `false` where names are metadata that may repeat (Tensogram).
+    pub unique_names: bool,
+    /// What the format carries for a reader to verify its bytes by.
+    pub checks: Checks,
+    /// Whether everything a reader needs to list the tensors is at the file's start
+    /// (safetensors, BinTensors, GGUF); `false` where an index or footer may be at its end
+    /// (zTensor, Tensogram) or headers are spread through it (GRIB), so that a remote reader
+    /// reads the last bytes with the first.
+    pub header_first: bool,
+}
+
+/// What a format carries for a reader to verify its bytes by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Checks {
+    /// Hashes of its frames and objects (Tensogram).
+    Hashes,
+    /// Checksums and digests of its tensors (zTensor).
+    Checksums,
+    /// Nothing: the format stores no checksums (safetensors, BinTensors, GRIB, GGUF).
+    None,
 }
 
 /// A choice a format's writer offers beyond the tensors and metadata every writer takes;

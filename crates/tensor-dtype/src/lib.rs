@@ -37,12 +37,14 @@ pub mod format;
 pub mod minifloat;
 pub mod scalar;
 pub mod shape;
+pub mod validate;
 mod view;
 
 pub use container::TensorContainer;
 pub use dtype::Dtype;
 pub use error::{Error, Result};
-pub use format::{Format, FormatInfo, WriteChoice};
+pub use format::{Checks, Format, FormatInfo, WriteChoice};
 pub use scalar::Scalar;
 pub use shape::Order;
+pub use validate::{Level, Severity, ValidateOptions};
 pub use view::{Element, Tensor, TensorView};

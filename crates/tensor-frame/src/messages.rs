@@ -144,6 +144,10 @@ impl Format for TensogramFormat {
         write_choices: &[tensor_dtype::WriteChoice::Pipeline],
         header_read_ahead: None,
         header_reserve: 0,
+        holds_attributes: true,
+        unique_names: false,
+        checks: tensor_dtype::Checks::Hashes,
+        header_first: false,
     };
     type Error = Error;
     type Reader<'a> = Messages<'a>;

@@ -64,6 +64,10 @@ impl tensor_dtype::Format for GgufFormat {
         // GGUF's room is a `tensorkit.padding` key, which gguf-py lists with the
         // file's own: only on request.
         header_reserve: 0,
+        holds_attributes: false,
+        unique_names: true,
+        checks: tensor_dtype::Checks::None,
+        header_first: true,
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

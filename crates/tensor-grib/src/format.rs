@@ -20,6 +20,10 @@ impl Format for GribFormat {
         write_choices: &[],
         header_read_ahead: Some(crate::headers::HEADER_READ_AHEAD),
         header_reserve: 0,
+        holds_attributes: false,
+        unique_names: true,
+        checks: tensor_dtype::Checks::None,
+        header_first: false,
     };
     type Error = Error;
     type Reader<'a> = Grib<'a>;

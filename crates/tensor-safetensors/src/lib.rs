@@ -50,6 +50,10 @@ impl tensor_dtype::Format for SafetensorsFormat {
         // Spaces after the JSON, which every reader skips: room for a licence key or a
         // chat template added later without rewriting the file.
         header_reserve: 4096,
+        holds_attributes: false,
+        unique_names: true,
+        checks: tensor_dtype::Checks::None,
+        header_first: true,
     };
     type Error = Error;
     type Reader<'a> = SafeTensors<'a>;

@@ -53,6 +53,10 @@ impl Format for Ztensor01Format {
         write_choices: &[],
         header_read_ahead: None,
         header_reserve: 0,
+        holds_attributes: true,
+        unique_names: true,
+        checks: tensor_dtype::Checks::Checksums,
+        header_first: false,
     };
     type Error = Error;
     type Reader<'a> = ZTensor<'a>;
@@ -89,6 +93,10 @@ impl Format for Ztensor1Format {
         write_choices: &[],
         header_read_ahead: None,
         header_reserve: 0,
+        holds_attributes: true,
+        unique_names: true,
+        checks: tensor_dtype::Checks::Checksums,
+        header_first: false,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
@@ -130,6 +138,10 @@ impl Format for Ztensor2Format {
         write_choices: &[tensor_dtype::WriteChoice::Alignment],
         header_read_ahead: None,
         header_reserve: 0,
+        holds_attributes: true,
+        unique_names: true,
+        checks: tensor_dtype::Checks::Checksums,
+        header_first: false,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
