@@ -214,7 +214,7 @@ pub(crate) fn run(root: &Path) -> Result<String, String> {
     if v.is_empty() {
         let n: usize = edges.values().map(Vec::len).sum();
         Ok(format!(
-            "layering: {} crates, {n} internal edges, all pointing down; no import circle in any crate or the Python package but {} known; README.md lists them all; ARCHITECTURE.md's format table is true",
+            "layering: {} crates, {n} internal edges, all pointing down; no import circle in any crate or the Python package ({} known left); README.md lists them all; ARCHITECTURE.md's format table is true",
             edges.len(),
             crate::cycles::known()
         ))

@@ -29,7 +29,7 @@ pub struct Summary {
 /// The output format: `--to` if given, otherwise from the output file's extension.
 pub fn target(output: &Path, to: Option<&str>) -> Result<Format> {
     let ids = || {
-        Format::WRITABLE
+        Format::writable()
             .iter()
             .map(|f| f.id())
             .collect::<Vec<_>>()
@@ -147,14 +147,14 @@ mod tests {
 
     #[test]
     fn the_target_comes_from_to_or_the_extension() {
-        assert_eq!(target(Path::new("a.bt"), None).unwrap(), Format::Bintensors);
+        assert_eq!(target(Path::new("a.bt"), None).unwrap(), Format::BINTENSORS);
         assert_eq!(
             target(Path::new("a.safetensors"), None).unwrap(),
-            Format::Safetensors
+            Format::SAFETENSORS
         );
         assert_eq!(
             target(Path::new("a.bin"), Some("bintensors-legacy")).unwrap(),
-            Format::BintensorsLegacy
+            Format::BINTENSORS_LEGACY
         );
         assert!(
             target(Path::new("a.bin"), None)

@@ -28,12 +28,12 @@ pub struct Row {
 /// The formats the demo writes: every writable one that holds its data set (GGUF has no
 /// type for the land-sea mask, a bool tensor).
 pub const FORMATS: [Format; 6] = [
-    Format::Safetensors,
-    Format::Bintensors,
-    Format::BintensorsLegacy,
-    Format::Ztensor01,
-    Format::Ztensor2,
-    Format::Tensogram,
+    Format::SAFETENSORS,
+    Format::BINTENSORS,
+    Format::BINTENSORS_LEGACY,
+    Format::ZTENSOR_0_1,
+    Format::ZTENSOR_2,
+    Format::TENSOGRAM,
 ];
 
 /// The data set's file metadata: its description.
@@ -196,9 +196,9 @@ mod tests {
         let rows = run_in(dir.path(), Size::Small).unwrap();
         assert_eq!(rows.len(), FORMATS.len());
         assert!(
-            Format::WRITABLE
+            Format::writable()
                 .iter()
-                .all(|f| FORMATS.contains(f) || *f == Format::Gguf),
+                .all(|f| FORMATS.contains(f) || *f == Format::GGUF),
             "a writable format is missing from the demo"
         );
         for r in &rows {

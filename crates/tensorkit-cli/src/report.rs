@@ -59,13 +59,13 @@ pub fn tensor_json(t: TensorRef<'_>) -> Result<Value> {
         // What the table's "stored as" column shows: the elements above are decoded.
         o.insert("stored_as".into(), Value::from(encoding));
     }
-    if let Some((ggml_type, stored, byte_shape)) = t.blocks() {
+    if let Some((scheme, stored, byte_shape)) = t.blocks() {
         o.insert(
             "stored".into(),
             json!({
-                "ggml_type": ggml_type.name(),
-                "block_elements": ggml_type.block_elements(),
-                "block_bytes": ggml_type.block_bytes(),
+                "ggml_type": scheme.name,
+                "block_elements": scheme.block_elements,
+                "block_bytes": scheme.block_bytes,
                 "shape_in_bytes": byte_shape,
                 "bytes": stored.len(),
             }),

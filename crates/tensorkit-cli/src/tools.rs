@@ -354,11 +354,15 @@ pub fn diff(a: &Path, b: &Path, tolerance: f64, limits: &Limits) -> Result<(Stri
 }
 
 /// The output format for `merge`/`split`: `--to`, else the output's extension, else (for
-/// split) the input's format when it can be written.
+/// split) the input's format when it can be written, or the newest generation of it that
+/// can (zTensor 1.x files split into zTensor 2).
 fn format_for(output: &Path, to: Option<&str>, fallback: Option<Format>) -> Result<Format> {
     match (to, Format::from_extension(output), fallback) {
-        (None, None, Some(f)) if Format::WRITABLE.contains(&f) => Ok(f),
-        (None, None, Some(Format::Ztensor1)) => Ok(Format::Ztensor2),
+        (None, None, Some(f)) if f.info().writes => Ok(f),
+        (None, None, Some(f)) => {
+            Format::from_extension(Path::new(&format!("file.{}", f.extension())))
+                .map_or_else(|| crate::convert::target(output, to), Ok)
+        }
         _ => crate::convert::target(output, to),
     }
 }
@@ -598,7 +602,7 @@ pub fn split_gguf(
     let opened = crate::open(input, limits)?;
     let set = opened.tensor_set();
     let target = format_for(Path::new(""), args.to.as_deref(), Some(set.format()))?;
-    if target != Format::Gguf {
+    if target != Format::GGUF {
         return Err(Error::UnknownTarget {
             what: format!(
                 "--max-tensors and --max-size cut GGUF split sets; this would write {} (give --to gguf, or use `convert --max-shard-size` for a Hugging Face shard set)",

@@ -244,7 +244,7 @@ impl File {
         };
         Ok(Some(Blocks {
             data: Py::new(py, Buffer::in_file(Arc::clone(&file), stored))?,
-            ggml_type: ggml_type.name(),
+            ggml_type: ggml_type.name,
             shape,
         }))
     }

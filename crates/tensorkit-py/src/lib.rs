@@ -126,7 +126,7 @@ fn safetensors_dtypes() -> Vec<(&'static str, String)> {
 /// `id`, `name`, `extensions` (without the dot, the one writers use first) and `writes`.
 #[pyfunction]
 fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
-    tensorkit::Format::ALL
+    tensorkit::Format::all()
         .into_iter()
         .map(|f| {
             let info = f.info();

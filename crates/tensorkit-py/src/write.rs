@@ -102,7 +102,7 @@ impl Options {
             .as_deref()
             .map(|id| {
                 Format::from_id(id).ok_or_else(|| {
-                    let ids: Vec<&str> = Format::WRITABLE.iter().map(|f| f.id()).collect();
+                    let ids: Vec<&str> = Format::writable().iter().map(|f| f.id()).collect();
                     invalid(format!("unknown format {id:?}; one of {}", ids.join(", ")))
                 })
             })

@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(buf, owned.data());
 
     // Convert: the same tensors as Tensogram with a lossless pipeline, and as zTensor 2.
-    let mut to_tgm = WriteOptions::for_format(Format::Tensogram);
+    let mut to_tgm = WriteOptions::for_format(Format::TENSOGRAM);
     to_tgm.pipeline = tensorkit::pipeline_spec::PipelineSpec::parse("shuffle,zstd:3")?;
     tensorkit::save(dir.path().join("model.tgm"), &file, &to_tgm)?;
     tensorkit::save(dir.path().join("model.zt"), &file, &WriteOptions::default())?;
@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(b.to_tensor()?, bias);
 
     // Tensors of several files in one, under new names: nothing is read until it is written.
-    let mut both = tensorkit::TensorSet::new(Format::Safetensors, tensorkit::Limits::default());
+    let mut both = tensorkit::TensorSet::new(Format::SAFETENSORS, tensorkit::Limits::default());
     for (prefix, f) in [("st", &file), ("tgm", &tgm)] {
         for t in f.tensors() {
             both.push(t, format!("{prefix}.{}", t.name()));
@@ -109,7 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "missing points: {}",
         values.iter().filter(|v| v.is_nan()).count()
     );
-    let mut kept = WriteOptions::for_format(Format::Tensogram);
+    let mut kept = WriteOptions::for_format(Format::TENSOGRAM);
     kept.pipeline = tensorkit::pipeline_spec::PipelineSpec::parse("keep,zstd")?;
     for note in tensorkit::save(dir.path().join("kept.tgm"), &file, &kept)? {
         println!("{note}");
@@ -124,9 +124,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let file = tensorkit::open(gguf)?;
     let embd = file.get("token_embd.weight")?;
     println!("{} {:?} {:?}", embd.dtype(), embd.shape(), embd.encoding());
-    let (ggml_type, blocks, byte_shape) = embd.blocks().ok_or("not quantized")?;
-    println!("{ggml_type} blocks, {byte_shape:?}: {} bytes", blocks.len());
-    let mut q8 = WriteOptions::for_format(Format::Gguf);
+    let (scheme, blocks, byte_shape) = embd.blocks().ok_or("not quantized")?;
+    println!(
+        "{} blocks, {byte_shape:?}: {} bytes",
+        scheme.name,
+        blocks.len()
+    );
+    let mut q8 = WriteOptions::for_format(Format::GGUF);
     q8.quantize = Some(tensorkit::gguf::GgmlType::Q8_0);
     for note in tensorkit::save(dir.path().join("q8.gguf"), &file, &q8)? {
         println!("{note}");
@@ -164,7 +168,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("recognised: {}", TensogramFormat::recognise(&tgm));
     let messages = TensogramFormat::open_with(&tgm, &ReadOptions::default())?;
     print_container(&messages)?;
-    for f in Format::ALL {
+    for f in Format::all() {
         let info = f.info();
         println!(
             "  {:<17} {:<32} .{:<12} writes: {:<5} choices: {:?} reserved: {:?}",

@@ -23,86 +23,23 @@ pub enum Error {
         /// Truncated when the file is too short to hold any format's header.
         too_short: bool,
     },
-    /// A safetensors file the reader refused.
-    #[error("{path}: {message}")]
-    Safetensors {
+    /// A file its format's reader refused, or a set its format's writer could not write.
+    #[error("{path}: {}{source}", at.as_deref().map(|a| format!("{a}: ")).unwrap_or_default())]
+    Format {
         /// The file.
         path: PathBuf,
-        /// What was wrong, and where.
-        message: String,
+        /// The format's id.
+        format: &'static str,
+        /// Where in the file, where the format tells (`message 2 (at byte 4096)`, `tensor "t2m"`).
+        at: Option<String>,
         /// The category.
         kind: ErrorKind,
-    },
-    /// A BinTensors file that could not be read or written.
-    #[error("{path}: {source}")]
-    Bintensors {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
+        /// What was wrong, as the format's crate says it.
         #[source]
-        source: tensor_bintensors::Error,
-    },
-    /// A zTensor file that could not be read or written.
-    #[error("{path}: {source}")]
-    Ztensor {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        #[source]
-        source: tensor_ztensor::Error,
-    },
-    /// A GRIB file that could not be read.
-    #[error("{path}: {source}")]
-    Grib {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        #[source]
-        source: Box<tensor_grib::Error>,
-    },
-    /// A GGUF file that could not be read or written.
-    #[error("{path}: {source}")]
-    Gguf {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        #[source]
-        source: tensor_gguf::Error,
-    },
-    /// A Tensogram file that could not be read or written.
-    #[error("{path}: {source}")]
-    Tensogram {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        #[source]
-        source: tensor_frame::Error,
-    },
-    /// A Tensogram object that could not be read or written, named by its tensor.
-    #[error("{path}: tensor {tensor:?}: {source}")]
-    TensogramTensor {
-        /// The file.
-        path: PathBuf,
-        /// The tensor's name (`base[i]["name"]`).
-        tensor: String,
-        /// What was wrong.
-        #[source]
-        source: Box<tensor_frame::Error>,
-    },
-    /// A Tensogram message that could not be opened, with where it starts in the file.
-    #[error("{path}: message {message} (at byte {offset}): {source}")]
-    TensogramAt {
-        /// The file.
-        path: PathBuf,
-        /// The message's index in the file.
-        message: usize,
-        /// Where the message starts in the file.
-        offset: u64,
-        /// What was wrong.
-        #[source]
-        source: tensor_frame::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// stdlib-js meta data that could not be read or written.
+    #[cfg(feature = "stdlib-meta")]
     #[error("{path}: {source}")]
     StdlibMeta {
         /// The file.
@@ -218,12 +155,31 @@ pub enum Error {
 }
 
 impl Error {
-    /// A safetensors error for `path`.
-    pub(crate) fn safetensors(path: &Path, kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error::Safetensors {
+    /// The error `source` of the format `format` (its id) with the file it concerns.
+    pub fn format<E>(path: &Path, format: &'static str, source: E) -> Self
+    where
+        E: Kinded + std::error::Error + Send + Sync + 'static,
+    {
+        Error::Format {
             path: path.to_path_buf(),
-            message: message.into(),
-            kind,
+            format,
+            at: None,
+            kind: source.kind(),
+            source: Box::new(source),
+        }
+    }
+
+    /// [`Error::format`] at a place in the file (`message 2 (at byte 4096)`).
+    pub fn format_at<E>(path: &Path, format: &'static str, at: String, source: E) -> Self
+    where
+        E: Kinded + std::error::Error + Send + Sync + 'static,
+    {
+        Error::Format {
+            path: path.to_path_buf(),
+            format,
+            at: Some(at),
+            kind: source.kind(),
+            source: Box::new(source),
         }
     }
 }
@@ -240,14 +196,9 @@ impl Kinded for Error {
                     ErrorKind::Unsupported
                 }
             }
-            Error::Safetensors { kind, .. } | Error::VerifyFailed { kind, .. } => *kind,
+            Error::Format { kind, .. } | Error::VerifyFailed { kind, .. } => *kind,
+            #[cfg(feature = "stdlib-meta")]
             Error::StdlibMeta { source, .. } => source.kind(),
-            Error::Bintensors { source, .. } => source.kind(),
-            Error::Ztensor { source, .. } => source.kind(),
-            Error::Grib { source, .. } => source.kind(),
-            Error::Gguf { source, .. } => source.kind(),
-            Error::Tensogram { source, .. } | Error::TensogramAt { source, .. } => source.kind(),
-            Error::TensogramTensor { source, .. } => source.kind(),
             Error::Spec { .. }
             | Error::Edit { .. }
             | Error::UnknownTarget { .. }

@@ -6,11 +6,14 @@
 //!
 //! This crate is the front door: it re-exports the workspace's crates as modules, and the
 //! handful of types everyone needs at the root. Each format crate joins behind a feature of
-//! its own; the `full` feature (on by default) enables all of them.
+//! its own, through one adapter in the format registry ([`adapter::Adapter`],
+//! [`register`] for formats defined elsewhere); the `full` feature (on by default) enables
+//! all of them, and any one alone builds the front door with that format only.
 //!
 //! | module | crate | what it holds |
 //! |---|---|---|
-//! | (root) | this crate (feature `files`) | [`open`], [`save`], [`File`], [`TensorRef`], [`Format`]: every format through one door |
+//! | (root) | this crate (feature `files`, which any format brings) | [`open`], [`save`], [`File`], [`TensorRef`], [`Format`], [`register`]: every format through one door |
+//! | [`adapter`] | this crate | the [`Adapter`](adapter::Adapter) trait each format implements to join the registry |
 //! | [`bytes`] | `tensor-core` | error kinds, [`Limits`], byte order and swaps, checked sizes, byte sources, atomic files |
 //! | [`dtype`] | `tensor-dtype` | [`Dtype`], shapes and strides, [`TensorView`], [`Tensor`] |
 //! | `bintensors` | `tensor-bintensors` (feature `bintensors`) | BinTensors files, both header layouts |
@@ -19,7 +22,7 @@
 //! | `frame` | `tensor-frame` (feature `frame`) | Tensogram v3 messages and `.tgm` files: buffered and streaming encode, random access, scanning, validation |
 //! | `pipeline` | `tensor-pipeline` (feature `pipeline`) | encoding stages (simple packing, shuffle, szip, zstd, lz4, masks) with bounded decoding |
 //! | `ztensor` | `tensor-ztensor` (feature `ztensor`) | zTensor files, every generation |
-//! | `safetensors` | `tensor-safetensors` (feature `files`) | safetensors files: checked zero-copy reader, streaming writer |
+//! | `safetensors` | `tensor-safetensors` (feature `safetensors`) | safetensors files: checked zero-copy reader, streaming writer |
 //! | `stdlib_meta` | `tensor-stdlib-meta` (feature `stdlib-meta`) | stdlib-js ndarray meta data and checked strided views |
 //!
 //! ```
@@ -50,7 +53,7 @@
 //! format.
 //!
 //! ```
-//! # #[cfg(feature = "files")] {
+//! # #[cfg(all(feature = "safetensors", feature = "frame"))] {
 //! use tensorkit::{Format, Tensor, WriteOptions};
 //! let dir = tempfile::tempdir()?;
 //! let w = Tensor::from_elements(&[2, 2], &[1.5f32, -2.0, 0.25, 8.0])?;
@@ -58,7 +61,7 @@
 //! tensorkit::save_tensors(&path, [("w", w.view())], &WriteOptions::default())?; // format from the extension
 //!
 //! let file = tensorkit::open(&path)?;
-//! assert_eq!((file.format(), file.len()), (Format::Safetensors, 1));
+//! assert_eq!((file.format(), file.len()), (Format::SAFETENSORS, 1));
 //! for t in file.tensors() {
 //!     println!("{} {} {:?} {} attributes", t.name(), t.dtype(), t.shape(), t.attributes().len());
 //! }
@@ -71,7 +74,7 @@
 //! assert_eq!(buf, owned.data());
 //!
 //! let tgm = dir.path().join("w.tgm");
-//! tensorkit::save(&tgm, &file, &WriteOptions::for_format(Format::Tensogram))?;
+//! tensorkit::save(&tgm, &file, &WriteOptions::for_format(Format::TENSOGRAM))?;
 //! assert_eq!(tensorkit::open(&tgm)?.get("w")?.to_tensor()?, owned);
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -178,7 +181,7 @@ pub use tensor_gguf as gguf;
 pub use tensor_grib as grib;
 #[cfg(feature = "pipeline")]
 pub use tensor_pipeline as pipeline;
-#[cfg(feature = "files")]
+#[cfg(feature = "safetensors")]
 pub use tensor_safetensors as safetensors;
 #[cfg(feature = "stdlib-meta")]
 pub use tensor_stdlib_meta as stdlib_meta;
@@ -186,6 +189,8 @@ pub use tensor_stdlib_meta as stdlib_meta;
 pub use tensor_ztensor as ztensor;
 
 // The checks' types are the crate root's (`tensorkit::Validation`, …).
+#[cfg(feature = "files")]
+pub mod adapter;
 #[cfg(feature = "files")]
 mod check;
 #[cfg(feature = "files")]
@@ -195,7 +200,13 @@ pub mod error;
 #[cfg(feature = "files")]
 mod foreign;
 #[cfg(feature = "files")]
+mod format;
+#[cfg(feature = "files")]
 mod formats;
+#[cfg(feature = "files")]
+mod join;
+#[cfg(feature = "files")]
+mod local;
 #[cfg(feature = "files")]
 mod migrate;
 #[cfg(feature = "files")]
@@ -204,28 +215,33 @@ mod model;
 pub mod npy;
 #[cfg(feature = "files")]
 mod open;
-#[cfg(feature = "files")]
+#[cfg(feature = "frame")]
 pub mod pipeline_spec;
+#[cfg(feature = "files")]
+mod registry;
 #[cfg(feature = "remote")]
 pub mod remote;
 #[cfg(feature = "files")]
 pub mod shards;
+#[cfg(feature = "files")]
+mod write;
 
 #[cfg(feature = "files")]
-pub use check::{
-    Checks, Level, Location, Problem, Severity, ValidateOptions, Validation, Verification,
-    validate, verify,
-};
+pub use check::report::{Checks, Location, Problem, Severity, Validation, Verification};
+#[cfg(feature = "files")]
+pub use check::{validate, verify};
 #[cfg(feature = "files")]
 pub use edit::{EditOptions, EditReport, Edits, edit};
 #[cfg(feature = "files")]
 pub use error::{Error, Result};
 #[cfg(feature = "files")]
+pub use format::Format;
+#[cfg(feature = "gguf")]
 pub use formats::gguf::Dequantize;
 #[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
-pub use model::{FormatId as Format, RUN_BYTES, TensorSet};
+pub use model::{BlockScheme, RUN_BYTES, TensorSet};
 #[cfg(feature = "files")]
 pub use open::{
     File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes,
@@ -233,6 +249,9 @@ pub use open::{
 };
 #[cfg(feature = "remote")]
 pub use open::{open_url_async, open_url_with};
+#[cfg(feature = "files")]
+pub use registry::register;
 pub use tensor_core::atomic::Durability;
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits, Verify};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};
+pub use tensor_dtype::{Level, ValidateOptions};

@@ -1,134 +1,18 @@
 //! The format-neutral view of a tensor file that every command works on.
+// With some formats left out of the build, parts only the others use go unused.
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
 
 use crate::error::Result;
+use crate::format::Format;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tensor_core::Limits;
-use tensor_dtype::{Dtype, FormatInfo, Tensor, TensorView};
+use tensor_dtype::{Dtype, Tensor, TensorView};
 
 /// The most bytes a streamed tensor hands its consumer at once
 /// ([`TensorRef::stream`](crate::TensorRef::stream)): runs big enough to amortise per-run
 /// work, small enough that memory stays flat for any tensor size.
 pub const RUN_BYTES: usize = 4 << 20;
-
-/// The registry of formats: every format tensorkit reads, by the ids `inspect --json`
-/// reports; what each is comes from its crate ([`FormatId::info`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FormatId {
-    /// Hugging Face safetensors.
-    Safetensors,
-    /// BinTensors, the released header layout.
-    Bintensors,
-    /// BinTensors, the pre-release header layout.
-    BintensorsLegacy,
-    /// zTensor 0.1 (`ZTEN0001`).
-    Ztensor01,
-    /// zTensor 1.x (`ZTEN1000`); read only.
-    Ztensor1,
-    /// zTensor 2, the current container.
-    Ztensor2,
-    /// Tensogram v3 (`.tgm`): messages of objects.
-    Tensogram,
-    /// GRIB editions 1 and 2 (read only): one tensor per field.
-    Grib,
-    /// GGUF (llama.cpp): versions 2 and 3 read, 3 written.
-    Gguf,
-}
-
-impl FormatId {
-    /// Every format the command writes, in the order the demo shows them.
-    pub const WRITABLE: [FormatId; 7] = [
-        FormatId::Safetensors,
-        FormatId::Bintensors,
-        FormatId::BintensorsLegacy,
-        FormatId::Ztensor01,
-        FormatId::Ztensor2,
-        FormatId::Tensogram,
-        FormatId::Gguf,
-    ];
-
-    /// Every format the command reads, the generations of one format oldest first.
-    pub const ALL: [FormatId; 9] = [
-        FormatId::Safetensors,
-        FormatId::BintensorsLegacy,
-        FormatId::Bintensors,
-        FormatId::Ztensor01,
-        FormatId::Ztensor1,
-        FormatId::Ztensor2,
-        FormatId::Tensogram,
-        FormatId::Grib,
-        FormatId::Gguf,
-    ];
-
-    /// What the format's crate says it is: id, name, extensions, whether it writes, the
-    /// attribute keys it reserves.
-    #[must_use]
-    pub const fn info(self) -> FormatInfo {
-        use tensor_dtype::Format as _;
-        match self {
-            FormatId::Safetensors => tensor_safetensors::SafetensorsFormat::INFO,
-            FormatId::Bintensors => tensor_bintensors::BintensorsFormat::INFO,
-            FormatId::BintensorsLegacy => tensor_bintensors::BintensorsFormat::LEGACY,
-            FormatId::Ztensor01 => tensor_ztensor::Ztensor01Format::INFO,
-            FormatId::Ztensor1 => tensor_ztensor::Ztensor1Format::INFO,
-            FormatId::Ztensor2 => tensor_ztensor::Ztensor2Format::INFO,
-            FormatId::Tensogram => tensor_frame::TensogramFormat::INFO,
-            FormatId::Grib => tensor_grib::GribFormat::INFO,
-            FormatId::Gguf => tensor_gguf::GgufFormat::INFO,
-        }
-    }
-
-    /// The id used in JSON output and by `--to`.
-    #[must_use]
-    pub const fn id(self) -> &'static str {
-        self.info().id
-    }
-
-    /// The usual file extension.
-    #[must_use]
-    pub const fn extension(self) -> &'static str {
-        self.info().extensions[0]
-    }
-
-    /// The writable format called `id` (as `inspect --json` reports it).
-    #[must_use]
-    pub fn from_id(id: &str) -> Option<Self> {
-        Self::WRITABLE.into_iter().find(|f| f.id() == id)
-    }
-
-    /// Nothing when the format's writer offers `choice`; otherwise the error that says
-    /// which formats do.
-    pub fn offers(self, choice: tensor_dtype::WriteChoice) -> crate::Result<()> {
-        if self.info().offers(choice) {
-            return Ok(());
-        }
-        let those: Vec<&str> = Self::WRITABLE
-            .into_iter()
-            .filter(|f| f.info().offers(choice))
-            .map(FormatId::id)
-            .collect();
-        Err(crate::Error::UnknownTarget {
-            what: format!(
-                "{} applies to {} output, not {}",
-                choice.describe(),
-                those.join(" and "),
-                self.id()
-            ),
-        })
-    }
-
-    /// The format a file name's extension suggests, for choosing an output format: the
-    /// first writable format listing it, the newest generation of a format first (`.zt`
-    /// is zTensor 2, `.bt` the released BinTensors layout).
-    #[must_use]
-    pub fn from_extension(path: &std::path::Path) -> Option<Self> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .rev()
-            .find(|f| f.info().writes && f.info().extensions.contains(&ext.as_str()))
-    }
-}
 
 /// A tensor's elements: borrowed from the file when they are stored as they are, owned when
 /// they had to be decoded (expanded from a sparse form), or still encoded and decoded only
@@ -215,14 +99,26 @@ pub(crate) struct Lazy<'a> {
     pub blocks: Option<Blocks<'a>>,
 }
 
-/// A quantized tensor's blocks (GGUF): as its file stores them, or made from its values
-/// when it is written.
+/// A quantized tensor's blocks (GGUF's ggml types): as its file stores them, or made from
+/// its values when it is written.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocks<'a> {
-    /// The ggml type.
-    pub ggml_type: tensor_gguf::GgmlType,
+    /// The block type.
+    pub scheme: BlockScheme,
     /// The blocks.
     pub bytes: BlockBytes<'a>,
+}
+
+/// A type of quantized blocks, as the format that defines it names and sizes it: a
+/// format-neutral handle that a writer of that format turns back into its own type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockScheme {
+    /// Its name in its format (ggml's `Q4_K`).
+    pub name: &'static str,
+    /// Elements per block.
+    pub block_elements: u64,
+    /// Bytes per block.
+    pub block_bytes: u64,
 }
 
 /// Where a quantized tensor's blocks come from.
@@ -363,8 +259,8 @@ impl<'a> NamedTensor<'a> {
         };
         let mut shape = self.shape().to_vec();
         match shape.last_mut() {
-            Some(last) => *last = *last / b.ggml_type.block_elements() * b.ggml_type.block_bytes(),
-            None => shape.push(b.ggml_type.block_bytes()),
+            Some(last) => *last = *last / b.scheme.block_elements * b.scheme.block_bytes,
+            None => shape.push(b.scheme.block_bytes),
         }
         Some((b.clone(), shape))
     }
@@ -481,8 +377,6 @@ pub(crate) fn stream_view(
     view.to_le_bytes().chunks(run).try_for_each(sink)
 }
 
-pub(crate) use tensor_core::ReadOptions;
-
 /// Tensors to write: those of an open file ([`File::tensor_set`](crate::File::tensor_set)),
 /// or put together from several ([`TensorSet::new`], [`TensorSet::push`]), with file-level
 /// metadata. Nothing is decoded or copied until the set is saved
@@ -490,7 +384,7 @@ pub(crate) use tensor_core::ReadOptions;
 #[derive(Clone, Debug)]
 pub struct TensorSet<'a> {
     /// The format the file was read as.
-    pub(crate) format: FormatId,
+    pub(crate) format: Format,
     /// File-level metadata, when the format stores any.
     pub(crate) metadata: Option<Map<String, Value>>,
     /// The type each metadata value has in its file, for formats whose values are typed
@@ -513,7 +407,7 @@ impl<'a> TensorSet<'a> {
     /// An empty set, to put tensors of open files into ([`push`](Self::push)); `format` is
     /// what [`format`](Self::format) reports, `limits` those its tensors are decoded within.
     #[must_use]
-    pub fn new(format: FormatId, limits: Limits) -> Self {
+    pub fn new(format: Format, limits: Limits) -> Self {
         TensorSet {
             format,
             metadata: None,
@@ -524,25 +418,29 @@ impl<'a> TensorSet<'a> {
         }
     }
 
-    /// Adds `tensor` (of an open file) under `name`, at the end, without its place in its
-    /// file ([`TensorRef::location`](crate::TensorRef::location)). Nothing is read: when
-    /// saved, its bytes are copied from its file as from the file's own set.
-    pub fn push(&mut self, tensor: crate::TensorRef<'a>, name: impl Into<String>) {
-        let mut t = tensor.tensor.clone();
-        t.name = Some(name.into());
-        t.location.clear();
-        self.tensors.push(t);
-        for m in &tensor.set.mapped {
-            if !self.mapped.iter().any(|have| std::ptr::eq(*have, *m)) {
-                self.mapped.push(m);
-            }
-        }
-    }
-
     /// The format the file was read as (for a set put together, the one it was made with).
     #[must_use]
-    pub fn format(&self) -> FormatId {
+    pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// Adds `view` under `name`, at the end: how a format read outside tensorkit
+    /// ([`Adapter::read`](crate::adapter::Adapter::read)) lists a tensor its file stores as
+    /// it is, borrowing its bytes.
+    pub fn push_view(&mut self, name: impl Into<String>, view: TensorView<'a>) {
+        self.tensors.push(NamedTensor::borrowed(name, view));
+    }
+
+    /// Adds `tensor`, decoded, under `name`, at the end (a format read outside tensorkit
+    /// whose file stores the tensor otherwise than as it is).
+    pub fn push_owned(&mut self, name: impl Into<String>, tensor: Tensor) {
+        self.tensors.push(NamedTensor {
+            name: Some(name.into()),
+            data: TensorData::Owned(tensor),
+            location: Vec::new(),
+            attributes: Vec::new(),
+            check: None,
+        });
     }
 
     /// File-level metadata, when the format stores any.
@@ -586,19 +484,6 @@ impl<'a> TensorSet<'a> {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.tensors.is_empty()
-    }
-
-    /// Its tensors, in order.
-    #[must_use]
-    pub fn tensors(&self) -> impl ExactSizeIterator<Item = crate::TensorRef<'_>> {
-        self.tensors
-            .iter()
-            .enumerate()
-            .map(move |(index, tensor)| crate::TensorRef {
-                tensor,
-                index,
-                set: self,
-            })
     }
 }
 

@@ -87,14 +87,18 @@ fn bad(spec: &str, why: &str) -> Error {
 
 impl Default for PipelineSpec {
     fn default() -> Self {
-        PipelineSpec {
-            keep: true,
-            ..PipelineSpec::NONE
-        }
+        PipelineSpec::KEEP
     }
 }
 
 impl PipelineSpec {
+    /// The default (`keep`): packed GRIB fields keep their packing, everything else is
+    /// stored as it is.
+    pub const KEEP: PipelineSpec = PipelineSpec {
+        keep: true,
+        ..PipelineSpec::NONE
+    };
+
     /// Every tensor stored as it is (`none`).
     const NONE: PipelineSpec = PipelineSpec {
         packing_bits: None,

@@ -8,6 +8,7 @@
 //! index's `metadata` but `total_size` (the shards' bookkeeping).
 
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::model::TensorSet;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -133,7 +134,7 @@ impl Index {
     /// The one set the index describes, from the sets read from [`files`](Self::files): the
     /// mapped tensors, in weight-map order, each from its own shard.
     pub fn select<'a>(&self, sets: Vec<TensorSet<'a>>) -> Result<TensorSet<'a>> {
-        let mut one = combined(&sets, self.metadata.clone());
+        let mut one = combined(&sets, self.metadata.clone(), &self.path)?;
         let mut by_shard: Vec<HashMap<String, crate::model::NamedTensor<'a>>> = sets
             .into_iter()
             .map(|set| {
@@ -161,54 +162,10 @@ impl Index {
     }
 }
 
-/// What several sets read together share, before their tensors are gathered: the first
-/// set's format and limits (safetensors and the default limits when there is none),
-/// `metadata`, and every set's mappings.
-fn combined<'a>(sets: &[TensorSet<'a>], metadata: Option<Map<String, Value>>) -> TensorSet<'a> {
-    TensorSet {
-        format: sets
-            .first()
-            .map_or(crate::model::FormatId::Safetensors, |s| s.format),
-        metadata,
-        metadata_types: sets
-            .first()
-            .map(|s| s.metadata_types.clone())
-            .unwrap_or_default(),
-        tensors: Vec::new(),
-        limits: sets.first().map(|s| s.limits).unwrap_or_default(),
-        mapped: sets.iter().flat_map(|s| s.mapped.iter().copied()).collect(),
-    }
-}
+use crate::join::combined;
+pub use crate::join::join;
 
-/// Several files' sets as one: tensors in file order (each located by its file), the first
-/// file's metadata; a name in two files is an error naming both.
-pub fn join<'a>(paths: &[PathBuf], mut sets: Vec<TensorSet<'a>>) -> Result<TensorSet<'a>> {
-    if sets.len() == 1 {
-        return Ok(sets.remove(0));
-    }
-    let mut one = combined(&sets, sets.first().and_then(|s| s.metadata.clone()));
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, set) in sets.into_iter().enumerate() {
-        for (name, mut t) in set.names().into_iter().zip(set.tensors) {
-            if let Some(&first) = seen.get(&name) {
-                return Err(Error::UnknownTarget {
-                    what: format!(
-                        "tensor {name:?} is in both {} and {}",
-                        paths[first].display(),
-                        paths[i].display()
-                    ),
-                });
-            }
-            seen.insert(name.clone(), i);
-            t.name = Some(name);
-            t.location.insert(0, ("file", i as u64));
-            one.tensors.push(t);
-        }
-    }
-    Ok(one)
-}
-
-/// What [`write_sharded`] wrote.
+/// What a shard set written by [`save`](crate::save) with a maximum shard size holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sharded {
     /// The shard files, in order.
@@ -221,7 +178,7 @@ pub struct Sharded {
 
 /// The name stem and extension of a shard set written for `path` (`model`, `safetensors`);
 /// `model` and `format`'s extension where `path` has none.
-fn stem_and_extension(path: &Path, format: crate::model::FormatId) -> (&str, &str) {
+fn stem_and_extension(path: &Path, format: Format) -> (&str, &str) {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let ext = path
         .extension()
@@ -230,9 +187,9 @@ fn stem_and_extension(path: &Path, format: crate::model::FormatId) -> (&str, &st
     (stem, ext)
 }
 
-/// The index [`write_sharded`] writes for `path` in `format`: `dir/model.ext.index.json`.
+/// The index a shard set written for `path` in `format` has: `dir/model.ext.index.json`.
 #[must_use]
-pub fn index_path(path: &Path, format: crate::model::FormatId) -> PathBuf {
+pub fn index_path(path: &Path, format: Format) -> PathBuf {
     let (stem, ext) = stem_and_extension(path, format);
     path.parent()
         .unwrap_or(Path::new(""))
@@ -271,13 +228,12 @@ pub fn write_index(
 /// set's metadata, `total_size` and the weight map. Tensors keep their order. Each file is
 /// written atomically (committed with `durability`) and the index last; if anything fails,
 /// the shards already written are removed, so no partial set is left behind.
-pub fn write_sharded(
-    format: crate::model::FormatId,
+pub(crate) fn write_sharded(
+    format: Format,
     set: &TensorSet<'_>,
     path: &Path,
     max_shard_bytes: u64,
-    pipeline: &crate::pipeline_spec::PipelineSpec,
-    layout: crate::formats::Layout,
+    choices: &crate::write::Choices,
     durability: tensor_core::atomic::Durability,
 ) -> Result<Sharded> {
     if max_shard_bytes == 0 {
@@ -285,7 +241,7 @@ pub fn write_sharded(
             what: "a maximum shard size of 0 bytes".into(),
         });
     }
-    if format != crate::model::FormatId::Tensogram {
+    if format.info().unique_names {
         set.check_unique_names(format.id())?;
     }
     // Group the tensors, in order, into shards.
@@ -331,15 +287,8 @@ pub fn write_sharded(
                 mapped: set.mapped.clone(),
             };
             let shard_path = dir.join(&file);
-            for note in crate::formats::write(
-                format,
-                &shard,
-                &shard_path,
-                pipeline,
-                layout,
-                durability,
-                None,
-            )? {
+            for note in crate::write::write(format, &shard, &shard_path, choices, durability, None)?
+            {
                 if !left_out.contains(&note) {
                     left_out.push(note);
                 }
@@ -370,13 +319,14 @@ pub fn write_sharded(
 /// set's metadata in the first shard only, every shard with `split.no`, `split.count` and
 /// `split.tensors.count`. Each file is written atomically; if anything fails, the shards
 /// already written are removed. Returns the shards and what GGUF left out (one note each).
+#[cfg(feature = "gguf")]
 pub fn write_gguf_split(
     set: &TensorSet<'_>,
     prefix: &Path,
     limit: tensor_gguf::split::Limit,
     durability: tensor_core::atomic::Durability,
 ) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    use crate::model::{FormatId, NamedTensor};
+    use crate::model::NamedTensor;
     if matches!(
         limit,
         tensor_gguf::split::Limit::Tensors(0) | tensor_gguf::split::Limit::Bytes(0)
@@ -385,7 +335,7 @@ pub fn write_gguf_split(
             what: "a shard limit of 0".into(),
         });
     }
-    set.check_unique_names(FormatId::Gguf.id())?;
+    set.check_unique_names(Format::GGUF.id())?;
     let sizes: Vec<u64> = set
         .tensors
         .iter()
@@ -417,7 +367,7 @@ pub fn write_gguf_split(
                 types.insert(key.to_owned(), value.value_type().name().to_owned());
             }
             let shard = TensorSet {
-                format: FormatId::Gguf,
+                format: Format::GGUF,
                 metadata: Some(metadata),
                 metadata_types: types,
                 tensors: set.tensors[range.clone()]
@@ -433,12 +383,11 @@ pub fn write_gguf_split(
                 mapped: set.mapped.clone(),
             };
             let path = tensor_gguf::split::shard_path(prefix, no, count);
-            for note in crate::formats::write(
-                FormatId::Gguf,
+            for note in crate::write::write(
+                Format::GGUF,
                 &shard,
                 &path,
-                &crate::pipeline_spec::PipelineSpec::default(),
-                crate::formats::Layout::default(),
+                &crate::write::Choices::default(),
                 durability,
                 None,
             )? {
@@ -456,4 +405,27 @@ pub fn write_gguf_split(
         }
     }
     result
+}
+
+/// How the members of a set become one (the last step of [`open`](crate::open)'s path).
+pub(crate) enum Joining {
+    /// By a Hugging Face index's weight map.
+    Index(Index),
+    /// By the members' format's own rule ([`Adapter::join_members`](crate::adapter::Adapter::join_members)).
+    Format(Format),
+    /// In file order, names unique across them ([`join`]).
+    Files,
+}
+
+/// The members' sets as one, as `joining` says.
+pub(crate) fn join_as<'a>(
+    paths: &[PathBuf],
+    sets: Vec<TensorSet<'a>>,
+    joining: &Joining,
+) -> Result<TensorSet<'a>> {
+    match joining {
+        Joining::Index(index) => index.select(sets),
+        Joining::Format(format) => format.adapter().join_members(paths, sets),
+        Joining::Files => join(paths, sets),
+    }
 }

@@ -13,7 +13,8 @@
 //! anything else is an error naming the shard; then the index is written and the journal
 //! removed. A journal cut short is dropped: its writer had touched nothing yet.
 
-use super::{Change, EditOptions, EditReport, Edits, Expected, Method, apply};
+use super::file::edit_file;
+use super::spec::{Change, EditOptions, EditReport, Edits, Expected, Method, apply};
 use crate::error::{Error, Result};
 use crate::model::TensorSet;
 use serde_json::Value as Json;
@@ -166,7 +167,7 @@ fn digest(set: &TensorSet<'_>) -> String {
 /// holding each tensor, renames in the weight map too.
 pub(super) fn edit(path: &Path, edits: &Edits, options: EditOptions) -> Result<EditReport> {
     let recovered = !options.dry_run && recover(path, options.durability)?;
-    let file = crate::open_with(path, &options.read_options())?;
+    let file = crate::open::read::read_local(path, &options.read_options())?;
     let set = file.tensor_set();
     let format = set.format;
     let mut new = set.clone();
@@ -196,7 +197,7 @@ pub(super) fn edit(path: &Path, edits: &Edits, options: EditOptions) -> Result<E
         index: edited_index(path, &report.changes)?,
     };
     for (shard, edits) in per_shard {
-        let file = crate::open_with(&shard, &options.read_options())?;
+        let file = crate::open::read::read_local(&shard, &options.read_options())?;
         let before = file.tensor_set();
         let mut after = before.clone();
         apply(&mut after, &edits, &shard)?;
@@ -214,7 +215,7 @@ pub(super) fn edit(path: &Path, edits: &Edits, options: EditOptions) -> Result<E
     patch::write_journal(&journal, &plan.encode(), options.durability)?;
     let mut all_in_place = true;
     for shard in &plan.shards {
-        let r = super::edit(path.with_file_name(&shard.file), &shard.edits, &options)?;
+        let r = edit_file(&path.with_file_name(&shard.file), &shard.edits, &options)?;
         all_in_place &= r.method == Method::InPlace;
     }
     tensor_core::atomic::write(path, plan.index.as_bytes(), options.durability)?;
@@ -227,7 +228,7 @@ pub(super) fn edit(path: &Path, edits: &Edits, options: EditOptions) -> Result<E
         report.method = Method::InPlace;
     }
     // Read back through the index: every tensor where the weight map says.
-    crate::open_with(path, &options.read_options())?;
+    crate::open::read::read_local(path, &options.read_options())?;
     Ok(report)
 }
 
@@ -248,7 +249,8 @@ pub(crate) fn recover(path: &Path, durability: Durability) -> Result<bool> {
     };
     for shard in &plan.shards {
         let file = path.with_file_name(&shard.file);
-        let now = digest(crate::open_with(&file, &options.read_options())?.tensor_set());
+        let now =
+            digest(crate::open::read::read_local(&file, &options.read_options())?.tensor_set());
         if now == shard.after {
             continue;
         }
@@ -263,7 +265,7 @@ pub(crate) fn recover(path: &Path, durability: Durability) -> Result<bool> {
                 ),
             });
         }
-        super::edit(&file, &shard.edits, &options)?;
+        edit_file(&file, &shard.edits, &options)?;
     }
     if std::fs::read(path).ok().as_deref() != Some(plan.index.as_bytes()) {
         tensor_core::atomic::write(path, plan.index.as_bytes(), durability)?;

@@ -1,31 +1,106 @@
 //! BinTensors, through tensor-bintensors (see docs/formats/bintensors.md).
 
+use crate::adapter::{Adapter, EditedHeader, Writing};
 use crate::error::{Error, Result};
-use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::format::Format;
+use crate::model::{NamedTensor, TensorSet};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensor_bintensors::{BinTensors, Layout};
+use tensor_bintensors::{BinTensors, BintensorsFormat, Layout};
+use tensor_core::atomic::WriteSeek;
+use tensor_core::{Held, Limits, ReadOptions};
+use tensor_dtype::{Format as _, FormatInfo};
 
-/// The crate's errors with the file they concern.
-pub(super) fn wrap(path: &Path) -> impl Fn(tensor_bintensors::Error) -> Error + '_ {
-    move |source| Error::Bintensors {
-        path: path.to_path_buf(),
-        source,
+/// BinTensors in one header layout, as the front door reads and writes it (reading tells
+/// the layouts apart by themselves).
+pub(crate) struct Bintensors(Layout);
+
+/// The registry's entries: the pre-release layout, then the released one.
+pub(crate) static ADAPTERS: [Bintensors; 2] =
+    [Bintensors(Layout::Legacy), Bintensors(Layout::Release)];
+
+/// What a file in `layout` is.
+fn info(layout: Layout) -> &'static FormatInfo {
+    match layout {
+        Layout::Release => &BintensorsFormat::INFO,
+        Layout::Legacy => &BintensorsFormat::LEGACY,
     }
 }
 
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+impl Adapter for Bintensors {
+    fn info(&self) -> &'static FormatInfo {
+        info(self.0)
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        BintensorsFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn WriteSeek,
+        path: &Path,
+        _: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write(set, out, path, self.0)?;
+        Ok(Vec::new())
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        BintensorsFormat::header_ranges(held, limits).map_err(wrap(path, self.0))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        let unverified = ReadOptions {
+            verify: tensor_core::Verify::Never,
+            ..*options
+        };
+        crate::adapter::listing::of_views(bytes, read(path, bytes, &unverified)?)
+    }
+
+    fn header_for_edit(
+        &self,
+        bytes: &[u8],
+        _: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+    ) -> Result<Option<EditedHeader>> {
+        header_for_edit(bytes, new, path)
+    }
+}
+
+/// The crate's errors with the file they concern.
+fn wrap(path: &Path, layout: Layout) -> impl Fn(tensor_bintensors::Error) -> Error + '_ {
+    move |source| Error::format(path, info(layout).id, source)
+}
+
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let limits = &options.limits;
-    let file = BinTensors::open_with(bytes, options).map_err(wrap(path))?;
-    let format = match file.layout() {
-        Layout::Release => FormatId::Bintensors,
-        Layout::Legacy => FormatId::BintensorsLegacy,
-    };
+    let file = BinTensors::open_with(bytes, options).map_err(wrap(path, Layout::Release))?;
+    let format = Format::of(info(file.layout()));
     let metadata = file.metadata().map(|m| {
         m.iter()
             .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
@@ -72,17 +147,13 @@ fn described<'s>(
     Ok((entries, metadata))
 }
 
-pub(super) fn write(
+fn write(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
     path: &Path,
     layout: Layout,
 ) -> Result<()> {
-    let format = if layout == Layout::Legacy {
-        FormatId::BintensorsLegacy.id()
-    } else {
-        FormatId::Bintensors.id()
-    };
+    let format = info(layout).id;
     let names = set.names();
     let (entries, metadata) = described(set, &names, format)?;
     // One tensor decoded at a time, when the writer reaches it; an error from our side
@@ -94,7 +165,7 @@ pub(super) fn write(
                 .write_canonical(&set.limits, w)
                 .map_err(|e| carried.keep(e, std::io::Error::other))
         });
-    carried.finish(written, wrap(path))?;
+    carried.finish(written, wrap(path, layout))?;
     Ok(())
 }
 
@@ -102,23 +173,19 @@ pub(super) fn write(
 /// its length, when it fits there and every tensor lies where the header will say (back to
 /// back from the data section's start, in the set's order); `None` otherwise, and for the
 /// pre-release layout: the file is then written anew, as the reference writes it.
-pub(super) fn header_for_edit(
-    bytes: &[u8],
-    set: &TensorSet<'_>,
-    path: &Path,
-) -> Result<Option<super::EditedHeader>> {
+fn header_for_edit(bytes: &[u8], set: &TensorSet<'_>, path: &Path) -> Result<Option<EditedHeader>> {
     let Some(data_start) = tensor_bintensors::data_start(bytes) else {
         return Ok(None);
     };
-    if set.format != FormatId::Bintensors || !lies_back_to_back(bytes, data_start, set) {
+    let release = info(Layout::Release);
+    if set.format.id() != release.id || !lies_back_to_back(bytes, data_start, set) {
         return Ok(None);
     }
     let names = set.names();
-    let (entries, metadata) = described(set, &names, FormatId::Bintensors.id())?;
+    let (entries, metadata) = described(set, &names, release.id)?;
     let header = tensor_bintensors::header_in_place(&entries, metadata.as_ref(), data_start)
-        .map_err(wrap(path))?;
-    Ok(header
-        .map(|h| super::EditedHeader::InPlace(crate::edit::header_patch(h, bytes.len() as u64))))
+        .map_err(wrap(path, Layout::Release))?;
+    Ok(header.map(|h| EditedHeader::at_start(h, bytes.len() as u64)))
 }
 
 /// Whether `set`'s tensors are views of `bytes` laid back to back from `data_start`, in

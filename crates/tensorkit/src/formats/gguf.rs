@@ -2,37 +2,139 @@
 //! ones decoded to float32 on demand with their blocks kept for a GGUF writer; metadata as
 //! JSON values with each value's GGUF type beside it.
 
+use crate::adapter::{Adapter, EditedHeader, Writing};
 use crate::error::{Error, Result};
-use crate::model::{BlockBytes, Blocks, FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use crate::format::Format;
+use crate::model::{BlockBytes, Blocks, Lazy, NamedTensor, TensorData, TensorSet};
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use tensor_core::atomic::WriteSeek;
 use tensor_core::{ByteOrder, Limits};
+use tensor_core::{Held, ReadOptions};
 use tensor_dtype::{Dtype, Tensor};
-use tensor_gguf::{GgmlType, Gguf, Value};
+use tensor_dtype::{Format as _, FormatInfo};
+use tensor_gguf::{GgmlType, Gguf, GgufFormat, Value};
 
 const FORMAT: &str = "gguf";
 
-pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_gguf::Error) -> Error + '_ {
-    move |source| Error::Gguf {
-        path: path.to_path_buf(),
-        source,
+/// GGUF, as the front door reads and writes it.
+pub(crate) struct GgufAdapter;
+
+/// The registry's entry.
+pub(crate) static ADAPTER: GgufAdapter = GgufAdapter;
+
+impl Adapter for GgufAdapter {
+    fn info(&self) -> &'static FormatInfo {
+        &GgufFormat::INFO
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        GgufFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn WriteSeek,
+        path: &Path,
+        writing: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write(set, out, path, writing.header_reserve)?;
+        Ok(Vec::new())
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        GgufFormat::header_ranges(held, limits).map_err(wrap(path))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        open_header(path, bytes, options)
+    }
+
+    fn header_for_edit(
+        &self,
+        bytes: &[u8],
+        _: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+    ) -> Result<Option<EditedHeader>> {
+        header_for_edit(bytes, new, path)
+    }
+
+    fn typed_metadata(&self, text: &str, recorded: &str) -> Option<Json> {
+        tensor_gguf::json::text_as_type(text, recorded)
+    }
+
+    fn set_members(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        options: &ReadOptions,
+    ) -> Result<Option<Vec<std::path::PathBuf>>> {
+        split_set(path, bytes, options)
+    }
+
+    fn join_members<'a>(
+        &self,
+        paths: &[std::path::PathBuf],
+        sets: Vec<TensorSet<'a>>,
+    ) -> Result<TensorSet<'a>> {
+        join_split(paths, sets)
     }
 }
 
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+/// The format-neutral handle of a ggml type.
+fn scheme(t: GgmlType) -> crate::model::BlockScheme {
+    crate::model::BlockScheme {
+        name: t.name(),
+        block_elements: t.block_elements(),
+        block_bytes: t.block_bytes(),
+    }
+}
+
+/// The ggml type of blocks a set holds, which only GGUF makes.
+fn ggml_type_of(scheme: crate::model::BlockScheme) -> Result<GgmlType> {
+    GgmlType::from_name(scheme.name).ok_or_else(|| Error::CannotRepresent {
+        format: FORMAT,
+        what: format!("blocks of type {} (not a ggml type)", scheme.name),
+    })
+}
+
+fn wrap(path: &Path) -> impl Fn(tensor_gguf::Error) -> Error + '_ {
+    move |source| Error::format(path, FORMAT, source)
+}
+
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let file = Arc::new(Gguf::open_with(bytes, options).map_err(wrap(path))?);
     let (metadata, metadata_types) = metadata(&file);
     let tensors = (0..file.tensors().len())
         .map(|i| tensor(path, &file, i))
         .collect::<Result<_>>()?;
     Ok(TensorSet {
-        format: FormatId::Gguf,
+        format: Format::of(&GgufFormat::INFO),
         metadata: Some(metadata),
         metadata_types,
         tensors,
@@ -80,7 +182,7 @@ fn tensor<'a>(path: &Path, file: &Arc<Gguf<'a>>, i: usize) -> Result<NamedTensor
 
 /// A quantized tensor of `ggml_type` and element shape `shape` stored as `blocks`, decoded to
 /// float32 on demand.
-pub(super) fn quantized<'a>(
+fn quantized<'a>(
     path: &Path,
     name: &str,
     ggml_type: GgmlType,
@@ -89,12 +191,15 @@ pub(super) fn quantized<'a>(
 ) -> Lazy<'a> {
     let elements: u64 = shape.iter().product();
     let (path, name) = (path.to_path_buf(), name.to_owned());
-    let named = move |what: String| Error::Gguf {
-        path: path.clone(),
-        source: tensor_gguf::Error::CannotDecode {
-            name: name.clone(),
-            what,
-        },
+    let named = move |what: String| {
+        Error::format(
+            &path,
+            FORMAT,
+            tensor_gguf::Error::CannotDecode {
+                name: name.clone(),
+                what,
+            },
+        )
     };
     let decode_into = {
         let named = named.clone();
@@ -141,7 +246,7 @@ pub(super) fn quantized<'a>(
         };
     float32_of_blocks(
         Blocks {
-            ggml_type,
+            scheme: scheme(ggml_type),
             bytes: BlockBytes::Stored(blocks),
         },
         shape,
@@ -160,7 +265,7 @@ fn float32_of_blocks<'a>(
     decode_into: Arc<crate::model::DecodeIntoFn<'a>>,
 ) -> Lazy<'a> {
     Lazy {
-        encoding: blocks.ggml_type.name().to_owned(),
+        encoding: blocks.scheme.name.to_owned(),
         dtype: Dtype::Float32,
         shape,
         stream,
@@ -178,11 +283,12 @@ fn dequantize(t: GgmlType, blocks: &[u8], dst: &mut [f32]) -> std::result::Resul
 /// Lists a GGUF file whose header is held: dense tensors are read as stored, quantized ones
 /// dequantized from their fetched blocks.
 #[cfg(feature = "remote")]
-pub(super) fn open_header<'a>(
+fn open_header<'a>(
     path: &Path,
     bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<super::Opening<'a>> {
+    options: &ReadOptions,
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
     let file = Gguf::open_with(bytes, options).map_err(wrap(path))?;
     let (metadata, metadata_types) = metadata(&file);
     let order = file.header().byte_order;
@@ -192,7 +298,7 @@ pub(super) fn open_header<'a>(
         .enumerate()
         .map(|(i, t)| {
             let dense = t.ggml_type.dense_dtype();
-            super::Listed {
+            Listed {
                 name: Some(t.name.to_owned()),
                 dtype: dense.unwrap_or(Dtype::Float32),
                 shape: t.shape.clone(),
@@ -201,14 +307,14 @@ pub(super) fn open_header<'a>(
                 attributes: Vec::new(),
                 span: file.stored_range(i),
                 fetch: match dense {
-                    Some(_) => super::Fetch::Raw(t.ggml_type.stored_order(order)),
-                    None => super::Fetch::Decode,
+                    Some(_) => Fetch::Raw(t.ggml_type.stored_order(order)),
+                    None => Fetch::Decode,
                 },
             }
         })
         .collect();
-    let listing = super::Listing {
-        format: FormatId::Gguf,
+    let listing = Listing {
+        format: Format::of(&GgufFormat::INFO),
         metadata: Some(metadata),
         metadata_types,
         tensors,
@@ -218,34 +324,39 @@ pub(super) fn open_header<'a>(
         .iter()
         .map(|t| (t.name.to_owned(), t.ggml_type, t.shape.clone()))
         .collect();
-    Ok(super::Opening::Listed(
-        listing,
-        Box::new(super::Header::Gguf(types)),
-    ))
+    Ok(Opening::listed(listing, Types(types)))
 }
 
-/// Tensor `i` of a remote file from its fetched blocks.
+/// A GGUF file's tensors: name, ggml type and shape, for dequantizing fetched blocks.
 #[cfg(feature = "remote")]
-pub(super) fn read_in<'w>(
-    path: &Path,
-    types: &[(String, GgmlType, Vec<u64>)],
-    i: usize,
-    bytes: &'w [u8],
-) -> NamedTensor<'w> {
-    let (name, t, shape) = &types[i];
-    NamedTensor {
-        name: Some(name.clone()),
-        data: TensorData::Encoded(quantized(path, name, *t, shape.clone(), bytes)),
-        location: Vec::new(),
-        attributes: Vec::new(),
-        check: None,
+struct Types(Vec<(String, GgmlType, Vec<u64>)>);
+
+#[cfg(feature = "remote")]
+impl crate::adapter::listing::ReadIn for Types {
+    /// Tensor `i` of a remote file from its fetched blocks.
+    fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        _: std::ops::Range<u64>,
+        bytes: &'w [u8],
+        _: &ReadOptions,
+    ) -> Result<NamedTensor<'w>> {
+        let (name, t, shape) = &self.0[i];
+        Ok(NamedTensor {
+            name: Some(name.clone()),
+            data: TensorData::Encoded(quantized(path, name, *t, shape.clone(), bytes)),
+            location: Vec::new(),
+            attributes: Vec::new(),
+            check: None,
+        })
     }
 }
 
 /// Writes `set` as GGUF v3: metadata with the types recorded for it (else chosen as gguf-py
 /// chooses them, floats that float32 cannot hold exactly as `FLOAT64`), dense tensors in
 /// their own type, quantized ones as their stored blocks.
-pub(super) fn write(
+fn write(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
     path: &Path,
@@ -272,7 +383,7 @@ pub(super) fn write(
         let ggml_type = match &t.data {
             TensorData::Encoded(Lazy {
                 blocks: Some(b), ..
-            }) => b.ggml_type,
+            }) => ggml_type_of(b.scheme)?,
             _ => GgmlType::for_dtype(t.dtype()).ok_or_else(|| Error::CannotRepresent {
                 format: FORMAT,
                 what: format!(
@@ -347,11 +458,7 @@ fn metadata_values(set: &TensorSet<'_>, raw: bool) -> Result<Vec<(String, Value<
 /// The header an edit writes over the header of the GGUF file `bytes` (which `set` was
 /// read from, then given new names and metadata): in its place when it fits, or for a copy
 /// of the file whose data section follows it as it is.
-pub(super) fn header_for_edit(
-    bytes: &[u8],
-    set: &TensorSet<'_>,
-    path: &Path,
-) -> Result<Option<super::EditedHeader>> {
+fn header_for_edit(bytes: &[u8], set: &TensorSet<'_>, path: &Path) -> Result<Option<EditedHeader>> {
     let header = tensor_gguf::Header::parse(
         bytes,
         bytes.len() as u64,
@@ -363,13 +470,11 @@ pub(super) fn header_for_edit(
     let names = set.names();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     if let Some(h) = tensor_gguf::header_in_place(&header, &pairs, &names).map_err(wrap(path))? {
-        return Ok(Some(super::EditedHeader::InPlace(
-            crate::edit::header_patch(h, bytes.len() as u64),
-        )));
+        return Ok(Some(EditedHeader::at_start(h, bytes.len() as u64)));
     }
     // A new alignment moves every tensor: then the file is written anew.
     let moved = tensor_gguf::header_moved(&header, &pairs, &names).map_err(wrap(path))?;
-    Ok(moved.map(|header_bytes| super::EditedHeader::Moved {
+    Ok(moved.map(|header_bytes| EditedHeader::Moved {
         header: header_bytes,
         data_start: header.data_offset,
     }))
@@ -377,14 +482,11 @@ pub(super) fn header_for_edit(
 
 /// The shards of the GGUF split set `bytes` (the file at `path`) is a shard of, in order;
 /// `None` for a file on its own. Missing and extra shards are errors naming them.
-pub(crate) fn split_set(
+fn split_set(
     path: &Path,
     bytes: &[u8],
-    options: &crate::model::ReadOptions,
+    options: &ReadOptions,
 ) -> Result<Option<Vec<std::path::PathBuf>>> {
-    if !<tensor_gguf::GgufFormat as tensor_dtype::Format>::recognise(bytes) {
-        return Ok(None);
-    }
     let header =
         tensor_gguf::Header::parse(bytes, bytes.len() as u64, options).map_err(wrap(path))?;
     match tensor_gguf::split::Shard::of(&header).map_err(wrap(path))? {
@@ -398,10 +500,7 @@ pub(crate) fn split_set(
 /// The sets of a split set's shards (read from `paths`) as one: checked to make one whole
 /// set, joined, and — as `gguf-split --merge` leaves it — `split.count` set to 0, so that
 /// the set written as one file is not taken for a shard.
-pub(crate) fn join_split<'a>(
-    paths: &[std::path::PathBuf],
-    sets: Vec<TensorSet<'a>>,
-) -> Result<TensorSet<'a>> {
+fn join_split<'a>(paths: &[std::path::PathBuf], sets: Vec<TensorSet<'a>>) -> Result<TensorSet<'a>> {
     use tensor_gguf::split::{COUNT_KEY, NO_KEY, Shard, TENSORS_COUNT_KEY};
     let shards: Vec<(Option<Shard>, u64)> = sets
         .iter()
@@ -417,7 +516,7 @@ pub(crate) fn join_split<'a>(
         .collect();
     let first = paths.first().map_or(Path::new(""), |p| p.as_path());
     tensor_gguf::split::check_set(paths, &shards).map_err(wrap(first))?;
-    let mut one = crate::shards::join(paths, sets)?;
+    let mut one = crate::join::join(paths, sets)?;
     if let Some(count) = one.metadata.as_mut().and_then(|m| m.get_mut(COUNT_KEY)) {
         *count = Json::from(0);
     }
@@ -489,9 +588,8 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
                 })?;
             let mut values = tensor_core::buffer::try_filled(n, 0f32, "values to quantize")?;
             let le = source.le_bytes(limits)?;
-            let fail = |what: String| Error::Gguf {
-                path: std::path::PathBuf::new(),
-                source: tensor_gguf::Error::CannotWrite(what),
+            let fail = |what: String| {
+                Error::format(Path::new(""), FORMAT, tensor_gguf::Error::CannotWrite(what))
             };
             tensor_gguf::dequant::to_f32(dense, &le, ByteOrder::Little, &mut values)
                 .map_err(fail)?;
@@ -512,12 +610,15 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
             let b = blocks(limits)?;
             let n = tensor_core::checked::to_usize(elements, "element count")?;
             let mut values = tensor_core::buffer::try_filled(n, 0f32, "dequantized tensor")?;
-            dequantize(t, &b, &mut values).map_err(|what| Error::Gguf {
-                path: std::path::PathBuf::new(),
-                source: tensor_gguf::Error::CannotDecode {
-                    name: String::new(),
-                    what,
-                },
+            dequantize(t, &b, &mut values).map_err(|what| {
+                Error::format(
+                    Path::new(""),
+                    FORMAT,
+                    tensor_gguf::Error::CannotDecode {
+                        name: String::new(),
+                        what,
+                    },
+                )
             })?;
             Ok(values)
         }
@@ -555,7 +656,7 @@ fn quantized_lazy(source: NamedTensor<'_>, t: GgmlType) -> Lazy<'_> {
     };
     float32_of_blocks(
         Blocks {
-            ggml_type: t,
+            scheme: scheme(t),
             bytes: BlockBytes::Quantized(blocks),
         },
         shape,
@@ -628,7 +729,7 @@ pub(crate) fn dequantize_as<'a>(set: &TensorSet<'a>, how: Dequantize) -> Result<
                 };
                 recorded.insert(
                     name.clone(),
-                    serde_json::json!({"type": blocks.ggml_type.name(), "shape": t.shape()}),
+                    serde_json::json!({"type": blocks.scheme.name, "shape": t.shape()}),
                 );
                 let view = tensor_dtype::TensorView::new(
                     bytes,

@@ -1,31 +1,72 @@
 //! GRIB editions 1 and 2, through tensor-grib (see docs/formats/grib.md): read only, one
 //! tensor per field, its identification keys as attributes and the MARS keys under `mars`.
 
+use crate::adapter::Adapter;
 use crate::error::{Error, Result};
-use crate::model::{FormatId, Lazy, NamedTensor, Packed, PackedSzip, TensorData, TensorSet};
+use crate::format::Format;
+use crate::model::{Lazy, NamedTensor, Packed, PackedSzip, TensorData, TensorSet};
 use std::path::Path;
 use std::sync::Arc;
-use tensor_dtype::{Dtype, Tensor};
-use tensor_grib::Grib;
+use tensor_core::{Held, Limits, ReadOptions};
+use tensor_dtype::{Dtype, Format as _, FormatInfo, Tensor};
+use tensor_grib::{Grib, GribFormat};
 
-pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_grib::Error) -> Error + '_ {
-    move |source| Error::Grib {
-        path: path.to_path_buf(),
-        source: Box::new(source),
+/// GRIB, as the front door reads it.
+pub(crate) struct GribAdapter;
+
+/// The registry's entry.
+pub(crate) static ADAPTER: GribAdapter = GribAdapter;
+
+impl Adapter for GribAdapter {
+    fn info(&self) -> &'static FormatInfo {
+        &GribFormat::INFO
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        GribFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        GribFormat::header_ranges(held, limits).map_err(wrap(path))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        open_header(path, bytes, options)
     }
 }
 
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+fn wrap(path: &Path) -> impl Fn(tensor_grib::Error) -> Error + '_ {
+    move |source| Error::format(path, GribFormat::INFO.id, source)
+}
+
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let grib = Arc::new(Grib::open_with(bytes, options).map_err(wrap(path))?);
     let tensors = (0..grib.fields().len())
         .map(|i| tensor(path, &grib, i))
         .collect();
     Ok(TensorSet {
-        format: FormatId::Grib,
+        format: Format::of(&GribFormat::INFO),
         metadata: None,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
@@ -38,48 +79,64 @@ pub(super) fn read<'a>(
 /// sections' bodies, `GribFormat::header_ranges`); each tensor's span is its message, which
 /// [`read_in`] decodes the field from once fetched.
 #[cfg(feature = "remote")]
-pub(super) fn open_header<'a>(
+fn open_header<'a>(
     path: &Path,
     bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<super::Opening<'a>> {
+    options: &ReadOptions,
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
     let grib = Arc::new(Grib::open_with(bytes, options).map_err(wrap(path))?);
     let tensors = (0..grib.fields().len())
         .map(|i| {
             let t = tensor(path, &grib, i);
-            super::Listed {
+            Listed {
                 dtype: t.dtype(),
                 shape: t.shape().to_vec(),
                 encoding: Some(grib.fields()[i].packing.name().to_owned()),
                 span: grib.fields()[i].offset..grib.fields()[i].offset + grib.fields()[i].length,
-                fetch: super::Fetch::Decode,
+                fetch: Fetch::Decode,
                 name: t.name,
                 location: t.location,
                 attributes: t.attributes,
             }
         })
         .collect();
-    let listing = super::Listing {
-        format: FormatId::Grib,
+    let listing = Listing {
+        format: Format::of(&GribFormat::INFO),
         metadata: None,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
     };
-    Ok(super::Opening::Listed(
-        listing,
-        Box::new(super::Header::Grib(grib)),
-    ))
+    Ok(Opening::listed(listing, Fields(grib)))
+}
+
+/// A GRIB object's fields, listed from every message's headers.
+#[cfg(feature = "remote")]
+struct Fields<'a>(Arc<Grib<'a>>);
+
+#[cfg(feature = "remote")]
+impl crate::adapter::listing::ReadIn for Fields<'_> {
+    fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        _: std::ops::Range<u64>,
+        message: &'w [u8],
+        options: &ReadOptions,
+    ) -> Result<NamedTensor<'w>> {
+        read_in(path, &self.0, i, message, options)
+    }
 }
 
 /// Field `i` of the file `listed` lists, read from `message`, the bytes of the field's
 /// message alone: named and placed as the listing has it, decoded from those bytes.
 #[cfg(feature = "remote")]
-pub(super) fn read_in<'w>(
+fn read_in<'w>(
     path: &Path,
     listed: &Grib<'_>,
     i: usize,
     message: &'w [u8],
-    options: &crate::model::ReadOptions,
+    options: &ReadOptions,
 ) -> Result<NamedTensor<'w>> {
     let one = Arc::new(Grib::open_with(message, options).map_err(wrap(path))?);
     let field = &listed.fields()[i];
@@ -115,7 +172,7 @@ fn location(f: &tensor_grib::Field) -> Vec<(&'static str, u64)> {
 }
 
 /// Field `i` as a tensor, named as the crate names it.
-pub(super) fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTensor<'a> {
+fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTensor<'a> {
     let name = tensor_dtype::TensorContainer::name(&**grib, i).map(str::to_owned);
     let f = &grib.fields()[i];
     let shape = f.shape();

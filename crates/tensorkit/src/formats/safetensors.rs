@@ -1,17 +1,91 @@
 //! safetensors, through tensor-safetensors (see docs/formats/safetensors.md).
 
+use crate::adapter::{Adapter, EditedHeader, Writing};
 use crate::error::{Error, Result};
-use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::format::Format;
+use crate::model::{NamedTensor, TensorSet};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use tensor_core::Kinded;
-use tensor_safetensors::{Entry, SafeTensors};
+use tensor_core::atomic::WriteSeek;
+use tensor_core::{Held, Limits, ReadOptions};
+use tensor_dtype::{Format as _, FormatInfo};
+use tensor_safetensors::{Entry, SafeTensors, SafetensorsFormat};
 
-const FORMAT: &str = FormatId::Safetensors.id();
+const FORMAT: &str = SafetensorsFormat::INFO.id;
+
+/// safetensors, as the front door reads and writes it.
+pub(crate) struct Safetensors;
+
+/// The registry's entry.
+pub(crate) static ADAPTER: Safetensors = Safetensors;
+
+impl Adapter for Safetensors {
+    fn info(&self) -> &'static FormatInfo {
+        &SafetensorsFormat::INFO
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        SafetensorsFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn WriteSeek,
+        path: &Path,
+        writing: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write(set, out, path, writing.header_reserve)?;
+        Ok(Vec::new())
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        SafetensorsFormat::header_ranges(held, limits).map_err(wrap(path))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        let unverified = ReadOptions {
+            verify: tensor_core::Verify::Never,
+            ..*options
+        };
+        crate::adapter::listing::of_views(bytes, read(path, bytes, &unverified)?)
+    }
+
+    fn header_for_edit(
+        &self,
+        bytes: &[u8],
+        _: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+    ) -> Result<Option<EditedHeader>> {
+        header_for_edit(bytes, new, path)
+    }
+}
 
 /// The crate's errors with the file they concern.
-pub(super) fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error + '_ {
+fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error + '_ {
     move |e| match e {
         tensor_safetensors::Error::Core(c) => c.into(),
         tensor_safetensors::Error::Dtype(d) => d.into(),
@@ -19,20 +93,16 @@ pub(super) fn wrap(path: &Path) -> impl Fn(tensor_safetensors::Error) -> Error +
             format: FORMAT,
             what,
         },
-        other => Error::safetensors(path, other.kind(), other.to_string()),
+        other => Error::format(path, FORMAT, other),
     }
 }
 
 /// Reads a whole safetensors file, borrowing tensor data from `bytes`.
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let limits = &options.limits;
     let file = SafeTensors::open_with(bytes, options).map_err(wrap(path))?;
     Ok(TensorSet {
-        format: FormatId::Safetensors,
+        format: Format::of(&SafetensorsFormat::INFO),
         metadata: file
             .metadata
             .map(|m| m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),
@@ -68,7 +138,7 @@ fn described<'s>(set: &'s TensorSet<'_>, names: &'s [String]) -> Result<Describe
 
 /// Writes `set` as safetensors to `out`, one tensor at a time. Metadata values must be
 /// strings; unnamed tensors are called `tensor_<i>`.
-pub(super) fn write(
+fn write(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
     path: &Path,
@@ -98,11 +168,7 @@ pub(super) fn write(
 /// The header an edit writes over the header of the safetensors file `bytes` (which `set`
 /// was read from, in stored order, then given new names and metadata): in its place when it
 /// fits (`InPlace`), or for a copy of the file whose data section follows it as it is.
-pub(super) fn header_for_edit(
-    bytes: &[u8],
-    set: &TensorSet<'_>,
-    path: &Path,
-) -> Result<Option<super::EditedHeader>> {
+fn header_for_edit(bytes: &[u8], set: &TensorSet<'_>, path: &Path) -> Result<Option<EditedHeader>> {
     let Some(old_len) = tensor_safetensors::data_start(bytes).and_then(|n| usize::try_from(n).ok())
     else {
         return Ok(None);
@@ -112,10 +178,8 @@ pub(super) fn header_for_edit(
     let in_place = tensor_safetensors::header_in_place(&entries, metadata.as_ref(), old_len)
         .map_err(wrap(path))?;
     Ok(Some(match in_place {
-        Some(header) => {
-            super::EditedHeader::InPlace(crate::edit::header_patch(header, bytes.len() as u64))
-        }
-        None => super::EditedHeader::Moved {
+        Some(header) => EditedHeader::at_start(header, bytes.len() as u64),
+        None => EditedHeader::Moved {
             header: tensor_safetensors::header_moved(&entries, metadata.as_ref(), old_len as u64)
                 .map_err(wrap(path))?,
             data_start: old_len as u64,

@@ -1,22 +1,132 @@
 //! zTensor, through tensor-ztensor (see docs/formats/ztensor.md).
 
+use crate::adapter::{Adapter, Checked, EditedHeader, Writing};
 use crate::error::{Error, Result};
-use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use crate::format::Format;
+use crate::model::{Lazy, NamedTensor, TensorData, TensorSet};
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
+use tensor_core::atomic::WriteSeek;
 use tensor_core::cbor::Encoder;
 use tensor_core::cbor::Value;
-use tensor_dtype::TensorView;
+use tensor_core::{Held, Limits, ReadOptions};
+use tensor_dtype::{Format as _, FormatInfo, TensorView};
 use tensor_ztensor::v0_1::{self, TensorOptions};
 use tensor_ztensor::{AnyZTensor, ChecksumKind, Generation};
+use tensor_ztensor::{Ztensor01Format, Ztensor1Format, Ztensor2Format};
+
+/// One zTensor generation, as the front door reads and writes it (reading any generation
+/// tells it by itself).
+pub(crate) struct Ztensor(Generation);
+
+/// The registry's entries, oldest generation first.
+pub(crate) static ADAPTERS: [Ztensor; 3] = [
+    Ztensor(Generation::V0_1),
+    Ztensor(Generation::V1),
+    Ztensor(Generation::V2),
+];
+
+/// What a file of generation `g` is.
+fn info(g: Generation) -> &'static FormatInfo {
+    match g {
+        Generation::V0_1 => &Ztensor01Format::INFO,
+        Generation::V1 => &Ztensor1Format::INFO,
+        Generation::V2 => &Ztensor2Format::INFO,
+    }
+}
+
+impl Adapter for Ztensor {
+    fn info(&self) -> &'static FormatInfo {
+        info(self.0)
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        match self.0 {
+            Generation::V0_1 => Ztensor01Format::recognise(head),
+            Generation::V1 => Ztensor1Format::recognise(head),
+            Generation::V2 => Ztensor2Format::recognise(head),
+        }
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn WriteSeek,
+        path: &Path,
+        writing: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        match self.0 {
+            Generation::V0_1 => write(set, out, path),
+            Generation::V2 => write_v2(set, out, path, writing.alignment).map(|()| Vec::new()),
+            Generation::V1 => Err(Error::UnknownTarget {
+                what: "zTensor 1.x is read only; write ztensor-2 (or ztensor-0.1)".into(),
+            }),
+        }
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        match self.0 {
+            Generation::V0_1 => Ztensor01Format::header_ranges(held, limits),
+            Generation::V1 => Ztensor1Format::header_ranges(held, limits),
+            Generation::V2 => Ztensor2Format::header_ranges(held, limits),
+        }
+        .map_err(wrap(path))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        open_header(path, bytes, options)
+    }
+
+    fn header_for_edit(
+        &self,
+        bytes: &[u8],
+        old: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+    ) -> Result<Option<EditedHeader>> {
+        if self.0 != Generation::V2 {
+            return Ok(None);
+        }
+        header_for_edit(bytes, old, new, path)
+    }
+
+    fn verify_checksums(&self, path: &Path, bytes: &[u8]) -> Result<Checked> {
+        AnyZTensor::open(bytes)
+            .and_then(|z| {
+                Ok(Checked {
+                    verified: z.verify_all()?,
+                    tolerated: z.warnings(),
+                })
+            })
+            .map_err(wrap(path))
+    }
+}
 
 /// The crate's errors with the file they concern.
-pub(super) fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
-    move |source| Error::Ztensor {
-        path: path.to_path_buf(),
-        source,
-    }
+fn wrap(path: &Path) -> impl Fn(tensor_ztensor::Error) -> Error + '_ {
+    move |source| Error::format(path, "ztensor", source)
 }
 
 /// Tensor `i` of `file`, which needs decoding (compressed, or sparse), decoded only when
@@ -78,11 +188,7 @@ fn tensor_data(d: tensor_ztensor::Decoded<'_>) -> Result<TensorData<'_>> {
 }
 
 /// Reads any zTensor generation.
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    read: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+fn read<'a>(path: &Path, bytes: &'a [u8], read: &ReadOptions) -> Result<TensorSet<'a>> {
     let limits = &read.limits;
     let any = Arc::new(AnyZTensor::open_with(bytes, read).map_err(wrap(path))?);
     let (format, count) = shape_of(&any);
@@ -101,13 +207,10 @@ pub(super) fn read<'a>(
 }
 
 /// The generation and the number of tensors.
-fn shape_of(any: &AnyZTensor<'_>) -> (FormatId, usize) {
+fn shape_of(any: &AnyZTensor<'_>) -> (Format, usize) {
     match any {
-        AnyZTensor::V0_1(f) => (FormatId::Ztensor01, f.entries().len()),
-        AnyZTensor::Later(c) if c.generation() == Generation::V1 => {
-            (FormatId::Ztensor1, c.objects().len())
-        }
-        AnyZTensor::Later(c) => (FormatId::Ztensor2, c.objects().len()),
+        AnyZTensor::V0_1(f) => (Format::of(info(Generation::V0_1)), f.entries().len()),
+        AnyZTensor::Later(c) => (Format::of(info(c.generation())), c.objects().len()),
     }
 }
 
@@ -236,11 +339,12 @@ fn object_attributes(o: &tensor_ztensor::Object<'_>) -> Vec<(String, Value)> {
 /// bytes its parts occupy, and the index or manifest parsed (kept to read any tensor from
 /// its own bytes, [`read_in`]); no tensor's bytes are read.
 #[cfg(feature = "remote")]
-pub(super) fn open_header<'a>(
+fn open_header<'a>(
     path: &Path,
     bytes: &'a [u8],
-    read: &crate::model::ReadOptions,
-) -> Result<super::Opening<'a>> {
+    read: &ReadOptions,
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
     let any = AnyZTensor::open_with(bytes, read).map_err(wrap(path))?;
     let (format, _) = shape_of(&any);
     let unsupported = |name: &str| Error::CannotRepresent {
@@ -253,7 +357,7 @@ pub(super) fn open_header<'a>(
             .iter()
             .map(|e| {
                 let stages = stages_v0_1(e);
-                Ok(super::Listed {
+                Ok(Listed {
                     name: Some(e.name.to_string()),
                     dtype: e.dtype.ok_or_else(|| unsupported(&e.name))?,
                     shape: e.shape.clone(),
@@ -265,7 +369,7 @@ pub(super) fn open_header<'a>(
                         .map(|c| (c.key.clone(), c.value.clone()))
                         .collect(),
                     span: e.offset..e.offset.saturating_add(e.size),
-                    fetch: super::Fetch::Decode,
+                    fetch: Fetch::Decode,
                 })
             })
             .collect::<Result<Vec<_>>>()?,
@@ -280,7 +384,7 @@ pub(super) fn open_header<'a>(
                     .map(|p| p.offset.saturating_add(p.length))
                     .max()
                     .unwrap_or(0);
-                Ok(super::Listed {
+                Ok(Listed {
                     name: Some(o.name.to_string()),
                     dtype: o.dtype().map_err(wrap(path))?,
                     shape: o.shape.to_vec(),
@@ -288,40 +392,44 @@ pub(super) fn open_header<'a>(
                     location: Vec::new(),
                     attributes: object_attributes(o),
                     span: start..end.max(start),
-                    fetch: super::Fetch::Decode,
+                    fetch: Fetch::Decode,
                 })
             })
             .collect::<Result<Vec<_>>>()?,
     };
-    Ok(super::Opening::Listed(
-        super::Listing {
-            format,
-            metadata: file_metadata(&any),
-            metadata_types: std::collections::BTreeMap::new(),
-            tensors,
-        },
-        Box::new(super::Header::Ztensor(any)),
-    ))
+    let listing = Listing {
+        format,
+        metadata: file_metadata(&any),
+        metadata_types: std::collections::BTreeMap::new(),
+        tensors,
+    };
+    Ok(Opening::listed(listing, Manifest(any)))
 }
 
-/// Tensor `i` from `bytes`, which hold the file from `start` on and cover the tensor's
-/// parts, through `any`, the file's index or manifest parsed at open; checked as `any`'s
-/// options say.
+/// A zTensor file's index or manifest, parsed at open.
 #[cfg(feature = "remote")]
-pub(super) fn read_in<'w>(
-    path: &Path,
-    any: &'w AnyZTensor<'w>,
-    i: usize,
-    bytes: &'w [u8],
-    start: u64,
-) -> Result<NamedTensor<'w>> {
-    let window = any.window(i, bytes, start).map_err(wrap(path))?;
-    tensor(&Arc::from(path), &Arc::new(window), i)
+struct Manifest<'a>(AnyZTensor<'a>);
+
+#[cfg(feature = "remote")]
+impl crate::adapter::listing::ReadIn for Manifest<'_> {
+    /// Tensor `i` from `bytes`, which hold the file over `span` and cover the tensor's
+    /// parts; checked as the manifest's options say.
+    fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        span: std::ops::Range<u64>,
+        bytes: &'w [u8],
+        _: &ReadOptions,
+    ) -> Result<NamedTensor<'w>> {
+        let window = self.0.window(i, bytes, span.start).map_err(wrap(path))?;
+        tensor(&Arc::from(path), &Arc::new(window), i)
+    }
 }
 
 /// Writes a canonical zTensor 2 file: metadata as file attributes, per-tensor attributes as
 /// object attributes.
-pub(super) fn write_v2(
+fn write_v2(
     set: &TensorSet<'_>,
     out: &mut dyn std::io::Write,
     path: &Path,
@@ -376,11 +484,7 @@ fn invalid_argument(message: String) -> tensor_ztensor::Error {
 }
 
 /// Writes raw tensors with CRC-32C checksums, per-tensor attributes as custom keys.
-pub(super) fn write(
-    set: &TensorSet<'_>,
-    out: &mut dyn std::io::Write,
-    path: &Path,
-) -> Result<Vec<String>> {
+fn write(set: &TensorSet<'_>, out: &mut dyn std::io::Write, path: &Path) -> Result<Vec<String>> {
     let mut dropped = Vec::new();
     if set.metadata.as_ref().is_some_and(|m| !m.is_empty()) {
         dropped.push("file-level metadata (zTensor 0.1 has none)".to_owned());
@@ -426,12 +530,12 @@ pub(super) fn write(
 /// was read from, and `new` is an edit of): the file attributes the edit set or removed,
 /// renamed objects and their new attributes, in the manifest as the file holds it
 /// ([`tensor_ztensor::v2::manifest_in_place`]); the blobs before it stay where they are.
-pub(super) fn header_for_edit(
+fn header_for_edit(
     bytes: &[u8],
     old: &TensorSet<'_>,
     new: &TensorSet<'_>,
     path: &Path,
-) -> Result<Option<super::EditedHeader>> {
+) -> Result<Option<EditedHeader>> {
     let (set, removed) = super::metadata_changes(old, new);
     let edit = tensor_ztensor::v2::ManifestEdit {
         set: set
@@ -457,10 +561,8 @@ pub(super) fn header_for_edit(
         &edit,
     )
     .map_err(wrap(path))?;
-    Ok(Some(super::EditedHeader::InPlace(
-        tensor_core::patch::Patch {
-            len: offset + tail.len() as u64,
-            writes: vec![(offset, tail)],
-        },
-    )))
+    Ok(Some(EditedHeader::InPlace(tensor_core::patch::Patch {
+        len: offset + tail.len() as u64,
+        writes: vec![(offset, tail)],
+    })))
 }

@@ -1,101 +1,33 @@
 //! Saving: [`WriteOptions`], [`save`] (an open file in another format), [`save_set`] (a
 //! tensor set, changed or put together), [`save_tensors`] and [`serialize_tensors`] (any
-//! views), and the [`Progress`] hook they report to.
+//! views).
 
 use super::File;
 use crate::error::{Error, Result};
-use crate::formats;
-use crate::model::{FormatId, NamedTensor, TensorSet};
+use crate::format::Format;
+use crate::model::{NamedTensor, TensorSet};
+#[cfg(feature = "frame")]
 use crate::pipeline_spec::PipelineSpec;
+use crate::write::{Choices, Progress};
 use std::borrow::Cow;
-use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::Arc;
 use tensor_dtype::TensorView;
-
-/// A hook told how many bytes of a file have been written so far (the length the file has
-/// reached), as it grows: what a progress bar follows. It is called from the writing
-/// thread, often (once per write the format's writer makes), so it should be cheap.
-#[derive(Clone)]
-pub struct Progress(Arc<dyn Fn(u64) + Send + Sync>);
-
-impl Progress {
-    /// A hook calling `f` with the bytes written so far.
-    pub fn new(f: impl Fn(u64) + Send + Sync + 'static) -> Self {
-        Progress(Arc::new(f))
-    }
-
-    /// `out`, telling this hook of every byte written through it.
-    pub(crate) fn counting<'w, W: Write + Seek + ?Sized>(
-        &'w self,
-        out: &'w mut W,
-    ) -> Counting<'w, W> {
-        Counting {
-            out,
-            progress: self,
-            at: 0,
-            written: 0,
-        }
-    }
-}
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Progress(..)")
-    }
-}
-
-/// A writer passing everything on to `out` and telling a [`Progress`] how far the file
-/// reaches. The writes themselves go through unchanged, so a writer that copies mapped bytes
-/// by range (`AtomicFile::copying_from`) still recognises them.
-pub(crate) struct Counting<'w, W: ?Sized> {
-    out: &'w mut W,
-    progress: &'w Progress,
-    /// Where the next write lands.
-    at: u64,
-    /// The end of the furthest write: the file's length so far.
-    written: u64,
-}
-
-impl<W: Write + ?Sized> Write for Counting<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.out.write(buf)?;
-        self.at += n as u64;
-        if self.at > self.written {
-            self.written = self.at;
-            (self.progress.0)(self.written);
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
-
-impl<W: Seek + ?Sized> Seek for Counting<'_, W> {
-    /// Seeking back (to fill in a header) and writing there rewrites bytes already counted:
-    /// the count stays until a write goes past it.
-    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
-        self.at = self.out.seek(pos)?;
-        Ok(self.at)
-    }
-}
 
 /// How to write a file, for every format.
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     /// The format; `None` follows the output's extension (`.safetensors`, `.bt`, `.zt` for
     /// zTensor 2, `.tgm`).
-    pub format: Option<FormatId>,
+    pub format: Option<Format>,
     /// File-level metadata to write instead of the source's (`save`) or at all
     /// (`save_tensors`).
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// Tensogram output only: the encoding stages, chosen per tensor.
+    #[cfg(feature = "frame")]
     pub pipeline: PipelineSpec,
     /// Write a shard set instead of one file: shards of at most this many bytes of tensor
     /// data beside `path`, and `<path>.index.json` (the Hugging Face layout; see
-    /// [`crate::shards::write_sharded`]).
+    /// [`crate::shards`]).
     pub max_shard_size: Option<u64>,
     /// Where the format lets the writer choose it — zTensor 2 — blobs start at multiples of
     /// this many bytes: a power of two, at least 4096. `None` writes the canonical 64 KiB,
@@ -120,10 +52,12 @@ pub struct WriteOptions {
     /// converters choose them — floating-point tensors of two dimensions or more whose rows
     /// are whole blocks — byte for byte as gguf-py quantizes; the others are kept as they
     /// are, and said so in the notes `save` returns.
+    #[cfg(feature = "gguf")]
     pub quantize: Option<tensor_gguf::GgmlType>,
     /// What a GGUF quantized tensor becomes when written (float32 when `None`;
     /// [`Dequantize`](crate::Dequantize)).
-    pub dequantize: Option<formats::gguf::Dequantize>,
+    #[cfg(feature = "gguf")]
+    pub dequantize: Option<crate::formats::gguf::Dequantize>,
     /// Tensors that share a name (a Tensogram file holding the same message twice): `false`
     /// (the default) refuses to write them, naming the tensor; `true` keeps them apart by
     /// suffixing every repeat with `~m<message>` (Tensogram) or `~<n>`, the n-th repeat.
@@ -135,23 +69,25 @@ pub struct WriteOptions {
 impl WriteOptions {
     /// Options writing `format`.
     #[must_use]
-    pub fn for_format(format: FormatId) -> Self {
+    pub fn for_format(format: Format) -> Self {
         WriteOptions {
             format: Some(format),
             ..WriteOptions::default()
         }
     }
 
-    fn layout(&self) -> formats::Layout {
-        formats::Layout {
+    fn choices(&self) -> Choices {
+        Choices {
             alignment: self.alignment,
             header_reserve: self.header_reserve,
+            #[cfg(feature = "frame")]
+            pipeline: self.pipeline.clone(),
         }
     }
 
-    fn format_for(&self, path: &Path) -> Result<FormatId> {
+    fn format_for(&self, path: &Path) -> Result<Format> {
         self.format
-            .or_else(|| FormatId::from_extension(path))
+            .or_else(|| Format::from_extension(path))
             .ok_or_else(|| Error::UnknownTarget {
                 what: format!(
                     "{}: no format given and none known for its extension",
@@ -200,28 +136,29 @@ impl WriteOptions {
     pub fn prepare<'s, 'a>(
         &self,
         set: &'s TensorSet<'a>,
-        format: FormatId,
+        format: Format,
     ) -> Result<(Cow<'s, TensorSet<'a>>, Vec<String>)> {
         let mut set = Cow::Borrowed(set);
         if self.rename_duplicates {
             set.to_mut().disambiguate();
         }
+        #[cfg(feature = "gguf")]
         if let Some(how) = self.dequantize {
-            set = Cow::Owned(formats::gguf::dequantize_as(&set, how)?);
+            set = Cow::Owned(crate::formats::gguf::dequantize_as(&set, how)?);
         }
-        match self.quantize {
-            None => Ok((set, Vec::new())),
-            Some(t) => {
-                format.offers(tensor_dtype::WriteChoice::Quantize)?;
-                let (q, kept) = formats::gguf::quantize(&set, t)?;
-                Ok((Cow::Owned(q), kept))
-            }
+        #[cfg(feature = "gguf")]
+        if let Some(t) = self.quantize {
+            format.offers(tensor_dtype::WriteChoice::Quantize)?;
+            let (q, kept) = crate::formats::gguf::quantize(&set, t)?;
+            return Ok((Cow::Owned(q), kept));
         }
+        let _ = format;
+        Ok((set, Vec::new()))
     }
 }
 
 fn write_set(
-    format: FormatId,
+    format: Format,
     set: &TensorSet<'_>,
     path: &Path,
     options: &WriteOptions,
@@ -234,18 +171,16 @@ fn write_set(
                 &set,
                 path,
                 max,
-                &options.pipeline,
-                options.layout(),
+                &options.choices(),
                 options.durability,
             )?
             .left_out
         }
-        None => formats::write(
+        None => crate::write::write(
             format,
             &set,
             path,
-            &options.pipeline,
-            options.layout(),
+            &options.choices(),
             options.durability,
             options.progress.as_ref(),
         )?,
@@ -285,19 +220,18 @@ pub fn serialize_tensors<'a, N: Into<String>>(
     let set = named_set(format, tensors, options);
     let (set, _) = options.prepare(&set, format)?;
     let mut out = std::io::Cursor::new(Vec::new());
-    formats::write_into(
+    crate::write::write_into(
         format,
         &set,
         Path::new("<bytes>"),
         &mut out,
-        &options.pipeline,
-        options.layout(),
+        &options.choices(),
     )?;
     Ok(out.into_inner())
 }
 
 fn named_set<'a, N: Into<String>>(
-    format: FormatId,
+    format: Format,
     tensors: impl IntoIterator<Item = (N, TensorView<'a>)>,
     options: &WriteOptions,
 ) -> TensorSet<'a> {

@@ -6,10 +6,7 @@ use crate::model::{NamedTensor, TensorData, TensorSet};
 use tensor_core::ByteOrder;
 use tensor_dtype::{Dtype, Tensor, TensorView};
 
-#[cfg(doc)]
-use super::File;
-
-/// One tensor of an open [`File`].
+/// One tensor of an open [`File`](crate::File).
 #[derive(Clone, Copy)]
 pub struct TensorRef<'f> {
     pub(crate) tensor: &'f NamedTensor<'f>,
@@ -65,13 +62,13 @@ impl<'f> TensorRef<'f> {
         }
     }
 
-    /// A quantized tensor's blocks as its GGUF file stores them: its ggml type, the bytes,
+    /// A quantized tensor's blocks as its file stores them (GGUF): their type, the bytes,
     /// and the shape of those bytes (its element shape with the last dimension in bytes:
     /// `[4, 1024]` of `Q4_K` is `[4, 576]`); `None` for every other tensor.
     #[must_use]
-    pub fn blocks(&self) -> Option<(tensor_gguf::GgmlType, &'f [u8], Vec<u64>)> {
+    pub fn blocks(&self) -> Option<(crate::BlockScheme, &'f [u8], Vec<u64>)> {
         let (blocks, shape) = self.tensor.blocks()?;
-        Some((blocks.ggml_type, blocks.stored()?, shape))
+        Some((blocks.scheme, blocks.stored()?, shape))
     }
 
     /// The name as the file stores it; `None` for a tensor the file does not name (a
@@ -151,7 +148,7 @@ impl<'f> TensorRef<'f> {
     /// Where the stored elements lie in a local file the tensor was mapped from, when they
     /// are held there as the machine holds them ([`native_bytes`](Self::native_bytes)) or,
     /// for packed dtypes, packed in C order: the file's number (for
-    /// [`File::read_stored`] and [`File::private_map`]) and the offset of the first byte.
+    /// [`File::read_stored`](crate::File::read_stored) and [`File::private_map`](crate::File::private_map)) and the offset of the first byte.
     /// `None` for encoded tensors, foreign byte orders and files not mapped (remote, in
     /// memory, migrated).
     #[must_use]
@@ -252,5 +249,35 @@ impl<'f> TensorRef<'f> {
             tensor_core::byte_order::swap_in_place(out, self.dtype().swap_width())?;
         }
         Ok(())
+    }
+}
+
+impl<'a> TensorSet<'a> {
+    /// Adds `tensor` (of an open file) under `name`, at the end, without its place in its
+    /// file ([`TensorRef::location`](crate::TensorRef::location)). Nothing is read: when
+    /// saved, its bytes are copied from its file as from the file's own set.
+    pub fn push(&mut self, tensor: TensorRef<'a>, name: impl Into<String>) {
+        let mut t = tensor.tensor.clone();
+        t.name = Some(name.into());
+        t.location.clear();
+        self.tensors.push(t);
+        for m in &tensor.set.mapped {
+            if !self.mapped.iter().any(|have| std::ptr::eq(*have, *m)) {
+                self.mapped.push(m);
+            }
+        }
+    }
+
+    /// Its tensors, in order.
+    #[must_use]
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = TensorRef<'_>> {
+        self.tensors
+            .iter()
+            .enumerate()
+            .map(move |(index, tensor)| TensorRef {
+                tensor,
+                index,
+                set: self,
+            })
     }
 }

@@ -115,19 +115,26 @@ impl tensor_core::Held for Parts {
     }
 }
 
-/// Whether a file called `path` may keep its header, index or footer at its end (zTensor,
-/// Tensogram, and any name that does not say), so that opening it reads its last bytes
-/// along with its first: safetensors, BinTensors and GGUF files, and shard indexes, start with
-/// everything a reader needs.
+/// Whether a file called `path` may keep its header, index or footer at its end, so that
+/// opening it reads its last bytes along with its first: unless every format its extension
+/// names starts with everything a reader needs ([`FormatInfo::header_first`](tensor_dtype::FormatInfo)),
+/// or it is a shard index (`.json`). A name that does not say may.
 pub(crate) fn may_end_with_header(path: &std::path::Path) -> bool {
-    let ext = path
+    let Some(ext) = path
         .extension()
         .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    !matches!(
-        ext.as_deref(),
-        Some("safetensors" | "bt" | "bintensors" | "gguf" | "json")
-    )
+        .map(str::to_ascii_lowercase)
+    else {
+        return true;
+    };
+    if ext == "json" {
+        return false;
+    }
+    let named: Vec<crate::Format> = crate::Format::all()
+        .into_iter()
+        .filter(|f| f.info().extensions.contains(&ext.as_str()))
+        .collect();
+    named.is_empty() || named.iter().any(|f| !f.info().header_first)
 }
 
 /// `r` widened for reading: by the read-ahead towards the object's end, or to the end when
@@ -154,7 +161,7 @@ pub(crate) fn too_short(url: &str, len: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::FormatId;
+    use crate::format::Format;
     use tensor_core::Limits;
 
     fn parts(len: u64, at: &[(u64, &[u8])]) -> Parts {
@@ -187,13 +194,15 @@ mod tests {
         head.extend([b'{'; 10]);
         let p = parts(10_000, &[(0, &head)]);
         let path = std::path::Path::new("w.safetensors");
-        let need = FormatId::Safetensors
+        let need = Format::SAFETENSORS
+            .adapter()
             .header_ranges(path, &p, &Limits::default())
             .unwrap();
         assert_eq!(need, vec![18..108]);
         let huge = parts(10_000, &[(0, &u64::MAX.to_le_bytes())]);
         assert!(
-            FormatId::Safetensors
+            Format::SAFETENSORS
+                .adapter()
                 .header_ranges(path, &huge, &Limits::default())
                 .is_err()
         );

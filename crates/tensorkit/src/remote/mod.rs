@@ -20,15 +20,18 @@ mod store;
 pub(crate) use store::Object;
 pub use store::{RemoteOptions, Stats, is_url};
 
+use crate::adapter::listing::{Fetch, Listed, Listing, Opened as Opening};
 use crate::error::{Error, Result};
-use crate::formats::{Fetch, Listed, Listing, Opening};
-use crate::model::{Lazy, NamedTensor, ReadOptions, TensorData, TensorSet};
+use crate::format::Format;
+use crate::model::{Lazy, NamedTensor, TensorData, TensorSet};
+use crate::shards::Joining;
 use bytes::Bytes;
 use header::Parts;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tensor_core::ReadOptions;
 use tensor_dtype::{Tensor, TensorView};
 
 /// Reading tensors in order fetches the ones after them with them: this many bytes at first,
@@ -48,11 +51,17 @@ pub(crate) struct OpenedObject {
     pub(crate) object: Arc<Object>,
     pub(crate) listed: Option<TensorSet<'static>>,
     pub(crate) whole: Option<Bytes>,
+    /// Its format.
+    format: Format,
+    /// The objects of the set it is one of, when its format's files name their set's other
+    /// members ([`Adapter::set_members`](crate::adapter::Adapter::set_members)).
+    members: Option<Vec<PathBuf>>,
 }
 
-/// A remote file opened: one object, or a shard index and its shards.
+/// A remote file opened: one object, or the members of a set (a shard index's shards, a GGUF
+/// split set) and how they join.
 pub(crate) struct Opened {
-    pub(crate) index: Option<crate::shards::Index>,
+    pub(crate) joining: Joining,
     pub(crate) objects: Vec<OpenedObject>,
 }
 
@@ -73,9 +82,30 @@ async fn open_unbounded(
     remote: &RemoteOptions,
 ) -> Result<Opened> {
     if !crate::shards::is_index(Path::new(url)) {
+        let first = open_one(url, options, remote).await?;
+        let Some(members) = first.members.clone() else {
+            return Ok(Opened {
+                joining: Joining::Files,
+                objects: vec![first],
+            });
+        };
+        // A member of a set its format names: every member, the one opened kept.
+        let format = first.format;
+        let mut first = Some(first);
+        let opening = members.iter().map(|m| {
+            let held = first.take_if(|f| Path::new(f.object.url()) == m.as_path());
+            let url = m.to_string_lossy().into_owned();
+            async move {
+                match held {
+                    Some(f) => Ok(f),
+                    None => open_one(&url, options, remote).await,
+                }
+            }
+        });
+        let objects = futures::future::try_join_all(opening).await?;
         return Ok(Opened {
-            index: None,
-            objects: vec![open_one(url, options, remote).await?],
+            joining: Joining::Format(format),
+            objects,
         });
     }
     let (object, mut read) = Object::open(url, remote, false).await?;
@@ -95,7 +125,7 @@ async fn open_unbounded(
     let objects =
         futures::future::try_join_all(urls.iter().map(|u| open_one(u, options, remote))).await?;
     Ok(Opened {
-        index: Some(index),
+        joining: Joining::Index(index),
         objects,
     })
 }
@@ -109,25 +139,29 @@ async fn open_one(
     let (object, read) = Object::open(url, remote, header::may_end_with_header(&path)).await?;
     let len = object.len();
     let head = &read[0].1;
-    let format = crate::formats::detect(&path, head).map_err(|e| match e {
+    let format = crate::registry::detect(&path, head).map_err(|e| match e {
         Error::UnknownFormat {
             too_short: true, ..
         } if head.len() as u64 == len => header::too_short(url, len),
         other => other,
     })?;
     let mut parts = Parts::new(len, read);
-    if format == crate::model::FormatId::Grib && remote.grib_index && !parts.complete() {
+    #[cfg(feature = "grib")]
+    if format == Format::GRIB && remote.grib_index && !parts.complete() {
         grib_headers_from_inventory(&object, &mut parts, options, remote).await?;
     }
     loop {
-        let mut need = format.header_ranges(&path, &parts, &options.limits)?;
+        let adapter = format.adapter();
+        let mut need = adapter.header_ranges(&path, &parts, &options.limits)?;
         if need.is_empty() {
             if parts.complete() {
                 let whole = parts.parts()[0].1.clone();
                 return Ok(OpenedObject {
+                    members: adapter.set_members(&path, &whole, options)?,
                     object,
                     listed: None,
                     whole: Some(whole),
+                    format,
                 });
             }
             // The stand-in is as long as the server says the object is (16 TiB, a lie,
@@ -138,7 +172,9 @@ async fn open_one(
             })?;
             let is_held = |r: Range<u64>| parts.missing(r).is_none();
             let mut opened = HeaderCell::try_new(image, |image| {
-                crate::formats::open_header(&path, image.bytes(), options, &is_held)
+                adapter
+                    .open_header(&path, image.bytes(), options, &is_held)
+                    .map(|o| o.0)
             })?;
             if let Some(listing) = opened.with_dependent_mut(|_, o| match o {
                 Opening::Listed(listing, _) => Some(Listing {
@@ -152,10 +188,13 @@ async fn open_one(
                     None
                 }
             }) {
+                let members = adapter.set_members(&path, opened.borrow_owner().bytes(), options)?;
                 return Ok(OpenedObject {
                     listed: Some(remote_set(&object, opened, listing, &path, options)),
                     object,
                     whole: None,
+                    format,
+                    members,
                 });
             }
             options
@@ -175,7 +214,7 @@ async fn open_one(
 /// How far a header walk reads past each range it asks for: the format's own read-ahead
 /// where its headers are small beside its data (never more than the caller's), else the
 /// caller's.
-fn header_read_ahead(format: crate::model::FormatId, remote: &RemoteOptions) -> u64 {
+fn header_read_ahead(format: Format, remote: &RemoteOptions) -> u64 {
     format
         .info()
         .header_read_ahead
@@ -194,6 +233,7 @@ async fn fetch_into(object: &Object, parts: &mut Parts, need: &[Range<u64>]) -> 
 /// beside it, `tensor_grib::sidecar`), all at once: the walk through the messages' headers
 /// then finds them held, rather than taking a round trip per message. Without an inventory,
 /// or with one that does not read as one, nothing is fetched (and the walk is as it was).
+#[cfg(feature = "grib")]
 async fn grib_headers_from_inventory(
     object: &Object,
     parts: &mut Parts,
@@ -213,7 +253,7 @@ async fn grib_headers_from_inventory(
         return Ok(());
     };
     let len = object.len();
-    let ahead = header_read_ahead(crate::model::FormatId::Grib, remote).max(64);
+    let ahead = header_read_ahead(Format::GRIB, remote).max(64);
     // Each message's first bytes, and the end marker of the message before it (which ends
     // where it starts, unless padding lies between).
     let need: Vec<Range<u64>> = offsets
@@ -543,7 +583,7 @@ pub fn process_transfer() -> Transfer {
 pub(crate) fn download(url: &str, limits: &tensor_core::Limits) -> Result<tensor_core::MmapSource> {
     use std::io::Write;
     if let Some(path) = file_url_path(url) {
-        return crate::open::map_local(&path?);
+        return crate::local::map_local(&path?);
     }
     let remote = RemoteOptions::process_defaults();
     let opening = Object::open(url, &remote, false);

@@ -548,6 +548,7 @@ impl Object {
     /// store, read with the same credentials), when it exists and is at most `most` bytes
     /// long; `None` when it does not exist, is longer, or cannot be read: a sidecar only
     /// saves requests.
+    #[cfg(feature = "grib")]
     pub(crate) async fn sibling(&self, suffix: &str, most: u64) -> Option<Bytes> {
         let location = object_store::path::Path::from(format!("{}{suffix}", self.location));
         let response = self

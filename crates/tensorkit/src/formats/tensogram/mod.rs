@@ -4,26 +4,149 @@
 //! is `base[i].name` when that is text, and the rest of `base[i]` becomes its attributes.
 //! Writing puts every tensor in one message, file metadata in `_extra_`.
 
+mod check;
+
+use crate::adapter::{Adapter, Checked, EditedHeader, Upgraded, Writing};
+use crate::check::report::{Validation, Verification};
 use crate::error::{Error, Result};
-use crate::model::{FormatId, Lazy, NamedTensor, TensorData, TensorSet};
+use crate::format::Format;
+use crate::model::{Lazy, NamedTensor, TensorData, TensorSet};
 use crate::pipeline_spec::{LeftOut, PipelineSpec};
 use std::path::Path;
 use std::sync::Arc;
+use tensor_core::atomic::WriteSeek;
 use tensor_core::cbor::Value;
 use tensor_core::cbor::json::{to_cbor, to_json};
-use tensor_core::{Limits, ReadOptions};
-use tensor_dtype::Dtype;
+use tensor_core::{Held, Limits, ReadOptions};
 use tensor_dtype::Format as _;
+use tensor_dtype::{Dtype, FormatInfo, ValidateOptions};
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, container};
-use tensor_frame::{Messages, MetaValue, ObjectBytes};
+use tensor_frame::{Messages, MetaValue, ObjectBytes, TensogramFormat};
+
+/// Tensogram, as the front door reads and writes it.
+pub(crate) struct Tensogram;
+
+/// The registry's entry.
+pub(crate) static ADAPTER: Tensogram = Tensogram;
+
+const FORMAT: &str = TensogramFormat::INFO.id;
+
+impl Adapter for Tensogram {
+    fn info(&self) -> &'static FormatInfo {
+        &TensogramFormat::INFO
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        TensogramFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn WriteSeek,
+        path: &Path,
+        writing: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write(set, out, path, writing.pipeline)
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        TensogramFormat::header_ranges(held, limits).map_err(wrap(path))
+    }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        held: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        open_header(path, bytes, options, held)
+    }
+
+    fn header_for_edit(
+        &self,
+        bytes: &[u8],
+        old: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+    ) -> Result<Option<EditedHeader>> {
+        header_for_edit(bytes, old, new, path)
+    }
+
+    fn write_edited(
+        &self,
+        bytes: &[u8],
+        old: &TensorSet<'_>,
+        new: &TensorSet<'_>,
+        path: &Path,
+        out: &mut dyn WriteSeek,
+    ) -> Result<Option<Vec<String>>> {
+        write_edited(bytes, old, new, path, out)?;
+        Ok(Some(Vec::new()))
+    }
+
+    fn verify_checksums(&self, _: &Path, _: &[u8]) -> Result<Checked> {
+        Ok(Checked::default())
+    }
+
+    fn validate(
+        &self,
+        _: &Path,
+        bytes: &[u8],
+        options: ValidateOptions,
+        limits: &Limits,
+    ) -> Option<Validation> {
+        Some(check::validate(bytes, options, limits).0)
+    }
+
+    fn verify(&self, path: &Path, bytes: &[u8], limits: &Limits) -> Option<Result<Verification>> {
+        let decode_all = |bytes: &[u8]| -> Result<usize> {
+            let set = read(path, bytes, &ReadOptions::default().limits(*limits))?;
+            set.decode_every_tensor()?;
+            Ok(set.tensors.len())
+        };
+        Some(check::verify(path, bytes, limits, decode_all))
+    }
+
+    fn upgrade(&self, path: &Path, bytes: &[u8], limits: &Limits) -> Result<Option<Upgraded>> {
+        if !tensor_frame::v2::holds_v2(bytes) {
+            return Ok(None);
+        }
+        let m = tensor_frame::v2::migrate(bytes, limits).map_err(wrap(path))?;
+        Ok(Some(Upgraded {
+            report: crate::adapter::Migrated {
+                v2_messages: m.v2_messages,
+                v3_messages: m.v3_messages,
+                objects: m.v2_objects,
+                hashes_verified: m.hashes_verified,
+                bytes: m.bytes.len() as u64,
+                notes: m.notes,
+            },
+            bytes: m.bytes,
+        }))
+    }
+}
 
 /// The crate's errors with the file they concern.
-pub(crate) fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {
-    move |source| Error::Tensogram {
-        path: path.to_path_buf(),
-        source,
-    }
+fn wrap(path: &Path) -> impl Fn(tensor_frame::Error) -> Error + '_ {
+    move |source| Error::format(path, FORMAT, source)
 }
 
 /// Like [`wrap`], naming the tensor an object error concerns: `names[i]` is object `i`'s
@@ -33,11 +156,7 @@ pub(crate) fn wrap_named<'p>(
     names: &'p [Option<String>],
 ) -> impl Fn(tensor_frame::Error) -> Error + 'p {
     move |source| match source.object().and_then(|i| names.get(i)?.clone()) {
-        Some(tensor) => Error::TensogramTensor {
-            path: path.to_path_buf(),
-            tensor,
-            source: Box::new(source),
-        },
+        Some(tensor) => Error::format_at(path, FORMAT, format!("tensor {tensor:?}"), source),
         None => wrap(path)(source),
     }
 }
@@ -46,11 +165,7 @@ pub(crate) fn wrap_named<'p>(
 fn wrap_one(path: &Path, name: Option<String>) -> impl Fn(tensor_frame::Error) -> Error + use<> {
     let path = path.to_path_buf();
     move |source| match name.clone() {
-        Some(tensor) => Error::TensogramTensor {
-            path: path.clone(),
-            tensor,
-            source: Box::new(source),
-        },
+        Some(tensor) => Error::format_at(&path, FORMAT, format!("tensor {tensor:?}"), source),
         None => wrap(&path)(source),
     }
 }
@@ -68,22 +183,18 @@ pub(crate) fn messages<'a>(
             index,
             offset,
             source,
-        }) => Err(Error::TensogramAt {
-            path: path.to_path_buf(),
-            message: index,
-            offset,
-            source: *source,
-        }),
+        }) => Err(Error::format_at(
+            path,
+            FORMAT,
+            format!("message {index} (at byte {offset})"),
+            *source,
+        )),
         Err(e) => Err(wrap(path)(e)),
     }
 }
 
 /// Reads every object of every message.
-pub(super) fn read<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
-) -> Result<TensorSet<'a>> {
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let limits = &options.limits;
     // The hashes of the frames that describe the data are checked as the messages open;
     // each data frame's when its elements are copied out or checked
@@ -96,7 +207,7 @@ pub(super) fn read<'a>(
         }
     }
     Ok(TensorSet {
-        format: FormatId::Tensogram,
+        format: Format::of(&TensogramFormat::INFO),
         metadata: file_metadata(path, &msgs[0])?,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
@@ -204,12 +315,13 @@ fn file_metadata(
 /// except where the metadata lacks an object's `_reserved_.tensor`: its frame must be among
 /// the bytes held (`held` says which are), or it is asked for.
 #[cfg(feature = "remote")]
-pub(super) fn open_header<'a>(
+fn open_header<'a>(
     path: &Path,
     bytes: &'a [u8],
-    options: &crate::model::ReadOptions,
+    options: &ReadOptions,
     held: &dyn Fn(std::ops::Range<u64>) -> bool,
-) -> Result<super::Opening<'a>> {
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
     let messages = messages(path, bytes, options)?;
     let mut tensors = Vec::new();
     let mut at = Vec::new();
@@ -243,7 +355,7 @@ pub(super) fn open_header<'a>(
                     continue;
                 }
             };
-            tensors.push(super::Listed {
+            tensors.push(Listed {
                 name,
                 dtype,
                 shape,
@@ -251,45 +363,44 @@ pub(super) fn open_header<'a>(
                 location: vec![("message", mi as u64), ("object", j as u64)],
                 attributes: container::attributes(base),
                 span,
-                fetch: super::Fetch::Decode,
+                fetch: Fetch::Decode,
             });
             at.push((mi, j));
         }
     }
     if !needed.is_empty() {
-        return Ok(super::Opening::Needs(needed));
+        return Ok(Opening::needs(needed));
     }
-    Ok(super::Opening::Listed(
-        super::Listing {
-            format: FormatId::Tensogram,
-            metadata: file_metadata(path, &messages[0])?,
-            metadata_types: std::collections::BTreeMap::new(),
-            tensors,
-        },
-        Box::new(super::Header::Tensogram(Header { messages, at })),
-    ))
+    let listing = Listing {
+        format: Format::of(&TensogramFormat::INFO),
+        metadata: file_metadata(path, &messages[0])?,
+        metadata_types: std::collections::BTreeMap::new(),
+        tensors,
+    };
+    Ok(Opening::listed(listing, Header { messages, at }))
 }
 
 /// A Tensogram file's messages, parsed once, and where each object is: message and object
 /// index, in file order.
 #[cfg(feature = "remote")]
-pub(crate) struct Header<'a> {
+struct Header<'a> {
     messages: Vec<Message<'a>>,
     at: Vec<(usize, usize)>,
 }
 
 #[cfg(feature = "remote")]
-impl Header<'_> {
+impl crate::adapter::listing::ReadIn for Header<'_> {
     /// Object `i` of the file (counted across messages) from `frame`, its frame's bytes
-    /// alone, with its hash checked when `verify`.
-    pub(super) fn read_in<'w>(
+    /// alone, with its hash checked when the options verify.
+    fn read_in<'w>(
         &'w self,
         path: &Path,
         i: usize,
+        _: std::ops::Range<u64>,
         frame: &'w [u8],
-        verify: bool,
-        limits: &Limits,
+        options: &ReadOptions,
     ) -> Result<NamedTensor<'w>> {
+        let (verify, limits) = (options.verify.any(), &options.limits);
         let &(mi, j) = self.at.get(i).ok_or_else(|| Error::UnknownTarget {
             what: format!("{}: no object #{i}", path.display()),
         })?;
@@ -351,7 +462,7 @@ fn lazy<'a>(
         }),
         stream: std::sync::Arc::new(move |limits, chunk, sink| {
             let mut run = Vec::new();
-            let mut carried = super::Carried::default();
+            let mut carried = crate::formats::Carried::default();
             let r = o2.decode_chunks(le, limits, chunk, &mut |c| {
                 let out = if big && swap > 1 {
                     run.clear();
@@ -370,7 +481,7 @@ fn lazy<'a>(
 }
 
 /// Writes every tensor into one message with `pipeline` applied to each.
-pub(super) fn write(
+fn write(
     set: &TensorSet<'_>,
     out: &mut dyn tensor_core::atomic::WriteSeek,
     path: &Path,
@@ -386,7 +497,7 @@ pub(super) fn write(
         let mut entry = Map::new();
         let Some(dtype) = container::storage_dtype(t.dtype()) else {
             return Err(Error::CannotRepresent {
-                format: "tensogram",
+                format: FORMAT,
                 what: format!("dtype {} (tensor {name:?})", t.dtype()),
             });
         };
@@ -443,7 +554,7 @@ pub(super) fn write(
     // Straight to the file, one tensor at a time: raw tensors are copied from the input as
     // they are written; decoded ones are encoded and dropped (and decoded again when a raw
     // frame is written), so one decoded tensor is held at a time.
-    let mut carried = super::Carried::default();
+    let mut carried = crate::formats::Carried::default();
     let written = tensor_frame::write_streamed(
         &meta,
         &descriptors,
@@ -475,7 +586,7 @@ pub(super) fn write(
                     ""
                 };
                 let e = Error::CannotRepresent {
-                    format: "tensogram",
+                    format: FORMAT,
                     what: format!(
                         "element {} of tensor {:?}, {} ({dtype}): tensogram's NaN/Inf masks \
                          would not give it back as it is (allowing tensorkit's extensions \
@@ -566,14 +677,14 @@ fn keep_packing(d: &mut DataObjectDescriptor, p: crate::model::Packed) -> Vec<u8
 /// descriptors and encoded payloads as they are ([`tensor_frame::reframe_to`], which writes
 /// each payload from the file's mapping: the memory of a header, whatever the message's
 /// size).
-pub(super) fn write_edited(
+fn write_edited(
     bytes: &[u8],
     old: &TensorSet<'_>,
     new: &TensorSet<'_>,
     path: &Path,
     out: &mut dyn tensor_core::atomic::WriteSeek,
 ) -> Result<()> {
-    let (set, removed) = super::metadata_changes(old, new);
+    let (set, removed) = crate::formats::metadata_changes(old, new);
     let msgs = messages(path, bytes, &ReadOptions::default().limits(old.limits))?;
     let mut tensors = new.tensors.iter();
     for m in &msgs {
@@ -588,13 +699,13 @@ pub(super) fn write_edited(
 /// ([`tensor_frame::metadata_in_place`]: a value of the same length, or one that stays
 /// within the frame's alignment padding); `None` otherwise (the file is re-framed,
 /// [`write_edited`]).
-pub(super) fn header_for_edit(
+fn header_for_edit(
     bytes: &[u8],
     old: &TensorSet<'_>,
     new: &TensorSet<'_>,
     path: &Path,
-) -> Result<Option<super::EditedHeader>> {
-    let (set, removed) = super::metadata_changes(old, new);
+) -> Result<Option<EditedHeader>> {
+    let (set, removed) = crate::formats::metadata_changes(old, new);
     let msgs = messages(path, bytes, &ReadOptions::default().limits(old.limits))?;
     let mut tensors = new.tensors.iter();
     let mut writes = Vec::new();
@@ -614,12 +725,10 @@ pub(super) fn header_for_edit(
             })?;
         writes.push((start as u64 + at, frame));
     }
-    Ok(Some(super::EditedHeader::InPlace(
-        tensor_core::patch::Patch {
-            writes,
-            len: bytes.len() as u64,
-        },
-    )))
+    Ok(Some(EditedHeader::InPlace(tensor_core::patch::Patch {
+        writes,
+        len: bytes.len() as u64,
+    })))
 }
 
 /// Message `m`'s global metadata with an edit made: the metadata keys the edit set or
