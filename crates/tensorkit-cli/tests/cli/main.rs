@@ -13,6 +13,7 @@ mod hostile;
 mod killed;
 mod output;
 mod reference;
+mod registered;
 mod remote;
 mod stdlib;
 mod support;
@@ -34,6 +35,7 @@ fn main() {
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(reference::trials());
+    trials.extend(registered::trials());
     trials.extend(remote::trials());
     trials.extend(stdlib::trials());
     trials.extend(tensogram::trials());

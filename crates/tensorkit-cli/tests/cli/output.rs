@@ -51,7 +51,7 @@ fn golden_files_read_back() -> Result<(), Failed> {
             // What inspect reports of the tensor itself, read back from memory.
             let bytes = tensorkit::serialize_tensors(
                 [(name.clone(), t.view())],
-                &tensorkit::WriteOptions::for_format(tensorkit::Format::Safetensors),
+                &tensorkit::WriteOptions::for_format(tensorkit::Format::SAFETENSORS),
             )?;
             let alone = tensorkit::open_bytes(&bytes)?;
             let want = tensorkit_cli::report::tensor_json(alone.get(name)?)?;

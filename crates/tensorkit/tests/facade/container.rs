@@ -76,17 +76,17 @@ fn written(format: Format, ext: &str) -> Vec<u8> {
 #[test]
 fn every_format_reader_answers_the_same_through_the_trait() {
     let _running = crate::running();
-    let st = written(Format::Safetensors, "safetensors");
+    let st = written(Format::SAFETENSORS, "safetensors");
     let f = tensorkit::safetensors::SafeTensors::open(&st).unwrap();
     assert_eq!(check(&f, "safetensors"), 3);
 
-    let bt = written(Format::Bintensors, "bt");
+    let bt = written(Format::BINTENSORS, "bt");
     let f = tensorkit::bintensors::BinTensors::open(&bt).unwrap();
     assert_eq!(check(&f, "bintensors"), 3);
 
     for (format, what) in [
-        (Format::Ztensor01, "ztensor 0.1"),
-        (Format::Ztensor2, "ztensor 2"),
+        (Format::ZTENSOR_0_1, "ztensor 0.1"),
+        (Format::ZTENSOR_2, "ztensor 2"),
     ] {
         let zt = written(format, "zt");
         let f = tensorkit::ztensor::AnyZTensor::open(&zt).unwrap();
@@ -95,7 +95,7 @@ fn every_format_reader_answers_the_same_through_the_trait() {
 
     // Tensogram stores bool as uint8 and records the dtype: the trait gives bool back. Its
     // NaN goes into a mask, as tensogram writes it, so that tensor is decoded, not viewed.
-    let tgm = written(Format::Tensogram, "tgm");
+    let tgm = written(Format::TENSOGRAM, "tgm");
     let m = tensorkit::frame::Message::open(&tgm).unwrap();
     assert_eq!(check(&m, "tensogram"), 2);
     let weight = m.position("a.weight").unwrap();
@@ -157,15 +157,15 @@ where
 fn every_format_crate_implements_the_contract() {
     use tensorkit::{bintensors, frame, safetensors, ztensor};
     let _running = crate::running();
-    let st = written(Format::Safetensors, "safetensors");
+    let st = written(Format::SAFETENSORS, "safetensors");
     assert_eq!(check_contract::<safetensors::SafetensorsFormat>(&st), 3);
-    let bt = written(Format::Bintensors, "bt");
+    let bt = written(Format::BINTENSORS, "bt");
     assert_eq!(check_contract::<bintensors::BintensorsFormat>(&bt), 3);
-    let zt = written(Format::Ztensor01, "zt");
+    let zt = written(Format::ZTENSOR_0_1, "zt");
     assert_eq!(check_contract::<ztensor::Ztensor01Format>(&zt), 3);
-    let zt = written(Format::Ztensor2, "zt");
+    let zt = written(Format::ZTENSOR_2, "zt");
     assert_eq!(check_contract::<ztensor::Ztensor2Format>(&zt), 3);
-    let tgm = written(Format::Tensogram, "tgm");
+    let tgm = written(Format::TENSOGRAM, "tgm");
     assert_eq!(check_contract::<frame::TensogramFormat>(&tgm), 2);
     // Two messages: the file's objects are numbered across them.
     let two = [tgm.clone(), tgm].concat();
@@ -175,16 +175,16 @@ fn every_format_crate_implements_the_contract() {
 
     // Each file is recognised by its own format alone.
     for (format, bytes) in [
-        (Format::Safetensors, &st),
-        (Format::Bintensors, &bt),
-        (Format::Ztensor2, &zt),
+        (Format::SAFETENSORS, &st),
+        (Format::BINTENSORS, &bt),
+        (Format::ZTENSOR_2, &zt),
     ] {
         // BinTensors, told by a length and one byte, is the fallback tried last.
-        let claimed: Vec<Format> = Format::ALL
+        let claimed: Vec<Format> = Format::all()
             .into_iter()
-            .filter(|f| !f.id().starts_with("bintensors") && f.recognise(bytes))
+            .filter(|f| !f.id().starts_with("bintensors") && f.adapter().recognise(bytes))
             .collect();
-        let alone: &[Format] = if format == Format::Bintensors {
+        let alone: &[Format] = if format == Format::BINTENSORS {
             &[]
         } else {
             &[format]
@@ -228,7 +228,7 @@ fn every_writer_keeps_the_tensors_whatever_their_attributes_are_called() {
     use tensorkit::bytes::cbor::Value;
     let _running = crate::running();
     // Attribute keys each format keeps for itself, as a source file might carry them.
-    let mut keys: Vec<&str> = Format::ALL
+    let mut keys: Vec<&str> = Format::all()
         .into_iter()
         .flat_map(|f| f.info().reserved_keys.iter().copied())
         .collect();
@@ -250,7 +250,7 @@ fn every_writer_keeps_the_tensors_whatever_their_attributes_are_called() {
     std::fs::write(&src, &source).unwrap();
     let file = tensorkit::open(&src).unwrap();
     assert_eq!(file.get("w").unwrap().attributes().len(), keys.len());
-    for format in Format::WRITABLE {
+    for format in Format::writable() {
         let out = dir
             .path()
             .join(format!("out-{}.{}", format.id(), format.extension()));

@@ -90,7 +90,7 @@ fn save_and_save_tensors_write_what_opens_again() {
     let src =
         tensorkit::open(tensor_testkit::conformance("safetensors").join("all_dtypes.safetensors"))
             .unwrap();
-    for format in [Format::Tensogram, Format::Ztensor2, Format::Safetensors] {
+    for format in [Format::TENSOGRAM, Format::ZTENSOR_2, Format::SAFETENSORS] {
         let out = dir.path().join(format!("out.{}", format.extension()));
         tensorkit::save(&out, &src, &WriteOptions::for_format(format)).unwrap();
         let back = tensorkit::open(&out).unwrap();
@@ -109,7 +109,7 @@ fn save_and_save_tensors_write_what_opens_again() {
     let out = dir.path().join("w.safetensors");
     tensorkit::save_tensors(&out, [("w", w.view())], &WriteOptions::default()).unwrap();
     let back = tensorkit::open(&out).unwrap();
-    assert_eq!(back.format(), Format::Safetensors);
+    assert_eq!(back.format(), Format::SAFETENSORS);
     assert_eq!(back.get("w").unwrap().view().unwrap().to_tensor(), w);
     let e = tensorkit::save_tensors(
         dir.path().join("w.unknown"),
@@ -144,7 +144,7 @@ fn progress_follows_every_save_to_the_files_length() {
     };
     tensorkit::save_tensors(&src, [("w", w.view()), ("m", m.view())], &with_metadata).unwrap();
     let src = tensorkit::open(&src).unwrap();
-    for format in tensorkit::Format::WRITABLE {
+    for format in tensorkit::Format::writable() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = Arc::clone(&seen);
         let options = WriteOptions {
@@ -163,7 +163,7 @@ fn progress_follows_every_save_to_the_files_length() {
         );
         // Tensogram records when and under which UUID a message was written: only its
         // length repeats.
-        if format == Format::Tensogram {
+        if format == Format::TENSOGRAM {
             assert_eq!(bytes.len(), plain.len());
         } else {
             assert!(
@@ -253,7 +253,7 @@ fn write_choices_are_refused_where_the_format_does_not_offer_them() {
         ),
     ];
     for (what, offered_by, options) in asking {
-        for format in Format::WRITABLE {
+        for format in Format::writable() {
             let path = dir.path().join(format!("w.{}", format.extension()));
             let options = WriteOptions {
                 format: Some(format),
@@ -286,13 +286,13 @@ fn safetensors_keeps_room_for_edits_by_default_and_the_reference_bytes_on_reques
     let reference = tensorkit::safetensors::serialize(tensors(), None).unwrap();
     let exact = WriteOptions {
         header_reserve: Some(0),
-        ..WriteOptions::for_format(Format::Safetensors)
+        ..WriteOptions::for_format(Format::SAFETENSORS)
     };
     assert_eq!(
         tensorkit::serialize_tensors(tensors(), &exact).unwrap(),
         reference
     );
-    let default = WriteOptions::for_format(Format::Safetensors);
+    let default = WriteOptions::for_format(Format::SAFETENSORS);
     let roomy = tensorkit::serialize_tensors(tensors(), &default).unwrap();
     assert_eq!(roomy.len(), reference.len() + 4096);
     assert_eq!(
@@ -316,7 +316,7 @@ fn safetensors_keeps_room_for_edits_by_default_and_the_reference_bytes_on_reques
     let back = tensorkit::open(&path).unwrap();
     assert_eq!(back.metadata().unwrap()["license"], "apache-2.0");
 
-    let gguf = WriteOptions::for_format(Format::Gguf);
+    let gguf = WriteOptions::for_format(Format::GGUF);
     let bytes = tensorkit::serialize_tensors(tensors(), &gguf).unwrap();
     let file = tensorkit::open_bytes(&bytes).unwrap();
     assert!(!file.metadata().unwrap().contains_key("tensorkit.padding"));
@@ -328,13 +328,13 @@ fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
     let dir = tempfile::tempdir().unwrap();
     // A dtype every writable format holds (GGUF has no unsigned integers).
     let w = tensorkit::Tensor::from_elements(&[3], &[1i16, 2, -32768]).unwrap();
-    for format in Format::WRITABLE {
+    for format in Format::writable() {
         let options = WriteOptions::for_format(format);
         let bytes = tensorkit::serialize_tensors([("w", w.view())], &options).unwrap();
         let path = dir.path().join("w.out");
         tensorkit::save_tensors(&path, [("w", w.view())], &options).unwrap();
         // Tensogram stamps each message with a time and a UUID; the rest are deterministic.
-        if format != Format::Tensogram {
+        if format != Format::TENSOGRAM {
             assert_eq!(std::fs::read(&path).unwrap(), bytes, "{format:?}");
         }
         let back = tensorkit::open_bytes(&bytes).unwrap();
@@ -345,7 +345,7 @@ fn serialize_tensors_gives_the_bytes_save_tensors_writes() {
     assert_eq!(no_format.unwrap_err().kind(), ErrorKind::InvalidArgument);
     let sharded = WriteOptions {
         max_shard_size: Some(1),
-        ..WriteOptions::for_format(Format::Safetensors)
+        ..WriteOptions::for_format(Format::SAFETENSORS)
     };
     let e = tensorkit::serialize_tensors([("w", w.view())], &sharded).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
@@ -453,7 +453,7 @@ fn digests_and_frame_hashes_are_checked_on_copies_and_when_asked_not_for_views()
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
     let data = crate::damaged_elements();
-    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+    for format in [Format::ZTENSOR_0_1, Format::ZTENSOR_2, Format::TENSOGRAM] {
         let path = dir.path().join(format!("damaged-{}", format.id()));
         crate::damaged(&path, format);
 
@@ -500,7 +500,7 @@ fn large_tensors_are_checked_while_they_are_copied() {
     let data: Vec<u8> = (0..256 * 1024u32).flat_map(u32::to_le_bytes).collect();
     let view =
         tensorkit::TensorView::new(&data, Dtype::Uint32, &[256 * 1024], ByteOrder::Little).unwrap();
-    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+    for format in [Format::ZTENSOR_0_1, Format::ZTENSOR_2, Format::TENSOGRAM] {
         let id = format.id();
         let path = dir.path().join(format!("large-{id}"));
         let options = tensorkit::WriteOptions::for_format(format);
@@ -540,13 +540,13 @@ fn a_damaged_source_is_never_saved_and_a_sound_one_arrives_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let data = crate::damaged_elements();
     let targets = [
-        Format::Safetensors,
-        Format::Bintensors,
-        Format::Ztensor01,
-        Format::Ztensor2,
-        Format::Tensogram,
+        Format::SAFETENSORS,
+        Format::BINTENSORS,
+        Format::ZTENSOR_0_1,
+        Format::ZTENSOR_2,
+        Format::TENSOGRAM,
     ];
-    for format in [Format::Ztensor01, Format::Ztensor2, Format::Tensogram] {
+    for format in [Format::ZTENSOR_0_1, Format::ZTENSOR_2, Format::TENSOGRAM] {
         let path = dir.path().join(format!("damaged-{}", format.id()));
         crate::damaged(&path, format);
         let file = tensorkit::open(&path).unwrap();
@@ -593,7 +593,7 @@ fn a_set_put_together_from_several_files_writes_their_tensors_under_new_names() 
         tensorkit::open(&st).unwrap(),
         tensorkit::open(&tgm).unwrap(),
     );
-    let mut set = tensorkit::TensorSet::new(Format::Tensogram, tensorkit::Limits::default());
+    let mut set = tensorkit::TensorSet::new(Format::TENSOGRAM, tensorkit::Limits::default());
     assert!(set.is_empty());
     let mut expected = Vec::new();
     for (prefix, f) in [("a", &a), ("b", &b)] {
@@ -617,7 +617,7 @@ fn a_set_put_together_from_several_files_writes_their_tensors_under_new_names() 
     let out = dir.path().join("both.tgm");
     tensorkit::save_set(&out, &set, &WriteOptions::default()).unwrap();
     let back = tensorkit::open(&out).unwrap();
-    assert_eq!(back.format(), Format::Tensogram);
+    assert_eq!(back.format(), Format::TENSOGRAM);
     assert_eq!(back.metadata().unwrap()["put_together"], "yes");
     assert_eq!(back.len(), expected.len());
     for (name, dtype, shape, values) in expected {

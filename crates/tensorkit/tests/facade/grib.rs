@@ -25,7 +25,7 @@ fn values(t: &tensorkit::TensorRef<'_>) -> Vec<u64> {
 fn fields_open_with_their_keys() {
     let _running = crate::running();
     let file = tensorkit::open(fixture("grib1_simple.grib1")).unwrap();
-    assert_eq!(file.format(), tensorkit::Format::Grib);
+    assert_eq!(file.format(), tensorkit::Format::GRIB);
     // Named by every key of its cube, whatever else the file holds.
     let t = file
         .get("t_isobaricInhPa_500_step12_20070323T1200")

@@ -152,11 +152,11 @@ fn edits_allocate_no_more_than_a_header() {
         ..Edits::default()
     };
     for (format, ext) in [
-        (tensorkit::Format::Safetensors, "safetensors"),
-        (tensorkit::Format::Bintensors, "bt"),
-        (tensorkit::Format::Ztensor2, "zt"),
-        (tensorkit::Format::Tensogram, "tgm"),
-        (tensorkit::Format::Gguf, "gguf"),
+        (tensorkit::Format::SAFETENSORS, "safetensors"),
+        (tensorkit::Format::BINTENSORS, "bt"),
+        (tensorkit::Format::ZTENSOR_2, "zt"),
+        (tensorkit::Format::TENSOGRAM, "tgm"),
+        (tensorkit::Format::GGUF, "gguf"),
     ] {
         let path = dir.path().join(format!("big.{ext}"));
         tensorkit::save_tensors(
@@ -201,13 +201,13 @@ fn conversions_of_compressed_tensors_stream() {
     let big = tensorkit::Tensor::from_elements(&[16 << 20], &values).unwrap();
     drop(values);
     let src = dir.path().join("big.tgm");
-    let mut zstd = tensorkit::WriteOptions::for_format(tensorkit::Format::Tensogram);
+    let mut zstd = tensorkit::WriteOptions::for_format(tensorkit::Format::TENSOGRAM);
     zstd.pipeline = tensorkit::pipeline_spec::PipelineSpec::parse("zstd:1").unwrap();
     tensorkit::save_tensors(&src, [("w", big.view())], &zstd).unwrap();
     drop(big);
     let file = tensorkit::open(&src).unwrap();
-    for format in tensorkit::Format::WRITABLE {
-        if format == tensorkit::Format::Tensogram {
+    for format in tensorkit::Format::writable() {
+        if format == tensorkit::Format::TENSOGRAM {
             continue;
         }
         let out = dir.path().join(format!("out.{}", format.id()));

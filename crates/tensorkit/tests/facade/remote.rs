@@ -97,7 +97,7 @@ fn bounded(format: Format) {
     // in the file's order; the result is the local conversion's, byte for byte.
     let before = (server.requests(), server.bytes());
     let out = dir.path().join("remote.safetensors");
-    let to_safetensors = tensorkit::WriteOptions::for_format(Format::Safetensors);
+    let to_safetensors = tensorkit::WriteOptions::for_format(Format::SAFETENSORS);
     tensorkit::save(&out, &file, &to_safetensors).unwrap();
     let (requests, bytes) = (server.requests() - before.0, server.bytes() - before.1);
     assert!(
@@ -135,37 +135,37 @@ fn same_bytes(one: &Path, other: &Path) -> bool {
 #[test]
 fn safetensors_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Safetensors);
+    bounded(Format::SAFETENSORS);
 }
 
 #[test]
 fn bintensors_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Bintensors);
+    bounded(Format::BINTENSORS);
 }
 
 #[test]
 fn ztensor_0_1_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Ztensor01);
+    bounded(Format::ZTENSOR_0_1);
 }
 
 #[test]
 fn ztensor_2_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Ztensor2);
+    bounded(Format::ZTENSOR_2);
 }
 
 #[test]
 fn tensogram_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Tensogram);
+    bounded(Format::TENSOGRAM);
 }
 
 #[test]
 fn gguf_lists_and_gets_within_the_bounds() {
     let _running = crate::running();
-    bounded(Format::Gguf);
+    bounded(Format::GGUF);
 }
 
 /// A model whose header holds a large vocabulary (about 10 MB of metadata before the tensor
@@ -312,7 +312,7 @@ fn every_fixture_reads_remotely_as_locally() {
 fn damage_in_one_tensor_is_found_when_it_is_fetched() {
     let _running = crate::running();
     let dir = tempfile::tempdir().unwrap();
-    for format in [Format::Tensogram, Format::Ztensor01, Format::Ztensor2] {
+    for format in [Format::TENSOGRAM, Format::ZTENSOR_0_1, Format::ZTENSOR_2] {
         let path = dir.path().join(format!("damaged.{}", format.extension()));
         crate::damaged(&path, format);
         let server = Server::start(dir.path());
@@ -356,7 +356,7 @@ fn a_tensogram_message_without_reserved_layouts_lists_from_its_frames() {
         .unwrap();
         (format!("t{i}"), v)
     });
-    tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(Format::Tensogram)).unwrap();
+    tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(Format::TENSOGRAM)).unwrap();
     // Rename the key in place (same length, the metadata frame's hash no longer checked):
     // the metadata now says nothing of the objects' layouts.
     let mut bytes = std::fs::read(&path).unwrap();
@@ -440,7 +440,7 @@ fn wire_version_2_files_read_remotely_as_locally() {
     tensorkit::save_tensors(
         &v3,
         [("first", big)],
-        &WriteOptions::for_format(Format::Tensogram),
+        &WriteOptions::for_format(Format::TENSOGRAM),
     )
     .unwrap();
     let mut names = Vec::new();
@@ -573,7 +573,7 @@ fn a_server_without_suffix_ranges_still_serves_the_file() {
         .unwrap();
         (format!("t{i}"), v)
     });
-    tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(Format::Ztensor2)).unwrap();
+    tensorkit::save_tensors(&path, tensors, &WriteOptions::for_format(Format::ZTENSOR_2)).unwrap();
     let server = Server::start(dir.path());
     server.set_faults(Faults {
         no_suffix_ranges: true,
@@ -982,7 +982,7 @@ fn grib_reads_remotely_as_locally() {
         let rel = path.file_name().unwrap().to_str().unwrap();
         let remote = tensorkit::open_url_with(&server.url(rel), &ReadOptions::default(), &options)
             .unwrap_or_else(|e| panic!("{rel}: {e}"));
-        assert_eq!(remote.format(), Format::Grib, "{rel}");
+        assert_eq!(remote.format(), Format::GRIB, "{rel}");
         assert_eq!(remote.len(), local.len(), "{rel}");
         for (a, b) in local.tensors().zip(remote.tensors()) {
             assert_eq!((a.name(), a.shape()), (b.name(), b.shape()), "{rel}");

@@ -179,7 +179,7 @@ fn a_killed_edit_is_finished_wherever_its_file_is_opened() {
     };
     let model = dir.path().join("model.safetensors");
     tensorkit::save_tensors(&model, [("w", w.view()), ("b", b.view())], &options).unwrap();
-    let index = tensorkit::shards::index_path(&model, tensorkit::Format::Safetensors);
+    let index = tensorkit::shards::index_path(&model, tensorkit::Format::SAFETENSORS);
     let shard = dir.path().join("model-00002-of-00002.safetensors");
     // The bytes the second shard would have after `note=new` in place, from a copy.
     let copy = dir.path().join("copy.safetensors");
