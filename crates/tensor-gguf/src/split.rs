@@ -88,10 +88,11 @@ pub fn parse_shard_path(path: &Path) -> Option<(PathBuf, u64, u64)> {
     Some((path.with_file_name(prefix), no - 1, count))
 }
 
-/// The shards of the set `path` (one of its shards, as `shard` says) belongs to, in order,
-/// each checked to exist; an error names the missing ones, and any file beside them named
-/// as a shard of the same prefix with another count (an extra shard).
-pub fn shard_paths(path: &Path, shard: &Shard) -> Result<Vec<PathBuf>> {
+/// The names of every shard of the set `shard` (read from the file at `path`) belongs to, in
+/// order, from `path`'s own name as gguf-split names shards (`NAME-00001-of-00003.gguf`):
+/// the name and the shard's own numbers must agree. Nothing is looked for on disk: a remote
+/// set's members are named the same way, beside it.
+pub fn shard_names(path: &Path, shard: &Shard) -> Result<Vec<PathBuf>> {
     let (prefix, no, count) = parse_shard_path(path).ok_or_else(|| {
         Error::Split(format!(
             "{} says it is shard {} of {}, but is not named as gguf-split names shards (NAME-{:05}-of-{:05}.gguf)",
@@ -113,6 +114,15 @@ pub fn shard_paths(path: &Path, shard: &Shard) -> Result<Vec<PathBuf>> {
         )));
     }
     let paths: Vec<PathBuf> = (0..count).map(|i| shard_path(&prefix, i, count)).collect();
+    Ok(paths)
+}
+
+/// The shards of the set `path` (one of its shards, as `shard` says) belongs to, in order,
+/// each checked to exist; an error names the missing ones, and any file beside them named
+/// as a shard of the same prefix with another count (an extra shard).
+pub fn shard_paths(path: &Path, shard: &Shard) -> Result<Vec<PathBuf>> {
+    let paths = shard_names(path, shard)?;
+    let prefix = parse_shard_path(path).map_or_else(PathBuf::new, |(prefix, _, _)| prefix);
     let missing: Vec<String> = paths
         .iter()
         .filter(|p| !p.exists())
@@ -143,7 +153,8 @@ pub fn shard_paths(path: &Path, shard: &Shard) -> Result<Vec<PathBuf>> {
     if !extra.is_empty() {
         extra.sort();
         return Err(Error::Split(format!(
-            "extra shards beside the {count} of {}: {}",
+            "extra shards beside the {} of {}: {}",
+            paths.len(),
             prefix.display(),
             extra.join(", ")
         )));

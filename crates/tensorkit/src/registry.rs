@@ -51,6 +51,10 @@ static REGISTRY: LazyLock<RwLock<Vec<Entry>>> = LazyLock::new(|| RwLock::new(bui
 
 /// The formats this build of tensorkit was compiled with.
 #[cfg_attr(not(feature = "full"), allow(unused_mut))]
+#[allow(
+    clippy::vec_init_then_push,
+    reason = "each format is added behind its own feature"
+)]
 fn built_in() -> Vec<Entry> {
     let mut all: Vec<Entry> = Vec::new();
     #[cfg(feature = "safetensors")]

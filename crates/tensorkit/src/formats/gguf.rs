@@ -489,12 +489,17 @@ fn split_set(
 ) -> Result<Option<Vec<std::path::PathBuf>>> {
     let header =
         tensor_gguf::Header::parse(bytes, bytes.len() as u64, options).map_err(wrap(path))?;
-    match tensor_gguf::split::Shard::of(&header).map_err(wrap(path))? {
-        None => Ok(None),
-        Some(shard) => tensor_gguf::split::shard_paths(path, &shard)
-            .map(Some)
-            .map_err(wrap(path)),
-    }
+    let Some(shard) = tensor_gguf::split::Shard::of(&header).map_err(wrap(path))? else {
+        return Ok(None);
+    };
+    // A local set's shards are checked to be there, and no other of its prefix beside them;
+    // a remote set's are named the same way, and fetched (or found missing) when opened.
+    let members = if crate::local::is_url(&path.to_string_lossy()) {
+        tensor_gguf::split::shard_names(path, &shard)
+    } else {
+        tensor_gguf::split::shard_paths(path, &shard)
+    };
+    members.map(Some).map_err(wrap(path))
 }
 
 /// The sets of a split set's shards (read from `paths`) as one: checked to make one whole
