@@ -39,6 +39,7 @@ mod nonfinite;
 mod object;
 #[cfg(feature = "paranoid")]
 mod paranoid;
+pub mod pipeline_spec;
 mod provenance;
 mod stream;
 pub mod v2;

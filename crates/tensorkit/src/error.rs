@@ -184,6 +184,16 @@ impl Error {
     }
 }
 
+/// A `--pipeline` that cannot be used: a target that cannot be written as asked.
+#[cfg(feature = "frame")]
+impl From<tensor_frame::pipeline_spec::Error> for Error {
+    fn from(e: tensor_frame::pipeline_spec::Error) -> Self {
+        Error::UnknownTarget {
+            what: e.to_string(),
+        }
+    }
+}
+
 impl Kinded for Error {
     fn kind(&self) -> ErrorKind {
         match self {

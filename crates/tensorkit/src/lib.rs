@@ -216,7 +216,7 @@ pub mod npy;
 #[cfg(feature = "files")]
 mod open;
 #[cfg(feature = "frame")]
-pub mod pipeline_spec;
+pub use tensor_frame::pipeline_spec;
 #[cfg(feature = "files")]
 mod registry;
 #[cfg(feature = "remote")]

@@ -162,6 +162,9 @@ impl Index {
     }
 }
 
+/// GGUF's own sets, as `gguf-split` writes them ([`crate::formats`]' GGUF adapter).
+#[cfg(feature = "gguf")]
+pub use crate::formats::gguf::write_split as write_gguf_split;
 use crate::join::combined;
 pub use crate::join::join;
 
@@ -305,99 +308,6 @@ pub(crate) fn write_sharded(
             index: index_path,
             left_out,
         })
-    })();
-    if result.is_err() {
-        for f in &written {
-            let _ = std::fs::remove_file(f);
-        }
-    }
-    result
-}
-
-/// Writes `set` as a GGUF split set as llama.cpp's `gguf-split` writes one: for `prefix`
-/// `dir/model`, shards `dir/model-00001-of-0000N.gguf` cut by `limit` (tensors in order), the
-/// set's metadata in the first shard only, every shard with `split.no`, `split.count` and
-/// `split.tensors.count`. Each file is written atomically; if anything fails, the shards
-/// already written are removed. Returns the shards and what GGUF left out (one note each).
-#[cfg(feature = "gguf")]
-pub fn write_gguf_split(
-    set: &TensorSet<'_>,
-    prefix: &Path,
-    limit: tensor_gguf::split::Limit,
-    durability: tensor_core::atomic::Durability,
-) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    use crate::model::NamedTensor;
-    if matches!(
-        limit,
-        tensor_gguf::split::Limit::Tensors(0) | tensor_gguf::split::Limit::Bytes(0)
-    ) {
-        return Err(Error::UnknownTarget {
-            what: "a shard limit of 0".into(),
-        });
-    }
-    set.check_unique_names(Format::GGUF.id())?;
-    let sizes: Vec<u64> = set
-        .tensors
-        .iter()
-        .map(|t| {
-            t.blocks().map_or_else(
-                || t.byte_len(),
-                |(_, byte_shape)| byte_shape.iter().product(),
-            )
-        })
-        .collect();
-    let plan = tensor_gguf::split::plan(&sizes, limit);
-    let count = plan.len() as u64;
-    let names = set.names();
-    let mut written: Vec<PathBuf> = Vec::with_capacity(plan.len());
-    let result = (|| -> Result<(Vec<PathBuf>, Vec<String>)> {
-        let mut left_out = Vec::new();
-        for (no, range) in plan.iter().enumerate() {
-            let no = no as u64;
-            let (mut metadata, mut types) = if no == 0 {
-                (
-                    set.metadata.clone().unwrap_or_default(),
-                    set.metadata_types.clone(),
-                )
-            } else {
-                (Map::new(), std::collections::BTreeMap::new())
-            };
-            for (key, value) in tensor_gguf::split::keys(no, count, set.tensors.len() as u64) {
-                metadata.insert(key.to_owned(), tensor_gguf::json::to_json(&value));
-                types.insert(key.to_owned(), value.value_type().name().to_owned());
-            }
-            let shard = TensorSet {
-                format: Format::GGUF,
-                metadata: Some(metadata),
-                metadata_types: types,
-                tensors: set.tensors[range.clone()]
-                    .iter()
-                    .zip(&names[range.clone()])
-                    .map(|(t, n)| NamedTensor {
-                        name: Some(n.clone()),
-                        location: Vec::new(),
-                        ..t.clone()
-                    })
-                    .collect(),
-                limits: set.limits,
-                mapped: set.mapped.clone(),
-            };
-            let path = tensor_gguf::split::shard_path(prefix, no, count);
-            for note in crate::write::write(
-                Format::GGUF,
-                &shard,
-                &path,
-                &crate::write::Choices::default(),
-                durability,
-                None,
-            )? {
-                if !left_out.contains(&note) {
-                    left_out.push(note);
-                }
-            }
-            written.push(path);
-        }
-        Ok((written.clone(), left_out))
     })();
     if result.is_err() {
         for f in &written {

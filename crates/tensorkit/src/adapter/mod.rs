@@ -92,6 +92,26 @@ pub trait Adapter: Send + Sync + 'static {
         Ok(Opening::needs(std::iter::once(whole).collect()))
     }
 
+    /// Names of files beside a remote file of this format (suffixes appended to its name)
+    /// that say where its headers are: GRIB's wgrib2 `.idx` and ECMWF `.index` inventories.
+    /// The default: none.
+    fn sidecars(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The byte ranges of a `len`-byte file's headers as `sidecar`'s text lists them, reading
+    /// `ahead` bytes of each: fetched all at once, they save a round trip per header. `None`
+    /// (the default) for a text that does not read as one.
+    fn header_ranges_from_sidecar(
+        &self,
+        sidecar: &[u8],
+        len: u64,
+        ahead: u64,
+    ) -> Option<Vec<Range<u64>>> {
+        let _ = (sidecar, len, ahead);
+        None
+    }
+
     /// The header of `new`, an edit of `old` (read from `bytes`, the file at `path`) with the
     /// same tensors' bytes, when it can be written without rewriting the tensors: in the old
     /// one's place, or before the old data section. `None` (the default): the file is

@@ -44,6 +44,30 @@ impl Adapter for GribAdapter {
         GribFormat::header_ranges(held, limits).map_err(wrap(path))
     }
 
+    fn sidecars(&self) -> &'static [&'static str] {
+        &tensor_grib::sidecar::SUFFIXES
+    }
+
+    /// Each message's first `ahead` bytes, and the end marker of the message before it
+    /// (which ends where it starts, unless padding lies between), and the file's last.
+    fn header_ranges_from_sidecar(
+        &self,
+        sidecar: &[u8],
+        len: u64,
+        ahead: u64,
+    ) -> Option<Vec<std::ops::Range<u64>>> {
+        let offsets = tensor_grib::sidecar::message_offsets(sidecar)?;
+        let ahead = ahead.max(64);
+        Some(
+            offsets
+                .iter()
+                .filter(|&&o| o < len)
+                .flat_map(|&o| [o.saturating_sub(4)..o, o..(o + ahead).min(len)])
+                .chain(std::iter::once(len.saturating_sub(4)..len))
+                .collect(),
+        )
+    }
+
     #[cfg(feature = "remote")]
     fn open_header<'a>(
         &self,

@@ -146,9 +146,8 @@ async fn open_one(
         other => other,
     })?;
     let mut parts = Parts::new(len, read);
-    #[cfg(feature = "grib")]
-    if format == Format::GRIB && remote.grib_index && !parts.complete() {
-        grib_headers_from_inventory(&object, &mut parts, options, remote).await?;
+    if remote.grib_index && !parts.complete() && !format.adapter().sidecars().is_empty() {
+        headers_from_sidecar(&object, &mut parts, format, options, remote).await?;
     }
     loop {
         let adapter = format.adapter();
@@ -229,38 +228,32 @@ async fn fetch_into(object: &Object, parts: &mut Parts, need: &[Range<u64>]) -> 
     Ok(())
 }
 
-/// Fetches the start of every message a GRIB object's inventory lists (a `.idx` or `.index`
-/// beside it, `tensor_grib::sidecar`), all at once: the walk through the messages' headers
-/// then finds them held, rather than taking a round trip per message. Without an inventory,
-/// or with one that does not read as one, nothing is fetched (and the walk is as it was).
-#[cfg(feature = "grib")]
-async fn grib_headers_from_inventory(
+/// Fetches every header a sidecar beside the object lists (a GRIB inventory, a `.idx` or
+/// `.index`: [`Adapter::sidecars`](crate::adapter::Adapter::sidecars)), all at once: the walk
+/// through the headers then finds them held, rather than taking a round trip per header.
+/// Without a sidecar, or with one that does not read as one, nothing is fetched (and the
+/// walk is as it was).
+async fn headers_from_sidecar(
     object: &Object,
     parts: &mut Parts,
+    format: Format,
     options: &ReadOptions,
     remote: &RemoteOptions,
 ) -> Result<()> {
+    let adapter = format.adapter();
     let most = options.limits.max_header_bytes;
-    let found = futures::future::join_all(
-        tensor_grib::sidecar::SUFFIXES.map(|suffix| object.sibling(suffix, most)),
-    )
-    .await;
-    let Some(offsets) = found
+    let found =
+        futures::future::join_all(adapter.sidecars().iter().map(|s| object.sibling(s, most))).await;
+    let ahead = header_read_ahead(format, remote);
+    let Some(ranges) = found
         .iter()
         .flatten()
-        .find_map(|text| tensor_grib::sidecar::message_offsets(text))
+        .find_map(|text| adapter.header_ranges_from_sidecar(text, object.len(), ahead))
     else {
         return Ok(());
     };
-    let len = object.len();
-    let ahead = header_read_ahead(Format::GRIB, remote).max(64);
-    // Each message's first bytes, and the end marker of the message before it (which ends
-    // where it starts, unless padding lies between).
-    let need: Vec<Range<u64>> = offsets
-        .iter()
-        .filter(|&&o| o < len)
-        .flat_map(|&o| [o.saturating_sub(4)..o, o..(o + ahead).min(len)])
-        .chain(std::iter::once(len.saturating_sub(4)..len))
+    let need: Vec<Range<u64>> = ranges
+        .into_iter()
         .filter_map(|r| parts.missing(r))
         .collect();
     options

@@ -51,9 +51,10 @@ pub struct RemoteOptions {
     /// Bytes read from each end of the object when it is opened: most formats' headers or
     /// footers fit, so that one or two requests find them.
     pub read_ahead: u64,
-    /// Whether a GRIB object's headers are found through an inventory beside it (a wgrib2
-    /// `.idx` or an ECMWF `.index`, when one exists): every message's headers in one round,
-    /// instead of one round trip per message (see `tensor_grib::sidecar`).
+    /// Whether an object's headers are found through a sidecar beside it, where its format
+    /// has one (GRIB: a wgrib2 `.idx` or an ECMWF `.index`, when one exists): every message's
+    /// headers in one round, instead of one round trip per message (see
+    /// `tensor_grib::sidecar`).
     pub grib_index: bool,
 }
 
@@ -548,7 +549,6 @@ impl Object {
     /// store, read with the same credentials), when it exists and is at most `most` bytes
     /// long; `None` when it does not exist, is longer, or cannot be read: a sidecar only
     /// saves requests.
-    #[cfg(feature = "grib")]
     pub(crate) async fn sibling(&self, suffix: &str, most: u64) -> Option<Bytes> {
         let location = object_store::path::Path::from(format!("{}{suffix}", self.location));
         let response = self

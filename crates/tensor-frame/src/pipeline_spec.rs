@@ -28,10 +28,29 @@
 //! `--allow-extensions`, float32 is packed too and szip follows packing to any width: files
 //! only tensorkit reads (the reference refuses the first and decodes the second wrongly).
 
-use crate::error::{Error, Result};
+use crate::descriptor::DataObjectDescriptor;
+use crate::descriptor::ParamValue as Value;
+use tensor_core::{ErrorKind, Kinded};
 use tensor_dtype::Dtype;
-use tensor_frame::descriptor::DataObjectDescriptor;
-use tensor_frame::descriptor::ParamValue as Value;
+
+/// A pipeline specification that cannot be used, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("pipeline {spec:?}: {why}")]
+pub struct Error {
+    /// The specification as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+impl Kinded for Error {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidArgument
+    }
+}
+
+/// `Result` with the specification's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A parsed `--pipeline`. The default is `keep`: packed GRIB fields keep their packing,
 /// everything else is stored as it is.
@@ -68,11 +87,11 @@ enum Codec {
     Zstd(i64),
     Lz4,
     Blosc2 {
-        codec: tensor_frame::pipeline::blosc2::Codec,
+        codec: crate::pipeline::blosc2::Codec,
         level: u8,
     },
-    Zfp(tensor_frame::pipeline::zfp::Mode),
-    Sz3(tensor_frame::pipeline::sz3::Bound),
+    Zfp(crate::pipeline::zfp::Mode),
+    Sz3(crate::pipeline::sz3::Bound),
     Szip {
         rsi: u64,
         block: u64,
@@ -80,8 +99,9 @@ enum Codec {
 }
 
 fn bad(spec: &str, why: &str) -> Error {
-    Error::UnknownTarget {
-        what: format!("pipeline {spec:?}: {why}"),
+    Error {
+        spec: spec.to_owned(),
+        why: why.to_owned(),
     }
 }
 
@@ -167,7 +187,7 @@ impl PipelineSpec {
                             .map_err(|_| bad(spec, &format!("level {v:?} is not a number")))
                     })?;
                     // zstd's own range, which tensogram accepts: fast levels are negative.
-                    let range = tensor_frame::pipeline::zstd::levels();
+                    let range = crate::pipeline::zstd::levels();
                     if !range.contains(&(level as i32)) || i64::from(level as i32) != level {
                         return Err(bad(
                             spec,
@@ -183,7 +203,7 @@ impl PipelineSpec {
                 "lz4" => p.compression = Some(Codec::Lz4),
                 "blosc2" => {
                     let name = a.unwrap_or("lz4");
-                    let codec = tensor_frame::pipeline::blosc2::Codec::parse(name).ok_or_else(|| {
+                    let codec = crate::pipeline::blosc2::Codec::parse(name).ok_or_else(|| {
                         bad(
                             spec,
                             &format!(
@@ -201,7 +221,7 @@ impl PipelineSpec {
                     });
                 }
                 "zfp" => {
-                    use tensor_frame::pipeline::zfp::Mode;
+                    use crate::pipeline::zfp::Mode;
                     p.nothing_before_a_float64_codec(spec, "zfp")?;
                     let value = b.ok_or_else(|| {
                         bad(spec, "zfp needs a mode and its value, e.g. zfp:rate:16, zfp:precision:32 or zfp:accuracy:1e-4")
@@ -247,13 +267,13 @@ impl PipelineSpec {
                         .ok_or_else(|| {
                             bad(spec, "sz3 needs a bound and a positive value, e.g. sz3:abs:1e-4, sz3:rel:1e-3 or sz3:psnr:80")
                         })?;
-                    let bound = tensor_frame::pipeline::sz3::Bound::parse(a.unwrap_or(""), value)
+                    let bound = crate::pipeline::sz3::Bound::parse(a.unwrap_or(""), value)
                         .ok_or_else(|| {
-                        bad(
-                            spec,
-                            &format!("sz3 bound {:?} is not abs, rel or psnr", a.unwrap_or("")),
-                        )
-                    })?;
+                            bad(
+                                spec,
+                                &format!("sz3 bound {:?} is not abs, rel or psnr", a.unwrap_or("")),
+                            )
+                        })?;
                     p.compression = Some(Codec::Sz3(bound));
                 }
                 "szip" => {
@@ -396,7 +416,7 @@ impl PipelineSpec {
             }
             Some(Codec::Lz4) => d.compression = "lz4".into(),
             Some(Codec::Zfp(mode)) => {
-                use tensor_frame::pipeline::zfp::Mode;
+                use crate::pipeline::zfp::Mode;
                 let param = match mode {
                     Mode::FixedRate(r) => ("zfp_rate", Value::Float(r)),
                     Mode::FixedPrecision(p) => ("zfp_precision", Value::from(u64::from(p))),
