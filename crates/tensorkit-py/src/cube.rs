@@ -137,6 +137,20 @@ fn cube_to_py<'py>(py: Python<'py>, c: &Cube, names: &[String]) -> PyResult<Boun
     Ok(d)
 }
 
+/// Whether an open file's tensors are GRIB fields: a GRIB file, or one converted from GRIB
+/// that kept the fields' keys (its first tensor has them,
+/// [`tensorkit::grib::cube::IDENTIFICATION_KEYS`]).
+#[pyfunction]
+pub(crate) fn holds_grib_fields(file: &File) -> PyResult<bool> {
+    let f = file.file()?;
+    if f.format() == tensorkit::Format::GRIB {
+        return Ok(true);
+    }
+    Ok(f.tensors()
+        .next()
+        .is_some_and(|t| cube::is_field(t.attributes())))
+}
+
 /// The GRIB cubes of an open file's tensors (a GRIB file, or one converted from GRIB that
 /// kept the fields' keys): one cube as `open_dataset` gives it (`tree=False`; a file that is
 /// not one cube is refused, naming a filter for each), or every consistent cube (`tree=True`).

@@ -29,6 +29,7 @@ mod buffer;
 mod cbor;
 mod cube;
 mod dlpack;
+mod dtypes;
 mod errors;
 mod file;
 mod handle;
@@ -164,8 +165,10 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(safetensors_dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
+    m.add_function(wrap_pyfunction!(dtypes::dtypes, m)?)?;
     m.add_function(wrap_pyfunction!(dlpack::dlpack_capsule, m)?)?;
     m.add_function(wrap_pyfunction!(cube::grib_cubes, m)?)?;
+    m.add_function(wrap_pyfunction!(cube::holds_grib_fields, m)?)?;
     m.add_function(wrap_pyfunction!(cube::tgm_frame_cubes, m)?)?;
     tensogram::register(m)?;
     results::register(m)?;

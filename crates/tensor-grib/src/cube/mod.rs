@@ -67,6 +67,18 @@ pub struct Cube {
 /// gives) and its shape.
 pub type FieldKeys<'a> = (&'a [(String, Value)], &'a [u64]);
 
+/// The keys that say a tensor is a GRIB field, in a GRIB file or converted from one with its
+/// keys kept: what every cube is built from.
+pub const IDENTIFICATION_KEYS: [&str; 3] = ["typeOfLevel", "dataDate", "stepRange"];
+
+/// Whether `attributes` hold every one of the [`IDENTIFICATION_KEYS`].
+#[must_use]
+pub fn is_field(attributes: &[(String, Value)]) -> bool {
+    IDENTIFICATION_KEYS
+        .iter()
+        .all(|k| attributes.iter().any(|(n, _)| n == k))
+}
+
 /// How cubes are built; the defaults are cfgrib's.
 #[derive(Clone, Debug)]
 pub struct Options {

@@ -32,14 +32,8 @@ CUBE_PARAMETERS = (
 
 def has_grib_keys(f: Any) -> bool:
     """Whether the file's tensors are GRIB fields (a GRIB file, or one converted from GRIB
-    that kept the fields' keys)."""
-    if f.format == "grib":
-        return True
-    names = list(f)
-    if not names:
-        return False
-    attributes = f.info(names[0])["attributes"]
-    return all(k in attributes for k in ("typeOfLevel", "dataDate", "stepRange"))
+    that kept the fields' keys), as tensorkit tells them (``tensor_grib::cube::is_field``)."""
+    return _tensorkit.holds_grib_fields(f._native)
 
 
 class CubeBackendArray(BackendArray):

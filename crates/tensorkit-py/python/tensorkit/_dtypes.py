@@ -12,37 +12,13 @@ from typing import Any
 
 import numpy as np
 
+from . import _tensorkit
 from ._errors import UnsupportedError
 
-_NUMPY = {
-    "bool": "bool",
-    "int8": "int8",
-    "int16": "int16",
-    "int32": "int32",
-    "int64": "int64",
-    "uint8": "uint8",
-    "uint16": "uint16",
-    "uint32": "uint32",
-    "uint64": "uint64",
-    "float16": "float16",
-    "float32": "float32",
-    "float64": "float64",
-    "complex64": "complex64",
-    "complex128": "complex128",
-}
-
-# tensorkit name -> ml_dtypes attribute.
-_ML_DTYPES = {
-    "bfloat16": "bfloat16",
-    "float8_e4m3": "float8_e4m3fn",
-    "float8_e5m2": "float8_e5m2",
-    "float8_e4m3fnuz": "float8_e4m3fnuz",
-    "float8_e5m2fnuz": "float8_e5m2fnuz",
-    "float8_e8m0": "float8_e8m0fnu",
-    "float6_e2m3": "float6_e2m3fn",
-    "float6_e3m2": "float6_e3m2fn",
-    "float4_e2m1": "float4_e2m1fn",
-}
+# The table is tensorkit's own (``_tensorkit.dtypes()``): tensorkit name -> numpy's name, for
+# numpy's types, and -> the ``ml_dtypes`` attribute, for the machine-learning floats.
+_NUMPY = {d["name"]: d["numpy"] for d in _tensorkit.dtypes() if d["numpy"] and not d["ml_dtypes"] and d["name"] != "bitmask"}
+_ML_DTYPES = {d["name"]: d["numpy"] for d in _tensorkit.dtypes() if d["ml_dtypes"]}
 
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 _FROM_ML = {v: k for k, v in _ML_DTYPES.items()}

@@ -32,34 +32,12 @@ from . import _tensorkit
 from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import File, PathLike, _options, open, register_framework
 
-# tensorkit dtype name -> torch dtype (those torch has; the unsigned ints from torch 2.3).
+# tensorkit dtype name -> torch dtype, from tensorkit's table (``_tensorkit.dtypes()``): those
+# this torch has (the unsigned ints from torch 2.3, the float8 family later still).
 _TORCH: dict[str, torch.dtype] = {
-    name: dt
-    for name, dt in {
-        "bool": torch.bool,
-        "bitmask": torch.bool,  # decoded one element per byte
-        "int8": torch.int8,
-        "int16": torch.int16,
-        "int32": torch.int32,
-        "int64": torch.int64,
-        "uint8": torch.uint8,
-        "uint16": getattr(torch, "uint16", None),
-        "uint32": getattr(torch, "uint32", None),
-        "uint64": getattr(torch, "uint64", None),
-        "float16": torch.float16,
-        "bfloat16": torch.bfloat16,
-        "float32": torch.float32,
-        "float64": torch.float64,
-        "complex64": torch.complex64,
-        "complex128": torch.complex128,
-        "float8_e4m3": getattr(torch, "float8_e4m3fn", None),
-        "float8_e5m2": getattr(torch, "float8_e5m2", None),
-        "float8_e4m3fnuz": getattr(torch, "float8_e4m3fnuz", None),
-        "float8_e5m2fnuz": getattr(torch, "float8_e5m2fnuz", None),
-        "float8_e8m0": getattr(torch, "float8_e8m0fnu", None),
-        "float4_e2m1": getattr(torch, "float4_e2m1fn_x2", None),
-    }.items()
-    if dt is not None
+    d["name"]: getattr(torch, d["torch"])
+    for d in _tensorkit.dtypes()
+    if d["torch"] and getattr(torch, d["torch"], None) is not None
 }
 
 # torch dtype -> tensorkit dtype name, for writing (bool is bool, not bitmask).

@@ -314,11 +314,9 @@ numcodecs.register_codec(GribFilter)
 numcodecs.register_codec(TensogramFilter)
 
 
-# tensorkit's dtype names -> Zarr v3 data types (the same names), for those Zarr has.
-_ZARR_DTYPES = {
-    "bool", "bitmask", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float16", "float32", "float64", "complex64", "complex128",
-}
+# tensorkit's dtype names that Zarr v3 has as data types of the same name (tensorkit's table,
+# ``_tensorkit.dtypes()``).
+_ZARR_DTYPES = {d["name"] for d in _tensorkit.dtypes() if d["zarr"]}
 
 
 def _key(name: str) -> str:

@@ -440,3 +440,22 @@ def test_sizes_are_written_one_way_everywhere(tmp_path):
         tensorkit.open(path, max_memory="1KB", max_ratio=1)["w"]
     with pytest.raises(tensorkit.InvalidArgumentError):
         tensorkit.open(path, max_memory="8 lightyears")
+
+
+def test_the_dtype_table_comes_from_rust_and_names_real_types():
+    """Every dtype the library has is in the one table (``_tensorkit.dtypes()``) the
+    numpy, torch and Zarr mappings are built from, and each numpy name it gives is a type
+    numpy or ml_dtypes has."""
+    from tensorkit import _dtypes, _tensorkit
+
+    table = {d["name"]: d for d in _tensorkit.dtypes()}
+    assert set(table) >= {"bool", "bitmask", "float8_e4m3", "float4_e2m1", "complex128"}
+    for name, d in table.items():
+        if d["numpy"] is None:
+            continue
+        want = getattr(ml_dtypes, d["numpy"]) if d["ml_dtypes"] else np.dtype(d["numpy"])
+        assert _dtypes.to_numpy(name) == np.dtype(want), name
+        if name != "bitmask":
+            assert _dtypes.from_numpy(np.dtype(want)) == name
+    assert table["bitmask"]["numpy"] == "bool" and table["bitmask"]["zarr"]
+    assert not table["bfloat16"]["zarr"]
