@@ -24,6 +24,11 @@ fn evenly(start: f64, stop: f64, num: u64) -> Vec<f64> {
     v
 }
 
+/// What cfgrib calls a regular latitude/longitude grid's two dimensions, and their CF units:
+/// `latitude` in `degrees_north`, `longitude` in `degrees_east`.
+pub const LL_AXES: [(&str, &str); 2] =
+    [("latitude", "degrees_north"), ("longitude", "degrees_east")];
+
 /// The latitudes and longitudes, in degrees, of a field on a regular latitude/longitude
 /// grid (`gridType` `regular_ll`) stored row by row with `shape` `[Nj, Ni]`: one value per
 /// row and one per column, in the order the points are stored. Longitudes run past 360

@@ -40,7 +40,7 @@ mod naming;
 pub mod sidecar;
 mod unpack;
 
-pub use axes::regular_ll_axes;
+pub use axes::{LL_AXES, regular_ll_axes};
 pub use error::{Error, Result};
 pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
 pub use file::Grib;

@@ -215,13 +215,22 @@ impl File {
         })
     }
 
-    /// The latitudes and longitudes of tensor `name`'s grid, when its attributes describe
-    /// a regular latitude/longitude grid its shape matches (`tensor_grib::regular_ll_axes`);
-    /// `None` otherwise.
-    fn grid_axes(&self, name: &str) -> PyResult<Option<(Vec<f64>, Vec<f64>)>> {
+    /// The axes of tensor `name`'s grid, when its attributes describe a regular
+    /// latitude/longitude grid its shape matches (`tensor_grib::regular_ll_axes`): for each
+    /// dimension, its name as cfgrib gives it, its CF units and its values; `None` otherwise.
+    #[allow(
+        clippy::type_complexity,
+        reason = "a tuple per axis, as Python takes it"
+    )]
+    fn grid_axes(
+        &self,
+        name: &str,
+    ) -> PyResult<Option<[(&'static str, &'static str, Vec<f64>); 2]>> {
         let file = self.file()?;
         let t = lookup(&file, name)?;
-        Ok(tensorkit::grib::regular_ll_axes(t.attributes(), t.shape()))
+        let [(lat, lat_units), (lon, lon_units)] = tensorkit::grib::LL_AXES;
+        Ok(tensorkit::grib::regular_ll_axes(t.attributes(), t.shape())
+            .map(|(lats, lons)| [(lat, lat_units, lats), (lon, lon_units, lons)]))
     }
 
     /// Tensor `name` for numpy: its dtype, its shape, and its bytes — a read-only view of

@@ -64,25 +64,26 @@ class TensorkitBackendArray(BackendArray):
         return np.array(_cached(self.paths)[self.name][key])
 
 
-def _grids(f: File, infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, np.ndarray]]:
-    """Dimension names for the variables on regular lat/lon grids, and their coordinates
-    (from ecCodes' keys among their attributes, worked out in Rust): one pair of dimensions
-    per distinct grid."""
+def _grids(f: File, infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, tuple[np.ndarray, str]]]:
+    """Dimension names for the variables on regular lat/lon grids, and their coordinates with
+    their units (names, units and values from ecCodes' keys among their attributes, worked out
+    in Rust): one pair of dimensions per distinct grid, the second one's names suffixed ``_1``."""
     dims: dict[str, list[str]] = {}
-    coords: dict[str, np.ndarray] = {}
-    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    coords: dict[str, tuple[np.ndarray, str]] = {}
+    seen: list[tuple[np.ndarray, ...]] = []
     for name in infos:
         axes = f._native.grid_axes(name)
         if axes is None:
             continue
-        g = (np.array(axes[0]), np.array(axes[1]))
+        g = tuple(np.array(values) for _, _, values in axes)
         k = next((i for i, s in enumerate(seen) if all(np.array_equal(a, b) for a, b in zip(s, g))), None)
         if k is None:
             k = len(seen)
             seen.append(g)
         suffix = f"_{k}" if k else ""
-        dims[name] = [f"latitude{suffix}", f"longitude{suffix}"]
-        coords[f"latitude{suffix}"], coords[f"longitude{suffix}"] = g
+        dims[name] = [f"{axis}{suffix}" for axis, _, _ in axes]
+        for (axis, units, _), values in zip(axes, g):
+            coords[f"{axis}{suffix}"] = (values, units)
     return dims, coords
 
 
@@ -146,9 +147,8 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
             if v.ndim == 1 and v.dims == (name,)
         }
         used = {d for v in variables.values() for d in v.dims}
-        for name, values in grid_coords.items():
+        for name, (values, units) in grid_coords.items():
             if name in used and name not in variables:
-                units = "degrees_north" if name.startswith("latitude") else "degrees_east"
                 coords[name] = Variable((name,), values, attrs={"units": units})
         data_vars = {name: v for name, v in variables.items() if name not in coords}
         metadata = {
