@@ -162,7 +162,7 @@ impl Index {
     }
 }
 
-/// GGUF's own sets, as `gguf-split` writes them ([`crate::formats`]' GGUF adapter).
+/// GGUF's own sets, as `gguf-split` writes them (the GGUF adapter's).
 #[cfg(feature = "gguf")]
 pub use crate::formats::gguf::write_split as write_gguf_split;
 use crate::join::combined;

@@ -109,12 +109,24 @@ pub(crate) struct Listing {
     pub(crate) tensors: Vec<Listed>,
 }
 
-/// The listing of a set whose tensors are all views of `bytes` (read whole, unverified, by
-/// the format's reader): each fetched and used as it is stored.
-pub(crate) fn of_views<'a>(
+/// The listing of a file whose tensors are all stored as they are, read by `read` (the
+/// format's reader over `bytes`, run unverified: nothing is there to check until a tensor is
+/// fetched): each tensor fetched and used as it is stored.
+pub(crate) fn of_stored<'a>(
     bytes: &'a [u8],
-    set: crate::model::TensorSet<'_>,
+    options: &ReadOptions,
+    read: impl FnOnce(&ReadOptions) -> Result<crate::model::TensorSet<'a>>,
 ) -> Result<Opening<'a>> {
+    let unverified = ReadOptions {
+        verify: tensor_core::Verify::Never,
+        ..*options
+    };
+    of_views(bytes, read(&unverified)?)
+}
+
+/// The listing of a set whose tensors are all views of `bytes`: each fetched and used as it
+/// is stored.
+fn of_views<'a>(bytes: &'a [u8], set: crate::model::TensorSet<'_>) -> Result<Opening<'a>> {
     let base = bytes.as_ptr() as usize;
     let tensors = set
         .tensors

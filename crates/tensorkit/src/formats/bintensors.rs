@@ -74,11 +74,7 @@ impl Adapter for Bintensors {
         options: &ReadOptions,
         _: &dyn Fn(std::ops::Range<u64>) -> bool,
     ) -> Result<crate::adapter::Opening<'a>> {
-        let unverified = ReadOptions {
-            verify: tensor_core::Verify::Never,
-            ..*options
-        };
-        crate::adapter::listing::of_views(bytes, read(path, bytes, &unverified)?)
+        crate::adapter::listing::of_stored(bytes, options, |o| read(path, bytes, o))
     }
 
     fn header_for_edit(
