@@ -52,6 +52,7 @@ __all__ = [
     "MissingHashError",
     "TensogramFile",
     "compute_hash",
+    "compute_packing_params",
     "decode",
     "decode_descriptors",
     "decode_metadata",
@@ -491,6 +492,23 @@ def compute_hash(data: Any, algo: str = "xxh3") -> str:
     if algo != "xxh3":
         raise InvalidArgumentError(f"unknown hash algorithm {algo!r}; only 'xxh3'")
     return f"{_tensorkit.tgm_hash(data):016x}"
+
+
+def compute_packing_params(values: Any, bits_per_value: int, decimal_scale_factor: int = 0) -> dict[str, Any]:
+    """The simple-packing parameters the encoder derives for ``values`` (float64; NaN and
+    infinities refused) at ``bits_per_value`` bits and decimal scale
+    ``decimal_scale_factor``, as descriptor keys: ``sp_reference_value``,
+    ``sp_binary_scale_factor``, ``sp_decimal_scale_factor``, ``sp_bits_per_value`` — to spread
+    into a descriptor whose ``encoding`` is ``simple_packing`` (the encoder derives them itself
+    from ``sp_bits_per_value`` alone; pinning them keeps them fixed across messages)."""
+    arr = np.ascontiguousarray(np.asarray(values, dtype=np.float64)).reshape(-1)
+    reference, binary = _tensorkit.tgm_packing_params(arr.view(np.uint8), int(bits_per_value), int(decimal_scale_factor))
+    return {
+        "sp_reference_value": reference,
+        "sp_binary_scale_factor": binary,
+        "sp_decimal_scale_factor": int(decimal_scale_factor),
+        "sp_bits_per_value": int(bits_per_value),
+    }
 
 
 class TensogramFile:

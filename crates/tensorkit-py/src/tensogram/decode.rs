@@ -1,9 +1,9 @@
 //! Decoding: whole messages or single objects (in parallel, without the GIL), ranges of
 //! an object's elements, and frames or payloads a virtual store references.
 
+use super::errors::tgm_err;
 use super::values::{descriptor_to_py, meta_to_py};
 use crate::buffer::{Borrowed, Buffer};
-use crate::errors::to_py;
 use crate::results::{Array, TgmMessage, TgmObject};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -171,7 +171,7 @@ pub(crate) fn tgm_decode<'py>(
     let bytes = buf.bytes();
     let decoded = py
         .detach(|| decode_message(bytes, &Limits::default(), how))
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     decoded_to_py(py, decoded)
 }
 
@@ -217,7 +217,7 @@ pub(super) fn ranges_to_py(
     };
     let decoded = py
         .detach(|| decode_ranges(bytes, index, ranges, opts))
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     let Some((dtype, parts)) = decoded else {
         return Ok(None);
     };
@@ -225,7 +225,7 @@ pub(super) fn ranges_to_py(
     parts
         .into_iter()
         .map(|(bytes, order)| {
-            let mut out = LargeBuffer::zeroed(bytes.len()).map_err(to_py)?;
+            let mut out = LargeBuffer::zeroed(bytes.len()).map_err(tgm_err)?;
             out.copy_from_slice(&bytes);
             let shape = vec![bytes.len() as u64 / width];
             Array::new(py, Buffer::owned(out), dtype.name(), shape, order)
@@ -276,7 +276,7 @@ pub(crate) fn tgm_decode_frame<'py>(py: Python<'py>, frame: &Bound<'py, PyAny>) 
             let d = o.descriptor().clone();
             Ok((o.decode(DecodeOptions::default(), &limits)?, d))
         })
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     object_to_py(py, decoded.1, decoded.0)
 }
 
@@ -294,7 +294,7 @@ pub(crate) fn tgm_decode_payload<'py>(
     let bytes = payload.bytes();
     let decoded = py
         .detach(|| frame::decode_payload(&d, bytes, &Limits::default()))
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     object_to_py(py, d, decoded)
 }
 
@@ -307,9 +307,9 @@ fn object_to_py(
     let order = decoded.byte_order();
     let data = decoded.into_data();
     let out = if d.dtype.is_packed() {
-        one_per_element(&d, &data).map_err(to_py)?
+        one_per_element(&d, &data).map_err(tgm_err)?
     } else {
-        let mut b = LargeBuffer::zeroed(data.len()).map_err(to_py)?;
+        let mut b = LargeBuffer::zeroed(data.len()).map_err(tgm_err)?;
         b.copy_from_slice(&data);
         b
     };

@@ -1,8 +1,9 @@
 //! `tgm_encode`: arrays under descriptors, encoded into one message.
 
+use super::errors::tgm_err;
 use super::values::{descriptor, global_metadata};
 use crate::buffer::Borrowed;
-use crate::errors::{invalid, to_py};
+use crate::errors::invalid;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use tensorkit::frame::{self, EncodeOptions, MaskMethod};
@@ -65,6 +66,6 @@ pub(crate) fn tgm_encode<'py>(
         .collect();
     let bytes = py
         .detach(|| frame::serialize(&meta, &descs, &data, &opts))
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     Ok(PyBytes::new(py, &bytes))
 }

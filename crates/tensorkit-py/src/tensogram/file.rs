@@ -1,8 +1,8 @@
 //! [`TgmFile`]: a `.tgm` file mapped from disk, its messages found once at open.
 
 use super::decode::{Decode, decode_message, decoded_to_py, ranges_to_py};
+use super::errors::tgm_err;
 use super::messages::describe_message;
-use crate::errors::to_py;
 use crate::handle::Handle;
 use crate::results::{Array, TgmDescribed, TgmMessage};
 use pyo3::prelude::*;
@@ -43,7 +43,7 @@ impl TgmFile {
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let file = py
             .detach(|| frame::TgmFile::map(&path, &tensorkit::ReadOptions::default()))
-            .map_err(to_py)?;
+            .map_err(tgm_err)?;
         Ok(TgmFile {
             inner: Handle::new(file),
             path: path.display().to_string(),
@@ -101,7 +101,7 @@ impl TgmFile {
         );
         let decoded = py
             .detach(|| decode_message(&file.bytes()[r], &Limits::default(), how))
-            .map_err(to_py)?;
+            .map_err(tgm_err)?;
         decoded_to_py(py, decoded)
     }
 

@@ -1,9 +1,10 @@
 //! Messages as bytes: metadata and descriptors read alone, messages found in a buffer,
 //! hashed, appended to a file, and a file's layout for a virtual store.
 
+use super::errors::tgm_err;
 use super::values::{descriptor_to_py, meta_to_py};
 use crate::buffer::Borrowed;
-use crate::errors::{invalid, to_py};
+use crate::errors::invalid;
 use crate::results::TgmDescribed;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -27,7 +28,7 @@ pub(super) fn describe_message(
             .collect::<frame::Result<_>>()?;
         Ok((msg.preamble().version, meta, descs))
     };
-    let (version, meta, descs) = py.detach(read).map_err(to_py)?;
+    let (version, meta, descs) = py.detach(read).map_err(tgm_err)?;
     let descriptors = PyList::empty(py);
     for d in &descs {
         descriptors.append(descriptor_to_py(py, d)?)?;
@@ -69,6 +70,39 @@ pub(crate) fn tgm_hash(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64>
     Ok(py.detach(|| frame::xxh3(bytes)))
 }
 
+/// The simple-packing parameters Tensogram's encoder derives for `values` (float64, their
+/// bytes in the machine's order) at `bits_per_value` bits and decimal scale
+/// `decimal_scale_factor`: `(reference_value, binary_scale_factor)`. A NaN or infinite value
+/// is an error naming it.
+#[pyfunction]
+pub(crate) fn tgm_packing_params(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    bits_per_value: u32,
+    decimal_scale_factor: i32,
+) -> PyResult<(f64, i32)> {
+    let values = Borrowed::get(values, false, "the values")?;
+    let bytes = values.bytes();
+    if bytes.len() % 8 != 0 {
+        return Err(invalid(format!(
+            "the values are {} bytes, not whole float64s",
+            bytes.len()
+        )));
+    }
+    let params = py
+        .detach(|| {
+            tensorkit::frame::pipeline::simple_packing::SimplePacking::compute(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| f64::from_ne_bytes(b.try_into().expect("8 bytes"))),
+                bits_per_value,
+                decimal_scale_factor,
+            )
+        })
+        .map_err(|e| invalid(e.to_string()))?;
+    Ok((params.reference_value, params.binary_scale_factor))
+}
+
 /// Appends one encoded message to the file at `path` (created if missing), synced to disk
 /// when `fsync` is asked for.
 #[pyfunction]
@@ -82,7 +116,7 @@ pub(crate) fn tgm_append(
     let message = Borrowed::get(message, false, "the message")?;
     let bytes = message.bytes();
     py.detach(|| frame::append(&path, bytes, tensorkit::Durability::synced_if(fsync)))
-        .map_err(to_py)
+        .map_err(tgm_err)
 }
 
 /// Registers the functions and the class.
@@ -106,7 +140,7 @@ pub(crate) fn tgm_layout<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py
         preceders: bool,
         objects: Vec<Object>,
     }
-    let source = MmapSource::open(path).map_err(to_py)?;
+    let source = MmapSource::open(path).map_err(tgm_err)?;
     let bytes = source
         .as_slice()
         .ok_or_else(|| invalid(format!("{path}: not a mapped file")))?;
@@ -138,7 +172,7 @@ pub(crate) fn tgm_layout<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py
         }
         Ok(out)
     };
-    let found = py.detach(read).map_err(to_py)?;
+    let found = py.detach(read).map_err(tgm_err)?;
     let out = PyList::empty(py);
     for m in found {
         let objects = PyList::empty(py);

@@ -9,6 +9,7 @@
 
 mod decode;
 mod encode;
+mod errors;
 mod file;
 mod messages;
 mod validate;
@@ -17,7 +18,7 @@ mod values;
 use decode::{tgm_decode, tgm_decode_frame, tgm_decode_payload, tgm_decode_range};
 use encode::tgm_encode;
 pub(crate) use file::TgmFile;
-use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_scan};
+use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_scan};
 use pyo3::prelude::*;
 use validate::{tgm_validate, tgm_validate_file};
 
@@ -30,6 +31,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(tgm_describe, m)?,
         wrap_pyfunction!(tgm_scan, m)?,
         wrap_pyfunction!(tgm_hash, m)?,
+        wrap_pyfunction!(tgm_packing_params, m)?,
         wrap_pyfunction!(tgm_append, m)?,
         wrap_pyfunction!(tgm_validate, m)?,
         wrap_pyfunction!(tgm_validate_file, m)?,

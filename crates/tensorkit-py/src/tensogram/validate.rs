@@ -1,7 +1,8 @@
 //! Validation of a message or a file, as tensogram reports it.
 
+use super::errors::tgm_err;
 use crate::buffer::Borrowed;
-use crate::errors::{invalid, to_py};
+use crate::errors::invalid;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
@@ -141,7 +142,7 @@ pub(crate) fn tgm_validate_file<'py>(
                 .collect();
             Ok((gaps, reports))
         })
-        .map_err(to_py)?;
+        .map_err(tgm_err)?;
     let file_issues = PyList::empty(py);
     for (offset, length, why) in gaps {
         let d = PyDict::new(py);
