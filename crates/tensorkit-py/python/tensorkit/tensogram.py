@@ -204,6 +204,14 @@ class Metadata(Mapping[str, Any]):
             seen.setdefault(k)
         return list(seen)
 
+    def values(self) -> list[Any]:  # type: ignore[override]
+        """The value ``meta[key]`` finds for each of :meth:`keys`, in their order."""
+        return [self[k] for k in self.keys()]
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        """``(key, meta[key])`` for each of :meth:`keys`, in their order."""
+        return [(k, self[k]) for k in self.keys()]
+
     def __getitem__(self, key: str) -> Any:
         if key != _RESERVED:
             for entry in self._base:
@@ -220,14 +228,24 @@ class Metadata(Mapping[str, Any]):
         return len(self.keys())
 
     def get_path(self, path: str, default: Any = None) -> Any:
-        """A value by dotted path, message-wide: ``meta.get_path("mars.class")``."""
+        """A value by dotted path, message-wide: ``meta.get_path("mars.class")`` — the first
+        ``base`` entry where the whole path resolves (``_reserved_`` hidden), then ``extra``;
+        ``extra.<path>`` (or ``_extra_.<path>``) looks in ``extra`` alone."""
         head, _, rest = path.partition(".")
-        if head not in self:
-            return default
-        return _walk(self[head], rest, default)
+        if head in ("extra", "_extra_") and rest:
+            return _walk(self._extra, rest, default)
+        if head != _RESERVED:
+            for entry in self._base:
+                found = _walk(entry, path, _ABSENT)
+                if found is not _ABSENT:
+                    return found
+        return _walk(self._extra, path, default)
 
     def get_path_at(self, obj: int, path: str, default: Any = None) -> Any:
-        """A value by dotted path within ``base[obj]`` only."""
+        """A value by dotted path within ``base[obj]`` only (``_reserved_`` hidden; an object
+        the message does not have holds nothing)."""
+        if not 0 <= obj < len(self._base) or path.partition(".")[0] == _RESERVED:
+            return default
         return _walk(self._base[obj], path, default)
 
     def has_path(self, path: str) -> bool:
@@ -464,11 +482,36 @@ def scan(buf: Any) -> list[tuple[int, int]]:
     return _tensorkit.tgm_scan(buf)
 
 
+class _Remaining(Iterator[Message]):
+    """Messages decoded one after another: an iterator whose ``len`` is how many are left."""
+
+    __slots__ = ("_count", "_decode", "_next")
+
+    def __init__(self, count: int, decode_one: Any):
+        self._count = count
+        self._decode = decode_one
+        self._next = 0
+
+    def __next__(self) -> Message:
+        if self._next >= self._count:
+            raise StopIteration
+        i = self._next
+        self._next += 1
+        return self._decode(i)
+
+    def __len__(self) -> int:
+        return self._count - self._next
+
+    def __repr__(self) -> str:
+        return f"<message iterator: {len(self)} of {self._count} left>"
+
+
 def iter_messages(buf: Any, *, verify_hash: bool = False) -> Iterator[Message]:
-    """Decodes the messages in ``buf`` one after another (without copying ``buf``)."""
+    """Decodes the messages in ``buf`` one after another (without copying ``buf``); the
+    iterator's ``len`` is how many are left."""
     view = memoryview(buf).cast("B")
-    for offset, length in scan(view):
-        yield decode(view[offset : offset + length], verify_hash=verify_hash)
+    spans = scan(view)
+    return _Remaining(len(spans), lambda i: decode(view[spans[i][0] : sum(spans[i])], verify_hash=verify_hash))
 
 
 def validate(buf: Any, level: str = "default", check_canonical: bool = False) -> dict[str, Any]:
@@ -614,8 +657,7 @@ class TensogramFile:
         return self.decode_message(index)
 
     def __iter__(self) -> Iterator[Message]:
-        for i in range(len(self)):
-            yield self.decode_message(i)
+        return _Remaining(len(self), self.decode_message)
 
     def read_message(self, index: int) -> bytes:
         """The bytes of message ``index``."""

@@ -51,8 +51,13 @@ pub(crate) fn tgm_encode<'py>(
     };
     if let Some(name) = mask_method {
         opts.mask_method = MaskMethod::from_name(name).ok_or_else(|| {
+            let names: Vec<String> = MaskMethod::ALL
+                .iter()
+                .map(|m| format!("{:?}", m.name()))
+                .collect();
             invalid(format!(
-                "unknown mask method {name:?}; one of none, rle, roaring, lz4, zstd"
+                "unknown mask method {name:?}; one of {}",
+                names.join(", ")
             ))
         })?;
     }
