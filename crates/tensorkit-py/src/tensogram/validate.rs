@@ -114,7 +114,7 @@ pub(crate) fn tgm_validate_file<'py>(
     let (level, errors_only) = level(level_name)?;
     let opts = ValidateOptions { level, canonical };
     let limits = Limits::default();
-    let (gaps, reports) = py
+    let (gaps, reports, file_len) = py
         .detach(|| -> tensor_core::Result<_> {
             let source = MmapSource::open(&path)?;
             let buf: &[u8] = source.as_ref();
@@ -140,18 +140,24 @@ pub(crate) fn tgm_validate_file<'py>(
                 .iter()
                 .map(|r| frame::validate(&buf[r.clone()], opts, &limits))
                 .collect();
-            Ok((gaps, reports))
+            Ok((gaps, reports, buf.len()))
         })
         .map_err(tgm_err)?;
     let file_issues = PyList::empty(py);
-    for (offset, length, why) in gaps {
+    let last = gaps.len().saturating_sub(1);
+    for (i, (offset, length, why)) in gaps.iter().enumerate() {
         let d = PyDict::new(py);
         d.set_item("byte_offset", offset)?;
         d.set_item("length", length)?;
-        d.set_item(
-            "description",
-            format!("{length} bytes at offset {offset} belong to no message: {why}"),
-        )?;
+        // Worded as tensogram words them (what its users match on), then why.
+        let what = if reports.is_empty() {
+            format!("{length} bytes with no valid messages")
+        } else if i == last && offset + length == file_len {
+            format!("{length} trailing bytes after last message at offset {offset}")
+        } else {
+            format!("{length} unrecognized bytes at offset {offset}")
+        };
+        d.set_item("description", format!("{what}: {why}"))?;
         file_issues.append(d)?;
     }
     let messages = PyList::empty(py);
