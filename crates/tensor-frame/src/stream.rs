@@ -3,6 +3,7 @@
 
 use crate::encode::{
     EncodeOptions, HashFrames, check_caller_metadata, complete_metadata, encode_object,
+    pre_encoded_object,
 };
 use crate::error::{Error, Result};
 use crate::frame_out::{frame, write_frame};
@@ -128,9 +129,27 @@ impl<W: Write> StreamEncoder<W> {
         let i = self.descriptors.len();
         // Checked before anything is written: the stream goes on after a refused object.
         let o = encode_object(descriptor, data, i, &self.opts, false)?;
+        self.write_encoded(o)
+    }
+
+    /// Writes the frame of one object whose payload is already encoded: `descriptor` carries
+    /// every parameter its pipeline needs, and `payload` is framed and hashed as it is (as
+    /// [`serialize_pre_encoded`](crate::serialize_pre_encoded) frames each object).
+    pub fn write_object_pre_encoded(
+        &mut self,
+        descriptor: &DataObjectDescriptor,
+        payload: &[u8],
+    ) -> Result<()> {
+        let i = self.descriptors.len();
+        let o = pre_encoded_object(descriptor, std::borrow::Cow::Borrowed(payload), i)?;
+        self.write_encoded(o)
+    }
+
+    /// Writes object `o`'s frame and records it for the footer.
+    fn write_encoded(&mut self, o: crate::frame_out::EncodedObject<'_>) -> Result<()> {
         let at = self.pos;
         #[cfg(feature = "paranoid")]
-        crate::paranoid::check_frame(&o, i, self.opts.hashing)?;
+        crate::paranoid::check_frame(&o, self.descriptors.len(), self.opts.hashing)?;
         let (written, hash) = write_frame(
             &mut self.sink,
             at,

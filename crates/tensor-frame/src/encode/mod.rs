@@ -223,9 +223,49 @@ pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     Ok(plan.total)
 }
 
+/// What can be checked of a payload said to be encoded already, before it is framed as it
+/// is: a payload with no stage at all is exactly the elements' bytes, and szip's block
+/// offsets (what range reads seek by) belong to szip and only increase.
+fn check_pre_encoded(d: &DataObjectDescriptor, payload: &[u8], i: usize) -> Result<()> {
+    let refuse = |what: String| Err(Error::InvalidArgument(format!("object {i}: {what}")));
+    let offsets = d
+        .param_u64s("szip_block_offsets")
+        .map_err(|source| Error::Descriptor { object: i, source })?;
+    if let Some(offsets) = offsets {
+        if d.compression != "szip" {
+            return refuse(format!(
+                "szip_block_offsets provided but compression is {:?}, not \"szip\"",
+                d.compression
+            ));
+        }
+        if offsets.windows(2).any(|w| w[0] >= w[1]) {
+            return refuse(format!(
+                "szip_block_offsets must be strictly increasing: {offsets:?}"
+            ));
+        }
+    }
+    let raw =
+        d.encoding == "none" && d.filter == "none" && d.compression == "none" && d.masks.is_none();
+    if raw {
+        let want = d
+            .dtype
+            .payload_bytes(d.element_count())
+            .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
+        if payload.len() as u64 != want {
+            return refuse(format!(
+                "a payload of {} bytes does not match expected {want} bytes ({} {:?} stored as it is)",
+                payload.len(),
+                d.dtype,
+                d.shape
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Object `i`, its payload already encoded by `d`'s pipeline: the descriptor checked, the
 /// payload framed as it is (codecs this build cannot run too).
-fn pre_encoded_object<'a>(
+pub(crate) fn pre_encoded_object<'a>(
     d: &DataObjectDescriptor,
     payload: Cow<'a, [u8]>,
     i: usize,
@@ -236,6 +276,7 @@ fn pre_encoded_object<'a>(
         Ok(_) | Err(Error::Unsupported { .. }) => {}
         Err(e) => return Err(e),
     }
+    check_pre_encoded(d, &payload, i)?;
     let mut d = d.clone();
     d.byte_order.get_or_insert(ByteOrder::NATIVE);
     let cbor = d.encode();

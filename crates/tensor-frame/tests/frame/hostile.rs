@@ -80,9 +80,63 @@ fn a_small_message_cannot_claim_gigabytes() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A payload said to be encoded already is framed as it is, so what can be checked of it is
+/// checked first: a payload with no stage is exactly its elements' bytes (a short one would
+/// read past the frame, a long one hide bytes), and szip's block offsets belong to szip and
+/// only increase. Each is refused as an encoding error naming what is wrong.
+fn a_pre_encoded_payload_that_cannot_be_right_is_refused() -> Result<(), Failed> {
+    let meta = GlobalMetadata::default();
+    let opts = crate::roundtrip::opts();
+    let raw = DataObjectDescriptor::new(Dtype::Float32, &[10], ByteOrder::Little);
+    let forty = [0u8; 40];
+    serialize_pre_encoded(&meta, std::slice::from_ref(&raw), &[&forty[..]], &opts)?;
+    for wrong in [&forty[..20], &[0u8; 44][..]] {
+        let e =
+            serialize_pre_encoded(&meta, std::slice::from_ref(&raw), &[wrong], &opts).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+        assert!(
+            e.to_string().contains("does not match expected 40 bytes"),
+            "{e}"
+        );
+    }
+    let mut offsets = raw.clone();
+    offsets.params.insert(
+        "szip_block_offsets".into(),
+        ParamValue::Array([0u64, 80, 160].map(ParamValue::from).to_vec()),
+    );
+    let e = serialize_pre_encoded(&meta, &[offsets], &[&forty[..]], &opts).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("szip_block_offsets provided but compression"),
+        "{e}"
+    );
+    let mut szip = DataObjectDescriptor::new(Dtype::Uint16, &[64], ByteOrder::Little);
+    szip.compression = "szip".into();
+    for (k, v) in [
+        ("szip_rsi", 128u64),
+        ("szip_block_size", 16),
+        ("szip_flags", 8),
+    ] {
+        szip.params.insert(k.into(), ParamValue::from(v));
+    }
+    szip.params.insert(
+        "szip_block_offsets".into(),
+        ParamValue::Array([0u64, 200, 100].map(ParamValue::from).to_vec()),
+    );
+    let e = serialize_pre_encoded(&meta, &[szip], &[&[0u8; 16][..]], &opts).unwrap_err();
+    assert!(e.to_string().contains("strictly increasing"), "{e}");
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
-    vec![Trial::test(
-        "hostile::a_small_message_cannot_claim_gigabytes",
-        a_small_message_cannot_claim_gigabytes,
-    )]
+    vec![
+        Trial::test(
+            "hostile::a_small_message_cannot_claim_gigabytes",
+            a_small_message_cannot_claim_gigabytes,
+        ),
+        Trial::test(
+            "hostile::a_pre_encoded_payload_that_cannot_be_right_is_refused",
+            a_pre_encoded_payload_that_cannot_be_right_is_refused,
+        ),
+    ]
 }

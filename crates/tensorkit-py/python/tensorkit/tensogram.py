@@ -51,6 +51,7 @@ __all__ = [
     "Metadata",
     "MissingHashError",
     "TensogramFile",
+    "StreamingEncoder",
     "compute_hash",
     "compute_packing_params",
     "decode",
@@ -59,6 +60,7 @@ __all__ = [
     "decode_object",
     "decode_range",
     "encode",
+    "encode_pre_encoded",
     "iter_messages",
     "scan",
     "validate",
@@ -340,22 +342,115 @@ def encode(
     refused unless ``allow_nan`` / ``allow_inf`` (they are then stored in masks).
     ``threads`` is accepted for tensogram's signature; encoding runs on one thread.
     """
-    if hash not in ("xxh3", None):
-        raise InvalidArgumentError(f"unknown hash algorithm {hash!r}; 'xxh3' or None")
-    methods = {m for m in (nan_mask_method, pos_inf_mask_method, neg_inf_mask_method) if m is not None}
-    if len(methods) > 1:
-        raise InvalidArgumentError(f"tensorkit uses one mask method for NaN and ±Inf; got {sorted(methods)}")
+    hashing = _hashing(hash)
+    mask_method = _mask_method(nan_mask_method, pos_inf_mask_method, neg_inf_mask_method)
     del threads
     objects = [_prepare(i, d, data) for i, (d, data) in enumerate(descriptors_and_data)]
     return _tensorkit.tgm_encode(
         global_meta_dict,
         objects,
-        hash=hash is not None,
+        hash=hashing,
         allow_nan=allow_nan,
         allow_inf=allow_inf,
-        mask_method=methods.pop() if methods else None,
+        mask_method=mask_method,
         small_mask_threshold=small_mask_threshold_bytes,
     )
+
+
+def _mask_method(nan_mask_method: str | None, pos_inf_mask_method: str | None, neg_inf_mask_method: str | None) -> str | None:
+    """The one mask method tensorkit applies to NaN and ±Inf, from tensogram's three."""
+    methods = {m for m in (nan_mask_method, pos_inf_mask_method, neg_inf_mask_method) if m is not None}
+    if len(methods) > 1:
+        raise InvalidArgumentError(f"tensorkit uses one mask method for NaN and ±Inf; got {sorted(methods)}")
+    return methods.pop() if methods else None
+
+
+def _hashing(hash: str | None) -> bool:
+    if hash not in ("xxh3", None):
+        raise InvalidArgumentError(f"unknown hash algorithm {hash!r}; 'xxh3' or None")
+    return hash is not None
+
+
+def encode_pre_encoded(
+    global_meta_dict: Mapping[str, Any] | None,
+    descriptors_and_data: Sequence[tuple[Mapping[str, Any], Any]],
+    hash: str | None = "xxh3",
+    threads: int = 0,
+) -> bytes:
+    """Frames payloads that are already encoded into one message; its bytes. Each descriptor
+    must carry every parameter of its pipeline (``sp_reference_value``... for
+    ``simple_packing``; ``szip_block_offsets`` for range reads after ``szip``); each payload
+    (``bytes``-like) is framed and hashed as it is. ``threads`` is accepted for tensogram's
+    signature."""
+    del threads
+    objects = []
+    for i, (d, data) in enumerate(descriptors_and_data):
+        if not isinstance(d, Mapping):
+            raise InvalidArgumentError(f"object {i}: the descriptor must be a dict, not {type(d).__name__}")
+        if isinstance(data, np.ndarray):
+            raise InvalidArgumentError(f"object {i}: encode_pre_encoded requires bytes data (got numpy.ndarray); pass its encoded bytes")
+        objects.append((dict(d), data))
+    return _tensorkit.tgm_encode_pre_encoded(global_meta_dict, objects, hash=_hashing(hash))
+
+
+class StreamingEncoder:
+    """A message written object by object (tensogram's ``StreamingEncoder``): each
+    ``write_object`` encodes one object and writes its frame at once; ``finish`` adds the
+    footer (index, hashes, metadata) and returns the message's bytes (``total_length`` 0, as
+    a stream that cannot seek writes it; ``finish_backfilled`` writes the real length).
+    ``finish_and_reset`` and ``finish_and_reset_backfilled`` begin the next message under
+    the same metadata. After ``finish`` every call raises ``RuntimeError``."""
+
+    def __init__(
+        self,
+        global_meta_dict: Mapping[str, Any] | None,
+        hash: str | None = "xxh3",
+        threads: int = 0,
+        allow_nan: bool = False,
+        allow_inf: bool = False,
+        nan_mask_method: str | None = None,
+        pos_inf_mask_method: str | None = None,
+        neg_inf_mask_method: str | None = None,
+        small_mask_threshold_bytes: int | None = None,
+    ):
+        del threads
+        self._native = _tensorkit.TgmStreamingEncoder(
+            global_meta_dict,
+            hash=_hashing(hash),
+            allow_nan=allow_nan,
+            allow_inf=allow_inf,
+            mask_method=_mask_method(nan_mask_method, pos_inf_mask_method, neg_inf_mask_method),
+            small_mask_threshold=small_mask_threshold_bytes,
+        )
+
+    def write_object(self, descriptor: Mapping[str, Any], data: Any) -> None:
+        """Encodes ``data`` (an array, or raw bytes with ``dtype`` and ``shape`` in the
+        descriptor) through the descriptor's pipeline and writes its frame."""
+        d, raw, one_per_element = _prepare(self._native.object_count, descriptor, data)
+        self._native.write_object(d, raw, one_per_element)
+
+    def write_object_pre_encoded(self, descriptor: Mapping[str, Any], data: Any) -> None:
+        """Writes the frame of an object whose payload (``bytes``-like) is already encoded."""
+        if isinstance(data, np.ndarray):
+            raise InvalidArgumentError("write_object_pre_encoded requires bytes data (got numpy.ndarray)")
+        self._native.write_object_pre_encoded(dict(descriptor), data)
+
+    @property
+    def object_count(self) -> int:
+        """How many objects the message being written holds so far."""
+        return self._native.object_count
+
+    def finish(self) -> bytes:
+        return self._native.finish()
+
+    def finish_backfilled(self) -> bytes:
+        return self._native.finish_backfilled()
+
+    def finish_and_reset(self) -> bytes:
+        return self._native.finish_and_reset()
+
+    def finish_and_reset_backfilled(self) -> bytes:
+        return self._native.finish_and_reset_backfilled()
 
 
 def decode(

@@ -16,7 +16,7 @@ mod validate;
 mod values;
 
 use decode::{tgm_decode, tgm_decode_frame, tgm_decode_payload, tgm_decode_range};
-use encode::tgm_encode;
+use encode::{TgmStreamingEncoder, tgm_encode, tgm_encode_pre_encoded};
 pub(crate) use file::TgmFile;
 use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_scan};
 use pyo3::prelude::*;
@@ -24,8 +24,10 @@ use validate::{tgm_validate, tgm_validate_file};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TgmFile>()?;
+    m.add_class::<TgmStreamingEncoder>()?;
     for f in [
         wrap_pyfunction!(tgm_encode, m)?,
+        wrap_pyfunction!(tgm_encode_pre_encoded, m)?,
         wrap_pyfunction!(tgm_decode, m)?,
         wrap_pyfunction!(tgm_decode_range, m)?,
         wrap_pyfunction!(tgm_describe, m)?,

@@ -278,3 +278,69 @@ def test_files_create_append_open_index_and_validate(tmp_path):
     report = tg.validate_file(path)
     assert [(i["byte_offset"], i["length"]) for i in report["file_issues"]] == [(n, 8)]
     assert len(report["messages"]) == 3
+
+
+def _t2m():
+    return np.linspace(250.0, 300.0, 64, dtype=np.float64)
+
+
+def test_compute_packing_params_match_the_references_and_pack_what_the_encoder_packs():
+    values = _t2m()
+    ours = tg.compute_packing_params(values, 16, 0)
+    assert ours == reference.compute_packing_params(values, 16, 0)
+    desc = {"type": "ntensor", "shape": [64], "dtype": "float64", "encoding": "simple_packing", **ours}
+    pinned = tg.decode(tg.encode({"version": 3}, [(desc, values)]))
+    auto = tg.decode(tg.encode({"version": 3}, [({**desc, "sp_bits_per_value": 16}, values)]))
+    np.testing.assert_array_equal(pinned.objects[0][1], auto.objects[0][1])
+    with pytest.raises(ValueError, match="inf"):
+        tg.compute_packing_params(np.array([1.0, np.inf]), 16, 0)
+
+
+def test_streaming_encoder_writes_what_the_reference_reads():
+    meta = {"version": 3, "base": [{"name": "a"}, {"name": "b"}]}
+    desc = {"type": "ntensor", "shape": [4], "dtype": "float32"}
+    enc = tg.StreamingEncoder(meta)
+    enc.write_object(desc, np.arange(4, dtype=np.float32))
+    enc.write_object({**desc, "compression": "zstd"}, np.ones(4, dtype=np.float32))
+    assert enc.object_count == 2
+    first = enc.finish_and_reset()
+    # Streaming mode: the length is not in the preamble; backfilled, it is.
+    assert int.from_bytes(first[16:24], "big") == 0
+    enc.write_object(desc, np.zeros(4, dtype=np.float32))
+    enc.write_object(desc, np.zeros(4, dtype=np.float32))
+    second = enc.finish_backfilled()
+    assert int.from_bytes(second[16:24], "big") == len(second)
+    with pytest.raises(RuntimeError, match="already finished"):
+        enc.finish()
+    for msg, want in ((first, [np.arange(4), np.ones(4)]), (second, [np.zeros(4)] * 2)):
+        ref = reference.decode(msg, verify_hash=True)
+        for (_, got), w in zip(ref.objects, want):
+            np.testing.assert_array_equal(got, w.astype(np.float32))
+    assert len(tg.iter_messages(first + second)) == 2
+
+
+def test_encode_pre_encoded_frames_payloads_as_they_are_and_checks_what_it_can():
+    arr = np.arange(10, dtype=np.float32)
+    desc = {"type": "ntensor", "shape": [10], "dtype": "float32", "byte_order": "little"}
+    msg = tg.encode_pre_encoded({"version": 3}, [(desc, arr.astype("<f4").tobytes())])
+    np.testing.assert_array_equal(reference.decode(msg, verify_hash=True).objects[0][1], arr)
+    np.testing.assert_array_equal(tg.decode(msg).objects[0][1], arr)
+    for wrong in (b"\0" * 20, b"\0" * 44):
+        with pytest.raises(ValueError, match="does not match expected 40 bytes"):
+            tg.encode_pre_encoded({"version": 3}, [(desc, wrong)])
+    with pytest.raises(ValueError, match="szip_block_offsets provided but compression"):
+        tg.encode_pre_encoded({"version": 3}, [({**desc, "szip_block_offsets": [0, 80]}, b"\0" * 40)])
+    with pytest.raises(tensorkit.InvalidArgumentError, match="requires bytes"):
+        tg.encode_pre_encoded({"version": 3}, [(desc, arr)])
+
+
+def test_errors_name_tensograms_class_and_carry_the_object():
+    msg = tg.encode({"version": 3}, [({"type": "ntensor", "shape": [2], "dtype": "float32"}, np.zeros(2, np.float32))], hash=None)
+    with pytest.raises(tg.MissingHashError) as e:
+        tg.decode(msg, verify_hash=True)
+    assert str(e.value).startswith("MissingHash: ") and e.value.object_index == 0
+    with pytest.raises(ValueError, match="^FramingError: "):
+        tg.decode(b"not a message at all, just bytes")
+    meta = tg.decode_metadata(tg.encode({"version": 3, "base": [{"name": "t"}], "source": "x"}, [({"type": "ntensor", "shape": [1], "dtype": "uint8"}, np.zeros(1, np.uint8))]))
+    assert meta.items() == list(zip(meta.keys(), meta.values()))
+    assert meta.get_path("extra.source") == "x" and not meta.has_path_at(0, "_reserved_") and not meta.has_path_at(9, "name")
