@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections import namedtuple
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -283,6 +284,30 @@ def _message(native: Any) -> Message:
     return Message(_metadata(native.metadata), objects)
 
 
+# Descriptor keys that are application metadata, which belongs in ``meta["base"][i]``: a
+# descriptor holding one still encodes (the key kept among its parameters), with the
+# warning tensogram gives.
+_METADATA_LIKE = (
+    "name", "param", "shortName", "long_name", "description", "units", "dim_names", "mars",
+    "cf", "product", "instrument",
+)
+
+
+def _warn_metadata_like(descriptor: Mapping[str, Any], stacklevel: int) -> None:
+    """One ``UserWarning`` for a descriptor holding application-metadata keys, naming them,
+    attributed to the caller ``stacklevel`` frames up."""
+    keys = [k for k in descriptor if k in _METADATA_LIKE]
+    if keys:
+        listed = ", ".join(f"'{k}'" for k in keys)
+        warnings.warn(
+            f"descriptor contains application-metadata-like keys ({listed}) that were kept among "
+            "the descriptor's parameters. Application metadata belongs in meta['base'][i]: in "
+            "the descriptor it encodes, but is not where readers look for it.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
 def _prepare(i: int, descriptor: Any, data: Any) -> tuple[dict[str, Any], Any, bool]:
     """The descriptor with the dtype, shape and byte order the array gives, the bytes, and
     whether they are one byte per element of a bitmask."""
@@ -331,6 +356,8 @@ def encode(
     pos_inf_mask_method: str | None = None,
     neg_inf_mask_method: str | None = None,
     small_mask_threshold_bytes: int | None = None,
+    *,
+    _stacklevel: int = 2,
 ) -> bytes:
     """Encodes arrays into one message; its bytes.
 
@@ -346,6 +373,8 @@ def encode(
     mask_method = _mask_method(nan_mask_method, pos_inf_mask_method, neg_inf_mask_method)
     del threads
     objects = [_prepare(i, d, data) for i, (d, data) in enumerate(descriptors_and_data)]
+    for d, _, _ in objects:
+        _warn_metadata_like(d, _stacklevel)
     return _tensorkit.tgm_encode(
         global_meta_dict,
         objects,
@@ -389,6 +418,7 @@ def encode_pre_encoded(
             raise InvalidArgumentError(f"object {i}: the descriptor must be a dict, not {type(d).__name__}")
         if isinstance(data, np.ndarray):
             raise InvalidArgumentError(f"object {i}: encode_pre_encoded requires bytes data (got numpy.ndarray); pass its encoded bytes")
+        _warn_metadata_like(d, 2)
         objects.append((dict(d), data))
     return _tensorkit.tgm_encode_pre_encoded(global_meta_dict, objects, hash=_hashing(hash))
 
@@ -427,12 +457,14 @@ class StreamingEncoder:
         """Encodes ``data`` (an array, or raw bytes with ``dtype`` and ``shape`` in the
         descriptor) through the descriptor's pipeline and writes its frame."""
         d, raw, one_per_element = _prepare(self._native.object_count, descriptor, data)
+        _warn_metadata_like(d, 2)
         self._native.write_object(d, raw, one_per_element)
 
     def write_object_pre_encoded(self, descriptor: Mapping[str, Any], data: Any) -> None:
         """Writes the frame of an object whose payload (``bytes``-like) is already encoded."""
         if isinstance(data, np.ndarray):
             raise InvalidArgumentError("write_object_pre_encoded requires bytes data (got numpy.ndarray)")
+        _warn_metadata_like(descriptor, 2)
         self._native.write_object_pre_encoded(dict(descriptor), data)
 
     @property
@@ -689,7 +721,7 @@ class TensogramFile:
         The kernel writes it to disk in its own time, as tensogram's own ``append`` leaves
         it; ``fsync=True`` syncs it to disk before returning.
         """
-        message = encode(global_meta_dict, descriptors_and_data, hash=hash, **options)
+        message = encode(global_meta_dict, descriptors_and_data, hash=hash, **options, _stacklevel=3)
         self._check_open()
         _tensorkit.tgm_append(self._path, message, fsync=fsync)
         if self._native is not None:

@@ -344,3 +344,16 @@ def test_errors_name_tensograms_class_and_carry_the_object():
     meta = tg.decode_metadata(tg.encode({"version": 3, "base": [{"name": "t"}], "source": "x"}, [({"type": "ntensor", "shape": [1], "dtype": "uint8"}, np.zeros(1, np.uint8))]))
     assert meta.items() == list(zip(meta.keys(), meta.values()))
     assert meta.get_path("extra.source") == "x" and not meta.has_path_at(0, "_reserved_") and not meta.has_path_at(9, "name")
+
+
+def test_metadata_in_a_descriptor_warns_once_per_descriptor_at_the_callers_line():
+    import warnings
+
+    desc = {"type": "ntensor", "shape": [1], "dtype": "uint8", "name": "t2m", "units": "K"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        msg = tg.encode({"version": 3}, [(desc, np.zeros(1, np.uint8)), (dict(desc), np.zeros(1, np.uint8))])
+    warned = [w for w in caught if issubclass(w.category, UserWarning)]
+    assert len(warned) == 2 and "'name', 'units'" in str(warned[0].message)
+    assert warned[0].filename == __file__
+    assert tg.decode(msg).objects[0][0].params["name"] == "t2m"
