@@ -140,6 +140,15 @@ pub enum Command {
         /// The version 3 file to write.
         output: PathBuf,
     },
+    /// What this build is and can do: version and target, the formats it reads and writes,
+    /// every Tensogram codec and whether it was compiled in, remote reads and threads; then
+    /// a self-test that encodes and decodes through every codec it has. Exit 1 when a
+    /// self-test round trip fails.
+    Doctor {
+        /// One JSON object instead of the text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check every checksum and hash the file carries; exit 2 on a mismatch.
     Verify {
         /// The file to check.

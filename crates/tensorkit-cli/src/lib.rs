@@ -167,6 +167,21 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
+        Command::Doctor { json } => {
+            let d = tensorkit::doctor::doctor();
+            let text = if *json {
+                format!("{}\n", report::doctor_json(&d))
+            } else {
+                report::doctor_text(&d)
+            };
+            if let Err(e) = write_out(out, &text) {
+                (Err(e), false)
+            } else if d.self_test.iter().any(|t| t.outcome == "failed") {
+                return EXIT_FAILURE;
+            } else {
+                (Ok(()), false)
+            }
+        }
         Command::Migrate { input, output } => (
             tensorkit::migrate(input, output, limits, durability).and_then(|m| {
                 let mut text = format!(

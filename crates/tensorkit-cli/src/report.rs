@@ -299,6 +299,87 @@ pub fn verification_text(v: &Verification, path: &Path) -> String {
     }
 }
 
+/// `doctor --json`: the build, the formats, the codecs and the self-test as one object.
+#[must_use]
+pub fn doctor_json(d: &tensorkit::doctor::Doctor) -> Value {
+    json!({
+        "build": {
+            "version": d.version,
+            "wire_version": d.wire_version,
+            "target": d.target,
+            "profile": d.profile,
+        },
+        "formats": d.formats.iter().map(|f| json!({
+            "id": f.id(),
+            "name": f.info().name,
+            "writes": f.info().writes,
+        })).collect::<Vec<_>>(),
+        "codecs": d.codecs.iter().map(|c| json!({
+            "name": c.name,
+            "kind": c.kind,
+            "built": c.built,
+            "backend": c.backend,
+            "linkage": if c.ffi { "ffi" } else { "pure-rust" },
+        })).collect::<Vec<_>>(),
+        "remote": d.remote,
+        "parallel": d.parallel,
+        "self_test": d.self_test.iter().map(|t| json!({
+            "label": t.label,
+            "outcome": t.outcome,
+            "detail": t.detail,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `doctor`: the same, as lines for people.
+#[must_use]
+pub fn doctor_text(d: &tensorkit::doctor::Doctor) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "tensorkit {} ({}, {}), Tensogram wire version {}\n",
+        d.version, d.target, d.profile, d.wire_version
+    );
+    let formats: Vec<String> = d
+        .formats
+        .iter()
+        .map(|f| format!("{}{}", f.id(), if f.info().writes { "" } else { " (read)" }))
+        .collect();
+    let _ = writeln!(out, "formats: {}", formats.join(", "));
+    let yes = |b: bool| if b { "on" } else { "off" };
+    let _ = writeln!(
+        out,
+        "remote reads: {}, threads: {}",
+        yes(d.remote),
+        yes(d.parallel)
+    );
+    let _ = writeln!(out, "codecs:");
+    for c in &d.codecs {
+        let _ = writeln!(
+            out,
+            "  {:<16}{:<13}{:<5}{}{}",
+            c.name,
+            c.kind,
+            yes(c.built),
+            c.backend,
+            if c.ffi { " (C/C++)" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "self-test:");
+    for t in &d.self_test {
+        let _ = writeln!(
+            out,
+            "  {:<36}{}{}",
+            t.label,
+            t.outcome,
+            t.detail
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default()
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

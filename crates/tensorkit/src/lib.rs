@@ -193,6 +193,8 @@ pub use tensor_ztensor as ztensor;
 pub mod adapter;
 #[cfg(feature = "files")]
 mod check;
+#[cfg(feature = "frame")]
+pub mod doctor;
 #[cfg(feature = "files")]
 pub mod edit;
 #[cfg(feature = "files")]

@@ -312,8 +312,51 @@ fn split_keeps_odd_names() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `doctor`: the build, every format of the registry, every codec (each on in this build)
+/// and a self-test in which every round trip passes; `--json` the same as data.
+fn doctor_reports_the_build_and_passes_its_self_test() -> Result<(), Failed> {
+    let out = tensorkit(&["doctor", "--json"]);
+    if !out.status.success() {
+        return Err(format!(
+            "doctor exited {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(d["build"]["wire_version"], 3);
+    let formats: Vec<&str> = d["formats"]
+        .as_array()
+        .ok_or("formats")?
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    for id in ["safetensors", "tensogram", "grib", "gguf", "ztensor-2"] {
+        assert!(formats.contains(&id), "{formats:?}");
+    }
+    let codecs = d["codecs"].as_array().ok_or("codecs")?;
+    assert!(codecs.iter().all(|c| c["built"] == true), "{codecs:?}");
+    let tests = d["self_test"].as_array().ok_or("self_test")?;
+    assert!(
+        tests.len() >= 8 && tests.iter().all(|t| t["outcome"] == "ok"),
+        "{tests:?}"
+    );
+    let text = tensorkit(&["doctor"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("self-test:") && text.contains("none/none/sz3"),
+        "{text}"
+    );
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
+        Trial::test(
+            "tools::doctor_reports_the_build_and_passes_its_self_test",
+            doctor_reports_the_build_and_passes_its_self_test,
+        ),
         Trial::test("tools::ls_and_get", ls_and_get),
         Trial::test("tools::get_writes_npy", get_writes_npy),
         Trial::test(

@@ -56,6 +56,7 @@ __all__ = [
     "compute_hash",
     "compute_packing_params",
     "decode",
+    "doctor",
     "decode_descriptors",
     "decode_metadata",
     "decode_object",
@@ -655,6 +656,15 @@ def validate_file(path: str | os.PathLike[str], level: str = "default", check_ca
     [report per message]}``; file issues are bytes no message claims (``byte_offset``,
     ``length``, ``description``)."""
     return _tensorkit.tgm_validate_file(os.fspath(path), level, check_canonical)
+
+
+def doctor() -> dict[str, Any]:
+    """What this build is and can do, as tensogram's ``doctor()`` reports it: ``build``
+    (version, wire version, target, profile), ``features`` (each compression codec, threads,
+    remote reads and the GRIB converter: ``on`` with its backend and linkage, or ``off``) and
+    ``self_test`` (a round trip through every codec it has; ``tensorkit doctor`` prints the
+    same with the formats it reads)."""
+    return _tensorkit.tgm_doctor()
 
 
 def compute_hash(data: Any, algo: str = "xxh3") -> str:

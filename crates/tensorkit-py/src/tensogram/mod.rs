@@ -8,6 +8,7 @@
 //! decoding and validating; the objects of a message decode in parallel.
 
 mod decode;
+mod doctor;
 mod encode;
 mod errors;
 mod file;
@@ -16,6 +17,7 @@ mod validate;
 mod values;
 
 use decode::{tgm_decode, tgm_decode_frame, tgm_decode_payload, tgm_decode_range};
+use doctor::tgm_doctor;
 use encode::{TgmStreamingEncoder, tgm_encode, tgm_encode_pre_encoded};
 pub(crate) use file::TgmFile;
 use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_scan};
@@ -27,6 +29,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TgmStreamingEncoder>()?;
     for f in [
         wrap_pyfunction!(tgm_encode, m)?,
+        wrap_pyfunction!(tgm_doctor, m)?,
         wrap_pyfunction!(tgm_encode_pre_encoded, m)?,
         wrap_pyfunction!(tgm_decode, m)?,
         wrap_pyfunction!(tgm_decode_range, m)?,

@@ -357,3 +357,17 @@ def test_metadata_in_a_descriptor_warns_once_per_descriptor_at_the_callers_line(
     assert len(warned) == 2 and "'name', 'units'" in str(warned[0].message)
     assert warned[0].filename == __file__
     assert tg.decode(msg).objects[0][0].params["name"] == "t2m"
+
+
+def test_doctor_has_the_references_shape_and_every_round_trip_passes():
+    ours, theirs = tg.doctor(), reference.doctor()
+    assert set(ours) == set(theirs) == {"build", "features", "self_test"}
+    assert set(ours["build"]) == set(theirs["build"]) and ours["build"]["wire_version"] == tg.WIRE_VERSION
+    for row in ours["features"]:
+        assert row["kind"] in {"compression", "threading", "io", "converter"}
+        assert set(row) == ({"name", "kind", "state", "backend", "linkage"} if row["state"] == "on" else {"name", "kind", "state"})
+    ours_codecs = {r["name"] for r in ours["features"] if r["kind"] == "compression" and r["state"] == "on"}
+    theirs_codecs = {r["name"] for r in theirs["features"] if r["kind"] == "compression" and r["state"] == "on"}
+    assert theirs_codecs <= ours_codecs | {"zfp", "sz3"}, (theirs_codecs, ours_codecs)
+    assert all(r["outcome"] == "ok" for r in ours["self_test"]), ours["self_test"]
+    assert any(r["label"] == "none/none/none" for r in ours["self_test"])
