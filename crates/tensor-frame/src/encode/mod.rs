@@ -227,7 +227,9 @@ pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
 /// is: a payload with no stage at all is exactly the elements' bytes, and szip's block
 /// offsets (what range reads seek by) belong to szip and only increase.
 fn check_pre_encoded(d: &DataObjectDescriptor, payload: &[u8], i: usize) -> Result<()> {
-    let refuse = |what: String| Err(Error::InvalidArgument(format!("object {i}: {what}")));
+    // What the payload and its descriptor say disagrees: a malformed object, whether a
+    // caller made it or a file being migrated held it.
+    let refuse = |what: String| Err(Error::encoding(Some(i), what));
     let offsets = d
         .param_u64s("szip_block_offsets")
         .map_err(|source| Error::Descriptor { object: i, source })?;
@@ -253,7 +255,7 @@ fn check_pre_encoded(d: &DataObjectDescriptor, payload: &[u8], i: usize) -> Resu
             .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
         if payload.len() as u64 != want {
             return refuse(format!(
-                "a payload of {} bytes does not match expected {want} bytes ({} {:?} stored as it is)",
+                "a payload of {} bytes does not match expected {want} payload bytes ({} {:?} stored as it is)",
                 payload.len(),
                 d.dtype,
                 d.shape

@@ -93,9 +93,10 @@ fn a_pre_encoded_payload_that_cannot_be_right_is_refused() -> Result<(), Failed>
     for wrong in [&forty[..20], &[0u8; 44][..]] {
         let e =
             serialize_pre_encoded(&meta, std::slice::from_ref(&raw), &[wrong], &opts).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+        assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
         assert!(
-            e.to_string().contains("does not match expected 40 bytes"),
+            e.to_string()
+                .contains("does not match expected 40 payload bytes"),
             "{e}"
         );
     }

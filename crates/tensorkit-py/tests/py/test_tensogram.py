@@ -326,7 +326,7 @@ def test_encode_pre_encoded_frames_payloads_as_they_are_and_checks_what_it_can()
     np.testing.assert_array_equal(reference.decode(msg, verify_hash=True).objects[0][1], arr)
     np.testing.assert_array_equal(tg.decode(msg).objects[0][1], arr)
     for wrong in (b"\0" * 20, b"\0" * 44):
-        with pytest.raises(ValueError, match="does not match expected 40 bytes"):
+        with pytest.raises(ValueError, match="does not match expected 40 payload bytes"):
             tg.encode_pre_encoded({"version": 3}, [(desc, wrong)])
     with pytest.raises(ValueError, match="szip_block_offsets provided but compression"):
         tg.encode_pre_encoded({"version": 3}, [({**desc, "szip_block_offsets": [0, 80]}, b"\0" * 40)])
