@@ -56,6 +56,7 @@ __all__ = [
     "compute_hash",
     "compute_packing_params",
     "decode",
+    "decode_with_masks",
     "doctor",
     "decode_descriptors",
     "decode_metadata",
@@ -505,6 +506,37 @@ def decode(
             threads=threads,
         )
     )
+
+
+#: A message decoded with its masks: ``metadata`` and ``(descriptor, payload, masks)`` per
+#: object (``decode_with_masks``).
+MaskedMessage = namedtuple("MaskedMessage", ["metadata", "objects"])
+
+# What each mask kind marks, in the decoded values.
+_MASK_TESTS = {"nan": np.isnan, "inf+": np.isposinf, "inf-": np.isneginf}
+
+
+def _marked(kind: str, values: np.ndarray) -> np.ndarray:
+    """The elements of ``values`` mask ``kind`` marks: for complex values, those with either
+    part so; other floats (the ML ones included) tested as float64."""
+    test = _MASK_TESTS[kind]
+    if np.iscomplexobj(values):
+        return test(values.real) | test(values.imag)
+    return test(values.astype(np.float64))
+
+
+def decode_with_masks(buf: Any, *, native_byte_order: bool = True, verify_hash: bool = False) -> MaskedMessage:
+    """Decodes a message keeping NaN and ±Inf apart: each object's payload as stored (zeros
+    where the masks say a NaN or an infinity was) and, per mask kind the object's descriptor
+    lists (``nan``, ``inf+``, ``inf-``), a bool array of which elements it marks."""
+    stored = decode(buf, native_byte_order=native_byte_order, verify_hash=verify_hash, restore_non_finite=False)
+    restored = decode(buf, native_byte_order=native_byte_order, restore_non_finite=True)
+    objects = []
+    for (desc, payload), (_, values) in zip(stored.objects, restored.objects):
+        kinds = desc.masks or {}
+        masks = {k: _marked(k, values) for k in kinds if k in _MASK_TESTS}
+        objects.append((desc, payload, masks))
+    return MaskedMessage(stored.metadata, objects)
 
 
 def decode_metadata(buf: Any) -> Metadata:

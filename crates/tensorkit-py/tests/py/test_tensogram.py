@@ -371,3 +371,22 @@ def test_doctor_has_the_references_shape_and_every_round_trip_passes():
     assert theirs_codecs <= ours_codecs | {"zfp", "sz3"}, (theirs_codecs, ours_codecs)
     assert all(r["outcome"] == "ok" for r in ours["self_test"]), ours["self_test"]
     assert any(r["label"] == "none/none/none" for r in ours["self_test"])
+
+
+def test_decode_with_masks_gives_the_stored_payload_and_each_masks_elements():
+    data = np.array([np.nan, 1.0, np.inf, 2.0, -np.inf], dtype=np.float64)
+    desc = {"type": "ntensor", "shape": [5], "dtype": "float64"}
+    msg = tg.encode({"version": 3}, [(desc, data), (desc, np.ones(5))], allow_nan=True, allow_inf=True, small_mask_threshold_bytes=0)
+    decoded = tg.decode_with_masks(msg)
+    _, payload, masks = decoded.objects[0]
+    np.testing.assert_array_equal(payload, [0.0, 1.0, 0.0, 2.0, 0.0])
+    assert {k: list(v) for k, v in masks.items()} == {
+        "nan": [True, False, False, False, False],
+        "inf+": [False, False, True, False, False],
+        "inf-": [False, False, False, False, True],
+    }
+    assert decoded.objects[1][2] == {}
+    c = np.array([complex(np.nan, 0), complex(1, np.inf), 2 + 0j], dtype=np.complex128)
+    cmsg = tg.encode({"version": 3}, [({"type": "ntensor", "shape": [3], "dtype": "complex128"}, c)], allow_nan=True, allow_inf=True, small_mask_threshold_bytes=0)
+    cm = tg.decode_with_masks(cmsg).objects[0][2]
+    assert list(cm["nan"]) == [True, False, False] and list(cm["inf+"]) == [False, True, False]
