@@ -200,7 +200,10 @@ impl DataObjectDescriptor {
                 "byte_order" => {
                     let s = text(&v, "byte_order")?;
                     byte_order = Some(s.parse().map_err(|_| {
-                        Error::invalid("byte_order", format!("{s:?} is not \"big\" or \"little\""))
+                        Error::invalid(
+                            "byte_order",
+                            format!("unknown byte_order {s:?}: \"big\" or \"little\""),
+                        )
                     })?);
                 }
                 "encoding" => encoding = Some(text(&v, "encoding")?),

@@ -106,7 +106,7 @@ pub enum Error {
         name: String,
     },
     /// An object index past the end of the message.
-    #[error("object {index} does not exist: the message holds {count} objects")]
+    #[error("object {index} is out of range: the message holds {count} objects")]
     ObjectIndex {
         /// The index asked for.
         index: usize,

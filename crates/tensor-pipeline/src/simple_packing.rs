@@ -112,7 +112,8 @@ impl SimplePacking {
         for v in it {
             if !v.is_finite() {
                 return Err(bad(format!(
-                    "value {v} at index {n} is not finite (NaN and Inf need masks)"
+                    "{} value {v} at index {n}: NaN and infinite values need masks",
+                    if v.is_nan() { "NaN" } else { "infinite" }
                 )));
             }
             lo = lo.min(v);

@@ -148,7 +148,7 @@ pub(crate) fn encode_object<'a>(
         return Err(Error::encoding(
             Some(i),
             format!(
-                "shape {:?} of {} needs {expected} bytes, but {} were given",
+                "shape {:?} of {} needs {expected} bytes: the data's length ({}) does not match",
                 d.shape,
                 d.dtype,
                 data.len()

@@ -40,6 +40,8 @@ def to_numpy(name: str) -> np.dtype:
         return np.dtype(_NUMPY[name])
     if name in _ML_DTYPES:
         return np.dtype(getattr(_ml_dtypes(name), _ML_DTYPES[name]))
+    if name not in {d["name"] for d in _tensorkit.dtypes()}:
+        raise UnsupportedError(f"unknown dtype {name!r}")
     raise UnsupportedError(f"numpy has no type for dtype {name}")
 
 

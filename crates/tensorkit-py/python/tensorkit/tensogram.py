@@ -378,7 +378,7 @@ def encode(
     for d, _, _ in objects:
         _warn_metadata_like(d, _stacklevel)
     return _tensorkit.tgm_encode(
-        global_meta_dict,
+        _global_meta(global_meta_dict),
         objects,
         hash=hashing,
         allow_nan=allow_nan,
@@ -386,6 +386,22 @@ def encode(
         mask_method=mask_method,
         small_mask_threshold=small_mask_threshold_bytes,
     )
+
+
+def _global_meta(meta: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The message metadata as the encoder takes it: ``extra``, tensogram's convenience name
+    for ``_extra_`` (message-level keys), must be a dict and joins ``_extra_`` (whose own
+    keys win)."""
+    if meta is None or "extra" not in meta:
+        return meta
+    extra = meta["extra"]
+    if not isinstance(extra, Mapping):
+        raise InvalidArgumentError(
+            f"'extra' must be a dict when given for '_extra_' (message-level metadata), not {type(extra).__name__}"
+        )
+    out = {k: v for k, v in meta.items() if k != "extra"}
+    out["_extra_"] = {**extra, **dict(meta.get("_extra_") or {})}
+    return out
 
 
 def _mask_method(nan_mask_method: str | None, pos_inf_mask_method: str | None, neg_inf_mask_method: str | None) -> str | None:
@@ -398,7 +414,7 @@ def _mask_method(nan_mask_method: str | None, pos_inf_mask_method: str | None, n
 
 def _hashing(hash: str | None) -> bool:
     if hash not in ("xxh3", None):
-        raise InvalidArgumentError(f"unknown hash algorithm {hash!r}; 'xxh3' or None")
+        raise InvalidArgumentError(f"unknown hash type {hash!r}: 'xxh3' or None")
     return hash is not None
 
 
@@ -422,7 +438,7 @@ def encode_pre_encoded(
             raise InvalidArgumentError(f"object {i}: encode_pre_encoded requires bytes data (got numpy.ndarray); pass its encoded bytes")
         _warn_metadata_like(d, 2)
         objects.append((dict(d), data))
-    return _tensorkit.tgm_encode_pre_encoded(global_meta_dict, objects, hash=_hashing(hash))
+    return _tensorkit.tgm_encode_pre_encoded(_global_meta(global_meta_dict), objects, hash=_hashing(hash))
 
 
 class StreamingEncoder:
@@ -447,7 +463,7 @@ class StreamingEncoder:
     ):
         del threads
         self._native = _tensorkit.TgmStreamingEncoder(
-            global_meta_dict,
+            _global_meta(global_meta_dict),
             hash=_hashing(hash),
             allow_nan=allow_nan,
             allow_inf=allow_inf,
@@ -702,7 +718,7 @@ def doctor() -> dict[str, Any]:
 def compute_hash(data: Any, algo: str = "xxh3") -> str:
     """The hash Tensogram stores, as 16 hex digits."""
     if algo != "xxh3":
-        raise InvalidArgumentError(f"unknown hash algorithm {algo!r}; only 'xxh3'")
+        raise InvalidArgumentError(f"unknown hash type {algo!r}: only 'xxh3'")
     return f"{_tensorkit.tgm_hash(data):016x}"
 
 

@@ -166,7 +166,7 @@ def test_objects_descriptors_metadata_and_ranges_without_decoding_everything():
     parts = tg.decode_range(msg, 2, [(0, 2), (48, 2)])
     assert [p.tolist() for p in parts] == [[-25, -24], [23, 24]]
     assert tg.decode_range(msg, 2, [(0, 2), (48, 2)], join=True).tolist() == [-25, -24, 23, 24]
-    with pytest.raises(ValueError, match="object 9 does not exist"):
+    with pytest.raises(ValueError, match="object 9 is out of range"):
         tg.decode_object(msg, 9)
     with pytest.raises(ValueError, match="outside"):
         tg.decode_range(msg, 2, [(49, 2)])
