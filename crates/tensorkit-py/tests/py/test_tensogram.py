@@ -390,3 +390,20 @@ def test_decode_with_masks_gives_the_stored_payload_and_each_masks_elements():
     cmsg = tg.encode({"version": 3}, [({"type": "ntensor", "shape": [3], "dtype": "complex128"}, c)], allow_nan=True, allow_inf=True, small_mask_threshold_bytes=0)
     cm = tg.decode_with_masks(cmsg).objects[0][2]
     assert list(cm["nan"]) == [True, False, False] and list(cm["inf+"]) == [False, True, False]
+
+
+def test_extra_is_tensograms_name_for_extra_and_messages_say_what_users_match_on():
+    desc = {"type": "ntensor", "shape": [1], "dtype": "uint8"}
+    msg = tg.encode({"version": 3, "extra": {"source": "era5", "run": 1}, "_extra_": {"run": 2}}, [(desc, np.zeros(1, np.uint8))])
+    meta = reference.decode_metadata(msg)
+    assert meta.extra["source"] == "era5" and meta.extra["run"] == 2
+    with pytest.raises(ValueError, match="'extra' must be a dict"):
+        tg.encode({"version": 3, "extra": "era5"}, [(desc, np.zeros(1, np.uint8))])
+    with pytest.raises(ValueError, match="unknown hash type"):
+        tg.compute_hash(b"x", "md5")
+    with pytest.raises(ValueError, match="infinite value"):
+        tg.compute_packing_params(np.array([1.0, -np.inf]), 16, 0)
+    with pytest.raises(ValueError, match="unknown byte_order"):
+        tg.encode({"version": 3}, [({**desc, "byte_order": "middle"}, np.zeros(1, np.uint8))])
+    with pytest.raises(ValueError, match="does not match"):
+        tg.encode({"version": 3}, [({"type": "ntensor", "shape": [5, 5], "dtype": "float32"}, b"\0" * 40)])
