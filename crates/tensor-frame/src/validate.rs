@@ -160,8 +160,18 @@ pub fn validate(buf: &[u8], opts: ValidateOptions, limits: &Limits) -> Report {
 fn unclaimed(report: &mut Report, buf: &[u8], from: usize, to: usize, limits: &Limits) {
     let detail = match Message::open_with(&buf[from..], &limits.into()) {
         Err(e) => {
+            // The two ways bytes fail to start a message at all, named as the reference
+            // names them; anything further in, as the error's class says.
+            let rest = &buf[from..];
+            let code = if (rest.len() as u64) < crate::wire::PREAMBLE_LEN {
+                "buffer_too_short"
+            } else if !rest.starts_with(crate::wire::MAGIC) {
+                "invalid_magic"
+            } else {
+                code(&e)
+            };
             report.issues.push(Issue {
-                code: code(&e),
+                code,
                 severity: Severity::Error,
                 class: Some(e.class()),
                 kind: e.kind(),

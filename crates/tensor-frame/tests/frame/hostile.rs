@@ -129,11 +129,39 @@ fn a_pre_encoded_payload_that_cannot_be_right_is_refused() -> Result<(), Failed>
     Ok(())
 }
 
+/// Bytes that do not start a message at all are named as the reference names them: too
+/// short for a preamble, or without the magic number.
+fn bytes_that_start_no_message_say_why() -> Result<(), Failed> {
+    let opts = ValidateOptions::default();
+    let codes = |bytes: &[u8]| -> Vec<&'static str> {
+        validate(bytes, opts, &Limits::default())
+            .issues
+            .iter()
+            .map(|i| i.code)
+            .collect()
+    };
+    let wrong = [b"WRONGMAG".as_slice(), &[0u8; 40]].concat();
+    for (bytes, want) in [
+        (&b""[..], "buffer_too_short"),
+        (&b"TENSOGRM"[..], "buffer_too_short"),
+        (&wrong[..], "invalid_magic"),
+    ] {
+        if !codes(bytes).contains(&want) {
+            return Err(format!("{} bytes: {:?}, not {want}", bytes.len(), codes(bytes)).into());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test(
             "hostile::a_small_message_cannot_claim_gigabytes",
             a_small_message_cannot_claim_gigabytes,
+        ),
+        Trial::test(
+            "hostile::bytes_that_start_no_message_say_why",
+            bytes_that_start_no_message_say_why,
         ),
         Trial::test(
             "hostile::a_pre_encoded_payload_that_cannot_be_right_is_refused",
