@@ -145,8 +145,9 @@ impl AtomicFile {
         self.named.is_none()
     }
 
-    /// Flushes, moves the file into place and, [`Durability::Synced`], syncs it to disk
-    /// before the rename and the directory after.
+    /// Flushes, moves the file into place (an unnamed file linked under the name when nothing
+    /// has it yet, else renamed over what does) and, [`Durability::Synced`], syncs it to disk
+    /// before and the directory after.
     pub fn commit(mut self) -> Result<()> {
         let target = self.target.clone();
         self.inner
@@ -162,6 +163,25 @@ impl AtomicFile {
         let staged = if let Some(name) = self.named.take() {
             name
         } else {
+            // Where nothing has the name yet, the unnamed file is linked under it directly:
+            // one step, after which the file is there whole, with no name of ours to leave
+            // behind if the process dies. Over an existing file, it is linked under a
+            // temporary name and renamed over it.
+            match link_unnamed(&self.inner.get_ref().file, &target) {
+                Ok(()) => {
+                    if durability == Durability::Synced {
+                        sync_directory(&self.dir);
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(Error::io(
+                        format!("linking {} into place", target.display()),
+                        e,
+                    ));
+                }
+            }
             let name = temp_name(&self.dir, &target);
             link_unnamed(&self.inner.get_ref().file, &name)
                 .map_err(|e| Error::io(format!("linking {} into place", target.display()), e))?;
