@@ -27,7 +27,7 @@ struct Entry {
     tier: Tier,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tier {
     Magic,
     Registered,
@@ -83,11 +83,10 @@ fn built_in() -> Vec<Entry> {
     all
 }
 
-fn entries() -> Vec<Entry> {
-    REGISTRY
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone()
+/// Runs `f` over the registry's entries, read-locked. `f` runs no adapter's code: an adapter
+/// registered from outside may itself ask the registry.
+fn with_entries<T>(f: impl FnOnce(&[Entry]) -> T) -> T {
+    f(&REGISTRY.read().unwrap_or_else(PoisonError::into_inner))
 }
 
 /// Adds a format defined outside tensorkit to the registry, as image-rs's hooks add
@@ -115,24 +114,24 @@ impl Format {
     /// The format's adapter: what the front door does with it.
     #[must_use]
     pub fn adapter(self) -> &'static dyn Adapter {
-        entries()
-            .into_iter()
-            .find(|e| e.format == self)
-            .map_or(&Unregistered, |e| e.adapter)
+        with_entries(|all| {
+            all.iter()
+                .find(|e| e.format == self)
+                .map_or(&Unregistered as &'static dyn Adapter, |e| e.adapter)
+        })
     }
 
     /// Every format the registry holds, the generations of one format oldest first.
     #[must_use]
     pub fn all() -> Vec<Format> {
-        entries().into_iter().map(|e| e.format).collect()
+        with_entries(|all| all.iter().map(|e| e.format).collect())
     }
 
     /// Every format the registry writes.
     #[must_use]
     pub fn writable() -> Vec<Format> {
-        entries()
+        Format::all()
             .into_iter()
-            .map(|e| e.format)
             .filter(|f| f.info().writes)
             .collect()
     }
@@ -220,12 +219,18 @@ static UNREGISTERED: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
 /// looked for before the weakest recognitions (BinTensors: a length and a 0 or 1), which such
 /// files' first bytes often pass.
 pub(crate) fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
-    let mut all = entries();
-    all.sort_by_key(|e| e.tier);
-    let (strong, weak): (Vec<Entry>, Vec<Entry>) =
-        all.into_iter().partition(|e| e.tier < Tier::Weak);
-    if let Some(e) = strong.iter().find(|e| e.adapter.recognise(bytes)) {
-        return Ok(e.format);
+    // A copy: recognition runs the adapters' code, outside the lock.
+    let all = with_entries(<[Entry]>::to_vec);
+    let recognised = |tier: Tier| {
+        all.iter()
+            .find(|e| e.tier == tier && e.adapter.recognise(bytes))
+            .map(|e| e.format)
+    };
+    if let Some(f) = [Tier::Magic, Tier::Registered, Tier::Prefixed]
+        .into_iter()
+        .find_map(recognised)
+    {
+        return Ok(f);
     }
     if let Some(what) = crate::foreign::identify(bytes) {
         return Err(Error::UnknownFormat {
@@ -234,8 +239,8 @@ pub(crate) fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
             too_short: false,
         });
     }
-    if let Some(e) = weak.iter().find(|e| e.adapter.recognise(bytes)) {
-        return Ok(e.format);
+    if let Some(f) = recognised(Tier::Weak) {
+        return Ok(f);
     }
     let shown: String = bytes
         .iter()

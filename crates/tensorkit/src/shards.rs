@@ -244,9 +244,7 @@ pub(crate) fn write_sharded(
             what: "a maximum shard size of 0 bytes".into(),
         });
     }
-    if format.info().unique_names {
-        set.check_unique_names(format.id())?;
-    }
+    set.check_names_for(format)?;
     // Group the tensors, in order, into shards.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut size = 0u64;

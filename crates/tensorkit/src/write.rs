@@ -133,9 +133,7 @@ fn write_tensors(
     }
     // Checked before anything is written or handed to a third-party writer (names that are
     // metadata may repeat: Tensogram's).
-    if info.unique_names {
-        set.check_unique_names(format.id())?;
-    }
+    set.check_names_for(format)?;
     let mut dropped = unheld_attributes(format, set);
     // Attributes under a key the target keeps for itself are left out (and said so above).
     let kept;

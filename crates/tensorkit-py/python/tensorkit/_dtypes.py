@@ -17,8 +17,9 @@ from ._errors import UnsupportedError
 
 # The table is tensorkit's own (``_tensorkit.dtypes()``): tensorkit name -> numpy's name, for
 # numpy's types, and -> the ``ml_dtypes`` attribute, for the machine-learning floats.
-_NUMPY = {d["name"]: d["numpy"] for d in _tensorkit.dtypes() if d["numpy"] and not d["ml_dtypes"] and d["name"] != "bitmask"}
-_ML_DTYPES = {d["name"]: d["numpy"] for d in _tensorkit.dtypes() if d["ml_dtypes"]}
+_TABLE = _tensorkit.dtypes()
+_NUMPY = {d["name"]: d["numpy"] for d in _TABLE if d["numpy"] and not d["ml_dtypes"] and d["name"] != "bitmask"}
+_ML_DTYPES = {d["name"]: d["numpy"] for d in _TABLE if d["ml_dtypes"]}
 
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 _FROM_ML = {v: k for k, v in _ML_DTYPES.items()}
@@ -40,7 +41,7 @@ def to_numpy(name: str) -> np.dtype:
         return np.dtype(_NUMPY[name])
     if name in _ML_DTYPES:
         return np.dtype(getattr(_ml_dtypes(name), _ML_DTYPES[name]))
-    if name not in {d["name"] for d in _tensorkit.dtypes()}:
+    if name not in {d["name"] for d in _TABLE}:
         raise UnsupportedError(f"unknown dtype {name!r}")
     raise UnsupportedError(f"numpy has no type for dtype {name}")
 

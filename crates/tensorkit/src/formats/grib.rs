@@ -90,7 +90,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         .map(|i| tensor(path, &grib, i))
         .collect();
     Ok(TensorSet {
-        format: Format::of(&GribFormat::INFO),
+        format: Format::GRIB,
         metadata: None,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
@@ -126,7 +126,7 @@ fn open_header<'a>(
         })
         .collect();
     let listing = Listing {
-        format: Format::of(&GribFormat::INFO),
+        format: Format::GRIB,
         metadata: None,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,

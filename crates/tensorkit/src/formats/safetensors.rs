@@ -98,7 +98,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
     let limits = &options.limits;
     let file = SafeTensors::open_with(bytes, options).map_err(wrap(path))?;
     Ok(TensorSet {
-        format: Format::of(&SafetensorsFormat::INFO),
+        format: Format::SAFETENSORS,
         metadata: file
             .metadata
             .map(|m| m.into_iter().map(|(k, v)| (k, Value::String(v))).collect()),

@@ -127,8 +127,18 @@ impl TensorSet<'_> {
             .try_for_each(|t| t.stream(&self.limits, &mut |_| Ok(())))
     }
 
-    /// Fails, naming the tensor and both positions, when two tensors share a name (every
-    /// format we write requires unique names).
+    /// [`check_unique_names`](Self::check_unique_names) where `format` requires names to be
+    /// unique ([`FormatInfo::unique_names`](tensor_dtype::FormatInfo)); nothing where names
+    /// are metadata that may repeat (Tensogram).
+    pub(crate) fn check_names_for(&self, format: Format) -> Result<()> {
+        if format.info().unique_names {
+            self.check_unique_names(format.id())?;
+        }
+        Ok(())
+    }
+
+    /// Fails, naming the tensor and both positions, when two tensors share a name (as every
+    /// format whose names must be unique requires).
     pub fn check_unique_names(&self, format: &'static str) -> Result<()> {
         let names = self.names();
         let mut first = std::collections::HashMap::with_capacity(names.len());

@@ -146,11 +146,11 @@ async fn open_one(
         other => other,
     })?;
     let mut parts = Parts::new(len, read);
-    if remote.grib_index && !parts.complete() && !format.adapter().sidecars().is_empty() {
+    let adapter = format.adapter();
+    if remote.grib_index && !parts.complete() && !adapter.sidecars().is_empty() {
         headers_from_sidecar(&object, &mut parts, format, options, remote).await?;
     }
     loop {
-        let adapter = format.adapter();
         let mut need = adapter.header_ranges(&path, &parts, &options.limits)?;
         if need.is_empty() {
             if parts.complete() {

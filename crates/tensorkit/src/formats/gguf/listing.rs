@@ -10,8 +10,8 @@ use crate::format::Format;
 use crate::model::{NamedTensor, TensorData};
 use std::path::Path;
 use tensor_core::ReadOptions;
-use tensor_dtype::{Dtype, Format as _};
-use tensor_gguf::{GgmlType, Gguf, GgufFormat};
+use tensor_dtype::Dtype;
+use tensor_gguf::{GgmlType, Gguf};
 
 /// Lists a GGUF file whose header is held: dense tensors are read as stored, quantized ones
 /// dequantized from their fetched blocks.
@@ -45,7 +45,7 @@ pub(super) fn open_header<'a>(
         })
         .collect();
     let listing = Listing {
-        format: Format::of(&GgufFormat::INFO),
+        format: Format::GGUF,
         metadata: Some(metadata),
         metadata_types,
         tensors,

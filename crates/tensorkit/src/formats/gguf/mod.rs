@@ -123,7 +123,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         .map(|i| tensor(path, &file, i))
         .collect::<Result<_>>()?;
     Ok(TensorSet {
-        format: Format::of(&GgufFormat::INFO),
+        format: Format::GGUF,
         metadata: Some(metadata),
         metadata_types,
         tensors,

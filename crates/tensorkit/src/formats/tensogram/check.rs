@@ -8,10 +8,6 @@ use std::path::Path;
 use tensor_core::{Kinded, Limits};
 use tensor_dtype::{Checks, Level, Severity, ValidateOptions};
 
-fn tensogram() -> Format {
-    Format::of(&<tensor_frame::TensogramFormat as tensor_dtype::Format>::INFO)
-}
-
 /// Every issue of a Tensogram validation report, as [`Validation::problems`] lists them.
 fn tensogram_problems(r: &tensor_frame::Report) -> Vec<Problem> {
     r.issues
@@ -40,7 +36,7 @@ pub(super) fn validate(
     if !tensor_frame::v2::holds_v2(map) {
         let r = tensor_frame::validate(map, options, limits);
         let v = Validation {
-            format: Some(tensogram()),
+            format: Some(Format::TENSOGRAM),
             tensors: r.objects,
             hashes_verified: r.hashes_verified,
             problems: tensogram_problems(&r),
@@ -62,7 +58,7 @@ fn validate_v2(
     match tensor_frame::v2::migrate(map, limits) {
         Err(e) => {
             let v = Validation {
-                format: Some(tensogram()),
+                format: Some(Format::TENSOGRAM),
                 tensors: 0,
                 hashes_verified: 0,
                 problems: vec![Problem {
@@ -97,7 +93,7 @@ fn validate_v2(
             );
             problems.extend(tensogram_problems(&r));
             let v = Validation {
-                format: Some(tensogram()),
+                format: Some(Format::TENSOGRAM),
                 tensors: r.objects,
                 hashes_verified: m.hashes_verified,
                 problems,
@@ -141,7 +137,7 @@ pub(super) fn verify(
         })
     };
     Ok(Verification {
-        format: tensogram(),
+        format: Format::TENSOGRAM,
         checks: Checks::Hashes,
         verified: o.hashes_verified,
         tensors_read,

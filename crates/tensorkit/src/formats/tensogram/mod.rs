@@ -207,7 +207,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         }
     }
     Ok(TensorSet {
-        format: Format::of(&TensogramFormat::INFO),
+        format: Format::TENSOGRAM,
         metadata: file_metadata(path, &msgs[0])?,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
@@ -372,7 +372,7 @@ fn open_header<'a>(
         return Ok(Opening::needs(needed));
     }
     let listing = Listing {
-        format: Format::of(&TensogramFormat::INFO),
+        format: Format::TENSOGRAM,
         metadata: file_metadata(path, &messages[0])?,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
