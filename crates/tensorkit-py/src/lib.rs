@@ -104,6 +104,12 @@ fn open(
     Ok(File::new(file))
 }
 
+/// Whether `s` is a URL tensorkit reads remotely (`file://` included).
+#[pyfunction]
+fn is_url(s: &str) -> bool {
+    tensorkit::is_url(s)
+}
+
 /// Opens a whole file held in memory (copied).
 #[pyfunction]
 fn open_bytes(py: Python<'_>, data: &[u8]) -> PyResult<File> {
@@ -156,6 +162,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<buffer::Buffer>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(open_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(is_url, m)?)?;
     m.add_function(wrap_pyfunction!(write::save, m)?)?;
     m.add_function(wrap_pyfunction!(write::serialize, m)?)?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;

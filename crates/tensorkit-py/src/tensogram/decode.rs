@@ -100,13 +100,21 @@ fn decode_objects(msg: &Message<'_>, how: Decode) -> frame::Result<Vec<Decoded>>
             .map(|i| msg.object(i))
             .collect::<frame::Result<_>>()?
     };
+    decode_frames(&objects, *msg.limits(), how)
+}
+
+/// Decodes `objects` (within `limits` together), in parallel.
+pub(super) fn decode_frames(
+    objects: &[ObjectFrame<'_>],
+    limits: Limits,
+    how: Decode,
+) -> frame::Result<Vec<Decoded>> {
     let mut total = 0u64;
-    for o in &objects {
+    for o in objects {
         total = tensor_core::checked::add(total, array_len(o)?, "decoded message size")?;
     }
-    let limits = *msg.limits();
     limits.check_total_bytes(total)?;
-    crate::threads::map_each(&objects, how.threads, |o| decode_one(o, how.opts, &limits))
+    crate::threads::map_each(objects, how.threads, |o| decode_one(o, how.opts, &limits))
 }
 
 /// Decodes the message at the start of `bytes`: its version, metadata and objects.
@@ -177,7 +185,7 @@ pub(crate) fn tgm_decode<'py>(
 
 /// The ranges of object `index` of the message `bytes` (see [`tgm_decode_range`]), with
 /// the dtype; `None` for a packed dtype.
-type Ranges = Option<(tensorkit::Dtype, Vec<(Vec<u8>, ByteOrder)>)>;
+pub(super) type Ranges = Option<(tensorkit::Dtype, Vec<(Vec<u8>, ByteOrder)>)>;
 
 pub(super) fn decode_ranges(
     bytes: &[u8],
@@ -187,14 +195,23 @@ pub(super) fn decode_ranges(
 ) -> frame::Result<Ranges> {
     let limits = Limits::default();
     let msg = Message::open_with(bytes, &(&limits).into())?;
-    let obj = msg.object(index)?;
+    ranges_of(&msg.object(index)?, ranges, opts, &limits)
+}
+
+/// The ranges of `obj` (see [`decode_ranges`]).
+pub(super) fn ranges_of(
+    obj: &ObjectFrame<'_>,
+    ranges: &[(u64, u64)],
+    opts: DecodeOptions,
+    limits: &Limits,
+) -> frame::Result<Ranges> {
     let dtype = obj.descriptor().dtype;
     if dtype.is_packed() || dtype == tensorkit::Dtype::Bitmask {
         return Ok(None);
     }
     let parts = ranges
         .iter()
-        .map(|&(first, count)| obj.decode_range(opts, &limits, first, count))
+        .map(|&(first, count)| obj.decode_range(opts, limits, first, count))
         .collect::<frame::Result<Vec<_>>>()?;
     Ok(Some((dtype, parts)))
 }
@@ -218,6 +235,14 @@ pub(super) fn ranges_to_py(
     let decoded = py
         .detach(|| decode_ranges(bytes, index, ranges, opts))
         .map_err(tgm_err)?;
+    decoded_ranges_to_py(py, decoded)
+}
+
+/// Decoded ranges handed to Python, each in a buffer of its own.
+pub(super) fn decoded_ranges_to_py(
+    py: Python<'_>,
+    decoded: Ranges,
+) -> PyResult<Option<Vec<Array>>> {
     let Some((dtype, parts)) = decoded else {
         return Ok(None);
     };

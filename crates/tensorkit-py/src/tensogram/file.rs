@@ -2,7 +2,7 @@
 
 use super::decode::{Decode, decode_message, decoded_to_py, ranges_to_py};
 use super::errors::tgm_err;
-use super::messages::describe_message;
+use super::messages::{describe_message, metadata_to_py};
 use crate::handle::Handle;
 use crate::results::{Array, TgmDescribed, TgmMessage};
 use pyo3::prelude::*;
@@ -133,6 +133,13 @@ impl TgmFile {
         let file = self.file()?;
         let r = Self::range(&file, i)?;
         describe_message(py, &file.bytes()[r], &Limits::default())
+    }
+
+    /// Metadata of message `i`, nothing else read.
+    fn metadata(&self, py: Python<'_>, i: usize) -> PyResult<Py<crate::results::TgmMetadata>> {
+        let file = self.file()?;
+        let r = Self::range(&file, i)?;
+        metadata_to_py(py, &file.bytes()[r], &Limits::default())
     }
 
     /// Unmaps the file (decoded arrays stay valid: they own their bytes).

@@ -28,7 +28,30 @@ pub(super) fn describe_message(
             .collect::<frame::Result<_>>()?;
         Ok((msg.preamble().version, meta, descs))
     };
-    let (version, meta, descs) = py.detach(read).map_err(tgm_err)?;
+    let described = py.detach(read).map_err(tgm_err)?;
+    described_to_py(py, described)
+}
+
+/// The version and metadata of the message at the start of `bytes` (its header frames, or
+/// footer frames, alone), handed to Python.
+pub(super) fn metadata_to_py(
+    py: Python<'_>,
+    bytes: &[u8],
+    limits: &Limits,
+) -> PyResult<Py<crate::results::TgmMetadata>> {
+    let read = || -> frame::Result<_> {
+        let msg = Message::open_with(bytes, &limits.into())?;
+        Ok((msg.preamble().version, msg.metadata()?.clone()))
+    };
+    let (version, meta) = py.detach(read).map_err(tgm_err)?;
+    meta_to_py(py, version, &meta)
+}
+
+/// A message's version, metadata and descriptors, handed to Python.
+pub(super) fn described_to_py(
+    py: Python<'_>,
+    (version, meta, descs): (u16, frame::GlobalMetadata, Vec<DataObjectDescriptor>),
+) -> PyResult<TgmDescribed> {
     let descriptors = PyList::empty(py);
     for d in &descs {
         descriptors.append(descriptor_to_py(py, d)?)?;

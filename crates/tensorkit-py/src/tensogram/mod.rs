@@ -13,6 +13,7 @@ mod encode;
 mod errors;
 mod file;
 mod messages;
+mod remote;
 mod validate;
 mod values;
 
@@ -22,10 +23,12 @@ use encode::{TgmStreamingEncoder, tgm_encode, tgm_encode_pre_encoded};
 pub(crate) use file::TgmFile;
 use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_scan};
 use pyo3::prelude::*;
+use remote::RemoteTgm;
 use validate::{tgm_validate, tgm_validate_file};
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TgmFile>()?;
+    m.add_class::<RemoteTgm>()?;
     m.add_class::<TgmStreamingEncoder>()?;
     for f in [
         wrap_pyfunction!(tgm_encode, m)?,

@@ -14,7 +14,7 @@ def testdata() -> pathlib.Path:
 
 class _Ranged(BaseHTTPRequestHandler):
     """Serves files from ``root`` with single ``Range`` requests (``a-b``, ``a-`` and the
-    last ``n`` bytes, ``-n``), counting them."""
+    last ``n`` bytes, ``-n``), counting them; ``HEAD`` answers with the length."""
 
     root = "."
     requests: list[str] = []
@@ -22,6 +22,16 @@ class _Ranged(BaseHTTPRequestHandler):
 
     def log_message(self, *args):  # quiet
         pass
+
+    def do_HEAD(self):
+        path = os.path.join(self.root, self.path.lstrip("/"))
+        if not os.path.isfile(path):
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(os.path.getsize(path)))
+        self.send_header("ETag", '"v1"')
+        self.end_headers()
 
     def do_GET(self):
         type(self).requests.append(self.headers.get("Range", ""))

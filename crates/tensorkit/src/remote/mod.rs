@@ -15,8 +15,10 @@
 
 mod header;
 mod image;
+mod object;
 mod store;
 
+pub use object::{Headers, RemoteObject};
 pub(crate) use store::Object;
 pub use store::{RemoteOptions, Stats, is_url};
 
@@ -151,62 +153,84 @@ async fn open_one(
         headers_from_sidecar(&object, &mut parts, format, options, remote).await?;
     }
     loop {
-        let mut need = adapter.header_ranges(&path, &parts, &options.limits)?;
-        if need.is_empty() {
-            if parts.complete() {
-                let whole = parts.parts()[0].1.clone();
-                return Ok(OpenedObject {
-                    members: adapter.set_members(&path, &whole, options)?,
-                    object,
-                    listed: None,
-                    whole: Some(whole),
-                    format,
-                });
-            }
-            // The stand-in is as long as the server says the object is (16 TiB, a lie,
-            // is more than a file system holds).
-            let image = image::Image::new(len, parts.parts()).map_err(|e| Error::Remote {
-                url: url.to_owned(),
-                what: format!("the server says the object is {len} bytes long: {e}"),
-            })?;
-            let is_held = |r: Range<u64>| parts.missing(r).is_none();
-            let mut opened = HeaderCell::try_new(image, |image| {
-                adapter
-                    .open_header(&path, image.bytes(), options, &is_held)
-                    .map(|o| o.0)
-            })?;
-            if let Some(listing) = opened.with_dependent_mut(|_, o| match o {
-                Opening::Listed(listing, _) => Some(Listing {
-                    format: listing.format,
-                    metadata: listing.metadata.take(),
-                    metadata_types: std::mem::take(&mut listing.metadata_types),
-                    tensors: std::mem::take(&mut listing.tensors),
-                }),
-                Opening::Needs(ranges) => {
-                    need = std::mem::take(ranges);
-                    None
-                }
-            }) {
-                let members = adapter.set_members(&path, opened.borrow_owner().bytes(), options)?;
-                return Ok(OpenedObject {
-                    listed: Some(remote_set(&object, opened, listing, &path, options)),
-                    object,
-                    whole: None,
-                    format,
-                    members,
-                });
-            }
-            options
-                .limits
-                .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
-        } else {
-            let ahead = header_read_ahead(format, remote);
-            need = need
-                .into_iter()
-                .map(|r| header::widen(r, len, ahead))
-                .collect();
+        walk_headers(&object, &mut parts, &path, format, options, remote).await?;
+        if parts.complete() {
+            let whole = parts.parts()[0].1.clone();
+            return Ok(OpenedObject {
+                members: adapter.set_members(&path, &whole, options)?,
+                object,
+                listed: None,
+                whole: Some(whole),
+                format,
+            });
         }
+        let image = image::Image::new(len, parts.parts()).map_err(|e| image_error(url, len, &e))?;
+        let is_held = |r: Range<u64>| parts.missing(r).is_none();
+        let mut opened = HeaderCell::try_new(image, |image| {
+            adapter
+                .open_header(&path, image.bytes(), options, &is_held)
+                .map(|o| o.0)
+        })?;
+        let mut need = Vec::new();
+        if let Some(listing) = opened.with_dependent_mut(|_, o| match o {
+            Opening::Listed(listing, _) => Some(Listing {
+                format: listing.format,
+                metadata: listing.metadata.take(),
+                metadata_types: std::mem::take(&mut listing.metadata_types),
+                tensors: std::mem::take(&mut listing.tensors),
+            }),
+            Opening::Needs(ranges) => {
+                need = std::mem::take(ranges);
+                None
+            }
+        }) {
+            let members = adapter.set_members(&path, opened.borrow_owner().bytes(), options)?;
+            return Ok(OpenedObject {
+                listed: Some(remote_set(&object, opened, listing, &path, options)),
+                object,
+                whole: None,
+                format,
+                members,
+            });
+        }
+        options
+            .limits
+            .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
         fetch_into(&object, &mut parts, &need).await?;
+    }
+}
+
+/// Fetches into `parts` what `format`'s header walk asks for, each range widened by the
+/// read-ahead, until it asks for nothing more.
+async fn walk_headers(
+    object: &Object,
+    parts: &mut Parts,
+    path: &Path,
+    format: Format,
+    options: &ReadOptions,
+    remote: &RemoteOptions,
+) -> Result<()> {
+    let adapter = format.adapter();
+    let ahead = header_read_ahead(format, remote);
+    loop {
+        let need: Vec<Range<u64>> = adapter
+            .header_ranges(path, parts, &options.limits)?
+            .into_iter()
+            .map(|r| header::widen(r, object.len(), ahead))
+            .collect();
+        if need.is_empty() {
+            return Ok(());
+        }
+        fetch_into(object, parts, &need).await?;
+    }
+}
+
+/// The stand-in is as long as the server says the object is (16 TiB, a lie, is more than a
+/// file system holds).
+fn image_error(url: &str, len: u64, e: &Error) -> Error {
+    Error::Remote {
+        url: url.to_owned(),
+        what: format!("the server says the object is {len} bytes long: {e}"),
     }
 }
 

@@ -390,6 +390,51 @@ fn a_tensogram_message_without_reserved_layouts_lists_from_its_frames() {
     }
 }
 
+/// A remote object read by ranges: its headers as the front door walks them (every
+/// message's preamble held, the objects' frames not), and any ranges of its bytes.
+#[test]
+fn a_remote_object_gives_its_headers_and_any_ranges() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let path = big_file(dir.path(), Format::TENSOGRAM);
+    let bytes = std::fs::read(&path).unwrap();
+    let server = Server::start(dir.path());
+    let url = server.url(path.file_name().unwrap().to_str().unwrap());
+    let remote = RemoteOptions {
+        read_ahead: 4096,
+        ..RemoteOptions::default()
+    };
+    let object = tensorkit::remote::RemoteObject::open(&url, &remote).unwrap();
+    assert_eq!(object.len(), bytes.len() as u64);
+    assert_eq!(object.url(), url);
+    let headers = object
+        .headers(Format::TENSOGRAM, &ReadOptions::default())
+        .unwrap();
+    let fetched = server.bytes();
+    assert!(
+        fetched < bytes.len() as u64 / 10,
+        "{fetched} of {}",
+        bytes.len()
+    );
+    assert_eq!(headers.bytes().len(), bytes.len());
+    assert!(headers.holds(0..24));
+    assert_eq!(headers.bytes()[..24], bytes[..24]);
+    assert!(!headers.holds(0..bytes.len() as u64));
+    let mid = bytes.len() as u64 / 2;
+    assert_eq!(
+        &object.read(mid..mid + 100).unwrap()[..],
+        &bytes[mid as usize..mid as usize + 100]
+    );
+    let many = object.read_many(&[0..8, mid..mid + 8, 16..24]).unwrap();
+    assert_eq!(many.iter().map(|b| b.len()).collect::<Vec<_>>(), [8, 8, 8]);
+    assert_eq!(&many[2][..], &bytes[16..24]);
+    let beyond = object.read(0..bytes.len() as u64 + 1).unwrap_err();
+    assert!(
+        beyond.to_string().contains("outside the object"),
+        "{beyond}"
+    );
+}
+
 fn small_file(dir: &Path) -> PathBuf {
     let path = dir.join("small.safetensors");
     let data: Vec<u8> = (0..1_000_000u32).flat_map(u32::to_le_bytes).collect();

@@ -1,32 +1,7 @@
-"""Tensogram messages under the names of tensogram's own Python package.
-
-Code written for ``import tensogram`` runs with ``from tensorkit import tensogram``: the same
-functions, arguments and results — ``encode``, ``decode``, ``decode_metadata``,
-``decode_descriptors``, ``decode_object``, ``decode_range``, ``scan``, ``iter_messages``,
-``validate``, ``validate_file``, ``compute_hash`` and ``TensogramFile``.
-
->>> import numpy as np
->>> from tensorkit import tensogram
->>> t2m = np.linspace(270.0, 280.0, 6).reshape(2, 3)
->>> desc = {"type": "ntensor", "shape": [2, 3], "dtype": "float64",
-...         "encoding": "simple_packing", "sp_bits_per_value": 16, "compression": "szip"}
->>> msg = tensogram.encode({"base": [{"name": "2t"}]}, [(desc, t2m)])
->>> meta, [(d, values)] = tensogram.decode(msg, verify_hash=True)
->>> meta["name"], d.encoding, bool(abs(values - t2m).max() < 1e-3)
-('2t', 'simple_packing', True)
-
-Where tensorkit differs from tensogram 0.24:
-
-- An array whose byte order differs from the descriptor's ``byte_order`` is converted by
-  value (tensogram stores its bytes as they are, under the descriptor's label).
-- ``bitmask`` objects take and give ``bool`` arrays; ``complex64`` and ``complex128`` arrays
-  are accepted.
-- One mask method serves NaN, +Inf and -Inf (``nan_mask_method`` and its siblings must
-  agree when more than one is given).
-- Errors are tensorkit's exceptions: bad input and bad arguments raise ``ValueError``
-  subclasses, as in tensogram; ``HashMismatchError`` and ``MissingHashError`` are
-  ``IntegrityError`` subclasses.
+"""Messages as bytes: encode, decode, describe, scan, validate and hash, under tensogram's
+names (the package's ``__init__`` lists them).
 """
+
 
 from __future__ import annotations
 
@@ -39,36 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _tensorkit
-from ._dtypes import array_of, from_numpy, to_numpy
-from ._errors import ChecksumMismatchError, IntegrityError, InvalidArgumentError, MissingHashError
+from .. import _tensorkit
+from .._dtypes import array_of, from_numpy, to_numpy
+from .._errors import ChecksumMismatchError, IntegrityError, InvalidArgumentError, MissingHashError
 
-__all__ = [
-    "WIRE_VERSION",
-    "DataObjectDescriptor",
-    "HashMismatchError",
-    "IntegrityError",
-    "Message",
-    "Metadata",
-    "MissingHashError",
-    "TensogramFile",
-    "StreamingEncoder",
-    "compute_hash",
-    "compute_packing_params",
-    "decode",
-    "decode_with_masks",
-    "doctor",
-    "decode_descriptors",
-    "decode_metadata",
-    "decode_object",
-    "decode_range",
-    "encode",
-    "encode_pre_encoded",
-    "iter_messages",
-    "scan",
-    "validate",
-    "validate_file",
-]
 
 #: The wire version tensorkit writes.
 WIRE_VERSION = 3
@@ -638,18 +587,22 @@ def decode_range(
 def _decoded_ranges(native: Any, whole: Any, ranges: Sequence[tuple[int, int]], join: bool) -> Any:
     """What ``decode_range`` returns, from ``native(ranges)`` (the native range decoder, or
     ``None`` for packed dtypes) and ``whole()`` (the object decoded whole, their fallback)."""
-    for start, count in ranges:
-        if start < 0 or count < 0:
-            raise InvalidArgumentError(f"range ({start}, {count}) is outside the object")
-    # No ranges still asks for one empty range: the dtype of a joined empty result.
-    asked = [(int(s), int(c)) for s, c in ranges]
-    parts = native(asked or [(0, 0)])
+    parts = native(_asked(ranges))
     if parts is None:
         return _ranges(whole(), ranges, join)
     arrays = [array_of(p) for p in parts]
     if join:
         return np.concatenate(arrays)
-    return arrays if asked else []
+    return arrays if len(ranges) else []
+
+
+def _asked(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``ranges`` as the native range decoders take them, checked; no ranges still asks for
+    one empty range (the dtype of a joined empty result)."""
+    for start, count in ranges:
+        if start < 0 or count < 0:
+            raise InvalidArgumentError(f"range ({start}, {count}) is outside the object")
+    return [(int(s), int(c)) for s, c in ranges] or [(0, 0)]
 
 
 def scan(buf: Any) -> list[tuple[int, int]]:
@@ -737,188 +690,3 @@ def compute_packing_params(values: Any, bits_per_value: int, decimal_scale_facto
         "sp_decimal_scale_factor": int(decimal_scale_factor),
         "sp_bits_per_value": int(bits_per_value),
     }
-
-
-class TensogramFile:
-    """A ``.tgm`` file: ``open`` maps it and finds its messages; ``create`` starts a new one
-    that ``append`` adds messages to. Indexing and iteration decode messages.
-
-    >>> with TensogramFile.open("forecast.tgm") as f:  # doctest: +SKIP
-    ...     meta, objects = f.decode_message(0)
-    """
-
-    def __init__(self, path: str, native: Any = None):
-        self._path = path
-        self._native = native
-        self._closed = False
-
-    @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> TensogramFile:
-        p = os.fspath(path)
-        return cls(p, _tensorkit.TgmFile(p))
-
-    @classmethod
-    def create(cls, path: str | os.PathLike[str]) -> TensogramFile:
-        """A new, empty file at ``path`` (an existing one is truncated)."""
-        p = os.fspath(path)
-        with open(p, "wb"):
-            pass
-        return cls(p)
-
-    def append(
-        self,
-        global_meta_dict: Mapping[str, Any] | None,
-        descriptors_and_data: Sequence[tuple[Mapping[str, Any], Any]],
-        hash: str | None = "xxh3",
-        *,
-        fsync: bool = False,
-        **options: Any,
-    ) -> None:
-        """Encodes one message (as ``encode`` does) and appends it.
-
-        The kernel writes it to disk in its own time, as tensogram's own ``append`` leaves
-        it; ``fsync=True`` syncs it to disk before returning.
-        """
-        message = encode(global_meta_dict, descriptors_and_data, hash=hash, **options, _stacklevel=3)
-        self._check_open()
-        _tensorkit.tgm_append(self._path, message, fsync=fsync)
-        if self._native is not None:
-            self._native.close()
-            self._native = None
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ValueError("I/O operation on a closed file")
-
-    def _file(self) -> Any:
-        self._check_open()
-        if self._native is None:
-            self._native = _tensorkit.TgmFile(self._path)
-        return self._native
-
-    def _index(self, index: int) -> int:
-        n = len(self._file())
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"message index {index} out of range for file with {n} messages")
-        return index
-
-    def __len__(self) -> int:
-        return len(self._file())
-
-    def message_count(self) -> int:
-        """How many messages the file holds."""
-        return len(self)
-
-    def source(self) -> str:
-        return self._path
-
-    def is_remote(self) -> bool:
-        return False
-
-    def decode_message(
-        self,
-        index: int,
-        native_byte_order: bool = True,
-        threads: int = 0,
-        restore_non_finite: bool = True,
-        verify_hash: bool = False,
-    ) -> Message:
-        """Decodes message ``index``: ``Message(metadata, objects)``."""
-        return _message(
-            self._file().decode(
-                self._index(index),
-                verify_hash=verify_hash,
-                native_byte_order=native_byte_order,
-                restore_non_finite=restore_non_finite,
-                threads=threads,
-            )
-        )
-
-    def __getitem__(self, index: int | slice) -> Message | list[Message]:
-        if isinstance(index, slice):
-            return [self.decode_message(i) for i in range(*index.indices(len(self)))]
-        return self.decode_message(index)
-
-    def __iter__(self) -> Iterator[Message]:
-        return _Remaining(len(self), self.decode_message)
-
-    def read_message(self, index: int) -> bytes:
-        """The bytes of message ``index``."""
-        return self._file().message(self._index(index))
-
-    def messages(self) -> list[bytes]:
-        """The bytes of every message."""
-        f = self._file()
-        return [f.message(i) for i in range(len(f))]
-
-    def file_decode_metadata(self, msg_index: int) -> Metadata:
-        return _metadata(self._file().describe(self._index(msg_index)).metadata)
-
-    def file_decode_descriptors(self, msg_index: int) -> dict[str, Any]:
-        described = self._file().describe(self._index(msg_index))
-        return {
-            "metadata": _metadata(described.metadata),
-            "descriptors": [DataObjectDescriptor(d) for d in described.descriptors],
-        }
-
-    def file_decode_object(
-        self,
-        msg_index: int,
-        obj_index: int,
-        native_byte_order: bool = True,
-        threads: int = 0,
-        restore_non_finite: bool = True,
-        verify_hash: bool = False,
-    ) -> dict[str, Any]:
-        meta, [(d, arr)] = _message(
-            self._file().decode(
-                self._index(msg_index),
-                index=_object_index(obj_index),
-                verify_hash=verify_hash,
-                native_byte_order=native_byte_order,
-                restore_non_finite=restore_non_finite,
-                threads=threads,
-            )
-        )
-        return {"metadata": meta, "descriptor": d, "data": arr}
-
-    def file_decode_range(
-        self,
-        msg_index: int,
-        obj_index: int,
-        ranges: Sequence[tuple[int, int]],
-        join: bool = False,
-        native_byte_order: bool = True,
-        threads: int = 0,
-        restore_non_finite: bool = True,
-    ) -> list[np.ndarray] | np.ndarray:
-        return _decoded_ranges(
-            lambda asked: self._file().decode_range(
-                self._index(msg_index),
-                _object_index(obj_index),
-                asked,
-                native_byte_order=native_byte_order,
-                restore_non_finite=restore_non_finite,
-            ),
-            lambda: self.file_decode_object(msg_index, obj_index, native_byte_order, threads, restore_non_finite)["data"],
-            ranges,
-            join,
-        )
-
-    def close(self) -> None:
-        """Unmaps the file; arrays decoded from it stay valid."""
-        if self._native is not None:
-            self._native.close()
-            self._native = None
-        self._closed = True
-
-    def __enter__(self) -> TensogramFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"TensogramFile(source={self._path!r})"
