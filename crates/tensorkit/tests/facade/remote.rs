@@ -426,7 +426,7 @@ fn a_remote_object_gives_its_headers_and_any_ranges() {
         &bytes[mid as usize..mid as usize + 100]
     );
     let many = object.read_many(&[0..8, mid..mid + 8, 16..24]).unwrap();
-    assert_eq!(many.iter().map(|b| b.len()).collect::<Vec<_>>(), [8, 8, 8]);
+    assert!(many.iter().all(|b| b.len() == 8));
     assert_eq!(&many[2][..], &bytes[16..24]);
     let beyond = object.read(0..bytes.len() as u64 + 1).unwrap_err();
     assert!(
