@@ -24,7 +24,7 @@ pub enum Error {
     #[error("descriptor: key `{0}` appears more than once")]
     DuplicateKey(String),
     /// A dtype name that is not one of Tensogram's.
-    #[error("descriptor: dtype {0:?} is not supported")]
+    #[error("descriptor: unknown dtype {0:?} (not one of Tensogram's)")]
     UnknownDtype(String),
 }
 

@@ -141,13 +141,10 @@ impl GlobalMetadata {
                 _ => unknown.push((k, v)),
             }
         }
+        // A free-form top-level key joins `_extra_`; where `_extra_` names it too, the
+        // explicit entry wins, as tensogram reads such a map.
         for (k, v) in unknown {
-            if meta.extra.contains_key(&k) {
-                return Err(Error::Metadata(format!(
-                    "key {k:?} appears both at top level and in `_extra_`"
-                )));
-            }
-            meta.extra.insert(k, MetaValue::from(&v));
+            meta.extra.entry(k).or_insert_with(|| MetaValue::from(&v));
         }
         Ok(meta)
     }
@@ -352,7 +349,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unknown_top_level_keys_move_to_extra_and_clashes_fail() {
+    fn unknown_top_level_keys_move_to_extra_where_extra_does_not_name_them() {
         let v = Value::Map(vec![
             (Value::Text("version".into()), Value::Uint(2)),
             (
@@ -371,7 +368,9 @@ mod tests {
                 Value::Map(vec![(Value::Text("a".into()), Value::Uint(1))]),
             ),
         ]);
-        assert!(GlobalMetadata::decode(&to_canonical(&clash)).is_err());
+        let (m, _) = GlobalMetadata::decode(&to_canonical(&clash)).unwrap();
+        assert_eq!(m.extra.len(), 1);
+        assert_eq!(m.get(0, "a"), Some(&MetaValue::from(1u64)), "`_extra_` wins");
         let non_text = Value::Map(vec![(Value::Uint(1), Value::Uint(2))]);
         assert!(GlobalMetadata::decode(&to_canonical(&non_text)).is_err());
     }

@@ -522,14 +522,19 @@ fn check_values(ctx: &mut Ctx<'_>, m: &Message<'_>, refused: &[bool]) {
             Err(Error::Unsupported { .. }) => {}
             Err(e) => ctx.error(&e, Some(i)),
             Ok(_) => {
-                for (found, code) in [(nan, "nan_detected"), (inf, "inf_detected")] {
+                // An error, as tensogram reports it: since its 0.17, non-finite values are
+                // written only through masks.
+                for (found, code, what) in [
+                    (nan, "nan_detected", "NaN"),
+                    (inf, "inf_detected", "infinite"),
+                ] {
                     if found {
                         ctx.push(
                             code,
-                            Severity::Warning,
+                            Severity::Error,
                             Some(i),
                             None,
-                            format!("object {i} holds non-finite values that no mask records"),
+                            format!("object {i} holds {what} values that no mask records"),
                         );
                     }
                 }

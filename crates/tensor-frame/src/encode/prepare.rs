@@ -44,8 +44,8 @@ fn reference_readable(d: &DataObjectDescriptor, i: usize) -> Result<()> {
         return Err(Error::encoding(
             Some(i),
             format!(
-                "simple_packing of {} is a tensorkit extension: tensogram decodes simple_packing \
-                 of float64 only (opt in with beyond_reference)",
+                "simple_packing only supports float64 in tensogram (this object is {}); other \
+                 dtypes are a tensorkit extension (opt in with beyond_reference)",
                 d.dtype
             ),
         ));
@@ -106,9 +106,15 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
                 ParamValue::from(i64::from(sp.binary_scale_factor)),
             );
         }
-        _ => {
+        (given_r, _) => {
+            let (given, missing) = if given_r {
+                ("sp_reference_value", "sp_binary_scale_factor")
+            } else {
+                ("sp_binary_scale_factor", "sp_reference_value")
+            };
             return Err(Error::Metadata(format!(
-                "object {i}: give both `sp_reference_value` and `sp_binary_scale_factor`, or neither"
+                "object {i}: `{given}` is given without `{missing}`: give both, or neither \
+                 (the encoder then computes them)"
             )));
         }
     }

@@ -54,10 +54,11 @@ fn report_to_py<'py>(
     errors_only: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let issues = PyList::empty(py);
-    let mut hash_trouble = false;
+    // As tensogram: verified only when every hash checked out and nothing at all failed.
+    let mut failed = false;
     for i in &report.issues {
         let is_error = i.severity == Severity::Error;
-        hash_trouble |= is_error && issue_level(i.code) == "integrity";
+        failed |= is_error;
         if errors_only && !is_error {
             continue;
         }
@@ -79,7 +80,7 @@ fn report_to_py<'py>(
     out.set_item("object_count", report.objects)?;
     out.set_item(
         "hash_verified",
-        level >= Level::Checksum && report.hashes_verified > 0 && !hash_trouble,
+        level >= Level::Checksum && report.hashes_verified > 0 && !failed,
     )?;
     Ok(out)
 }

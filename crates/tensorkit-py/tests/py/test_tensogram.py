@@ -407,3 +407,28 @@ def test_extra_is_tensograms_name_for_extra_and_messages_say_what_users_match_on
         tg.encode({"version": 3}, [({**desc, "byte_order": "middle"}, np.zeros(1, np.uint8))])
     with pytest.raises(ValueError, match="does not match"):
         tg.encode({"version": 3}, [({"type": "ntensor", "shape": [5, 5], "dtype": "float32"}, b"\0" * 40)])
+
+
+def test_what_tensogram_0_24_s_own_suite_pins_holds_here_too():
+    desc = {"type": "ntensor", "shape": [4], "dtype": "float32"}
+    data = np.ones(4, np.float32)
+    # An explicit `_extra_` entry wins over a free-form top-level key of the same name.
+    for module in (tg, reference):
+        meta, _ = module.decode(tg.encode({"version": 99, "_extra_": {"version": 1}}, [(desc, data)]))
+        assert meta.extra["version"] == 1
+    # compute_hash takes bytes, never a buffer whose bytes could be in doubt.
+    with pytest.raises(TypeError):
+        tg.compute_hash(memoryview(b"abc"))
+    with pytest.raises(TypeError):
+        tg.compute_hash(data)
+    assert tg.compute_hash(bytearray(b"abc")) == reference.compute_hash(b"abc")
+    # A NaN no mask records fails full validation, and so nothing counts as verified.
+    nan = tg.encode_pre_encoded({"version": 3}, [({"type": "ntensor", "shape": [2], "dtype": "float64"}, np.array([1.0, np.nan]).tobytes())])
+    for module in (tg, reference):
+        report = module.validate(nan, level="full")
+        assert [(i["code"], i["severity"]) for i in report["issues"]] == [("nan_detected", "error")]
+        assert report["hash_verified"] is False
+    with pytest.raises(ValueError, match="unknown dtype"):
+        tg.encode_pre_encoded({"version": 3}, [({**desc, "dtype": "complex256"}, b"\0" * 16)])
+    with pytest.raises(ValueError, match="simple_packing only supports float64"):
+        tg.encode({"version": 3}, [({**desc, "encoding": "simple_packing", "sp_bits_per_value": 8}, data)])

@@ -669,7 +669,11 @@ def doctor() -> dict[str, Any]:
 
 
 def compute_hash(data: Any, algo: str = "xxh3") -> str:
-    """The hash Tensogram stores, as 16 hex digits."""
+    """The hash Tensogram stores, as 16 hex digits, of ``data``: ``bytes`` or ``bytearray``
+    (as tensogram takes it: an array's bytes are asked for with ``.tobytes()``, so that
+    which bytes are hashed is never in doubt)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"compute_hash takes bytes or bytearray, not {type(data).__name__} (use .tobytes())")
     if algo != "xxh3":
         raise InvalidArgumentError(f"unknown hash type {algo!r}: only 'xxh3'")
     return f"{_tensorkit.tgm_hash(data):016x}"
