@@ -370,7 +370,11 @@ mod tests {
         ]);
         let (m, _) = GlobalMetadata::decode(&to_canonical(&clash)).unwrap();
         assert_eq!(m.extra.len(), 1);
-        assert_eq!(m.get(0, "a"), Some(&MetaValue::from(1u64)), "`_extra_` wins");
+        assert_eq!(
+            m.get(0, "a"),
+            Some(&MetaValue::from(1u64)),
+            "`_extra_` wins"
+        );
         let non_text = Value::Map(vec![(Value::Uint(1), Value::Uint(2))]);
         assert!(GlobalMetadata::decode(&to_canonical(&non_text)).is_err());
     }

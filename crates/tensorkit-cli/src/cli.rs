@@ -111,18 +111,40 @@ pub enum Command {
         json: bool,
     },
     /// One line per tensor: name, dtype, shape, bytes, and where it sits (Tensogram's message
-    /// and object), tab-separated.
+    /// and object), tab-separated; or, with `-p`, the values of chosen metadata keys.
     Ls {
         /// The file to read.
         file: PathBuf,
+        /// Only tensors whose metadata matches: `KEY=V1/V2` (any of the values) or
+        /// `KEY!=V1/V2` (none of them); a dotted key walks into maps (`mars.param=2t`). The
+        /// tensor's own attributes are looked in first, then the file's metadata.
+        /// Repeatable: every clause must hold.
+        #[arg(short = 'w', long = "where", value_name = "KEY=VALUE")]
+        clauses: Vec<String>,
+        /// Print these keys' values (comma-separated), one column each, under a header line.
+        #[arg(
+            short = 'p',
+            long = "print",
+            value_name = "KEYS",
+            value_delimiter = ','
+        )]
+        keys: Vec<String>,
+        /// One JSON array instead of lines.
+        #[arg(long)]
+        json: bool,
     },
     /// Print one tensor's values (a row of the last dimension per line), or write it to a
     /// NumPy `.npy` file with `-o`.
     Get {
         /// The file to read.
         file: PathBuf,
-        /// The tensor: its name, `tensor_<i>` for unnamed ones, or `#<i>` for the i-th.
-        name: String,
+        /// The tensor: its name, `tensor_<i>` for unnamed ones, or `#<i>` for the i-th. May
+        /// be left out when `-w` picks exactly one tensor.
+        #[arg(required_unless_present = "clauses")]
+        name: Option<String>,
+        /// Pick the tensor by its metadata, as `ls -w` does (exactly one may match).
+        #[arg(short = 'w', long = "where", value_name = "KEY=VALUE")]
+        clauses: Vec<String>,
         /// Write a `.npy` file here instead of printing.
         #[arg(short, long, value_name = "OUT.npy")]
         output: Option<PathBuf>,
@@ -165,6 +187,43 @@ pub enum Command {
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
     },
+    /// Copy the tensors whose metadata matches `-w` into OUTPUT, or split them into files
+    /// named by their keys: `'out_[mars.param]_[mars.step].tgm'`. Tensogram into Tensogram
+    /// copies whole messages byte for byte (a message goes when one of its objects matches);
+    /// another output format converts. Each output is written whole, then renamed into place.
+    Copy {
+        /// The file to read.
+        input: PathBuf,
+        /// The file to write, or a template: `[KEY]` is each tensor's (message's) value for
+        /// KEY, made safe as one path component (`unknown` where there is none).
+        output: String,
+        /// Only what matches: `KEY=V1/V2` or `KEY!=V1/V2`, as for `ls`. Repeatable.
+        #[arg(short = 'w', long = "where", value_name = "KEY=VALUE")]
+        clauses: Vec<String>,
+        /// The output format and Tensogram pipeline.
+        #[command(flatten)]
+        target: Target,
+    },
+    /// Write a Tensogram file's messages again with their index and metadata up front (a
+    /// streamed message becomes one a reader lists from its first bytes), optionally
+    /// regrouped and reordered by metadata keys. Nothing is decoded: each object is framed
+    /// as it is, its stored hash checked first.
+    Reshuffle {
+        /// The Tensogram file to read.
+        input: PathBuf,
+        /// The file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Put objects with the same values for these keys (comma-separated) into one
+        /// message, in the order each group first appears; `_extra_` keys the grouped
+        /// messages disagree on move into their objects' `base` entries.
+        #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+        group_by: Vec<String>,
+        /// Order the messages by these keys' values (comma-separated): numbers by value, the
+        /// rest as text, a missing value last; ties keep file order.
+        #[arg(long, value_name = "KEYS", value_delimiter = ',')]
+        sort_by: Vec<String>,
+    },
     /// Put every tensor of several files into one (names must not repeat).
     Merge {
         /// The files to read (a directory `split` wrote stands for its parts, in order).
@@ -173,6 +232,11 @@ pub enum Command {
         /// The file to write.
         #[arg(short, long)]
         output: PathBuf,
+        /// A file metadata key the inputs give different values: `error` refuses, naming
+        /// it; `first` keeps the first input's value (tensogram's `merge` default); `last`
+        /// the last one's.
+        #[arg(short = 's', long, value_enum, default_value_t = MergeStrategy::Error)]
+        strategy: MergeStrategy,
         /// The output format and Tensogram pipeline.
         #[command(flatten)]
         target: Target,
@@ -382,6 +446,17 @@ impl Target {
             ..tensorkit::WriteOptions::default()
         })
     }
+}
+
+/// `merge --strategy`: what to do with a metadata key the inputs disagree on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MergeStrategy {
+    /// Refuse, naming the key and both values.
+    Error,
+    /// Keep the first input's value.
+    First,
+    /// Keep the last input's value.
+    Last,
 }
 
 /// `--duplicates`: what to do with tensors that share a name.

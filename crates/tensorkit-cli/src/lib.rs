@@ -153,17 +153,39 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let durability = cli.durability();
     let (result, json) = match &cli.command {
         Command::Inspect { file, json } => (inspect(file, *json, out, limits), *json),
-        Command::Ls { file } => (
-            tools::ls(file, limits).and_then(|t| write_out(out, &t)),
+        Command::Ls {
+            file,
+            clauses,
+            keys,
+            json,
+        } => (
+            tools::select::parse_all(clauses)
+                .and_then(|clauses| {
+                    let listing = tools::Listing {
+                        clauses: &clauses,
+                        keys,
+                        json: *json,
+                    };
+                    tools::ls(file, &listing, limits)
+                })
+                .and_then(|t| write_out(out, &t)),
             false,
         ),
         Command::Get {
             file,
             name,
+            clauses,
             output,
             raw,
         } => (
-            tools::get(file, name, output.as_deref(), *raw, limits, durability)
+            tools::select::parse_all(clauses)
+                .and_then(|clauses| {
+                    let which = tools::Which {
+                        name: name.as_deref(),
+                        clauses: &clauses,
+                    };
+                    tools::get(file, &which, output.as_deref(), *raw, limits, durability)
+                })
                 .and_then(|t| write_out(out, &t)),
             false,
         ),
@@ -229,13 +251,48 @@ fn run_command(cli: &Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 Ok(r) => (r, false),
             }
         }
+        Command::Copy {
+            input,
+            output,
+            clauses,
+            target,
+        } => (
+            tools::select::parse_all(clauses)
+                .and_then(|clauses| {
+                    let copying = tools::Copying {
+                        output,
+                        clauses: &clauses,
+                        target,
+                    };
+                    tools::copy(input, &copying, limits, durability)
+                })
+                .and_then(|t| write_out(out, &t)),
+            false,
+        ),
+        Command::Reshuffle {
+            input,
+            output,
+            group_by,
+            sort_by,
+        } => (
+            tools::reshuffle(
+                input,
+                output,
+                &tools::Reshuffling { group_by, sort_by },
+                limits,
+                durability,
+            )
+            .and_then(|t| write_out(out, &t)),
+            false,
+        ),
         Command::Merge {
             inputs,
             output,
+            strategy,
             target,
             quiet,
         } => (
-            tools::merge(inputs, output, target, !quiet, limits, durability)
+            tools::merge(inputs, output, *strategy, target, !quiet, limits, durability)
                 .and_then(|t| write_out(out, &t)),
             false,
         ),

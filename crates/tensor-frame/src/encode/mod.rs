@@ -337,16 +337,56 @@ pub fn reframe_to<W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     w: &mut W,
 ) -> Result<u64> {
+    let frames = (0..m.len())
+        .map(|i| m.object(i))
+        .collect::<Result<Vec<_>>>()?;
+    frame_objects_to(&frames, m, metadata, w)
+}
+
+/// One message of objects taken from other messages (of one file or several), written to
+/// `w`: each object's descriptor and encoded payload framed as they are and hashed anew —
+/// after its stored hash, where it has one, is checked, so that damage is never framed as
+/// sound. `metadata.base` has one entry per object, in `objects`' order; the encoder's keys
+/// are written anew, with the provenance the first object's message records. What
+/// `tensorkit reshuffle` writes: messages regrouped, nothing decoded.
+pub fn regroup_to<W: Write + Seek + ?Sized>(
+    objects: &[(&crate::Message<'_>, usize)],
+    metadata: &GlobalMetadata,
+    w: &mut W,
+) -> Result<u64> {
+    let Some(&(first, _)) = objects.first() else {
+        return Err(Error::InvalidArgument(
+            "a regrouped message needs at least one object".into(),
+        ));
+    };
+    let frames = objects
+        .iter()
+        .map(|&(m, i)| {
+            let o = m.object(i)?;
+            if o.stored_hash().is_some() {
+                o.verify_hash()?;
+            }
+            Ok(o)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    frame_objects_to(&frames, first, metadata, w)
+}
+
+/// `frames` framed as they are under `metadata` (the encoder's keys removed and written
+/// anew), with the provenance `recorded_in` records.
+fn frame_objects_to<W: Write + Seek + ?Sized>(
+    frames: &[crate::ObjectFrame<'_>],
+    recorded_in: &crate::Message<'_>,
+    metadata: &GlobalMetadata,
+    w: &mut W,
+) -> Result<u64> {
     let mut meta = metadata.clone();
     for entry in &mut meta.base {
         entry.remove(crate::metadata::RESERVED);
     }
-    let provenance =
-        crate::Provenance::recorded(&m.metadata()?.reserved).unwrap_or_else(crate::Provenance::now);
+    let provenance = crate::Provenance::recorded(&recorded_in.metadata()?.reserved)
+        .unwrap_or_else(crate::Provenance::now);
     meta.reserved = crate::Map::new();
-    let frames = (0..m.len())
-        .map(|i| m.object(i))
-        .collect::<Result<Vec<_>>>()?;
     check_caller_metadata(&meta, Some(frames.len()))?;
     let objects = frames
         .iter()

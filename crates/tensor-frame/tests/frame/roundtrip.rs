@@ -110,6 +110,52 @@ fn object_from_its_own_frame() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Objects of two messages regrouped into one (`regroup_to`): payloads framed as they are,
+/// compressed ones included, under the new metadata, the hashes fresh; an object whose
+/// stored hash does not match is refused, not framed as sound.
+fn objects_regroup_into_one_message() -> Result<(), Failed> {
+    let (d0, x0) = f32_object(&[1.0, 2.0, 3.0, 4.0]);
+    let (mut d1, x1) = f32_object(&[5.0; 9]);
+    d1.compression = "zstd".into();
+    let one = serialize(&named(&["a"]), &[d0], &[&x0], &opts())?;
+    let two = serialize(&named(&["b"]), &[d1], &[&x1], &opts())?;
+    let (m1, m2) = (Message::open(&one)?, Message::open(&two)?);
+    let mut out = Cursor::new(Vec::new());
+    tensor_frame::regroup_to(&[(&m2, 0), (&m1, 0)], &named(&["b2", "a2"]), &mut out)?;
+    let bytes = out.into_inner();
+    let m = Message::open(&bytes)?;
+    m.verify_metadata_hashes()?;
+    let meta = m.metadata()?;
+    let names = [meta.get(0, "name"), meta.get(1, "name")];
+    if names != [Some(&Value::from("b2")), Some(&Value::from("a2"))] {
+        return Err(format!("names {names:?}").into());
+    }
+    let b = m.object(0)?;
+    b.verify_hash()?;
+    if b.descriptor().compression != "zstd" || b.payload() != m2.object(0)?.payload() {
+        return Err("the compressed payload was not kept as it was".into());
+    }
+    let a = m
+        .object(1)?
+        .decode(DecodeOptions::default(), &Limits::default())?;
+    if a.data() != x0.as_slice() {
+        return Err("object a decodes differently".into());
+    }
+    let mut damaged = one.clone();
+    let (offset, length) = m1.object_span(0);
+    damaged[(offset + length / 2) as usize] ^= 1;
+    let bad = Message::open(&damaged)?;
+    let refused =
+        tensor_frame::regroup_to(&[(&bad, 0)], &named(&["a"]), &mut Cursor::new(Vec::new()));
+    if refused.is_ok() {
+        return Err("a damaged object was regrouped".into());
+    }
+    if tensor_frame::regroup_to(&[], &named(&[]), &mut Cursor::new(Vec::new())).is_ok() {
+        return Err("a message of no objects was regrouped".into());
+    }
+    Ok(())
+}
+
 /// A data frame and a metadata frame read on their own, with no message around them
 /// (`object_frame`, `metadata_frame`: what a virtual store's chunks are), give what the
 /// message gives; one frame's bytes taken for the other's kind, a frame cut short and a
@@ -855,6 +901,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         |name: &str, f: fn() -> Result<(), Failed>| Trial::test(format!("roundtrip::{name}"), f);
     vec![
         t("object_from_its_own_frame", object_from_its_own_frame),
+        t(
+            "objects_regroup_into_one_message",
+            objects_regroup_into_one_message,
+        ),
         t("frames_read_on_their_own", frames_read_on_their_own),
         t("streaming_unknown_length", streaming_unknown_length),
         t(

@@ -1,11 +1,13 @@
 //! `get`: one tensor's values, as text or a NumPy file.
 
+use super::select::{self, Where};
 use super::tensors::{elements, find};
 use crate::error::{Error, Result};
 use crate::report;
 use std::path::Path;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::scalar::{self, Scalar};
+use tensorkit::TensorRef;
 
 /// One value as text: narrow floats in their own shortest form (a float32 0.1 prints as
 /// `0.1`, not as its float64 widening), everything else as in JSON output.
@@ -39,18 +41,70 @@ fn scalar_text(s: Scalar, dtype: tensor_dtype::Dtype) -> String {
     }
 }
 
+/// Which tensor `get` reads: by name, by `-w` clauses (exactly one must match), or both.
+#[derive(Debug)]
+pub struct Which<'a> {
+    /// Its name (or `#<i>`).
+    pub name: Option<&'a str>,
+    /// Clauses it matches.
+    pub clauses: &'a [Where],
+}
+
+/// The one tensor `which` picks.
+fn pick<'f>(opened: &'f tensorkit::File, which: &Which<'_>, file: &Path) -> Result<TensorRef<'f>> {
+    if let Some(name) = which.name {
+        let found = find(opened.tensor_set(), name, file)?;
+        let lookup = |k: &str| tensor_value(&found, opened, k);
+        if !select::passes(which.clauses, &lookup) {
+            return Err(Error::UnknownTarget {
+                what: format!(
+                    "{}: tensor {name:?} does not match the -w clauses",
+                    file.display()
+                ),
+            });
+        }
+        return Ok(found);
+    }
+    let mut matching = opened.tensors().filter(|t| {
+        let lookup = |k: &str| tensor_value(t, opened, k);
+        select::passes(which.clauses, &lookup)
+    });
+    match (matching.next(), matching.next()) {
+        (Some(one), None) => Ok(one),
+        (None, _) => Err(Error::UnknownTarget {
+            what: format!("{}: no tensor matches the -w clauses", file.display()),
+        }),
+        (Some(a), Some(b)) => Err(Error::UnknownTarget {
+            what: format!(
+                "{}: several tensors match the -w clauses ({}, {}, …): give a name, or more clauses",
+                file.display(),
+                a.name(),
+                b.name()
+            ),
+        }),
+    }
+}
+
+/// Tensor `t`'s value for `key`: its attributes first, then its file's metadata.
+pub(super) fn tensor_value(t: &TensorRef<'_>, file: &tensorkit::File, key: &str) -> Option<String> {
+    select::in_cbor(t.attributes(), key)
+        .or_else(|| file.metadata().and_then(|m| select::in_json(m, key)))
+}
+
 /// `get`: the tensor's values as text, one row of the last dimension per line, or written
 /// to `output` as a `.npy` file.
 pub fn get(
     file: &Path,
-    key: &str,
+    which: &Which<'_>,
     output: Option<&Path>,
     raw: bool,
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
     let opened = crate::open(file, limits)?;
-    let found = find(opened.tensor_set(), key, file)?;
+    let found = pick(&opened, which, file)?;
+    let name = found.name();
+    let key: &str = which.name.unwrap_or(&name);
     // --raw: a GGUF quantized tensor's blocks as stored, as bytes; a tensor stored as its
     // elements is its own raw bytes.
     let blocks = match (raw, found.blocks()) {

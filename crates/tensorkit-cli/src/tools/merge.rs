@@ -2,6 +2,7 @@
 
 use super::manifest::{same_file_key, split_manifest};
 use super::tensors::format_for;
+use crate::cli::MergeStrategy;
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -10,11 +11,13 @@ use tensor_core::Limits;
 use tensorkit::TensorSet;
 
 /// `merge`: every tensor of every input into one file. Names must not repeat; file metadata
-/// is merged key by key and a key with two different values is an error. With `progress`,
-/// a bar follows the writing of large outputs on a terminal.
+/// is merged key by key, a key with two different values settled by `strategy`. With
+/// `progress`, a bar follows the writing of large outputs on a terminal.
+#[allow(clippy::too_many_arguments)]
 pub fn merge(
     inputs: &[PathBuf],
     output: &Path,
+    strategy: MergeStrategy,
     args: &crate::cli::Target,
     progress: bool,
     limits: &Limits,
@@ -76,15 +79,16 @@ pub fn merge(
                 .metadata_mut()
                 .get_or_insert_with(serde_json::Map::new);
             for (k, v) in m.clone() {
-                match into.get(&k) {
-                    Some(old) if *old != v => {
+                match (into.get(&k), strategy) {
+                    (Some(old), MergeStrategy::Error) if *old != v => {
                         return Err(Error::UnknownTarget {
                             what: format!(
-                                "cannot merge: metadata key {k:?} is {old} in one input and {v} in {}",
+                                "cannot merge: metadata key {k:?} is {old} in one input and {v} in {} (--strategy first or last keeps one)",
                                 path.display()
                             ),
                         });
                     }
+                    (Some(_), MergeStrategy::First) => {}
                     _ => {
                         into.insert(k, v);
                     }

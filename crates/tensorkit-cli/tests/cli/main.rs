@@ -19,6 +19,7 @@ mod stdlib;
 mod support;
 mod tensogram;
 mod tools;
+mod weather;
 mod wire_v2;
 
 fn main() {
@@ -38,6 +39,7 @@ fn main() {
     trials.extend(registered::trials());
     trials.extend(remote::trials());
     trials.extend(stdlib::trials());
+    trials.extend(weather::trials());
     trials.extend(tensogram::trials());
     trials.extend(tools::trials());
     trials.extend(wire_v2::trials());
