@@ -63,7 +63,11 @@ pub fn copy(
             g.metadata_mut().clone_from(&set.metadata().cloned());
             g
         });
-        group.push(t, name);
+        if t.stored_name().is_none() && !target.info().unique_names {
+            group.push_as_is(t);
+        } else {
+            group.push(t, name);
+        }
     }
     let mut text = String::new();
     let mut copied = 0;

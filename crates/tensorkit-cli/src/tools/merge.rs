@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use tensor_core::Limits;
 use tensorkit::TensorSet;
 
-/// `merge`: every tensor of every input into one file. Names must not repeat; file metadata
+/// `merge`: every tensor of every input into one file. Names must not repeat where the
+/// output's format needs them unique; file metadata
 /// is merged key by key, a key with two different values settled by `strategy`. With
 /// `progress`, a bar follows the writing of large outputs on a terminal.
 #[allow(clippy::too_many_arguments)]
@@ -96,7 +97,10 @@ pub fn merge(
             }
         }
         for (t, name) in set.tensors().zip(names) {
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            // A format whose names may repeat (Tensogram's objects) takes them as they come.
+            if target.info().unique_names
+                && let Some((_, first)) = seen.iter().find(|(n, _)| *n == name)
+            {
                 return Err(Error::UnknownTarget {
                     what: format!(
                         "cannot merge: tensor {name:?} is in both {} and {}",
@@ -106,7 +110,11 @@ pub fn merge(
                 });
             }
             seen.push((name.clone(), path.clone()));
-            merged.push(t, name);
+            if t.stored_name().is_none() && !target.info().unique_names {
+                merged.push_as_is(t);
+            } else {
+                merged.push(t, name);
+            }
         }
     }
     let dropped = crate::convert::save_with_progress(&merged, output, options, progress)?;

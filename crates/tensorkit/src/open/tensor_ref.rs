@@ -257,8 +257,19 @@ impl<'a> TensorSet<'a> {
     /// file ([`TensorRef::location`](crate::TensorRef::location)). Nothing is read: when
     /// saved, its bytes are copied from its file as from the file's own set.
     pub fn push(&mut self, tensor: TensorRef<'a>, name: impl Into<String>) {
+        self.push_named(tensor, Some(name.into()));
+    }
+
+    /// Adds `tensor` under the name it has (an unnamed one, such as a Tensogram object
+    /// without a `name`, stays unnamed), at the end.
+    pub fn push_as_is(&mut self, tensor: TensorRef<'a>) {
+        let name = tensor.tensor.name.clone();
+        self.push_named(tensor, name);
+    }
+
+    fn push_named(&mut self, tensor: TensorRef<'a>, name: Option<String>) {
         let mut t = tensor.tensor.clone();
-        t.name = Some(name.into());
+        t.name = name;
         t.location.clear();
         self.tensors.push(t);
         for m in &tensor.set.mapped {

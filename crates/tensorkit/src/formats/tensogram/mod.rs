@@ -531,8 +531,10 @@ fn write(
         for (k, val) in &t.attributes {
             entry.insert(k.clone(), MetaValue::from(val));
         }
-        // The tensor's name, whatever its attributes hold.
-        entry.insert("name".into(), MetaValue::from(name.as_str()));
+        // The tensor's name, whatever its attributes hold; an unnamed one stays unnamed.
+        if t.name.is_some() {
+            entry.insert("name".into(), MetaValue::from(name.as_str()));
+        }
         meta.base.push(entry);
     }
     if let Some(m) = &set.metadata {
