@@ -340,14 +340,15 @@ pub fn reframe_to<W: Write + Seek + ?Sized>(
     let frames = (0..m.len())
         .map(|i| m.object(i))
         .collect::<Result<Vec<_>>>()?;
-    frame_objects_to(&frames, m, metadata, w)
+    frame_objects_to(&frames, m, metadata, true, w)
 }
 
 /// One message of objects taken from other messages (of one file or several), written to
 /// `w`: each object's descriptor and encoded payload framed as they are and hashed anew —
 /// after its stored hash, where it has one, is checked, so that damage is never framed as
 /// sound. `metadata.base` has one entry per object, in `objects`' order; the encoder's keys
-/// are written anew, with the provenance the first object's message records. What
+/// are written anew, with the provenance the first object's message records. The objects are
+/// hashed when any of them was (objects that came without hashes leave without them). What
 /// `tensorkit reshuffle` writes: messages regrouped, nothing decoded.
 pub fn regroup_to<W: Write + Seek + ?Sized>(
     objects: &[(&crate::Message<'_>, usize)],
@@ -369,15 +370,17 @@ pub fn regroup_to<W: Write + Seek + ?Sized>(
             Ok(o)
         })
         .collect::<Result<Vec<_>>>()?;
-    frame_objects_to(&frames, first, metadata, w)
+    let hashing = frames.iter().any(|o| o.stored_hash().is_some());
+    frame_objects_to(&frames, first, metadata, hashing, w)
 }
 
 /// `frames` framed as they are under `metadata` (the encoder's keys removed and written
-/// anew), with the provenance `recorded_in` records.
+/// anew), with the provenance `recorded_in` records, hashed or not.
 fn frame_objects_to<W: Write + Seek + ?Sized>(
     frames: &[crate::ObjectFrame<'_>],
     recorded_in: &crate::Message<'_>,
     metadata: &GlobalMetadata,
+    hashing: bool,
     w: &mut W,
 ) -> Result<u64> {
     let mut meta = metadata.clone();
@@ -395,6 +398,7 @@ fn frame_objects_to<W: Write + Seek + ?Sized>(
         .collect::<Result<Vec<_>>>()?;
     let opts = EncodeOptions {
         provenance,
+        hashing,
         ..EncodeOptions::default()
     };
     emit_to(&meta, &objects, &opts, w)

@@ -150,6 +150,23 @@ fn objects_regroup_into_one_message() -> Result<(), Failed> {
     if refused.is_ok() {
         return Err("a damaged object was regrouped".into());
     }
+    // Objects that came without hashes leave without them.
+    let unhashed = EncodeOptions {
+        hashing: false,
+        ..opts()
+    };
+    let (d2, x2) = f32_object(&[7.0; 3]);
+    let plain = serialize(&named(&["c"]), &[d2], &[&x2], &unhashed)?;
+    let mut out = Cursor::new(Vec::new());
+    tensor_frame::regroup_to(&[(&Message::open(&plain)?, 0)], &named(&["c"]), &mut out)?;
+    let regrouped = out.into_inner();
+    if Message::open(&regrouped)?
+        .object(0)?
+        .stored_hash()
+        .is_some()
+    {
+        return Err("an unhashed object was given a hash".into());
+    }
     if tensor_frame::regroup_to(&[], &named(&[]), &mut Cursor::new(Vec::new())).is_ok() {
         return Err("a message of no objects was regrouped".into());
     }

@@ -124,6 +124,16 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         indexpath: Any = None,
     ) -> Dataset:
         paths = (os.fspath(filename_or_obj),)
+        from ._zarr_chunked import ChunkedStore, is_chunked
+
+        if is_chunked(paths[0]):
+            # A file a Zarr store wrote (one object per chunk): read as that store.
+            import xarray
+
+            store = ChunkedStore(paths[0], mode="r")
+            ds = xarray.open_dataset(store, engine="zarr", consolidated=False, drop_variables=drop_variables, chunks=None)
+            ds.set_close(store.close)
+            return ds
         f = _cached(paths)
         drop = set([drop_variables] if isinstance(drop_variables, str) else drop_variables or ())
         if _cubes.has_grib_keys(f):
@@ -176,6 +186,16 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         ``/heightAboveGround_2``); each group's ``filter_by_keys`` attribute opens it alone
         with ``open_dataset``. Any other file is one group, the root."""
         paths = (os.fspath(filename_or_obj),)
+        from ._zarr_chunked import ChunkedStore, is_chunked
+
+        if is_chunked(paths[0]):
+            # A file a Zarr store wrote (one object per chunk): read as that store.
+            import xarray
+
+            store = ChunkedStore(paths[0], mode="r")
+            ds = xarray.open_dataset(store, engine="zarr", consolidated=False, drop_variables=drop_variables, chunks=None)
+            ds.set_close(store.close)
+            return ds
         f = _cached(paths)
         if not _cubes.has_grib_keys(f):
             return {"/": self.open_dataset(filename_or_obj, drop_variables=drop_variables, **kwargs)}

@@ -11,8 +11,16 @@ Nothing is decoded when the store opens; an array's one chunk is decoded (little
 C order) when it is read, and range, offset and suffix requests are served from it. Dtypes
 Zarr has no data type for (bfloat16, the 4- and 8-bit floats) are left out, and named in
 the group's ``tensorkit_left_out`` attribute. The store pickles as its paths (and storage
-options) and compares equal to another over the same files. Writing is refused: "store was opened in read-only
-mode and does not support writing".
+options) and compares equal to another over the same files. Writing to it is refused: "store was opened in
+read-only mode and does not support writing".
+
+``Store(path, mode="w" | "a", pipeline=..., pipelines=..., hash=...)`` is a ``ChunkedStore``
+instead (module ``tensorkit._zarr_chunked``): ``xarray.Dataset.to_zarr(store)`` and
+``zarr.create_array(store, ...)`` write a Tensogram file through it, one data object per
+chunk, each chunk written to disk as it comes (memory holds one at a time; copies of the
+store on dask workers write side by side), and the file itself written whole and renamed
+into place at ``store.close()``. ``Store(path)`` on a file a ``ChunkedStore`` wrote reads it
+the same way: arrays of many chunks, their codecs, attributes and every key as written.
 
 Two codecs decode chunks where they lie in their files, for virtual Zarr stores
 (``tensorkit.virtualizarr``, kerchunk JSON, Icechunk). Both are bytes-to-bytes codecs: they
@@ -61,7 +69,7 @@ import numcodecs
 import numcodecs.abc
 import numcodecs.compat
 from zarr.abc.codec import BytesBytesCodec
-from zarr.abc.store import ByteRequest, OffsetByteRequest, RangeByteRequest, SuffixByteRequest
+from zarr.abc.store import ByteRequest
 from zarr.abc.store import Store as _ZarrStore
 from zarr.core.buffer import Buffer, BufferPrototype, NDBuffer
 from zarr.registry import register_codec
@@ -72,6 +80,7 @@ from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import open as _open
 from ._file import open_bytes
 from ._dims import dimension_names
+from ._zarr_chunked import ChunkedStore, is_chunked, slice_request
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
@@ -347,35 +356,44 @@ def _fill(dtype: str) -> Any:
     return 0
 
 
-def _slice(data: bytes, byte_range: ByteRequest | None) -> bytes:
-    if byte_range is None:
-        return data
-    if isinstance(byte_range, RangeByteRequest):
-        return data[byte_range.start : byte_range.end]
-    if isinstance(byte_range, OffsetByteRequest):
-        return data[byte_range.offset :]
-    if isinstance(byte_range, SuffixByteRequest):
-        return data[len(data) - byte_range.suffix :] if byte_range.suffix else b""
-    raise InvalidArgumentError(f"Unexpected byte_range, got {byte_range!r}")
-
-
 class Store(_ZarrStore):
-    """A read-only Zarr v3 store over one Tensogram file or several (see the module)."""
+    """A Zarr v3 store over one Tensogram file or several (see the module): read-only, or,
+    with ``mode="w"`` or ``"a"``, a ``ChunkedStore`` that writes one."""
 
     supports_writes = False
     supports_deletes = False
     supports_partial_writes = False
     supports_listing = True
 
+    def __new__(
+        cls,
+        path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
+        *,
+        mode: str | None = None,
+        read_only: bool | None = None,
+        storage_options: dict[str, str] | None = None,
+        **options: Any,
+    ) -> Any:
+        # Writing, or reading a file a ChunkedStore wrote: that store's layout. (No path:
+        # unpickling, which sets the state afterwards.)
+        if path is None:
+            return super().__new__(cls)
+        local = isinstance(path, (str, os.PathLike)) and not _tensorkit.is_url(os.fspath(path))
+        writing = mode in ("w", "a") or read_only is False
+        if writing or options or (local and is_chunked(path)):
+            if not local:
+                raise UnsupportedError("tensorkit.zarr.Store writes local files only")
+            return ChunkedStore(path, mode=mode or ("a" if writing else "r"), read_only=read_only, **options)
+        return super().__new__(cls)
+
     def __init__(
         self,
         path: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
         *,
-        read_only: bool = True,
+        mode: str | None = None,
+        read_only: bool | None = True,
         storage_options: dict[str, str] | None = None,
     ) -> None:
-        if not read_only:
-            raise UnsupportedError("tensorkit.zarr.Store is read-only: open it with read_only=True")
         super().__init__(read_only=True)
         paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
         if not paths:
@@ -460,7 +478,7 @@ class Store(_ZarrStore):
         node = self._nodes.get(key)
         if node is None:
             return None
-        return prototype.buffer.from_bytes(_slice(self._bytes(node), byte_range))
+        return prototype.buffer.from_bytes(slice_request(self._bytes(node), byte_range))
 
     async def get_partial_values(
         self, prototype: BufferPrototype, key_ranges: Iterable[tuple[str, ByteRequest | None]]

@@ -142,6 +142,59 @@ pub(crate) fn tgm_append(
         .map_err(tgm_err)
 }
 
+/// Writes to `path` one message of objects taken from messages of other files (`parts`:
+/// `(file, message index, object index)` each), under `metadata` (`base` one entry per
+/// object): each object framed as it is, after its stored hash is checked
+/// (`tensor_frame::regroup_to`). The file is written whole, then renamed into place (synced
+/// with `fsync`); its payloads are copied from the mapped inputs, never gathered in memory.
+#[pyfunction]
+#[pyo3(signature = (path, parts, metadata, *, fsync=false))]
+pub(crate) fn tgm_regroup(
+    py: Python<'_>,
+    path: PathBuf,
+    parts: Vec<(PathBuf, usize, usize)>,
+    metadata: &Bound<'_, PyAny>,
+    fsync: bool,
+) -> PyResult<()> {
+    let meta = super::values::global_metadata(metadata)?;
+    let write =
+        || -> tensorkit::Result<()> {
+            let mut files: Vec<(PathBuf, MmapSource)> = Vec::new();
+            for (file, _, _) in &parts {
+                if !files.iter().any(|(f, _)| f == file) {
+                    files.push((file.clone(), MmapSource::open(file)?));
+                }
+            }
+            let opened: Vec<frame::Messages<'_>> = files
+                .iter()
+                .map(|(f, map)| {
+                    frame::Messages::open_with(map, &tensorkit::ReadOptions::default())
+                        .map_err(|e| tensorkit::Error::format(f, "tensogram", e))
+                })
+                .collect::<tensorkit::Result<_>>()?;
+            let mut objects = Vec::with_capacity(parts.len());
+            for (file, m, o) in &parts {
+                let at = files
+                    .iter()
+                    .position(|(f, _)| f == file)
+                    .unwrap_or_default();
+                let message = opened[at].messages().get(*m).ok_or_else(|| {
+                    tensorkit::Error::UnknownTarget {
+                        what: format!("{}: no message {m}", file.display()),
+                    }
+                })?;
+                objects.push((message, *o));
+            }
+            let durability = tensorkit::Durability::synced_if(fsync);
+            let mut out = tensor_core::atomic::AtomicFile::create_with(&path, durability)?;
+            frame::regroup_to(&objects, &meta, &mut out)
+                .map_err(|e| tensorkit::Error::format(&path, "tensogram", e))?;
+            out.commit()?;
+            Ok(())
+        };
+    py.detach(write).map_err(crate::errors::to_py)
+}
+
 /// Registers the functions and the class.
 /// Where the parts of a local Tensogram file a virtual Zarr store references lie, message by
 /// message: a list of dicts, one per message, with `metadata` (the offset and length in the

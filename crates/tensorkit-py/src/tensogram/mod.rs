@@ -21,7 +21,9 @@ use decode::{tgm_decode, tgm_decode_frame, tgm_decode_payload, tgm_decode_range}
 use doctor::tgm_doctor;
 use encode::{TgmStreamingEncoder, tgm_encode, tgm_encode_pre_encoded};
 pub(crate) use file::TgmFile;
-use messages::{tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_scan};
+use messages::{
+    tgm_append, tgm_describe, tgm_hash, tgm_layout, tgm_packing_params, tgm_regroup, tgm_scan,
+};
 use pyo3::prelude::*;
 use remote::RemoteTgm;
 use validate::{tgm_validate, tgm_validate_file};
@@ -41,6 +43,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(tgm_hash, m)?,
         wrap_pyfunction!(tgm_packing_params, m)?,
         wrap_pyfunction!(tgm_append, m)?,
+        wrap_pyfunction!(tgm_regroup, m)?,
         wrap_pyfunction!(tgm_validate, m)?,
         wrap_pyfunction!(tgm_validate_file, m)?,
         wrap_pyfunction!(tgm_layout, m)?,
