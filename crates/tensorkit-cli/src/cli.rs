@@ -224,8 +224,8 @@ pub enum Command {
         #[arg(long, value_name = "KEYS", value_delimiter = ',')]
         sort_by: Vec<String>,
     },
-    /// Put every tensor of several files into one (names must not repeat where the output's
-    /// format needs them unique).
+    /// Put every tensor of several files into one (names must not repeat; unnamed Tensogram
+    /// objects stay unnamed).
     Merge {
         /// The files to read (a directory `split` wrote stands for its parts, in order).
         #[arg(required = true)]

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use tensor_core::Limits;
 use tensorkit::TensorSet;
 
-/// `merge`: every tensor of every input into one file. Names must not repeat where the
-/// output's format needs them unique; file metadata
+/// `merge`: every tensor of every input into one file. Names must not repeat (an unnamed
+/// Tensogram object stays unnamed where the output's format allows it); file metadata
 /// is merged key by key, a key with two different values settled by `strategy`. With
 /// `progress`, a bar follows the writing of large outputs on a terminal.
 #[allow(clippy::too_many_arguments)]
@@ -97,10 +97,10 @@ pub fn merge(
             }
         }
         for (t, name) in set.tensors().zip(names) {
-            // A format whose names may repeat (Tensogram's objects) takes them as they come.
-            if target.info().unique_names
-                && let Some((_, first)) = seen.iter().find(|(n, _)| *n == name)
-            {
+            // An unnamed object (Tensogram's, keyed by its metadata) stays unnamed where the
+            // output's format allows it; a name may not repeat.
+            let unnamed = t.stored_name().is_none() && !target.info().unique_names;
+            if !unnamed && let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
                 return Err(Error::UnknownTarget {
                     what: format!(
                         "cannot merge: tensor {name:?} is in both {} and {}",
@@ -109,10 +109,10 @@ pub fn merge(
                     ),
                 });
             }
-            seen.push((name.clone(), path.clone()));
-            if t.stored_name().is_none() && !target.info().unique_names {
+            if unnamed {
                 merged.push_as_is(t);
             } else {
+                seen.push((name.clone(), path.clone()));
                 merged.push(t, name);
             }
         }
