@@ -2,8 +2,8 @@
 //! environment with `maturin develop`, then runs pytest, in two suites:
 //!
 //! - `python::pytest`: `tests/py/` in `target/python-env` (from `tests/requirements.txt`);
-//! - `python::torch`: `tests/torch/`, the torch, jax and safetensors-drop-in tests, in
-//!   `target/torch-env` (from `tests/requirements-torch.txt`): torch from `PyPI` brings about
+//! - `python::torch`: `tests/torch/`, the torch, jax, safetensors-drop-in and anemoi-inference
+//!   tests, in `target/torch-env` (from `tests/requirements-torch.txt`): torch from `PyPI` brings about
 //!   5 GB of CUDA libraries, kept out of the first environment, and CI removes this one
 //!   once the tests have run.
 //!
