@@ -397,8 +397,8 @@ fn frame_objects_to<W: Write + Seek + ?Sized>(
         .map(|(i, o)| pre_encoded_object(o.descriptor(), Cow::Borrowed(o.payload_region()), i))
         .collect::<Result<Vec<_>>>()?;
     let opts = EncodeOptions {
-        provenance,
         hashing,
+        provenance,
         ..EncodeOptions::default()
     };
     emit_to(&meta, &objects, &opts, w)

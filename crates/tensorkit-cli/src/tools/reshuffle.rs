@@ -77,12 +77,11 @@ pub fn reshuffle(
             }
             for j in 0..m.len() {
                 let k = values((mi, j), how.group_by);
-                match keys.iter().position(|x| *x == k) {
-                    Some(g) => groups[g].push((mi, j)),
-                    None => {
-                        keys.push(k);
-                        groups.push(vec![(mi, j)]);
-                    }
+                if let Some(g) = keys.iter().position(|x| *x == k) {
+                    groups[g].push((mi, j));
+                } else {
+                    keys.push(k);
+                    groups.push(vec![(mi, j)]);
                 }
             }
         }
@@ -166,22 +165,22 @@ fn regrouped_metadata(objects: &[(usize, usize)], metas: &[&GlobalMetadata]) -> 
 }
 
 /// Orders key values: numbers by value, then text; a missing value last.
-fn compare(a: &[Option<String>], b: &[Option<String>]) -> std::cmp::Ordering {
+fn compare(left: &[Option<String>], right: &[Option<String>]) -> std::cmp::Ordering {
     use std::cmp::Ordering;
-    for (x, y) in a.iter().zip(b) {
-        let o = match (x, y) {
+    for (one, other) in left.iter().zip(right) {
+        let order = match (one, other) {
             (None, None) => Ordering::Equal,
             (None, Some(_)) => Ordering::Greater,
             (Some(_), None) => Ordering::Less,
-            (Some(x), Some(y)) => match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(p), Ok(q)) => p.total_cmp(&q),
+            (Some(one), Some(other)) => match (one.parse::<f64>(), other.parse::<f64>()) {
+                (Ok(a), Ok(b)) => a.total_cmp(&b),
                 (Ok(_), Err(_)) => Ordering::Less,
                 (Err(_), Ok(_)) => Ordering::Greater,
-                (Err(_), Err(_)) => x.cmp(y),
+                (Err(_), Err(_)) => one.cmp(other),
             },
         };
-        if o != Ordering::Equal {
-            return o;
+        if order != Ordering::Equal {
+            return order;
         }
     }
     Ordering::Equal

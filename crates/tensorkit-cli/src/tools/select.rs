@@ -67,6 +67,7 @@ pub fn passes(clauses: &[Where], lookup: &dyn Fn(&str) -> Option<String>) -> boo
 }
 
 /// The value at dotted `path` in `entries` (a map's entries), as text.
+#[must_use]
 pub fn in_cbor(entries: &[(String, Value)], path: &str) -> Option<String> {
     let (first, rest) = split(path);
     let v = entries.iter().find(|(k, _)| k == first)?.1.clone();
@@ -74,6 +75,7 @@ pub fn in_cbor(entries: &[(String, Value)], path: &str) -> Option<String> {
 }
 
 /// The value at dotted `path` in a JSON map, as text.
+#[must_use]
 pub fn in_json(map: &serde_json::Map<String, serde_json::Value>, path: &str) -> Option<String> {
     let mut at = map.get(split(path).0)?;
     let mut rest = split(path).1;
@@ -111,6 +113,7 @@ fn walk_cbor(v: &Value, rest: Option<&str>) -> Option<Value> {
 }
 
 /// A value as text, as tensogram's tools print it.
+#[must_use]
 pub fn cbor_text(v: &Value) -> String {
     match v {
         Value::Text(s) => s.clone(),
@@ -175,6 +178,7 @@ fn component(value: &str) -> String {
 }
 
 /// Whether `output` names files by keys (`[key]` in it).
+#[must_use]
 pub fn is_template(output: &str) -> bool {
     output.contains('[') && output.contains(']')
 }

@@ -197,10 +197,12 @@ fn merge_settles_metadata_by_strategy() -> Result<(), Failed> {
         let path = dir.path().join(format!("{i}.safetensors"));
         let data: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
         let v = tensorkit::TensorView::new(&data, Dtype::Float32, &[2], ByteOrder::Little)?;
-        let mut options = tensorkit::WriteOptions::default();
-        options.metadata = Some(serde_json::from_str(&format!(
-            r#"{{"centre": "{centre}", "run": "00"}}"#
-        ))?);
+        let options = tensorkit::WriteOptions {
+            metadata: Some(serde_json::from_str(&format!(
+                r#"{{"centre": "{centre}", "run": "00"}}"#
+            ))?),
+            ..tensorkit::WriteOptions::default()
+        };
         tensorkit::save_tensors(&path, [(format!("t{i}"), v)], &options)?;
         files.push(path);
     }
