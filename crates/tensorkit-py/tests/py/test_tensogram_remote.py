@@ -91,6 +91,13 @@ def test_local_files_decode_batches_too(tmp_path):
     assert [r.tolist() for r in f.file_decode_range_batch([0], 0, [(1, 2)])[0]] == [[1.0, 2.0]]
 
 
+def test_file_urls_are_local_files(tmp_path):
+    values = _write(tmp_path / "f.tgm", messages=1, objects=1, n=10)
+    f = tensogram.TensogramFile.open((tmp_path / "f.tgm").as_uri())
+    assert not f.is_remote()
+    np.testing.assert_array_equal(f.file_decode_object(0, 0)["data"], values[0][0])
+
+
 def test_remote_reads_match_tensogram_s_own_remote_reader(served):
     root, base, _ = served
     _write(root / "f.tgm", n=1000)

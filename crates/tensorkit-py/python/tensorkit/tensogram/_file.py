@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -75,7 +77,9 @@ class TensogramFile:
         """
         _bidirectional(bidirectional)
         p = os.fspath(path)
-        if _tensorkit.is_url(p) and not p.startswith("file://"):
+        if p.startswith("file://"):
+            p = urllib.request.url2pathname(urllib.parse.urlparse(p).path)
+        elif _tensorkit.is_url(p):
             return cls.open_remote(p, bidirectional=bidirectional)
         return cls(p, _tensorkit.TgmFile(p))
 
