@@ -17,6 +17,7 @@ mod header;
 mod image;
 mod object;
 mod store;
+mod walk;
 
 pub use object::{Headers, RemoteObject};
 pub(crate) use store::Object;
@@ -35,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tensor_core::ReadOptions;
 use tensor_dtype::{Tensor, TensorView};
+use walk::{fetch_into, header_read_ahead, image_error, walk_headers};
 
 /// Reading tensors in order fetches the ones after them with them: this many bytes at first,
 /// twice as many each time the reading stays in order, up to [`WINDOW_BYTES`].
@@ -198,58 +200,6 @@ async fn open_one(
             .check_header_bytes(need.iter().map(|r| r.end - r.start).sum())?;
         fetch_into(&object, &mut parts, &need).await?;
     }
-}
-
-/// Fetches into `parts` what `format`'s header walk asks for, each range widened by the
-/// read-ahead, until it asks for nothing more.
-async fn walk_headers(
-    object: &Object,
-    parts: &mut Parts,
-    path: &Path,
-    format: Format,
-    options: &ReadOptions,
-    remote: &RemoteOptions,
-) -> Result<()> {
-    let adapter = format.adapter();
-    let ahead = header_read_ahead(format, remote);
-    loop {
-        let need: Vec<Range<u64>> = adapter
-            .header_ranges(path, parts, &options.limits)?
-            .into_iter()
-            .map(|r| header::widen(r, object.len(), ahead))
-            .collect();
-        if need.is_empty() {
-            return Ok(());
-        }
-        fetch_into(object, parts, &need).await?;
-    }
-}
-
-/// The stand-in is as long as the server says the object is (16 TiB, a lie, is more than a
-/// file system holds).
-fn image_error(url: &str, len: u64, e: &Error) -> Error {
-    Error::Remote {
-        url: url.to_owned(),
-        what: format!("the server says the object is {len} bytes long: {e}"),
-    }
-}
-
-/// How far a header walk reads past each range it asks for: the format's own read-ahead
-/// where its headers are small beside its data (never more than the caller's), else the
-/// caller's.
-fn header_read_ahead(format: Format, remote: &RemoteOptions) -> u64 {
-    format
-        .info()
-        .header_read_ahead
-        .map_or(remote.read_ahead, |a| a.min(remote.read_ahead))
-}
-
-/// Fetches `need` (merged and concurrently, [`Object::get_many`]) into `parts`.
-async fn fetch_into(object: &Object, parts: &mut Parts, need: &[Range<u64>]) -> Result<()> {
-    for (r, b) in need.iter().zip(object.get_many(need).await?) {
-        parts.add(r.start, b);
-    }
-    Ok(())
 }
 
 /// Fetches every header a sidecar beside the object lists (a GRIB inventory, a `.idx` or

@@ -5,8 +5,8 @@
 
 use super::header::Parts;
 use super::image::Image;
-use super::store::{self, Object};
-use super::{RemoteOptions, image_error, walk_headers};
+use super::store::{self, Object, RemoteOptions};
+use super::walk::{image_error, walk_headers};
 use crate::error::Result;
 use crate::format::Format;
 use bytes::Bytes;
