@@ -56,6 +56,12 @@ pub enum Error {
         /// The codec's error.
         source: tensor_pipeline::Error,
     },
+    /// Values or keys a GRIB message cannot be written with.
+    #[error("writing GRIB: {what}")]
+    Write {
+        /// What cannot be written, and why.
+        what: String,
+    },
     /// The output buffer has the wrong length.
     #[error("the output holds {actual} values; field #{field} has {expected}")]
     OutputLength {
@@ -77,7 +83,7 @@ impl Kinded for Error {
             Error::Core(e) => e.kind(),
             Error::Truncated { .. } => ErrorKind::Truncated,
             Error::Malformed { .. } => ErrorKind::Malformed,
-            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Unsupported { .. } | Error::Write { .. } => ErrorKind::Unsupported,
             Error::Data { source, .. } => source.kind(),
             Error::OutputLength { .. } => ErrorKind::InvalidArgument,
         }

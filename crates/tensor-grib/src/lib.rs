@@ -39,6 +39,7 @@ pub mod names;
 mod naming;
 pub mod sidecar;
 mod unpack;
+pub mod write;
 
 pub use axes::{LL_AXES, regular_ll_axes};
 pub use error::{Error, Result};

@@ -1,0 +1,155 @@
+//! Writing GRIB 2. [`repack`] packs a file's fields again — simple packing at a number of bits
+//! per value, or IEEE floats — keeping every section but the data representation (5) and the
+//! data (7) byte for byte, as `grib_set -r` does; the parameters and bytes are ecCodes' own
+//! ([`simple`](self::parameters)).
+
+mod sections;
+mod simple;
+
+pub use simple::{Previous, pack, parameters};
+
+use crate::bits::be;
+use crate::error::{Error, Result};
+use crate::field::Packing;
+use crate::file::Grib;
+use tensor_core::Limits;
+
+/// How [`repack`] packs each field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Repacking {
+    /// Simple packing (`grid_simple`, template 5.0) at this many bits per value, or at the
+    /// field's own when `None` (a field packed as IEEE floats: 32, as ecCodes takes it).
+    Simple {
+        /// Bits per value, 1 to 63.
+        bits: Option<u32>,
+    },
+    /// IEEE floats (`grid_ieee`, template 5.4) of 32 or 64 bits.
+    Ieee {
+        /// 32 or 64.
+        bits: u32,
+    },
+}
+
+/// Every GRIB 2 message of `file` with its fields packed again by `how`; sections 0 to 4 and
+/// 6 (the bitmap) kept as they are, the length in section 0 set anew. GRIB 1 messages are
+/// refused, naming the message.
+pub fn repack(file: &[u8], how: Repacking, limits: &Limits) -> Result<Vec<u8>> {
+    if let Repacking::Ieee { bits } = how
+        && bits != 32
+        && bits != 64
+    {
+        return Err(Error::Write {
+            what: format!("IEEE packing of {bits} bits (32 or 64)"),
+        });
+    }
+    let grib = Grib::open(file)?;
+    let fields = grib.fields();
+    let mut out = Vec::with_capacity(file.len());
+    let mut i = 0;
+    while i < fields.len() {
+        let message = fields[i].message;
+        let start = usize::try_from(fields[i].offset).unwrap_or(usize::MAX);
+        let len = usize::try_from(fields[i].length).unwrap_or(usize::MAX);
+        if fields[i].edition != 2 {
+            return Err(Error::Write {
+                what: format!("message #{message} is GRIB edition 1; only edition 2 is repacked"),
+            });
+        }
+        let mut present_values = Vec::new();
+        let mut j = i;
+        while j < fields.len() && fields[j].message == message {
+            let values = grib.values(j, limits)?;
+            let f = &fields[j];
+            let present: Vec<f64> = match f.present(file) {
+                Some(mask) => values
+                    .iter()
+                    .zip(mask)
+                    .filter_map(|(&v, keep)| keep.then_some(v))
+                    .collect(),
+                None => values,
+            };
+            present_values.push(present);
+            j += 1;
+        }
+        rebuild(
+            &file[start..start + len],
+            &fields[i..j],
+            &present_values,
+            how,
+            &mut out,
+        )?;
+        i = j;
+    }
+    Ok(out)
+}
+
+/// Sections 5 and 7 for one field's present values; `old` is the field's section 5 as it was
+/// (its "type of original field values" is kept).
+fn encode(
+    values: &[f64],
+    field: &crate::Field,
+    how: Repacking,
+    old: &[u8],
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    match how {
+        Repacking::Ieee { bits } => sections::ieee(values, bits),
+        Repacking::Simple { bits } => {
+            let (own, previous) = match field.packing.simple() {
+                Some(s) => (
+                    s.bits_per_value,
+                    Previous {
+                        binary_scale_factor: s.binary_scale_factor,
+                        decimal_scale_factor: s.decimal_scale_factor,
+                    },
+                ),
+                None => (32, Previous::default()),
+            };
+            let p = parameters(values, bits.unwrap_or(own), previous)?;
+            // Octet 21 of every template but IEEE's (5.4), which has none: integers or floats.
+            let original_type = match &field.packing {
+                Packing::Ieee { .. } => 0,
+                _ => old.get(20).copied().unwrap_or(0),
+            };
+            sections::simple(values, &p, original_type)
+        }
+    }
+}
+
+/// `message` again with each field's sections 5 and 7 packed anew from `values` (the present
+/// values of `fields`, in order).
+fn rebuild(
+    message: &[u8],
+    fields: &[crate::Field],
+    values: &[Vec<f64>],
+    how: Repacking,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let begin = out.len();
+    out.extend_from_slice(&message[..16]);
+    let end = message.len() - 4;
+    let mut pos = 16;
+    let mut field = 0;
+    let mut data = Vec::new();
+    while pos < end {
+        let slen = usize::try_from(be(&message[pos..pos + 4])).unwrap_or(usize::MAX);
+        let section = &message[pos..pos + slen];
+        match message[pos + 4] {
+            5 => {
+                let (s5, s7) = encode(&values[field], &fields[field], how, section)?;
+                out.extend_from_slice(&s5);
+                data = s7;
+            }
+            7 => {
+                out.extend_from_slice(&data);
+                field += 1;
+            }
+            _ => out.extend_from_slice(section),
+        }
+        pos += slen;
+    }
+    out.extend_from_slice(b"7777");
+    let total = (out.len() - begin) as u64;
+    out[begin + 8..begin + 16].copy_from_slice(&total.to_be_bytes());
+    Ok(())
+}

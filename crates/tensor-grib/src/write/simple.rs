@@ -1,0 +1,328 @@
+//! Simple packing as ecCodes encodes it (`grid_simple`, GRIB 2 template 5.0), so that the
+//! bytes match ecCodes' own encoding of the same values: the reference value is the largest
+//! IEEE single not above the minimum, the binary scale factor the one ecCodes' search settles
+//! on, and each value `⌊(v · 10^D − R) · 2^−E + 0.5⌋`, the operations in ecCodes' order.
+
+use crate::error::{Error, Result};
+use crate::field::Simple;
+
+/// The largest binary scale factor, and the bound on the decimal one's search (ecCodes'
+/// `last`, for GRIB 2).
+const LAST: i32 = 127;
+
+/// `n^s` as ecCodes computes it (`codes_power`): one multiplication or division at a time,
+/// so that `10^D` rounds as ecCodes' does.
+pub(crate) fn power(s: i64, n: f64) -> f64 {
+    let mut v = 1.0;
+    if s < 0 {
+        for _ in 0..s.unsigned_abs() {
+            v /= n;
+        }
+    } else {
+        for _ in 0..s {
+            v *= n;
+        }
+    }
+    v
+}
+
+/// The largest IEEE single-precision value not above `x`, as a double (ecCodes'
+/// `grib_nearest_smaller_ieee_float`, which GRIB 2's reference value is stored through). Below
+/// the smallest normal single, positive values give 0 and negative ones minus that normal, as
+/// ecCodes' table does.
+pub(crate) fn nearest_smaller_single(x: f64) -> Result<f64> {
+    if x == 0.0 {
+        return Ok(0.0);
+    }
+    if !x.is_finite() || x.abs() > f64::from(f32::MAX) {
+        return Err(Error::Write {
+            what: format!("{x} cannot be a GRIB 2 reference value (an IEEE single)"),
+        });
+    }
+    if x.abs() < f64::from(f32::MIN_POSITIVE) {
+        return Ok(if x > 0.0 {
+            0.0
+        } else {
+            -f64::from(f32::MIN_POSITIVE)
+        });
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "rounded to the nearest single, then stepped down"
+    )]
+    let mut f = x as f32;
+    if f64::from(f) > x {
+        f = f.next_down();
+    }
+    Ok(f64::from(f))
+}
+
+/// The binary scale factor that fits `max − min` into `bits` bits, as ecCodes'
+/// `grib_get_binary_scale_fact` searches for it.
+pub(crate) fn binary_scale_factor(max: f64, min: f64, bits: u32) -> Result<i32> {
+    let range = max - min;
+    if !range.is_finite() || bits >= 64 {
+        return Err(Error::Write {
+            what: format!("a range of {range} in {bits} bits cannot be packed"),
+        });
+    }
+    if bits == 0 || range == 0.0 {
+        return Ok(0);
+    }
+    let dmaxint = power(i64::from(bits), 2.0) - 1.0;
+    let maxint = (1u64 << bits) - 1;
+    let mut zs = 1.0f64;
+    let mut scale = 0i32;
+    while range * zs <= dmaxint {
+        scale -= 1;
+        zs *= 2.0;
+    }
+    while range * zs > dmaxint {
+        scale += 1;
+        zs /= 2.0;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "C's (unsigned long) conversion, as ecCodes makes it"
+    )]
+    let rounded = |zs: f64| (range * zs + 0.5) as u64;
+    while rounded(zs) <= maxint {
+        scale -= 1;
+        zs *= 2.0;
+    }
+    while rounded(zs) > maxint {
+        scale += 1;
+        zs /= 2.0;
+    }
+    if scale > LAST {
+        return Err(Error::Write {
+            what: format!("a range of {range} needs a binary scale factor above {LAST}"),
+        });
+    }
+    Ok(scale.max(-LAST))
+}
+
+/// What a field's simple packing already says, which ecCodes' choice starts from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Previous {
+    /// Its binary scale factor `E`.
+    pub binary_scale_factor: i32,
+    /// Its decimal scale factor `D`.
+    pub decimal_scale_factor: i32,
+}
+
+/// The packing parameters ecCodes chooses for `values` (the points present) at `bits` bits
+/// per value, from a field whose packing said `previous` (ecCodes' `pack_double` of
+/// `grid_simple`): a constant field packs in 0 bits; a field that gave a decimal scale factor
+/// with a zero binary one keeps `D` and takes the bits its range needs; otherwise `D` starts
+/// from 0 and `E` is searched for.
+pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simple> {
+    let Some((&first, rest)) = values.split_first() else {
+        return Err(Error::Write {
+            what: "a field with no values to pack".into(),
+        });
+    };
+    let (mut min, mut max) = (first, first);
+    for &v in rest {
+        if !v.is_finite() {
+            return Err(Error::Write {
+                what: format!("{v} cannot be packed (a missing point goes in the bitmap)"),
+            });
+        }
+        if v > max {
+            max = v;
+        } else if v < min {
+            min = v;
+        }
+    }
+    if !first.is_finite() {
+        return Err(Error::Write {
+            what: format!("{first} cannot be packed (a missing point goes in the bitmap)"),
+        });
+    }
+    if max == min {
+        return Ok(Simple {
+            reference_value: nearest_smaller_single(first)?,
+            binary_scale_factor: 0,
+            decimal_scale_factor: previous.decimal_scale_factor,
+            bits_per_value: 0,
+        });
+    }
+    let mut bits = bits;
+    if bits == 0 && previous.decimal_scale_factor == 0 {
+        bits = 24;
+    }
+    if bits == 0 || (previous.binary_scale_factor == 0 && previous.decimal_scale_factor != 0) {
+        let d = previous.decimal_scale_factor;
+        let decimal = power(i64::from(d), 10.0);
+        let (lo, hi) = (min * decimal, max * decimal);
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "C's (unsigned long) conversion of a non-negative value"
+        )]
+        let span = (hi - lo).abs().ceil() as u64;
+        let bits = 64 - span.leading_zeros();
+        return Ok(Simple {
+            reference_value: nearest_smaller_single(lo)?,
+            binary_scale_factor: 0,
+            decimal_scale_factor: d,
+            bits_per_value: bits,
+        });
+    }
+    let f = power(i64::from(bits), 2.0) - 1.0;
+    let (min_range, max_range) = (
+        power(-i64::from(LAST), 2.0) * f,
+        power(i64::from(LAST), 2.0) * f,
+    );
+    let (mut d, mut decimal) = (0i32, 1.0f64);
+    let (mut lo, mut hi) = (min, max);
+    let mut range = hi - lo;
+    while range < min_range {
+        d += 1;
+        decimal *= 10.0;
+        lo = min * decimal;
+        hi = max * decimal;
+        range = hi - lo;
+    }
+    while range > max_range {
+        d -= 1;
+        decimal /= 10.0;
+        lo = min * decimal;
+        hi = max * decimal;
+        range = hi - lo;
+    }
+    let reference = nearest_smaller_single(lo)?;
+    Ok(Simple {
+        reference_value: reference,
+        binary_scale_factor: binary_scale_factor(hi, reference, bits)?,
+        decimal_scale_factor: d,
+        bits_per_value: bits,
+    })
+}
+
+/// `values` packed with `p`, most significant bit first (ecCodes'
+/// `grib_encode_double_array`): `ceil(n · bits / 8)` bytes.
+pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
+    let bits = p.bits_per_value;
+    if bits > 63 {
+        return Err(Error::Write {
+            what: format!("{bits} bits per value"),
+        });
+    }
+    let n = values.len() as u64;
+    let len = tensor_core::checked::mul(n, u64::from(bits), "packed bits")?.div_ceil(8);
+    let mut out = vec![0u8; tensor_core::checked::to_usize(len, "packed bytes")?];
+    if bits == 0 {
+        return Ok(out);
+    }
+    let decimal = power(i64::from(p.decimal_scale_factor), 10.0);
+    let divisor = power(-i64::from(p.binary_scale_factor), 2.0);
+    let mut bit = 0usize;
+    for &v in values {
+        let x = ((v * decimal) - p.reference_value) * divisor + 0.5;
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "C's (unsigned long) conversion, as ecCodes makes it"
+        )]
+        let q = x as u64;
+        put_bits(&mut out, bit, q, bits);
+        bit += bits as usize;
+    }
+    Ok(out)
+}
+
+/// Writes the low `bits` bits of `v` at bit `at` of `out`, most significant first.
+fn put_bits(out: &mut [u8], at: usize, v: u64, bits: u32) {
+    let mut remaining = bits;
+    let mut pos = at;
+    while remaining > 0 {
+        let byte = pos / 8;
+        let used = (pos % 8) as u32;
+        let room = 8 - used;
+        let take = room.min(remaining);
+        let chunk = ((v >> (remaining - take)) & ((1u64 << take) - 1)) as u8;
+        out[byte] |= chunk << (room - take);
+        remaining -= take;
+        pos += take as usize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_is_the_largest_single_not_above_the_minimum() {
+        for x in [
+            280.123_456_789_f64,
+            -3.3,
+            1e-30,
+            -1e-30,
+            1.0,
+            0.1,
+            101_325.0,
+        ] {
+            let r = nearest_smaller_single(x).unwrap();
+            assert!(r <= x, "{x} {r}");
+            #[allow(clippy::cast_possible_truncation)]
+            let up = (r as f32).next_up();
+            assert!(
+                f64::from(up) > x,
+                "{x}: {r} is not the largest single below it"
+            );
+        }
+        assert_eq!(nearest_smaller_single(1e-40).unwrap(), 0.0);
+        assert_eq!(
+            nearest_smaller_single(-1e-40).unwrap(),
+            -f64::from(f32::MIN_POSITIVE)
+        );
+        assert!(nearest_smaller_single(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn packing_round_trips_within_half_a_step_and_constants_take_no_bits() {
+        let values: Vec<f64> = (0..1000).map(|i| 250.0 + f64::from(i) * 0.0731).collect();
+        for bits in [1, 7, 12, 16, 24, 31] {
+            let p = parameters(&values, bits, Previous::default()).unwrap();
+            let packed = pack(&values, &p).unwrap();
+            assert_eq!(packed.len(), (1000 * bits as usize).div_ceil(8));
+            let step = power(i64::from(p.binary_scale_factor), 2.0);
+            let mut r = crate::bits::BitReader::new(&packed);
+            for &v in &values {
+                let q = r.read(bits).unwrap();
+                let back = p.reference_value + q as f64 * step;
+                assert!((back - v).abs() <= step / 2.0 + 1e-9, "{bits}: {v} {back}");
+            }
+        }
+        let flat = parameters(&[5.0; 10], 16, Previous::default()).unwrap();
+        assert_eq!((flat.bits_per_value, flat.reference_value), (0, 5.0));
+        assert!(pack(&[5.0; 10], &flat).unwrap().is_empty());
+        assert!(parameters(&[1.0, f64::NAN], 16, Previous::default()).is_err());
+        assert!(parameters(&[], 16, Previous::default()).is_err());
+    }
+
+    #[test]
+    fn a_decimal_scale_with_no_binary_one_decides_the_bits() {
+        let p = parameters(
+            &[1.25, 2.5, 3.75],
+            12,
+            Previous {
+                binary_scale_factor: 0,
+                decimal_scale_factor: 2,
+            },
+        )
+        .unwrap();
+        // 125..375: a span of 250 needs 8 bits.
+        assert_eq!(
+            (
+                p.decimal_scale_factor,
+                p.binary_scale_factor,
+                p.bits_per_value
+            ),
+            (2, 0, 8)
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! Repacking: every GRIB 2 reference file packed again by tensor-grib's writer gives the bytes
+//! ecCodes' `grib_set -r` writes for the same packing (`testdata/grib/reference/repack.json`,
+//! made by `scripts/reference/grib_repack.py`), and what it writes decodes to the values the
+//! packing allows.
+
+use libtest_mimic::{Failed, Trial};
+use tensor_core::Limits;
+use tensor_grib::Grib;
+use tensor_grib::write::{Repacking, repack};
+
+fn packing(name: &str) -> Repacking {
+    match name {
+        "simple" => Repacking::Simple { bits: None },
+        "ieee32" => Repacking::Ieee { bits: 32 },
+        "ieee64" => Repacking::Ieee { bits: 64 },
+        other => Repacking::Simple {
+            bits: Some(
+                other
+                    .trim_start_matches("simple:")
+                    .parse()
+                    .expect("simple:N"),
+            ),
+        },
+    }
+}
+
+fn same_as_eccodes(entry: &serde_json::Value) -> Result<(), Failed> {
+    let file = entry["file"].as_str().ok_or("no file")?;
+    let name = entry["packing"].as_str().ok_or("no packing")?;
+    let bytes = std::fs::read(tensor_testkit::reference("grib").join(file))?;
+    let ours = repack(&bytes, packing(name), &Limits::default())?;
+    let (sha, len) = (tensor_testkit::sha256_hex(&ours), ours.len() as u64);
+    crate::ensure(
+        entry["sha256"] == sha.as_str() && entry["length"] == len,
+        || {
+            format!(
+                "{file} as {name}: {len} bytes, {sha}; ecCodes wrote {} bytes",
+                entry["length"]
+            )
+        },
+    )?;
+    // It reads back: the same grid, every value within half a packing step of the original.
+    let before = Grib::open(&bytes)?;
+    let after = Grib::open(&ours)?;
+    crate::ensure(before.fields().len() == after.fields().len(), || {
+        "fields lost".into()
+    })?;
+    for i in 0..before.fields().len() {
+        let (a, b) = (
+            before.values(i, &Limits::default())?,
+            after.values(i, &Limits::default())?,
+        );
+        let step = match &after.fields()[i].packing {
+            tensor_grib::Packing::Simple(s) => {
+                2f64.powi(s.binary_scale_factor) / 10f64.powi(s.decimal_scale_factor)
+            }
+            _ => 0.0,
+        };
+        for (x, y) in a.iter().zip(&b) {
+            let close = (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= step / 2.0 + x.abs() * f64::from(f32::EPSILON);
+            crate::ensure(close, || {
+                format!("{file} as {name}, field {i}: {x} became {y}")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    let path = tensor_testkit::reference("grib").join("repack.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("repack.json")).expect("JSON");
+    doc["repacked"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            let entry = e.clone();
+            let name = format!(
+                "repack::{}::{}",
+                e["file"].as_str().unwrap_or("?"),
+                e["packing"].as_str().unwrap_or("?")
+            );
+            Trial::test(name, move || same_as_eccodes(&entry))
+        })
+        .collect()
+}
