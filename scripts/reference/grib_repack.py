@@ -7,7 +7,8 @@ wrote: for each file and packing, the SHA-256 and length of ecCodes' output
     env/bin/python scripts/reference/grib_repack.py testdata/grib/reference
 
 Packings: simple packing at the field's own bits per value (`packingType=grid_simple`), at 1,
-8, 12, 16, 24 and 31 bits (`bitsPerValue=N`), and IEEE floats of 32 and 64 bits
+8, 12, 16, 24 and 31 bits (`bitsPerValue=N`); CCSDS at the field's own bits and at 1, 8, 12,
+16, 24 and 32 (`packingType=grid_ccsds`); and IEEE floats of 32 and 64 bits
 (`packingType=grid_ieee,precision=1|2`). `png.grib2` is left out: ecCodes 2.50 aborts on an
 assertion repacking it.
 """
@@ -23,11 +24,15 @@ import eccodes
 import eccodeslib
 
 GRIB_SET = Path(eccodeslib.__file__).parent / "bin" / "grib_set"
+# Each packing as the `grib_set -r -s` calls that make it, in turn: ecCodes refuses a change of
+# packing and of bits per value in one call, so `ccsds:N` is CCSDS first, then N bits.
 PACKINGS = {
-    "simple": "packingType=grid_simple",
-    **{f"simple:{b}": f"packingType=grid_simple,bitsPerValue={b}" for b in (1, 8, 12, 16, 24, 31)},
-    "ieee32": "packingType=grid_ieee,precision=1",
-    "ieee64": "packingType=grid_ieee,precision=2",
+    "simple": ["packingType=grid_simple"],
+    **{f"simple:{b}": [f"packingType=grid_simple,bitsPerValue={b}"] for b in (1, 8, 12, 16, 24, 31)},
+    "ccsds": ["packingType=grid_ccsds"],
+    **{f"ccsds:{b}": ["packingType=grid_ccsds", f"bitsPerValue={b}"] for b in (1, 8, 12, 16, 24, 32)},
+    "ieee32": ["packingType=grid_ieee,precision=1"],
+    "ieee64": ["packingType=grid_ieee,precision=2"],
 }
 LEFT_OUT = {"png.grib2"}
 
@@ -39,14 +44,17 @@ def main(folder: str) -> None:
         for src in sorted(root.glob("*.grib2")):
             if src.name in LEFT_OUT:
                 continue
-            for name, keys in PACKINGS.items():
-                out = Path(tmp) / "out.grib2"
-                subprocess.run([str(GRIB_SET), "-r", "-s", keys, str(src), str(out)], check=True)
-                data = out.read_bytes()
+            for name, steps in PACKINGS.items():
+                current = src
+                for k, keys in enumerate(steps):
+                    out = Path(tmp) / f"out{k}.grib2"
+                    subprocess.run([str(GRIB_SET), "-r", "-s", keys, str(current), str(out)], check=True)
+                    current = out
+                data = current.read_bytes()
                 entries.append({
                     "file": src.name,
                     "packing": name,
-                    "grib_set": keys,
+                    "grib_set": steps,
                     "length": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(),
                 })

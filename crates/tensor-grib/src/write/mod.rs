@@ -6,7 +6,7 @@
 mod sections;
 mod simple;
 
-pub use simple::{Previous, pack, parameters};
+pub use simple::{Previous, ccsds_parameters, pack, parameters};
 
 use crate::bits::be;
 use crate::error::{Error, Result};
@@ -22,6 +22,13 @@ pub enum Repacking {
     /// field's own when `None` (a field packed as IEEE floats: 32, as ecCodes takes it).
     Simple {
         /// Bits per value, 1 to 63.
+        bits: Option<u32>,
+    },
+    /// CCSDS (`grid_ccsds`, template 5.42): simple packing's integers through the AEC coder,
+    /// at this many bits per value (1 to 32) or the field's own; a CCSDS field keeps its
+    /// coder options, any other takes ecCodes' defaults (flags 14, blocks of 32, RSI 128).
+    Ccsds {
+        /// Bits per value, 1 to 32.
         bits: Option<u32>,
     },
     /// IEEE floats (`grid_ieee`, template 5.4) of 32 or 64 bits.
@@ -92,26 +99,43 @@ fn encode(
     how: Repacking,
     old: &[u8],
 ) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (own, previous) = match field.packing.simple() {
+        Some(s) => (
+            s.bits_per_value,
+            Previous {
+                binary_scale_factor: s.binary_scale_factor,
+                decimal_scale_factor: s.decimal_scale_factor,
+            },
+        ),
+        None => (32, Previous::default()),
+    };
+    // Octet 21 of every template but IEEE's (5.4), which has none: integers or floats.
+    let original_type = match &field.packing {
+        Packing::Ieee { .. } => 0,
+        _ => old.get(20).copied().unwrap_or(0),
+    };
     match how {
         Repacking::Ieee { bits } => sections::ieee(values, bits),
         Repacking::Simple { bits } => {
-            let (own, previous) = match field.packing.simple() {
-                Some(s) => (
-                    s.bits_per_value,
-                    Previous {
-                        binary_scale_factor: s.binary_scale_factor,
-                        decimal_scale_factor: s.decimal_scale_factor,
-                    },
-                ),
-                None => (32, Previous::default()),
-            };
             let p = parameters(values, bits.unwrap_or(own), previous)?;
-            // Octet 21 of every template but IEEE's (5.4), which has none: integers or floats.
-            let original_type = match &field.packing {
-                Packing::Ieee { .. } => 0,
-                _ => old.get(20).copied().unwrap_or(0),
-            };
             sections::simple(values, &p, original_type)
+        }
+        Repacking::Ccsds { bits } => {
+            let p = ccsds_parameters(values, bits.unwrap_or(own), previous)?;
+            let coder = match &field.packing {
+                Packing::Ccsds {
+                    flags,
+                    block_size,
+                    rsi,
+                    ..
+                } => sections::Coder {
+                    flags: *flags,
+                    block_size: *block_size,
+                    rsi: *rsi,
+                },
+                _ => sections::Coder::default(),
+            };
+            sections::ccsds(values, &p, original_type, coder)
         }
     }
 }

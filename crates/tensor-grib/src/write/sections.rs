@@ -1,6 +1,6 @@
 //! The sections a field's packing is written in: 5 (data representation) and 7 (data).
 
-use super::simple::pack;
+use super::simple::{codes, pack};
 use crate::error::{Error, Result};
 use crate::field::Simple;
 
@@ -33,11 +33,12 @@ fn count(values: &[f64]) -> Result<[u8; 4]> {
         })
 }
 
-/// Template 5.0 (`grid_simple`) and its data.
-pub(super) fn simple(values: &[f64], p: &Simple, original_type: u8) -> Result<(Vec<u8>, Vec<u8>)> {
-    let mut body = Vec::with_capacity(16);
+/// The octets templates 5.0, 5.42 and their kin open with: the count, the template number,
+/// then `R`, `E`, `D`, the bits per value and the type of the original values.
+fn packing_body(values: &[f64], template: u16, p: &Simple, original_type: u8) -> Result<Vec<u8>> {
+    let mut body = Vec::with_capacity(20);
     body.extend_from_slice(&count(values)?);
-    body.extend_from_slice(&0u16.to_be_bytes());
+    body.extend_from_slice(&template.to_be_bytes());
     #[allow(
         clippy::cast_possible_truncation,
         reason = "the reference is an IEEE single already"
@@ -47,7 +48,79 @@ pub(super) fn simple(values: &[f64], p: &Simple, original_type: u8) -> Result<(V
     body.extend_from_slice(&signed16(p.decimal_scale_factor)?);
     body.push(u8::try_from(p.bits_per_value).unwrap_or(u8::MAX));
     body.push(original_type);
+    Ok(body)
+}
+
+/// Template 5.0 (`grid_simple`) and its data.
+pub(super) fn simple(values: &[f64], p: &Simple, original_type: u8) -> Result<(Vec<u8>, Vec<u8>)> {
+    let body = packing_body(values, 0, p, original_type)?;
     Ok((section(5, &body), section(7, &pack(values, p)?)))
+}
+
+/// The AEC coder's options a CCSDS field records (`ccsdsFlags`, `ccsdsBlockSize`,
+/// `ccsdsRsi`); by default ecCodes' template values.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Coder {
+    pub(super) flags: u32,
+    pub(super) block_size: u32,
+    pub(super) rsi: u32,
+}
+
+impl Default for Coder {
+    fn default() -> Self {
+        Coder {
+            flags: 14,
+            block_size: 32,
+            rsi: 128,
+        }
+    }
+}
+
+/// Template 5.42 (`grid_ccsds`) and its data: the integers in big-endian containers of 1, 2
+/// or 4 bytes through the AEC coder, as ecCodes hands them to libaec.
+pub(super) fn ccsds(
+    values: &[f64],
+    p: &Simple,
+    original_type: u8,
+    coder: Coder,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    use tensor_pipeline::szip;
+    let bits = p.bits_per_value;
+    if bits > 32 {
+        return Err(Error::Write {
+            what: format!("CCSDS packing of {bits} bits per value (at most 32)"),
+        });
+    }
+    let mut body = packing_body(values, 42, p, original_type)?;
+    body.push(u8::try_from(coder.flags).unwrap_or(u8::MAX));
+    body.push(u8::try_from(coder.block_size).unwrap_or(u8::MAX));
+    body.extend_from_slice(&u16::try_from(coder.rsi).unwrap_or(u16::MAX).to_be_bytes());
+    if bits == 0 {
+        return Ok((section(5, &body), section(7, &[])));
+    }
+    let params = szip::Params {
+        bits_per_sample: bits,
+        block_size: coder.block_size,
+        rsi: coder.rsi,
+        flags: (coder.flags & !szip::THREE_BYTE) | szip::MSB,
+    };
+    let width = params.sample_bytes();
+    let mut samples = Vec::with_capacity(values.len() * width);
+    for q in codes(values, p) {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "as ecCodes' static_cast to the container"
+        )]
+        match width {
+            1 => samples.push(q as u8),
+            2 => samples.extend_from_slice(&(q as u16).to_be_bytes()),
+            _ => samples.extend_from_slice(&(q as u32).to_be_bytes()),
+        }
+    }
+    let (stream, _) = szip::encode(&params, &samples).map_err(|e| Error::Write {
+        what: format!("the AEC coder refused the field: {e}"),
+    })?;
+    Ok((section(5, &body), section(7, &stream)))
 }
 
 /// Template 5.4 (`grid_ieee`) and its data: big-endian floats of `bits` (32 or 64) bits.

@@ -118,11 +118,34 @@ pub struct Previous {
 /// with a zero binary one keeps `D` and takes the bits its range needs; otherwise `D` starts
 /// from 0 and `E` is searched for.
 pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simple> {
+    choose(values, bits, previous, Scheme::Simple)
+}
+
+/// The parameters ecCodes chooses for `grid_ccsds` (its `pack_double` there): as for simple
+/// packing, but a field that gave a decimal scale factor with a zero binary one keeps its
+/// bits and has `E` searched for at that `D`.
+pub fn ccsds_parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simple> {
+    choose(values, bits, previous, Scheme::Ccsds)
+}
+
+/// Which packing's rules [`choose`] follows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scheme {
+    Simple,
+    Ccsds,
+}
+
+fn choose(values: &[f64], bits: u32, previous: Previous, scheme: Scheme) -> Result<Simple> {
     let Some((&first, rest)) = values.split_first() else {
         return Err(Error::Write {
             what: "a field with no values to pack".into(),
         });
     };
+    if !first.is_finite() {
+        return Err(Error::Write {
+            what: format!("{first} cannot be packed (a missing point goes in the bitmap)"),
+        });
+    }
     let (mut min, mut max) = (first, first);
     for &v in rest {
         if !v.is_finite() {
@@ -136,11 +159,6 @@ pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simpl
             min = v;
         }
     }
-    if !first.is_finite() {
-        return Err(Error::Write {
-            what: format!("{first} cannot be packed (a missing point goes in the bitmap)"),
-        });
-    }
     if max == min {
         return Ok(Simple {
             reference_value: nearest_smaller_single(first)?,
@@ -150,25 +168,36 @@ pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simpl
         });
     }
     let mut bits = bits;
-    if bits == 0 && previous.decimal_scale_factor == 0 {
-        bits = 24;
+    let given_decimal = previous.binary_scale_factor == 0 && previous.decimal_scale_factor != 0;
+    match scheme {
+        Scheme::Simple if bits == 0 && previous.decimal_scale_factor == 0 => bits = 24,
+        Scheme::Ccsds if bits == 0 => bits = 24,
+        _ => {}
     }
-    if bits == 0 || (previous.binary_scale_factor == 0 && previous.decimal_scale_factor != 0) {
+    if bits == 0 || given_decimal {
         let d = previous.decimal_scale_factor;
         let decimal = power(i64::from(d), 10.0);
         let (lo, hi) = (min * decimal, max * decimal);
+        let reference = nearest_smaller_single(lo)?;
+        if scheme == Scheme::Ccsds {
+            return Ok(Simple {
+                reference_value: reference,
+                binary_scale_factor: binary_scale_factor(hi, reference, bits)?,
+                decimal_scale_factor: d,
+                bits_per_value: bits,
+            });
+        }
         #[allow(
             clippy::cast_possible_truncation,
             clippy::cast_sign_loss,
             reason = "C's (unsigned long) conversion of a non-negative value"
         )]
         let span = (hi - lo).abs().ceil() as u64;
-        let bits = 64 - span.leading_zeros();
         return Ok(Simple {
-            reference_value: nearest_smaller_single(lo)?,
+            reference_value: reference,
             binary_scale_factor: 0,
             decimal_scale_factor: d,
-            bits_per_value: bits,
+            bits_per_value: 64 - span.leading_zeros(),
         });
     }
     let f = power(i64::from(bits), 2.0) - 1.0;
@@ -202,6 +231,23 @@ pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simpl
     })
 }
 
+/// The integer each value packs to (ecCodes' `⌊(v · 10^D − R) · 2^−E + 0.5⌋`).
+pub(crate) fn codes<'v>(values: &'v [f64], p: &Simple) -> impl Iterator<Item = u64> + 'v {
+    let decimal = power(i64::from(p.decimal_scale_factor), 10.0);
+    let divisor = power(-i64::from(p.binary_scale_factor), 2.0);
+    let reference = p.reference_value;
+    values.iter().map(move |&v| {
+        let x = ((v * decimal) - reference) * divisor + 0.5;
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "C's (unsigned long) conversion, as ecCodes makes it"
+        )]
+        let q = x as u64;
+        q
+    })
+}
+
 /// `values` packed with `p`, most significant bit first (ecCodes'
 /// `grib_encode_double_array`): `ceil(n · bits / 8)` bytes.
 pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
@@ -217,17 +263,8 @@ pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
     if bits == 0 {
         return Ok(out);
     }
-    let decimal = power(i64::from(p.decimal_scale_factor), 10.0);
-    let divisor = power(-i64::from(p.binary_scale_factor), 2.0);
     let mut bit = 0usize;
-    for &v in values {
-        let x = ((v * decimal) - p.reference_value) * divisor + 0.5;
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "C's (unsigned long) conversion, as ecCodes makes it"
-        )]
-        let q = x as u64;
+    for q in codes(values, p) {
         put_bits(&mut out, bit, q, bits);
         bit += bits as usize;
     }
