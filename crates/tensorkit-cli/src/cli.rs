@@ -361,11 +361,13 @@ pub struct Target {
     /// the input's format).
     #[arg(long, value_name = "FORMAT")]
     pub to: Option<String>,
-    /// Tensogram output only: the stages applied to every tensor, e.g.
+    /// Tensogram output: the stages applied to every tensor, e.g.
     /// `simple_packing:16,szip`, `shuffle,zstd:3`, `shuffle,blosc2:lz4:5` or
     /// `zfp:accuracy:1e-4` or `sz3:abs:1e-4` (stages that do not fit a tensor's dtype are
     /// skipped for it). By default (`keep`) packed GRIB fields keep their packing and
-    /// everything else is stored as it is; `none` stores every tensor as it is.
+    /// everything else is stored as it is; `none` stores every tensor as it is. GRIB into
+    /// GRIB: the packing every field is packed again with — `simple`, `simple:BITS`,
+    /// `ccsds`, `ccsds:BITS`, `ieee`, `ieee64` — every other section kept as it is.
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same

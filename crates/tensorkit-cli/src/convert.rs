@@ -115,6 +115,9 @@ pub fn run(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<Summary> {
+    if let Some(summary) = grib_to_grib(input, output, args, limits, durability)? {
+        return Ok(summary);
+    }
     let target = target(output, args.to.as_deref())?;
     let mut options = args.write_options(target, durability)?;
     options.max_shard_size = max_shard_size;
@@ -139,6 +142,67 @@ pub fn run(
         bytes,
         dropped,
     })
+}
+
+/// GRIB into GRIB: every field packed again as `--pipeline` says (`simple:16`, `ccsds`,
+/// `ieee`...), every other section kept byte for byte; `None` when either end is not GRIB.
+/// Writing GRIB from another format is refused, naming what is supported.
+fn grib_to_grib(
+    input: &Path,
+    output: &Path,
+    args: &crate::cli::Target,
+    limits: &Limits,
+    durability: tensorkit::Durability,
+) -> Result<Option<Summary>> {
+    let to_grib = match args.to.as_deref() {
+        Some(id) => id == Format::GRIB.id(),
+        None => output
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| {
+                Format::GRIB
+                    .info()
+                    .extensions
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case(e))
+            }),
+    };
+    if !to_grib {
+        return Ok(None);
+    }
+    let opened = crate::open(input, limits)?;
+    let from = opened.format();
+    if from != Format::GRIB {
+        return Err(Error::UnknownTarget {
+            what: format!(
+                "writing GRIB from {} is not supported yet: GRIB files are packed again (--pipeline simple:BITS, ccsds, ieee)",
+                from.id()
+            ),
+        });
+    }
+    let fields = opened.len();
+    drop(opened);
+    let spec = args.pipeline.as_deref().ok_or_else(|| Error::UnknownTarget {
+        what: "GRIB into GRIB packs the fields again: say how with --pipeline (simple, simple:BITS, ccsds, ccsds:BITS, ieee, ieee64)".into(),
+    })?;
+    let how: tensorkit::grib::write::Repacking = spec
+        .parse()
+        .map_err(|e| tensorkit::Error::format(input, Format::GRIB.id(), e))?;
+    let map = tensor_core::MmapSource::open(input)?;
+    let bytes = tensorkit::grib::write::repack(&map, how, limits)
+        .map_err(|e| tensorkit::Error::format(input, Format::GRIB.id(), e))?;
+    let mut f = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
+    std::io::Write::write_all(&mut f, &bytes)
+        .map_err(|e| tensor_core::Error::io(format!("writing {}", output.display()), e))?;
+    f.commit()?;
+    Ok(Some(Summary {
+        index: None,
+        from,
+        to: Format::GRIB,
+        tensors: fields,
+        bytes: bytes.len() as u64,
+        dropped: Vec::new(),
+    }))
 }
 
 #[cfg(test)]

@@ -38,6 +38,43 @@ pub enum Repacking {
     },
 }
 
+impl std::str::FromStr for Repacking {
+    type Err = Error;
+
+    /// `simple`, `simple:BITS`, `ccsds`, `ccsds:BITS`, `ieee` (32 bits), `ieee32`, `ieee64`:
+    /// what `tensorkit convert in.grib2 out.grib2 --pipeline ...` takes.
+    fn from_str(s: &str) -> Result<Self> {
+        let (name, bits) = match s.split_once(':') {
+            Some((name, bits)) => (name, Some(bits)),
+            None => (s, None),
+        };
+        let bits = bits
+            .map(|b| {
+                b.parse::<u32>().map_err(|_| Error::Write {
+                    what: format!("{s:?}: {b:?} is not a number of bits"),
+                })
+            })
+            .transpose()?;
+        let checked = |max: u32| match bits {
+            Some(b) if !(1..=max).contains(&b) => Err(Error::Write {
+                what: format!("{s:?}: {name} packs 1 to {max} bits per value"),
+            }),
+            _ => Ok(bits),
+        };
+        match (name, bits) {
+            ("simple", _) => Ok(Repacking::Simple { bits: checked(63)? }),
+            ("ccsds", _) => Ok(Repacking::Ccsds { bits: checked(32)? }),
+            ("ieee" | "ieee32", None) => Ok(Repacking::Ieee { bits: 32 }),
+            ("ieee64", None) => Ok(Repacking::Ieee { bits: 64 }),
+            _ => Err(Error::Write {
+                what: format!(
+                    "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, ieee, ieee64"
+                ),
+            }),
+        }
+    }
+}
+
 /// Every GRIB 2 message of `file` with its fields packed again by `how`; sections 0 to 4 and
 /// 6 (the bitmap) kept as they are, the length in section 0 set anew. GRIB 1 messages are
 /// refused, naming the message.
@@ -176,4 +213,35 @@ fn rebuild(
     let total = (out.len() - begin) as u64;
     out[begin + 8..begin + 16].copy_from_slice(&total.to_be_bytes());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Repacking;
+
+    #[test]
+    fn packings_are_named_as_the_command_takes_them() {
+        let parse = |s: &str| s.parse::<Repacking>();
+        assert_eq!(parse("simple").unwrap(), Repacking::Simple { bits: None });
+        assert_eq!(
+            parse("simple:12").unwrap(),
+            Repacking::Simple { bits: Some(12) }
+        );
+        assert_eq!(
+            parse("ccsds:32").unwrap(),
+            Repacking::Ccsds { bits: Some(32) }
+        );
+        assert_eq!(parse("ieee").unwrap(), Repacking::Ieee { bits: 32 });
+        assert_eq!(parse("ieee64").unwrap(), Repacking::Ieee { bits: 64 });
+        for bad in [
+            "ccsds:33",
+            "simple:0",
+            "simple:64",
+            "ieee:16",
+            "zfp",
+            "simple:x",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -164,6 +164,82 @@ fn cuts_and_writes_are_refused(file: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `convert in.grib2 out.grib2 --pipeline P` writes what ecCodes' `grib_set -r` writes for the
+/// same packing (`testdata/grib/reference/repack.json`); GRIB from another format, and a
+/// packing GRIB has not, are refused.
+fn repacking_is_ecodes_own() -> Result<(), Failed> {
+    let reference = testdata().join("grib/reference");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(reference.join("repack.json"))?)?;
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("out.grib2");
+    let mut checked = 0;
+    for e in doc["repacked"].as_array().ok_or("no entries")? {
+        let packing = e["packing"].as_str().ok_or("no packing")?;
+        if e["grib_set"]
+            .as_array()
+            .is_none_or(|steps| steps.len() != 1)
+        {
+            continue;
+        }
+        let spec = match packing {
+            "ieee32" => "ieee",
+            other => other,
+        };
+        let input = reference.join(e["file"].as_str().ok_or("no file")?);
+        let run = tensorkit(&[
+            "convert",
+            &input.to_string_lossy(),
+            &out.to_string_lossy(),
+            "--pipeline",
+            spec,
+        ]);
+        if !run.status.success() {
+            return Err(format!("{packing}: {}", String::from_utf8_lossy(&run.stderr)).into());
+        }
+        let sha = tensor_testkit::sha256_hex(&std::fs::read(&out)?);
+        if e["sha256"] != sha.as_str() {
+            return Err(format!("{} as {packing}: not ecCodes' bytes", input.display()).into());
+        }
+        checked += 1;
+    }
+    if checked < 60 {
+        return Err(format!("only {checked} repackings checked").into());
+    }
+    let tgm = dir.path().join("x.tgm");
+    let simple = reference.join("simple.grib2");
+    let made = tensorkit(&["convert", &simple.to_string_lossy(), &tgm.to_string_lossy()]);
+    if !made.status.success() {
+        return Err("the GRIB file did not convert to Tensogram".into());
+    }
+    for args in [
+        vec![
+            "convert",
+            tgm.to_str().unwrap_or_default(),
+            out.to_str().unwrap_or_default(),
+            "--pipeline",
+            "ccsds",
+        ],
+        vec![
+            "convert",
+            simple.to_str().unwrap_or_default(),
+            out.to_str().unwrap_or_default(),
+            "--pipeline",
+            "zfp",
+        ],
+        vec![
+            "convert",
+            simple.to_str().unwrap_or_default(),
+            out.to_str().unwrap_or_default(),
+            "--pipeline",
+            "simple:64",
+        ],
+    ] {
+        expect_error_contract(&tensorkit(&args), false)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for f in fixtures() {
@@ -180,6 +256,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             cuts_and_writes_are_refused(&f)
         }));
     }
+    trials.push(Trial::test("grib::repack", repacking_is_ecodes_own));
     assert!(trials.len() >= 16, "GRIB fixtures missing");
     trials
 }
