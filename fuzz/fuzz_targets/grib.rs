@@ -3,6 +3,9 @@
 //! or is an error; every field's values decode or are an error, and the bitmap reads. Never
 //! a panic, an abort, a hang or memory beyond what the file's data can back.
 //!
+//! Repacking (`tensor_grib::write::repack`, a packing chosen from the input's first byte)
+//! writes a file that opens with as many fields, or is an error.
+//!
 //! A remote reader's walk through the messages' headers (`GribFormat::header_ranges`) ends,
 //! and what it gathers lists a file that opens exactly as the whole file does; an inventory
 //! (`sidecar::message_offsets`) of any bytes is offsets or nothing.
@@ -93,5 +96,23 @@ fuzz_target!(|input: &[u8]| {
         if let Some(present) = f.present(input) {
             assert_eq!(present.len() as u64, f.points);
         }
+    }
+    use tensor_grib::write::{Repacking, repack};
+    let choice = input.first().copied().unwrap_or(0);
+    let how = match choice % 4 {
+        0 => Repacking::Simple { bits: None },
+        1 => Repacking::Simple {
+            bits: Some(u32::from(choice / 4 % 63) + 1),
+        },
+        2 => Repacking::Ccsds {
+            bits: Some(u32::from(choice / 4 % 32) + 1),
+        },
+        _ => Repacking::Ieee {
+            bits: if choice & 4 == 0 { 32 } else { 64 },
+        },
+    };
+    if let Ok(out) = repack(input, how, &limits) {
+        let again = Grib::open_with(&out, &limits.into()).expect("what repack wrote opens");
+        assert_eq!(again.fields().len(), g.fields().len());
     }
 });
