@@ -198,7 +198,7 @@ class ChunkedStore(_ZarrStore):
     def _base_layout(self) -> dict[str, Any]:
         """What the file holds: ``keys`` (key to bytes) and ``chunks`` (key to object index)."""
         if self._base is None:
-            base: dict[str, Any] = {"keys": {}, "chunks": {}, "entries": {}}
+            base: dict[str, Any] = {"keys": {}, "chunks": {}}
             if not self._truncated() and os.path.exists(self.path):
                 f = _tensorkit.TgmFile(self.path)
                 meta = f.metadata(0)
