@@ -3,7 +3,7 @@
 //! szip's byte containers are filled from and emptied into it.
 
 /// Writes values into a dense stream.
-pub(crate) struct Packer<'a> {
+pub struct Packer<'a> {
     dst: &'a mut [u8],
     at: usize,
     acc: u128,
@@ -13,7 +13,8 @@ pub(crate) struct Packer<'a> {
 
 impl<'a> Packer<'a> {
     /// A packer over `dst`, which must hold `ceil(n·bits/8)` bytes for the `n` values pushed.
-    pub(crate) fn new(dst: &'a mut [u8], bits: u32) -> Self {
+    #[must_use]
+    pub fn new(dst: &'a mut [u8], bits: u32) -> Self {
         Packer {
             dst,
             at: 0,
@@ -25,7 +26,7 @@ impl<'a> Packer<'a> {
 
     /// Appends the low `bits` bits of `value`.
     #[inline]
-    pub(crate) fn push(&mut self, value: u64) {
+    pub fn push(&mut self, value: u64) {
         self.acc = (self.acc << self.bits) | u128::from(value);
         self.pending += self.bits;
         while self.pending >= 8 {
@@ -37,7 +38,7 @@ impl<'a> Packer<'a> {
     }
 
     /// Writes the last, partly filled byte.
-    pub(crate) fn finish(self) {
+    pub fn finish(self) {
         if self.pending > 0 {
             self.dst[self.at] = (self.acc << (8 - self.pending)) as u8;
         }

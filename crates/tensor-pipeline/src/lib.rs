@@ -28,7 +28,7 @@
 pub mod bitmask;
 pub mod blosc2;
 pub mod codecs;
-mod dense_bits;
+pub mod dense_bits;
 mod error;
 mod float64_field;
 pub mod lz4;

@@ -263,28 +263,12 @@ pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
     if bits == 0 {
         return Ok(out);
     }
-    let mut bit = 0usize;
+    let mut packer = tensor_pipeline::dense_bits::Packer::new(&mut out, bits);
     for q in codes(values, p) {
-        put_bits(&mut out, bit, q, bits);
-        bit += bits as usize;
+        packer.push(q);
     }
+    packer.finish();
     Ok(out)
-}
-
-/// Writes the low `bits` bits of `v` at bit `at` of `out`, most significant first.
-fn put_bits(out: &mut [u8], at: usize, v: u64, bits: u32) {
-    let mut remaining = bits;
-    let mut pos = at;
-    while remaining > 0 {
-        let byte = pos / 8;
-        let used = (pos % 8) as u32;
-        let room = 8 - used;
-        let take = room.min(remaining);
-        let chunk = ((v >> (remaining - take)) & ((1u64 << take) - 1)) as u8;
-        out[byte] |= chunk << (room - take);
-        remaining -= take;
-        pos += take as usize;
-    }
 }
 
 #[cfg(test)]
