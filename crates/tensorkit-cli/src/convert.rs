@@ -170,37 +170,14 @@ fn grib_to_grib(
     if !to_grib {
         return Ok(None);
     }
-    let opened = crate::open(input, limits)?;
-    let from = opened.format();
-    if from != Format::GRIB {
-        return Err(Error::UnknownTarget {
-            what: format!(
-                "writing GRIB from {} is not supported yet: GRIB files are packed again (--pipeline simple:BITS, ccsds, ieee)",
-                from.id()
-            ),
-        });
-    }
-    let fields = opened.len();
-    drop(opened);
-    let spec = args.pipeline.as_deref().ok_or_else(|| Error::UnknownTarget {
-        what: "GRIB into GRIB packs the fields again: say how with --pipeline (simple, simple:BITS, ccsds, ccsds:BITS, ieee, ieee64)".into(),
-    })?;
-    let how: tensorkit::grib::write::Repacking = spec
-        .parse()
-        .map_err(|e| tensorkit::Error::format(input, Format::GRIB.id(), e))?;
-    let map = tensor_core::MmapSource::open(input)?;
-    let bytes = tensorkit::grib::write::repack(&map, how, limits)
-        .map_err(|e| tensorkit::Error::format(input, Format::GRIB.id(), e))?;
-    let mut f = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
-    std::io::Write::write_all(&mut f, &bytes)
-        .map_err(|e| tensor_core::Error::io(format!("writing {}", output.display()), e))?;
-    f.commit()?;
+    let spec = args.pipeline.as_deref().unwrap_or_default();
+    let (fields, bytes) = tensorkit::repack_grib(input, output, spec, limits, durability)?;
     Ok(Some(Summary {
         index: None,
-        from,
+        from: Format::GRIB,
         to: Format::GRIB,
         tensors: fields,
-        bytes: bytes.len() as u64,
+        bytes,
         dropped: Vec::new(),
     }))
 }

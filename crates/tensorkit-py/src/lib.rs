@@ -166,6 +166,7 @@ fn _tensorkit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::save, m)?)?;
     m.add_function(wrap_pyfunction!(write::serialize, m)?)?;
     m.add_function(wrap_pyfunction!(write::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(write::repack_grib, m)?)?;
     m.add_function(wrap_pyfunction!(write::validate, m)?)?;
     m.add_function(wrap_pyfunction!(write::migrate, m)?)?;
     m.add_function(wrap_pyfunction!(write::edit, m)?)?;

@@ -211,6 +211,32 @@ pub(crate) fn convert(
     .map_err(to_py)
 }
 
+/// GRIB into GRIB: every field of `src` packed again as `packing` says (`simple`,
+/// `simple:BITS`, `ccsds`, `ccsds:BITS`, `ieee`, `ieee64`), every other section kept byte for
+/// byte; `dst` written whole and renamed into place. Returns the number of fields.
+#[pyfunction]
+#[pyo3(signature = (src, dst, packing, *, fsync=false))]
+pub(crate) fn repack_grib(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    packing: &str,
+    fsync: bool,
+) -> PyResult<usize> {
+    let durability = tensorkit::Durability::synced_if(fsync);
+    py.detach(|| {
+        tensorkit::repack_grib(
+            &src,
+            &dst,
+            packing,
+            &tensorkit::Limits::default(),
+            durability,
+        )
+    })
+    .map(|(fields, _)| fields)
+    .map_err(to_py)
+}
+
 /// Checks the file at `path` (`level`: quick, default, checksum or full); the report as a
 /// dict, the one `tensorkit validate --json` prints.
 #[pyfunction]

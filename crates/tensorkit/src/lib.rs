@@ -240,6 +240,8 @@ pub use error::{Error, Result};
 pub use format::Format;
 #[cfg(feature = "gguf")]
 pub use formats::gguf::Dequantize;
+#[cfg(feature = "grib")]
+pub use formats::grib::repack_grib;
 #[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]

@@ -459,6 +459,10 @@ def serialize(
     )
 
 
+# The names a GRIB file goes by (tensor-grib's format entry).
+_GRIB_EXTENSIONS = (".grib2", ".grib", ".grb2", ".grb", ".grib1")
+
+
 def convert(
     src: PathLike,
     dst: PathLike,
@@ -483,7 +487,15 @@ def convert(
     ``uint8``, the types recorded under ``gguf.raw_blocks`` in the metadata, blocks again
     when converted back to GGUF). Tensors that share a name (a Tensogram file holding the
     same message twice) are refused, naming them, unless ``duplicates="suffix"`` renames
-    every repeat (``name~m<message>``, or ``name~<n>``). Returns what the target left out."""
+    every repeat (``name~m<message>``, or ``name~<n>``). Returns what the target left out.
+
+    GRIB into GRIB (``dst`` named ``.grib2``, ``.grib``..., or ``format="grib"``) packs every
+    field again as ``pipeline`` says — ``"simple"``, ``"simple:BITS"``, ``"ccsds"``,
+    ``"ccsds:BITS"``, ``"ieee"``, ``"ieee64"`` — and keeps every other section byte for byte,
+    as ``tensorkit convert`` does; writing GRIB from other formats is refused."""
+    if format == "grib" or (format is None and os.fspath(dst).lower().endswith(_GRIB_EXTENSIONS)):
+        _tensorkit.repack_grib(os.fspath(src), os.fspath(dst), pipeline or "", fsync=fsync)
+        return []
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),

@@ -292,3 +292,29 @@ def test_converted_fields_are_named_by_every_key_of_their_cube(tmp_path):
         assert list(a) == ["t_isobaricInhPa_500_step0_20261120T0000_number1"]
         assert set(a) < set(b) and len(set(b)) == 8
         assert "t_isobaricInhPa_850_step6_20261120T0000_number2" in set(b)
+
+
+def test_grib_into_grib_packs_again_as_eccodes_does(tmp_path, testdata):
+    """convert(in.grib2, out.grib2, pipeline=...) writes the bytes ecCodes' `grib_set -r`
+    writes (repack.json), and ecCodes reads the values back."""
+    import hashlib
+    import json
+
+    import eccodes
+
+    reference = testdata / "grib" / "reference"
+    wanted = json.loads((reference / "repack.json").read_text())["repacked"]
+    for file, packing, spec in [("ccsds.grib2", "simple:16", "simple:16"), ("simple.grib2", "ccsds", "ccsds"), ("complex.grib2", "ieee32", "ieee")]:
+        out = tmp_path / f"{file}.{spec.replace(':', '_')}.grib2"
+        assert tensorkit.convert(reference / file, out, pipeline=spec) == []
+        sha = next(e["sha256"] for e in wanted if e["file"] == file and e["packing"] == packing)
+        assert hashlib.sha256(out.read_bytes()).hexdigest() == sha, (file, spec)
+        with open(out, "rb") as f:
+            h = eccodes.codes_grib_new_from_file(f)
+            assert eccodes.codes_get(h, "packingType") == {"simple:16": "grid_simple", "ccsds": "grid_ccsds", "ieee": "grid_ieee"}[spec]
+            eccodes.codes_release(h)
+    with pytest.raises(tensorkit.InvalidArgumentError, match="say how"):
+        tensorkit.convert(reference / "simple.grib2", tmp_path / "x.grib2")
+    tensorkit.save(tmp_path / "t.safetensors", {"x": np.zeros(3, np.float32)})
+    with pytest.raises(tensorkit.InvalidArgumentError, match="writing GRIB from safetensors"):
+        tensorkit.convert(tmp_path / "t.safetensors", tmp_path / "x.grib2", pipeline="ccsds")
