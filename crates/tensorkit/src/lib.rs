@@ -223,6 +223,8 @@ pub use tensor_frame::pipeline_spec;
 mod registry;
 #[cfg(feature = "remote")]
 pub mod remote;
+#[cfg(feature = "grib")]
+mod repack;
 #[cfg(feature = "files")]
 pub mod shards;
 #[cfg(feature = "files")]
@@ -240,8 +242,6 @@ pub use error::{Error, Result};
 pub use format::Format;
 #[cfg(feature = "gguf")]
 pub use formats::gguf::Dequantize;
-#[cfg(feature = "grib")]
-pub use formats::grib::repack_grib;
 #[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
@@ -255,6 +255,8 @@ pub use open::{
 pub use open::{open_url_async, open_url_with};
 #[cfg(feature = "files")]
 pub use registry::register;
+#[cfg(feature = "grib")]
+pub use repack::repack_grib;
 pub use tensor_core::atomic::Durability;
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits, Verify};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};
