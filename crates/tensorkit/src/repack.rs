@@ -38,15 +38,11 @@ pub fn repack_grib(
             what: "GRIB into GRIB packs the fields again: say how (simple, simple:BITS, ccsds, ccsds:BITS, ieee, ieee64)".into(),
         });
     }
-    let how: tensor_grib::write::Repacking = packing
-        .parse()
-        .map_err(|e| Error::format(input, Format::GRIB.id(), e))?;
-    let fields = tensor_grib::Grib::open(&map)
-        .map_err(|e| Error::format(input, Format::GRIB.id(), e))?
-        .fields()
-        .len();
-    let bytes = tensor_grib::write::repack(&map, how, limits)
-        .map_err(|e| Error::format(input, Format::GRIB.id(), e))?;
+    let wrap = |e: tensor_grib::Error| Error::format(input, Format::GRIB.id(), e);
+    let how: tensor_grib::write::Repacking = packing.parse().map_err(wrap)?;
+    let grib = tensor_grib::Grib::open(&map).map_err(wrap)?;
+    let bytes = tensor_grib::write::repack_open(&grib, how, limits).map_err(wrap)?;
+    let fields = grib.fields().len();
     let mut f = tensor_core::atomic::AtomicFile::create_with(output, durability)?;
     std::io::Write::write_all(&mut f, &bytes)
         .map_err(|e| tensor_core::Error::io(format!("writing {}", output.display()), e))?;

@@ -79,6 +79,11 @@ impl std::str::FromStr for Repacking {
 /// 6 (the bitmap) kept as they are, the length in section 0 set anew. GRIB 1 messages are
 /// refused, naming the message.
 pub fn repack(file: &[u8], how: Repacking, limits: &Limits) -> Result<Vec<u8>> {
+    repack_open(&Grib::open(file)?, how, limits)
+}
+
+/// [`repack`] of a file already open.
+pub fn repack_open(grib: &Grib<'_>, how: Repacking, limits: &Limits) -> Result<Vec<u8>> {
     if let Repacking::Ieee { bits } = how
         && bits != 32
         && bits != 64
@@ -87,7 +92,7 @@ pub fn repack(file: &[u8], how: Repacking, limits: &Limits) -> Result<Vec<u8>> {
             what: format!("IEEE packing of {bits} bits (32 or 64)"),
         });
     }
-    let grib = Grib::open(file)?;
+    let file = grib.bytes();
     let fields = grib.fields();
     let mut out = Vec::with_capacity(file.len());
     let mut i = 0;

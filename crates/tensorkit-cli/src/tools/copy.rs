@@ -7,6 +7,7 @@
 //! first object that passes. Any other pair of formats copies tensors, through the writer of
 //! the output's format. Every output is written whole and renamed into place.
 
+use super::messages;
 use super::select::{self, Where};
 use super::tensors::format_for;
 use crate::error::{Error, Result};
@@ -98,39 +99,29 @@ fn copy_messages(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
-    use tensorkit::frame::{Messages, MetaValue};
     let template = select::is_template(copying.output);
-    let options = tensorkit::ReadOptions {
-        limits: *limits,
-        ..tensorkit::ReadOptions::default()
-    };
     let mapped = tensor_core::MmapSource::open(input)?;
-    let wrap = |e| tensorkit::Error::format(input, Format::TENSOGRAM.id(), e);
-    let messages = Messages::open_with(&mapped, &options).map_err(wrap)?;
-    let start = mapped.as_ptr() as usize;
+    let messages = messages::open(input, &mapped, limits)?;
     let mut outputs: BTreeMap<PathBuf, Vec<&[u8]>> = BTreeMap::new();
     let mut order = Vec::new();
-    let text = |v: &MetaValue| select::cbor_text(&tensor_core::cbor::Value::from(v));
-    for m in messages.messages() {
-        let meta = m.metadata().map_err(wrap)?;
+    for m in &messages {
+        let meta = m.metadata().map_err(messages::wrap(input))?;
         let objects = m.len().max(1);
         let chosen = (0..objects).find_map(|j| {
-            let lookup = |k: &str| meta.get(j, k).map(text);
+            let lookup = |k: &str| meta.get(j, k).map(messages::text);
             select::passes(copying.clauses, &lookup)
                 .then(|| output_for(copying.output, template, &lookup))
         });
         let Some(path) = chosen.transpose()? else {
             continue;
         };
-        let at = m.bytes().as_ptr() as usize - start;
-        let bytes = &mapped[at..at + m.bytes().len()];
         outputs
             .entry(path.clone())
             .or_insert_with(|| {
                 order.push(path);
                 Vec::new()
             })
-            .push(bytes);
+            .push(m.bytes());
     }
     let mut out = String::new();
     let mut copied = 0;
@@ -149,7 +140,7 @@ fn copy_messages(
     let _ = writeln!(
         out,
         "copied {copied} of {} messages into {} files",
-        messages.messages().len(),
+        messages.len(),
         order.len()
     );
     Ok(out)

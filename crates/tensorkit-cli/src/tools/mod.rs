@@ -7,6 +7,7 @@ mod get;
 mod ls;
 mod manifest;
 mod merge;
+mod messages;
 mod reshuffle;
 pub mod select;
 mod split;

@@ -3,13 +3,12 @@
 //! its first bytes), optionally regrouped and reordered by metadata keys. Objects are framed
 //! as they are: nothing is decoded or encoded again, and each stored hash is checked first.
 
-use super::select;
+use super::messages;
 use crate::error::Result;
 use std::fmt::Write as _;
 use std::path::Path;
 use tensor_core::Limits;
-use tensorkit::Format;
-use tensorkit::frame::{GlobalMetadata, Map, Message, Messages};
+use tensorkit::frame::{GlobalMetadata, Map, Message};
 
 /// How `reshuffle` groups and orders.
 #[derive(Debug, Default)]
@@ -37,24 +36,15 @@ pub fn reshuffle(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<String> {
-    let options = tensorkit::ReadOptions {
-        limits: *limits,
-        ..tensorkit::ReadOptions::default()
-    };
     let mapped = tensor_core::MmapSource::open(input)?;
-    let wrap = |e| tensorkit::Error::format(input, Format::TENSOGRAM.id(), e);
-    let messages = Messages::open_with(&mapped, &options).map_err(wrap)?;
-    let messages = messages.messages();
+    let wrap = messages::wrap(input);
+    let messages = messages::open(input, &mapped, limits)?;
     let metas: Vec<&GlobalMetadata> = messages
         .iter()
         .map(Message::metadata)
         .collect::<std::result::Result<_, _>>()
-        .map_err(wrap)?;
-    let value = |(mi, j): (usize, usize), key: &str| {
-        metas[mi]
-            .get(j, key)
-            .map(|v| select::cbor_text(&tensor_core::cbor::Value::from(v)))
-    };
+        .map_err(&wrap)?;
+    let value = |(mi, j): (usize, usize), key: &str| metas[mi].get(j, key).map(messages::text);
     let values = |at: (usize, usize), keys: &[String]| -> Vec<Option<String>> {
         keys.iter().map(|k| value(at, k)).collect()
     };
@@ -110,7 +100,7 @@ pub fn reshuffle(
                 let meta = regrouped_metadata(objects, &metas);
                 let parts: Vec<(&Message<'_>, usize)> =
                     objects.iter().map(|&(mi, j)| (&messages[mi], j)).collect();
-                tensorkit::frame::regroup_to(&parts, &meta, &mut file).map_err(wrap)?;
+                tensorkit::frame::regroup_to(&parts, &meta, &mut file).map_err(&wrap)?;
                 objects_written += objects.len();
             }
         }

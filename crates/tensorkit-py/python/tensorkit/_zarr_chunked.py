@@ -25,7 +25,7 @@ import os
 import shutil
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,20 @@ def _not_ours(path: str) -> UnsupportedError:
         "store appends only to files it wrote; mode='w' starts a new one, and Store(path) reads "
         "any Tensogram file read-only"
     )
+
+
+def children(keys: Iterable[str], prefix: str) -> Iterator[str]:
+    """The names one level below ``prefix`` that ``keys`` hold, each once (a store's
+    ``list_dir``)."""
+    prefix = prefix.rstrip("/")
+    base = f"{prefix}/" if prefix else ""
+    seen = set()
+    for k in keys:
+        if k.startswith(base):
+            child = k[len(base) :].split("/", 1)[0]
+            if child not in seen:
+                seen.add(child)
+                yield child
 
 
 def _quote(key: str) -> str:
@@ -394,15 +408,8 @@ class ChunkedStore(_ZarrStore):
 
     async def list_dir(self, prefix: str) -> AsyncIterator[str]:
         await self._ensure_open()
-        prefix = prefix.rstrip("/")
-        base = f"{prefix}/" if prefix else ""
-        seen = set()
-        for k in self._keys():
-            if k.startswith(base):
-                child = k[len(base) :].split("/", 1)[0]
-                if child not in seen:
-                    seen.add(child)
-                    yield child
+        for child in children(self._keys(), prefix):
+            yield child
 
     # -- writing the file ------------------------------------------------------------------------
 

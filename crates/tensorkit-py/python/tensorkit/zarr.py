@@ -80,7 +80,7 @@ from ._errors import InvalidArgumentError, UnsupportedError
 from ._file import open as _open
 from ._file import open_bytes
 from ._dims import dimension_names
-from ._zarr_chunked import ChunkedStore, is_chunked, slice_request
+from ._zarr_chunked import ChunkedStore, children, is_chunked, slice_request
 
 if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
@@ -508,15 +508,8 @@ class Store(_ZarrStore):
 
     async def list_dir(self, prefix: str) -> AsyncIterator[str]:
         await self._ensure_open()
-        prefix = prefix.rstrip("/")
-        base = f"{prefix}/" if prefix else ""
-        seen = set()
-        for k in list(self._nodes):
-            if k.startswith(base):
-                child = k[len(base) :].split("/", 1)[0]
-                if child not in seen:
-                    seen.add(child)
-                    yield child
+        for child in children(list(self._nodes), prefix):
+            yield child
 
     def close(self) -> None:
         super().close()

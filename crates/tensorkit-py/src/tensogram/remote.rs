@@ -94,54 +94,72 @@ impl Remote {
         })
     }
 
-    /// Message `i` over the headers held (its objects' frames may not be).
+    /// Message `i`'s bytes as held: every header, footer and index; its objects' frames may
+    /// be holes.
+    fn header_bytes(&self, i: usize) -> &[u8] {
+        let r = &self.messages[i];
+        &self.headers.bytes()[r.start as usize..r.end as usize]
+    }
+
+    /// Message `i` over the headers held.
     fn header(&self, i: usize) -> Result<Message<'_>> {
-        let r = self.messages[i].clone();
-        let bytes = &self.headers.bytes()[r.start as usize..r.end as usize];
-        Ok(Message::open_with(bytes, &(&self.limits).into())?)
+        Ok(Message::open_with(
+            self.header_bytes(i),
+            &(&self.limits).into(),
+        )?)
     }
 
-    /// Where object `j` of message `i` lies in the object.
-    fn frame_span(&self, i: usize, msg: &Message<'_>, j: usize) -> Result<Range<u64>> {
-        if j >= msg.len() {
-            return Err(frame::Error::ObjectIndex {
-                index: j,
-                count: msg.len(),
-            }
-            .into());
-        }
-        let (offset, length) = msg.object_span(j);
-        let start = self.messages[i].start + offset;
-        Ok(start..start + length)
-    }
-
-    /// The frames of object `j` of each message of `which`, fetched together (those already
-    /// held are not fetched again).
-    fn frames(&self, which: &[(usize, usize)]) -> Result<Vec<Bytes>> {
+    /// `f` of object `j` of message `i`, for each `(i, j)` of `which`: each message's header
+    /// parsed once, the frames not held fetched together (neighbours in one request, the rest
+    /// concurrently) within the limits, and each object read from its own frame.
+    fn each_object<T>(
+        &self,
+        which: &[(usize, usize)],
+        f: impl Fn(&Message<'_>, ObjectFrame<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut headers: Vec<(usize, Message<'_>)> = Vec::new();
         let mut spans = Vec::with_capacity(which.len());
         for &(i, j) in which {
-            spans.push(self.frame_span(i, &self.header(i)?, j)?);
+            let at = if let Some(at) = headers.iter().position(|(m, _)| *m == i) {
+                at
+            } else {
+                headers.push((i, self.header(i)?));
+                headers.len() - 1
+            };
+            let msg = &headers[at].1;
+            if j >= msg.len() {
+                return Err(frame::Error::ObjectIndex {
+                    index: j,
+                    count: msg.len(),
+                }
+                .into());
+            }
+            let (offset, length) = msg.object_span(j);
+            let start = self.messages[i].start + offset;
+            spans.push((at, j, start..start + length));
         }
         let missing: Vec<Range<u64>> = spans
             .iter()
-            .filter(|r| !self.headers.holds((*r).clone()))
-            .cloned()
+            .map(|(_, _, r)| r.clone())
+            .filter(|r| !self.headers.holds(r.clone()))
             .collect();
         let total: u64 = missing.iter().map(|r| r.end - r.start).sum();
         self.limits
             .check_total_bytes(total)
             .map_err(frame::Error::from)?;
         let mut fetched = self.object.read_many(&missing)?.into_iter();
-        Ok(spans
+        spans
             .into_iter()
-            .map(|r| {
-                if self.headers.holds(r.clone()) {
+            .map(|(at, j, r)| {
+                let frame = if self.headers.holds(r.clone()) {
                     Bytes::copy_from_slice(&self.headers.bytes()[r.start as usize..r.end as usize])
                 } else {
                     fetched.next().unwrap_or_default()
-                }
+                };
+                let msg = &headers[at].1;
+                f(msg, msg.object_in(j, &frame)?)
             })
-            .collect())
+            .collect()
     }
 
     /// Message `i`'s bytes, fetched whole.
@@ -155,17 +173,10 @@ impl Remote {
 
     /// Object `j` of each message of `which`, decoded from its frame alone.
     fn decode_each(&self, which: &[(usize, usize)], how: Decode) -> Result<Vec<Message3>> {
-        let frames = self.frames(which)?;
-        which
-            .iter()
-            .zip(&frames)
-            .map(|(&(i, j), f)| {
-                let msg = self.header(i)?;
-                let o = msg.object_in(j, f)?;
-                let decoded = decode_frames(&[o], self.limits, how)?;
-                Ok((msg.preamble().version, msg.metadata()?.clone(), decoded))
-            })
-            .collect()
+        self.each_object(which, |msg, o| {
+            let decoded = decode_frames(&[o], self.limits, how)?;
+            Ok((msg.preamble().version, msg.metadata()?.clone(), decoded))
+        })
     }
 
     /// Ranges of object `j` of each message of `which`.
@@ -175,16 +186,7 @@ impl Remote {
         ranges: &[(u64, u64)],
         opts: DecodeOptions,
     ) -> Result<Vec<Ranges>> {
-        let frames = self.frames(which)?;
-        which
-            .iter()
-            .zip(&frames)
-            .map(|(&(i, j), f)| {
-                let msg = self.header(i)?;
-                let o: ObjectFrame<'_> = msg.object_in(j, f)?;
-                Ok(ranges_of(&o, ranges, opts, &self.limits)?)
-            })
-            .collect()
+        self.each_object(which, |_, o| Ok(ranges_of(&o, ranges, opts, &self.limits)?))
     }
 }
 
@@ -383,12 +385,7 @@ impl RemoteTgm {
             .detach(|| -> Result<_> {
                 let msg = remote.header(i)?;
                 let which: Vec<(usize, usize)> = (0..msg.len()).map(|j| (i, j)).collect();
-                let frames = remote.frames(&which)?;
-                let descriptors = frames
-                    .iter()
-                    .enumerate()
-                    .map(|(j, f)| msg.object_in(j, f).map(|o| o.descriptor().clone()))
-                    .collect::<frame::Result<Vec<_>>>()?;
+                let descriptors = remote.each_object(&which, |_, o| Ok(o.descriptor().clone()))?;
                 Ok((msg.preamble().version, msg.metadata()?.clone(), descriptors))
             })
             .map_err(to_python)?;
@@ -398,9 +395,8 @@ impl RemoteTgm {
     /// Metadata of message `i`, from the headers held (nothing is fetched).
     fn metadata(&self, py: Python<'_>, i: usize) -> PyResult<Py<crate::results::TgmMetadata>> {
         let remote = self.remote()?;
-        let r = remote.span(i)?;
-        let bytes = &remote.headers.bytes()[r.start as usize..r.end as usize];
-        metadata_to_py(py, bytes, &remote.limits)
+        remote.span(i)?;
+        metadata_to_py(py, remote.header_bytes(i), &remote.limits)
     }
 
     /// Lets go of the headers held.

@@ -25,6 +25,12 @@ from ._codec import (
 )
 
 
+def _object_result(native: Any) -> dict[str, Any]:
+    """A message decoded with one object, as ``file_decode_object`` returns it."""
+    meta, [(d, arr)] = _message(native)
+    return {"metadata": meta, "descriptor": d, "data": arr}
+
+
 class MessageIndexError(IndexError, ValueError):
     """A message index beyond the file: an ``IndexError`` as sequences raise, and the
     ``ValueError`` tensogram raises."""
@@ -218,7 +224,7 @@ class TensogramFile:
         restore_non_finite: bool = True,
         verify_hash: bool = False,
     ) -> dict[str, Any]:
-        meta, [(d, arr)] = _message(
+        return _object_result(
             self._file().decode(
                 self._index(msg_index),
                 index=_object_index(obj_index),
@@ -228,7 +234,6 @@ class TensogramFile:
                 threads=threads,
             )
         )
-        return {"metadata": meta, "descriptor": d, "data": arr}
 
     def file_decode_range(
         self,
@@ -272,11 +277,7 @@ class TensogramFile:
         decoded = self._file().decode_batch(
             indices, _object_index(obj_index), native_byte_order=native_byte_order, threads=threads
         )
-        out = []
-        for native in decoded:
-            meta, [(d, arr)] = _message(native)
-            out.append({"metadata": meta, "descriptor": d, "data": arr})
-        return out
+        return [_object_result(native) for native in decoded]
 
     def file_decode_range_batch(
         self,
