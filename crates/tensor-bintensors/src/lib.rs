@@ -65,6 +65,7 @@ impl tensor_dtype::Format for BintensorsFormat {
         unique_names: true,
         checks: tensor_dtype::Checks::None,
         header_first: true,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = BinTensors<'a>;

@@ -50,6 +50,9 @@ pub struct FormatInfo {
     /// (zTensor, Tensogram) or headers are spread through it (GRIB), so that a remote reader
     /// reads the last bytes with the first.
     pub header_first: bool,
+    /// Whether any named tensor of a dtype it stores can be written to it, with no keys of
+    /// the format's own: `false` for GRIB, whose fields need a grid and a product.
+    pub any_tensor: bool,
 }
 
 /// What a format carries for a reader to verify its bytes by.
@@ -78,6 +81,8 @@ pub enum WriteChoice {
     Pipeline,
     /// Tensors quantized to a block type.
     Quantize,
+    /// Values packed as a named packing (GRIB's `simple:16`, `ccsds`, `ieee`).
+    Packing,
 }
 
 impl WriteChoice {
@@ -89,6 +94,7 @@ impl WriteChoice {
             WriteChoice::Alignment => "an alignment",
             WriteChoice::Pipeline => "a pipeline",
             WriteChoice::Quantize => "quantization",
+            WriteChoice::Packing => "a packing",
         }
     }
 }

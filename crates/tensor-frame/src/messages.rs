@@ -148,6 +148,7 @@ impl Format for TensogramFormat {
         unique_names: false,
         checks: tensor_dtype::Checks::Hashes,
         header_first: false,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = Messages<'a>;

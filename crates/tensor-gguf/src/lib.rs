@@ -68,6 +68,7 @@ impl tensor_dtype::Format for GgufFormat {
         unique_names: true,
         checks: tensor_dtype::Checks::None,
         header_first: true,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = Gguf<'a>;

@@ -146,6 +146,7 @@ pub(crate) fn field(file: &[u8], start: usize, len: usize, at: At) -> Result<Fie
         ident,
         bitmap,
         data: start + bds.start + data_at..start + bds.end,
+        sections: None,
     })
 }
 

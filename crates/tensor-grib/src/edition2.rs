@@ -174,6 +174,17 @@ fn build(
             "section 5 says {packed_values} values are packed, section 3 has {points} points and there is no bitmap"
         )));
     }
+    let sections = [
+        &s.identification,
+        &s.local,
+        &s.grid,
+        &s.product,
+        &s.representation,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
     Ok(Field {
         message: at.message,
         submessage,
@@ -187,6 +198,7 @@ fn build(
         ident,
         bitmap,
         data,
+        sections: Some((discipline, sections)),
     })
 }
 
@@ -559,7 +571,7 @@ fn simple(t: &[u8]) -> Simple {
     }
 }
 
-fn representation(s5: &[u8], at: At) -> Result<(Packing, u64)> {
+pub(crate) fn representation(s5: &[u8], at: At) -> Result<(Packing, u64)> {
     let head = at.slice(s5, 0, 11, "section 5")?;
     let values = be(&head[5..9]);
     let template = be(&head[9..11]);

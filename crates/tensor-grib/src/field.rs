@@ -209,6 +209,9 @@ pub struct Field {
     pub(crate) bitmap: Option<Range<usize>>,
     /// File bytes of the packed data.
     pub(crate) data: Range<usize>,
+    /// GRIB 2: the message's discipline and the file bytes of the sections 1 to 5 in effect
+    /// for the field (2 where the message has one), in order.
+    pub(crate) sections: Option<(u8, Vec<Range<usize>>)>,
 }
 
 impl Field {
@@ -238,6 +241,20 @@ impl Field {
     #[must_use]
     pub fn data_range(&self) -> Range<usize> {
         self.data.clone()
+    }
+
+    /// A GRIB 2 field's discipline (section 0) and its sections 1 to 5 as the message holds
+    /// them, one after the other (section 2 only where the message has one): everything
+    /// but its bitmap and data, from which [`crate::write::field`] writes the field again as
+    /// it was. `None` for GRIB 1.
+    #[must_use]
+    pub fn sections(&self, file: &[u8]) -> Option<(u8, Vec<u8>)> {
+        let (discipline, ranges) = self.sections.as_ref()?;
+        let mut out = Vec::with_capacity(ranges.iter().map(ExactSizeIterator::len).sum());
+        for r in ranges {
+            out.extend_from_slice(file.get(r.clone())?);
+        }
+        Some((*discipline, out))
     }
 
     /// The bytes of the file the bitmap occupies, when there is one.

@@ -6,7 +6,7 @@ use std::ops::Range;
 use tensor_core::{Held, Limits, ReadOptions};
 use tensor_dtype::{Dtype, Format, FormatInfo, TensorContainer, TensorView};
 
-/// GRIB editions 1 and 2: read only, one tensor per field.
+/// GRIB editions 1 and 2, one tensor per field; written as GRIB 2.
 #[derive(Clone, Copy, Debug)]
 pub struct GribFormat;
 
@@ -15,15 +15,16 @@ impl Format for GribFormat {
         id: "grib",
         name: "GRIB",
         extensions: &["grib2", "grib", "grb2", "grb", "grib1"],
-        writes: false,
+        writes: true,
         reserved_keys: &[],
-        write_choices: &[],
+        write_choices: &[tensor_dtype::WriteChoice::Packing],
         header_read_ahead: Some(crate::headers::HEADER_READ_AHEAD),
         header_reserve: 0,
-        holds_attributes: false,
+        holds_attributes: true,
         unique_names: true,
         checks: tensor_dtype::Checks::None,
         header_first: false,
+        any_tensor: false,
     };
     type Error = Error;
     type Reader<'a> = Grib<'a>;

@@ -54,6 +54,7 @@ impl tensor_dtype::Format for SafetensorsFormat {
         unique_names: true,
         checks: tensor_dtype::Checks::None,
         header_first: true,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = SafeTensors<'a>;

@@ -57,6 +57,7 @@ impl Format for Ztensor01Format {
         unique_names: true,
         checks: tensor_dtype::Checks::Checksums,
         header_first: false,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = ZTensor<'a>;
@@ -97,6 +98,7 @@ impl Format for Ztensor1Format {
         unique_names: true,
         checks: tensor_dtype::Checks::Checksums,
         header_first: false,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;
@@ -142,6 +144,7 @@ impl Format for Ztensor2Format {
         unique_names: true,
         checks: tensor_dtype::Checks::Checksums,
         header_first: false,
+        any_tensor: true,
     };
     type Error = Error;
     type Reader<'a> = Container<'a>;

@@ -365,9 +365,10 @@ pub struct Target {
     /// `simple_packing:16,szip`, `shuffle,zstd:3`, `shuffle,blosc2:lz4:5` or
     /// `zfp:accuracy:1e-4` or `sz3:abs:1e-4` (stages that do not fit a tensor's dtype are
     /// skipped for it). By default (`keep`) packed GRIB fields keep their packing and
-    /// everything else is stored as it is; `none` stores every tensor as it is. GRIB into
-    /// GRIB: the packing every field is packed again with — `simple`, `simple:BITS`,
-    /// `ccsds`, `ccsds:BITS`, `ieee`, `ieee64` — every other section kept as it is.
+    /// everything else is stored as it is; `none` stores every tensor as it is. GRIB output:
+    /// the packing every field is packed with — `simple`, `simple:BITS`, `ccsds`,
+    /// `ccsds:BITS`, `ieee`, `ieee64` — every other section kept as it is (by default each
+    /// field read from GRIB keeps its own packing).
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same
@@ -434,6 +435,16 @@ impl Target {
                 }
             })?),
         };
+        // GRIB names its packing with the same option; Tensogram's stages mean nothing there.
+        if target == tensorkit::Format::GRIB {
+            return Ok(tensorkit::WriteOptions {
+                format: Some(target),
+                packing: self.pipeline.clone(),
+                durability,
+                rename_duplicates: self.duplicates == Duplicates::Suffix,
+                ..tensorkit::WriteOptions::default()
+            });
+        }
         Ok(tensorkit::WriteOptions {
             format: Some(target),
             pipeline: self.pipeline()?,

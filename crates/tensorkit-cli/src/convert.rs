@@ -144,9 +144,10 @@ pub fn run(
     })
 }
 
-/// GRIB into GRIB: every field packed again as `--pipeline` says (`simple:16`, `ccsds`,
-/// `ieee`...), every other section kept byte for byte; `None` when either end is not GRIB.
-/// Writing GRIB from another format is refused, naming what is supported.
+/// GRIB into GRIB with `--pipeline`: every field packed again as it says (`simple:16`,
+/// `ccsds`, `ieee`...), every other section kept byte for byte, messages of several fields
+/// kept whole; `None` when either end is not GRIB or no packing is given (then the
+/// library's writer writes each field as a message of its own, as from any format).
 fn grib_to_grib(
     input: &Path,
     output: &Path,
@@ -167,10 +168,12 @@ fn grib_to_grib(
                     .any(|x| x.eq_ignore_ascii_case(e))
             }),
     };
-    if !to_grib {
+    let Some(spec) = args.pipeline.as_deref() else {
+        return Ok(None);
+    };
+    if !to_grib || !is_grib(input)? {
         return Ok(None);
     }
-    let spec = args.pipeline.as_deref().unwrap_or_default();
     let (fields, bytes) = tensorkit::repack_grib(input, output, spec, limits, durability)?;
     Ok(Some(Summary {
         index: None,
@@ -180,6 +183,16 @@ fn grib_to_grib(
         bytes,
         dropped: Vec::new(),
     }))
+}
+
+/// Whether the file at `input` begins as GRIB does.
+fn is_grib(input: &Path) -> Result<bool> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(16);
+    std::fs::File::open(input)
+        .and_then(|f| f.take(16).read_to_end(&mut head))
+        .map_err(|e| tensor_core::Error::io(format!("reading {}", input.display()), e))?;
+    Ok(<tensorkit::grib::GribFormat as tensorkit::dtype::Format>::recognise(&head))
 }
 
 #[cfg(test)]

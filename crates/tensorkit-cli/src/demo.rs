@@ -196,7 +196,7 @@ mod tests {
         let rows = run_in(dir.path(), Size::Small).unwrap();
         assert_eq!(rows.len(), FORMATS.len());
         assert!(
-            Format::writable()
+            Format::writable_any()
                 .iter()
                 .all(|f| FORMATS.contains(f) || *f == Format::GGUF),
             "a writable format is missing from the demo"

@@ -136,6 +136,16 @@ impl Format {
             .collect()
     }
 
+    /// Every format the registry writes any tensor to, with no keys of its own
+    /// ([`FormatInfo::any_tensor`](tensor_dtype::FormatInfo)): all writable ones but GRIB.
+    #[must_use]
+    pub fn writable_any() -> Vec<Format> {
+        Format::writable()
+            .into_iter()
+            .filter(|f| f.info().any_tensor)
+            .collect()
+    }
+
     /// The writable format called `id` (as `inspect --json` reports it): what `--to` and
     /// `WriteOptions` name.
     #[must_use]
@@ -212,6 +222,7 @@ static UNREGISTERED: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
     unique_names: true,
     checks: tensor_dtype::Checks::None,
     header_first: false,
+    any_tensor: true,
 };
 
 /// Recognises the format of `bytes` (the whole file, or at least its first bytes). A

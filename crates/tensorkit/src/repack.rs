@@ -14,8 +14,8 @@ use tensor_core::Limits;
 ///
 /// # Errors
 /// A packing GRIB has not, an input that is not GRIB 2 (another format is refused, naming
-/// it: writing GRIB from other formats is not done yet), values a packing cannot hold, or a
-/// failed write.
+/// it: [`save`](crate::save) writes GRIB from other formats), values a packing cannot hold,
+/// or a failed write.
 pub fn repack_grib(
     input: &Path,
     output: &Path,
@@ -28,7 +28,7 @@ pub fn repack_grib(
     if from != Format::GRIB {
         return Err(Error::UnknownTarget {
             what: format!(
-                "writing GRIB from {} is not supported yet: GRIB files are packed again (simple:BITS, ccsds, ieee)",
+                "{} is not GRIB: repack_grib packs GRIB files again; save writes GRIB from other formats",
                 from.id()
             ),
         });

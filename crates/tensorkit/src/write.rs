@@ -32,6 +32,8 @@ pub(crate) struct Choices {
     /// The encoding stages ([`WriteOptions::pipeline`](crate::WriteOptions::pipeline)).
     #[cfg(feature = "frame")]
     pub pipeline: PipelineSpec,
+    /// How values are packed ([`WriteOptions::packing`](crate::WriteOptions::packing)).
+    pub packing: Option<String>,
 }
 
 /// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place, synced to
@@ -121,6 +123,7 @@ fn write_tensors(
     for (choice, asked) in [
         (WriteChoice::HeaderReserve, header_reserve > 0),
         (WriteChoice::Alignment, choices.alignment.is_some()),
+        (WriteChoice::Packing, choices.packing.is_some()),
         #[cfg(feature = "frame")]
         (
             WriteChoice::Pipeline,
@@ -156,6 +159,7 @@ fn write_tensors(
         alignment: choices.alignment,
         #[cfg(feature = "frame")]
         pipeline: &choices.pipeline,
+        packing: choices.packing.as_deref(),
         ..Writing::defaults(info)
     };
     dropped.extend(format.adapter().write(set, out, path, &writing)?);

@@ -3,8 +3,11 @@
 //! data (7) byte for byte, as `grib_set -r` does; the parameters and bytes are ecCodes' own
 //! ([`simple`](self::parameters)).
 
+mod field;
 mod sections;
 mod simple;
+
+pub use field::{Written, field};
 
 pub use simple::{Previous, ccsds_parameters, pack, parameters};
 
@@ -133,15 +136,16 @@ pub fn repack_open(grib: &Grib<'_>, how: Repacking, limits: &Limits) -> Result<V
     Ok(out)
 }
 
-/// Sections 5 and 7 for one field's present values; `old` is the field's section 5 as it was
-/// (its "type of original field values" is kept).
+/// Sections 5 and 7 for one field's present values, packed as `how` says; `packing` is the
+/// field's packing as it was and `old` its section 5 (its "type of original field values"
+/// and a CCSDS field's coder options are kept).
 fn encode(
     values: &[f64],
-    field: &crate::Field,
+    packing: &Packing,
     how: Repacking,
     old: &[u8],
 ) -> Result<(Vec<u8>, Vec<u8>)> {
-    let (own, previous) = match field.packing.simple() {
+    let (own, previous) = match packing.simple() {
         Some(s) => (
             s.bits_per_value,
             Previous {
@@ -151,11 +155,7 @@ fn encode(
         ),
         None => (32, Previous::default()),
     };
-    // Octet 21 of every template but IEEE's (5.4), which has none: integers or floats.
-    let original_type = match &field.packing {
-        Packing::Ieee { .. } => 0,
-        _ => old.get(20).copied().unwrap_or(0),
-    };
+    let original_type = original_type(packing, old);
     match how {
         Repacking::Ieee { bits } => sections::ieee(values, bits),
         Repacking::Simple { bits } => {
@@ -164,21 +164,17 @@ fn encode(
         }
         Repacking::Ccsds { bits } => {
             let p = ccsds_parameters(values, bits.unwrap_or(own), previous)?;
-            let coder = match &field.packing {
-                Packing::Ccsds {
-                    flags,
-                    block_size,
-                    rsi,
-                    ..
-                } => sections::Coder {
-                    flags: *flags,
-                    block_size: *block_size,
-                    rsi: *rsi,
-                },
-                _ => sections::Coder::default(),
-            };
-            sections::ccsds(values, &p, original_type, coder)
+            sections::ccsds(values, &p, original_type, sections::Coder::of(packing))
         }
+    }
+}
+
+/// Octet 21 of a section 5 `old` of every template but IEEE's (5.4), which has none: whether
+/// the original values were floats (0) or integers (1).
+fn original_type(packing: &Packing, old: &[u8]) -> u8 {
+    match packing {
+        Packing::Ieee { .. } => 0,
+        _ => old.get(20).copied().unwrap_or(0),
     }
 }
 
@@ -202,7 +198,7 @@ fn rebuild(
         let section = &message[pos..pos + slen];
         match message[pos + 4] {
             5 => {
-                let (s5, s7) = encode(&values[field], &fields[field], how, section)?;
+                let (s5, s7) = encode(&values[field], &fields[field].packing, how, section)?;
                 out.extend_from_slice(&s5);
                 data = s7;
             }

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::field::Simple;
 
 /// A section: its length (4 octets), its number, then `body`.
-fn section(number: u8, body: &[u8]) -> Vec<u8> {
+pub(super) fn section(number: u8, body: &[u8]) -> Vec<u8> {
     let mut s = Vec::with_capacity(5 + body.len());
     s.extend_from_slice(&((5 + body.len()) as u32).to_be_bytes());
     s.push(number);
@@ -64,6 +64,25 @@ pub(super) struct Coder {
     pub(super) flags: u32,
     pub(super) block_size: u32,
     pub(super) rsi: u32,
+}
+
+impl Coder {
+    /// A CCSDS field's own options; ecCodes' defaults for any other packing.
+    pub(super) fn of(packing: &crate::field::Packing) -> Coder {
+        match packing {
+            crate::field::Packing::Ccsds {
+                flags,
+                block_size,
+                rsi,
+                ..
+            } => Coder {
+                flags: *flags,
+                block_size: *block_size,
+                rsi: *rsi,
+            },
+            _ => Coder::default(),
+        }
+    }
 }
 
 impl Default for Coder {

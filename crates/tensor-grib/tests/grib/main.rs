@@ -6,6 +6,7 @@
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
+mod again;
 mod eccodes;
 mod hostile;
 mod repack;
@@ -15,6 +16,7 @@ fn main() {
     let mut trials: Vec<Trial> = eccodes::trials();
     trials.extend(hostile::trials());
     trials.extend(repack::trials());
+    trials.extend(again::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

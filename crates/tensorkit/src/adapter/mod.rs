@@ -229,6 +229,8 @@ pub struct Writing<'o> {
     #[cfg(not(feature = "frame"))]
     #[doc(hidden)]
     pub pipeline: std::marker::PhantomData<&'o ()>,
+    /// How values are packed, by name ([`WriteChoice::Packing`](tensor_dtype::WriteChoice)).
+    pub packing: Option<&'o str>,
 }
 
 impl Writing<'_> {
@@ -242,6 +244,7 @@ impl Writing<'_> {
             pipeline: &crate::pipeline_spec::PipelineSpec::KEEP,
             #[cfg(not(feature = "frame"))]
             pipeline: std::marker::PhantomData,
+            packing: None,
         }
     }
 }

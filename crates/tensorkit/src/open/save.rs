@@ -25,6 +25,12 @@ pub struct WriteOptions {
     /// Tensogram output only: the encoding stages, chosen per tensor.
     #[cfg(feature = "frame")]
     pub pipeline: PipelineSpec,
+    /// GRIB output only: how each field's values are packed — `simple`, `simple:BITS`,
+    /// `ccsds`, `ccsds:BITS`, `ieee`, `ieee64`. `None` (the default) packs a field read from
+    /// GRIB as its kept sections say (the message comes back byte for byte when the values
+    /// are unchanged) and any other tensor as ecCodes packs a field of a sample: simple
+    /// packing at 16 bits per value.
+    pub packing: Option<String>,
     /// Write a shard set instead of one file: shards of at most this many bytes of tensor
     /// data beside `path`, and `<path>.index.json` (the Hugging Face layout; see
     /// [`crate::shards`]).
@@ -82,6 +88,7 @@ impl WriteOptions {
             header_reserve: self.header_reserve,
             #[cfg(feature = "frame")]
             pipeline: self.pipeline.clone(),
+            packing: self.packing.clone(),
         }
     }
 

@@ -26,6 +26,7 @@ pub(crate) static INFO: FormatInfo = FormatInfo {
     unique_names: true,
     checks: Checks::None,
     header_first: false,
+    any_tensor: true,
 };
 
 pub(crate) struct Toy;

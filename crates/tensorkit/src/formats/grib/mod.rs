@@ -1,5 +1,8 @@
-//! GRIB editions 1 and 2, through tensor-grib (see docs/formats/grib.md): read only, one
-//! tensor per field, its identification keys as attributes and the MARS keys under `mars`.
+//! GRIB editions 1 and 2, through tensor-grib (see docs/formats/grib.md): one tensor per
+//! field, its identification keys as attributes, the MARS keys under `mars` and, for GRIB 2,
+//! its sections under `grib`, from which it is written again ([`write`]).
+
+mod write;
 
 use crate::adapter::Adapter;
 use crate::error::{Error, Result};
@@ -33,6 +36,16 @@ impl Adapter for GribAdapter {
         options: &ReadOptions,
     ) -> Result<TensorSet<'a>> {
         read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn tensor_core::atomic::WriteSeek,
+        path: &Path,
+        writing: &crate::adapter::Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write::write(set, out, path, writing.packing)
     }
 
     fn header_ranges(
@@ -195,6 +208,16 @@ fn location(f: &tensor_grib::Field) -> Vec<(&'static str, u64)> {
     ]
 }
 
+/// A field's keys as attributes ([`tensor_grib::Field::attributes`]) and, for GRIB 2, the
+/// sections it is written again from.
+fn attributes(f: &tensor_grib::Field, file: &[u8]) -> Vec<(String, tensor_core::cbor::Value)> {
+    let mut a = f.attributes();
+    if let Some((discipline, sections)) = f.sections(file) {
+        a.push(write::kept(discipline, sections));
+    }
+    a
+}
+
 /// Field `i` as a tensor, named as the crate names it.
 fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTensor<'a> {
     let name = tensor_dtype::TensorContainer::name(&**grib, i).map(str::to_owned);
@@ -252,7 +275,7 @@ fn tensor<'a>(path: &Path, grib: &Arc<Grib<'a>>, i: usize) -> NamedTensor<'a> {
             decode_into: Some(Arc::new(decode_into)),
         }),
         location: location(f),
-        attributes: f.attributes(),
+        attributes: attributes(f, grib.bytes()),
         check: None,
     }
 }

@@ -1,0 +1,166 @@
+//! GRIB 2 out: each tensor one message, written by tensor-grib from the GRIB sections kept
+//! with it — a field read from GRIB 2 carries them in its `grib` attribute, and keeps them
+//! through any format that keeps attributes (Tensogram, zTensor) — and its values.
+
+use crate::error::{Error, Result};
+use crate::model::{NamedTensor, TensorSet};
+use std::collections::BTreeSet;
+use std::path::Path;
+use tensor_core::cbor::Value;
+use tensor_dtype::Dtype;
+use tensor_grib::write::Repacking;
+
+/// The attribute a field's sections are kept in: `{"discipline": D, "sections": bytes}`.
+pub(super) const KEPT: &str = "grib";
+
+/// Keys that say how values are packed, or how many are missing: a packing chosen anew
+/// changes them, and edited values change the count.
+const PACKING_KEYS: [&str; 3] = ["packingType", "bitsPerValue", "numberOfMissing"];
+
+/// The `grib` attribute of a GRIB 2 field: its discipline and sections 1 to 5.
+pub(super) fn kept(discipline: u8, sections: Vec<u8>) -> (String, Value) {
+    (
+        KEPT.into(),
+        Value::Map(vec![
+            (
+                Value::from("discipline"),
+                Value::Uint(u64::from(discipline)),
+            ),
+            (Value::from("sections"), Value::Bytes(sections)),
+        ]),
+    )
+}
+
+/// Writes every tensor of `set` as one GRIB 2 message, packed as `packing` says (or as the
+/// kept sections say). Returns what GRIB had no place for.
+pub(super) fn write(
+    set: &TensorSet<'_>,
+    out: &mut dyn std::io::Write,
+    path: &Path,
+    packing: Option<&str>,
+) -> Result<Vec<String>> {
+    let how = packing
+        .map(str::parse::<Repacking>)
+        .transpose()
+        .map_err(|e| Error::from(tensor_core::Error::InvalidArgument(e.to_string())))?;
+    let mut notes = Vec::new();
+    if let Some(m) = set.metadata.as_ref().filter(|m| !m.is_empty()) {
+        notes.push(format!(
+            "file metadata ({} keys): GRIB has no place for it",
+            m.len()
+        ));
+    }
+    let mut unused: BTreeSet<String> = BTreeSet::new();
+    for (name, t) in set.names().iter().zip(&set.tensors) {
+        let cannot = |what: String| Error::CannotRepresent {
+            format: "grib",
+            what: format!("tensor {name:?}: {what}"),
+        };
+        let values = values(t, &set.limits).map_err(|e| match e {
+            Error::CannotRepresent { what, .. } => cannot(what),
+            other => other,
+        })?;
+        let (discipline, sections) = sections(t).ok_or_else(|| {
+            cannot(
+                "it carries no GRIB sections (a `grib` attribute, as fields read from GRIB 2 \
+                 have): GRIB is written from those"
+                    .into(),
+            )
+        })?;
+        let written = tensor_grib::write::field(discipline, sections, &values, how, &set.limits)
+            .map_err(|e| cannot(e.to_string()))?;
+        unused.extend(agree(t, &written.message, &set.limits).map_err(cannot)?);
+        out.write_all(&written.message)
+            .map_err(|e| tensor_core::Error::io(format!("writing {}", path.display()), e))?;
+        if let Some(note) = written.note {
+            notes.push(format!("tensor {name:?}: {note}"));
+        }
+    }
+    if !unused.is_empty() {
+        notes.push(format!(
+            "attributes that are no GRIB keys: {}",
+            unused.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(notes)
+}
+
+/// The tensor's values as float64, one per grid point (missing ones NaN).
+fn values(t: &NamedTensor<'_>, limits: &tensor_core::Limits) -> Result<Vec<f64>> {
+    let bytes = t.le_bytes(limits)?;
+    match t.dtype() {
+        Dtype::Float64 => Ok(bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect()),
+        Dtype::Float32 => Ok(bytes
+            .chunks_exact(4)
+            .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap_or_default())))
+            .collect()),
+        other => Err(Error::CannotRepresent {
+            format: "grib",
+            what: format!("dtype {other}: GRIB holds float32 and float64 values"),
+        }),
+    }
+}
+
+/// The discipline and sections 1 to 5 kept in the tensor's `grib` attribute.
+fn sections<'t>(t: &'t NamedTensor<'_>) -> Option<(u8, &'t [u8])> {
+    let (_, Value::Map(kept)) = t.attributes.iter().find(|(k, _)| k == KEPT)? else {
+        return None;
+    };
+    let get = |key: &str| {
+        kept.iter()
+            .find(|(k, _)| k.as_text() == Some(key))
+            .map(|(_, v)| v)
+    };
+    let discipline = match get("discipline")? {
+        Value::Uint(d) => u8::try_from(*d).ok()?,
+        _ => return None,
+    };
+    match get("sections")? {
+        Value::Bytes(b) => Some((discipline, b)),
+        _ => None,
+    }
+}
+
+/// Checks that every GRIB key among the tensor's attributes says what the message written
+/// says (an attribute edited since the field was read would otherwise be lost without a
+/// word); returns the attributes that are no GRIB keys.
+fn agree(
+    t: &NamedTensor<'_>,
+    message: &[u8],
+    limits: &tensor_core::Limits,
+) -> std::result::Result<Vec<String>, String> {
+    let options = tensor_core::ReadOptions::default().limits(*limits);
+    let grib = tensor_grib::Grib::open_with(message, &options).map_err(|e| e.to_string())?;
+    let keys = grib.fields()[0].attributes();
+    let mut unused = Vec::new();
+    for (k, v) in &t.attributes {
+        if k == KEPT || k == "name" || PACKING_KEYS.contains(&k.as_str()) {
+            continue;
+        }
+        match keys.iter().find(|(key, _)| key == k) {
+            Some((_, written)) if same(v, written) => {}
+            Some((_, written)) => {
+                return Err(format!(
+                    "attribute {k:?} is {} but its GRIB sections say {}; remove the `grib` \
+                     attribute to write the field from its keys",
+                    tensor_core::cbor::json::to_json(v),
+                    tensor_core::cbor::json::to_json(written)
+                ));
+            }
+            None => unused.push(k.clone()),
+        }
+    }
+    Ok(unused)
+}
+
+/// Whether two values say the same: numbers by value, whatever their CBOR type.
+fn same(a: &Value, b: &Value) -> bool {
+    let (a, b) = (
+        tensor_core::cbor::json::to_json(a),
+        tensor_core::cbor::json::to_json(b),
+    );
+    a == b || matches!((a.as_f64(), b.as_f64()), (Some(x), Some(y)) if x == y)
+}
