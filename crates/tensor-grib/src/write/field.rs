@@ -3,7 +3,7 @@
 //! way back from a format that kept the sections beside the values.
 
 use super::sections::{self, section};
-use super::{Repacking, encode, original_type};
+use super::{Repacking, complex, encode, original_type, secondary_substitute};
 use crate::bits::be;
 use crate::context::At;
 use crate::error::{Error, Result};
@@ -29,7 +29,8 @@ pub struct Written {
 /// reference value, scale factors and width when those give every value back exactly (they
 /// do for values read from such a field: section 5 and the data come out byte for byte as
 /// they were), otherwise with the parameters ecCodes chooses at the same width; IEEE at the
-/// same precision. Packings without an encoder here (complex, second-order, JPEG 2000, PNG)
+/// same precision; complex packing with its scale factors, the groups split as ecCodes
+/// splits them. Packings without an encoder here (second-order, JPEG 2000, PNG)
 /// are written as simple packing with the same parameters, which [`Written::note`] says.
 /// With `how`, they are packed as it says. Sections 1 to 4 are kept byte for byte; the
 /// message is read back before it is returned, so sections that do not describe `values`
@@ -126,6 +127,33 @@ pub fn field(
             Repacking::Ccsds { bits: None },
             None,
         ),
+        Packing::Complex(c) => {
+            // The minimum is the reference, as ecCodes takes it; the scale factors are kept.
+            let decimal = super::simple::power(i64::from(c.simple.decimal_scale_factor), 10.0);
+            let min = present.iter().copied().fold(f64::INFINITY, f64::min);
+            let scaling = complex::Scaling {
+                reference: if c.simple.decimal_scale_factor == 0 {
+                    min
+                } else {
+                    min * decimal
+                },
+                binary_scale_factor: c.simple.binary_scale_factor,
+                decimal_scale_factor: c.simple.decimal_scale_factor,
+            };
+            (
+                complex::pack(
+                    &present,
+                    &scaling,
+                    c.order,
+                    secondary_substitute(&packing, s5),
+                ),
+                Repacking::Complex {
+                    bits: None,
+                    order: c.order,
+                },
+                None,
+            )
+        }
         other => {
             let mut p = other.simple().copied().ok_or_else(|| Error::Write {
                 what: format!("{} has no parameters to keep", other.name()),

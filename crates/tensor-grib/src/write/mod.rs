@@ -1,8 +1,10 @@
-//! Writing GRIB 2. [`repack`] packs a file's fields again — simple packing at a number of bits
-//! per value, or IEEE floats — keeping every section but the data representation (5) and the
-//! data (7) byte for byte, as `grib_set -r` does; the parameters and bytes are ecCodes' own
-//! ([`simple`](self::parameters)).
+//! Writing GRIB 2. [`repack`] packs a file's fields again — simple, CCSDS or complex packing
+//! at a number of bits per value, or IEEE floats — keeping every section but the data
+//! representation (5) and the data (7) byte for byte, as `grib_set -r` does; [`field`] writes
+//! one field from the sections 1 to 5 kept with it and its values. The parameters and bytes
+//! are ecCodes' own ([`parameters`], and the complex packing's groups).
 
+mod complex;
 mod field;
 mod sections;
 mod simple;
@@ -34,6 +36,15 @@ pub enum Repacking {
         /// Bits per value, 1 to 32.
         bits: Option<u32>,
     },
+    /// Complex packing as ecCodes packs it: `order` 0 is `grid_complex` (template 5.2), 1
+    /// and 2 `grid_complex_spatial_differencing` (5.3) of that order; the range scaled to
+    /// this many bits (1 to 23) or the field's own (ecCodes packs at most 23 this way).
+    Complex {
+        /// Bits the range is scaled to, 1 to 23.
+        bits: Option<u32>,
+        /// Order of spatial differencing: 0, 1 or 2.
+        order: u8,
+    },
     /// IEEE floats (`grid_ieee`, template 5.4) of 32 or 64 bits.
     Ieee {
         /// 32 or 64.
@@ -44,7 +55,9 @@ pub enum Repacking {
 impl std::str::FromStr for Repacking {
     type Err = Error;
 
-    /// `simple`, `simple:BITS`, `ccsds`, `ccsds:BITS`, `ieee` (32 bits), `ieee32`, `ieee64`:
+    /// `simple`, `simple:BITS`, `ccsds`, `ccsds:BITS`, `ieee` (32 bits), `ieee32`, `ieee64`,
+    /// and complex packing by wgrib2's names — `complex1` (no spatial differencing),
+    /// `complex2` (first order), `complex3` (second order, as `complex`), each with `:BITS` —
     /// what `tensorkit convert in.grib2 out.grib2 --pipeline ...` takes.
     fn from_str(s: &str) -> Result<Self> {
         let (name, bits) = match s.split_once(':') {
@@ -67,11 +80,23 @@ impl std::str::FromStr for Repacking {
         match (name, bits) {
             ("simple", _) => Ok(Repacking::Simple { bits: checked(63)? }),
             ("ccsds", _) => Ok(Repacking::Ccsds { bits: checked(32)? }),
+            ("complex" | "complex3", _) => Ok(Repacking::Complex {
+                bits: checked(23)?,
+                order: 2,
+            }),
+            ("complex2", _) => Ok(Repacking::Complex {
+                bits: checked(23)?,
+                order: 1,
+            }),
+            ("complex1", _) => Ok(Repacking::Complex {
+                bits: checked(23)?,
+                order: 0,
+            }),
             ("ieee" | "ieee32", None) => Ok(Repacking::Ieee { bits: 32 }),
             ("ieee64", None) => Ok(Repacking::Ieee { bits: 64 }),
             _ => Err(Error::Write {
                 what: format!(
-                    "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, ieee, ieee64"
+                    "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, complex, complex:BITS (or complex1/2/3 by wgrib2's names), ieee, ieee64"
                 ),
             }),
         }
@@ -166,6 +191,19 @@ fn encode(
             let p = ccsds_parameters(values, bits.unwrap_or(own), previous)?;
             sections::ccsds(values, &p, original_type, sections::Coder::of(packing))
         }
+        Repacking::Complex { bits, order } => {
+            let s = complex::scaling(values, bits.unwrap_or(own));
+            complex::pack(values, &s, order, secondary_substitute(packing, old))
+        }
+    }
+}
+
+/// The secondary missing value substitute a complex field's section 5 `old` keeps (ecCodes
+/// leaves it as it is); 0 for a field packed otherwise, as ecCodes' template starts it.
+fn secondary_substitute(packing: &Packing, old: &[u8]) -> [u8; 4] {
+    match (packing, old.get(27..31)) {
+        (Packing::Complex(_), Some(b)) => [b[0], b[1], b[2], b[3]],
+        _ => [0; 4],
     }
 }
 
@@ -234,11 +272,33 @@ mod tests {
         );
         assert_eq!(parse("ieee").unwrap(), Repacking::Ieee { bits: 32 });
         assert_eq!(parse("ieee64").unwrap(), Repacking::Ieee { bits: 64 });
+        assert_eq!(
+            parse("complex").unwrap(),
+            Repacking::Complex {
+                bits: None,
+                order: 2
+            }
+        );
+        assert_eq!(
+            parse("complex1:12").unwrap(),
+            Repacking::Complex {
+                bits: Some(12),
+                order: 0
+            }
+        );
+        assert_eq!(
+            parse("complex2").unwrap(),
+            Repacking::Complex {
+                bits: None,
+                order: 1
+            }
+        );
         for bad in [
             "ccsds:33",
             "simple:0",
             "simple:64",
             "ieee:16",
+            "complex:24",
             "zfp",
             "simple:x",
         ] {

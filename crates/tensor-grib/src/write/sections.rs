@@ -14,7 +14,7 @@ pub(super) fn section(number: u8, body: &[u8]) -> Vec<u8> {
 }
 
 /// A signed integer of 16 bits in GRIB's sign-and-magnitude form.
-fn signed16(v: i32) -> Result<[u8; 2]> {
+pub(super) fn signed16(v: i32) -> Result<[u8; 2]> {
     let magnitude = u16::try_from(v.unsigned_abs())
         .ok()
         .filter(|m| *m < 0x8000)
