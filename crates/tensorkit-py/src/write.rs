@@ -117,9 +117,13 @@ impl Options {
                 })
             })
             .transpose()?;
+        // GRIB names its packing with `pipeline`; Tensogram's stages mean nothing there.
+        let grib = format == Some(Format::GRIB);
+        let packing = grib.then(|| self.pipeline.clone()).flatten();
         let pipeline = self
             .pipeline
             .as_deref()
+            .filter(|_| !grib)
             .map(PipelineSpec::parse)
             .transpose()
             .map_err(to_py)?
@@ -159,6 +163,7 @@ impl Options {
             quantize,
             dequantize,
             rename_duplicates: self.rename_duplicates,
+            packing,
             ..WriteOptions::default()
         })
     }
@@ -212,7 +217,7 @@ pub(crate) fn convert(
 }
 
 /// GRIB into GRIB: every field of `src` packed again as `packing` says (`simple`,
-/// `simple:BITS`, `ccsds`, `ccsds:BITS`, `ieee`, `ieee64`), every other section kept byte for
+/// `simple:BITS`, `ccsds`, `ccsds:BITS`, `complex[:BITS]`, `ieee`, `ieee64`), every other section kept byte for
 /// byte; `dst` written whole and renamed into place. Returns the number of fields.
 #[pyfunction]
 #[pyo3(signature = (src, dst, packing, *, fsync=false))]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
@@ -489,13 +490,23 @@ def convert(
     same message twice) are refused, naming them, unless ``duplicates="suffix"`` renames
     every repeat (``name~m<message>``, or ``name~<n>``). Returns what the target left out.
 
-    GRIB into GRIB (``dst`` named ``.grib2``, ``.grib``..., or ``format="grib"``) packs every
-    field again as ``pipeline`` says — ``"simple"``, ``"simple:BITS"``, ``"ccsds"``,
-    ``"ccsds:BITS"``, ``"ieee"``, ``"ieee64"`` — and keeps every other section byte for byte,
-    as ``tensorkit convert`` does; writing GRIB from other formats is refused."""
+    GRIB out (``dst`` named ``.grib2``, ``.grib``..., or ``format="grib"``): each field read
+    from GRIB 2 — straight, or through a format that keeps its attributes (Tensogram,
+    zTensor) — is written again from the sections it keeps, as it was when its values are
+    unchanged; ``pipeline`` names a packing instead — ``"simple"``, ``"simple:BITS"``,
+    ``"ccsds"``, ``"ccsds:BITS"``, ``"complex"``, ``"complex:BITS"``, ``"ieee"``,
+    ``"ieee64"`` — every other section kept byte for byte, as ``tensorkit convert`` does (GRIB
+    into GRIB keeps messages of several fields whole)."""
     if format == "grib" or (format is None and os.fspath(dst).lower().endswith(_GRIB_EXTENSIONS)):
-        _tensorkit.repack_grib(os.fspath(src), os.fspath(dst), pipeline or "", fsync=fsync)
-        return []
+        try:
+            with io.open(src, "rb") as f:  # `open` here is tensorkit's
+                from_grib = f.read(4) == b"GRIB"
+        except OSError:
+            from_grib = False
+        if from_grib and pipeline:
+            _tensorkit.repack_grib(os.fspath(src), os.fspath(dst), pipeline, fsync=fsync)
+            return []
+        format = "grib"
     return _tensorkit.convert(
         os.fspath(src),
         os.fspath(dst),
