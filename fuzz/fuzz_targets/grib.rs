@@ -4,7 +4,8 @@
 //! a panic, an abort, a hang or memory beyond what the file's data can back.
 //!
 //! Repacking (`tensor_grib::write::repack`, a packing chosen from the input's first byte)
-//! writes a file that opens with as many fields, or is an error.
+//! writes a file that opens with as many fields, or is an error; so does writing each field
+//! again from its sections (`write::field`), with its values as they are or changed.
 //!
 //! A remote reader's walk through the messages' headers (`GribFormat::header_ranges`) ends,
 //! and what it gathers lists a file that opens exactly as the whole file does; an inventory
@@ -99,8 +100,12 @@ fuzz_target!(|input: &[u8]| {
     }
     use tensor_grib::write::{Repacking, repack};
     let choice = input.first().copied().unwrap_or(0);
-    let how = match choice % 4 {
+    let how = match choice % 5 {
         0 => Repacking::Simple { bits: None },
+        4 => Repacking::Complex {
+            bits: Some(u32::from(choice / 5 % 23) + 1),
+            order: choice / 5 % 3,
+        },
         1 => Repacking::Simple {
             bits: Some(u32::from(choice / 4 % 63) + 1),
         },
@@ -114,5 +119,27 @@ fuzz_target!(|input: &[u8]| {
     if let Ok(out) = repack(input, how, &limits) {
         let again = Grib::open_with(&out, &limits.into()).expect("what repack wrote opens");
         assert_eq!(again.fields().len(), g.fields().len());
+    }
+    // Each GRIB 2 field written again from its sections, its values as they are or changed
+    // (some missing, some scaled): a message of one field with as many points, or an error.
+    for (i, f) in g.fields().iter().enumerate() {
+        let (Some((discipline, sections)), Ok(mut values)) = (f.sections(input), g.values(i, &limits))
+        else {
+            continue;
+        };
+        for (j, v) in values.iter_mut().enumerate() {
+            match (usize::from(choice) + j) % 7 {
+                0 if choice & 1 == 1 => *v = f64::NAN,
+                1 if choice & 2 == 2 => *v *= 1e6,
+                _ => {}
+            }
+        }
+        for how in [None, Some(how)] {
+            if let Ok(w) = tensor_grib::write::field(discipline, &sections, &values, how, &limits) {
+                let again = Grib::open_with(&w.message, &limits.into()).expect("the field opens");
+                assert_eq!(again.fields().len(), 1);
+                assert_eq!(again.fields()[0].points, f.points);
+            }
+        }
     }
 });
