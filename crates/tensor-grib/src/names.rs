@@ -123,6 +123,70 @@ fn table() -> &'static Table {
     })
 }
 
+/// The codes a GRIB 2 parameter is written with, for writing a field named by `paramId` or
+/// `shortName` (`wanted`): the conditions of the table's last edition-2 row for it that
+/// depend on no table version (`discipline`, `parameterCategory`, `parameterNumber`, and
+/// where the parameter implies them the level and statistics codes), the centre left out.
+pub(crate) fn parameter_codes(wanted: &str) -> Option<Vec<(&'static str, i64)>> {
+    let row = table()
+        .rows
+        .iter()
+        .rev()
+        .filter(|p| p.edition == 2 && (p.id == wanted || p.short_name == wanted))
+        .find(|p| p.conditions.iter().all(|c| !c.2))?;
+    Some(
+        row.conditions
+            .iter()
+            .filter(|c| c.0 != "centre")
+            .map(|c| (c.0, c.1))
+            .collect(),
+    )
+}
+
+/// The GRIB 2 surface types (`typeOfFirstFixedSurface`, `typeOfSecondFixedSurface`) of
+/// `typeOfLevel`, as `levels.tsv` pairs them (the first pair naming it).
+pub(crate) fn level_codes(type_of_level: &str) -> Option<(u8, u8)> {
+    match type_of_level {
+        "isobaricInhPa" | "isobaricInPa" => return Some((100, 255)),
+        _ => {}
+    }
+    include_str!("levels.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let mut f = l.split('\t');
+            let pair = (f.next()?.parse().ok()?, f.next()?.parse().ok()?);
+            (f.next()? == type_of_level).then_some(pair)
+        })
+}
+
+/// The code of MARS `class`, `type` or `stream` `text` (the reverse of [`mars_class`] and its
+/// kin); a number as text is its own code.
+pub(crate) fn mars_code(kind: &str, text: &str) -> Option<u64> {
+    if let Ok(n) = text.parse() {
+        return Some(n);
+    }
+    let named = |code: u64| match kind {
+        "class" => mars_class(code),
+        "type" => mars_type(code),
+        _ => mars_stream(code),
+    };
+    let range = if kind == "stream" { 1000..1300 } else { 0..30 };
+    range.into_iter().find(|&c| named(c) == text)
+}
+
+/// The code of the centre abbreviated `abbreviation` (`ecmf`), from `centres.tsv`.
+pub(crate) fn centre_code(abbreviation: &str) -> Option<i64> {
+    include_str!("centres.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let mut f = l.split('\t');
+            let code = f.next()?.parse::<i64>().ok()?;
+            (f.next()? == abbreviation).then_some(code)
+        })
+}
+
 impl Ident {
     fn code(&self, key: &str) -> Option<i64> {
         if key == "centre" {

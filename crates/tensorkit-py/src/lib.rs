@@ -130,7 +130,8 @@ fn safetensors_dtypes() -> Vec<(&'static str, String)> {
 }
 
 /// Every format tensorkit reads, as the format registry lists them: a dict per format with
-/// `id`, `name`, `extensions` (without the dot, the one writers use first) and `writes`.
+/// `id`, `name`, `extensions` (without the dot, the one writers use first), `writes` and
+/// `any_tensor` (whether it holds any tensor with no keys of its own: not GRIB).
 #[pyfunction]
 fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
     tensorkit::Format::all()
@@ -142,6 +143,7 @@ fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
             d.set_item("name", info.name)?;
             d.set_item("extensions", info.extensions.to_vec())?;
             d.set_item("writes", info.writes)?;
+            d.set_item("any_tensor", info.any_tensor)?;
             Ok(d)
         })
         .collect()

@@ -80,6 +80,7 @@ impl Entries {
 #[pyo3(from_item_all)]
 #[allow(clippy::struct_excessive_bools)] // One field per keyword of the Python functions.
 pub(crate) struct Options {
+    attributes: Option<Py<PyAny>>,
     format: Option<String>,
     metadata: Option<Py<PyAny>>,
     pipeline: Option<String>,
@@ -114,6 +115,16 @@ impl Options {
                 Python::attach(|py| match crate::cbor::to_json(m.bind(py), "metadata")? {
                     serde_json::Value::Object(m) => Ok(m),
                     _ => Err(invalid("metadata must be a dict")),
+                })
+            })
+            .transpose()?;
+        let attributes = self
+            .attributes
+            .as_ref()
+            .map(|a| {
+                Python::attach(|py| match crate::cbor::to_json(a.bind(py), "attributes")? {
+                    serde_json::Value::Object(m) => Ok(m),
+                    _ => Err(invalid("attributes must be a dict of dicts")),
                 })
             })
             .transpose()?;
@@ -164,6 +175,7 @@ impl Options {
             dequantize,
             rename_duplicates: self.rename_duplicates,
             packing,
+            attributes,
             ..WriteOptions::default()
         })
     }

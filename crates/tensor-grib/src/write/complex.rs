@@ -234,16 +234,16 @@ fn move_one_right(runs: &mut [Run], s: usize, v: &[i64]) {
         runs[s].mn = UNDEF;
         runs[s].missing = false;
         let mut first = true;
-        for i in runs[s].i0..=runs[s].i1 {
-            if v[i] == UNDEF {
+        for &x in &v[runs[s].i0..=runs[s].i1] {
+            if x == UNDEF {
                 runs[s].missing = true;
             } else if first {
-                runs[s].mx = v[i];
-                runs[s].mn = v[i];
+                runs[s].mx = x;
+                runs[s].mn = x;
                 first = false;
             } else {
-                runs[s].mx = runs[s].mx.max(v[i]);
-                runs[s].mn = if runs[s].mn < v[i] { runs[s].mx } else { v[i] };
+                runs[s].mx = runs[s].mx.max(x);
+                runs[s].mn = if runs[s].mn < x { runs[s].mx } else { x };
             }
         }
         return;
@@ -458,6 +458,12 @@ impl Bits {
 /// Sections 5 and 7 of `values` (the points present) complex-packed with `scaling`, with
 /// spatial differencing of `order` (0: template 5.2; 1 or 2: 5.3), as ecCodes packs them.
 /// `secondary` is the secondary missing value substitute section 5 keeps.
+#[allow(
+    clippy::similar_names,
+    clippy::many_single_char_names,
+    clippy::too_many_lines,
+    reason = "ecCodes' names and steps, so that the two read side by side"
+)]
 pub(crate) fn pack(
     values: &[f64],
     scaling: &Scaling,

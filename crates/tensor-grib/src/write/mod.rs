@@ -6,10 +6,12 @@
 
 mod complex;
 mod field;
+mod keys;
 mod sections;
 mod simple;
 
 pub use field::{Written, field};
+pub use keys::{Keys, sections_from_keys};
 
 pub use simple::{Previous, ccsds_parameters, pack, parameters};
 

@@ -6,8 +6,10 @@
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
 use tensor_core::Limits;
+use tensor_core::cbor::Value;
 use tensor_grib::Grib;
-use tensor_grib::write::field;
+use tensor_grib::Key;
+use tensor_grib::write::{field, sections_from_keys};
 
 fn written_again(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
@@ -62,7 +64,8 @@ fn written_again(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-pub(crate) fn trials() -> Vec<Trial> {
+/// Every GRIB 2 file among the reference files and samples.
+fn grib2_files() -> Vec<std::path::PathBuf> {
     let dir = tensor_testkit::reference("grib");
     let mut files: Vec<_> = [dir.clone(), dir.join("samples")]
         .iter()
@@ -72,6 +75,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         .collect();
     files.sort();
     files
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    grib2_files()
         .into_iter()
         .map(|p| {
             let name = format!(
@@ -79,6 +86,118 @@ pub(crate) fn trials() -> Vec<Trial> {
                 p.file_name().and_then(|n| n.to_str()).unwrap_or("?")
             );
             Trial::test(name, move || written_again(&p))
+        })
+        .collect()
+}
+
+/// The keys of a field's attributes, as the writer looks them up (`mars.class` for MARS keys,
+/// `pl` as text).
+fn lookup(attributes: &[(String, Value)]) -> impl Fn(&str) -> Option<Key> + '_ {
+    move |name: &str| {
+        let (map, key) = match name.split_once('.') {
+            Some((m, k)) => (Some(m), k),
+            None => (None, name),
+        };
+        let v = match map {
+            None => attributes.iter().find(|(k, _)| k == key).map(|(_, v)| v)?,
+            Some(m) => {
+                let (_, Value::Map(entries)) = attributes.iter().find(|(k, _)| k == m)? else {
+                    return None;
+                };
+                entries
+                    .iter()
+                    .find(|(k, _)| k.as_text() == Some(key))
+                    .map(|(_, v)| v)?
+            }
+        };
+        Some(match v {
+            Value::Uint(n) => Key::Int(i64::try_from(*n).ok()?),
+            Value::Nint(n) => Key::Int(-1 - i64::try_from(*n).ok()?),
+            Value::Float(f) => Key::Float(*f),
+            Value::Text(t) => Key::Text(t.clone()),
+            Value::Array(a) => Key::Text(
+                a.iter()
+                    .filter_map(|x| match x {
+                        Value::Uint(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            _ => return None,
+        })
+    }
+}
+
+/// Each field on a grid the key writer covers, written from its keys alone: it reads back with
+/// the same keys (bar the packing's) and values within half a packing step.
+fn written_from_keys(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let grib = Grib::open(&bytes)?;
+    let mut written = 0;
+    for (i, f) in grib.fields().iter().enumerate() {
+        let covered = f.edition == 2
+            && ["regular_ll", "rotated_ll", "regular_gg", "reduced_gg"]
+                .contains(&f.grid.grid_type.as_str());
+        if !covered {
+            continue;
+        }
+        let attributes = f.attributes();
+        let keys = lookup(&attributes);
+        let values = grib.values(i, &Limits::default())?;
+        let (discipline, sections, how) = sections_from_keys(&keys, values.len(), None)?;
+        let w = field(
+            discipline,
+            &sections,
+            &values,
+            Some(how),
+            &Limits::default(),
+        )?;
+        let back = Grib::open(&w.message)?;
+        let mut again = back.fields()[0].attributes();
+        let packing = ["packingType", "bitsPerValue", "numberOfMissing"];
+        let mut want = attributes.clone();
+        want.retain(|(k, _)| !packing.contains(&k.as_str()));
+        again.retain(|(k, _)| !packing.contains(&k.as_str()));
+        crate::ensure(want == again, || {
+            let differ: Vec<String> = want
+                .iter()
+                .filter(|kv| !again.contains(kv))
+                .map(|(k, v)| {
+                    let got = again.iter().find(|(g, _)| g == k).map(|(_, v)| v);
+                    format!("{k}: {v:?} became {got:?}")
+                })
+                .collect();
+            format!("field {i}: {}", differ.join("; "))
+        })?;
+        let decoded = back.values(0, &Limits::default())?;
+        let s = back.fields()[0].packing.simple().copied();
+        let step = s.map_or(0.0, |s| {
+            2f64.powi(s.binary_scale_factor) / 10f64.powi(s.decimal_scale_factor)
+        });
+        for (x, y) in values.iter().zip(&decoded) {
+            let close = (x.is_nan() && y.is_nan())
+                || (x - y).abs() <= step / 2.0 + x.abs() * f64::from(f32::EPSILON);
+            crate::ensure(close, || format!("field {i}: {x} became {y}"))?;
+        }
+        written += 1;
+    }
+    eprintln!("{}: {written} written from keys", path.display());
+    crate::ensure(
+        written > 0 || !path.to_string_lossy().contains("ll_sfc_grib2"),
+        || "no field written".into(),
+    )
+}
+
+pub(crate) fn key_trials() -> Vec<Trial> {
+    grib2_files()
+        .into_iter()
+        .map(|p| {
+            let name = format!(
+                "keys::{}",
+                p.file_name().and_then(|n| n.to_str()).unwrap_or("?")
+            );
+            Trial::test(name, move || written_from_keys(&p))
         })
         .collect()
 }

@@ -17,6 +17,7 @@ fn main() {
     trials.extend(hostile::trials());
     trials.extend(repack::trials());
     trials.extend(again::trials());
+    trials.extend(again::key_trials());
     libtest_mimic::run(&args, trials).exit();
 }
 

@@ -215,7 +215,7 @@ fn through_tensogram_and_back() -> Result<(), Failed> {
         let input = reference.join(name);
         let original = std::fs::read(&input)?;
         for to_tgm in [None, Some("none")] {
-            let mut args = vec!["convert", &*input.to_str().unwrap_or_default(), &*tgm_s];
+            let mut args = vec!["convert", input.to_str().unwrap_or_default(), &*tgm_s];
             args.extend(to_tgm.iter().flat_map(|p| ["--pipeline", p]));
             run(&args)?;
             run(&["convert", &tgm_s, &back_s])?;

@@ -360,12 +360,16 @@ def _options(
     quantize: str | None = None,
     dequantize: str | None = None,
     duplicates: str = "error",
+    attributes: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
     if duplicates not in ("error", "suffix"):
         raise InvalidArgumentError(f"duplicates={duplicates!r}: one of 'error', 'suffix'")
+    if format == "grib2":
+        format = "grib"
     return {
+        "attributes": None if attributes is None else {n: dict(a) for n, a in attributes.items()},
         "format": format,
         "metadata": None if metadata is None else dict(metadata),
         "pipeline": pipeline,
@@ -395,9 +399,19 @@ def save(
     canonical_nan: bool = False,
     quantize: str | None = None,
     header_reserve: int | str | None = None,
+    attributes: Mapping[str, Mapping[str, Any]] | None = None,
+    grib_keys: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Writes ``tensors`` (name -> array) to ``path`` atomically, in ``format`` or the one
-    the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``, ``.gguf``). ``quantize``
+    the extension names (``.safetensors``, ``.bt``, ``.zt``, ``.tgm``, ``.gguf``, ``.grib2``).
+    ``attributes`` gives tensors attributes by name (a zTensor object's attributes, a
+    Tensogram object's ``base`` entry, a GRIB field's keys). ``grib_keys`` (GRIB,
+    ``format="grib2"``) are the keys every field is written with — ``shortName`` or
+    ``paramId``, ``typeOfLevel`` and ``level``, ``dataDate``, ``dataTime``, ``stepRange``,
+    ``gridType`` with its keys (``Ni``, ``Nj``, the corners, the increments; ``N`` and ``pl``
+    for Gaussian grids), ``mars`` keys, ``packingType`` and ``bitsPerValue`` — or, keyed by
+    tensor name, each field's own; a field's ``attributes`` win over them. ``pipeline``
+    names GRIB's packing (``"ccsds"``, ``"simple:16"``...). ``quantize``
     (GGUF only: ``"Q8_0"``, ``"Q4_0"``...) quantizes the weight matrices as gguf-py does,
     byte for byte. ``pipeline`` chooses
     Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
@@ -428,8 +442,28 @@ def save(
             allow_extensions=allow_extensions,
             canonical_nan=canonical_nan,
             quantize=quantize,
+            attributes=_with_grib_keys(tensors, attributes, grib_keys),
         ),
     )
+
+
+def _with_grib_keys(
+    tensors: Mapping[str, Any],
+    attributes: Mapping[str, Mapping[str, Any]] | None,
+    grib_keys: Mapping[str, Any] | None,
+) -> dict[str, dict[str, Any]] | None:
+    """Each tensor's attributes with the GRIB keys it is written with: ``grib_keys`` keyed by
+    tensor name when every key is a tensor's name and every value a mapping, shared by all
+    tensors otherwise; the tensor's own ``attributes`` win."""
+    if grib_keys is None:
+        return None if attributes is None else {n: dict(a) for n, a in attributes.items()}
+    per_tensor = bool(grib_keys) and all(k in tensors and isinstance(v, Mapping) for k, v in grib_keys.items())
+    out: dict[str, dict[str, Any]] = {}
+    for name in tensors:
+        keys = dict(grib_keys.get(name, {})) if per_tensor else dict(grib_keys)
+        keys.update((attributes or {}).get(name, {}))
+        out[name] = keys
+    return out
 
 
 def serialize(

@@ -25,6 +25,11 @@ pub struct WriteOptions {
     /// Tensogram output only: the encoding stages, chosen per tensor.
     #[cfg(feature = "frame")]
     pub pipeline: PipelineSpec,
+    /// Attributes of the tensors written by [`save_tensors`] and [`serialize_tensors`], by
+    /// tensor name: each a JSON object of keys (a GRIB field's keys — `shortName`, `level`,
+    /// `gridType`, `Ni`... — a zTensor object's attributes, a Tensogram object's `base`
+    /// entry). Formats without per-tensor attributes leave them out, with a note.
+    pub attributes: Option<serde_json::Map<String, serde_json::Value>>,
     /// GRIB output only: how each field's values are packed — `simple`, `simple:BITS`,
     /// `ccsds`, `ccsds:BITS`, `ieee`, `ieee64`. `None` (the default) packs a field read from
     /// GRIB as its kept sections say (the message comes back byte for byte when the values
@@ -248,7 +253,24 @@ fn named_set<'a, N: Into<String>>(
         metadata_types: std::collections::BTreeMap::new(),
         tensors: tensors
             .into_iter()
-            .map(|(n, v)| NamedTensor::borrowed(n.into(), v))
+            .map(|(n, v)| {
+                let name: String = n.into();
+                let attributes = options
+                    .attributes
+                    .as_ref()
+                    .and_then(|a| a.get(&name))
+                    .and_then(serde_json::Value::as_object)
+                    .map(|keys| {
+                        keys.iter()
+                            .map(|(k, v)| (k.clone(), tensor_core::cbor::json::to_cbor(v)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                NamedTensor {
+                    attributes,
+                    ..NamedTensor::borrowed(name, v)
+                }
+            })
             .collect(),
         limits: tensor_core::Limits::default(),
         mapped: Vec::new(),

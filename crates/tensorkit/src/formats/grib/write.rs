@@ -1,6 +1,8 @@
 //! GRIB 2 out: each tensor one message, written by tensor-grib from the GRIB sections kept
 //! with it — a field read from GRIB 2 carries them in its `grib` attribute, and keeps them
-//! through any format that keeps attributes (Tensogram, zTensor) — and its values.
+//! through any format that keeps attributes (Tensogram, zTensor) — or, without them, from its
+//! GRIB keys (`shortName`, `typeOfLevel`, `level`, `dataDate`, `gridType`, `Ni`...), and its
+//! values.
 
 use crate::error::{Error, Result};
 use crate::model::{NamedTensor, TensorSet};
@@ -60,16 +62,17 @@ pub(super) fn write(
             Error::CannotRepresent { what, .. } => cannot(what),
             other => other,
         })?;
-        let (discipline, sections) = sections(t).ok_or_else(|| {
-            cannot(
-                "it carries no GRIB sections (a `grib` attribute, as fields read from GRIB 2 \
-                 have): GRIB is written from those"
-                    .into(),
-            )
-        })?;
-        let written = tensor_grib::write::field(discipline, sections, &values, how, &set.limits)
+        let (discipline, sections, how, kept) = if let Some((d, s)) = sections(t) {
+            (d, std::borrow::Cow::Borrowed(s), how, true)
+        } else {
+            let keys = |name: &str| key(&t.attributes, name);
+            let (d, s, h) = tensor_grib::write::sections_from_keys(&keys, values.len(), how)
+                .map_err(|e| cannot(e.to_string()))?;
+            (d, std::borrow::Cow::Owned(s), Some(h), false)
+        };
+        let written = tensor_grib::write::field(discipline, &sections, &values, how, &set.limits)
             .map_err(|e| cannot(e.to_string()))?;
-        unused.extend(agree(t, &written.message, &set.limits).map_err(cannot)?);
+        unused.extend(agree(t, &written.message, &set.limits, kept).map_err(cannot)?);
         out.write_all(&written.message)
             .map_err(|e| tensor_core::Error::io(format!("writing {}", path.display()), e))?;
         if let Some(note) = written.note {
@@ -124,13 +127,57 @@ fn sections<'t>(t: &'t NamedTensor<'_>) -> Option<(u8, &'t [u8])> {
     }
 }
 
+/// Attribute `name` of a tensor as a GRIB key (`mars.class`: key `class` of the `mars` map;
+/// a list of counts, `pl`, as text).
+fn key(attributes: &[(String, Value)], name: &str) -> Option<tensor_grib::Key> {
+    use tensor_grib::Key;
+    let (map, wanted) = match name.split_once('.') {
+        Some((m, k)) => (Some(m), k),
+        None => (None, name),
+    };
+    let v = match map {
+        None => attributes
+            .iter()
+            .find(|(k, _)| k == wanted)
+            .map(|(_, v)| v)?,
+        Some(m) => {
+            let (_, Value::Map(entries)) = attributes.iter().find(|(k, _)| k == m)? else {
+                return None;
+            };
+            entries
+                .iter()
+                .find(|(k, _)| k.as_text() == Some(wanted))
+                .map(|(_, v)| v)?
+        }
+    };
+    Some(match v {
+        Value::Uint(n) => Key::Int(i64::try_from(*n).ok()?),
+        Value::Nint(n) => Key::Int(-1 - i64::try_from(*n).ok()?),
+        Value::Float(f) => Key::Float(*f),
+        Value::Text(t) => Key::Text(t.clone()),
+        Value::Bool(b) => Key::Int(i64::from(*b)),
+        Value::Array(a) => Key::Text(
+            a.iter()
+                .map(|x| match x {
+                    Value::Uint(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?
+                .join(","),
+        ),
+        _ => return None,
+    })
+}
+
 /// Checks that every GRIB key among the tensor's attributes says what the message written
-/// says (an attribute edited since the field was read would otherwise be lost without a
-/// word); returns the attributes that are no GRIB keys.
+/// says (an attribute edited since the field was read, or keys that contradict each other,
+/// would otherwise be lost without a word); returns the attributes that are no GRIB keys.
+/// `kept`: the message was written from kept sections, not from the keys.
 fn agree(
     t: &NamedTensor<'_>,
     message: &[u8],
     limits: &tensor_core::Limits,
+    kept: bool,
 ) -> std::result::Result<Vec<String>, String> {
     let options = tensor_core::ReadOptions::default().limits(*limits);
     let grib = tensor_grib::Grib::open_with(message, &options).map_err(|e| e.to_string())?;
@@ -142,10 +189,28 @@ fn agree(
         }
         match keys.iter().find(|(key, _)| key == k) {
             Some((_, written)) if same(v, written) => {}
+            // A centre by its abbreviation (`ecmf`), as ecCodes also names it.
+            Some((_, Value::Uint(code)))
+                if k == "centre"
+                    && v.as_text().is_some_and(|t| {
+                        i64::try_from(*code)
+                            .ok()
+                            .and_then(tensor_grib::names::centre)
+                            .is_some_and(|(abbreviation, _)| abbreviation == t)
+                    }) => {}
             Some((_, written)) => {
+                let how = if kept {
+                    "its GRIB sections say"
+                } else {
+                    "the other keys make it"
+                };
+                let fix = if kept {
+                    "; remove the `grib` attribute to write the field from its keys"
+                } else {
+                    ""
+                };
                 return Err(format!(
-                    "attribute {k:?} is {} but its GRIB sections say {}; remove the `grib` \
-                     attribute to write the field from its keys",
+                    "attribute {k:?} is {} but {how} {}{fix}",
                     tensor_core::cbor::json::to_json(v),
                     tensor_core::cbor::json::to_json(written)
                 ));
@@ -156,8 +221,16 @@ fn agree(
     Ok(unused)
 }
 
-/// Whether two values say the same: numbers by value, whatever their CBOR type.
+/// Whether the value `a` given says what `b` written says: numbers by value, whatever their
+/// CBOR type; a map by the entries it gives (the MARS keys written include more).
 fn same(a: &Value, b: &Value) -> bool {
+    if let (Value::Map(given), Value::Map(written)) = (a, b) {
+        return given.iter().all(|(k, v)| {
+            written
+                .iter()
+                .any(|(wk, wv)| wk.as_text() == k.as_text() && same(v, wv))
+        });
+    }
     let (a, b) = (
         tensor_core::cbor::json::to_json(a),
         tensor_core::cbor::json::to_json(b),

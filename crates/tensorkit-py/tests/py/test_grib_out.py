@@ -1,0 +1,127 @@
+"""GRIB 2 out from keys, judged by ecCodes and cfgrib: fields ecCodes writes for each grid ×
+product × packing are read by tensorkit, their `grib` sections dropped, and written again from
+their keys alone; ecCodes reads the same keys and values (within the packing's step) back, and
+cfgrib opens the file."""
+
+import itertools
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tensorkit
+
+eccodes = pytest.importorskip("eccodes")
+
+GRIDS = {
+    "regular_ll": ("regular_ll_sfc_grib2", {}),
+    "regular_ll_pl": ("regular_ll_pl_grib2", {}),
+    "regular_gg": ("regular_gg_sfc_grib2", {}),
+    "reduced_gg": ("reduced_gg_pl_32_grib2", {}),
+    "rotated_ll": ("rotated_ll_sfc_grib2", {}),
+}
+PRODUCTS = {
+    "4.0": {"stepRange": "6"},
+    "4.1": {"productDefinitionTemplateNumber": 1, "perturbationNumber": 3, "numberOfForecastsInEnsemble": 51, "stepRange": "12"},
+    "4.8": {"productDefinitionTemplateNumber": 8, "typeOfStatisticalProcessing": 1, "stepRange": "0-6"},
+    "4.11": {"productDefinitionTemplateNumber": 11, "perturbationNumber": 5, "numberOfForecastsInEnsemble": 51, "typeOfStatisticalProcessing": 2, "stepRange": "6-12"},
+}
+PACKINGS = {
+    "simple": {"packingType": "grid_simple", "bitsPerValue": 16},
+    "ccsds": {"packingType": "grid_ccsds", "bitsPerValue": 16},
+    "complex": {"packingType": "grid_complex_spatial_differencing", "bitsPerValue": 16},
+    "ieee": {"packingType": "grid_ieee"},
+}
+KEYS = [
+    "shortName", "paramId", "typeOfLevel", "level", "dataDate", "dataTime", "stepRange", "stepUnits",
+    "gridType", "Ni", "Nj", "N", "numberOfDataPoints", "latitudeOfFirstGridPointInDegrees",
+    "longitudeOfFirstGridPointInDegrees", "latitudeOfLastGridPointInDegrees", "longitudeOfLastGridPointInDegrees",
+    "iDirectionIncrementInDegrees", "jDirectionIncrementInDegrees", "latitudeOfSouthernPoleInDegrees",
+    "productDefinitionTemplateNumber", "perturbationNumber", "numberOfForecastsInEnsemble",
+    "typeOfStatisticalProcessing", "lengthOfTimeRange", "packingType", "centre", "discipline",
+    "parameterCategory", "parameterNumber", "marsClass", "marsType", "marsStream", "experimentVersionNumber",
+]
+
+
+def _ecmwf_field(path: Path, sample: str, product: dict, packing: dict) -> np.ndarray:
+    h = eccodes.codes_grib_new_from_samples(sample)
+    try:
+        for k, v in [("dataDate", 20261129), ("dataTime", 1200)] + list(product.items()) + list(packing.items()):
+            eccodes.codes_set(h, k, v)
+        n = eccodes.codes_get(h, "numberOfValues")
+        values = 250.0 + 30.0 * np.sin(np.linspace(0.0, 12.0, n)) + np.linspace(0.0, 3.0, n) ** 2
+        eccodes.codes_set_values(h, values)
+        path.write_bytes(eccodes.codes_get_message(h))
+    finally:
+        eccodes.codes_release(h)
+    return values
+
+
+def _keys(path: Path) -> tuple[dict, np.ndarray]:
+    with open(path, "rb") as f:
+        h = eccodes.codes_grib_new_from_file(f)
+    try:
+        keys = {}
+        for k in KEYS:
+            if eccodes.codes_is_defined(h, k) and not eccodes.codes_is_missing(h, k):
+                keys[k] = eccodes.codes_get(h, k)
+        return keys, eccodes.codes_get_values(h)
+    finally:
+        eccodes.codes_release(h)
+
+
+@pytest.mark.parametrize("grid,product,packing", list(itertools.product(GRIDS, PRODUCTS, PACKINGS)))
+def test_fields_written_from_keys_read_back_in_eccodes(tmp_path, grid, product, packing):
+    sample, extra = GRIDS[grid]
+    original = tmp_path / "original.grib2"
+    _ecmwf_field(original, sample, {**extra, **PRODUCTS[product]}, PACKINGS[packing])
+    with tensorkit.open(original) as f:
+        (name,) = f.keys()
+        attributes = {k: v for k, v in f.info(name)["attributes"].items() if k != "grib"}
+        values = f[name]
+    ours = tmp_path / "ours.grib2"
+    tensorkit.save(ours, {name: values}, format="grib2", attributes={name: attributes})
+    want, want_values = _keys(original)
+    got, got_values = _keys(ours)
+    assert got == want
+    step = 2.0 ** eccodes_step(ours)
+    assert np.allclose(got_values, want_values, rtol=0, atol=step / 2 + 1e-3)
+
+
+def eccodes_step(path: Path) -> int:
+    with open(path, "rb") as f:
+        h = eccodes.codes_grib_new_from_file(f)
+    try:
+        if eccodes.codes_get(h, "packingType") == "grid_ieee":
+            return -30
+        return eccodes.codes_get(h, "binaryScaleFactor")
+    finally:
+        eccodes.codes_release(h)
+
+
+def test_grib_keys_make_a_field_that_cfgrib_opens(tmp_path):
+    """tensorkit.save(..., format="grib2", grib_keys=...) from a bare array."""
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("cfgrib")
+    t = 273.15 + np.arange(19 * 36, dtype=np.float64).reshape(19, 36) / 100.0
+    keys = {
+        "shortName": "t", "typeOfLevel": "isobaricInhPa", "level": 500, "dataDate": 20261129, "dataTime": 0,
+        "stepRange": "6", "centre": "ecmf", "mars": {"class": "od", "type": "fc", "stream": "oper", "expver": "0001"},
+        "gridType": "regular_ll", "Ni": 36, "Nj": 19, "latitudeOfFirstGridPointInDegrees": 90.0,
+        "longitudeOfFirstGridPointInDegrees": 0.0, "latitudeOfLastGridPointInDegrees": -90.0,
+        "longitudeOfLastGridPointInDegrees": 350.0, "iDirectionIncrementInDegrees": 10.0,
+        "jDirectionIncrementInDegrees": 10.0, "packingType": "grid_ccsds", "bitsPerValue": 24,
+    }
+    path = tmp_path / "t.grib2"
+    tensorkit.save(path, {"t": t}, format="grib2", grib_keys=keys)
+    got, values = _keys(path)
+    assert (got["shortName"], got["level"], got["typeOfLevel"], got["stepRange"]) == ("t", 500, "isobaricInhPa", "6")
+    assert (got["marsClass"], got["marsType"], got["marsStream"], got["packingType"]) == ("od", "fc", "oper", "grid_ccsds")
+    assert np.allclose(values.reshape(19, 36), t, atol=1e-4)
+    ds = xr.open_dataset(path, engine="cfgrib", backend_kwargs={"indexpath": ""})
+    assert np.allclose(ds["t"].values, t, atol=1e-4)
+    assert float(ds["isobaricInhPa"]) == 500.0
+    with pytest.raises(tensorkit.UnsupportedError, match="no `Nj`|no `Ni`|points"):
+        tensorkit.save(tmp_path / "bad.grib2", {"t": t}, format="grib2", grib_keys={k: v for k, v in keys.items() if k != "Nj"})
+    assert not (tmp_path / "bad.grib2").exists()
