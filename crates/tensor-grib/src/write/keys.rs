@@ -235,9 +235,13 @@ fn grid(keys: Keys<'_>, points: usize) -> Result<Vec<u8>> {
         "regular_ll" => 0,
         "rotated_ll" => 1,
         "regular_gg" | "reduced_gg" => 40,
+        "mercator" => return projection(keys, 10, points),
+        "polar_stereographic" => return projection(keys, 20, points),
+        "lambert" => return projection(keys, 30, points),
         other => {
             return Err(missing(&format!(
-                "gridType {other:?} (regular_ll, rotated_ll, regular_gg and reduced_gg are written)"
+                "gridType {other:?} (regular_ll, rotated_ll, regular_gg, reduced_gg, lambert, \
+                 polar_stereographic and mercator are written)"
             )));
         }
     };
@@ -357,6 +361,88 @@ fn grid(keys: Keys<'_>, points: usize) -> Result<Vec<u8>> {
     }
     for n in pl.iter().flatten() {
         b.extend(octets(*n, 2, "pl")?);
+    }
+    Ok(section(3, &b))
+}
+
+/// Section 3 for a projection: Mercator (template 3.10), polar stereographic (3.20) or
+/// Lambert conformal (3.30), angles in millionths of a degree and lengths in millimetres.
+fn projection(keys: Keys<'_>, template: u16, points: usize) -> Result<Vec<u8>> {
+    let ni = int(keys, "Ni")
+        .or_else(|| int(keys, "Nx"))
+        .ok_or_else(|| missing("no `Ni` (`Nx`)"))?;
+    let nj = int(keys, "Nj")
+        .or_else(|| int(keys, "Ny"))
+        .ok_or_else(|| missing("no `Nj` (`Ny`)"))?;
+    if ni.saturating_mul(nj) != points as i64 {
+        return Err(missing(&format!(
+            "the grid has {} points, the values {points}",
+            ni.saturating_mul(nj)
+        )));
+    }
+    let angle = |name: &str| -> Result<Vec<u8>> {
+        micro(
+            float(keys, name).ok_or_else(|| missing(&format!("no `{name}`")))?,
+            name,
+        )
+    };
+    let angle_or_missing = |name: &str| -> Result<Vec<u8>> {
+        float(keys, name).map_or(Ok(vec![0xff; 4]), |d| micro(d, name))
+    };
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "rounded millimetres, checked to fit"
+    )]
+    let metres = |names: &[&str]| -> Result<Vec<u8>> {
+        match names.iter().find_map(|n| float(keys, n)) {
+            Some(m) => octets((m * 1e3).round() as i64, 4, names[0]),
+            None => Err(missing(&format!("no `{}`", names[0]))),
+        }
+    };
+    let scan = |name: &str, bit: u8| {
+        if int(keys, name) == Some(1) { bit } else { 0 }
+    };
+    let scanning = scan("iScansNegatively", 0x80)
+        | scan("jScansPositively", 0x40)
+        | scan("jPointsAreConsecutive", 0x20);
+    let mut flags = 0x30u8;
+    if int(keys, "uvRelativeToGrid") == Some(1) {
+        flags |= 0x08;
+    }
+    let mut b = vec![0];
+    b.extend(octets(points as i64, 4, "numberOfDataPoints")?);
+    b.extend([0, 0]);
+    b.extend(template.to_be_bytes());
+    b.extend(earth(keys)?);
+    b.extend(octets(ni, 4, "Ni")?);
+    b.extend(octets(nj, 4, "Nj")?);
+    b.extend(angle("latitudeOfFirstGridPointInDegrees")?);
+    b.extend(angle("longitudeOfFirstGridPointInDegrees")?);
+    b.push(flags);
+    b.extend(angle("LaDInDegrees")?);
+    if template == 10 {
+        b.extend(angle("latitudeOfLastGridPointInDegrees")?);
+        b.extend(angle("longitudeOfLastGridPointInDegrees")?);
+        b.push(scanning);
+        b.extend(angle_or_missing("orientationOfTheGridInDegrees")?);
+        b.extend(metres(&["DiInMetres", "DxInMetres"])?);
+        b.extend(metres(&["DjInMetres", "DyInMetres"])?);
+    } else {
+        b.extend(angle("LoVInDegrees")?);
+        b.extend(metres(&["DxInMetres", "DiInMetres"])?);
+        b.extend(metres(&["DyInMetres", "DjInMetres"])?);
+        b.extend(octets(
+            int(keys, "projectionCentreFlag").unwrap_or(0),
+            1,
+            "projectionCentreFlag",
+        )?);
+        b.push(scanning);
+        if template == 30 {
+            b.extend(angle("Latin1InDegrees")?);
+            b.extend(angle("Latin2InDegrees")?);
+            b.extend(angle_or_missing("latitudeOfSouthernPoleInDegrees")?);
+            b.extend(angle_or_missing("longitudeOfSouthernPoleInDegrees")?);
+        }
     }
     Ok(section(3, &b))
 }

@@ -137,8 +137,16 @@ fn written_from_keys(path: &Path) -> Result<(), Failed> {
     let mut written = 0;
     for (i, f) in grib.fields().iter().enumerate() {
         let covered = f.edition == 2
-            && ["regular_ll", "rotated_ll", "regular_gg", "reduced_gg"]
-                .contains(&f.grid.grid_type.as_str());
+            && [
+                "regular_ll",
+                "rotated_ll",
+                "regular_gg",
+                "reduced_gg",
+                "lambert",
+                "polar_stereographic",
+                "mercator",
+            ]
+            .contains(&f.grid.grid_type.as_str());
         if !covered {
             continue;
         }
@@ -182,7 +190,6 @@ fn written_from_keys(path: &Path) -> Result<(), Failed> {
         }
         written += 1;
     }
-    eprintln!("{}: {written} written from keys", path.display());
     crate::ensure(
         written > 0 || !path.to_string_lossy().contains("ll_sfc_grib2"),
         || "no field written".into(),

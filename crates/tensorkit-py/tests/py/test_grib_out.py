@@ -20,6 +20,19 @@ GRIDS = {
     "regular_gg": ("regular_gg_sfc_grib2", {}),
     "reduced_gg": ("reduced_gg_pl_32_grib2", {}),
     "rotated_ll": ("rotated_ll_sfc_grib2", {}),
+    "polar_stereographic": ("polar_stereographic_sfc_grib2", {}),
+    "lambert": ("GRIB2", {
+        "gridDefinitionTemplateNumber": 30, "Nx": 24, "Ny": 18, "latitudeOfFirstGridPointInDegrees": 35.5,
+        "longitudeOfFirstGridPointInDegrees": 350.25, "LaDInDegrees": 50.0, "LoVInDegrees": 10.0,
+        "DxInMetres": 25000, "DyInMetres": 25000, "Latin1InDegrees": 50.0, "Latin2InDegrees": 50.0,
+        "numberOfDataPoints": 24 * 18,
+    }),
+    "mercator": ("GRIB2", {
+        "gridDefinitionTemplateNumber": 10, "Ni": 30, "Nj": 20, "latitudeOfFirstGridPointInDegrees": -10.0,
+        "longitudeOfFirstGridPointInDegrees": 100.0, "LaDInDegrees": 20.0, "latitudeOfLastGridPointInDegrees": 10.0,
+        "longitudeOfLastGridPointInDegrees": 130.0, "DiInMetres": 100000, "DjInMetres": 100000,
+        "numberOfDataPoints": 30 * 20,
+    }),
 }
 PRODUCTS = {
     "4.0": {"stepRange": "6"},
@@ -41,15 +54,19 @@ KEYS = [
     "productDefinitionTemplateNumber", "perturbationNumber", "numberOfForecastsInEnsemble",
     "typeOfStatisticalProcessing", "lengthOfTimeRange", "packingType", "centre", "discipline",
     "parameterCategory", "parameterNumber", "marsClass", "marsType", "marsStream", "experimentVersionNumber",
+    "Nx", "Ny", "LaDInDegrees", "LoVInDegrees", "DxInMetres", "DyInMetres", "DiInMetres", "DjInMetres",
+    "Latin1InDegrees", "Latin2InDegrees", "projectionCentreFlag", "shapeOfTheEarth",
 ]
 
 
 def _ecmwf_field(path: Path, sample: str, product: dict, packing: dict) -> np.ndarray:
     h = eccodes.codes_grib_new_from_samples(sample)
     try:
-        for k, v in [("dataDate", 20261129), ("dataTime", 1200)] + list(product.items()) + list(packing.items()):
+        # The packing first: changing it packs the sample's values again, and ecCodes then
+        # counts the grid's points from those.
+        for k, v in list(packing.items()) + [("dataDate", 20261129), ("dataTime", 1200)] + list(product.items()):
             eccodes.codes_set(h, k, v)
-        n = eccodes.codes_get(h, "numberOfValues")
+        n = eccodes.codes_get(h, "numberOfDataPoints")
         values = 250.0 + 30.0 * np.sin(np.linspace(0.0, 12.0, n)) + np.linspace(0.0, 3.0, n) ** 2
         eccodes.codes_set_values(h, values)
         path.write_bytes(eccodes.codes_get_message(h))
