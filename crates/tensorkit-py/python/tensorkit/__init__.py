@@ -33,6 +33,7 @@ from ._file import (
 )
 from ._tensor import Tensor
 from ._tensorkit import __version__, formats
+from ._to_grib import to_grib
 
 __all__ = [
     *_errors.__all__,
@@ -50,5 +51,6 @@ __all__ = [
     "open_bytes",
     "save",
     "serialize",
+    "to_grib",
     "validate",
 ]
