@@ -1,6 +1,6 @@
 //! The sections a field's packing is written in: 5 (data representation) and 7 (data).
 
-use super::simple::{codes, pack};
+use super::simple::pack;
 use crate::error::{Error, Result};
 use crate::field::Simple;
 
@@ -124,18 +124,7 @@ pub(super) fn ccsds(
         flags: (coder.flags & !szip::THREE_BYTE) | szip::MSB,
     };
     let width = params.sample_bytes();
-    let mut samples = Vec::with_capacity(values.len() * width);
-    for q in codes(values, p) {
-        #[allow(
-            clippy::cast_possible_truncation,
-            reason = "as ecCodes' static_cast to the container"
-        )]
-        match width {
-            1 => samples.push(q as u8),
-            2 => samples.extend_from_slice(&(q as u16).to_be_bytes()),
-            _ => samples.extend_from_slice(&(q as u32).to_be_bytes()),
-        }
-    }
+    let samples = super::simple::containers(values, p, width)?;
     let (stream, _) = szip::encode(&params, &samples).map_err(|e| Error::Write {
         what: format!("the AEC coder refused the field: {e}"),
     })?;

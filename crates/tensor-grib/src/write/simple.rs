@@ -136,29 +136,12 @@ enum Scheme {
 }
 
 fn choose(values: &[f64], bits: u32, previous: Previous, scheme: Scheme) -> Result<Simple> {
-    let Some((&first, rest)) = values.split_first() else {
+    let Some(&first) = values.first() else {
         return Err(Error::Write {
             what: "a field with no values to pack".into(),
         });
     };
-    if !first.is_finite() {
-        return Err(Error::Write {
-            what: format!("{first} cannot be packed (a missing point goes in the bitmap)"),
-        });
-    }
-    let (mut min, mut max) = (first, first);
-    for &v in rest {
-        if !v.is_finite() {
-            return Err(Error::Write {
-                what: format!("{v} cannot be packed (a missing point goes in the bitmap)"),
-            });
-        }
-        if v > max {
-            max = v;
-        } else if v < min {
-            min = v;
-        }
-    }
+    let (min, max) = range(values)?;
     if max == min {
         return Ok(Simple {
             reference_value: nearest_smaller_single(first)?,
@@ -231,6 +214,38 @@ fn choose(values: &[f64], bits: u32, previous: Previous, scheme: Scheme) -> Resu
     })
 }
 
+/// The smallest and largest of `values` (not empty), runs of them side by side; of equal
+/// ones (0 and −0) the first, as ecCodes' comparisons keep it. A value that is not finite is
+/// an error.
+fn range(values: &[f64]) -> Result<(f64, f64)> {
+    use rayon::prelude::*;
+    let lower = |a: f64, b: f64| if b < a { b } else { a };
+    let higher = |a: f64, b: f64| if b > a { b } else { a };
+    let (min, max, nan) = values
+        .par_chunks(RUN)
+        .map(|run| {
+            run.iter().fold(
+                (f64::INFINITY, f64::NEG_INFINITY, false),
+                |(lo, hi, nan), &v| (lower(lo, v), higher(hi, v), nan | v.is_nan()),
+            )
+        })
+        .reduce(
+            || (f64::INFINITY, f64::NEG_INFINITY, false),
+            |a, b| (lower(a.0, b.0), higher(a.1, b.1), a.2 | b.2),
+        );
+    if nan || !min.is_finite() || !max.is_finite() {
+        let bad = values
+            .iter()
+            .find(|v| !v.is_finite())
+            .copied()
+            .unwrap_or(min);
+        return Err(Error::Write {
+            what: format!("{bad} cannot be packed (a missing point goes in the bitmap)"),
+        });
+    }
+    Ok((min, max))
+}
+
 /// The integer each value packs to (ecCodes' `⌊(v · 10^D − R) · 2^−E + 0.5⌋`).
 pub(crate) fn codes<'v>(values: &'v [f64], p: &Simple) -> impl Iterator<Item = u64> + 'v {
     let decimal = power(i64::from(p.decimal_scale_factor), 10.0);
@@ -248,9 +263,15 @@ pub(crate) fn codes<'v>(values: &'v [f64], p: &Simple) -> impl Iterator<Item = u
     })
 }
 
+/// Values packed per task when a field is packed on several cores: a multiple of 8, so that
+/// each run of values fills whole bytes whatever the width.
+const RUN: usize = 1 << 16;
+
 /// `values` packed with `p`, most significant bit first (ecCodes'
-/// `grib_encode_double_array`): `ceil(n · bits / 8)` bytes.
+/// `grib_encode_double_array`): `ceil(n · bits / 8)` bytes. Runs of values are packed side by
+/// side, each into its own whole bytes.
 pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
+    use rayon::prelude::*;
     let bits = p.bits_per_value;
     if bits > 63 {
         return Err(Error::Write {
@@ -259,16 +280,83 @@ pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
     }
     let n = values.len() as u64;
     let len = tensor_core::checked::mul(n, u64::from(bits), "packed bits")?.div_ceil(8);
-    let mut out = vec![0u8; tensor_core::checked::to_usize(len, "packed bytes")?];
+    let mut out = tensor_core::buffer::try_filled(
+        tensor_core::checked::to_usize(len, "packed bytes")?,
+        0u8,
+        "packed bytes",
+    )?;
     if bits == 0 {
         return Ok(out);
     }
-    let mut packer = tensor_pipeline::dense_bits::Packer::new(&mut out, bits);
-    for q in codes(values, p) {
-        packer.push(q);
-    }
-    packer.finish();
+    let run_bytes = RUN / 8 * bits as usize;
+    out.par_chunks_mut(run_bytes)
+        .zip(values.par_chunks(RUN))
+        .for_each(|(dst, run)| pack_run(run, p, dst));
     Ok(out)
+}
+
+/// The code of each value in a big-endian container of `width` bytes (1, 2 or 4), as ecCodes
+/// hands CCSDS packing's integers to the coder; runs of values side by side.
+pub(crate) fn containers(values: &[f64], p: &Simple, width: usize) -> Result<Vec<u8>> {
+    use rayon::prelude::*;
+    let len = tensor_core::checked::mul(values.len() as u64, width as u64, "CCSDS samples")?;
+    let mut out = tensor_core::buffer::try_filled(
+        tensor_core::checked::to_usize(len, "CCSDS samples")?,
+        0u8,
+        "CCSDS samples",
+    )?;
+    out.par_chunks_mut(RUN * width)
+        .zip(values.par_chunks(RUN))
+        .for_each(|(dst, run)| {
+            let q = codes(run, p);
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "as ecCodes' static_cast to the container"
+            )]
+            match width {
+                1 => dst.iter_mut().zip(q).for_each(|(d, q)| *d = q as u8),
+                2 => dst
+                    .chunks_exact_mut(2)
+                    .zip(q)
+                    .for_each(|(d, q)| d.copy_from_slice(&(q as u16).to_be_bytes())),
+                _ => dst
+                    .chunks_exact_mut(4)
+                    .zip(q)
+                    .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes())),
+            }
+        });
+    Ok(out)
+}
+
+/// One run of values packed into `dst`: whole bytes written directly at the common widths.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "each code fits the width, as the parameters were chosen for"
+)]
+fn pack_run(values: &[f64], p: &Simple, dst: &mut [u8]) {
+    let mut q = codes(values, p);
+    match p.bits_per_value {
+        8 => dst.iter_mut().zip(q).for_each(|(d, q)| *d = q as u8),
+        16 => dst
+            .chunks_exact_mut(2)
+            .zip(q)
+            .for_each(|(d, q)| d.copy_from_slice(&(q as u16).to_be_bytes())),
+        24 => dst
+            .chunks_exact_mut(3)
+            .zip(q)
+            .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes()[1..])),
+        32 => dst
+            .chunks_exact_mut(4)
+            .zip(q)
+            .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes())),
+        bits => {
+            let mut packer = tensor_pipeline::dense_bits::Packer::new(dst, bits);
+            for code in q.by_ref() {
+                packer.push(code);
+            }
+            packer.finish();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -39,6 +39,18 @@ impl BitWriter {
         self.emit(1, n as u32 + 1);
     }
 
+    /// Appends every bit `other` holds.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    fn append(&mut self, other: &BitWriter) {
+        for word in other.out.chunks_exact(4) {
+            self.emit(
+                u64::from(u32::from_be_bytes([word[0], word[1], word[2], word[3]])),
+                32,
+            );
+        }
+        self.emit(other.acc, other.bits);
+    }
+
     fn bit_len(&self) -> u64 {
         self.out.len() as u64 * 8 + u64::from(self.bits)
     }
@@ -235,10 +247,126 @@ fn preprocess(p: &Params, x: &[i64], d: &mut [u32]) {
     }
 }
 
+/// RSIs below which a stream is coded on one core: smaller ones are not worth a thread.
+#[cfg(feature = "parallel")]
+const PARALLEL_RSIS: usize = 64;
+
 /// Encodes `data` (whole sample containers). Returns the stream and the bit offset at
 /// which each RSI starts (what Tensogram records as `szip_block_offsets`).
+///
+/// The only state that runs from one RSI to the next is libaec's `k` (where the search for a
+/// block's split starts), so a large stream is coded in parts side by side, each from the `k`
+/// the RSI before it gives, then put together in order: a part whose first coded block
+/// chooses another split from the `k` the part before it really ends with is coded again
+/// from that `k`. The stream is the one a single pass writes, bit for bit.
 pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
     let sb = p.check_samples(data.len())?;
+    let rsi_bytes = p.block_size as usize * p.rsi as usize * sb;
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let rsis = data.len().div_ceil(rsi_bytes.max(1));
+        let threads = rayon::current_num_threads();
+        if threads > 1 && rsis >= PARALLEL_RSIS {
+            let per_part = rsis.div_ceil(threads) * rsi_bytes;
+            let chunks: Vec<&[u8]> = data.chunks(per_part).collect();
+            // Each part starts from the `k` the RSI before it ends with when coded alone:
+            // the search settles within a few blocks, so this is almost always the `k` a
+            // single pass reaches there.
+            let mut parts: Vec<Part> = (0..chunks.len())
+                .into_par_iter()
+                .map(|i| {
+                    let start = if i == 0 {
+                        0
+                    } else {
+                        let before = i * per_part;
+                        let warm = &data[before - rsi_bytes..before];
+                        encode_part(p, warm, 0).end_k.unwrap_or(0)
+                    };
+                    encode_part(p, chunks[i], start)
+                })
+                .collect();
+            let mut k = 0;
+            for (part, chunk) in parts.iter_mut().zip(&chunks) {
+                if part.start_k != k && !part.starts_alike(p, k) {
+                    *part = encode_part(p, chunk, k);
+                }
+                k = part.end_k.unwrap_or(k);
+            }
+            let mut parts = parts.into_iter();
+            let first = parts.next().unwrap_or_else(Part::empty);
+            let (mut w, mut offsets) = (first.w, first.offsets);
+            for part in parts {
+                let base = w.bit_len();
+                offsets.extend(part.offsets.iter().map(|o| o + base));
+                w.append(&part.w);
+            }
+            return Ok((w.finish(), offsets));
+        }
+    }
+    let _ = rsi_bytes;
+    let part = encode_part(p, data, 0);
+    Ok((part.w.finish(), part.offsets))
+}
+
+/// A run of whole RSIs coded from a given `k`: its bits, where each RSI starts in them, the
+/// `k` it ends with (`None`: no block was coded, `k` passes through), and its first coded
+/// block as it was before coding, with the `k` that block left.
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+struct Part {
+    w: BitWriter,
+    offsets: Vec<u64>,
+    start_k: u32,
+    end_k: Option<u32>,
+    first: Option<(Vec<u32>, usize, u32)>,
+}
+
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+impl Part {
+    fn empty() -> Part {
+        Part {
+            w: BitWriter {
+                out: Vec::new(),
+                acc: 0,
+                bits: 0,
+            },
+            offsets: Vec::new(),
+            start_k: 0,
+            end_k: None,
+            first: None,
+        }
+    }
+
+    /// Whether coding the part from `k` would write the same bits: its first coded block
+    /// settles on the same split from `k` as from the `k` it was coded from (everything
+    /// after depends on that block's `k` alone).
+    fn starts_alike(&self, p: &Params, k: u32) -> bool {
+        let Some((block, reference, chosen)) = &self.first else {
+            return true;
+        };
+        let id_len = p.id_len();
+        if id_len <= 1 {
+            return true;
+        }
+        let mut enc = Encoder {
+            p,
+            w: BitWriter {
+                out: Vec::new(),
+                acc: 0,
+                bits: 0,
+            },
+            id_len,
+            kmax: (1u32 << id_len) - 3,
+            k,
+        };
+        enc.assess_splitting(block, *reference);
+        enc.k == *chosen
+    }
+}
+
+/// Codes `data`, whole RSIs, from `start_k`.
+fn encode_part(p: &Params, data: &[u8], start_k: u32) -> Part {
+    let sb = p.sample_bytes();
     let id_len = p.id_len();
     let mut enc = Encoder {
         p,
@@ -249,8 +377,10 @@ pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
         },
         id_len,
         kmax: (1u32 << id_len) - 3,
-        k: 0,
+        k: start_k,
     };
+    let mut first: Option<(Vec<u32>, usize, u32)> = None;
+    let mut coded = false;
     let (j, rsi) = (p.block_size as usize, p.rsi as usize);
     let rsi_len = j * rsi;
     let preprocessing = p.flags & PREPROCESS != 0;
@@ -305,11 +435,78 @@ pub fn encode(p: &Params, data: &[u8]) -> Result<(Vec<u8>, Vec<u64>)> {
                 enc.code_zero_run(zero_blocks, zero_ref);
                 zero_blocks = 0;
             }
+            let before = first.is_none().then(|| block.to_vec());
             enc.code_block(block, reference);
+            coded = true;
+            if let Some(before) = before {
+                first = Some((before, r, enc.k));
+            }
         }
         if p.flags & PAD_RSI != 0 {
             enc.w.pad_to_byte();
         }
     }
-    Ok((enc.w.finish(), offsets))
+    Part {
+        end_k: coded.then_some(enc.k),
+        w: enc.w,
+        offsets,
+        start_k,
+        first,
+    }
+}
+
+#[cfg(all(test, feature = "parallel"))]
+mod parallel_tests {
+    use super::*;
+
+    /// Samples whose statistics change from region to region (smooth, noisy, constant), so
+    /// that `k` differs where the parts meet.
+    fn samples(n: usize, seed: u64, bits: u32) -> Vec<u8> {
+        let mut state = seed;
+        let mut x: i64 = 1 << (bits - 1);
+        let max = (1i64 << bits) - 1;
+        let mut out = Vec::with_capacity(n * 2);
+        for i in 0..n {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let region = (i / 3000 + seed as usize) % 4;
+            let step = match region {
+                0 => 0,
+                1 => (state >> 60) as i64 - 8,
+                2 => (state >> 52) as i64 - 2048,
+                _ => (state >> 56) as i64 - 128,
+            };
+            x = (x + step).clamp(0, max);
+            out.extend_from_slice(&(x as u16).to_be_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn parts_coded_side_by_side_are_the_single_pass_bit_for_bit() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for (seed, bits, block_size, rsi, flags) in [
+            (1u64, 16u32, 32u32, 128u32, 14u32),
+            (2, 12, 16, 32, 8),
+            (3, 16, 8, 64, 8 | PAD_RSI),
+            (4, 10, 32, 16, 0),
+        ] {
+            let p = Params {
+                bits_per_sample: bits,
+                block_size,
+                rsi,
+                flags: flags | super::super::params::MSB,
+            };
+            let data = samples(200_000 + seed as usize * 777, seed, bits);
+            let single = encode_part(&p, &data, 0);
+            let (one, one_offsets) = (single.w.finish(), single.offsets);
+            let (many, offsets) = pool.install(|| encode(&p, &data)).unwrap();
+            assert_eq!(offsets, one_offsets, "seed {seed}");
+            assert!(many == one, "seed {seed}: the streams differ");
+        }
+    }
 }

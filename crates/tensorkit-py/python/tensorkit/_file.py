@@ -477,6 +477,8 @@ def serialize(
     canonical_nan: bool = False,
     quantize: str | None = None,
     header_reserve: int | str | None = None,
+    attributes: Mapping[str, Mapping[str, Any]] | None = None,
+    grib_keys: Mapping[str, Any] | None = None,
 ) -> bytes:
     """The bytes of a ``format`` file holding ``tensors`` (options as in :func:`save`)."""
     return _tensorkit.serialize(
@@ -490,6 +492,7 @@ def serialize(
             canonical_nan=canonical_nan,
             quantize=quantize,
             header_reserve=header_reserve,
+            attributes=_with_grib_keys(tensors, attributes, grib_keys),
         ),
     )
 

@@ -88,18 +88,35 @@ pub(super) fn write(
     Ok(notes)
 }
 
-/// The tensor's values as float64, one per grid point (missing ones NaN).
-fn values(t: &NamedTensor<'_>, limits: &tensor_core::Limits) -> Result<Vec<f64>> {
+/// The tensor's values as float64, one per grid point (missing ones NaN): borrowed where
+/// they are stored so (little-endian float64, aligned, on a little-endian machine).
+fn values<'t>(
+    t: &'t NamedTensor<'_>,
+    limits: &tensor_core::Limits,
+) -> Result<std::borrow::Cow<'t, [f64]>> {
+    use std::borrow::Cow;
     let bytes = t.le_bytes(limits)?;
     match t.dtype() {
-        Dtype::Float64 => Ok(bytes
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default()))
-            .collect()),
-        Dtype::Float32 => Ok(bytes
-            .chunks_exact(4)
-            .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap_or_default())))
-            .collect()),
+        Dtype::Float64 => {
+            if tensor_core::ByteOrder::Little.is_native()
+                && let Cow::Borrowed(b) = bytes
+                && let Ok(v) = bytemuck::try_cast_slice::<u8, f64>(b)
+            {
+                return Ok(Cow::Borrowed(v));
+            }
+            Ok(Cow::Owned(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect(),
+            ))
+        }
+        Dtype::Float32 => Ok(Cow::Owned(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap_or_default())))
+                .collect(),
+        )),
         other => Err(Error::CannotRepresent {
             format: "grib",
             what: format!("dtype {other}: GRIB holds float32 and float64 values"),
