@@ -221,18 +221,46 @@ fn range(values: &[f64]) -> Result<(f64, f64)> {
     use rayon::prelude::*;
     let lower = |a: f64, b: f64| if b < a { b } else { a };
     let higher = |a: f64, b: f64| if b > a { b } else { a };
-    let (min, max, nan) = values
-        .par_chunks(RUN)
-        .map(|run| {
-            run.iter().fold(
-                (f64::INFINITY, f64::NEG_INFINITY, false),
-                |(lo, hi, nan), &v| (lower(lo, v), higher(hi, v), nan | v.is_nan()),
-            )
-        })
-        .reduce(
-            || (f64::INFINITY, f64::NEG_INFINITY, false),
-            |a, b| (lower(a.0, b.0), higher(a.1, b.1), a.2 | b.2),
-        );
+    // In order, as ecCodes compares: of equal values the first is kept.
+    let in_order = |run: &[f64]| {
+        run.iter().fold(
+            (f64::INFINITY, f64::NEG_INFINITY, false),
+            |(lo, hi, nan), &v| (lower(lo, v), higher(hi, v), nan | v.is_nan()),
+        )
+    };
+    // Eight lanes at a time, which the compiler keeps in vector registers; lanes may meet
+    // equal values out of order, which only matters for 0 and −0: a run whose extreme is a
+    // zero, and that holds a zero of the other sign, is scanned again in order.
+    let in_lanes = |run: &[f64]| {
+        let (mut lo, mut hi, mut nan) = ([f64::INFINITY; 8], [f64::NEG_INFINITY; 8], [false; 8]);
+        let mut eights = run.chunks_exact(8);
+        for e in eights.by_ref() {
+            for l in 0..8 {
+                lo[l] = lower(lo[l], e[l]);
+                hi[l] = higher(hi[l], e[l]);
+                nan[l] |= e[l].is_nan();
+            }
+        }
+        let rest = in_order(eights.remainder());
+        let r = (0..8).fold(rest, |(a, b, c), l| {
+            (lower(a, lo[l]), higher(b, hi[l]), c | nan[l])
+        });
+        let other_zero = |z: f64| {
+            z == 0.0
+                && run
+                    .iter()
+                    .any(|v| *v == 0.0 && v.is_sign_negative() != z.is_sign_negative())
+        };
+        if other_zero(r.0) || other_zero(r.1) {
+            in_order(run)
+        } else {
+            r
+        }
+    };
+    let (min, max, nan) = values.par_chunks(RUN).map(in_lanes).reduce(
+        || (f64::INFINITY, f64::NEG_INFINITY, false),
+        |a, b| (lower(a.0, b.0), higher(a.1, b.1), a.2 | b.2),
+    );
     if nan || !min.is_finite() || !max.is_finite() {
         let bad = values
             .iter()
@@ -433,5 +461,31 @@ mod tests {
             ),
             (2, 0, 8)
         );
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::*;
+
+    #[test]
+    fn the_first_of_equal_extremes_is_kept_as_ecodes_keeps_it() {
+        let mut v = vec![1.0; 1000];
+        v[3] = -0.0;
+        v[700] = 0.0;
+        let (min, _) = range(&v).unwrap();
+        assert!(min == 0.0 && min.is_sign_negative());
+        v[3] = 0.0;
+        v[700] = -0.0;
+        let (min, _) = range(&v).unwrap();
+        assert!(min == 0.0 && min.is_sign_positive());
+        let mut w = vec![-1.0; 1000];
+        w[10] = 0.0;
+        w[20] = -0.0;
+        let (_, max) = range(&w).unwrap();
+        assert!(max.is_sign_positive());
+        let big: Vec<f64> = (0..200_000).map(|i| f64::from(i % 977) - 300.5).collect();
+        assert_eq!(range(&big).unwrap(), (-300.5, 675.5));
+        assert!(range(&[1.0, f64::INFINITY]).is_err());
     }
 }
