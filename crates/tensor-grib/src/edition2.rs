@@ -326,7 +326,7 @@ fn degrees(b: &[u8], unit: f64) -> Option<f64> {
     (!all_ones(b)).then(|| signed(b) as f64 / unit)
 }
 
-fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
+pub(crate) fn grid(s3: &[u8], at: At) -> Result<(Grid, u64)> {
     let head = at.slice(s3, 0, 14, "section 3")?;
     if head[5] != 0 {
         return Err(at.unsupported(format!(

@@ -30,8 +30,9 @@ pub struct Written {
 /// do for values read from such a field: section 5 and the data come out byte for byte as
 /// they were), otherwise with the parameters ecCodes chooses at the same width; IEEE at the
 /// same precision; complex packing with its scale factors, the groups split as ecCodes
-/// splits them. Packings without an encoder here (second-order, JPEG 2000, PNG)
-/// are written as simple packing with the same parameters, which [`Written::note`] says.
+/// splits them; PNG as an image of the same samples. Packings without an encoder here
+/// (second-order, JPEG 2000) are written as simple packing with the same parameters, which
+/// [`Written::note`] says.
 /// With `how`, they are packed as it says. Sections 1 to 4 are kept byte for byte; the
 /// message is read back before it is returned, so sections that do not describe `values`
 /// are an error, never a message ecCodes would refuse.
@@ -59,6 +60,7 @@ pub fn field(
         });
     }
     let (packing, _) = crate::edition2::representation(s5, at)?;
+    let (grid, _) = crate::edition2::grid(s3, at)?;
     let missing = values.iter().any(|v| v.is_nan());
     let present: std::borrow::Cow<'_, [f64]> = if missing {
         values.iter().copied().filter(|v| !v.is_nan()).collect()
@@ -66,6 +68,7 @@ pub fn field(
         values.into()
     };
     let bitmap = bitmap(values, missing);
+    let image = sections::Image::of(&grid, points, present.len());
     let assemble = |(s5, s7): (Vec<u8>, Vec<u8>)| -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + sections.len() + bitmap.len() + s7.len() + 4);
         // Octets 5 and 6 are reserved: all ones, as ecCodes writes them.
@@ -100,7 +103,7 @@ pub fn field(
         });
     }
     if let Some(how) = how {
-        let message = assemble(encode(&present, &packing, how, s5)?);
+        let message = assemble(encode(&present, &packing, how, s5, image)?);
         check(&message, values.len())?;
         return Ok(Written {
             message,
@@ -154,6 +157,11 @@ pub fn field(
                 None,
             )
         }
+        Packing::Png(p) => (
+            sections::png(&present, p, ot, image),
+            Repacking::Png { bits: None },
+            None,
+        ),
         other => {
             let mut p = other.simple().copied().ok_or_else(|| Error::Write {
                 what: format!("{} has no parameters to keep", other.name()),
@@ -181,7 +189,7 @@ pub fn field(
             return Ok(Written { message, note });
         }
     }
-    let message = assemble(encode(&present, &packing, again, s5)?);
+    let message = assemble(encode(&present, &packing, again, s5, image)?);
     check(&message, values.len())?;
     Ok(Written { message, note })
 }

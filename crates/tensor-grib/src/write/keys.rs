@@ -697,6 +697,9 @@ fn packing(keys: Keys<'_>) -> Repacking {
                 .filter(|o| matches!(o, 1 | 2))
                 .unwrap_or(2),
         },
+        "grid_png" => Repacking::Png {
+            bits: Some(bits.unwrap_or(16).div_ceil(8).clamp(1, 4) * 8),
+        },
         "grid_ieee" => Repacking::Ieee {
             bits: if bits == Some(64) { 64 } else { 32 },
         },
@@ -719,7 +722,8 @@ fn placeholder(how: Repacking, points: usize) -> Result<Vec<u8>> {
         }
         Repacking::Simple { bits }
         | Repacking::Ccsds { bits }
-        | Repacking::Complex { bits, .. } => {
+        | Repacking::Complex { bits, .. }
+        | Repacking::Png { bits } => {
             b.extend(0u16.to_be_bytes());
             b.extend([0; 8]);
             b.push(u8::try_from(bits.unwrap_or(16)).unwrap_or(16));

@@ -13,7 +13,7 @@ mod simple;
 pub use field::{Written, field};
 pub use keys::{Keys, sections_from_keys};
 
-pub use simple::{Previous, ccsds_parameters, pack, parameters};
+pub use simple::{Previous, ccsds_parameters, pack, parameters, png_parameters};
 
 use crate::bits::be;
 use crate::error::{Error, Result};
@@ -46,6 +46,12 @@ pub enum Repacking {
         bits: Option<u32>,
         /// Order of spatial differencing: 0, 1 or 2.
         order: u8,
+    },
+    /// PNG packing (`grid_png`, template 5.41) at 8, 16, 24 or 32 bits per value, or the
+    /// field's own rounded up to whole bytes.
+    Png {
+        /// Bits per value: 8, 16, 24 or 32.
+        bits: Option<u32>,
     },
     /// IEEE floats (`grid_ieee`, template 5.4) of 32 or 64 bits.
     Ieee {
@@ -94,11 +100,17 @@ impl std::str::FromStr for Repacking {
                 bits: checked(23)?,
                 order: 0,
             }),
+            ("png", _) => match checked(32)? {
+                Some(b) if b % 8 != 0 => Err(Error::Write {
+                    what: format!("{s:?}: PNG packs 8, 16, 24 or 32 bits per value"),
+                }),
+                bits => Ok(Repacking::Png { bits }),
+            },
             ("ieee" | "ieee32", None) => Ok(Repacking::Ieee { bits: 32 }),
             ("ieee64", None) => Ok(Repacking::Ieee { bits: 64 }),
             _ => Err(Error::Write {
                 what: format!(
-                    "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, complex, complex:BITS (or complex1/2/3 by wgrib2's names), ieee, ieee64"
+                    "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, complex, complex:BITS (or complex1/2/3 by wgrib2's names), png, png:BITS, ieee, ieee64"
                 ),
             }),
         }
@@ -165,12 +177,13 @@ pub fn repack_open(grib: &Grib<'_>, how: Repacking, limits: &Limits) -> Result<V
 
 /// Sections 5 and 7 for one field's present values, packed as `how` says; `packing` is the
 /// field's packing as it was and `old` its section 5 (its "type of original field values"
-/// and a CCSDS field's coder options are kept).
+/// and a CCSDS field's coder options are kept); `image` the shape PNG packing gives them.
 fn encode(
     values: &[f64],
     packing: &Packing,
     how: Repacking,
     old: &[u8],
+    image: sections::Image,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
     let (own, previous) = match packing.simple() {
         Some(s) => (
@@ -196,6 +209,11 @@ fn encode(
         Repacking::Complex { bits, order } => {
             let s = complex::scaling(values, bits.unwrap_or(own));
             complex::pack(values, &s, order, secondary_substitute(packing, old))
+        }
+        Repacking::Png { bits } => {
+            let bits = bits.unwrap_or_else(|| own.div_ceil(8).clamp(1, 4) * 8);
+            let p = png_parameters(values, bits, previous)?;
+            sections::png(values, &p, original_type, image)
         }
     }
 }
@@ -238,7 +256,9 @@ fn rebuild(
         let section = &message[pos..pos + slen];
         match message[pos + 4] {
             5 => {
-                let (s5, s7) = encode(&values[field], &fields[field].packing, how, section)?;
+                let f = &fields[field];
+                let image = sections::Image::of(&f.grid, f.points, values[field].len());
+                let (s5, s7) = encode(&values[field], &f.packing, how, section, image)?;
                 out.extend_from_slice(&s5);
                 data = s7;
             }

@@ -151,3 +151,83 @@ pub(super) fn ieee(values: &[f64], bits: u32) -> Result<(Vec<u8>, Vec<u8>)> {
     }
     Ok((section(5, &body), section(7, &data)))
 }
+
+/// The shape a PNG-packed field's image takes: `Ni` × `Nj` (swapped when points run along
+/// meridians), or one row of every value on a grid of uneven rows or with missing points.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Image {
+    pub(super) width: u32,
+    pub(super) height: u32,
+}
+
+impl Image {
+    /// The image of `present` values of a field on `grid` of `points` points, as ecCodes
+    /// lays it out.
+    pub(super) fn of(grid: &crate::field::Grid, points: u64, present: usize) -> Image {
+        let row = Image {
+            width: u32::try_from(present).unwrap_or(u32::MAX),
+            height: 1,
+        };
+        match (grid.ni, grid.nj) {
+            (Some(ni), Some(nj)) if present as u64 == points && ni.checked_mul(nj) == Some(points) => {
+                let (w, h) = if grid.j_points_are_consecutive() {
+                    (nj, ni)
+                } else {
+                    (ni, nj)
+                };
+                match (u32::try_from(w), u32::try_from(h)) {
+                    (Ok(width), Ok(height)) => Image { width, height },
+                    _ => row,
+                }
+            }
+            _ => row,
+        }
+    }
+}
+
+/// Template 5.41 (`grid_png`) and its data: the integers, in whole bytes, as the samples of a
+/// PNG image — grey of 8 or 16 bits, RGB for 24, RGBA for 32 — as ecCodes writes them (the
+/// compressed bytes are the png crate's own; the samples are ecCodes'). A constant field has
+/// no image.
+pub(super) fn png(
+    values: &[f64],
+    p: &Simple,
+    original_type: u8,
+    image: Image,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let body = packing_body(values, 41, p, original_type)?;
+    if p.bits_per_value == 0 {
+        return Ok((section(5, &body), section(7, &[])));
+    }
+    let width = p.bits_per_value.div_ceil(8) as usize;
+    let (colour, depth) = match width {
+        1 => (png::ColorType::Grayscale, png::BitDepth::Eight),
+        2 => (png::ColorType::Grayscale, png::BitDepth::Sixteen),
+        3 => (png::ColorType::Rgb, png::BitDepth::Eight),
+        4 => (png::ColorType::Rgba, png::BitDepth::Eight),
+        _ => {
+            return Err(Error::Write {
+                what: format!(
+                    "PNG packing of {} bits per value (8, 16, 24 or 32)",
+                    p.bits_per_value
+                ),
+            });
+        }
+    };
+    let whole = Simple {
+        bits_per_value: 8 * width as u32,
+        ..*p
+    };
+    let samples = super::simple::containers_of(values, &whole, width)?;
+    let mut out = Vec::new();
+    let bad = |e: png::EncodingError| Error::Write {
+        what: format!("the PNG encoder refused the field: {e}"),
+    };
+    let mut encoder = png::Encoder::new(&mut out, image.width, image.height);
+    encoder.set_color(colour);
+    encoder.set_depth(depth);
+    let mut writer = encoder.write_header().map_err(bad)?;
+    writer.write_image_data(&samples).map_err(bad)?;
+    writer.finish().map_err(bad)?;
+    Ok((section(5, &body), section(7, &out)))
+}

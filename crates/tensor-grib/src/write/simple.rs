@@ -73,13 +73,24 @@ pub(crate) fn binary_scale_factor(max: f64, min: f64, bits: u32) -> Result<i32> 
     let maxint = (1u64 << bits) - 1;
     let mut zs = 1.0f64;
     let mut scale = 0i32;
+    // A range so small (subnormal) or large that the scale leaves the doubles cannot be
+    // packed: ecCodes' search would not end.
+    let lost = || Error::Write {
+        what: format!("a range of {range} cannot be scaled to {bits} bits"),
+    };
     while range * zs <= dmaxint {
         scale -= 1;
         zs *= 2.0;
+        if !zs.is_finite() {
+            return Err(lost());
+        }
     }
     while range * zs > dmaxint {
         scale += 1;
         zs /= 2.0;
+        if zs == 0.0 {
+            return Err(lost());
+        }
     }
     #[allow(
         clippy::cast_possible_truncation,
@@ -90,10 +101,16 @@ pub(crate) fn binary_scale_factor(max: f64, min: f64, bits: u32) -> Result<i32> 
     while rounded(zs) <= maxint {
         scale -= 1;
         zs *= 2.0;
+        if !zs.is_finite() {
+            return Err(lost());
+        }
     }
     while rounded(zs) > maxint {
         scale += 1;
         zs /= 2.0;
+        if zs == 0.0 || !zs.is_finite() {
+            return Err(lost());
+        }
     }
     if scale > LAST {
         return Err(Error::Write {
@@ -119,6 +136,40 @@ pub struct Previous {
 /// from 0 and `E` is searched for.
 pub fn parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simple> {
     choose(values, bits, previous, Scheme::Simple)
+}
+
+/// The parameters ecCodes chooses for `grid_png` (its `pack_double` there): the decimal scale
+/// kept, `R` the largest single not above the scaled minimum, `E` the binary scale that fits
+/// the range into `bits` (8, 16, 24 or 32); a constant field packs in 0 bits.
+pub fn png_parameters(values: &[f64], bits: u32, previous: Previous) -> Result<Simple> {
+    let Some(&first) = values.first() else {
+        return Err(Error::Write {
+            what: "a field with no values to pack".into(),
+        });
+    };
+    if !matches!(bits, 8 | 16 | 24 | 32) {
+        return Err(Error::Write {
+            what: format!("PNG packing of {bits} bits per value (8, 16, 24 or 32)"),
+        });
+    }
+    let (min, max) = range(values)?;
+    let d = previous.decimal_scale_factor;
+    if min == max {
+        return Ok(Simple {
+            reference_value: nearest_smaller_single(first * power(i64::from(d), 10.0))?,
+            binary_scale_factor: 0,
+            decimal_scale_factor: d,
+            bits_per_value: 0,
+        });
+    }
+    let decimal = power(i64::from(d), 10.0);
+    let reference = nearest_smaller_single(min * decimal)?;
+    Ok(Simple {
+        reference_value: reference,
+        binary_scale_factor: binary_scale_factor(max * decimal, reference, bits)?,
+        decimal_scale_factor: d,
+        bits_per_value: bits,
+    })
 }
 
 /// The parameters ecCodes chooses for `grid_ccsds` (its `pack_double` there): as for simple
@@ -323,6 +374,30 @@ pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The code of each value in `width` big-endian bytes (1 to 4), most significant first, as
+/// ecCodes lays out PNG packing's samples; runs of values side by side.
+pub(crate) fn containers_of(values: &[f64], p: &Simple, width: usize) -> Result<Vec<u8>> {
+    if width == 3 {
+        use rayon::prelude::*;
+        let len = tensor_core::checked::mul(values.len() as u64, 3, "PNG samples")?;
+        let mut out = tensor_core::buffer::try_filled(
+            tensor_core::checked::to_usize(len, "PNG samples")?,
+            0u8,
+            "PNG samples",
+        )?;
+        out.par_chunks_mut(RUN * 3)
+            .zip(values.par_chunks(RUN))
+            .for_each(|(dst, run)| {
+                #[allow(clippy::cast_possible_truncation, reason = "the code's low 24 bits")]
+                dst.chunks_exact_mut(3)
+                    .zip(codes(run, p))
+                    .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes()[1..]));
+            });
+        return Ok(out);
+    }
+    containers(values, p, width)
+}
+
 /// The code of each value in a big-endian container of `width` bytes (1, 2 or 4), as ecCodes
 /// hands CCSDS packing's integers to the coder; runs of values side by side.
 pub(crate) fn containers(values: &[f64], p: &Simple, width: usize) -> Result<Vec<u8>> {
@@ -487,5 +562,17 @@ mod range_tests {
         let big: Vec<f64> = (0..200_000).map(|i| f64::from(i % 977) - 300.5).collect();
         assert_eq!(range(&big).unwrap(), (-300.5, 675.5));
         assert!(range(&[1.0, f64::INFINITY]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod scale_tests {
+    use super::*;
+
+    #[test]
+    fn ranges_past_the_doubles_are_errors_not_endless_searches() {
+        assert!(binary_scale_factor(5e-324, 0.0, 32).is_err());
+        assert!(binary_scale_factor(1e308, -1e308, 8).is_err());
+        assert_eq!(binary_scale_factor(4095.0, 0.0, 12).unwrap(), 0);
     }
 }

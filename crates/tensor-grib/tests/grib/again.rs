@@ -1,7 +1,7 @@
 //! Writing fields again from what a format keeps of them (`write::field`): each field of
 //! every GRIB 2 file ecCodes wrote, from its sections 1 to 5 and its decoded values, is the
 //! message it came from byte for byte where the packing has an encoder here (simple, CCSDS,
-//! IEEE, complex); any other packing is written as simple packing with a note, its values the same.
+//! IEEE, complex), PNG with the same samples and parameters; any other packing is written as simple packing with a note, its values the same.
 
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
@@ -55,6 +55,14 @@ fn written_again(path: &Path) -> Result<(), Failed> {
                 )
             })?;
             crate::ensure(w.note.is_none(), || format!("field {i}: {:?}", w.note))?;
+        } else if matches!(f.packing, tensor_grib::Packing::Png(_)) {
+            // The same samples and parameters; the image compressed by the png crate.
+            crate::ensure(w.note.is_none(), || format!("field {i}: {:?}", w.note))?;
+            let s = back.fields()[0].packing.simple().copied();
+            crate::ensure(
+                back.fields()[0].packing.name() == "grid_png" && s == f.packing.simple().copied(),
+                || format!("field {i}: PNG written as {:?}", back.fields()[0].packing),
+            )?;
         } else if !exact {
             crate::ensure(w.note.is_some(), || {
                 format!("field {i}: {} written with no note", f.packing.name())

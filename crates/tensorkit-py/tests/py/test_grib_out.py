@@ -44,6 +44,8 @@ PACKINGS = {
     "simple": {"packingType": "grid_simple", "bitsPerValue": 16},
     "ccsds": {"packingType": "grid_ccsds", "bitsPerValue": 16},
     "complex": {"packingType": "grid_complex_spatial_differencing", "bitsPerValue": 16},
+    "complex1": {"packingType": "grid_complex", "bitsPerValue": 12},
+    "png": {"packingType": "grid_png", "bitsPerValue": 16},
     "ieee": {"packingType": "grid_ieee"},
 }
 KEYS = [
