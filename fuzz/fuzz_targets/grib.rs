@@ -100,8 +100,11 @@ fuzz_target!(|input: &[u8]| {
     }
     use tensor_grib::write::{Repacking, repack};
     let choice = input.first().copied().unwrap_or(0);
-    let how = match choice % 5 {
+    let how = match choice % 6 {
         0 => Repacking::Simple { bits: None },
+        5 => Repacking::Png {
+            bits: Some(8 * (u32::from(choice / 6 % 4) + 1)),
+        },
         4 => Repacking::Complex {
             bits: Some(u32::from(choice / 5 % 23) + 1),
             order: choice / 5 % 3,

@@ -169,7 +169,9 @@ impl Image {
             height: 1,
         };
         match (grid.ni, grid.nj) {
-            (Some(ni), Some(nj)) if present as u64 == points && ni.checked_mul(nj) == Some(points) => {
+            (Some(ni), Some(nj))
+                if present as u64 == points && ni.checked_mul(nj) == Some(points) =>
+            {
                 let (w, h) = if grid.j_points_are_consecutive() {
                     (nj, ni)
                 } else {
