@@ -2,8 +2,10 @@
 //! GRIB 2 file gives them, [`Field::sections`](crate::Field::sections)) and its values: the
 //! way back from a format that kept the sections beside the values.
 
+use super::complex;
+use super::repack::{encode, original_type, secondary_substitute};
+use super::repacking::Repacking;
 use super::sections::{self, section};
-use super::{Repacking, complex, encode, original_type, secondary_substitute};
 use crate::bits::be;
 use crate::context::At;
 use crate::error::{Error, Result};

@@ -7,7 +7,7 @@
 //! statistics over a period 4.8 (`typeOfStatisticalProcessing`, `stepRange` `a-b`) and both
 //! 4.11. The ECMWF local section (MARS `class`, `type`, `stream`, `expver`) for centre 98.
 
-use super::Repacking;
+use super::repacking::Repacking;
 use crate::error::{Error, Result};
 use crate::field::Key;
 use crate::names;
