@@ -44,6 +44,7 @@ pub mod buffer;
 pub mod byte_order;
 pub mod cbor;
 pub mod checked;
+pub mod civil;
 mod error;
 pub mod held;
 pub mod hex;

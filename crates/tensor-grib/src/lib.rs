@@ -46,6 +46,7 @@ pub use error::{Error, Result};
 pub use field::{Complex, Field, Grid, Key, Packing, SecondOrder, Simple};
 pub use file::Grib;
 pub use format::GribFormat;
+pub use naming::attribute_key;
 
 /// The integers of a JPEG 2000 codestream (ITU-T T.800 Part 1) of one component and exactly
 /// `samples` samples, row by row, as OpenJPEG gives them to ecCodes — what template 5.40

@@ -87,3 +87,47 @@ impl Field {
         a
     }
 }
+
+/// Key `name` of a tensor's `attributes` as the writer takes it
+/// ([`sections_from_keys`](crate::write::sections_from_keys)): the inverse of
+/// [`Field::attributes`] — `mars.class` is key `class` of the `mars` map, a list of counts
+/// (`pl`) is their text joined by commas, `true`/`false` are 1/0.
+#[must_use]
+pub fn attribute_key(attributes: &[(String, Value)], name: &str) -> Option<Key> {
+    let (map, wanted) = match name.split_once('.') {
+        Some((m, k)) => (Some(m), k),
+        None => (None, name),
+    };
+    let v = match map {
+        None => attributes
+            .iter()
+            .find(|(k, _)| k == wanted)
+            .map(|(_, v)| v)?,
+        Some(m) => {
+            let (_, Value::Map(entries)) = attributes.iter().find(|(k, _)| k == m)? else {
+                return None;
+            };
+            entries
+                .iter()
+                .find(|(k, _)| k.as_text() == Some(wanted))
+                .map(|(_, v)| v)?
+        }
+    };
+    Some(match v {
+        Value::Uint(n) => Key::Int(i64::try_from(*n).ok()?),
+        Value::Nint(n) => Key::Int(-1 - i64::try_from(*n).ok()?),
+        Value::Float(f) => Key::Float(*f),
+        Value::Text(t) => Key::Text(t.clone()),
+        Value::Bool(b) => Key::Int(i64::from(*b)),
+        Value::Array(a) => Key::Text(
+            a.iter()
+                .map(|x| match x {
+                    Value::Uint(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?
+                .join(","),
+        ),
+        _ => return None,
+    })
+}

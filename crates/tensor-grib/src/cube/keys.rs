@@ -61,19 +61,8 @@ fn number(k: &Key) -> Option<f64> {
     }
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// Seconds in one unit of code table 4.4 (GRIB 1 table 4 agrees on these).
-fn unit_seconds(unit: i64) -> Option<i64> {
+pub(crate) fn unit_seconds(unit: i64) -> Option<i64> {
     Some(match unit {
         0 => 60,
         1 => 3600,
@@ -105,7 +94,9 @@ impl<'a> Keys<'a> {
         let date = int("dataDate")?;
         let hhmm = int("dataTime").unwrap_or(0);
         let (y, m, d) = (date / 10_000, date / 100 % 100, date % 100);
-        let time = days_from_civil(y, m, d) * 86_400 + (hhmm / 100) * 3600 + (hhmm % 100) * 60;
+        let time = tensor_core::civil::days_from_civil(y, m, d) * 86_400
+            + (hhmm / 100) * 3600
+            + (hhmm % 100) * 60;
         let range = get("stepRange")?.as_text()?;
         let end: i64 = range.rsplit('-').next()?.trim().parse().ok()?;
         let step = end.checked_mul(unit_seconds(int("stepUnits").unwrap_or(1))?)?;
@@ -223,14 +214,6 @@ pub(super) const UNKNOWN_PREFIX: &str = "unknown_";
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_count_from_the_epoch() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(days_from_civil(1969, 12, 31), -1);
-        assert_eq!(days_from_civil(2026, 11, 20), 20_777);
-    }
 
     #[test]
     fn keys_compare_as_numbers() {

@@ -15,7 +15,7 @@
 
 mod coordinate;
 mod geography;
-mod keys;
+pub(crate) mod keys;
 mod projection;
 
 pub use coordinate::{Coordinate, Values};

@@ -183,12 +183,7 @@ fn move_one_left(runs: &mut [Run], s: usize, v: &[i64]) {
     runs[s].i1 += 1;
     runs[t].i0 += 1;
     let val = v[runs[s].i1];
-    if val == UNDEF {
-        runs[s].missing = true;
-    } else {
-        runs[s].mx = runs[s].mx.max(val);
-        runs[s].mn = runs[s].mn.min(val);
-    }
+    joined(&mut runs[s], val);
     if runs[t].i0 > runs[t].i1 {
         runs[s].tail = runs[t].tail;
         if let Some(n) = runs[s].tail {
@@ -196,20 +191,30 @@ fn move_one_left(runs: &mut [Run], s: usize, v: &[i64]) {
         }
         return;
     }
-    let (i0, i1) = (runs[t].i0, runs[t].i1);
+    left(&mut runs[t], val, v);
+}
+
+/// A run's statistics with `val` joined to it.
+fn joined(r: &mut Run, val: i64) {
     if val == UNDEF {
-        if v[i0..=i1].contains(&UNDEF) {
-            return;
+        r.missing = true;
+    } else {
+        r.mx = r.mx.max(val);
+        r.mn = r.mn.min(val);
+    }
+}
+
+/// A run's statistics once `val` has left it (counted again only where `val` was an extreme).
+fn left(r: &mut Run, val: i64, v: &[i64]) {
+    let (i0, i1) = (r.i0, r.i1);
+    if val == UNDEF {
+        if !v[i0..=i1].contains(&UNDEF) {
+            r.missing = false;
         }
-        runs[t].missing = false;
-        return;
-    }
-    if val == runs[t].mx {
-        runs[t].mx = extreme(v, i0, i1, true);
-        return;
-    }
-    if val == runs[t].mn {
-        runs[t].mn = extreme(v, i0, i1, false);
+    } else if val == r.mx {
+        r.mx = extreme(v, i0, i1, true);
+    } else if val == r.mn {
+        r.mn = extreme(v, i0, i1, false);
     }
 }
 
@@ -218,12 +223,7 @@ fn move_one_right(runs: &mut [Run], s: usize, v: &[i64]) {
     runs[s].i1 = runs[s].i1.wrapping_sub(1);
     runs[t].i0 -= 1;
     let val = v[runs[t].i0];
-    if val == UNDEF {
-        runs[t].missing = true;
-    } else {
-        runs[t].mx = runs[t].mx.max(val);
-        runs[t].mn = runs[t].mn.min(val);
-    }
+    joined(&mut runs[t], val);
     if runs[s].i1 == usize::MAX || runs[s].i0 > runs[s].i1 {
         // `s` is empty: it becomes `t`, its statistics counted again — the minimum as
         // ecCodes counts it, which takes the maximum where a value is not below it.
@@ -248,21 +248,7 @@ fn move_one_right(runs: &mut [Run], s: usize, v: &[i64]) {
         }
         return;
     }
-    let (i0, i1) = (runs[s].i0, runs[s].i1);
-    if val == UNDEF {
-        if v[i0..=i1].contains(&UNDEF) {
-            return;
-        }
-        runs[s].missing = false;
-        return;
-    }
-    if val == runs[s].mx {
-        runs[s].mx = extreme(v, i0, i1, true);
-        return;
-    }
-    if val == runs[s].mn {
-        runs[s].mn = extreme(v, i0, i1, false);
-    }
+    left(&mut runs[s], val, v);
 }
 
 /// The bits of a run's values: none when all are missing, one when constant with some
@@ -332,59 +318,71 @@ fn merged_range(a: &Run, b: &Run) -> (i64, i64) {
     }
 }
 
+/// What [`merge`] weighs a merge of two runs with.
+struct Sizes {
+    ref_bits: i64,
+    width_bits: i64,
+    undef: i64,
+    param: i64,
+    len_max: usize,
+}
+
+impl Sizes {
+    /// The bits saved by merging run `a` with the run after it, `b`, and the merged range,
+    /// when the two fit one group (not too long, a range within `param`); −1 otherwise.
+    /// `size_a` and `size_b` keep each run's size once counted (0: not yet).
+    fn saving(
+        &self,
+        runs: &[Run],
+        a: usize,
+        b: usize,
+        size_a: &mut i64,
+        size_b: &mut i64,
+    ) -> (i64, i64, i64) {
+        if runs[b].i1 - runs[a].i0 >= self.len_max {
+            return (-1, 0, 0);
+        }
+        let (min, max) = merged_range(&runs[a], &runs[b]);
+        if max - min > self.param {
+            return (-1, min, max);
+        }
+        let (refs, widths, undef) = (self.ref_bits, self.width_bits, self.undef);
+        if *size_a == 0 {
+            *size_a = size_of(&runs[a], refs, widths, undef);
+        }
+        if *size_b == 0 {
+            *size_b = size_of(&runs[b], refs, widths, undef);
+        }
+        let merged = size_of_merged(
+            min,
+            max,
+            (runs[b].i1 - runs[a].i0 + 1) as i64,
+            refs,
+            widths,
+            runs[a].missing || runs[b].missing,
+            undef,
+        );
+        (*size_a + *size_b - merged, min, max)
+    }
+}
+
 fn merge(runs: &mut [Run], ref_bits: i64, width_bits: i64, undef: i64, param: i64, len_max: usize) {
     let (mut size_h, mut size_m, mut size_t) = (0i64, 0i64, 0i64);
     let mut h = 0usize;
     while let Some(m) = runs[h].tail {
         let t = runs[m].tail;
-        let mut saving_hm = -1;
-        let (mut min0, mut max0) = (0, 0);
-        if runs[m].i1 - runs[h].i0 < len_max {
-            (min0, max0) = merged_range(&runs[h], &runs[m]);
-            if max0 - min0 <= param {
-                if size_h == 0 {
-                    size_h = size_of(&runs[h], ref_bits, width_bits, undef);
-                }
-                if size_m == 0 {
-                    size_m = size_of(&runs[m], ref_bits, width_bits, undef);
-                }
-                saving_hm = size_h + size_m
-                    - size_of_merged(
-                        min0,
-                        max0,
-                        (runs[m].i1 - runs[h].i0 + 1) as i64,
-                        ref_bits,
-                        width_bits,
-                        runs[h].missing || runs[m].missing,
-                        undef,
-                    );
-            }
-        }
-        let mut saving_mt = -1;
-        let (mut min1, mut max1) = (0, 0);
-        if let Some(t) = t
-            && runs[t].i1 - runs[m].i0 < len_max
-        {
-            (min1, max1) = merged_range(&runs[m], &runs[t]);
-            if max1 - min1 <= param {
-                if size_m == 0 {
-                    size_m = size_of(&runs[m], ref_bits, width_bits, undef);
-                }
-                if size_t == 0 {
-                    size_t = size_of(&runs[t], ref_bits, width_bits, undef);
-                }
-                saving_mt = size_m + size_t
-                    - size_of_merged(
-                        min1,
-                        max1,
-                        (runs[t].i1 - runs[m].i0 + 1) as i64,
-                        ref_bits,
-                        width_bits,
-                        runs[m].missing || runs[t].missing,
-                        undef,
-                    );
-            }
-        }
+        let sizes = Sizes {
+            ref_bits,
+            width_bits,
+            undef,
+            param,
+            len_max,
+        };
+        let (saving_hm, min0, max0) = sizes.saving(runs, h, m, &mut size_h, &mut size_m);
+        let (saving_mt, min1, max1) = match t {
+            Some(t) => sizes.saving(runs, m, t, &mut size_m, &mut size_t),
+            None => (-1, 0, 0),
+        };
         if saving_hm >= saving_mt && saving_hm >= 0 {
             runs[h].i1 = runs[m].i1;
             runs[h].tail = runs[m].tail;

@@ -466,49 +466,6 @@ fn step(keys: Keys<'_>) -> Result<(i64, Option<i64>)> {
     }
 }
 
-/// Days since 1970-01-01 of a civil date, and back.
-fn days(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
-}
-
-/// Minutes in one `unit` of code table 4.4, for the units a period's end is computed in.
-fn unit_minutes(unit: i64) -> Option<i64> {
-    Some(match unit {
-        0 => 1,
-        1 => 60,
-        2 => 1440,
-        10 => 180,
-        11 => 360,
-        12 => 720,
-        _ => return None,
-    })
-}
-
 /// Section 4: the product.
 fn product(keys: Keys<'_>) -> Result<Vec<u8>> {
     let (start, length) = step(keys)?;
@@ -573,29 +530,35 @@ fn product(keys: Keys<'_>) -> Result<Vec<u8>> {
     if let Some(process) = statistics {
         let length = length.unwrap_or(0);
         let range_unit = int(keys, "indicatorOfUnitForTimeRange").unwrap_or(unit);
-        let (Some(step_minutes), Some(range_minutes)) =
-            (unit_minutes(unit), unit_minutes(range_unit))
-        else {
+        let (Some(step_seconds), Some(range_seconds)) = (
+            crate::cube::keys::unit_seconds(unit),
+            crate::cube::keys::unit_seconds(range_unit),
+        ) else {
             return Err(missing(&format!(
                 "the end of a period in time units {unit} and {range_unit}"
             )));
         };
         let date = int(keys, "dataDate").unwrap_or(0);
         let time = int(keys, "dataTime").unwrap_or(0);
-        let minutes = days(date / 10000, date / 100 % 100, date % 100) * 1440
-            + time / 100 * 60
-            + time % 100
-            + start * step_minutes
-            + length * range_minutes;
-        let (y, m, d) = civil(minutes.div_euclid(1440));
-        let in_day = minutes.rem_euclid(1440);
+        let seconds =
+            tensor_core::civil::days_from_civil(date / 10000, date / 100 % 100, date % 100)
+                .saturating_mul(86_400)
+                .saturating_add(time / 100 * 3600 + time % 100 * 60)
+                .saturating_add(start.saturating_mul(step_seconds))
+                .saturating_add(length.saturating_mul(range_seconds));
+        let (y, m, d) = tensor_core::civil::civil_from_days(seconds.div_euclid(86_400));
+        let in_day = seconds.rem_euclid(86_400);
         b.extend(octets(y, 2, "the period's end")?);
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a month, day, hour, minute, second"
+        )]
         b.extend([
             m as u8,
             d as u8,
-            (in_day / 60) as u8,
+            (in_day / 3600) as u8,
+            (in_day / 60 % 60) as u8,
             (in_day % 60) as u8,
-            0,
         ]);
         b.push(1);
         b.extend([0, 0, 0, 0]);
@@ -736,14 +699,6 @@ fn placeholder(how: Repacking, points: usize) -> Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_count_days_both_ways() {
-        for (y, m, d) in [(1970, 1, 1), (2000, 2, 29), (2026, 11, 29), (1900, 3, 1)] {
-            assert_eq!(civil(days(y, m, d)), (y, m, d));
-        }
-        assert_eq!(days(1970, 1, 2), 1);
-    }
 
     #[test]
     fn levels_take_the_fewest_decimals() {

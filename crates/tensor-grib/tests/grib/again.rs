@@ -6,9 +6,7 @@
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
 use tensor_core::Limits;
-use tensor_core::cbor::Value;
 use tensor_grib::Grib;
-use tensor_grib::Key;
 use tensor_grib::write::{field, sections_from_keys};
 
 fn written_again(path: &Path) -> Result<(), Failed> {
@@ -98,45 +96,6 @@ pub(crate) fn trials() -> Vec<Trial> {
         .collect()
 }
 
-/// The keys of a field's attributes, as the writer looks them up (`mars.class` for MARS keys,
-/// `pl` as text).
-fn lookup(attributes: &[(String, Value)]) -> impl Fn(&str) -> Option<Key> + '_ {
-    move |name: &str| {
-        let (map, key) = match name.split_once('.') {
-            Some((m, k)) => (Some(m), k),
-            None => (None, name),
-        };
-        let v = match map {
-            None => attributes.iter().find(|(k, _)| k == key).map(|(_, v)| v)?,
-            Some(m) => {
-                let (_, Value::Map(entries)) = attributes.iter().find(|(k, _)| k == m)? else {
-                    return None;
-                };
-                entries
-                    .iter()
-                    .find(|(k, _)| k.as_text() == Some(key))
-                    .map(|(_, v)| v)?
-            }
-        };
-        Some(match v {
-            Value::Uint(n) => Key::Int(i64::try_from(*n).ok()?),
-            Value::Nint(n) => Key::Int(-1 - i64::try_from(*n).ok()?),
-            Value::Float(f) => Key::Float(*f),
-            Value::Text(t) => Key::Text(t.clone()),
-            Value::Array(a) => Key::Text(
-                a.iter()
-                    .filter_map(|x| match x {
-                        Value::Uint(n) => Some(n.to_string()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
-            _ => return None,
-        })
-    }
-}
-
 /// Each field on a grid the key writer covers, written from its keys alone: it reads back with
 /// the same keys (bar the packing's) and values within half a packing step.
 fn written_from_keys(path: &Path) -> Result<(), Failed> {
@@ -159,7 +118,7 @@ fn written_from_keys(path: &Path) -> Result<(), Failed> {
             continue;
         }
         let attributes = f.attributes();
-        let keys = lookup(&attributes);
+        let keys = |name: &str| tensor_grib::attribute_key(&attributes, name);
         let values = grib.values(i, &Limits::default())?;
         let (discipline, sections, how) = sections_from_keys(&keys, values.len(), None)?;
         let w = field(
@@ -187,15 +146,12 @@ fn written_from_keys(path: &Path) -> Result<(), Failed> {
             format!("field {i}: {}", differ.join("; "))
         })?;
         let decoded = back.values(0, &Limits::default())?;
-        let s = back.fields()[0].packing.simple().copied();
-        let step = s.map_or(0.0, |s| {
-            2f64.powi(s.binary_scale_factor) / 10f64.powi(s.decimal_scale_factor)
-        });
-        for (x, y) in values.iter().zip(&decoded) {
-            let close = (x.is_nan() && y.is_nan())
-                || (x - y).abs() <= step / 2.0 + x.abs() * f64::from(f32::EPSILON);
-            crate::ensure(close, || format!("field {i}: {x} became {y}"))?;
-        }
+        crate::within_half_a_step(
+            &values,
+            &decoded,
+            &back.fields()[0].packing,
+            &format!("field {i}"),
+        )?;
         written += 1;
     }
     crate::ensure(

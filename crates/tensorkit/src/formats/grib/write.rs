@@ -65,7 +65,7 @@ pub(super) fn write(
         let (discipline, sections, how, kept) = if let Some((d, s)) = sections(t) {
             (d, std::borrow::Cow::Borrowed(s), how, true)
         } else {
-            let keys = |name: &str| key(&t.attributes, name);
+            let keys = |name: &str| tensor_grib::attribute_key(&t.attributes, name);
             let (d, s, h) = tensor_grib::write::sections_from_keys(&keys, values.len(), how)
                 .map_err(|e| cannot(e.to_string()))?;
             (d, std::borrow::Cow::Owned(s), Some(h), false)
@@ -142,48 +142,6 @@ fn sections<'t>(t: &'t NamedTensor<'_>) -> Option<(u8, &'t [u8])> {
         Value::Bytes(b) => Some((discipline, b)),
         _ => None,
     }
-}
-
-/// Attribute `name` of a tensor as a GRIB key (`mars.class`: key `class` of the `mars` map;
-/// a list of counts, `pl`, as text).
-fn key(attributes: &[(String, Value)], name: &str) -> Option<tensor_grib::Key> {
-    use tensor_grib::Key;
-    let (map, wanted) = match name.split_once('.') {
-        Some((m, k)) => (Some(m), k),
-        None => (None, name),
-    };
-    let v = match map {
-        None => attributes
-            .iter()
-            .find(|(k, _)| k == wanted)
-            .map(|(_, v)| v)?,
-        Some(m) => {
-            let (_, Value::Map(entries)) = attributes.iter().find(|(k, _)| k == m)? else {
-                return None;
-            };
-            entries
-                .iter()
-                .find(|(k, _)| k.as_text() == Some(wanted))
-                .map(|(_, v)| v)?
-        }
-    };
-    Some(match v {
-        Value::Uint(n) => Key::Int(i64::try_from(*n).ok()?),
-        Value::Nint(n) => Key::Int(-1 - i64::try_from(*n).ok()?),
-        Value::Float(f) => Key::Float(*f),
-        Value::Text(t) => Key::Text(t.clone()),
-        Value::Bool(b) => Key::Int(i64::from(*b)),
-        Value::Array(a) => Key::Text(
-            a.iter()
-                .map(|x| match x {
-                    Value::Uint(n) => Some(n.to_string()),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()?
-                .join(","),
-        ),
-        _ => return None,
-    })
 }
 
 /// Checks that every GRIB key among the tensor's attributes says what the message written
