@@ -182,3 +182,30 @@ def test_to_grib_writes_a_cube_back_as_eccodes_reads_it(tmp_path, testdata):
     tensorkit.to_grib(ds.sortby("latitude"), tmp_path / "sorted.grib2")
     back = xr.open_dataset(tmp_path / "sorted.grib2", engine="tensorkit")
     assert np.allclose(back["t"].values, ds["t"].values, atol=1e-2)
+
+
+def test_a_field_edited_in_tensogram_is_written_from_its_keys(tmp_path, testdata):
+    """GRIB → .tgm, a key edited there (the step, and its MARS key) → GRIB: the field is
+    written from its keys, said so in a note, and ecCodes reads the edited step; keys that
+    contradict each other are refused, naming them, and nothing is written."""
+    src = testdata / "grib" / "reference" / "simple.grib2"
+    tgm = tmp_path / "x.tgm"
+    tensorkit.convert(src, tgm)
+    with tensorkit.open(tgm) as f:
+        name = next(n for n in f.keys() if n.startswith("t_isobaricInhPa"))
+        mars = dict(f.info(name)["attributes"]["mars"])
+    mars["step"] = "12"
+    tensorkit.edit(tgm, attributes={name: {"stepRange": "12", "mars": mars}})
+    out = tmp_path / "edited.grib2"
+    notes = tensorkit.convert(tgm, out)
+    assert any("written from its keys" in n and ("stepRange" in n or "mars" in n) for n in notes), notes
+    with open(out, "rb") as fh:
+        steps = []
+        while (h := eccodes.codes_grib_new_from_file(fh)) is not None:
+            steps.append((eccodes.codes_get(h, "shortName"), eccodes.codes_get(h, "stepRange")))
+            eccodes.codes_release(h)
+    assert ("t", "12") in steps and len(steps) == 9
+    tensorkit.edit(tgm, attributes={name: {"stepRange": "18"}})
+    with pytest.raises(tensorkit.UnsupportedError, match="mars"):
+        tensorkit.convert(tgm, tmp_path / "contradicting.grib2")
+    assert not (tmp_path / "contradicting.grib2").exists()

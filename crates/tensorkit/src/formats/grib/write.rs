@@ -62,17 +62,45 @@ pub(super) fn write(
             Error::CannotRepresent { what, .. } => cannot(what),
             other => other,
         })?;
-        let (discipline, sections, how, kept) = if let Some((d, s)) = sections(t) {
-            (d, std::borrow::Cow::Borrowed(s), how, true)
-        } else {
+        let from_keys = || -> Result<tensor_grib::write::Written> {
             let keys = |name: &str| tensor_grib::attribute_key(&t.attributes, name);
             let (d, s, h) = tensor_grib::write::sections_from_keys(&keys, values.len(), how)
                 .map_err(|e| cannot(e.to_string()))?;
-            (d, std::borrow::Cow::Owned(s), Some(h), false)
+            tensor_grib::write::field(d, &s, &values, Some(h), &set.limits)
+                .map_err(|e| cannot(e.to_string()))
         };
-        let written = tensor_grib::write::field(discipline, &sections, &values, how, &set.limits)
-            .map_err(|e| cannot(e.to_string()))?;
-        unused.extend(agree(t, &written.message, &set.limits, kept).map_err(cannot)?);
+        let written = match sections(t) {
+            None => {
+                let written = from_keys()?;
+                unused.extend(agree(t, &written.message, &set.limits, false).map_err(cannot)?);
+                written
+            }
+            Some((discipline, kept)) => {
+                let written =
+                    tensor_grib::write::field(discipline, kept, &values, how, &set.limits)
+                        .map_err(|e| cannot(e.to_string()))?;
+                match agree(t, &written.message, &set.limits, true) {
+                    Ok(more) => {
+                        unused.extend(more);
+                        written
+                    }
+                    // A key edited since the field was read: the keys are what the user
+                    // wants, so the field is written from them, and said so (what the kept
+                    // sections held beyond the keys is not written).
+                    Err(edited) => {
+                        let again = from_keys()
+                            .map_err(|e| cannot(format!("{edited}; and from its keys: {e}")))?;
+                        unused
+                            .extend(agree(t, &again.message, &set.limits, false).map_err(cannot)?);
+                        notes.push(format!(
+                            "tensor {name:?}: written from its keys, not its kept GRIB \
+                             sections ({edited})"
+                        ));
+                        again
+                    }
+                }
+            }
+        };
         out.write_all(&written.message)
             .map_err(|e| tensor_core::Error::io(format!("writing {}", path.display()), e))?;
         if let Some(note) = written.note {
@@ -179,13 +207,8 @@ fn agree(
                 } else {
                     "the other keys make it"
                 };
-                let fix = if kept {
-                    "; remove the `grib` attribute to write the field from its keys"
-                } else {
-                    ""
-                };
                 return Err(format!(
-                    "attribute {k:?} is {} but {how} {}{fix}",
+                    "attribute {k:?} is {} but {how} {}",
                     tensor_core::cbor::json::to_json(v),
                     tensor_core::cbor::json::to_json(written)
                 ));
