@@ -220,7 +220,7 @@ pub(super) fn png(
         bits_per_value: 8 * width as u32,
         ..*p
     };
-    let samples = super::simple::containers_of(values, &whole, width)?;
+    let samples = super::simple::containers(values, &whole, width)?;
     let mut out = Vec::new();
     let bad = |e: png::EncodingError| Error::Write {
         what: format!("the PNG encoder refused the field: {e}"),

@@ -374,87 +374,51 @@ pub fn pack(values: &[f64], p: &Simple) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The code of each value in `width` big-endian bytes (1 to 4), most significant first, as
-/// ecCodes lays out PNG packing's samples; runs of values side by side.
-pub(crate) fn containers_of(values: &[f64], p: &Simple, width: usize) -> Result<Vec<u8>> {
-    if width == 3 {
-        use rayon::prelude::*;
-        let len = tensor_core::checked::mul(values.len() as u64, 3, "PNG samples")?;
-        let mut out = tensor_core::buffer::try_filled(
-            tensor_core::checked::to_usize(len, "PNG samples")?,
-            0u8,
-            "PNG samples",
-        )?;
-        out.par_chunks_mut(RUN * 3)
-            .zip(values.par_chunks(RUN))
-            .for_each(|(dst, run)| {
-                #[allow(clippy::cast_possible_truncation, reason = "the code's low 24 bits")]
-                dst.chunks_exact_mut(3)
-                    .zip(codes(run, p))
-                    .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes()[1..]));
-            });
-        return Ok(out);
-    }
-    containers(values, p, width)
-}
-
-/// The code of each value in a big-endian container of `width` bytes (1, 2 or 4), as ecCodes
-/// hands CCSDS packing's integers to the coder; runs of values side by side.
+/// The code of each value in a big-endian container of `width` bytes (1 to 4), as ecCodes
+/// hands CCSDS packing's integers to the coder and lays out PNG packing's samples; runs of
+/// values side by side.
 pub(crate) fn containers(values: &[f64], p: &Simple, width: usize) -> Result<Vec<u8>> {
     use rayon::prelude::*;
-    let len = tensor_core::checked::mul(values.len() as u64, width as u64, "CCSDS samples")?;
+    let len = tensor_core::checked::mul(values.len() as u64, width as u64, "packed samples")?;
     let mut out = tensor_core::buffer::try_filled(
-        tensor_core::checked::to_usize(len, "CCSDS samples")?,
+        tensor_core::checked::to_usize(len, "packed samples")?,
         0u8,
-        "CCSDS samples",
+        "packed samples",
     )?;
     out.par_chunks_mut(RUN * width)
         .zip(values.par_chunks(RUN))
-        .for_each(|(dst, run)| {
-            let q = codes(run, p);
-            #[allow(
-                clippy::cast_possible_truncation,
-                reason = "as ecCodes' static_cast to the container"
-            )]
-            match width {
-                1 => dst.iter_mut().zip(q).for_each(|(d, q)| *d = q as u8),
-                2 => dst
-                    .chunks_exact_mut(2)
-                    .zip(q)
-                    .for_each(|(d, q)| d.copy_from_slice(&(q as u16).to_be_bytes())),
-                _ => dst
-                    .chunks_exact_mut(4)
-                    .zip(q)
-                    .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes())),
-            }
-        });
+        .for_each(|(dst, run)| whole_bytes(codes(run, p), width, dst));
     Ok(out)
 }
 
-/// One run of values packed into `dst`: whole bytes written directly at the common widths.
-#[allow(
-    clippy::cast_possible_truncation,
-    reason = "each code fits the width, as the parameters were chosen for"
-)]
+/// `codes` written into `dst` in big-endian containers of `width` bytes (1 to 4), each its
+/// code's low bytes (ecCodes' cast to the container).
+fn whole_bytes(codes: impl Iterator<Item = u64>, width: usize, dst: &mut [u8]) {
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the code's low bytes, as ecCodes' cast to the container"
+    )]
+    fn put<const W: usize>(codes: impl Iterator<Item = u64>, dst: &mut [u8]) {
+        for (d, q) in dst.chunks_exact_mut(W).zip(codes) {
+            d.copy_from_slice(&(q as u32).to_be_bytes()[4 - W..]);
+        }
+    }
+    match width {
+        1 => put::<1>(codes, dst),
+        2 => put::<2>(codes, dst),
+        3 => put::<3>(codes, dst),
+        _ => put::<4>(codes, dst),
+    }
+}
+
+/// One run of values packed into `dst`: in whole bytes directly at 8, 16, 24 and 32 bits.
 fn pack_run(values: &[f64], p: &Simple, dst: &mut [u8]) {
-    let mut q = codes(values, p);
+    let q = codes(values, p);
     match p.bits_per_value {
-        8 => dst.iter_mut().zip(q).for_each(|(d, q)| *d = q as u8),
-        16 => dst
-            .chunks_exact_mut(2)
-            .zip(q)
-            .for_each(|(d, q)| d.copy_from_slice(&(q as u16).to_be_bytes())),
-        24 => dst
-            .chunks_exact_mut(3)
-            .zip(q)
-            .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes()[1..])),
-        32 => dst
-            .chunks_exact_mut(4)
-            .zip(q)
-            .for_each(|(d, q)| d.copy_from_slice(&(q as u32).to_be_bytes())),
+        bits @ (8 | 16 | 24 | 32) => whole_bytes(q, bits as usize / 8, dst),
         bits => {
             let mut packer = tensor_pipeline::dense_bits::Packer::new(dst, bits);
-            for code in q.by_ref() {
+            for code in q {
                 packer.push(code);
             }
             packer.finish();
