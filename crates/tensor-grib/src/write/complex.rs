@@ -21,13 +21,9 @@ pub(crate) struct Scaling {
 /// The scaling ecCodes chooses for `values` at `wanted` bits (its default, "ECMWF style":
 /// no decimal scaling, `R` the minimum, `E` so that the range takes `wanted` bits; ecCodes
 /// packs at most 23 bits this way).
-pub(crate) fn scaling(values: &[f64], wanted: u32) -> Scaling {
+pub(crate) fn scaling(values: &[f64], wanted: u32) -> Result<Scaling> {
     let wanted = i32::try_from(wanted.min(23)).unwrap_or(23);
-    let (min, max) = values
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
+    let (min, max) = super::simple::range(values)?;
     let range = max - min;
     let mut e = 0;
     if range != 0.0 {
@@ -37,11 +33,27 @@ pub(crate) fn scaling(values: &[f64], wanted: u32) -> Scaling {
             e += 1;
         }
     }
-    Scaling {
+    Ok(Scaling {
         reference: min,
         binary_scale_factor: e,
         decimal_scale_factor: 0,
-    }
+    })
+}
+
+/// The scaling of a field that was complex-packed with `kept` (its scale factors): the
+/// minimum, scaled, as the reference, as ecCodes takes it.
+pub(crate) fn kept_scaling(values: &[f64], kept: &crate::field::Simple) -> Result<Scaling> {
+    let (min, _) = super::simple::range(values)?;
+    let d = kept.decimal_scale_factor;
+    Ok(Scaling {
+        reference: if d == 0 {
+            min
+        } else {
+            min * super::simple::power(i64::from(d), 10.0)
+        },
+        binary_scale_factor: kept.binary_scale_factor,
+        decimal_scale_factor: d,
+    })
 }
 
 /// C's `frexp` exponent: `x = f · 2^e` with `0.5 ≤ |f| < 1` (0 for 0).
@@ -384,28 +396,13 @@ fn merge(runs: &mut [Run], ref_bits: i64, width_bits: i64, undef: i64, param: i6
             None => (-1, 0, 0),
         };
         if saving_hm >= saving_mt && saving_hm >= 0 {
-            runs[h].i1 = runs[m].i1;
-            runs[h].tail = runs[m].tail;
-            runs[h].mn = min0;
-            runs[h].mx = max0;
-            runs[h].missing = runs[h].missing || runs[m].missing;
-            if let Some(n) = runs[h].tail {
-                runs[n].head = Some(h);
-            }
+            absorb(runs, h, m, (min0, max0));
             if let Some(p) = runs[h].head {
                 h = p;
             }
             (size_h, size_m, size_t) = (0, 0, 0);
         } else if saving_mt >= saving_hm && saving_mt >= 0 {
-            let t = t.unwrap_or(m);
-            runs[m].i1 = runs[t].i1;
-            runs[m].tail = runs[t].tail;
-            runs[m].mn = min1;
-            runs[m].mx = max1;
-            runs[m].missing = runs[m].missing || runs[t].missing;
-            if let Some(n) = runs[m].tail {
-                runs[n].head = Some(m);
-            }
+            absorb(runs, m, t.unwrap_or(m), (min1, max1));
             (size_h, size_m, size_t) = (0, 0, 0);
         } else {
             h = m;
@@ -413,6 +410,17 @@ fn merge(runs: &mut [Run], ref_bits: i64, width_bits: i64, undef: i64, param: i6
             size_m = size_t;
             size_t = 0;
         }
+    }
+}
+
+/// Run `a` takes in the run after it, `b`, whose values span `range` with its own.
+fn absorb(runs: &mut [Run], a: usize, b: usize, range: (i64, i64)) {
+    runs[a].i1 = runs[b].i1;
+    runs[a].tail = runs[b].tail;
+    (runs[a].mn, runs[a].mx) = range;
+    runs[a].missing = runs[a].missing || runs[b].missing;
+    if let Some(n) = runs[a].tail {
+        runs[n].head = Some(a);
     }
 }
 

@@ -132,33 +132,21 @@ pub fn field(
             Repacking::Ccsds { bits: None },
             None,
         ),
-        Packing::Complex(c) => {
-            // The minimum is the reference, as ecCodes takes it; the scale factors are kept.
-            let decimal = super::simple::power(i64::from(c.simple.decimal_scale_factor), 10.0);
-            let min = present.iter().copied().fold(f64::INFINITY, f64::min);
-            let scaling = complex::Scaling {
-                reference: if c.simple.decimal_scale_factor == 0 {
-                    min
-                } else {
-                    min * decimal
-                },
-                binary_scale_factor: c.simple.binary_scale_factor,
-                decimal_scale_factor: c.simple.decimal_scale_factor,
-            };
-            (
+        Packing::Complex(c) => (
+            complex::kept_scaling(&present, &c.simple).and_then(|scaling| {
                 complex::pack(
                     &present,
                     &scaling,
                     c.order,
                     secondary_substitute(&packing, s5),
-                ),
-                Repacking::Complex {
-                    bits: None,
-                    order: c.order,
-                },
-                None,
-            )
-        }
+                )
+            }),
+            Repacking::Complex {
+                bits: None,
+                order: c.order,
+            },
+            None,
+        ),
         Packing::Png(p) => (
             sections::png(&present, p, ot, image),
             Repacking::Png { bits: None },
@@ -168,7 +156,7 @@ pub fn field(
             let mut p = other.simple().copied().ok_or_else(|| Error::Write {
                 what: format!("{} has no parameters to keep", other.name()),
             })?;
-            // Complex packing's width is its group references'; a value may need more.
+            // Second-order packing's width is its first-order values'; a value may need more.
             let widest = super::simple::codes(&present, &p).max().unwrap_or(0);
             p.bits_per_value = p.bits_per_value.max(64 - widest.leading_zeros());
             let note = format!(

@@ -101,7 +101,7 @@ pub(super) fn encode(
             sections::ccsds(values, &p, original_type, sections::Coder::of(packing))
         }
         Repacking::Complex { bits, order } => {
-            let s = complex::scaling(values, bits.unwrap_or(own));
+            let s = complex::scaling(values, bits.unwrap_or(own))?;
             complex::pack(values, &s, order, secondary_substitute(packing, old))
         }
         Repacking::Png { bits } => {

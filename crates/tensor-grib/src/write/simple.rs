@@ -268,7 +268,7 @@ fn choose(values: &[f64], bits: u32, previous: Previous, scheme: Scheme) -> Resu
 /// The smallest and largest of `values` (not empty), runs of them side by side; of equal
 /// ones (0 and −0) the first, as ecCodes' comparisons keep it. A value that is not finite is
 /// an error.
-fn range(values: &[f64]) -> Result<(f64, f64)> {
+pub(crate) fn range(values: &[f64]) -> Result<(f64, f64)> {
     use rayon::prelude::*;
     let lower = |a: f64, b: f64| if b < a { b } else { a };
     let higher = |a: f64, b: f64| if b > a { b } else { a };
