@@ -13,7 +13,8 @@ use crate::field::{Packing, Simple};
 use crate::file::Grib;
 use tensor_core::Limits;
 
-/// One field written: the message, and what of the field's packing could not be kept.
+/// One field written: the message, what of the field's packing could not be kept, and the
+/// keys the message gives, as read back.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Written {
@@ -21,6 +22,9 @@ pub struct Written {
     pub message: Vec<u8>,
     /// What was written otherwise than section 5 said, and why; `None` when nothing was.
     pub note: Option<String>,
+    /// The written field's keys, as a field read from the message gives them
+    /// ([`Field::attributes`](crate::Field::attributes)).
+    pub attributes: Vec<(String, tensor_core::cbor::Value)>,
 }
 
 /// The GRIB 2 message of one field: section 0 for `discipline`, then `sections` — 1, the
@@ -98,29 +102,22 @@ pub fn field(
             bits_per_value: 0,
         };
         let message = assemble(sections::simple(&[], &none, 0)?);
-        read_back(&message, values, limits)?;
+        let (_, attributes) = read_back(&message, values, limits)?;
         return Ok(Written {
             message,
             note: None,
+            attributes,
         });
     }
     if let Some(how) = how {
         let message = assemble(encode(&present, &packing, how, s5, image)?);
-        check(&message, values.len())?;
-        return Ok(Written {
-            message,
-            note: None,
-        });
+        return written(message, values.len(), None);
     }
     let ot = original_type(&packing, s5);
     let (kept, again, note) = match &packing {
         Packing::Ieee { bits } => {
             let message = assemble(sections::ieee(&present, *bits)?);
-            check(&message, values.len())?;
-            return Ok(Written {
-                message,
-                note: None,
-            });
+            return written(message, values.len(), None);
         }
         Packing::Simple(p) => (
             sections::simple(&present, p, ot),
@@ -175,13 +172,16 @@ pub fn field(
     // The parameters as they were, when they give every value back exactly.
     if let Ok(s57) = kept {
         let message = assemble(s57);
-        if read_back(&message, values, limits)? {
-            return Ok(Written { message, note });
+        if let (true, attributes) = read_back(&message, values, limits)? {
+            return Ok(Written {
+                message,
+                note,
+                attributes,
+            });
         }
     }
     let message = assemble(encode(&present, &packing, again, s5, image)?);
-    check(&message, values.len())?;
-    Ok(Written { message, note })
+    written(message, values.len(), note)
 }
 
 /// Sections 1 to 5 of `sections`, each with its header, checked to be those and in order.
@@ -232,29 +232,39 @@ fn bitmap(values: &[f64], missing: bool) -> Vec<u8> {
     section(6, &body)
 }
 
-/// Reads the headers of `message` as ecCodes would: one field of `points` points, its
-/// sections and bitmap consistent (the packing's bytes are the encoders' own, tested against
-/// ecCodes).
-fn check(message: &[u8], points: usize) -> Result<()> {
+/// The headers of `message` read as ecCodes would: one field of `points` points, its
+/// sections and bitmap consistent.
+fn read_one(message: &[u8], points: usize) -> Result<Grib<'_>> {
     let grib = Grib::open(message)?;
     if grib.fields().len() != 1 || grib.fields()[0].points != points as u64 {
         return Err(Error::Write {
             what: "the message written does not read back as the one field given".into(),
         });
     }
-    Ok(())
+    Ok(grib)
+}
+
+/// `message` as written, once its headers read back (the packing's bytes are the encoders'
+/// own, tested against ecCodes).
+fn written(message: Vec<u8>, points: usize, note: Option<String>) -> Result<Written> {
+    let attributes = read_one(&message, points)?.fields()[0].attributes();
+    Ok(Written {
+        message,
+        note,
+        attributes,
+    })
 }
 
 /// Reads `message` back as ecCodes would: it must be one field of `values.len()` points with
-/// its missing points where `values` has NaN. Whether it gives every value back bit for bit.
-fn read_back(message: &[u8], values: &[f64], limits: &Limits) -> Result<bool> {
-    let grib = Grib::open(message)?;
+/// its missing points where `values` has NaN. Whether it gives every value back bit for bit,
+/// and the field's keys.
+fn read_back(
+    message: &[u8],
+    values: &[f64],
+    limits: &Limits,
+) -> Result<(bool, Vec<(String, tensor_core::cbor::Value)>)> {
+    let grib = read_one(message, values.len())?;
     let back = grib.values(0, limits)?;
-    if grib.fields().len() != 1 || back.len() != values.len() {
-        return Err(Error::Write {
-            what: "the message written does not read back as the one field given".into(),
-        });
-    }
     let mut same = true;
     for (a, b) in back.iter().zip(values) {
         if a.is_nan() != b.is_nan() {
@@ -264,5 +274,5 @@ fn read_back(message: &[u8], values: &[f64], limits: &Limits) -> Result<bool> {
         }
         same &= a.to_bits() == b.to_bits() || a.is_nan();
     }
-    Ok(same)
+    Ok((same, grib.fields()[0].attributes()))
 }

@@ -8,6 +8,7 @@
 //! 4.11. The ECMWF local section (MARS `class`, `type`, `stream`, `expver`) for centre 98.
 
 use super::repacking::Repacking;
+use super::sections::{ieee_body, packing_body, section, sign_magnitude};
 use crate::error::{Error, Result};
 use crate::field::Key;
 use crate::names;
@@ -59,14 +60,7 @@ fn octets(v: i64, n: usize, what: &str) -> Result<Vec<u8>> {
 
 /// `v` in `n` octets, sign and magnitude.
 fn signed(v: i64, n: usize, what: &str) -> Result<Vec<u8>> {
-    let mut b = octets(v.unsigned_abs().try_into().unwrap_or(i64::MAX), n, what)?;
-    if b[0] & 0x80 != 0 {
-        return Err(missing(&format!("{what} = {v} does not fit {n} octets")));
-    }
-    if v < 0 {
-        b[0] |= 0x80;
-    }
-    Ok(b)
+    sign_magnitude(v, n).ok_or_else(|| missing(&format!("{what} = {v} does not fit {n} octets")))
 }
 
 /// Degrees as GRIB 2 stores them: millionths, sign and magnitude.
@@ -80,10 +74,6 @@ fn micro(degrees: f64, what: &str) -> Result<Vec<u8>> {
         return Err(missing(&format!("{what} = {degrees} degrees")));
     }
     signed(v as i64, 4, what)
-}
-
-fn section(number: u8, body: &[u8]) -> Vec<u8> {
-    super::sections::section(number, body)
 }
 
 /// The discipline, sections 1 to 5 and the packing of a field of `points` values described by
@@ -676,24 +666,22 @@ fn packing(keys: Keys<'_>) -> Repacking {
 /// A section 5 for `how` to start from: simple packing's template (R, E, D all 0) at its
 /// bits, IEEE's at its precision; [`super::field`] packs the values as `how` says.
 fn placeholder(how: Repacking, points: usize) -> Result<Vec<u8>> {
-    let count = u32::try_from(points).map_err(|_| missing("too many values for one field"))?;
-    let mut b = count.to_be_bytes().to_vec();
-    match how {
-        Repacking::Ieee { bits } => {
-            b.extend(4u16.to_be_bytes());
-            b.push(if bits == 64 { 2 } else { 1 });
-        }
+    let body = match how {
+        Repacking::Ieee { bits } => ieee_body(points, bits)?,
         Repacking::Simple { bits }
         | Repacking::Ccsds { bits }
         | Repacking::Complex { bits, .. }
         | Repacking::Png { bits } => {
-            b.extend(0u16.to_be_bytes());
-            b.extend([0; 8]);
-            b.push(u8::try_from(bits.unwrap_or(16)).unwrap_or(16));
-            b.push(0);
+            let start = crate::field::Simple {
+                reference_value: 0.0,
+                binary_scale_factor: 0,
+                decimal_scale_factor: 0,
+                bits_per_value: bits.unwrap_or(16),
+            };
+            packing_body(points, 0, &start, 0)?
         }
-    }
-    Ok(section(5, &b))
+    };
+    Ok(section(5, &body))
 }
 
 #[cfg(test)]

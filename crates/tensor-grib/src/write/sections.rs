@@ -13,31 +13,49 @@ pub(super) fn section(number: u8, body: &[u8]) -> Vec<u8> {
     s
 }
 
-/// A signed integer of 16 bits in GRIB's sign-and-magnitude form.
-pub(super) fn signed16(v: i32) -> Result<[u8; 2]> {
-    let magnitude = u16::try_from(v.unsigned_abs())
-        .ok()
-        .filter(|m| *m < 0x8000)
-        .ok_or_else(|| Error::Write {
-            what: format!("scale factor {v} does not fit GRIB's 16 bits"),
-        })?;
-    Ok((magnitude | if v < 0 { 0x8000 } else { 0 }).to_be_bytes())
+/// `v` in `n` octets (1 to 8) in GRIB's sign-and-magnitude form; `None` when its magnitude
+/// needs the sign's bit.
+pub(super) fn sign_magnitude(v: i64, n: usize) -> Option<Vec<u8>> {
+    let mut b = v.unsigned_abs().to_be_bytes().get(8 - n..)?.to_vec();
+    let fits = v.unsigned_abs() >> (8 * n - 1) == 0;
+    if !fits {
+        return None;
+    }
+    if v < 0 {
+        b[0] |= 0x80;
+    }
+    Some(b)
 }
 
-/// The number of packed values, as section 5 states it (4 octets).
-fn count(values: &[f64]) -> Result<[u8; 4]> {
-    u32::try_from(values.len())
-        .map(u32::to_be_bytes)
-        .map_err(|_| Error::Write {
-            what: format!("{} values do not fit one GRIB 2 field", values.len()),
+/// A signed integer of 16 bits in GRIB's sign-and-magnitude form.
+pub(super) fn signed16(v: i32) -> Result<[u8; 2]> {
+    sign_magnitude(i64::from(v), 2)
+        .map(|b| [b[0], b[1]])
+        .ok_or_else(|| Error::Write {
+            what: format!("scale factor {v} does not fit GRIB's 16 bits"),
         })
 }
 
-/// The octets templates 5.0, 5.42 and their kin open with: the count, the template number,
-/// then `R`, `E`, `D`, the bits per value and the type of the original values.
-fn packing_body(values: &[f64], template: u16, p: &Simple, original_type: u8) -> Result<Vec<u8>> {
+/// The number of packed values, `n`, as section 5 states it (4 octets).
+fn count(n: usize) -> Result<[u8; 4]> {
+    u32::try_from(n)
+        .map(u32::to_be_bytes)
+        .map_err(|_| Error::Write {
+            what: format!("{n} values do not fit one GRIB 2 field"),
+        })
+}
+
+/// The octets templates 5.0, 5.42 and their kin open with: the count of packed values `n`,
+/// the template number, then `R`, `E`, `D`, the bits per value and the type of the original
+/// values.
+pub(super) fn packing_body(
+    n: usize,
+    template: u16,
+    p: &Simple,
+    original_type: u8,
+) -> Result<Vec<u8>> {
     let mut body = Vec::with_capacity(20);
-    body.extend_from_slice(&count(values)?);
+    body.extend_from_slice(&count(n)?);
     body.extend_from_slice(&template.to_be_bytes());
     #[allow(
         clippy::cast_possible_truncation,
@@ -53,7 +71,7 @@ fn packing_body(values: &[f64], template: u16, p: &Simple, original_type: u8) ->
 
 /// Template 5.0 (`grid_simple`) and its data.
 pub(super) fn simple(values: &[f64], p: &Simple, original_type: u8) -> Result<(Vec<u8>, Vec<u8>)> {
-    let body = packing_body(values, 0, p, original_type)?;
+    let body = packing_body(values.len(), 0, p, original_type)?;
     Ok((section(5, &body), section(7, &pack(values, p)?)))
 }
 
@@ -110,7 +128,7 @@ pub(super) fn ccsds(
             what: format!("CCSDS packing of {bits} bits per value (at most 32)"),
         });
     }
-    let mut body = packing_body(values, 42, p, original_type)?;
+    let mut body = packing_body(values.len(), 42, p, original_type)?;
     body.push(u8::try_from(coder.flags).unwrap_or(u8::MAX));
     body.push(u8::try_from(coder.block_size).unwrap_or(u8::MAX));
     body.extend_from_slice(&u16::try_from(coder.rsi).unwrap_or(u16::MAX).to_be_bytes());
@@ -131,12 +149,19 @@ pub(super) fn ccsds(
     Ok((section(5, &body), section(7, &stream)))
 }
 
-/// Template 5.4 (`grid_ieee`) and its data: big-endian floats of `bits` (32 or 64) bits.
-pub(super) fn ieee(values: &[f64], bits: u32) -> Result<(Vec<u8>, Vec<u8>)> {
+/// Template 5.4's octets: the count of values `n`, the template number, the precision (32 or
+/// 64 bits).
+pub(super) fn ieee_body(n: usize, bits: u32) -> Result<Vec<u8>> {
     let mut body = Vec::with_capacity(7);
-    body.extend_from_slice(&count(values)?);
+    body.extend_from_slice(&count(n)?);
     body.extend_from_slice(&4u16.to_be_bytes());
     body.push(if bits == 32 { 1 } else { 2 });
+    Ok(body)
+}
+
+/// Template 5.4 (`grid_ieee`) and its data: big-endian floats of `bits` (32 or 64) bits.
+pub(super) fn ieee(values: &[f64], bits: u32) -> Result<(Vec<u8>, Vec<u8>)> {
+    let body = ieee_body(values.len(), bits)?;
     let mut data = Vec::with_capacity(values.len() * (bits as usize / 8));
     for &v in values {
         if bits == 32 {
@@ -197,7 +222,7 @@ pub(super) fn png(
     original_type: u8,
     image: Image,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
-    let body = packing_body(values, 41, p, original_type)?;
+    let body = packing_body(values.len(), 41, p, original_type)?;
     if p.bits_per_value == 0 {
         return Ok((section(5, &body), section(7, &[])));
     }
@@ -232,4 +257,22 @@ pub(super) fn png(
     writer.write_image_data(&samples).map_err(bad)?;
     writer.finish().map_err(bad)?;
     Ok((section(5, &body), section(7, &out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sign_magnitude;
+
+    #[test]
+    fn signs_take_the_top_bit_and_magnitudes_the_rest() {
+        assert_eq!(sign_magnitude(-3, 2).unwrap(), [0x80, 3]);
+        assert_eq!(sign_magnitude(0x7fff, 2).unwrap(), [0x7f, 0xff]);
+        assert!(sign_magnitude(0x8000, 2).is_none());
+        assert!(sign_magnitude(-0x8000, 2).is_none());
+        assert_eq!(
+            sign_magnitude(-90_000_000, 4).unwrap(),
+            [0x85, 0x5d, 0x4a, 0x80]
+        );
+        assert!(sign_magnitude(i64::MIN, 8).is_none());
+    }
 }

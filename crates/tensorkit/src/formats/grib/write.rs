@@ -72,14 +72,14 @@ pub(super) fn write(
         let written = match sections(t) {
             None => {
                 let written = from_keys()?;
-                unused.extend(agree(t, &written.message, &set.limits, false).map_err(cannot)?);
+                unused.extend(agree(t, &written.attributes, false).map_err(cannot)?);
                 written
             }
             Some((discipline, kept)) => {
                 let written =
                     tensor_grib::write::field(discipline, kept, &values, how, &set.limits)
                         .map_err(|e| cannot(e.to_string()))?;
-                match agree(t, &written.message, &set.limits, true) {
+                match agree(t, &written.attributes, true) {
                     Ok(more) => {
                         unused.extend(more);
                         written
@@ -90,8 +90,7 @@ pub(super) fn write(
                     Err(edited) => {
                         let again = from_keys()
                             .map_err(|e| cannot(format!("{edited}; and from its keys: {e}")))?;
-                        unused
-                            .extend(agree(t, &again.message, &set.limits, false).map_err(cannot)?);
+                        unused.extend(agree(t, &again.attributes, false).map_err(cannot)?);
                         notes.push(format!(
                             "tensor {name:?}: written from its keys, not its kept GRIB \
                              sections ({edited})"
@@ -173,18 +172,15 @@ fn sections<'t>(t: &'t NamedTensor<'_>) -> Option<(u8, &'t [u8])> {
 }
 
 /// Checks that every GRIB key among the tensor's attributes says what the message written
-/// says (an attribute edited since the field was read, or keys that contradict each other,
-/// would otherwise be lost without a word); returns the attributes that are no GRIB keys.
-/// `kept`: the message was written from kept sections, not from the keys.
+/// says (`keys`, as read back: an attribute edited since the field was read, or keys that
+/// contradict each other, would otherwise be lost without a word); returns the attributes
+/// that are no GRIB keys. `kept`: the message was written from kept sections, not from the
+/// keys.
 fn agree(
     t: &NamedTensor<'_>,
-    message: &[u8],
-    limits: &tensor_core::Limits,
+    keys: &[(String, Value)],
     kept: bool,
 ) -> std::result::Result<Vec<String>, String> {
-    let options = tensor_core::ReadOptions::default().limits(*limits);
-    let grib = tensor_grib::Grib::open_with(message, &options).map_err(|e| e.to_string())?;
-    let keys = grib.fields()[0].attributes();
     let mut unused = Vec::new();
     for (k, v) in &t.attributes {
         if k == KEPT || k == "name" || PACKING_KEYS.contains(&k.as_str()) {
