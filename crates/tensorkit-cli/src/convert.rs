@@ -155,22 +155,11 @@ fn grib_to_grib(
     limits: &Limits,
     durability: tensorkit::Durability,
 ) -> Result<Option<Summary>> {
-    let to_grib = match args.to.as_deref() {
-        Some(id) => id == Format::GRIB.id(),
-        None => output
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| {
-                Format::GRIB
-                    .info()
-                    .extensions
-                    .iter()
-                    .any(|x| x.eq_ignore_ascii_case(e))
-            }),
-    };
     let Some(spec) = args.pipeline.as_deref() else {
         return Ok(None);
     };
+    // A target that cannot be told is the general path's error to report.
+    let to_grib = target(output, args.to.as_deref()).is_ok_and(|f| f == Format::GRIB);
     if !to_grib || !is_grib(input)? {
         return Ok(None);
     }

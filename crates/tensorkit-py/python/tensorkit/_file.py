@@ -497,8 +497,9 @@ def serialize(
     )
 
 
-# The names a GRIB file goes by (tensor-grib's format entry).
-_GRIB_EXTENSIONS = (".grib2", ".grib", ".grb2", ".grb", ".grib1")
+def _grib_extensions() -> tuple[str, ...]:
+    """The names a GRIB file goes by, as the format registry lists them."""
+    return tuple("." + e for f in _tensorkit.formats() if f["id"] == "grib" for e in f["extensions"])
 
 
 def convert(
@@ -534,7 +535,7 @@ def convert(
     ``"ccsds"``, ``"ccsds:BITS"``, ``"complex"``, ``"complex:BITS"``, ``"ieee"``,
     ``"ieee64"`` — every other section kept byte for byte, as ``tensorkit convert`` does (GRIB
     into GRIB keeps messages of several fields whole)."""
-    if format == "grib" or (format is None and os.fspath(dst).lower().endswith(_GRIB_EXTENSIONS)):
+    if format == "grib" or (format is None and os.fspath(dst).lower().endswith(_grib_extensions())):
         try:
             with io.open(src, "rb") as f:  # `open` here is tensorkit's
                 from_grib = f.read(4) == b"GRIB"
