@@ -58,6 +58,11 @@ fn octets(v: i64, n: usize, what: &str) -> Result<Vec<u8>> {
     Ok(v.to_be_bytes()[8 - n..].to_vec())
 }
 
+/// Key `name` (or `default`) in `n` octets, or an error naming it.
+fn key_octets(keys: Keys<'_>, name: &str, default: i64, n: usize) -> Result<Vec<u8>> {
+    octets(int(keys, name).unwrap_or(default), n, name)
+}
+
 /// `v` in `n` octets, sign and magnitude.
 fn signed(v: i64, n: usize, what: &str) -> Result<Vec<u8>> {
     sign_magnitude(v, n).ok_or_else(|| missing(&format!("{what} = {v} does not fit {n} octets")))
@@ -141,34 +146,14 @@ fn identification(keys: Keys<'_>) -> Result<Vec<u8>> {
     }
     let mut b = Vec::with_capacity(16);
     b.extend(octets(centre, 2, "centre")?);
-    b.extend(octets(int(keys, "subCentre").unwrap_or(0), 2, "subCentre")?);
-    b.extend(octets(
-        int(keys, "tablesVersion").unwrap_or(4),
-        1,
-        "tablesVersion",
-    )?);
-    b.extend(octets(
-        int(keys, "localTablesVersion").unwrap_or(0),
-        1,
-        "localTablesVersion",
-    )?);
-    b.extend(octets(
-        int(keys, "significanceOfReferenceTime").unwrap_or(1),
-        1,
-        "significanceOfReferenceTime",
-    )?);
+    b.extend(key_octets(keys, "subCentre", 0, 2)?);
+    b.extend(key_octets(keys, "tablesVersion", 4, 1)?);
+    b.extend(key_octets(keys, "localTablesVersion", 0, 1)?);
+    b.extend(key_octets(keys, "significanceOfReferenceTime", 1, 1)?);
     b.extend(octets(year, 2, "the year")?);
     b.extend([month as u8, day as u8, hour as u8, minute as u8, 0]);
-    b.extend(octets(
-        int(keys, "productionStatusOfProcessedData").unwrap_or(0),
-        1,
-        "productionStatusOfProcessedData",
-    )?);
-    b.extend(octets(
-        int(keys, "typeOfProcessedData").unwrap_or(255),
-        1,
-        "typeOfProcessedData",
-    )?);
+    b.extend(key_octets(keys, "productionStatusOfProcessedData", 0, 1)?);
+    b.extend(key_octets(keys, "typeOfProcessedData", 255, 1)?);
     Ok(section(1, &b))
 }
 
@@ -421,11 +406,7 @@ fn projection(keys: Keys<'_>, template: u16, points: usize) -> Result<Vec<u8>> {
         b.extend(angle("LoVInDegrees")?);
         b.extend(metres(&["DxInMetres", "DiInMetres"])?);
         b.extend(metres(&["DyInMetres", "DjInMetres"])?);
-        b.extend(octets(
-            int(keys, "projectionCentreFlag").unwrap_or(0),
-            1,
-            "projectionCentreFlag",
-        )?);
+        b.extend(key_octets(keys, "projectionCentreFlag", 0, 1)?);
         b.push(scanning);
         if template == 30 {
             b.extend(angle("Latin1InDegrees")?);
@@ -485,37 +466,17 @@ fn product(keys: Keys<'_>) -> Result<Vec<u8>> {
             k,
         )?);
     }
-    b.extend(octets(
-        int(keys, "typeOfGeneratingProcess").unwrap_or(255),
-        1,
-        "typeOfGeneratingProcess",
-    )?);
-    b.extend(octets(
-        int(keys, "backgroundProcess").unwrap_or(255),
-        1,
-        "backgroundProcess",
-    )?);
-    b.extend(octets(
-        int(keys, "generatingProcessIdentifier").unwrap_or(255),
-        1,
-        "generatingProcessIdentifier",
-    )?);
+    b.extend(key_octets(keys, "typeOfGeneratingProcess", 255, 1)?);
+    b.extend(key_octets(keys, "backgroundProcess", 255, 1)?);
+    b.extend(key_octets(keys, "generatingProcessIdentifier", 255, 1)?);
     b.extend([0xff, 0xff, 0xff]);
     b.extend(octets(unit, 1, "stepUnits")?);
     b.extend(signed(start, 4, "forecastTime")?);
     b.extend(surfaces(keys)?);
     if let Some(member) = ensemble {
-        b.extend(octets(
-            int(keys, "typeOfEnsembleForecast").unwrap_or(255),
-            1,
-            "typeOfEnsembleForecast",
-        )?);
+        b.extend(key_octets(keys, "typeOfEnsembleForecast", 255, 1)?);
         b.extend(octets(member, 1, "perturbationNumber")?);
-        b.extend(octets(
-            int(keys, "numberOfForecastsInEnsemble").unwrap_or(255),
-            1,
-            "numberOfForecastsInEnsemble",
-        )?);
+        b.extend(key_octets(keys, "numberOfForecastsInEnsemble", 255, 1)?);
     }
     if let Some(process) = statistics {
         let length = length.unwrap_or(0);
@@ -553,11 +514,7 @@ fn product(keys: Keys<'_>) -> Result<Vec<u8>> {
         b.push(1);
         b.extend([0, 0, 0, 0]);
         b.extend(octets(process, 1, "typeOfStatisticalProcessing")?);
-        b.extend(octets(
-            int(keys, "typeOfTimeIncrement").unwrap_or(2),
-            1,
-            "typeOfTimeIncrement",
-        )?);
+        b.extend(key_octets(keys, "typeOfTimeIncrement", 2, 1)?);
         b.extend(octets(range_unit, 1, "indicatorOfUnitForTimeRange")?);
         b.extend(octets(length, 4, "lengthOfTimeRange")?);
         b.extend([0xff, 0, 0, 0, 0]);
