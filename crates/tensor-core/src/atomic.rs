@@ -234,6 +234,11 @@ impl Drop for AtomicFile {
 /// wrote to be synced to disk in the background.
 pub const WRITEBACK_EVERY: u64 = 64 << 20;
 
+/// The stretch the helper is woken after: [`WRITEBACK_EVERY`], or 4 MiB in this crate's unit
+/// tests so that they exercise the helper without writing hundreds of megabytes to a disk that
+/// CI machines do not always have free.
+const STRETCH: u64 = if cfg!(test) { 4 << 20 } else { WRITEBACK_EVERY };
+
 /// The most one `write` system call is handed, 256 KiB as `cp` uses, so that the writeback
 /// helper is woken between pieces of a large buffer rather than after all of it. Measured on
 /// the benchmark machine: one `write` of a whole mapped gigabyte took 1.6 s against about
@@ -278,7 +283,7 @@ impl Staged {
             return;
         }
         self.unsynced += n as u64;
-        if self.unsynced < WRITEBACK_EVERY {
+        if self.unsynced < STRETCH {
             return;
         }
         self.unsynced = 0;
@@ -746,7 +751,7 @@ mod tests {
         let path = dir.path().join("big.bin");
         let mut f = AtomicFile::create_with(&path, Durability::Synced).unwrap();
         let chunk: Vec<u8> = (0..=255u8).cycle().take(1 << 20).collect();
-        let n = (WRITEBACK_EVERY >> 20) * 2 + 3;
+        let n = (STRETCH >> 20) * 2 + 3;
         for _ in 0..n {
             f.write_all(&chunk).unwrap();
         }
