@@ -89,6 +89,11 @@ impl std::str::FromStr for Repacking {
             },
             ("ieee" | "ieee32", None) => Ok(Repacking::Ieee { bits: 32 }),
             ("ieee64", None) => Ok(Repacking::Ieee { bits: 64 }),
+            ("jpeg" | "jpeg2000" | "j2k" | "grid_jpeg", _) => Err(Error::Write {
+                what: format!(
+                    "{s:?}: JPEG 2000 packing (template 5.40) is read but not written, having no well-kept pure-Rust encoder to write it with (decision 0018); ccsds packs the same integers losslessly and ecCodes reads it"
+                ),
+            }),
             _ => Err(Error::Write {
                 what: format!(
                     "{s:?} is not a GRIB packing: simple, simple:BITS, ccsds, ccsds:BITS, complex, complex:BITS (or complex1/2/3 by wgrib2's names), png, png:BITS, ieee, ieee64"
@@ -147,6 +152,10 @@ mod tests {
             "simple:x",
         ] {
             assert!(parse(bad).is_err(), "{bad}");
+        }
+        for jpeg in ["jpeg", "jpeg2000", "grid_jpeg", "jpeg:16"] {
+            let refused = parse(jpeg).unwrap_err().to_string();
+            assert!(refused.contains("JPEG 2000 packing (template 5.40)"), "{refused}");
         }
     }
 }
