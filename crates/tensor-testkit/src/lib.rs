@@ -5,6 +5,9 @@
 
 pub mod grib;
 pub mod http;
+mod prefix;
+
+pub use prefix::Prefix;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -6,7 +6,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use tensor_core::{ByteOrder, ErrorKind, Held, Kinded, ReadOptions};
+use tensor_core::{ByteOrder, ErrorKind, Kinded, ReadOptions};
 use tensor_dtype::{Format, TensorContainer};
 use tensor_gguf::{GgmlType, Gguf, GgufFormat, Value, Writer};
 
@@ -201,38 +201,28 @@ fn malformed(path: &Path) -> Result<(), Failed> {
 /// A remote reader holding only what `header_ranges` asked for lists the same tensors, in
 /// at most three requests (the first read included).
 fn remote_header(path: &Path) -> Result<(), Failed> {
-    struct Prefix<'a>(&'a [u8], u64);
-    impl Held for Prefix<'_> {
-        fn len(&self) -> u64 {
-            self.0.len() as u64
-        }
-        fn slice(&self, r: std::ops::Range<u64>) -> Option<&[u8]> {
-            (r.end <= self.1).then(|| &self.0[r.start as usize..r.end as usize])
-        }
-        fn missing(&self, r: std::ops::Range<u64>) -> Option<std::ops::Range<u64>> {
-            let end = r.end.min(self.len());
-            (end > self.1).then(|| r.start.max(self.1)..end)
-        }
-    }
     let bytes = std::fs::read(path)?;
     let limits = tensor_core::Limits::default();
     // A small first read, so that the header takes more than one.
-    let mut held = Prefix(&bytes, 40.min(bytes.len() as u64));
+    let mut held = tensor_testkit::Prefix {
+        bytes: &bytes,
+        held: 40.min(bytes.len() as u64),
+    };
     let mut requests = 1;
     loop {
         let need = GgufFormat::header_ranges(&held, &limits)?;
         let Some(r) = need.first() else { break };
-        if r.start != held.1 {
-            return Err(format!("asked for {r:?} with {} held", held.1).into());
+        if r.start != held.held {
+            return Err(format!("asked for {r:?} with {} held", held.held).into());
         }
-        held.1 = r.end;
+        held.held = r.end;
         requests += 1;
         if requests > 3 {
             return Err("more than three requests".into());
         }
     }
     let header = tensor_gguf::Header::parse(
-        &bytes[..held.1 as usize],
+        &bytes[..held.held as usize],
         bytes.len() as u64,
         &ReadOptions::default(),
     )?;

@@ -1,0 +1,191 @@
+#![doc = include_str!("../../../docs/formats/netcdf.md")]
+//!
+//! ## Using this crate
+//!
+//! ```
+//! use tensor_netcdf::classic::{self, Classic};
+//! use tensor_netcdf::{Attribute, Definition, Dimension, NcType, Variable};
+//! use tensor_dtype::TensorContainer;
+//!
+//! let def = Definition {
+//!     dimensions: vec![Dimension { name: "x".into(), len: 3, unlimited: false }],
+//!     attributes: vec![Attribute::text("title", "three shorts")],
+//!     variables: vec![Variable {
+//!         name: "v".into(),
+//!         dims: vec![0],
+//!         attributes: vec![],
+//!         nc_type: NcType::Short,
+//!     }],
+//! };
+//! let mut out = std::io::Cursor::new(Vec::new());
+//! classic::write::write(&mut out, &def, None, &mut |_, sink| {
+//!     for x in [1i16, -2, 3] {
+//!         sink.write_all(&x.to_be_bytes()).map_err(|e| tensor_core::Error::io("v", e))?;
+//!     }
+//!     Ok(())
+//! })?;
+//! let bytes = out.into_inner();
+//! let file = Classic::open(&bytes)?;
+//! assert_eq!(file.view(0)?.unwrap().typed::<i16>()?.as_ref(), &[1, -2, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod attribute;
+pub mod classic;
+mod error;
+mod model;
+pub mod types;
+
+pub use attribute::{Attribute, Values};
+pub use error::{Error, Result};
+pub use model::{Definition, Dimension, Variable};
+pub use tensor_core::ReadOptions;
+pub use types::NcType;
+
+use tensor_dtype::{Dtype, TensorContainer, TensorView};
+
+/// HDF5's signature, with which a NetCDF-4 file starts.
+pub const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
+
+/// NetCDF, as the format contract describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct NetcdfFormat;
+
+/// A NetCDF file opened over its bytes.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Netcdf<'a> {
+    /// NetCDF-3: CDF-1, CDF-2 or CDF-5.
+    Classic(classic::Classic<'a>),
+}
+
+impl<'a> Netcdf<'a> {
+    /// Opens `bytes` (a whole file) with `options`.
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        if bytes.starts_with(HDF5_SIGNATURE) {
+            return Err(Error::Unsupported(
+                "NetCDF-4 (an HDF5 file) in this version: convert it to NetCDF-3 (`nccopy -k nc3`) or read it with netCDF4-python".into(),
+            ));
+        }
+        classic::Classic::open_with(bytes, options).map(Netcdf::Classic)
+    }
+
+    /// Dimensions, global attributes and variables.
+    #[must_use]
+    pub fn definition(&self) -> &Definition {
+        match self {
+            Netcdf::Classic(c) => c.definition(),
+        }
+    }
+
+    /// What netCDF4-python's `data_model` says of the file: `NETCDF3_CLASSIC`,
+    /// `NETCDF3_64BIT_OFFSET` or `NETCDF3_64BIT_DATA`.
+    #[must_use]
+    pub fn data_model(&self) -> &'static str {
+        match self {
+            Netcdf::Classic(c) => c.version().data_model(),
+        }
+    }
+}
+
+impl<'a> TensorContainer<'a> for Netcdf<'a> {
+    type Error = Error;
+
+    fn len(&self) -> usize {
+        match self {
+            Netcdf::Classic(c) => c.len(),
+        }
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        match self {
+            Netcdf::Classic(c) => c.name(i),
+        }
+    }
+
+    fn dtype(&self, i: usize) -> Result<Dtype> {
+        match self {
+            Netcdf::Classic(c) => c.dtype(i),
+        }
+    }
+
+    fn shape(&self, i: usize) -> Result<&[u64]> {
+        match self {
+            Netcdf::Classic(c) => c.shape(i),
+        }
+    }
+
+    fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
+        match self {
+            Netcdf::Classic(c) => c.view(i),
+        }
+    }
+
+    fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        match self {
+            Netcdf::Classic(c) => c.read_into(i, dst),
+        }
+    }
+}
+
+impl tensor_dtype::Format for NetcdfFormat {
+    const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
+        id: "netcdf",
+        name: "NetCDF",
+        extensions: &["nc", "nc3", "cdf", "netcdf"],
+        writes: true,
+        reserved_keys: &[],
+        write_choices: &[],
+        header_read_ahead: None,
+        header_reserve: 0,
+        holds_attributes: true,
+        unique_names: true,
+        checks: tensor_dtype::Checks::None,
+        header_first: true,
+        any_tensor: true,
+    };
+    type Error = Error;
+    type Reader<'a> = Netcdf<'a>;
+
+    /// `CDF` and a version byte (1, 2 or 5), or HDF5's signature (NetCDF-4).
+    fn recognise(head: &[u8]) -> bool {
+        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..]) || head.starts_with(HDF5_SIGNATURE)
+    }
+
+    fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Netcdf<'a>> {
+        Netcdf::open_with(bytes, options)
+    }
+
+    /// A classic header has no length of its own: it is parsed from the start as far as
+    /// the bytes held go, and the next range asked for is four times what is held (at least
+    /// 64 KiB), so that a header of megabytes takes a few requests.
+    fn header_ranges(
+        held: &dyn tensor_core::Held,
+        limits: &tensor_core::Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        let len = held.len();
+        let prefix_end = held.missing(0..len).map_or(len, |r| r.start);
+        let prefix = held.slice(0..prefix_end).unwrap_or(&[]);
+        if prefix.starts_with(HDF5_SIGNATURE) {
+            return Err(Error::Unsupported(
+                "NetCDF-4 (an HDF5 file) in this version".into(),
+            ));
+        }
+        match classic::header::parse(prefix, len, limits) {
+            Ok(_) => Ok(Vec::new()),
+            Err(Error::Core(tensor_core::Error::Truncated { offset, needed, .. }))
+                if prefix_end < len =>
+            {
+                let at_least = offset.saturating_add(needed);
+                let guess = prefix_end.saturating_add(prefix_end.saturating_mul(4).max(64 << 10));
+                let end = at_least
+                    .max(guess)
+                    .min(len)
+                    .min(limits.max_header_bytes.max(at_least));
+                Ok(std::iter::once(prefix_end..end).collect())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! What a NetCDF file defines, whatever its version: dimensions, attributes and variables.
+//! Readers fill it in from a header; writers lay a file out from it.
+
+use crate::attribute::Attribute;
+use crate::types::NcType;
+
+/// A named dimension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dimension {
+    /// Its name.
+    pub name: String,
+    /// Its length (for the unlimited dimension, the number of records).
+    pub len: u64,
+    /// Whether it is the unlimited (record) dimension.
+    pub unlimited: bool,
+}
+
+/// A variable: a name, its dimensions (indices into the file's), its attributes and type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    /// Its name.
+    pub name: String,
+    /// Its dimensions, outermost first, as indices into [`Definition::dimensions`].
+    pub dims: Vec<usize>,
+    /// Its attributes, in file order.
+    pub attributes: Vec<Attribute>,
+    /// Its type.
+    pub nc_type: NcType,
+}
+
+impl Variable {
+    /// The attribute named `name`.
+    #[must_use]
+    pub fn attribute(&self, name: &str) -> Option<&Attribute> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+}
+
+/// Everything a file defines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Definition {
+    /// The dimensions, in file order.
+    pub dimensions: Vec<Dimension>,
+    /// The global attributes, in file order.
+    pub attributes: Vec<Attribute>,
+    /// The variables, in file order.
+    pub variables: Vec<Variable>,
+}
+
+impl Definition {
+    /// Variable `v`'s shape (its dimensions' lengths).
+    #[must_use]
+    pub fn shape(&self, v: usize) -> Vec<u64> {
+        self.variables[v]
+            .dims
+            .iter()
+            .map(|&d| self.dimensions[d].len)
+            .collect()
+    }
+
+    /// Whether variable `v` is a record variable (its first dimension is unlimited).
+    #[must_use]
+    pub fn is_record(&self, v: usize) -> bool {
+        self.variables[v]
+            .dims
+            .first()
+            .is_some_and(|&d| self.dimensions[d].unlimited)
+    }
+
+    /// The position of the variable named `name`.
+    #[must_use]
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.variables.iter().position(|v| v.name == name)
+    }
+}

@@ -1,0 +1,287 @@
+//! Integration tests of tensor-netcdf: one trial per file netCDF4-python wrote (format,
+//! dimensions, attributes with their types, each variable's type, dimensions, attributes
+//! and values, as its sidecar records what netCDF4-python reads), the same file written
+//! again byte for byte from what was read, its header listed from the bytes a remote reader
+//! fetches, every prefix of it refused as cut short, damaged headers refused with the kind
+//! each damage calls for, and round trips of random definitions.
+
+mod damaged;
+mod round_trip;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use tensor_core::{ErrorKind, Kinded, ReadOptions};
+use tensor_dtype::{Format, TensorContainer};
+use tensor_netcdf::classic::{self, Classic};
+use tensor_netcdf::{Attribute, NetcdfFormat, Values};
+
+fn dir() -> PathBuf {
+    tensor_testkit::testdata().join("netcdf/reference")
+}
+
+/// An attribute's values as the sidecar spells them: text, or a list of numbers (non-finite
+/// floats as strings).
+fn attribute_json(a: &Attribute) -> Json {
+    fn floats<T: Into<f64> + Copy>(v: &[T]) -> Json {
+        v.iter()
+            .map(|&x| {
+                let f: f64 = x.into();
+                if f.is_finite() {
+                    Json::from(f)
+                } else {
+                    Json::from(if f.is_nan() {
+                        "nan".to_owned()
+                    } else if f > 0.0 {
+                        "inf".to_owned()
+                    } else {
+                        "-inf".to_owned()
+                    })
+                }
+            })
+            .collect()
+    }
+    match &a.values {
+        // netCDF4-python drops the NULs netCDF-C writes for an empty text.
+        Values::Char(t) => Json::from(String::from_utf8_lossy(t).trim_end_matches('\0').to_owned()),
+        Values::Byte(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Short(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Int(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Ubyte(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Ushort(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Uint(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Int64(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Uint64(v) => v.iter().map(|&x| Json::from(x)).collect(),
+        Values::Float(v) => floats(v),
+        Values::Double(v) => floats(v),
+        other => Json::from(format!("{other:?}")),
+    }
+}
+
+fn same_attributes(ours: &[Attribute], theirs: &Json, of: &str) -> Result<(), Failed> {
+    let theirs = theirs.as_array().ok_or("sidecar attributes")?;
+    if ours.len() != theirs.len() {
+        return Err(format!(
+            "{of}: {} attributes, netCDF4 read {}",
+            ours.len(),
+            theirs.len()
+        )
+        .into());
+    }
+    for (a, t) in ours.iter().zip(theirs) {
+        let value = attribute_json(a);
+        if t["name"] != a.name.as_str()
+            || t["type"] != a.values.nc_type().name()
+            || !tensor_testkit::same_json_value(&value, &t["value"])
+        {
+            return Err(format!(
+                "{of}: attribute {:?} {} {value}; netCDF4 read {t}",
+                a.name,
+                a.values.nc_type()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn fixture(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let side = tensor_testkit::sidecar(path)?;
+    let file = Classic::open_with(&bytes, &ReadOptions::default().strict(true))?;
+    if side["format"] != file.version().data_model() {
+        return Err(format!("{} where netCDF4 says {}", file.version(), side["format"]).into());
+    }
+    let def = file.definition();
+    let dims: Vec<Json> = def
+        .dimensions
+        .iter()
+        .map(|d| serde_json::json!({"name": d.name, "len": d.len, "unlimited": d.unlimited}))
+        .collect();
+    if Json::from(dims.clone()) != side["dimensions"] {
+        return Err(format!("dimensions {dims:?}; netCDF4 read {}", side["dimensions"]).into());
+    }
+    same_attributes(&def.attributes, &side["attributes"], "the file")?;
+    let vars = side["variables"].as_array().ok_or("sidecar variables")?;
+    if vars.len() != file.len() {
+        return Err(format!("{} variables; netCDF4 read {}", file.len(), vars.len()).into());
+    }
+    for (i, (v, t)) in def.variables.iter().zip(vars).enumerate() {
+        let of = format!("variable {:?}", v.name);
+        let names: Vec<&str> = v
+            .dims
+            .iter()
+            .map(|&d| def.dimensions[d].name.as_str())
+            .collect();
+        if t["name"] != v.name.as_str()
+            || t["type"] != v.nc_type.name()
+            || Json::from(names.clone()) != t["dims"]
+            || Json::from(file.shape(i)?.to_vec()) != t["shape"]
+        {
+            return Err(format!(
+                "{of}: {} {names:?} {:?}; netCDF4 read {t}",
+                v.nc_type,
+                file.shape(i)?
+            )
+            .into());
+        }
+        same_attributes(&v.attributes, &t["attributes"], &of)?;
+        let view = file.view(i)?.ok_or("a view")?;
+        let le = view.to_le_bytes();
+        if tensor_testkit::sha256_hex(&le) != t["sha256"] {
+            return Err(format!("{of}: the values differ from netCDF4's").into());
+        }
+        let mut native = vec![0u8; le.len()];
+        file.read_into(i, &mut native)?;
+        if native != le.as_ref() {
+            return Err(format!("{of}: read_into differs from the view").into());
+        }
+    }
+    Ok(())
+}
+
+/// The file written again from what was read, with its version: netCDF-C's bytes.
+fn rewrite(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let file = Classic::open(&bytes)?;
+    let mut out = std::io::Cursor::new(Vec::new());
+    classic::write::write(
+        &mut out,
+        file.definition(),
+        Some(file.version()),
+        &mut |i, sink| {
+            let view = file
+                .view(i)?
+                .ok_or_else(|| tensor_core::Error::InvalidArgument("view".into()))?;
+            let mut be = view.to_le_bytes().into_owned();
+            tensor_core::byte_order::swap_in_place(&mut be, view.dtype().byte_width())?;
+            sink.write_all(&be)
+                .map_err(|e| tensor_core::Error::io("test sink", e).into())
+        },
+    )?;
+    let again = out.into_inner();
+    // netCDF-C leaves the last record of a file with one record variable padded or not,
+    // as the records were written (one at a time, or together): its padding is zeros.
+    let tail = bytes.get(again.len()..).unwrap_or_default();
+    let padded_tail = tail.len() < 4 && tail.iter().all(|&b| b == 0) && bytes.starts_with(&again);
+    if again != bytes && !padded_tail {
+        let at = again.iter().zip(&bytes).position(|(a, b)| a != b);
+        return Err(format!(
+            "written again: {} bytes where netCDF-C wrote {}, first difference at {at:?}",
+            again.len(),
+            bytes.len()
+        )
+        .into());
+    }
+    let chosen = classic::write::write(
+        &mut std::io::Cursor::new(Vec::new()),
+        file.definition(),
+        None,
+        &mut |i, sink| {
+            let view = file
+                .view(i)?
+                .ok_or_else(|| tensor_core::Error::InvalidArgument("view".into()))?;
+            sink.write_all(&view.to_le_bytes())
+                .map_err(|e| tensor_core::Error::io("test sink", e).into())
+        },
+    )?;
+    let least = if file
+        .definition()
+        .variables
+        .iter()
+        .any(|v| !v.nc_type.in_classic(2))
+        || file
+            .definition()
+            .attributes
+            .iter()
+            .any(|a| !a.values.nc_type().in_classic(2))
+    {
+        classic::Version::Cdf5
+    } else {
+        classic::Version::Cdf1
+    };
+    if chosen.version != least {
+        return Err(format!("chose {} for a file that needs {least}", chosen.version).into());
+    }
+    Ok(())
+}
+
+/// The header listed from what a remote reader fetches, starting from its first 16 bytes:
+/// at most three requests, then the same header as from the whole file.
+fn remote_header(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let limits = tensor_core::Limits::default();
+    let mut held = tensor_testkit::Prefix {
+        bytes: &bytes,
+        held: 16.min(bytes.len() as u64),
+    };
+    let mut requests = 1;
+    loop {
+        let need = NetcdfFormat::header_ranges(&held, &limits)?;
+        let Some(r) = need.first() else { break };
+        if r.start != held.held {
+            return Err(format!("asked for {r:?} with {} held", held.held).into());
+        }
+        held.held = r.end;
+        requests += 1;
+        if requests > 3 {
+            return Err("more than three requests".into());
+        }
+    }
+    let header = classic::header::parse(&bytes[..held.held as usize], bytes.len() as u64, &limits)?;
+    // Compared as printed: attributes may hold NaN.
+    if format!("{header:?}") != format!("{:?}", Classic::open(&bytes)?.header()) {
+        return Err(format!("the remote header lists other variables: {header:?}").into());
+    }
+    Ok(())
+}
+
+/// Every prefix of a reference file is refused, as cut short or (where a count no longer
+/// fits what is left) as malformed, and never read as a sound file.
+fn prefixes(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    for n in 0..bytes.len() {
+        let cut = &bytes[..n];
+        let Err(e) = Classic::open(cut) else {
+            // A file whose last variable's padding is cut off still holds every value.
+            let full = Classic::open(&bytes)?;
+            let end = (0..full.len())
+                .map(|i| full.data_range(i).end)
+                .max()
+                .unwrap_or(0);
+            if (n as u64) < end {
+                return Err(format!("the first {n} bytes read as a sound file").into());
+            }
+            continue;
+        };
+        if !matches!(
+            e.kind(),
+            ErrorKind::Truncated | ErrorKind::Malformed | ErrorKind::Unsupported
+        ) {
+            return Err(format!("the first {n} bytes: {} ({e})", e.kind().as_str()).into());
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = Vec::new();
+    let files = tensor_testkit::files_with_extension(&dir(), "nc");
+    assert!(files.len() >= 8, "the netCDF4-python files are missing");
+    for path in files {
+        let stem = tensor_testkit::stem(&path);
+        for (kind, test) in [
+            ("reference", fixture as fn(&Path) -> Result<(), Failed>),
+            ("rewrite", rewrite),
+            ("remote_header", remote_header),
+            ("prefixes", prefixes),
+        ] {
+            let p = path.clone();
+            trials.push(Trial::test(format!("{kind}::{stem}"), move || test(&p)));
+        }
+    }
+    trials.extend(damaged::trials());
+    trials.extend(round_trip::trials());
+    libtest_mimic::run(&args, trials).exit();
+}
