@@ -122,7 +122,7 @@ impl Values {
 
     /// The values of `nc_type` stored big-endian in `bytes` (whose length is a multiple of
     /// the type's size).
-    pub(crate) fn from_be(nc_type: NcType, bytes: &[u8]) -> Result<Self> {
+    pub fn from_be(nc_type: NcType, bytes: &[u8]) -> Result<Self> {
         Ok(match nc_type {
             NcType::Byte => Values::Byte(bytes.iter().map(|&b| b as i8).collect()),
             NcType::Char => Values::Char(bytes.to_vec()),

@@ -16,6 +16,7 @@
 //!         attributes: vec![],
 //!         nc_type: NcType::Short,
 //!     }],
+//!     format: None,
 //! };
 //! let mut out = std::io::Cursor::new(Vec::new());
 //! classic::write::write(&mut out, &def, None, &mut |_, sink| {
@@ -32,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 mod attribute;
+pub mod carried;
 pub mod classic;
 mod error;
 mod model;

@@ -45,6 +45,9 @@ pub struct Definition {
     pub attributes: Vec<Attribute>,
     /// The variables, in file order.
     pub variables: Vec<Variable>,
+    /// The file's format as netCDF4-python's `data_model` names it (`NETCDF3_CLASSIC`...),
+    /// when known: a reader fills it in; a writer writes it when the data fits it.
+    pub format: Option<String>,
 }
 
 impl Definition {

@@ -80,6 +80,8 @@ fn built_in() -> Vec<Entry> {
     all.push(Entry::new(&crate::formats::grib::ADAPTER, Tier::Magic));
     #[cfg(feature = "gguf")]
     all.push(Entry::new(&crate::formats::gguf::ADAPTER, Tier::Magic));
+    #[cfg(feature = "netcdf")]
+    all.push(Entry::new(&crate::formats::netcdf::ADAPTER, Tier::Magic));
     all
 }
 

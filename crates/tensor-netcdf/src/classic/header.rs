@@ -362,6 +362,7 @@ pub fn parse(bytes: &[u8], file_len: u64, limits: &Limits) -> Result<Header> {
             dimensions,
             attributes,
             variables,
+            format: Some(version.data_model().to_owned()),
         },
         vsize,
         begin,

@@ -56,6 +56,14 @@ impl Version {
         }
     }
 
+    /// The version netCDF4-python's `data_model` `name` is.
+    #[must_use]
+    pub fn from_data_model(name: &str) -> Option<Self> {
+        [Version::Cdf1, Version::Cdf2, Version::Cdf5]
+            .into_iter()
+            .find(|v| v.data_model() == name)
+    }
+
     /// The name netCDF4-python's `data_model` gives it.
     #[must_use]
     pub fn data_model(self) -> &'static str {

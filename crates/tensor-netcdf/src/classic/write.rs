@@ -23,8 +23,9 @@ pub struct Written {
 }
 
 /// Writes `def` (its unlimited dimension's length the number of records) to `out` as a
-/// classic file of `version`, or of the first version that holds it when `None` (CDF-1,
-/// then CDF-2 for offsets past 2 GiB, then CDF-5 for its types and sizes). `data` is called
+/// classic file of `version`; when `None`, of the version `def.format` names if it holds
+/// the data, else of the first that does (CDF-1, then CDF-2 for offsets past 2 GiB, then
+/// CDF-5 for its types and sizes). `data` is called
 /// once for each variable, in order, with a sink taking the variable's elements in C order,
 /// big-endian (a record variable's records one after another); it must write exactly the
 /// variable's bytes.
@@ -36,17 +37,20 @@ pub fn write<W: Write + Seek + ?Sized>(
 ) -> Result<Written> {
     check(def)?;
     let layout = Layout::of(def)?;
+    let least = least_version(def, &layout)?;
     let version = match version {
-        Some(v) => {
-            let least = least_version(def, &layout)?;
-            if v < least {
-                return Err(Error::CannotWrite(format!(
-                    "these variables need {least} at least, not {v}"
-                )));
-            }
-            v
+        Some(v) if v < least => {
+            return Err(Error::CannotWrite(format!(
+                "these variables need {least} at least, not {v}"
+            )));
         }
-        None => least_version(def, &layout)?,
+        Some(v) => v,
+        None => def
+            .format
+            .as_deref()
+            .and_then(Version::from_data_model)
+            .filter(|&v| v >= least)
+            .unwrap_or(least),
     };
     let begins = place(def, &layout, version)?;
     let numrecs = def

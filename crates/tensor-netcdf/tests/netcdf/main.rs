@@ -173,25 +173,32 @@ fn rewrite(path: &Path) -> Result<(), Failed> {
         )
         .into());
     }
-    let chosen = classic::write::write(
-        &mut std::io::Cursor::new(Vec::new()),
-        file.definition(),
-        None,
-        &mut |i, sink| {
-            let view = file
-                .view(i)?
-                .ok_or_else(|| tensor_core::Error::InvalidArgument("view".into()))?;
-            sink.write_all(&view.to_le_bytes())
-                .map_err(|e| tensor_core::Error::io("test sink", e).into())
-        },
-    )?;
-    let least = if file
-        .definition()
+    // Unasked, the version is the file's own; with none recorded, the least that holds it.
+    let version_of = |def: &tensor_netcdf::Definition| -> Result<classic::Version, Failed> {
+        let written = classic::write::write(
+            &mut std::io::Cursor::new(Vec::new()),
+            def,
+            None,
+            &mut |i, sink| {
+                let view = file
+                    .view(i)?
+                    .ok_or_else(|| tensor_core::Error::InvalidArgument("view".into()))?;
+                sink.write_all(&view.to_le_bytes())
+                    .map_err(|e| tensor_core::Error::io("test sink", e).into())
+            },
+        )?;
+        Ok(written.version)
+    };
+    if version_of(file.definition())? != file.version() {
+        return Err("unasked, another version than the file's".into());
+    }
+    let mut unrecorded = file.definition().clone();
+    unrecorded.format = None;
+    let least = if unrecorded
         .variables
         .iter()
         .any(|v| !v.nc_type.in_classic(2))
-        || file
-            .definition()
+        || unrecorded
             .attributes
             .iter()
             .any(|a| !a.values.nc_type().in_classic(2))
@@ -200,8 +207,9 @@ fn rewrite(path: &Path) -> Result<(), Failed> {
     } else {
         classic::Version::Cdf1
     };
-    if chosen.version != least {
-        return Err(format!("chose {} for a file that needs {least}", chosen.version).into());
+    let chosen = version_of(&unrecorded)?;
+    if chosen != least {
+        return Err(format!("chose {chosen} for a file that needs {least}").into());
     }
     Ok(())
 }

@@ -11,6 +11,8 @@ pub(crate) mod bintensors;
 pub(crate) mod gguf;
 #[cfg(feature = "grib")]
 pub(crate) mod grib;
+#[cfg(feature = "netcdf")]
+pub(crate) mod netcdf;
 #[cfg(feature = "safetensors")]
 pub(crate) mod safetensors;
 #[cfg(feature = "frame")]

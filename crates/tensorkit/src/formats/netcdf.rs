@@ -1,0 +1,343 @@
+//! NetCDF, through tensor-netcdf (see docs/formats/netcdf.md): one tensor per variable, a
+//! zero-copy view of the file, carrying its dimensions and typed attributes in a `netcdf`
+//! attribute laid out as tensogram's; the file's attributes as metadata. Written as
+//! NetCDF-3, streamed, from those attributes where tensors have them.
+
+use crate::adapter::{Adapter, Writing};
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::model::{NamedTensor, TensorSet};
+use std::path::Path;
+use tensor_core::{Held, Limits, ReadOptions};
+use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer};
+use tensor_netcdf::carried;
+use tensor_netcdf::{Attribute, Definition, Dimension, NcType, Netcdf, NetcdfFormat, Variable};
+
+/// NetCDF, as the front door reads and writes it.
+pub(crate) struct NetcdfAdapter;
+
+/// The registry's entry.
+pub(crate) static ADAPTER: NetcdfAdapter = NetcdfAdapter;
+
+const FORMAT: &str = NetcdfFormat::INFO.id;
+
+fn wrap(path: &Path) -> impl Fn(tensor_netcdf::Error) -> Error + '_ {
+    move |source| Error::format(path, FORMAT, source)
+}
+
+impl Adapter for NetcdfAdapter {
+    fn info(&self) -> &'static FormatInfo {
+        &NetcdfFormat::INFO
+    }
+
+    fn recognise(&self, head: &[u8]) -> bool {
+        NetcdfFormat::recognise(head)
+    }
+
+    fn read<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+    ) -> Result<TensorSet<'a>> {
+        read(path, bytes, options)
+    }
+
+    fn write(
+        &self,
+        set: &TensorSet<'_>,
+        out: &mut dyn tensor_core::atomic::WriteSeek,
+        path: &Path,
+        _: &Writing<'_>,
+    ) -> Result<Vec<String>> {
+        write(set, out, path)
+    }
+
+    fn header_ranges(
+        &self,
+        path: &Path,
+        held: &dyn Held,
+        limits: &Limits,
+    ) -> Result<Vec<std::ops::Range<u64>>> {
+        NetcdfFormat::header_ranges(held, limits).map_err(wrap(path))
+    }
+}
+
+fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
+    let file = Netcdf::open_with(bytes, options).map_err(wrap(path))?;
+    let def = file.definition();
+    let mut tensors = Vec::with_capacity(file.len());
+    for (i, v) in def.variables.iter().enumerate() {
+        let view = file
+            .view(i)
+            .map_err(wrap(path))?
+            .ok_or_else(|| Error::NotAView {
+                tensor: v.name.clone(),
+                why: "a NetCDF variable not stored as plain elements".into(),
+            })?;
+        let mut t = NamedTensor::borrowed(&v.name, view);
+        t.attributes = vec![(carried::KEY.to_owned(), carried::variable_map(def, i))];
+        tensors.push(t);
+    }
+    let metadata = (!def.attributes.is_empty()).then(|| {
+        def.attributes
+            .iter()
+            .map(|a| {
+                let value = tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
+                (a.name.clone(), value)
+            })
+            .collect()
+    });
+    let metadata_types = def
+        .attributes
+        .iter()
+        .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
+        .collect();
+    Ok(TensorSet {
+        format: Format::of(&NetcdfFormat::INFO),
+        metadata,
+        metadata_types,
+        tensors,
+        limits: options.limits,
+        mapped: Vec::new(),
+    })
+}
+
+/// What a set's tensors say of the file they are written as: its dimensions and
+/// attributes, each tensor's variable.
+struct Planned {
+    def: Definition,
+    /// The tensor each variable is written from.
+    tensor_of: Vec<usize>,
+    notes: Vec<String>,
+}
+
+/// The dimension named `name` of length `len` (unlimited when `unlimited`), added unless
+/// there; an error when one of that name has another length.
+fn dimension(dims: &mut Vec<Dimension>, name: &str, len: u64, unlimited: bool) -> Result<usize> {
+    if let Some(i) = dims.iter().position(|d| d.name == name) {
+        let d = &mut dims[i];
+        if d.unlimited && unlimited {
+            d.len = d.len.max(len);
+        } else if d.len != len || d.unlimited != unlimited {
+            return Err(Error::CannotRepresent {
+                format: FORMAT,
+                what: format!(
+                    "dimension {name:?} of length {len} where another variable gives it {}",
+                    d.len
+                ),
+            });
+        }
+        return Ok(i);
+    }
+    dims.push(Dimension {
+        name: name.to_owned(),
+        len,
+        unlimited,
+    });
+    Ok(dims.len() - 1)
+}
+
+/// A tensor's attributes other than `netcdf`, as NetCDF attributes: numbers and text as
+/// they are, anything else as its JSON text.
+fn plain_attributes(t: &NamedTensor<'_>, name: &str, notes: &mut Vec<String>) -> Vec<Attribute> {
+    t.attributes
+        .iter()
+        .filter(|(k, _)| k != carried::KEY)
+        .map(|(k, v)| {
+            let values = carried::from_cbor(v, None, k).unwrap_or_else(|_| {
+                notes.push(format!(
+                    "tensor {name:?}: attribute {k:?} written as its JSON text"
+                ));
+                tensor_netcdf::Values::Char(
+                    tensor_core::cbor::json::to_json(v).to_string().into_bytes(),
+                )
+            });
+            Attribute {
+                name: k.clone(),
+                values,
+            }
+        })
+        .collect()
+}
+
+fn plan(set: &TensorSet<'_>) -> Result<Planned> {
+    let names = set.names();
+    let mut notes = Vec::new();
+    let mut dims: Vec<Dimension> = Vec::new();
+    let mut global: Option<Vec<Attribute>> = None;
+    let mut format: Option<String> = None;
+    let mut carried_all = Vec::with_capacity(set.tensors.len());
+    for (name, t) in names.iter().zip(&set.tensors) {
+        let c = match t.attributes.iter().find(|(k, _)| k == carried::KEY) {
+            Some((_, map)) => Some(carried::parse(map).map_err(|e| Error::CannotRepresent {
+                format: FORMAT,
+                what: format!("tensor {name:?}: {e}"),
+            })?),
+            None => None,
+        };
+        if let Some(c) = &c {
+            for d in &c.file_dims {
+                dimension(&mut dims, &d.name, d.len, d.unlimited)?;
+            }
+            if global.is_none() {
+                global.clone_from(&c.global);
+            }
+            if format.is_none() {
+                format.clone_from(&c.format);
+            }
+        }
+        carried_all.push(c);
+    }
+    // Variables in the order their file had (a format may have sorted the tensors), those
+    // with no recorded place after them, as they come.
+    let mut tensor_of: Vec<usize> = (0..set.tensors.len()).collect();
+    tensor_of.sort_by_key(|&i| {
+        carried_all[i]
+            .as_ref()
+            .and_then(|c| c.index)
+            .unwrap_or(u64::MAX)
+    });
+    let mut carried_all: Vec<Option<Option<_>>> = carried_all.into_iter().map(Some).collect();
+    let mut variables = Vec::with_capacity(set.tensors.len());
+    for &i in &tensor_of {
+        let (name, t) = (&names[i], &set.tensors[i]);
+        let c = carried_all[i].take().flatten();
+        let shape = t.shape();
+        let dtype = t.dtype();
+        let c = c.unwrap_or_default();
+        let mut nc_type = NcType::for_dtype(dtype).ok_or_else(|| Error::CannotRepresent {
+            format: FORMAT,
+            what: format!(
+                "tensor {name:?} of dtype {dtype} (NetCDF holds 8- to 64-bit integers, float32 and float64; convert it to float32 first)"
+            ),
+        })?;
+        if c.char && dtype == Dtype::Uint8 {
+            nc_type = NcType::Char;
+        }
+        let var_dims = match &c.dims {
+            Some(d) if d.len() == shape.len() => {
+                let mut ids = Vec::with_capacity(d.len());
+                for (k, (dn, &len)) in d.iter().zip(shape).enumerate() {
+                    let unlimited = k == 0 && dims.iter().any(|x| x.name == *dn && x.unlimited);
+                    ids.push(dimension(&mut dims, dn, len, unlimited)?);
+                }
+                ids
+            }
+            // Named by their lengths; a first dimension of length 0 can only be the
+            // unlimited one (a classic file marks that one by length 0).
+            _ => shape
+                .iter()
+                .enumerate()
+                .map(|(k, &len)| {
+                    dimension(&mut dims, &format!("dim_{len}"), len, k == 0 && len == 0)
+                })
+                .collect::<Result<_>>()?,
+        };
+        let mut attributes = c.attributes;
+        if t.attributes.iter().any(|(k, _)| k != carried::KEY) {
+            attributes.extend(plain_attributes(t, name, &mut notes));
+        }
+        variables.push(Variable {
+            name: name.clone(),
+            dims: var_dims,
+            attributes,
+            nc_type,
+        });
+    }
+    let attributes = match global {
+        Some(g) => g,
+        None => metadata_attributes(set)?,
+    };
+    Ok(Planned {
+        def: Definition {
+            dimensions: dims,
+            attributes,
+            variables,
+            format,
+        },
+        tensor_of,
+        notes,
+    })
+}
+
+/// The set's metadata as global attributes, each in the type recorded for it when that is a
+/// NetCDF type name.
+fn metadata_attributes(set: &TensorSet<'_>) -> Result<Vec<Attribute>> {
+    let Some(metadata) = &set.metadata else {
+        return Ok(Vec::new());
+    };
+    metadata
+        .iter()
+        .map(|(k, v)| {
+            let t = set.metadata_types.get(k).and_then(|t| NcType::from_name(t));
+            let cbor = tensor_core::cbor::json::to_cbor(v);
+            let values = match carried::from_cbor(&cbor, t, k) {
+                Ok(values) => values,
+                Err(_) => tensor_netcdf::Values::Char(
+                    match v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    }
+                    .into_bytes(),
+                ),
+            };
+            Ok(Attribute {
+                name: k.clone(),
+                values,
+            })
+        })
+        .collect()
+}
+
+/// Writes `set` as NetCDF-3, streamed: each tensor's elements converted to big-endian run by
+/// run on their way to the file.
+fn write(
+    set: &TensorSet<'_>,
+    out: &mut dyn tensor_core::atomic::WriteSeek,
+    path: &Path,
+) -> Result<Vec<String>> {
+    let Planned {
+        def,
+        tensor_of,
+        notes,
+    } = plan(set)?;
+    let mut carried = super::Carried::default();
+    let written = tensor_netcdf::classic::write::write(out, &def, None, &mut |i, sink| {
+        let t = &set.tensors[tensor_of[i]];
+        let width = t.dtype().byte_width().max(1);
+        let mut pending: Vec<u8> = Vec::new();
+        let result = t.stream(&set.limits, &mut |run| {
+            pending.extend_from_slice(run);
+            let whole = pending.len() - pending.len() % width;
+            tensor_core::byte_order::swap_in_place(&mut pending[..whole], width)?;
+            sink.write_all(&pending[..whole])
+                .map_err(|e| tensor_core::Error::io("writing NetCDF", e))?;
+            pending.drain(..whole);
+            Ok(())
+        });
+        result.map_err(|e| {
+            carried.keep(e, |m| {
+                tensor_netcdf::Error::Core(tensor_core::Error::InvalidArgument(m))
+            })
+        })
+    });
+    carried.finish(written, wrap(path))?;
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dimension;
+
+    #[test]
+    fn a_dimension_is_shared_by_name_and_refused_at_another_length() {
+        let mut dims = Vec::new();
+        assert_eq!(dimension(&mut dims, "x", 3, false).unwrap(), 0);
+        assert_eq!(dimension(&mut dims, "x", 3, false).unwrap(), 0);
+        assert!(dimension(&mut dims, "x", 4, false).is_err());
+        assert_eq!(dimension(&mut dims, "t", 2, true).unwrap(), 1);
+        assert_eq!(dimension(&mut dims, "t", 5, true).unwrap(), 1);
+        assert_eq!(dims[1].len, 5);
+    }
+}
