@@ -137,7 +137,7 @@ impl Values {
             NcType::Uint64 => decode_be!(Uint64, u64, bytes),
             NcType::String => {
                 return Err(Error::Unsupported(
-                    "a string attribute in a classic file".into(),
+                    "a string attribute cannot be in a classic file".into(),
                 ));
             }
         })

@@ -1,11 +1,12 @@
-//! How a NetCDF variable's structure rides along with its tensor through formats that know
-//! nothing of NetCDF: one attribute, `netcdf`, laid out as tensogram's `convert-netcdf` lays
-//! out its objects' `netcdf` entry (so that tensogram's `to-netcdf` and tensorkit read each
-//! other's files). Its entries: the variable's attributes by name (numbers widened to
-//! integers and doubles, a list of one as the value alone, text as text), `_dims` (dimension
+//! How a NetCDF variable rides along with its tensor through formats that know nothing of
+//! NetCDF. Its attributes are the tensor's attributes, by name (numbers widened to integers
+//! and doubles, a list of one as the value alone, text as text), where every format and
+//! command shows and edits them. Its structure is one more attribute, `netcdf`, with the
+//! keys tensogram's `convert-netcdf` gives its objects' `netcdf` entry: `_dims` (dimension
 //! names), `_file` (`{"dims": [{"name", "len", "unlimited"}]}`), `_attr_types` (each
 //! attribute's type name), and `_global` / `_global_types` for the file's attributes. A
-//! `char` variable adds `_nc_type: "char"`. What tensogram does not record, `_file` carries
+//! `char` variable adds `_nc_type: "char"`. A map tensogram wrote also holds the
+//! attributes' values (it keeps no others); they are read from there too. What tensogram does not record, `_file` carries
 //! in entries tensogram's reader passes over: `format` (netCDF4-python's `data_model`),
 //! `attributes` (the global attributes' names in file order), `order` (the variable's) and
 //! `index` (the variable's place among the file's), since a format that sorts its map keys
@@ -138,6 +139,12 @@ pub fn from_cbor(value: &Cbor, nc_type: Option<NcType>, name: &str) -> Result<Va
             .iter()
             .map(|i| match i {
                 Cbor::Float(f) => Ok(*f),
+                // JSON's spellings of what it has no numbers for.
+                Cbor::Text(t) if matches!(t.as_str(), "NaN" | "nan") => Ok(f64::NAN),
+                Cbor::Text(t) if matches!(t.as_str(), "Infinity" | "inf") => Ok(f64::INFINITY),
+                Cbor::Text(t) if matches!(t.as_str(), "-Infinity" | "-inf") => {
+                    Ok(f64::NEG_INFINITY)
+                }
                 #[allow(
                     clippy::cast_precision_loss,
                     reason = "an integer given for a float attribute"
@@ -216,11 +223,28 @@ fn attribute_entries(attributes: &[Attribute]) -> (Vec<(Cbor, Cbor)>, Vec<(Cbor,
         .unzip()
 }
 
+/// Variable `v`'s attributes as a tensor's, then its `netcdf` map. An attribute named
+/// `netcdf` itself stays in the map, as tensogram keeps them all.
+#[must_use]
+pub fn tensor_attributes(def: &Definition, v: usize) -> Vec<(String, Cbor)> {
+    def.variables[v]
+        .attributes
+        .iter()
+        .filter(|a| a.name != KEY)
+        .map(|a| (a.name.clone(), to_cbor(&a.values)))
+        .chain(std::iter::once((KEY.to_owned(), variable_map(def, v))))
+        .collect()
+}
+
 /// The `netcdf` map of variable `v` of `def`.
 #[must_use]
 pub fn variable_map(def: &Definition, v: usize) -> Cbor {
     let var = &def.variables[v];
-    let (mut map, types) = attribute_entries(&var.attributes);
+    let (entries, types) = attribute_entries(&var.attributes);
+    let mut map: Vec<(Cbor, Cbor)> = entries
+        .into_iter()
+        .filter(|(k, _)| matches!(k, Cbor::Text(t) if t == KEY))
+        .collect();
     map.push((
         text("_dims"),
         Cbor::Array(
@@ -301,6 +325,39 @@ pub struct Carried {
     pub format: Option<String>,
     /// The variable's place among the file's, when recorded.
     pub index: Option<u64>,
+    /// Each attribute's recorded type (`_attr_types`).
+    pub types: Vec<(String, NcType)>,
+    /// The variable's attribute names in file order, when recorded.
+    pub order: Vec<String>,
+}
+
+impl Carried {
+    /// The attribute a tensor attribute `name` = `value` is written as: in its recorded type
+    /// when the value is one of it, else in the type the value calls for; an error for a
+    /// value no NetCDF type holds (a map, a boolean...).
+    pub fn attribute(&self, name: &str, value: &Cbor) -> Result<Attribute> {
+        let recorded = self.types.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        let values = recorded
+            .and_then(|t| from_cbor(value, Some(t), name).ok())
+            .map_or_else(|| from_cbor(value, None, name), Ok)?;
+        Ok(Attribute {
+            name: name.to_owned(),
+            values,
+        })
+    }
+
+    /// `attributes` in the recorded order (those it does not name last, as they come).
+    #[must_use]
+    pub fn in_order(&self, mut attributes: Vec<Attribute>) -> Vec<Attribute> {
+        let rank = |name: &str| {
+            self.order
+                .iter()
+                .position(|o| o == name)
+                .unwrap_or(usize::MAX)
+        };
+        attributes.sort_by_key(|a| rank(&a.name));
+        attributes
+    }
 }
 
 fn get<'m>(map: &'m [(Cbor, Cbor)], key: &str) -> Option<&'m Cbor> {
@@ -380,10 +437,18 @@ pub fn parse(map: &Cbor) -> Result<Carried> {
             });
         }
     }
-    let attributes = ordered(
-        attributes_of(map, &types_of(map, "_attr_types"), true)?,
-        get(file, "order"),
-    );
+    let types = types_of(map, "_attr_types");
+    let attributes = ordered(attributes_of(map, &types, true)?, get(file, "order"));
+    let order = match get(file, "order") {
+        Some(Cbor::Array(names)) => names
+            .iter()
+            .filter_map(|n| match n {
+                Cbor::Text(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let global = match get(map, "_global") {
         Some(Cbor::Map(g)) => Some(ordered(
             attributes_of(g, &types_of(map, "_global_types"), false)?,
@@ -405,6 +470,8 @@ pub fn parse(map: &Cbor) -> Result<Carried> {
             Some(Cbor::Uint(i)) => Some(*i),
             _ => None,
         },
+        types,
+        order,
     })
 }
 
@@ -464,12 +531,21 @@ mod tests {
         };
         let map = variable_map(&def, 0);
         let back = parse(&map).unwrap();
+        // The values are the tensor's own attributes; the map holds their types and order.
+        assert!(back.attributes.is_empty());
+        let tensor = tensor_attributes(&def, 0);
+        assert_eq!(tensor.len(), attributes.len() + 1);
+        let again: Vec<Attribute> = tensor
+            .iter()
+            .filter(|(k, _)| k != KEY)
+            .map(|(k, v)| back.attribute(k, v).unwrap())
+            .collect();
+        assert_eq!(back.in_order(again.into_iter().rev().collect()), attributes);
         assert_eq!(
             back.dims.as_deref(),
             Some(&["t".to_owned(), "x".to_owned()][..])
         );
         assert_eq!(back.file_dims, def.dimensions);
-        assert_eq!(back.attributes, attributes);
         assert_eq!(back.global.as_deref(), Some(&def.attributes[..]));
         assert!(back.char);
         assert_eq!(back.index, Some(0));

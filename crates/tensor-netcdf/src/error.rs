@@ -32,7 +32,7 @@ pub enum Error {
         reason: String,
     },
     /// Something this reader does not read, named.
-    #[error("NetCDF: {0} is not supported")]
+    #[error("NetCDF: {0}")]
     Unsupported(String),
     /// A variable's data lies (partly) outside the file.
     #[error(

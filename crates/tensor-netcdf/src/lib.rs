@@ -67,7 +67,7 @@ impl<'a> Netcdf<'a> {
     pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         if bytes.starts_with(HDF5_SIGNATURE) {
             return Err(Error::Unsupported(
-                "NetCDF-4 (an HDF5 file) in this version: convert it to NetCDF-3 (`nccopy -k nc3`) or read it with netCDF4-python".into(),
+                "a NetCDF-4 (HDF5) file is not read by this version: convert it to NetCDF-3 (`nccopy -k nc3`) or read it with netCDF4-python".into(),
             ));
         }
         classic::Classic::open_with(bytes, options).map(Netcdf::Classic)
@@ -150,9 +150,11 @@ impl tensor_dtype::Format for NetcdfFormat {
     type Error = Error;
     type Reader<'a> = Netcdf<'a>;
 
-    /// `CDF` and a version byte (1, 2 or 5), or HDF5's signature (NetCDF-4).
+    /// `CDF` and a version byte (1, 2 or 5). HDF5's signature (NetCDF-4, but also any other
+    /// HDF5 file) is not claimed until NetCDF-4 is read: the front door names such a file
+    /// as HDF5.
     fn recognise(head: &[u8]) -> bool {
-        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..]) || head.starts_with(HDF5_SIGNATURE)
+        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..])
     }
 
     fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Netcdf<'a>> {
@@ -171,7 +173,7 @@ impl tensor_dtype::Format for NetcdfFormat {
         let prefix = held.slice(0..prefix_end).unwrap_or(&[]);
         if prefix.starts_with(HDF5_SIGNATURE) {
             return Err(Error::Unsupported(
-                "NetCDF-4 (an HDF5 file) in this version".into(),
+                "a NetCDF-4 (HDF5) file is not read by this version".into(),
             ));
         }
         match classic::header::parse(prefix, len, limits) {

@@ -27,13 +27,14 @@ pub struct Row {
 
 /// The formats the demo writes: every writable one that holds its data set (GGUF has no
 /// type for the land-sea mask, a bool tensor).
-pub const FORMATS: [Format; 6] = [
+pub const FORMATS: [Format; 7] = [
     Format::SAFETENSORS,
     Format::BINTENSORS,
     Format::BINTENSORS_LEGACY,
     Format::ZTENSOR_0_1,
     Format::ZTENSOR_2,
     Format::TENSOGRAM,
+    Format::NETCDF,
 ];
 
 /// The data set's file metadata: its description.

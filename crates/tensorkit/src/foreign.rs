@@ -23,6 +23,8 @@ pub(crate) fn identify(head: &[u8]) -> Option<&'static str> {
         return Some("HDF5 (NetCDF-4 and Keras .h5 files are HDF5)");
     }
     match head {
+        // Read by the netcdf feature's adapter, which is tried first; named here for builds
+        // without it.
         [b'C', b'D', b'F', 1, ..] => return Some("NetCDF-3 (classic)"),
         [b'C', b'D', b'F', 2, ..] => return Some("NetCDF-3 (64-bit offset)"),
         [b'C', b'D', b'F', 5, ..] => return Some("NetCDF-3 (CDF-5)"),

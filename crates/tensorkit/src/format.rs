@@ -98,6 +98,10 @@ impl Format {
     /// GRIB editions 1 and 2 (read only): one tensor per field.
     #[cfg(feature = "grib")]
     pub const GRIB: Format = Format::of(&<tensor_grib::GribFormat as tensor_dtype::Format>::INFO);
+    /// NetCDF: NetCDF-3 read and written.
+    #[cfg(feature = "netcdf")]
+    pub const NETCDF: Format =
+        Format::of(&<tensor_netcdf::NetcdfFormat as tensor_dtype::Format>::INFO);
     /// GGUF (llama.cpp): versions 2 and 3 read, 3 written.
     #[cfg(feature = "gguf")]
     pub const GGUF: Format = Format::of(&<tensor_gguf::GgufFormat as tensor_dtype::Format>::INFO);

@@ -155,7 +155,10 @@ mod tests {
         }
         for jpeg in ["jpeg", "jpeg2000", "grid_jpeg", "jpeg:16"] {
             let refused = parse(jpeg).unwrap_err().to_string();
-            assert!(refused.contains("JPEG 2000 packing (template 5.40)"), "{refused}");
+            assert!(
+                refused.contains("JPEG 2000 packing (template 5.40)"),
+                "{refused}"
+            );
         }
     }
 }

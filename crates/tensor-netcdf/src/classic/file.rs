@@ -17,6 +17,7 @@ pub struct Classic<'a> {
     layout: Layout,
     numrecs: u64,
     shapes: Vec<Vec<u64>>,
+    dtypes: Vec<Dtype>,
 }
 
 impl<'a> Classic<'a> {
@@ -49,6 +50,7 @@ impl<'a> Classic<'a> {
         }
         let def = &definition;
         let mut shapes = Vec::with_capacity(def.variables.len());
+        let mut dtypes = Vec::with_capacity(def.variables.len());
         for (i, v) in def.variables.iter().enumerate() {
             let begin = header.begin[i];
             if begin < header.len {
@@ -85,15 +87,26 @@ impl<'a> Classic<'a> {
             let shape = def.shape(i);
             tensor_dtype::shape::element_count(&shape)?;
             shapes.push(shape);
+            dtypes.push(v.nc_type.dtype().unwrap_or(Dtype::Uint8));
         }
-        Ok(Classic {
+        let mut file = Classic {
             bytes,
             header,
             definition,
             layout,
             numrecs,
             shapes,
-        })
+            dtypes,
+        };
+        // Booleans as xarray writes them: read as `bool` when every byte is 0 or 1.
+        for i in 0..file.dtypes.len() {
+            if crate::types::marked_bool(&file.definition.variables[i])
+                && file.view_of(i)?.to_le_bytes().iter().all(|&b| b <= 1)
+            {
+                file.dtypes[i] = Dtype::Bool;
+            }
+        }
+        Ok(file)
     }
 
     /// The version.
@@ -143,8 +156,7 @@ impl<'a> Classic<'a> {
     }
 
     fn view_of(&self, i: usize) -> Result<TensorView<'a>> {
-        let v = &self.definition.variables[i];
-        let dtype = v.nc_type.dtype().unwrap_or(Dtype::Uint8);
+        let dtype = self.dtypes[i];
         let shape = &self.shapes[i];
         let range = self.data_range(i);
         // Checked against the file's length when opened (a variable of no elements may begin
@@ -202,9 +214,7 @@ impl<'a> TensorContainer<'a> for Classic<'a> {
     }
 
     fn dtype(&self, i: usize) -> Result<Dtype> {
-        let t = self.definition.variables[i].nc_type;
-        t.dtype()
-            .ok_or_else(|| Error::Unsupported(format!("a {t} variable in a classic file")))
+        Ok(self.dtypes[i])
     }
 
     fn shape(&self, i: usize) -> Result<&[u64]> {

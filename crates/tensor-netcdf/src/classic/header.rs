@@ -230,8 +230,11 @@ impl<'a> Cursor<'a> {
 /// `file_len`-byte file held so far), within `limits`.
 pub fn parse(bytes: &[u8], file_len: u64, limits: &Limits) -> Result<Header> {
     let version = match bytes.get(..4) {
-        Some([b'C', b'D', b'F', v]) => Version::from_byte(*v)
-            .ok_or_else(|| Error::Unsupported(format!("classic format version {v}")))?,
+        Some([b'C', b'D', b'F', v]) => Version::from_byte(*v).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "classic format version {v} is not one of NetCDF's (1, 2 and 5 are)"
+            ))
+        })?,
         _ if bytes.len() < 4 && b"CDF".starts_with(&bytes[..bytes.len().min(3)]) => {
             return Err(tensor_core::Error::Truncated {
                 what: "NetCDF magic",

@@ -63,6 +63,14 @@ pub trait Adapter: Send + Sync + 'static {
         })
     }
 
+    /// Per-tensor attribute keys whose values the reader derives from the file's structure
+    /// and the writer writes anew from the set (NetCDF's `netcdf` map, which repeats the
+    /// file's dimensions and attributes): an edit's read-back does not compare them. The
+    /// default: none.
+    fn derived_attributes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The byte ranges still needed of a file, given what `held` holds, before its tensors
     /// can be listed ([`tensor_dtype::Format::header_ranges`]). The default: the whole file.
     fn header_ranges(

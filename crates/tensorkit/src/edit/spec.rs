@@ -375,6 +375,7 @@ type ExpectedTensor = (String, tensor_dtype::Dtype, Vec<u64>, Vec<(String, Json)
 
 impl Expected {
     pub(super) fn of(set: &TensorSet<'_>) -> Self {
+        let derived = set.format.adapter().derived_attributes();
         let mut tensors: Vec<ExpectedTensor> = set
             .names()
             .into_iter()
@@ -383,6 +384,7 @@ impl Expected {
                 let mut attributes: Vec<(String, Json)> = t
                     .attributes
                     .iter()
+                    .filter(|(k, _)| !derived.contains(&k.as_str()))
                     .map(|(k, v)| (k.clone(), to_json(v)))
                     .collect();
                 attributes.sort_by(|a, b| a.0.cmp(&b.0));

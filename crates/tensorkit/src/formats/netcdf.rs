@@ -53,6 +53,10 @@ impl Adapter for NetcdfAdapter {
         write(set, out, path)
     }
 
+    fn derived_attributes(&self) -> &'static [&'static str] {
+        &[carried::KEY]
+    }
+
     fn header_ranges(
         &self,
         path: &Path,
@@ -76,7 +80,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
                 why: "a NetCDF variable not stored as plain elements".into(),
             })?;
         let mut t = NamedTensor::borrowed(&v.name, view);
-        t.attributes = vec![(carried::KEY.to_owned(), carried::variable_map(def, i))];
+        t.attributes = carried::tensor_attributes(def, i);
         tensors.push(t);
     }
     let metadata = (!def.attributes.is_empty()).then(|| {
@@ -94,7 +98,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
         .collect();
     Ok(TensorSet {
-        format: Format::of(&NetcdfFormat::INFO),
+        format: Format::NETCDF,
         metadata,
         metadata_types,
         tensors,
@@ -138,27 +142,35 @@ fn dimension(dims: &mut Vec<Dimension>, name: &str, len: u64, unlimited: bool) -
     Ok(dims.len() - 1)
 }
 
-/// A tensor's attributes other than `netcdf`, as NetCDF attributes: numbers and text as
-/// they are, anything else as its JSON text.
-fn plain_attributes(t: &NamedTensor<'_>, name: &str, notes: &mut Vec<String>) -> Vec<Attribute> {
-    t.attributes
+/// A tensor's variable attributes: its own attributes (other than `netcdf`), each in the
+/// type recorded for it when it still is one, else in the type its value calls for, else as
+/// its JSON text (with a note); then those the `netcdf` map holds that it does not (a map
+/// tensogram wrote holds them all); in the order recorded.
+fn variable_attributes(
+    t: &NamedTensor<'_>,
+    name: &str,
+    c: &carried::Carried,
+    notes: &mut Vec<String>,
+) -> Vec<Attribute> {
+    let mut out: Vec<Attribute> = t
+        .attributes
         .iter()
         .filter(|(k, _)| k != carried::KEY)
         .map(|(k, v)| {
-            let values = carried::from_cbor(v, None, k).unwrap_or_else(|_| {
+            c.attribute(k, v).unwrap_or_else(|_| {
                 notes.push(format!(
                     "tensor {name:?}: attribute {k:?} written as its JSON text"
                 ));
-                tensor_netcdf::Values::Char(
-                    tensor_core::cbor::json::to_json(v).to_string().into_bytes(),
-                )
-            });
-            Attribute {
-                name: k.clone(),
-                values,
-            }
+                Attribute::text(k.clone(), &tensor_core::cbor::json::to_json(v).to_string())
+            })
         })
-        .collect()
+        .collect();
+    for a in &c.attributes {
+        if !out.iter().any(|o| o.name == a.name) {
+            out.push(a.clone());
+        }
+    }
+    c.in_order(out)
 }
 
 fn plan(set: &TensorSet<'_>) -> Result<Planned> {
@@ -206,10 +218,13 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
         let shape = t.shape();
         let dtype = t.dtype();
         let c = c.unwrap_or_default();
-        let mut nc_type = NcType::for_dtype(dtype).ok_or_else(|| Error::CannotRepresent {
+        // Booleans as xarray writes them: bytes, marked.
+        let boolean = dtype == Dtype::Bool;
+        let stored = if boolean { Dtype::Int8 } else { dtype };
+        let mut nc_type = NcType::for_dtype(stored).ok_or_else(|| Error::CannotRepresent {
             format: FORMAT,
             what: format!(
-                "tensor {name:?} of dtype {dtype} (NetCDF holds 8- to 64-bit integers, float32 and float64; convert it to float32 first)"
+                "tensor {name:?} of dtype {dtype} (NetCDF holds booleans, 8- to 64-bit integers, float32 and float64; convert it to float32 first)"
             ),
         })?;
         if c.char && dtype == Dtype::Uint8 {
@@ -234,9 +249,10 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
                 })
                 .collect::<Result<_>>()?,
         };
-        let mut attributes = c.attributes;
-        if t.attributes.iter().any(|(k, _)| k != carried::KEY) {
-            attributes.extend(plain_attributes(t, name, &mut notes));
+        let mut attributes = variable_attributes(t, name, &c, &mut notes);
+        let (mark, text) = tensor_netcdf::types::BOOL_MARK;
+        if boolean && !attributes.iter().any(|a| a.name == mark) {
+            attributes.push(Attribute::text(mark, text));
         }
         variables.push(Variable {
             name: name.clone(),
@@ -245,10 +261,7 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
             nc_type,
         });
     }
-    let attributes = match global {
-        Some(g) => g,
-        None => metadata_attributes(set)?,
-    };
+    let attributes = global_attributes(set, global.unwrap_or_default());
     Ok(Planned {
         def: Definition {
             dimensions: dims,
@@ -261,33 +274,53 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
     })
 }
 
-/// The set's metadata as global attributes, each in the type recorded for it when that is a
-/// NetCDF type name.
-fn metadata_attributes(set: &TensorSet<'_>) -> Result<Vec<Attribute>> {
-    let Some(metadata) = &set.metadata else {
-        return Ok(Vec::new());
+/// The file's attributes: those the tensors carry (`_global`, typed and in order), as the
+/// set's metadata has them. A metadata value equal to a carried one keeps the carried
+/// attribute (its type, its exact value); any other is written in the type recorded for it
+/// (the carried one's, or the metadata's own when a NetCDF type name) or the type its value
+/// calls for; a carried attribute the metadata no longer holds is dropped when the metadata
+/// is the file's attributes (it shares a name with them), kept otherwise.
+fn global_attributes(set: &TensorSet<'_>, carried: Vec<Attribute>) -> Vec<Attribute> {
+    let Some(metadata) = set.metadata.as_ref().filter(|m| !m.is_empty()) else {
+        return carried;
     };
-    metadata
+    let json = |a: &Attribute| tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
+    let shared = carried.iter().any(|a| metadata.contains_key(&a.name));
+    let mut out: Vec<Attribute> = carried
         .iter()
-        .map(|(k, v)| {
-            let t = set.metadata_types.get(k).and_then(|t| NcType::from_name(t));
-            let cbor = tensor_core::cbor::json::to_cbor(v);
-            let values = match carried::from_cbor(&cbor, t, k) {
-                Ok(values) => values,
-                Err(_) => tensor_netcdf::Values::Char(
+        .filter(|a| !shared || metadata.contains_key(&a.name))
+        .cloned()
+        .collect();
+    for (k, v) in metadata {
+        let held = out.iter().position(|a| a.name == *k);
+        if held.is_some_and(|i| json(&out[i]) == *v) {
+            continue;
+        }
+        let t = held
+            .map(|i| out[i].values.nc_type())
+            .or_else(|| set.metadata_types.get(k).and_then(|t| NcType::from_name(t)));
+        let cbor = tensor_core::cbor::json::to_cbor(v);
+        let values = carried::from_cbor(&cbor, t, k)
+            .or_else(|_| carried::from_cbor(&cbor, None, k))
+            .unwrap_or_else(|_| {
+                tensor_netcdf::Values::Char(
                     match v {
                         serde_json::Value::String(s) => s.clone(),
                         other => other.to_string(),
                     }
                     .into_bytes(),
-                ),
-            };
-            Ok(Attribute {
-                name: k.clone(),
-                values,
-            })
-        })
-        .collect()
+                )
+            });
+        let attribute = Attribute {
+            name: k.clone(),
+            values,
+        };
+        match held {
+            Some(i) => out[i] = attribute,
+            None => out.push(attribute),
+        }
+    }
+    out
 }
 
 /// Writes `set` as NetCDF-3, streamed: each tensor's elements converted to big-endian run by
