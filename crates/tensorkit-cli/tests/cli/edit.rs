@@ -142,7 +142,7 @@ fn every_format() -> Result<(), Failed> {
             "--attr",
             "dense.w:scale:float=0.5",
         ];
-        if ["ztensor-0.1", "ztensor-2", "tensogram"].contains(&format.as_str()) {
+        if ["ztensor-0.1", "ztensor-2", "tensogram", "netcdf"].contains(&format.as_str()) {
             ok(&attrs, &file)?;
             let v = inspect_json(&file)?;
             let t = v["tensors"]

@@ -79,8 +79,12 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
                 tensor: v.name.clone(),
                 why: "a NetCDF variable not stored as plain elements".into(),
             })?;
+        let boolean = view.dtype() == Dtype::Bool;
         let mut t = NamedTensor::borrowed(&v.name, view);
         t.attributes = carried::tensor_attributes(def, i);
+        // A boolean's mark is its dtype (the writer marks it again).
+        let (mark, _) = tensor_netcdf::types::BOOL_MARK;
+        t.attributes.retain(|(k, _)| !(boolean && k == mark));
         tensors.push(t);
     }
     let metadata = (!def.attributes.is_empty()).then(|| {
