@@ -6,7 +6,8 @@
 //! tensor-frame                               descriptor, pipeline, dtype, core
 //! tensor-ztensor, tensor-grib                pipeline, dtype, core
 //! tensor-bintensors, tensor-stdlib-meta,
-//! tensor-safetensors, tensor-gguf            dtype, core
+//! tensor-safetensors, tensor-gguf,
+//! tensor-netcdf                              dtype, core
 //! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
@@ -41,6 +42,7 @@ const CLI: &[&str] = &[
     "tensor-safetensors",
     "tensor-grib",
     "tensor-gguf",
+    "tensor-netcdf",
     "tensor-testkit",
 ];
 
@@ -51,7 +53,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta"
-        | "tensor-safetensors" | "tensor-gguf" => TESTED,
+        | "tensor-safetensors" | "tensor-gguf" | "tensor-netcdf" => TESTED,
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",

@@ -41,7 +41,7 @@ pub mod types;
 
 pub use attribute::{Attribute, Values};
 pub use error::{Error, Result};
-pub use model::{Definition, Dimension, Variable};
+pub use model::{BOOL_MARK, Definition, Dimension, Variable, marked_bool};
 pub use tensor_core::ReadOptions;
 pub use types::NcType;
 

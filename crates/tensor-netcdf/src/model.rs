@@ -1,7 +1,7 @@
 //! What a NetCDF file defines, whatever its version: dimensions, attributes and variables.
 //! Readers fill it in from a header; writers lay a file out from it.
 
-use crate::attribute::Attribute;
+use crate::attribute::{Attribute, Values};
 use crate::types::NcType;
 
 /// A named dimension.
@@ -75,4 +75,17 @@ impl Definition {
     pub fn position(&self, name: &str) -> Option<usize> {
         self.variables.iter().position(|v| v.name == name)
     }
+}
+
+/// The attribute, name and text, by which xarray marks a `byte` variable as holding
+/// booleans (it writes `bool` arrays so, NetCDF having no boolean type): such a variable
+/// whose bytes are all 0 or 1 is read as `bool`, and a `bool` tensor is written so.
+pub const BOOL_MARK: (&str, &str) = ("dtype", "bool");
+
+/// Whether `v` is a `byte` variable marked as booleans ([`BOOL_MARK`]).
+#[must_use]
+pub fn marked_bool(v: &Variable) -> bool {
+    v.nc_type == NcType::Byte
+        && v.attribute(BOOL_MARK.0)
+            .is_some_and(|a| a.values == Values::Char(BOOL_MARK.1.as_bytes().to_vec()))
 }

@@ -186,19 +186,6 @@ impl NcType {
     }
 }
 
-/// The attribute, name and text, by which xarray marks a `byte` variable as holding
-/// booleans (it writes `bool` arrays so, NetCDF having no boolean type): such a variable
-/// whose bytes are all 0 or 1 is read as `bool`, and a `bool` tensor is written so.
-pub const BOOL_MARK: (&str, &str) = ("dtype", "bool");
-
-/// Whether `v` is a `byte` variable marked as booleans ([`BOOL_MARK`]).
-#[must_use]
-pub fn marked_bool(v: &crate::Variable) -> bool {
-    v.nc_type == NcType::Byte
-        && v.attribute(BOOL_MARK.0)
-            .is_some_and(|a| a.values == crate::Values::Char(BOOL_MARK.1.as_bytes().to_vec()))
-}
-
 impl std::fmt::Display for NcType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -2,7 +2,8 @@
 //! view (a record variable's records a stride apart).
 
 use super::header::{self, Header};
-use super::{Layout, Version};
+use super::layout::Layout;
+use super::version::Version;
 use crate::error::{Error, Result};
 use crate::model::Definition;
 use tensor_core::{ByteOrder, ReadOptions};
@@ -100,7 +101,7 @@ impl<'a> Classic<'a> {
         };
         // Booleans as xarray writes them: read as `bool` when every byte is 0 or 1.
         for i in 0..file.dtypes.len() {
-            if crate::types::marked_bool(&file.definition.variables[i])
+            if crate::model::marked_bool(&file.definition.variables[i])
                 && file.view_of(i)?.to_le_bytes().iter().all(|&b| b <= 1)
             {
                 file.dtypes[i] = Dtype::Bool;

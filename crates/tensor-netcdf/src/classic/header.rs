@@ -3,7 +3,8 @@
 //! Every count is checked against the bytes the file can still hold before anything is
 //! allocated for it.
 
-use super::{ABSENT, NC_ATTRIBUTE, NC_DIMENSION, NC_VARIABLE, STREAMING, Version};
+use super::tags::{ABSENT, NC_ATTRIBUTE, NC_DIMENSION, NC_VARIABLE, STREAMING};
+use super::version::Version;
 use crate::attribute::{Attribute, Values};
 use crate::error::{Error, Result};
 use crate::model::{Definition, Dimension, Variable};

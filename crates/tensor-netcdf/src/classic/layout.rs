@@ -1,7 +1,6 @@
 //! Where a classic file's variables lie: each one's slab (its whole data, or one record's)
 //! and its padded length, and the length of a record.
 
-use super::round4;
 use crate::error::Result;
 use crate::model::Definition;
 
@@ -66,4 +65,9 @@ impl Layout {
             recsize,
         })
     }
+}
+
+/// `n` rounded up to a multiple of 4, as every size and offset of a classic file is.
+pub(crate) fn round4(n: u64) -> Option<u64> {
+    n.checked_add(3).map(|n| n & !3)
 }

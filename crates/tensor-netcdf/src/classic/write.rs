@@ -6,7 +6,9 @@
 //! each variable's data padded to 4 bytes with its fill value, a file with one record
 //! variable packing its records unpadded (and ending with its last slab, unpadded).
 
-use super::{ABSENT, Layout, NC_ATTRIBUTE, NC_DIMENSION, NC_VARIABLE, Version};
+use super::layout::Layout;
+use super::tags::{ABSENT, NC_ATTRIBUTE, NC_DIMENSION, NC_VARIABLE};
+use super::version::Version;
 use crate::attribute::Attribute;
 use crate::error::{Error, Result};
 use crate::model::Definition;

@@ -83,7 +83,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         let mut t = NamedTensor::borrowed(&v.name, view);
         t.attributes = carried::tensor_attributes(def, i);
         // A boolean's mark is its dtype (the writer marks it again).
-        let (mark, _) = tensor_netcdf::types::BOOL_MARK;
+        let (mark, _) = tensor_netcdf::BOOL_MARK;
         t.attributes.retain(|(k, _)| !(boolean && k == mark));
         tensors.push(t);
     }
@@ -254,7 +254,7 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
                 .collect::<Result<_>>()?,
         };
         let mut attributes = variable_attributes(t, name, &c, &mut notes);
-        let (mark, text) = tensor_netcdf::types::BOOL_MARK;
+        let (mark, text) = tensor_netcdf::BOOL_MARK;
         if boolean && !attributes.iter().any(|a| a.name == mark) {
             attributes.push(Attribute::text(mark, text));
         }
