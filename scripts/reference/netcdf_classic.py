@@ -189,6 +189,7 @@ def cf_packed(ds):
     t2m.long_name = "2 metre temperature"
     t2m.standard_name = "air_temperature"
     t2m.grid_mapping = "crs"
+    t2m.set_auto_maskandscale(False)  # the packed integers as given
     packed = np.arange(24, dtype="i2").reshape(2, 3, 4) * 1000 - 12000
     packed[1, 2, 3] = -32767
     t2m[...] = packed
