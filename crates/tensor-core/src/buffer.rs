@@ -79,6 +79,39 @@ pub fn copy(dst: &mut [u8], src: &[u8]) {
     dst.copy_from_slice(src);
 }
 
+/// Copies `src`, elements of `width` bytes stored in `from`, into `dst` in `to`, on every
+/// core when large (feature `parallel`): [`copy`] with the elements' bytes reversed where
+/// the orders differ. `dst` must be as long as `src`, `width` 1, 2, 4 or 8 dividing it.
+pub fn convert(
+    dst: &mut [u8],
+    src: &[u8],
+    from: crate::ByteOrder,
+    to: crate::ByteOrder,
+    width: usize,
+) -> crate::Result<()> {
+    if from == to || width <= 1 {
+        if dst.len() != src.len() {
+            return Err(crate::Error::InvalidArgument(format!(
+                "a copy between buffers of {} and {} bytes",
+                src.len(),
+                dst.len()
+            )));
+        }
+        copy(dst, src);
+        return Ok(());
+    }
+    #[cfg(feature = "parallel")]
+    if src.len() >= PARALLEL_COPY && dst.len() == src.len() && src.len() % width == 0 {
+        use rayon::prelude::*;
+        // Pieces of whole elements: PIECE is a multiple of every width.
+        return dst
+            .par_chunks_mut(PIECE)
+            .zip(src.par_chunks(PIECE))
+            .try_for_each(|(d, s)| crate::byte_order::swap_copy(s, d, width));
+    }
+    crate::byte_order::swap_copy(src, dst, width)
+}
+
 /// Appends `src` to `v`, whose spare capacity must hold it, on every core when large.
 #[allow(unsafe_code)]
 fn append<T: Copy + Send + Sync>(v: &mut Vec<T>, src: &[T]) {
@@ -333,6 +366,25 @@ mod tests {
         }
         let e = try_copied(&[0u64; 0][..], "empty").unwrap();
         assert!(e.is_empty());
+    }
+
+    #[test]
+    fn conversions_of_every_size_swap_each_element() {
+        use crate::ByteOrder::{Big, Little};
+        for len in [0, 8, 4096, PARALLEL_COPY + 4096] {
+            let src: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            for width in [1, 2, 4, 8] {
+                let mut dst = vec![0u8; len];
+                convert(&mut dst, &src, Big, Little, width).unwrap();
+                let mut want = src.clone();
+                crate::byte_order::swap_in_place(&mut want, width).unwrap();
+                assert_eq!(dst, want, "{len} bytes of width {width}");
+                convert(&mut dst, &src, Little, Little, width).unwrap();
+                assert_eq!(dst, src);
+            }
+        }
+        assert!(convert(&mut [0u8; 4], &[0u8; 6], Big, Little, 2).is_err());
+        assert!(convert(&mut [0u8; 6], &[0u8; 6], Big, Little, 4).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 #[cfg(doc)]
 use crate::shape;
 use crate::{Dtype, Result, TensorView};
-use tensor_core::{ByteOrder, Kinded, byte_order};
+use tensor_core::Kinded;
 
 /// A file of tensors, opened in place over its bytes (`'a`): each tensor by position, its
 /// name, dtype and shape known without reading its data.
@@ -54,16 +54,5 @@ pub trait TensorContainer<'a> {
 /// [`TensorContainer::read_into`] of formats whose tensors are views. `dst` must be exactly
 /// the view's size.
 pub fn copy_native(view: &TensorView<'_>, dst: &mut [u8]) -> Result<()> {
-    let bytes = view.to_le_bytes();
-    if bytes.len() != dst.len() {
-        return Err(tensor_core::Error::InvalidArgument(format!(
-            "the tensor holds {} bytes; the buffer has {}",
-            bytes.len(),
-            dst.len()
-        ))
-        .into());
-    }
-    dst.copy_from_slice(&bytes);
-    byte_order::to_native_in_place(ByteOrder::Little, dst, view.dtype().swap_width())?;
-    Ok(())
+    view.copy_native_into(dst)
 }

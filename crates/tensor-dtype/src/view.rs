@@ -283,23 +283,43 @@ impl<'a> TensorView<'a> {
         if self.dtype.is_packed() {
             return tensor_core::buffer::copied(self.data);
         }
-        let w = self.dtype.byte_width();
-        let count = self.element_count() as usize;
-        let mut out = Vec::with_capacity(count * w);
-        if count == 0 {
-            return out;
+        let mut out = Vec::with_capacity(self.element_count() as usize * self.dtype.byte_width());
+        let _ = self.for_each_run(&mut |run| {
+            out.extend_from_slice(run);
+            Ok(())
+        });
+        out
+    }
+
+    /// Calls `f` with each run of elements that lies contiguous in the buffer, in C order:
+    /// the trailing dimensions whose strides are C-contiguous make one run, repeated over
+    /// the others (a record variable's records, a transposed matrix's elements).
+    fn for_each_run(&self, f: &mut dyn FnMut(&'a [u8]) -> Result<()>) -> Result<()> {
+        if self.element_count() == 0 {
+            return Ok(());
         }
-        let ndim = self.shape.len();
-        let mut index = vec![0u64; ndim];
+        let mut inner = self.shape.len();
+        let mut run = self.dtype.byte_width() as i128;
+        while inner > 0 {
+            let k = inner - 1;
+            if self.shape[k] != 1 && i128::from(self.strides[k]) != run {
+                break;
+            }
+            run *= i128::from(self.shape[k]);
+            inner -= 1;
+        }
+        // Every reachable byte was checked to lie in the buffer at construction.
+        let run = run as usize;
+        let mut index = vec![0u64; inner];
         let mut pos = self.offset as i128;
         loop {
             let p = pos as usize;
-            out.extend_from_slice(&self.data[p..p + w]);
-            // Odometer step over the index, last axis fastest.
-            let mut axis = ndim;
+            f(&self.data[p..p + run])?;
+            // Odometer step over the outer index, last axis fastest.
+            let mut axis = inner;
             loop {
                 if axis == 0 {
-                    return out;
+                    return Ok(());
                 }
                 axis -= 1;
                 index[axis] += 1;
@@ -311,6 +331,43 @@ impl<'a> TensorView<'a> {
                 index[axis] = 0;
             }
         }
+    }
+
+    /// Copies the elements into `dst` in C order and the machine's byte order, which must
+    /// be exactly [`byte_len`](Self::byte_len) bytes: run by run of contiguous elements,
+    /// their bytes reversed on the way where the view's order is not the machine's (on every
+    /// core for large runs, with tensor-core's `parallel`), with no copy between.
+    pub fn copy_native_into(&self, dst: &mut [u8]) -> Result<()> {
+        if dst.len() as u64 != self.byte_len() {
+            return Err(tensor_core::Error::InvalidArgument(format!(
+                "the tensor holds {} bytes; the buffer has {}",
+                self.byte_len(),
+                dst.len()
+            ))
+            .into());
+        }
+        if self.dtype.is_packed() {
+            dst.copy_from_slice(&self.to_le_bytes());
+            return Ok(byte_order::to_native_in_place(
+                ByteOrder::Little,
+                dst,
+                self.dtype.swap_width(),
+            )?);
+        }
+        let width = self.dtype.swap_width();
+        let mut at = 0;
+        self.for_each_run(&mut |run| {
+            let end = at + run.len();
+            tensor_core::buffer::convert(
+                &mut dst[at..end],
+                run,
+                self.byte_order,
+                ByteOrder::NATIVE,
+                width,
+            )?;
+            at = end;
+            Ok(())
+        })
     }
 }
 
@@ -409,6 +466,59 @@ impl Tensor {
 mod tests {
     use super::*;
     use tensor_core::{ErrorKind, Kinded};
+
+    #[test]
+    fn native_copies_match_gathered_bytes_for_every_layout() {
+        let data: Vec<u8> = (0..4096u32).map(|i| (i * 37 % 251) as u8).collect();
+        // C order, Fortran order, records a gap apart, a reversed axis, a broadcast one.
+        let layouts: [(&[u64], &[i64], u64); 5] = [
+            (&[3, 4, 5], &[80, 20, 4], 0),
+            (&[3, 4, 5], &[4, 12, 48], 0),
+            (&[6, 2, 3], &[100, 12, 4], 8),
+            (&[4, 5], &[-20, 4], 60),
+            (&[3, 5], &[0, 4], 4),
+        ];
+        for (shape, strides, offset) in layouts {
+            for order in [ByteOrder::Big, ByteOrder::Little] {
+                for dtype in [Dtype::Float32, Dtype::Int16, Dtype::Complex64] {
+                    let w = dtype.byte_width() as i64;
+                    let strides: Vec<i64> = strides.iter().map(|s| s / 4 * w).collect();
+                    let v = TensorView::strided(
+                        &data,
+                        dtype,
+                        shape,
+                        &strides,
+                        offset / 4 * w as u64,
+                        order,
+                    )
+                    .unwrap();
+                    // Element by element, in C order.
+                    let mut want = Vec::new();
+                    let count: u64 = shape.iter().product();
+                    for flat in 0..count {
+                        let (mut rest, mut at) = (flat, (offset / 4) as i64 * w);
+                        for k in (0..shape.len()).rev() {
+                            at += (rest % shape[k]) as i64 * strides[k];
+                            rest /= shape[k];
+                        }
+                        let mut e = data[at as usize..(at + w) as usize].to_vec();
+                        byte_order::to_native_in_place(order, &mut e, dtype.swap_width()).unwrap();
+                        want.extend_from_slice(&e);
+                    }
+                    assert_eq!(
+                        v.to_tensor().data(),
+                        &want[..],
+                        "to_tensor {shape:?} {strides:?}"
+                    );
+                    let mut got = vec![0u8; want.len()];
+                    v.copy_native_into(&mut got).unwrap();
+                    assert_eq!(got, want, "{shape:?} {strides:?} {order:?} {dtype}");
+                }
+            }
+        }
+        let v = TensorView::new(&data[..8], Dtype::Float32, &[2], ByteOrder::Big).unwrap();
+        assert!(v.copy_native_into(&mut [0u8; 4]).is_err());
+    }
 
     fn le_f32(vals: &[f32]) -> Vec<u8> {
         vals.iter().flat_map(|v| v.to_le_bytes()).collect()

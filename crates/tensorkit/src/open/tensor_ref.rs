@@ -240,6 +240,14 @@ impl<'f> TensorRef<'f> {
             })?;
             return Ok(());
         }
+        // A view in the other byte order or strided (NetCDF's big-endian records): each
+        // contiguous run converted straight into `out`.
+        if let TensorData::View(v) = &self.tensor.data
+            && !v.dtype().is_packed()
+        {
+            self.tensor.verify()?;
+            return Ok(v.copy_native_into(out)?);
+        }
         let what = format!("tensor {:?}", self.name());
         let mut fill = tensor_core::buffer::Filler::new(out, &what);
         self.tensor
