@@ -1,0 +1,191 @@
+"""NetCDF-3 against netCDF4-python (its wheel bundles libnetcdf), ncdump and xarray: tensorkit
+reads every file netCDF4 wrote with its values, types and attributes; what tensorkit writes —
+from NetCDF through Tensogram and zTensor, from plain arrays, from xarray's files — netCDF4,
+ncdump and xarray read back with the same values, types and attributes."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import tensorkit
+
+netCDF4 = pytest.importorskip("netCDF4")
+
+
+def reference_files(testdata):
+    files = sorted((testdata / "netcdf" / "reference").glob("*.nc"))
+    assert len(files) >= 8
+    return files
+
+
+def dataset(path):
+    """What netCDF4 reads: format, dimensions, global attributes and, per variable, its
+    dimensions, dtype, attributes (with their numpy types) and values, stored as they are."""
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_maskandscale(False)
+        ds.set_auto_chartostring(False)
+
+        def attrs(o):
+            out = {}
+            for k in o.ncattrs():
+                v = o.getncattr(k)
+                out[k] = (type(v).__name__ if isinstance(v, str) else np.asarray(v).dtype.str, np.asarray(v).tolist() if not isinstance(v, str) else v)
+            return out
+
+        return {
+            "format": ds.data_model,
+            "dims": [(d.name, len(d), d.isunlimited()) for d in ds.dimensions.values()],
+            "attrs": attrs(ds),
+            "vars": {
+                name: (v.dimensions, v.dtype.str, attrs(v), np.array(v[...]))
+                for name, v in ds.variables.items()
+            },
+        }
+
+
+def same_values(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def same_dataset(ours, theirs):
+    assert ours["format"] == theirs["format"]
+    assert ours["dims"] == theirs["dims"]
+    assert repr(ours["attrs"]) == repr(theirs["attrs"])
+    assert list(ours["vars"]) == list(theirs["vars"])
+    for name, (dims, dtype, attrs, values) in theirs["vars"].items():
+        o = ours["vars"][name]
+        assert o[:3] == (dims, dtype, attrs) or repr(o[:3]) == repr((dims, dtype, attrs)), name
+        assert same_values(o[3], values), name
+
+
+def test_every_file_netcdf4_wrote_reads_with_its_values_and_attributes(testdata):
+    for path in reference_files(testdata):
+        want = dataset(path)
+        with tensorkit.open(path) as f:
+            assert f.format == "netcdf"
+            assert list(f) == list(want["vars"])
+            for name, (dims, dtype, attrs, values) in want["vars"].items():
+                got = f[name]
+                info = f.info(name)
+                if info["dtype"] == "bool":
+                    assert "dtype" in attrs and same_values(got.astype("i1"), values), name
+                    continue
+                # char arrays are bytes (uint8) here, |S1 in netCDF4.
+                if dtype == "|S1":
+                    got = got.view("S1")
+                assert same_values(got.astype(got.dtype.newbyteorder("=")), values.astype(values.dtype.newbyteorder("="))), name
+                assert info["attributes"]["netcdf"]["_dims"] == list(dims), name
+                for k, (_, v) in attrs.items():
+                    ours = info["attributes"][k]
+                    if isinstance(v, str):
+                        assert ours.rstrip("\0") == v, (name, k)
+                    else:
+                        assert np.array_equal(np.atleast_1d(ours).astype(float), np.atleast_1d(v).astype(float), equal_nan=True), (name, k)
+            if want["attrs"]:
+                assert set(f.metadata) == set(want["attrs"])
+
+
+@pytest.mark.parametrize("via", ["tgm", "zt", "nc"])
+def test_netcdf_through_other_formats_and_back_is_what_netcdf4_reads(testdata, tmp_path, via):
+    for path in reference_files(testdata):
+        middle = tmp_path / f"{path.stem}.{via}"
+        back = tmp_path / f"{path.stem}_back.nc"
+        tensorkit.convert(path, middle)
+        tensorkit.convert(middle, back)
+        same_dataset(dataset(back), dataset(path))
+        # The same bytes, but for the padding netCDF-C may leave after a lone record
+        # variable's last record.
+        a, b = back.read_bytes(), path.read_bytes()
+        assert a == b or (b.startswith(a) and len(b) - len(a) < 4 and not b[len(a):].strip(b"\0"))
+
+
+def test_arrays_saved_as_netcdf_read_in_netcdf4_and_xarray(tmp_path):
+    xr = pytest.importorskip("xarray")
+    rng = np.random.default_rng(3)
+    arrays = {
+        "t": rng.standard_normal((4, 5)).astype("f4"),
+        "w": rng.integers(-100, 100, (5,)).astype("i8"),
+        "u": np.arange(6, dtype="u2").reshape(2, 3),
+        "mask": rng.random((4, 5)) > 0.5,
+        "scalar": np.float64(2.5),
+    }
+    path = tmp_path / "arrays.nc"
+    tensorkit.save(path, arrays, attributes={"t": {"units": "K", "scale": 0.5}}, metadata={"title": "saved"})
+    with netCDF4.Dataset(path) as ds:
+        ds.set_auto_maskandscale(False)
+        assert ds.data_model == "NETCDF3_64BIT_DATA"  # int64 and uint16 need CDF-5
+        assert ds.title == "saved"
+        assert ds["t"].units == "K" and ds["t"].getncattr("scale") == 0.5
+        assert ds["t"].dimensions == ("dim_4", "dim_5")
+        assert ds["mask"].dtype == np.int8 and ds["mask"].getncattr("dtype") == "bool"
+        for name, a in arrays.items():
+            got = np.array(ds[name][...])
+            assert np.array_equal(got.astype(np.asarray(a).dtype), a), name
+    with xr.open_dataset(path, engine="netcdf4") as ds:
+        assert ds["mask"].dtype == bool and np.array_equal(ds["mask"].values, arrays["mask"])
+        assert np.array_equal(ds["t"].values, arrays["t"])
+    with tensorkit.open(path) as f:
+        assert f["mask"].dtype == bool and np.array_equal(f["mask"], arrays["mask"])
+
+
+def test_files_xarray_writes_read_as_xarray_reads_them(tmp_path):
+    xr = pytest.importorskip("xarray")
+    time = np.array(["2024-01-01T00", "2024-01-01T06", "2024-01-01T12"], dtype="datetime64[ns]")
+    ds = xr.Dataset(
+        {
+            "t2m": (("time", "lat", "lon"), np.arange(24, dtype="f4").reshape(3, 2, 4), {"units": "K"}),
+            "flag": (("lat",), np.array([True, False])),
+        },
+        coords={"time": time, "lat": [10.0, 20.0], "lon": np.arange(4.0)},
+        attrs={"Conventions": "CF-1.8"},
+    )
+    for fmt in ["NETCDF3_CLASSIC", "NETCDF3_64BIT"]:
+        path = tmp_path / f"{fmt}.nc"
+        ds.to_netcdf(path, format=fmt, unlimited_dims=["time"])
+        raw = dataset(path)
+        with tensorkit.open(path) as f:
+            for name, (_, _, _, values) in raw["vars"].items():
+                got = f[name]
+                assert np.array_equal(got.astype(values.dtype) if got.dtype != bool else got, values.astype(bool) if got.dtype == bool else values), name
+        # Written again by tensorkit, xarray decodes the same dataset.
+        again = tmp_path / f"{fmt}_again.nc"
+        tensorkit.convert(path, again)
+        with xr.open_dataset(path) as a, xr.open_dataset(again) as b:
+            xr.testing.assert_identical(a.load(), b.load())
+
+
+def test_ncdump_reads_what_tensorkit_writes(testdata, tmp_path):
+    ncdump = shutil.which("ncdump")
+    if ncdump is None:
+        pytest.skip("ncdump (Debian's netcdf-bin) is not installed")
+    for path in reference_files(testdata):
+        tgm = tmp_path / f"{path.stem}.tgm"
+        back = tmp_path / f"{path.stem}.nc"
+        tensorkit.convert(path, tgm)
+        tensorkit.convert(tgm, back)
+        theirs = subprocess.run([ncdump, str(path)], capture_output=True, text=True, check=True).stdout
+        ours = subprocess.run([ncdump, str(back)], capture_output=True, text=True, check=True).stdout
+        assert ours.split("\n", 1)[1] == theirs.split("\n", 1)[1], path.name
+
+
+def test_damaged_files_are_errors_with_a_kind(testdata, tmp_path):
+    rng = np.random.default_rng(9)
+    for path in reference_files(testdata):
+        data = bytearray(path.read_bytes())
+        for trial in range(40):
+            damaged = bytearray(data)
+            if trial % 2:
+                damaged = damaged[: int(rng.integers(4, len(damaged)))]
+            else:
+                for _ in range(4):
+                    damaged[int(rng.integers(4, min(len(damaged), 200)))] = int(rng.integers(0, 256))
+            p = tmp_path / "damaged.nc"
+            p.write_bytes(bytes(damaged))
+            try:
+                with tensorkit.open(p) as f:
+                    for name in f:
+                        f[name]
+            except tensorkit.TensorkitError as e:
+                assert e.kind in {"truncated", "malformed", "unsupported", "limit_exceeded"}, e
