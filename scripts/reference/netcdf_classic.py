@@ -3,7 +3,8 @@ CDF-5) through netCDF4-python (its wheel bundles libnetcdf), each with a JSON si
 what netCDF4-python reads back from it: the format, the dimensions (name, length, whether
 unlimited), the global attributes and every variable's type, dimensions, attributes (each
 with its NetCDF type) and the SHA-256 of its values as little-endian C-order bytes, with the
-first values. `crates/tensor-netcdf/tests/netcdf/` reads every file and checks each of these.
+first values; and what `ncdump -h` prints of it (`.cdl`). `crates/tensor-netcdf/tests/netcdf/`
+reads every file and checks each of these.
 
     python -m venv env && env/bin/pip install netCDF4==1.7.5.1.post1 numpy
     env/bin/python scripts/reference/netcdf_classic.py testdata/netcdf/reference
@@ -14,6 +15,7 @@ what is given.
 
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -234,6 +236,9 @@ def main(out: Path) -> None:
             ds.set_auto_maskandscale(False)
             fill(ds)
         (out / name).with_suffix(".json").write_text(json.dumps(sidecar(path), indent=1) + "\n")
+        # What `ncdump -h` (Debian's netcdf-bin) prints: `tensorkit inspect`'s outline.
+        cdl = subprocess.run(["ncdump", "-h", name], cwd=out, capture_output=True, text=True, check=True)
+        (out / name).with_suffix(".cdl").write_text(cdl.stdout)
         print(name, path.stat().st_size)
 
 

@@ -34,6 +34,7 @@
 
 mod attribute;
 pub mod carried;
+pub mod cdl;
 pub mod classic;
 mod error;
 mod model;

@@ -83,13 +83,26 @@ fn report_check(
 fn inspect(file: &Path, json: bool, out: &mut dyn Write, limits: &Limits) -> Result<()> {
     let opened = open(file, limits)?;
     let set = opened.tensor_set();
+    let name = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let outline = set.format().adapter().outline(set, &name);
     let text = if json {
-        let mut s = serde_json::to_string_pretty(&report::json(set)?)
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        let mut o = report::json(set)?;
+        if let Some(outline) = outline {
+            o["outline"] = serde_json::Value::from(outline);
+        }
+        let mut s =
+            serde_json::to_string_pretty(&o).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');
         s
     } else {
-        report::table(set)
+        let mut s = report::table(set);
+        if let Some(outline) = outline {
+            s.push('\n');
+            s.push_str(&outline);
+        }
+        s
     };
     write_out(out, &text)
 }

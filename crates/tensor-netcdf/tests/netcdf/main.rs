@@ -2,8 +2,9 @@
 //! dimensions, attributes with their types, each variable's type, dimensions, attributes
 //! and values, as its sidecar records what netCDF4-python reads), the same file written
 //! again byte for byte from what was read, its header listed from the bytes a remote reader
-//! fetches, every prefix of it refused as cut short, damaged headers refused with the kind
-//! each damage calls for, and round trips of random definitions.
+//! fetches, its definition in CDL as `ncdump -h` prints it, every prefix of it refused as
+//! cut short, damaged headers refused with the kind each damage calls for, and round trips
+//! of random definitions.
 
 mod damaged;
 mod round_trip;
@@ -244,6 +245,18 @@ fn remote_header(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// The file's definition in CDL is what `ncdump -h` printed of it.
+fn cdl(path: &Path) -> Result<(), Failed> {
+    let bytes = std::fs::read(path)?;
+    let file = Classic::open(&bytes)?;
+    let ours = tensor_netcdf::cdl::header(file.definition(), &tensor_testkit::stem(path));
+    let theirs = std::fs::read_to_string(path.with_extension("cdl"))?;
+    if ours != theirs {
+        return Err(format!("ours:\n{ours}\nncdump -h:\n{theirs}").into());
+    }
+    Ok(())
+}
+
 /// Every prefix of a reference file is refused, as cut short or (where a count no longer
 /// fits what is left) as malformed, and never read as a sound file.
 fn prefixes(path: &Path) -> Result<(), Failed> {
@@ -284,6 +297,7 @@ fn main() {
             ("rewrite", rewrite),
             ("remote_header", remote_header),
             ("prefixes", prefixes),
+            ("cdl", cdl),
         ] {
             let p = path.clone();
             trials.push(Trial::test(format!("{kind}::{stem}"), move || test(&p)));

@@ -63,6 +63,14 @@ pub trait Adapter: Send + Sync + 'static {
         })
     }
 
+    /// The file's structure in the format's own notation, for `inspect`: NetCDF's CDL, as
+    /// `ncdump -h` prints it, from `set` (read from a file whose name, without extension,
+    /// is `name`). `None` (the default): the table says it all.
+    fn outline(&self, set: &TensorSet<'_>, name: &str) -> Option<String> {
+        let _ = (set, name);
+        None
+    }
+
     /// Per-tensor attribute keys whose values the reader derives from the file's structure
     /// and the writer writes anew from the set (NetCDF's `netcdf` map, which repeats the
     /// file's dimensions and attributes): an edit's read-back does not compare them. The

@@ -53,6 +53,12 @@ impl Adapter for NetcdfAdapter {
         write(set, out, path)
     }
 
+    fn outline(&self, set: &TensorSet<'_>, name: &str) -> Option<String> {
+        plan(set)
+            .ok()
+            .map(|p| tensor_netcdf::cdl::header(&p.def, name))
+    }
+
     fn derived_attributes(&self) -> &'static [&'static str] {
         &[carried::KEY]
     }
