@@ -157,8 +157,6 @@ impl<'a> Classic<'a> {
     }
 
     fn view_of(&self, i: usize) -> Result<TensorView<'a>> {
-        let dtype = self.dtypes[i];
-        let shape = &self.shapes[i];
         let range = self.data_range(i);
         // Checked against the file's length when opened (a variable of no elements may begin
         // past the end of a file of no records).
@@ -167,6 +165,22 @@ impl<'a> Classic<'a> {
         } else {
             &self.bytes[range.start as usize..range.end as usize]
         };
+        self.view_over(i, data)
+    }
+
+    /// Whether variable `i`'s elements lie contiguous in its [`data_range`](Self::data_range)
+    /// (all but a record variable whose records others' slabs separate).
+    #[must_use]
+    pub fn is_contiguous(&self, i: usize) -> bool {
+        !self.layout.record[i] || self.numrecs <= 1 || self.layout.recsize == self.layout.slab[i]
+    }
+
+    /// Variable `i` viewed over `data`, the bytes of its [`data_range`](Self::data_range)
+    /// (fetched from a remote file, say): big-endian, a record variable's records a record
+    /// apart.
+    pub fn view_over<'b>(&self, i: usize, data: &'b [u8]) -> Result<TensorView<'b>> {
+        let dtype = self.dtypes[i];
+        let shape = &self.shapes[i];
         if !self.layout.record[i] || self.numrecs <= 1 {
             return Ok(TensorView::new(data, dtype, shape, ByteOrder::Big)?);
         }

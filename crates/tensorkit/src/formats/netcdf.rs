@@ -71,6 +71,92 @@ impl Adapter for NetcdfAdapter {
     ) -> Result<Vec<std::ops::Range<u64>>> {
         NetcdfFormat::header_ranges(held, limits).map_err(wrap(path))
     }
+
+    #[cfg(feature = "remote")]
+    fn open_header<'a>(
+        &self,
+        path: &Path,
+        bytes: &'a [u8],
+        options: &ReadOptions,
+        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+    ) -> Result<crate::adapter::Opening<'a>> {
+        open_header(path, bytes, options)
+    }
+}
+
+/// Lists a remote NetCDF-3 file whose header is held: each variable's span is its data
+/// (from its first record to the end of its last, for a record variable); one stored
+/// contiguously is used as it arrives, a record variable whose records others' separate is
+/// viewed over its fetched span, and a boolean checked.
+#[cfg(feature = "remote")]
+fn open_header<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &ReadOptions,
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
+    let set = read(path, bytes, options)?;
+    let file = tensor_netcdf::classic::Classic::open_with(bytes, options).map_err(wrap(path))?;
+    let tensors = set
+        .tensors
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let dtype = t.dtype();
+            let shape = t.shape().to_vec();
+            let raw = file.is_contiguous(i) && dtype != Dtype::Bool;
+            Listed {
+                name: t.name,
+                dtype,
+                shape,
+                encoding: None,
+                location: Vec::new(),
+                attributes: t.attributes,
+                span: file.data_range(i),
+                fetch: if raw {
+                    Fetch::Raw(tensor_core::ByteOrder::Big)
+                } else {
+                    Fetch::Decode
+                },
+            }
+        })
+        .collect();
+    let listing = Listing {
+        format: Format::NETCDF,
+        metadata: set.metadata,
+        metadata_types: set.metadata_types,
+        tensors,
+    };
+    Ok(Opening::listed(listing, Records(file)))
+}
+
+/// A remote classic file's header, to view a variable over its fetched span.
+#[cfg(feature = "remote")]
+struct Records<'a>(tensor_netcdf::classic::Classic<'a>);
+
+#[cfg(feature = "remote")]
+impl crate::adapter::listing::ReadIn for Records<'_> {
+    fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        _: std::ops::Range<u64>,
+        bytes: &'w [u8],
+        _: &ReadOptions,
+    ) -> Result<NamedTensor<'w>> {
+        let view = self.0.view_over(i, bytes).map_err(wrap(path))?;
+        let name = &self.0.definition().variables[i].name;
+        if view.dtype() == Dtype::Bool && view.to_le_bytes().iter().any(|&b| b > 1) {
+            return Err(Error::format(
+                path,
+                FORMAT,
+                tensor_netcdf::Error::Unsupported(format!(
+                    "variable {name:?} is marked as booleans but holds bytes other than 0 and 1"
+                )),
+            ));
+        }
+        Ok(NamedTensor::borrowed(name, view))
+    }
 }
 
 fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {

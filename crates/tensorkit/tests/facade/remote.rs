@@ -168,6 +168,54 @@ fn gguf_lists_and_gets_within_the_bounds() {
     bounded(Format::GGUF);
 }
 
+#[test]
+fn netcdf_lists_and_gets_within_the_bounds() {
+    let _running = crate::running();
+    bounded(Format::NETCDF);
+}
+
+/// Every NetCDF file netCDF4-python wrote reads remotely as locally — record variables
+/// viewed over their fetched records, booleans checked — with a read-ahead small enough that
+/// the header takes more than one read, listing in at most three.
+#[test]
+fn netcdf_files_read_remotely_as_locally() {
+    let _running = crate::running();
+    let root = tensor_testkit::testdata().join("netcdf/reference");
+    let server = Server::start(&root);
+    let remote = RemoteOptions {
+        read_ahead: 64,
+        ..RemoteOptions::default()
+    };
+    for path in tensor_testkit::files_with_extension(&root, "nc") {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let local = tensorkit::open(&path).unwrap();
+        let before = server.requests();
+        let remote = tensorkit::open_url_with(&server.url(name), &ReadOptions::default(), &remote)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            server.requests() - before <= 3,
+            "{name}: {:?}",
+            server.log()
+        );
+        assert_eq!(remote.metadata(), local.metadata(), "{name}");
+        assert_eq!(remote.len(), local.len(), "{name}");
+        for (a, b) in local.tensors().zip(remote.tensors()) {
+            // Attributes compared as printed: they may hold NaN.
+            assert_eq!(
+                format!("{:?}", (a.name(), a.dtype(), a.shape(), a.attributes())),
+                format!("{:?}", (b.name(), b.dtype(), b.shape(), b.attributes())),
+                "{name}"
+            );
+            assert_eq!(
+                a.to_tensor().unwrap(),
+                b.to_tensor().unwrap(),
+                "{name}: {}",
+                a.name()
+            );
+        }
+    }
+}
+
 /// A model whose header holds a large vocabulary (about 10 MB of metadata before the tensor
 /// infos) still lists in at most three requests: each asks for four times what is held.
 #[test]
