@@ -1,6 +1,7 @@
 """The dimension names a tensor's array gets wherever tensorkit shows tensors as named arrays
 (the xarray engine, the Zarr store, the VirtualiZarr parsers): the caller's ``dim_names``,
-else the tensor's own ``dim_names`` attribute, else the file's ``dim_names`` map, else the
+else the tensor's own ``dim_names`` attribute, else its NetCDF variable's (``netcdf`` map's
+``_dims``), else the file's ``dim_names`` map, else the
 grid's; a one-dimensional tensor named like another's dimension is that dimension's
 coordinate; the rest ``dim_0, dim_1...``, prefixed with the tensor's name where two tensors
 would give one name two sizes."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import _netcdf
 from ._file import File
 
 
@@ -32,6 +34,7 @@ def dimension_names(
         candidates = [
             dim_names.get(name) if isinstance(dim_names, dict) else dim_names,
             info["attributes"].get("dim_names"),
+            _netcdf.dims(info["attributes"]),
             file_dims.get(name),
             grid_dims.get(name),
         ]

@@ -30,6 +30,7 @@ are given.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from typing import Any
@@ -39,7 +40,7 @@ from xarray import Dataset, Variable
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
-from . import _cubes, _tensorkit
+from . import _cubes, _netcdf, _tensorkit
 from ._dims import dimension_names as _dimension_names
 from ._dtypes import to_numpy
 from ._file import File, open
@@ -47,6 +48,11 @@ from ._open_files import cached as _cached
 
 # Every extension of every format tensorkit reads, from the format registry.
 _EXTENSIONS = tuple(sorted({f".{e}" for f in _tensorkit.formats() for e in f["extensions"]}))
+_NETCDF_EXTENSIONS = tuple(f".{e}" for f in _tensorkit.formats() if f["id"] == "netcdf" for e in f["extensions"])
+
+# CF decoding, for files whose tensors carry NetCDF variables (as xarray's own engines).
+_CF_PARAMETERS = ("mask_and_scale", "decode_times", "concat_characters", "decode_coords", "use_cftime", "decode_timedelta")
+
 
 class TensorkitBackendArray(BackendArray):
     """One tensor, read when indexed. Pickles as its file's path and its name."""
@@ -61,7 +67,8 @@ class TensorkitBackendArray(BackendArray):
 
     def _raw_indexing_method(self, key: tuple) -> np.ndarray:
         # A copy of the part asked for: the result owns its memory, not the file's map.
-        return np.array(_cached(self.paths)[self.name][key])
+        part = np.array(_cached(self.paths)[self.name][key])
+        return part.view(self.dtype) if self.dtype.kind == "S" else part
 
 
 def _grids(f: File, infos: dict[str, dict[str, Any]]) -> tuple[dict[str, list[str]], dict[str, tuple[np.ndarray, str]]]:
@@ -101,13 +108,17 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
 
     description = "Tensor files (Tensogram, GRIB, safetensors, zTensor, BinTensors, GGUF) through tensorkit"
     url = "https://example.invalid/tensorkit/docs/python.md"
-    open_dataset_parameters = ("filename_or_obj", "drop_variables", "dim_names") + _cubes.CUBE_PARAMETERS
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "dim_names") + _cubes.CUBE_PARAMETERS + _CF_PARAMETERS
 
     def guess_can_open(self, filename_or_obj: Any) -> bool:
         try:
             path = os.fspath(filename_or_obj)
         except TypeError:
             return False
+        if str(path).endswith(_NETCDF_EXTENSIONS) and os.path.isfile(path):
+            # NetCDF-3 only: a NetCDF-4 file (HDF5) is left to xarray's own engines.
+            with io.open(path, "rb") as f:
+                return f.read(3) == b"CDF"
         return str(path).endswith(_EXTENSIONS) or str(path).endswith(".index.json")
 
     def open_dataset(
@@ -122,6 +133,12 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         extra_coords: dict[str, str] | None = None,
         values_dtype: Any = np.float32,
         indexpath: Any = None,
+        mask_and_scale: Any = True,
+        decode_times: Any = True,
+        concat_characters: Any = True,
+        decode_coords: Any = True,
+        use_cftime: Any = None,
+        decode_timedelta: Any = None,
     ) -> Dataset:
         paths = (os.fspath(filename_or_obj),)
         from ._zarr_chunked import ChunkedStore, is_chunked
@@ -146,10 +163,17 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
         grid_dims, grid_coords = _grids(f, infos)
         dims = _dimension_names(f, infos, dim_names, grid_dims)
         variables = {}
+        global_attrs = None
         for name, info in infos.items():
-            array = TensorkitBackendArray(paths, name, info["shape"], to_numpy(info["dtype"]))
+            # NetCDF characters as netCDF4-python gives them (S1), for xarray to join.
+            dtype = np.dtype("S1") if _netcdf.is_char(info["attributes"]) else to_numpy(info["dtype"])
+            array = TensorkitBackendArray(paths, name, info["shape"], dtype)
             data = indexing.LazilyIndexedArray(array)
-            attrs = {k: _attribute_value(v) for k, v in info["attributes"].items() if k != "dim_names"}
+            attrs = _netcdf.typed_attributes(info["attributes"])
+            if attrs is None:
+                attrs = {k: _attribute_value(v) for k, v in info["attributes"].items() if k != "dim_names"}
+            elif global_attrs is None:
+                global_attrs = _netcdf.global_attributes(info["attributes"])
             variables[name] = Variable(dims[name], data, attrs=attrs)
         coords = {
             name: v
@@ -161,10 +185,23 @@ class TensorkitBackendEntrypoint(BackendEntrypoint):
             if name in used and name not in variables:
                 coords[name] = Variable((name,), values, attrs={"units": units})
         data_vars = {name: v for name, v in variables.items() if name not in coords}
-        metadata = {
+        metadata = global_attrs if global_attrs is not None else {
             k: _attribute_value(v) for k, v in (f.metadata or {}).items() if k != "dim_names"
         }
         ds = Dataset(data_vars, coords=coords, attrs=metadata)
+        if global_attrs is not None or any(_netcdf.dims(i["attributes"]) for i in infos.values()):
+            # NetCDF variables, decoded by CF's conventions as xarray decodes a NetCDF file.
+            import xarray
+
+            ds = xarray.decode_cf(
+                ds,
+                mask_and_scale=mask_and_scale,
+                decode_times=decode_times,
+                concat_characters=concat_characters,
+                decode_coords=decode_coords,
+                use_cftime=use_cftime,
+                decode_timedelta=decode_timedelta,
+            )
         ds.set_close(None)
         return ds
 

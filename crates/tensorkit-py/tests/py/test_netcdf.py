@@ -189,3 +189,34 @@ def test_damaged_files_are_errors_with_a_kind(testdata, tmp_path):
                         f[name]
             except tensorkit.TensorkitError as e:
                 assert e.kind in {"truncated", "malformed", "unsupported", "limit_exceeded"}, e
+
+
+@pytest.mark.parametrize("via", ["nc", "tgm", "zt"])
+def test_netcdf_converted_opens_in_our_engine_as_xarray_opens_the_netcdf_file(testdata, tmp_path, via):
+    xr = pytest.importorskip("xarray")
+    sources = reference_files(testdata)
+    # And what xarray itself writes: CF time, coordinates, a boolean, packed integers.
+    made = tmp_path / "xarray_made.nc"
+    xr.Dataset(
+        {
+            "t2m": (("time", "lat"), np.array([[1, 2], [3, -32767]], "i2"),
+                    {"scale_factor": np.float32(0.5), "add_offset": np.float32(270), "_FillValue": np.int16(-32767), "units": "K"}),
+            "mask": (("lat",), np.array([True, False])),
+            "name": (("lat",), np.array(["north", "south"], dtype="S5")),
+        },
+        coords={"time": np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[ns]"), "lat": [45.0, -45.0]},
+        attrs={"title": "made by xarray"},
+    ).to_netcdf(made, format="NETCDF3_64BIT")
+    for path in [*sources, made]:
+        target = tmp_path / f"{path.stem}.{via}"
+        if via == "nc":
+            target = path
+        else:
+            tensorkit.convert(path, target)
+        with xr.open_dataset(path) as theirs, xr.open_dataset(target, engine="tensorkit") as ours:
+            theirs, ours = theirs.load(), ours.load()
+            xr.testing.assert_identical(ours, theirs)
+            for name in theirs.variables:
+                assert ours[name].dtype == theirs[name].dtype, (path.name, name)
+                for k, v in theirs[name].attrs.items():
+                    assert type(ours[name].attrs[k]) is type(v), (path.name, name, k)

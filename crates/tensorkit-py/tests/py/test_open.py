@@ -252,7 +252,11 @@ def test_the_format_registry_is_rusts_and_the_xarray_engine_follows_it(tmp_path)
     for f in listed.values():
         for ext in f["extensions"]:
             assert engine.guess_can_open(tmp_path / f"x.{ext}"), ext
-    assert not engine.guess_can_open(tmp_path / "x.nc")
+    # NetCDF: the classic files tensorkit reads, not NetCDF-4 (HDF5) ones.
+    (tmp_path / "classic.nc").write_bytes(b"CDF\x01" + bytes(28))
+    (tmp_path / "hdf5.nc").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(88))
+    assert engine.guess_can_open(tmp_path / "classic.nc")
+    assert not engine.guess_can_open(tmp_path / "hdf5.nc")
     # A name with a writable format's first extension saves in that format.
     w = np.ones(3, dtype=np.float32)
     for f in listed.values():
