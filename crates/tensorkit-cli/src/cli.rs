@@ -417,6 +417,13 @@ pub struct Target {
     /// under `gguf.raw_blocks` (converted back to GGUF, they are those blocks again).
     #[arg(long, value_name = "AS", value_parser = ["float32", "float16", "bfloat16", "raw"])]
     pub dequantize: Option<String>,
+    /// Unpack CF's packed variables (NetCDF input, or files converted from NetCDF):
+    /// `scale_factor` and `add_offset` applied, values equal to `_FillValue` or
+    /// `missing_value` or outside the valid range as NaN, those attributes dropped. The
+    /// floats are float32 where the scale and offset are and the integers have at most 16
+    /// bits, float64 otherwise. Without it, packed integers are kept as they are, losslessly.
+    #[arg(long)]
+    pub unpack: bool,
 }
 
 impl Target {
@@ -442,6 +449,7 @@ impl Target {
                 packing: self.pipeline.clone(),
                 durability,
                 rename_duplicates: self.duplicates == Duplicates::Suffix,
+                unpack: self.unpack,
                 ..tensorkit::WriteOptions::default()
             });
         }
@@ -457,6 +465,7 @@ impl Target {
                 .as_deref()
                 .and_then(tensorkit::Dequantize::from_name),
             rename_duplicates: self.duplicates == Duplicates::Suffix,
+            unpack: self.unpack,
             ..tensorkit::WriteOptions::default()
         })
     }

@@ -93,6 +93,7 @@ pub(crate) struct Options {
     quantize: Option<String>,
     dequantize: Option<String>,
     rename_duplicates: bool,
+    unpack: bool,
 }
 
 impl Options {
@@ -174,6 +175,7 @@ impl Options {
             quantize,
             dequantize,
             rename_duplicates: self.rename_duplicates,
+            unpack: self.unpack,
             packing,
             attributes,
             ..WriteOptions::default()

@@ -192,6 +192,8 @@ pub use tensor_ztensor as ztensor;
 #[cfg(feature = "files")]
 pub mod adapter;
 #[cfg(feature = "files")]
+mod cf;
+#[cfg(feature = "files")]
 mod check;
 #[cfg(feature = "frame")]
 pub mod doctor;

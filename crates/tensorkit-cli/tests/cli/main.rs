@@ -11,6 +11,7 @@ mod gguf;
 mod grib;
 mod hostile;
 mod killed;
+mod netcdf;
 mod output;
 mod reference;
 mod registered;
@@ -33,6 +34,7 @@ fn main() {
     trials.extend(gguf::trials());
     trials.extend(grib::trials());
     trials.extend(killed::trials());
+    trials.extend(netcdf::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(reference::trials());

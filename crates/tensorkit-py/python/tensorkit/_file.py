@@ -361,6 +361,7 @@ def _options(
     dequantize: str | None = None,
     duplicates: str = "error",
     attributes: Mapping[str, Mapping[str, Any]] | None = None,
+    unpack: bool = False,
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
@@ -382,6 +383,7 @@ def _options(
         "quantize": quantize,
         "dequantize": dequantize,
         "rename_duplicates": duplicates == "suffix",
+        "unpack": unpack,
     }
 
 
@@ -518,6 +520,7 @@ def convert(
     dequantize: str | None = None,
     header_reserve: int | str | None = None,
     duplicates: str = "error",
+    unpack: bool = False,
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
     names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions``,
@@ -526,7 +529,9 @@ def convert(
     ``uint8``, the types recorded under ``gguf.raw_blocks`` in the metadata, blocks again
     when converted back to GGUF). Tensors that share a name (a Tensogram file holding the
     same message twice) are refused, naming them, unless ``duplicates="suffix"`` renames
-    every repeat (``name~m<message>``, or ``name~<n>``). Returns what the target left out.
+    every repeat (``name~m<message>``, or ``name~<n>``). ``unpack=True`` unpacks CF's packed
+    variables (NetCDF, or files converted from it) as ``--unpack`` does: ``scale_factor`` and
+    ``add_offset`` applied, fill and missing values as NaN. Returns what the target left out.
 
     GRIB out (``dst`` named ``.grib2``, ``.grib``..., or ``format="grib"``): each field read
     from GRIB 2 — straight, or through a format that keeps its attributes (Tensogram,
@@ -561,6 +566,7 @@ def convert(
             dequantize=dequantize,
             header_reserve=header_reserve,
             duplicates=duplicates,
+            unpack=unpack,
         ),
     )
 

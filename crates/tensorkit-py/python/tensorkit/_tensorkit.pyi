@@ -128,6 +128,7 @@ class _WriteOptions(TypedDict):
     quantize: str | None
     dequantize: str | None
     rename_duplicates: bool
+    unpack: bool
 
 def save(path: str, tensors: list[_Entry], options: _WriteOptions) -> list[str]: ...
 def serialize(tensors: list[_Entry], options: _WriteOptions) -> bytes: ...

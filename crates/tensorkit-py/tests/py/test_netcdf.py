@@ -220,3 +220,17 @@ def test_netcdf_converted_opens_in_our_engine_as_xarray_opens_the_netcdf_file(te
                 assert ours[name].dtype == theirs[name].dtype, (path.name, name)
                 for k, v in theirs[name].attrs.items():
                     assert type(ours[name].attrs[k]) is type(v), (path.name, name, k)
+
+
+def test_unpacked_on_request_as_xarray_decodes(testdata, tmp_path):
+    xr = pytest.importorskip("xarray")
+    src = testdata / "netcdf" / "reference" / "cf_packed.nc"
+    for via in ["nc", "tgm"]:
+        out = tmp_path / f"unpacked.{via}"
+        tensorkit.convert(src, out, unpack=True)
+        with tensorkit.open(out) as f:
+            assert f["t2m"].dtype == np.float64
+            assert not {"scale_factor", "add_offset", "_FillValue", "missing_value"} & set(f.info("t2m")["attributes"])
+        with xr.open_dataset(src) as theirs, xr.open_dataset(out, engine="tensorkit") as ours:
+            np.testing.assert_array_equal(ours["t2m"].values, theirs["t2m"].values)
+            assert ours["t2m"].attrs["units"] == "K"

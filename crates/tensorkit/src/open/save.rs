@@ -69,6 +69,11 @@ pub struct WriteOptions {
     /// [`Dequantize`](crate::Dequantize)).
     #[cfg(feature = "gguf")]
     pub dequantize: Option<crate::formats::gguf::Dequantize>,
+    /// Unpack CF's packed variables before writing: `scale_factor` and `add_offset`
+    /// applied, `_FillValue`, `missing_value` and values outside the valid range as NaN,
+    /// those attributes dropped (tensors carrying them, from NetCDF or converted from it).
+    /// `false` (the default) keeps the packed integers as they are, losslessly.
+    pub unpack: bool,
     /// Tensors that share a name (a Tensogram file holding the same message twice): `false`
     /// (the default) refuses to write them, naming the tensor; `true` keeps them apart by
     /// suffixing every repeat with `~m<message>` (Tensogram) or `~<n>`, the n-th repeat.
@@ -141,7 +146,8 @@ pub fn save_set(
 
 impl WriteOptions {
     /// `set` as these options have it written to `format`: repeated names suffixed
-    /// ([`WriteOptions::rename_duplicates`]), GGUF's quantized tensors dequantized
+    /// ([`WriteOptions::rename_duplicates`]), CF's packed variables unpacked
+    /// ([`WriteOptions::unpack`]), GGUF's quantized tensors dequantized
     /// ([`WriteOptions::dequantize`]), then weight matrices quantized
     /// ([`WriteOptions::quantize`], GGUF output only). Returns it with what quantizing kept
     /// as it was, one note each; `set` itself when nothing is asked.
@@ -153,6 +159,9 @@ impl WriteOptions {
         let mut set = Cow::Borrowed(set);
         if self.rename_duplicates {
             set.to_mut().disambiguate();
+        }
+        if self.unpack {
+            set = Cow::Owned(crate::cf::unpack(&set)?);
         }
         #[cfg(feature = "gguf")]
         if let Some(how) = self.dequantize {
