@@ -101,7 +101,7 @@ pub fn convert(
         return Ok(());
     }
     #[cfg(feature = "parallel")]
-    if src.len() >= PARALLEL_COPY && dst.len() == src.len() && src.len() % width == 0 {
+    if src.len() >= PARALLEL_COPY && dst.len() == src.len() && src.len().is_multiple_of(width) {
         use rayon::prelude::*;
         // Pieces of whole elements: PIECE is a multiple of every width.
         return dst
