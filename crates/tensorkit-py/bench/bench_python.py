@@ -69,6 +69,12 @@ Workloads (issue 51), GGUF against gguf-py (``gguf``), on files gguf-py wrote:
                       saves are, decision 0010: both fill new pages), with its output
                       bandwidth as a fraction of the machine's memcpy (numpy's copyto of
                       the same bytes)
+
+Workloads (issue 70), NetCDF-3 against netCDF4-python (``netCDF4``, libnetcdf), on a file
+netCDF4 wrote (64-bit offset; 199 small variables and a record variable of ``--nc-mib`` MiB):
+  netcdf3_list_200_variables   open and list every variable's name and shape (target: 10x)
+  netcdf3_read_record_variable the record variable read into a new native-order array
+                               (target: at least the peer, best against best)
 """
 
 from __future__ import annotations
@@ -203,6 +209,7 @@ def run(args: argparse.Namespace) -> dict:
         cube_rows(rows, row, Path(tmp), args)
         torch_loads(rows, row, Path(tmp), args)
         gguf_rows(rows, row, Path(tmp), args)
+        netcdf_rows(rows, row, Path(tmp), args)
 
     versions = {}
     try:
@@ -218,7 +225,7 @@ def run(args: argparse.Namespace) -> dict:
                      "tensogram": tensogram.__version__, "numpy": np.__version__, **versions},
         "scale": {"small_n": args.small_n, "small_mib": args.small_mib, "big_mib": args.big_mib,
                   "torch_n": args.torch_n, "torch_mib": args.torch_mib,
-                  "gguf_n": args.gguf_n, "gguf_mib": args.gguf_mib,
+                  "gguf_n": args.gguf_n, "gguf_mib": args.gguf_mib, "nc_mib": args.nc_mib,
                   "tg_objects": args.tg_objects, "tg_mib": args.tg_mib, "runs": args.runs},
         "rows": rows,
     }
@@ -745,6 +752,67 @@ def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     })
 
 
+def netcdf_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
+    """NetCDF-3 (issue 70) against netCDF4-python (libnetcdf): a file of 200 variables, one a
+    record variable of ``--nc-mib`` MiB, written by netCDF4 as the 64-bit offset format;
+    listing every variable's name and shape, and reading the record variable into a new
+    native-order array (ours decodes into it with `get(out=)`, big-endian to native on both
+    cores)."""
+    try:
+        import netCDF4
+    except ImportError:
+        return
+
+    import tensorkit
+
+    path = tmp / "archive.nc"
+    lat, lon = 721, 1440
+    records = max(1, (args.nc_mib << 20) // (lat * lon * 4))
+    with netCDF4.Dataset(path, "w", format="NETCDF3_64BIT_OFFSET") as ds:
+        ds.createDimension("time", None)
+        ds.createDimension("lat", lat)
+        ds.createDimension("lon", lon)
+        ds.createDimension("n", 10)
+        for i in range(199):
+            v = ds.createVariable(f"v{i:03d}", "f4", ("n",))
+            v[:] = np.arange(10, dtype="f4")
+            v.units = "K"
+        t = ds.createVariable("t2m", "f4", ("time", "lat", "lon"))
+        t.units = "K"
+        for r in range(records):
+            t[r] = global_field(r).astype("f4")
+    path.read_bytes()
+
+    def ours_list():
+        with tensorkit.open(path) as f:
+            return [(n, f.info(n)["shape"]) for n in f]
+
+    def peer_list():
+        with netCDF4.Dataset(path) as ds:
+            return [(n, v.shape) for n, v in ds.variables.items()]
+
+    assert [n for n, _ in ours_list()] == [n for n, _ in peer_list()]
+    row("netcdf3_list_200_variables", timed(ours_list, args.runs * 10), timed(peer_list, args.runs * 10),
+        "netCDF4.Dataset, every variable's name and shape", ">= 10x the peer", lambda r: r["speedup"] >= 10.0)
+
+    shape = (records, lat, lon)
+
+    def ours_read():
+        with tensorkit.open(path) as f:
+            return f.get("t2m", out=np.empty(shape, dtype="f4"))
+
+    def peer_read():
+        with netCDF4.Dataset(path) as ds:
+            ds.set_auto_maskandscale(False)
+            return ds["t2m"][...]
+
+    assert np.array_equal(ours_read(), peer_read())
+    row("netcdf3_read_record_variable", timed(ours_read, args.runs), timed(peer_read, args.runs),
+        f"netCDF4 var[...] ({records} records of a 0.25° float32 field)",
+        "at least as fast as the peer, best against best (both fill new pages, decision 0010)",
+        lambda r: r["peer"]["min_s"] / r["ours"]["min_s"] >= 1.0)
+
+
 def gguf_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
     """GGUF files gguf-py wrote: listing a many-tensor model, and dequantizing the common
     quantized types, against gguf-py, with our bandwidth as a fraction of memcpy's."""
@@ -834,6 +902,7 @@ def main() -> None:
     ap.add_argument("--torch-n", type=int, default=300, help="tensors in the torch checkpoint")
     ap.add_argument("--gguf-n", type=int, default=2000, help="tensors in the GGUF model listed")
     ap.add_argument("--gguf-mib", type=int, default=256, help="float32 size of each dequantized tensor")
+    ap.add_argument("--nc-mib", type=int, default=512, help="size of the NetCDF record variable read")
     ap.add_argument("--dir", default=None, help="where the temporary files go")
     ap.add_argument("--json", default=None, help="write the report here instead of printing it")
     args = ap.parse_args()

@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// The peers every Python row is measured against, and maturin to build the package, as pip
 /// names them (module, requirement): the versions the reference fixtures were written with.
-pub(super) const PYTHON_PEERS: [(&str, &str); 15] = [
+pub(super) const PYTHON_PEERS: [(&str, &str); 16] = [
     ("numpy", "numpy"),
     ("safetensors", "safetensors==0.8.0"),
     ("ztensor", "ztensor==2.1.2"),
@@ -23,6 +23,7 @@ pub(super) const PYTHON_PEERS: [(&str, &str); 15] = [
     ("kerchunk", "kerchunk==0.2.10"),
     ("torch", "torch==2.15.0"),
     ("gguf", "gguf==0.19.0"),
+    ("netCDF4", "netCDF4==1.7.5.1.post1"),
     ("maturin", "maturin>=1.9.4,<2"),
 ];
 
@@ -89,6 +90,8 @@ pub(super) fn python_package(root: &Path, venv: &Path, quick: bool) -> Result<Va
             "--torch-mib",
             "256",
             "--gguf-mib",
+            "64",
+            "--nc-mib",
             "64",
         ]
     } else {
