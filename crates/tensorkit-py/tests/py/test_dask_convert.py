@@ -56,7 +56,7 @@ def test_failures_are_reported_or_raised(tmp_path):
     assert "bad.grib2" in report[2]["input"] and report[2]["error"]
     assert not (tmp_path / "out" / "bad.tgm").exists()
     with pytest.raises(tensorkit.InvalidArgumentError, match="not a format"):
-        tensorkit.dask.convert(inputs, tmp_path / "out", to="netcdf")
+        tensorkit.dask.convert(inputs, tmp_path / "out", to="hdf5")
 
 
 def test_a_killed_worker_leaves_every_output_complete(tmp_path):
