@@ -211,7 +211,11 @@ fn infer(items: &[&Cbor]) -> Option<NcType> {
     }
 }
 
-fn attribute_entries(attributes: &[Attribute]) -> (Vec<(Cbor, Cbor)>, Vec<(Cbor, Cbor)>) {
+/// A CBOR map's entries.
+type Entries = Vec<(Cbor, Cbor)>;
+
+/// Each attribute's value and its type name, as two maps' entries.
+fn attribute_entries(attributes: &[Attribute]) -> (Entries, Entries) {
     attributes
         .iter()
         .map(|a| {

@@ -120,7 +120,7 @@ impl Packing {
 
     fn value(&self, packed: f64) -> f64 {
         if packed.is_nan()
-            || self.missing.iter().any(|&m| m == packed)
+            || self.missing.contains(&packed)
             || packed < self.valid.0
             || packed > self.valid.1
         {
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn packed_integers_unpack_and_fill_values_become_nan() {
-        let t = tensor(
+        let packed = tensor(
             &[0, 10, -32767, 20, 500],
             vec![
                 ("scale_factor".into(), Cbor::Float(0.5)),
@@ -251,18 +251,18 @@ mod tests {
                 ("units".into(), Cbor::Text("K".into())),
             ],
         );
-        let p = Packing::of(&t).unwrap();
-        assert!(!p.float32);
-        let u = unpacked(&t, &p, &Limits::default()).unwrap();
-        let TensorData::Owned(o) = &u.data else {
+        let packing = Packing::of(&packed).unwrap();
+        assert!(!packing.float32);
+        let out = unpacked(&packed, &packing, &Limits::default()).unwrap();
+        let TensorData::Owned(owned) = &out.data else {
             panic!()
         };
-        let v = o.view().typed::<f64>().unwrap().into_owned();
-        assert_eq!(&v[..2], &[100.0, 105.0]);
-        assert!(v[2].is_nan() && v[4].is_nan());
-        assert_eq!(v[3], 110.0);
+        let values = owned.view().typed::<f64>().unwrap().into_owned();
+        assert_eq!(&values[..2], &[100.0, 105.0]);
+        assert!(values[2].is_nan() && values[4].is_nan());
+        assert_eq!(values[3], 110.0);
         assert_eq!(
-            u.attributes,
+            out.attributes,
             vec![("units".to_owned(), Cbor::Text("K".into()))]
         );
         // Nothing to undo: no packing.
