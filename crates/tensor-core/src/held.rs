@@ -72,6 +72,39 @@ pub fn plausible_length_prefix(head: &[u8]) -> bool {
         .is_some_and(|n| (2..=PLAUSIBLE_HEADER_BYTES).contains(&n))
 }
 
+/// The bytes held from the start of the file, up to the first one missing: what a format
+/// whose header has no length of its own (GGUF, NetCDF-3) parses as far as it goes.
+#[must_use]
+pub fn held_prefix(held: &dyn Held) -> &[u8] {
+    let len = held.len();
+    let end = held.missing(0..len).map_or(len, |r| r.start);
+    held.slice(0..end).unwrap_or(&[])
+}
+
+/// How many times what is held the next read of a growing header asks for.
+const GROWTH: u64 = 4;
+
+/// The next range to read of a header parsed from the start, after a parse of the
+/// `prefix_end` bytes held (of a `len`-byte file) stopped short needing the bytes up to
+/// `needed_end`: at least those, and at least four times what is held (never less than
+/// `min_read`), so that a header of megabytes takes few requests — within the file and the
+/// header limit.
+#[must_use]
+pub fn grown_prefix(
+    prefix_end: u64,
+    len: u64,
+    needed_end: u64,
+    min_read: u64,
+    limits: &crate::Limits,
+) -> Range<u64> {
+    let guess = prefix_end.saturating_add(prefix_end.saturating_mul(GROWTH).max(min_read));
+    let end = needed_end
+        .max(guess)
+        .min(len)
+        .min(limits.max_header_bytes.max(needed_end));
+    prefix_end..end
+}
+
 /// A whole file in memory, which holds every byte.
 #[derive(Clone, Copy, Debug)]
 pub struct Whole<'a>(pub &'a [u8]);
@@ -95,6 +128,34 @@ impl Held for Whole<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Held, Whole};
+
+    #[test]
+    fn a_growing_header_reads_four_times_what_is_held_within_the_file_and_limit() {
+        let limits = crate::Limits::default();
+        assert_eq!(
+            super::grown_prefix(100, 1 << 30, 120, 1 << 20, &limits),
+            100..(100 + (1 << 20))
+        );
+        assert_eq!(
+            super::grown_prefix(4 << 20, 1 << 30, 5 << 20, 1, &limits),
+            (4 << 20)..(20 << 20)
+        );
+        assert_eq!(
+            super::grown_prefix(100, 500, 120, 1 << 20, &limits),
+            100..500
+        );
+        let tight = crate::Limits::default().with_max_header_bytes(1000);
+        assert_eq!(
+            super::grown_prefix(100, 1 << 30, 2000, 1 << 20, &tight),
+            100..2000
+        );
+        assert_eq!(
+            super::grown_prefix(100, 1 << 30, 200, 1 << 20, &tight),
+            100..1000
+        );
+        let part = super::Whole(b"abcdef");
+        assert_eq!(super::held_prefix(&part), b"abcdef");
+    }
 
     #[test]
     fn a_whole_buffer_holds_every_byte_it_has() {

@@ -46,9 +46,6 @@ pub struct GgufFormat;
 /// The first bytes asked for of a remote file whose header is still being read, at least.
 const MIN_HEADER_READ: u64 = 1 << 20;
 
-/// How many times what is held the next read of a header asks for.
-const GROWTH: u64 = 4;
-
 impl tensor_dtype::Format for GgufFormat {
     const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
         id: "gguf",
@@ -91,22 +88,22 @@ impl tensor_dtype::Format for GgufFormat {
         limits: &tensor_core::Limits,
     ) -> Result<Vec<std::ops::Range<u64>>> {
         let len = held.len();
-        let prefix_end = held.missing(0..len).map_or(len, |r| r.start);
-        let prefix = held.slice(0..prefix_end).unwrap_or(&[]);
+        let prefix = tensor_core::held::held_prefix(held);
+        let prefix_end = prefix.len() as u64;
         let options = ReadOptions::default().limits(*limits);
         match Header::parse(prefix, len, &options) {
             Ok(_) => Ok(Vec::new()),
             Err(Error::Core(tensor_core::Error::Truncated { offset, needed, .. }))
                 if prefix_end < len =>
             {
-                let at_least = offset.saturating_add(needed);
-                let guess = prefix_end
-                    .saturating_add(prefix_end.saturating_mul(GROWTH).max(MIN_HEADER_READ));
-                let end = at_least
-                    .max(guess)
-                    .min(len)
-                    .min(limits.max_header_bytes.max(at_least));
-                Ok(std::iter::once(prefix_end..end).collect())
+                let needed_end = offset.saturating_add(needed);
+                Ok(vec![tensor_core::held::grown_prefix(
+                    prefix_end,
+                    len,
+                    needed_end,
+                    MIN_HEADER_READ,
+                    limits,
+                )])
             }
             Err(e) => Err(e),
         }

@@ -51,6 +51,9 @@ use tensor_dtype::{Dtype, TensorContainer, TensorView};
 /// HDF5's signature, with which a NetCDF-4 file starts.
 pub const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
 
+/// The first bytes asked for of a remote file whose header is still being read, at least.
+const MIN_HEADER_READ: u64 = 64 << 10;
+
 /// NetCDF, as the format contract describes it.
 #[derive(Clone, Copy, Debug)]
 pub struct NetcdfFormat;
@@ -170,8 +173,8 @@ impl tensor_dtype::Format for NetcdfFormat {
         limits: &tensor_core::Limits,
     ) -> Result<Vec<std::ops::Range<u64>>> {
         let len = held.len();
-        let prefix_end = held.missing(0..len).map_or(len, |r| r.start);
-        let prefix = held.slice(0..prefix_end).unwrap_or(&[]);
+        let prefix = tensor_core::held::held_prefix(held);
+        let prefix_end = prefix.len() as u64;
         if prefix.starts_with(HDF5_SIGNATURE) {
             return Err(Error::Unsupported(
                 "a NetCDF-4 (HDF5) file is not read by this version".into(),
@@ -182,13 +185,14 @@ impl tensor_dtype::Format for NetcdfFormat {
             Err(Error::Core(tensor_core::Error::Truncated { offset, needed, .. }))
                 if prefix_end < len =>
             {
-                let at_least = offset.saturating_add(needed);
-                let guess = prefix_end.saturating_add(prefix_end.saturating_mul(4).max(64 << 10));
-                let end = at_least
-                    .max(guess)
-                    .min(len)
-                    .min(limits.max_header_bytes.max(at_least));
-                Ok(std::iter::once(prefix_end..end).collect())
+                let needed_end = offset.saturating_add(needed);
+                Ok(vec![tensor_core::held::grown_prefix(
+                    prefix_end,
+                    len,
+                    needed_end,
+                    MIN_HEADER_READ,
+                    limits,
+                )])
             }
             Err(e) => Err(e),
         }

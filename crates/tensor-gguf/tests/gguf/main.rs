@@ -204,25 +204,11 @@ fn remote_header(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
     let limits = tensor_core::Limits::default();
     // A small first read, so that the header takes more than one.
-    let mut held = tensor_testkit::Prefix {
-        bytes: &bytes,
-        held: 40.min(bytes.len() as u64),
-    };
-    let mut requests = 1;
-    loop {
-        let need = GgufFormat::header_ranges(&held, &limits)?;
-        let Some(r) = need.first() else { break };
-        if r.start != held.held {
-            return Err(format!("asked for {r:?} with {} held", held.held).into());
-        }
-        held.held = r.end;
-        requests += 1;
-        if requests > 3 {
-            return Err("more than three requests".into());
-        }
-    }
+    let held = tensor_testkit::Prefix::read_header(&bytes, 40, 3, |held| {
+        GgufFormat::header_ranges(held, &limits)
+    })?;
     let header = tensor_gguf::Header::parse(
-        &bytes[..held.held as usize],
+        &bytes[..held as usize],
         bytes.len() as u64,
         &ReadOptions::default(),
     )?;

@@ -220,24 +220,10 @@ fn rewrite(path: &Path) -> Result<(), Failed> {
 fn remote_header(path: &Path) -> Result<(), Failed> {
     let bytes = std::fs::read(path)?;
     let limits = tensor_core::Limits::default();
-    let mut held = tensor_testkit::Prefix {
-        bytes: &bytes,
-        held: 16.min(bytes.len() as u64),
-    };
-    let mut requests = 1;
-    loop {
-        let need = NetcdfFormat::header_ranges(&held, &limits)?;
-        let Some(r) = need.first() else { break };
-        if r.start != held.held {
-            return Err(format!("asked for {r:?} with {} held", held.held).into());
-        }
-        held.held = r.end;
-        requests += 1;
-        if requests > 3 {
-            return Err("more than three requests".into());
-        }
-    }
-    let header = classic::header::parse(&bytes[..held.held as usize], bytes.len() as u64, &limits)?;
+    let held = tensor_testkit::Prefix::read_header(&bytes, 16, 3, |held| {
+        NetcdfFormat::header_ranges(held, &limits)
+    })?;
+    let header = classic::header::parse(&bytes[..held as usize], bytes.len() as u64, &limits)?;
     // Compared as printed: attributes may hold NaN.
     if format!("{header:?}") != format!("{:?}", Classic::open(&bytes)?.header()) {
         return Err(format!("the remote header lists other variables: {header:?}").into());
