@@ -8,7 +8,8 @@
 //! tensor-bintensors, tensor-stdlib-meta,
 //! tensor-safetensors, tensor-gguf,
 //! tensor-netcdf                              dtype, core
-//! tensor-descriptor, tensor-pipeline         dtype, core (not each other)
+//! tensor-descriptor, tensor-pipeline,
+//! tensor-hdf5                                dtype, core (not each other)
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
 //! ```
@@ -43,6 +44,7 @@ const CLI: &[&str] = &[
     "tensor-grib",
     "tensor-gguf",
     "tensor-netcdf",
+    "tensor-hdf5",
     "tensor-testkit",
 ];
 
@@ -52,7 +54,8 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-core" | "xtask" => &[],
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
-        "tensor-descriptor" | "tensor-pipeline" | "tensor-bintensors" | "tensor-stdlib-meta"
+        "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-bintensors"
+        | "tensor-stdlib-meta"
         | "tensor-safetensors" | "tensor-gguf" | "tensor-netcdf" => TESTED,
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",

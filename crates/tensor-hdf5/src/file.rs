@@ -1,0 +1,194 @@
+//! [`Hdf5`]: a file opened over its bytes, its objects walked from the root group.
+
+use crate::error::{Error, Result};
+use crate::group::{self, Sizes};
+use crate::message::{Attribute, Dataspace, Datatype, Filter, Layout, Target, kind};
+use crate::object_header::{self, Message};
+use crate::superblock::{self, Superblock};
+use tensor_core::Limits;
+
+/// The most messages one object header may hold.
+const MAX_MESSAGES: usize = 1 << 16;
+
+/// What a dataset is: its element type, shape, layout and filters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset<'a> {
+    /// Its element type.
+    pub datatype: Datatype,
+    /// Its shape.
+    pub dataspace: Dataspace,
+    /// Where its elements are.
+    pub layout: Layout<'a>,
+    /// The filters its chunks went through, in order.
+    pub filters: Vec<Filter>,
+}
+
+/// A group or a dataset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind<'a> {
+    /// A group.
+    Group,
+    /// A dataset.
+    Dataset(Dataset<'a>),
+}
+
+/// An object of the file, by path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object<'a> {
+    /// Its path: `/` for the root group, `/group/name` below it.
+    pub path: String,
+    /// Where its object header is (absolute).
+    pub address: u64,
+    /// A group or a dataset.
+    pub kind: Kind<'a>,
+    /// Its attributes, in header order.
+    pub attributes: Vec<Attribute<'a>>,
+}
+
+/// An HDF5 file, borrowing its bytes.
+#[derive(Clone, Debug)]
+pub struct Hdf5<'a> {
+    bytes: &'a [u8],
+    superblock: Superblock,
+    limits: Limits,
+}
+
+impl<'a> Hdf5<'a> {
+    /// Opens `bytes`, a whole file: finds and checks its superblock.
+    pub fn open(bytes: &'a [u8], limits: Limits) -> Result<Self> {
+        let superblock = superblock::find(bytes)?;
+        Ok(Hdf5 {
+            bytes,
+            superblock,
+            limits,
+        })
+    }
+
+    /// The superblock.
+    #[must_use]
+    pub fn superblock(&self) -> &Superblock {
+        &self.superblock
+    }
+
+    fn sizes(&self) -> Sizes {
+        Sizes {
+            offsets: self.superblock.offsets,
+            lengths: self.superblock.lengths,
+            base: self.superblock.base,
+        }
+    }
+
+    fn messages(&self, address: u64) -> Result<Vec<Message<'a>>> {
+        let at = self
+            .superblock
+            .base
+            .checked_add(address)
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 address",
+            })?;
+        object_header::read(
+            self.bytes,
+            at,
+            self.superblock.offsets,
+            self.superblock.lengths,
+            MAX_MESSAGES,
+        )
+    }
+
+    /// The object whose header is at `address` (relative to the base), named `path`.
+    fn object(&self, path: String, address: u64, messages: &[Message<'a>]) -> Result<Object<'a>> {
+        let lengths = self.superblock.lengths;
+        if let Some(m) = messages.iter().find(|m| m.kind == kind::ATTRIBUTE_INFO) {
+            let mut c = crate::cursor::Cursor {
+                bytes: m.data,
+                at: 0,
+                offsets: self.superblock.offsets,
+                lengths,
+                what: "attribute info message",
+            };
+            let _version = c.u8()?;
+            let flags = c.u8()?;
+            if flags & 1 != 0 {
+                c.skip(2)?;
+            }
+            if c.address()?.is_some() {
+                return Err(Error::Unsupported(format!(
+                    "{path}: many attributes (dense attribute storage: a fractal heap and a version 2 B-tree)"
+                )));
+            }
+        }
+        let attributes = messages
+            .iter()
+            .filter(|m| m.kind == kind::ATTRIBUTE)
+            .map(|m| Attribute::decode(m.data, m.at, lengths))
+            .collect::<Result<Vec<_>>>()?;
+        let find = |k: u16| messages.iter().find(|m| m.kind == k);
+        let kind = match (
+            find(kind::DATATYPE),
+            find(kind::DATASPACE),
+            find(kind::LAYOUT),
+        ) {
+            (Some(t), Some(s), Some(l)) => {
+                if t.flags & 0x02 != 0 {
+                    return Err(Error::Unsupported(format!(
+                        "{path}: a committed (shared) datatype"
+                    )));
+                }
+                let (datatype, _) = Datatype::decode(t.data, t.at)?;
+                let dataspace = Dataspace::decode(s.data, s.at, lengths)?;
+                let layout = Layout::decode(l.data, l.at, self.superblock.offsets, lengths)?;
+                let filters = match find(kind::PIPELINE) {
+                    Some(p) => Filter::decode_all(p.data, p.at)?,
+                    None => Vec::new(),
+                };
+                Kind::Dataset(Dataset {
+                    datatype,
+                    dataspace,
+                    layout,
+                    filters,
+                })
+            }
+            _ => Kind::Group,
+        };
+        Ok(Object {
+            path,
+            address,
+            kind,
+            attributes,
+        })
+    }
+
+    /// Every object reachable from the root group by hard links, depth first, members in
+    /// the order their group keeps them; each object once, however many links lead to it.
+    /// At most the limits' tensor count of objects.
+    pub fn objects(&self) -> Result<Vec<Object<'a>>> {
+        let sizes = self.sizes();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let mut stack = vec![("/".to_owned(), self.superblock.root)];
+        while let Some((path, address)) = stack.pop() {
+            if seen.contains(&address) {
+                continue;
+            }
+            seen.push(address);
+            self.limits.check_tensor_count(out.len() as u64 + 1)?;
+            let messages = self.messages(address)?;
+            let object = self.object(path.clone(), address, &messages)?;
+            if object.kind == Kind::Group {
+                let links = group::links(self.bytes, &messages, sizes)?;
+                let prefix = if path == "/" {
+                    String::new()
+                } else {
+                    path.clone()
+                };
+                for link in links.into_iter().rev() {
+                    if let Target::Hard(child) = link.target {
+                        stack.push((format!("{prefix}/{}", link.name), child));
+                    }
+                }
+            }
+            out.push(object);
+        }
+        Ok(out)
+    }
+}
