@@ -96,10 +96,27 @@ def netcdf4_simple(path):
         c[:] = [1, 2, 3, 4]
 
 
+def netcdf4_many(path):
+    # Past netCDF-C's compact storage: many variables (dense links) and a variable of many
+    # attributes (dense attributes), creation order tracked as netCDF-C tracks it.
+    with netCDF4.Dataset(path, "w") as ds:
+        ds.createDimension("n", 3)
+        for i in range(12):
+            v = ds.createVariable(f"var{i:02d}", "i4", ("n",))
+            v[:] = [i, i + 1, i + 2]
+        v = ds["var00"]
+        for k in range(12):
+            v.setncattr(f"attr{k:02d}", np.float64(k) / 4)
+        v.units = "m"
+        for k in range(10):
+            ds.setncattr(f"global{k}", f"text {k}")
+
+
 FILES = [
     ("h5py_earliest.h5", h5py_v0),
     ("h5py_latest.h5", h5py_latest),
     ("netcdf4_simple.nc", netcdf4_simple),
+    ("netcdf4_many.nc", netcdf4_many),
 ]
 
 

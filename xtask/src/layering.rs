@@ -55,8 +55,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-bintensors"
-        | "tensor-stdlib-meta"
-        | "tensor-safetensors" | "tensor-gguf" | "tensor-netcdf" => TESTED,
+        | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" | "tensor-netcdf" => TESTED,
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",

@@ -98,6 +98,7 @@ impl<'a> Hdf5<'a> {
     /// The object whose header is at `address` (relative to the base), named `path`.
     fn object(&self, path: String, address: u64, messages: &[Message<'a>]) -> Result<Object<'a>> {
         let lengths = self.superblock.lengths;
+        let mut dense = None;
         if let Some(m) = messages.iter().find(|m| m.kind == kind::ATTRIBUTE_INFO) {
             let mut c = crate::cursor::Cursor {
                 bytes: m.data,
@@ -111,17 +112,25 @@ impl<'a> Hdf5<'a> {
             if flags & 1 != 0 {
                 c.skip(2)?;
             }
-            if c.address()?.is_some() {
-                return Err(Error::Unsupported(format!(
-                    "{path}: many attributes (dense attribute storage: a fractal heap and a version 2 B-tree)"
-                )));
+            if let Some(heap) = c.address()? {
+                let index = c.address()?.ok_or_else(|| {
+                    Error::malformed(
+                        "attribute info message",
+                        m.at,
+                        "a heap without a name index",
+                    )
+                })?;
+                dense = Some((heap, index));
             }
         }
-        let attributes = messages
+        let mut attributes = messages
             .iter()
             .filter(|m| m.kind == kind::ATTRIBUTE)
             .map(|m| Attribute::decode(m.data, m.at, lengths))
             .collect::<Result<Vec<_>>>()?;
+        if let Some((heap, index)) = dense {
+            attributes.extend(self.dense_attributes(heap, index)?);
+        }
         let find = |k: u16| messages.iter().find(|m| m.kind == k);
         let kind = match (
             find(kind::DATATYPE),
@@ -156,6 +165,29 @@ impl<'a> Hdf5<'a> {
             kind,
             attributes,
         })
+    }
+
+    /// The attributes of dense storage: attribute messages in a fractal heap, found through
+    /// the version 2 B-tree that indexes them by name (records: an 8-byte heap ID, flags,
+    /// creation order, the name's hash), in creation order.
+    fn dense_attributes(&self, heap: u64, index: u64) -> Result<Vec<Attribute<'a>>> {
+        let sizes = self.sizes();
+        let heap = crate::fractal_heap::Heap::open(self.bytes, heap, sizes)?;
+        let mut found = Vec::new();
+        for record in crate::btree2::records(self.bytes, index, 8, sizes)? {
+            let (Some(id), Some(order)) = (record.get(..8), record.get(9..13)) else {
+                return Err(Error::malformed(
+                    "attribute name record",
+                    index,
+                    "shorter than 13 bytes",
+                ));
+            };
+            let order = u32::from_le_bytes([order[0], order[1], order[2], order[3]]);
+            let message = heap.object(self.bytes, id, sizes)?;
+            found.push((order, Attribute::decode(message, index, sizes.lengths)?));
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
+        Ok(found.into_iter().map(|(_, a)| a).collect())
     }
 
     /// Every object reachable from the root group by hard links, depth first, members in

@@ -68,10 +68,11 @@ pub(crate) fn links(bytes: &[u8], messages: &[Message<'_>], sizes: Sizes) -> Res
         if flags & 1 != 0 {
             c.skip(8)?;
         }
-        if c.address()?.is_some() {
-            return Err(Error::Unsupported(
-                "a group of many members (dense link storage: a fractal heap and a version 2 B-tree)".into(),
-            ));
+        if let Some(heap) = c.address()? {
+            let index = c.address()?.ok_or_else(|| {
+                Error::malformed("link info message", m.at, "a heap without a name index")
+            })?;
+            return dense(bytes, heap, index, sizes);
         }
     }
     let mut out: Vec<Link> = messages
@@ -80,6 +81,23 @@ pub(crate) fn links(bytes: &[u8], messages: &[Message<'_>], sizes: Sizes) -> Res
         .map(|m| Link::decode(m.data, m.at, sizes.offsets))
         .collect::<Result<_>>()?;
     out.sort_by_key(|l| l.order.unwrap_or(u64::MAX));
+    Ok(out)
+}
+
+/// The members of a dense new-style group: link messages in a fractal heap, found through
+/// the version 2 B-tree that indexes them by name (records: the name's hash, a heap ID).
+fn dense(bytes: &[u8], heap: u64, index: u64, sizes: Sizes) -> Result<Vec<Link>> {
+    let heap = crate::fractal_heap::Heap::open(bytes, heap, sizes)?;
+    let id_len = usize::from(heap.id_len());
+    let mut out = Vec::new();
+    for record in crate::btree2::records(bytes, index, 5, sizes)? {
+        let id = record.get(4..4 + id_len).ok_or_else(|| {
+            Error::malformed("link name record", index, "shorter than its heap ID")
+        })?;
+        let message = heap.object(bytes, id, sizes)?;
+        out.push(Link::decode(message, index, sizes.offsets)?);
+    }
+    out.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.name.cmp(&b.name)));
     Ok(out)
 }
 

@@ -1,16 +1,19 @@
 //! HDF5 read in pure Rust, every size checked against the file and `Limits` before
 //! anything is allocated: the superblock (versions 0 to 3), object headers (versions 1 and
-//! 2, checksums verified), groups (old-style symbol tables and compact new-style ones),
-//! attributes, and what a dataset is (its type, shape, layout and filters). It is the base
-//! NetCDF-4 and HDF5 weight files are read on (issues 70 and 71).
+//! 2, checksums verified), groups (old-style symbol tables, compact and dense new-style
+//! ones: fractal heaps and version 2 B-trees), attributes (compact and dense), and what a
+//! dataset is (its type, shape, layout and filters). It is the base NetCDF-4 and HDF5
+//! weight files are read on (issues 70 and 71).
 //!
-//! Not read yet, and refused by name when met: dense link and attribute storage (fractal
-//! heaps and version 2 B-trees), committed datatypes, virtual datasets.
+//! Not read yet, and refused by name when met: huge fractal heap objects and filtered
+//! heaps, committed datatypes, virtual datasets.
 #![forbid(unsafe_code)]
 
+mod btree2;
 mod cursor;
 mod error;
 pub mod file;
+mod fractal_heap;
 mod group;
 pub mod lookup3;
 pub mod message;

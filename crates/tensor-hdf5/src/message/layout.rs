@@ -55,8 +55,9 @@ impl<'a> Layout<'a> {
             what: "data layout message",
         };
         let version = c.u8()?;
+        // Version 5 (HDF5 2.0) lays these classes out as version 4 does.
         match version {
-            3 | 4 => {}
+            3..=5 => {}
             1 | 2 => {
                 return Err(Error::Unsupported(
                     "data layout messages of version 1 and 2 (HDF5 1.4 and before)".into(),
