@@ -2,12 +2,14 @@
 wheels bundle libhdf5 and libnetcdf), each with a JSON sidecar saying what h5py reads back:
 the superblock version, and for every object (by path) whether it is a group or a dataset,
 its attributes (name, numpy dtype string, value) and, for a dataset, its shape, dtype,
-layout (contiguous, compact, chunked and its chunk shape) and filters.
+layout (contiguous, compact, chunked and its chunk shape), filters and, for numbers, the
+SHA-256 of its values as little-endian C-order bytes.
 
     python -m venv env && env/bin/pip install h5py==3.16.0 netCDF4==1.7.5.1.post1 numpy
     env/bin/python scripts/reference/hdf5_files.py testdata/hdf5/reference
 """
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -46,6 +48,9 @@ def sidecar(path: Path) -> dict:
                              layout={0: "compact", 1: "contiguous", 2: "chunked"}.get(layout, str(layout)),
                              chunks=list(obj.chunks) if obj.chunks else None,
                              compression=obj.compression, shuffle=bool(obj.shuffle), fletcher32=bool(obj.fletcher32))
+                if obj.dtype.kind in "iuf":
+                    values = np.ascontiguousarray(obj[()]).reshape(obj.shape)
+                    entry["sha256"] = hashlib.sha256(values.astype(values.dtype.newbyteorder("<")).tobytes()).hexdigest()
             objects["/" + name] = entry
         objects["/"] = {"kind": "group", "attributes": {k: {"dtype": str(f.attrs.get_id(k).dtype), "value": jsonable(f.attrs[k])} for k in f.attrs.keys()}}
         f.visititems(visit)
@@ -80,6 +85,9 @@ def h5py_latest(path):
             f.create_dataset(f"v{i:02d}", data=np.full(3, i, dtype="f4"))
         f.create_dataset("chunked", data=np.arange(60, dtype="f4").reshape(6, 10), chunks=(3, 5), compression="gzip", fletcher32=True)
         f.create_dataset("unlimited", data=np.arange(8, dtype="i2"), maxshape=(None,), chunks=(3,))
+        # Chunks past the extensible array's index block: data blocks, then super blocks.
+        f.create_dataset("unlimited_many", data=np.arange(300, dtype="i4"), maxshape=(None,), chunks=(2,))
+        f.create_dataset("records", data=np.arange(120, dtype="f8").reshape(30, 4), maxshape=(None, 4), chunks=(1, 4), compression="gzip")
 
 
 def netcdf4_simple(path):

@@ -167,6 +167,12 @@ impl<'a> Hdf5<'a> {
         })
     }
 
+    /// Reads `dataset` (one of this file's) into `out`, exactly its bytes: its elements in
+    /// C order and the file's byte order.
+    pub fn read(&self, dataset: &Dataset<'_>, out: &mut [u8]) -> Result<()> {
+        crate::data::read(self.bytes, self.sizes(), dataset, out)
+    }
+
     /// The attributes of dense storage: attribute messages in a fractal heap, found through
     /// the version 2 B-tree that indexes them by name (records: an 8-byte heap ID, flags,
     /// creation order, the name's hash), in creation order.

@@ -1,17 +1,22 @@
 //! HDF5 read in pure Rust, every size checked against the file and `Limits` before
 //! anything is allocated: the superblock (versions 0 to 3), object headers (versions 1 and
 //! 2, checksums verified), groups (old-style symbol tables, compact and dense new-style
-//! ones: fractal heaps and version 2 B-trees), attributes (compact and dense), and what a
-//! dataset is (its type, shape, layout and filters). It is the base NetCDF-4 and HDF5
-//! weight files are read on (issues 70 and 71).
+//! ones: fractal heaps and version 2 B-trees), attributes (compact and dense), and
+//! datasets: their type, shape, layout and filters, and their elements — compact,
+//! contiguous, or chunked through a version 1 B-tree, a single chunk, implicit chunks, a
+//! fixed array or an extensible array, each chunk through deflate, shuffle and Fletcher-32
+//! (verified). It is the base NetCDF-4 and HDF5 weight files are read on (issues 70 and 71).
 //!
 //! Not read yet, and refused by name when met: huge fractal heap objects and filtered
-//! heaps, committed datatypes, virtual datasets.
+//! heaps, committed datatypes, virtual datasets, paged fixed and extensible arrays, chunks
+//! indexed by a version 2 B-tree, the szip, nbit and scale-offset filters.
 #![forbid(unsafe_code)]
 
 mod btree2;
 mod cursor;
+mod data;
 mod error;
+mod extensible_array;
 pub mod file;
 mod fractal_heap;
 mod group;

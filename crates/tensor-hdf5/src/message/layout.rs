@@ -41,6 +41,8 @@ pub enum Layout<'a> {
         index: Option<u64>,
         /// The index's kind.
         kind: ChunkIndex,
+        /// A single chunk's stored size and filter mask, when it was filtered.
+        filtered_single: Option<(u64, u32)>,
     },
 }
 
@@ -101,12 +103,14 @@ impl<'a> Layout<'a> {
                     chunk,
                     index,
                     kind: ChunkIndex::BTreeV1,
+                    filtered_single: None,
                 }
             }
             2 => {
                 let flags = c.u8()?;
                 let rank = c.u8()?;
                 let width = c.u8()?;
+                let mut filtered_single = None;
                 if !(1..=8).contains(&width) || rank < 2 {
                     return Err(Error::malformed(
                         "data layout message",
@@ -123,7 +127,7 @@ impl<'a> Layout<'a> {
                     1 => {
                         // The filtered chunk's size and filter mask, when filtered.
                         if flags & 0x02 != 0 {
-                            c.skip(u64::from(lengths) + 4)?;
+                            filtered_single = Some((c.length()?, c.u32()?));
                         }
                         ChunkIndex::Single
                     }
@@ -152,6 +156,7 @@ impl<'a> Layout<'a> {
                     chunk,
                     index: c.address()?,
                     kind,
+                    filtered_single,
                 }
             }
             3 => return Err(Error::Unsupported("virtual datasets".into())),

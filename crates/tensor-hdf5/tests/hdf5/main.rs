@@ -89,6 +89,24 @@ fn fixture(path: &Path) -> Result<(), Failed> {
                     )
                     .into());
                 }
+                if let Some(want) = t["sha256"].as_str() {
+                    let n =
+                        usize::try_from(d.dataspace.elements()? * u64::from(d.datatype.size()))?;
+                    let mut out = vec![0u8; n];
+                    file.read(d, &mut out)?;
+                    if let Some((dtype, order)) = d.datatype.dtype() {
+                        tensor_core::byte_order::convert_copy(
+                            &out.clone(),
+                            order,
+                            &mut out,
+                            ByteOrder::Little,
+                            dtype.byte_width(),
+                        )?;
+                    }
+                    if tensor_testkit::sha256_hex(&out) != want {
+                        return Err(format!("{}: values differ from h5py's", o.path).into());
+                    }
+                }
                 let has = |id| d.filters.iter().any(|f| f.id == id);
                 if has(1) != (t["compression"] == "gzip")
                     || has(2) != (t["shuffle"] == true)

@@ -1,0 +1,563 @@
+//! A dataset's elements, read into the caller's buffer in C order as stored (the file's byte
+//! order): from the header (compact), one run (contiguous), or chunk by chunk through the
+//! chunk index — a version 1 B-tree, a single chunk, implicit chunks or a fixed array —
+//! each chunk through its filters in reverse (deflate, shuffle, fletcher32 verified) into
+//! exactly its size. Space never written reads as zeros.
+
+use crate::cursor::Cursor;
+use crate::error::{Error, Result};
+use crate::file::Dataset;
+use crate::group::Sizes;
+use crate::lookup3;
+use crate::message::Filter;
+use crate::message::layout::{ChunkIndex, Layout};
+
+/// One stored chunk: where its first element is (element coordinates), where its bytes
+/// are and how many, and which filters it skipped.
+#[derive(Clone, Debug)]
+struct Chunk {
+    origin: Vec<u64>,
+    address: u64,
+    size: u64,
+    mask: u32,
+}
+
+/// The most chunks one dataset's index is walked for.
+const MAX_CHUNKS: usize = 1 << 24;
+
+/// Reads `dataset`'s elements into `out`, exactly its bytes.
+pub(crate) fn read(
+    bytes: &[u8],
+    sizes: Sizes,
+    dataset: &Dataset<'_>,
+    out: &mut [u8],
+) -> Result<()> {
+    let element = u64::from(dataset.datatype.size());
+    let total =
+        dataset
+            .dataspace
+            .elements()?
+            .checked_mul(element)
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 dataset size",
+            })?;
+    if out.len() as u64 != total {
+        return Err(tensor_core::Error::InvalidArgument(format!(
+            "the dataset holds {total} bytes; the buffer has {}",
+            out.len()
+        ))
+        .into());
+    }
+    match &dataset.layout {
+        Layout::Compact(data) => {
+            let src = data.get(..out.len()).ok_or_else(|| {
+                Error::malformed(
+                    "compact dataset",
+                    0,
+                    format!("{} bytes where {total} belong", data.len()),
+                )
+            })?;
+            out.copy_from_slice(src);
+            Ok(())
+        }
+        Layout::Contiguous { address: None, .. } => {
+            out.fill(0);
+            Ok(())
+        }
+        Layout::Contiguous {
+            address: Some(a),
+            size,
+        } => {
+            if *size < total {
+                return Err(Error::malformed(
+                    "contiguous dataset",
+                    *a,
+                    format!("{size} bytes where {total} belong"),
+                ));
+            }
+            let mut c = sizes.cursor(bytes, *a, "contiguous dataset")?;
+            out.copy_from_slice(c.take(total)?);
+            Ok(())
+        }
+        Layout::Chunked {
+            chunk,
+            index,
+            kind,
+            filtered_single,
+        } => {
+            out.fill(0);
+            let dims = &dataset.dataspace.dims;
+            if chunk.len() != dims.len() || chunk.contains(&0) {
+                return Err(Error::malformed(
+                    "chunked dataset",
+                    0,
+                    format!("chunks of {chunk:?} for a shape of {dims:?}"),
+                ));
+            }
+            let Some(index) = *index else { return Ok(()) };
+            let chunk_bytes = chunk
+                .iter()
+                .try_fold(element, |n, &d| n.checked_mul(d))
+                .ok_or(tensor_core::Error::Overflow {
+                    what: "HDF5 chunk size",
+                })?;
+            let chunks = match kind {
+                ChunkIndex::BTreeV1 => btree_chunks(bytes, sizes, index, dims.len())?,
+                ChunkIndex::Single => vec![Chunk {
+                    origin: vec![0; dims.len()],
+                    address: index,
+                    size: filtered_single.map_or(chunk_bytes, |(s, _)| s),
+                    mask: filtered_single.map_or(0, |(_, m)| m),
+                }],
+                ChunkIndex::Implicit => grid(dims, chunk)?
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, origin)| Chunk {
+                        origin,
+                        address: index + i as u64 * chunk_bytes,
+                        size: chunk_bytes,
+                        mask: 0,
+                    })
+                    .collect(),
+                ChunkIndex::FixedArray => fixed_array_chunks(
+                    bytes,
+                    sizes,
+                    index,
+                    dims,
+                    chunk,
+                    chunk_bytes,
+                    !dataset.filters.is_empty(),
+                )?,
+                ChunkIndex::ExtensibleArray => extensible_chunks(
+                    bytes,
+                    sizes,
+                    index,
+                    dims,
+                    chunk,
+                    chunk_bytes,
+                    !dataset.filters.is_empty(),
+                    dataset.dataspace.max.as_deref(),
+                )?,
+                ChunkIndex::BTreeV2 => {
+                    return Err(Error::Unsupported(
+                        "chunks indexed by a version 2 B-tree".into(),
+                    ));
+                }
+            };
+            for ch in chunks {
+                let mut c = sizes.cursor(bytes, ch.address, "chunk")?;
+                let stored = c.take(ch.size)?;
+                let data = unfilter(stored, &dataset.filters, ch.mask, chunk_bytes)?;
+                place(out, &data, &ch.origin, dims, chunk, element)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The origins of a chunk grid's chunks, in row-major order.
+fn grid(dims: &[u64], chunk: &[u64]) -> Result<Vec<Vec<u64>>> {
+    let counts: Vec<u64> = dims
+        .iter()
+        .zip(chunk)
+        .map(|(&d, &c)| d.div_ceil(c))
+        .collect();
+    let n = counts
+        .iter()
+        .try_fold(1u64, |n, &c| n.checked_mul(c))
+        .filter(|&n| n <= MAX_CHUNKS as u64)
+        .ok_or_else(|| {
+            Error::malformed("chunked dataset", 0, format!("a grid of {counts:?} chunks"))
+        })?;
+    Ok((0..n)
+        .map(|mut i| {
+            let mut origin = vec![0; dims.len()];
+            for k in (0..dims.len()).rev() {
+                origin[k] = (i % counts[k]) * chunk[k];
+                i /= counts[k];
+            }
+            origin
+        })
+        .collect())
+}
+
+/// Copies a chunk's elements (its full chunk shape, C order) into `out` where they belong,
+/// the parts past the dataset's edges left out.
+fn place(
+    out: &mut [u8],
+    data: &[u8],
+    origin: &[u64],
+    dims: &[u64],
+    chunk: &[u64],
+    element: u64,
+) -> Result<()> {
+    let rank = dims.len();
+    if origin.iter().zip(dims).any(|(&o, &d)| o >= d) {
+        return Err(Error::malformed(
+            "chunk index",
+            0,
+            format!("a chunk at {origin:?} outside {dims:?}"),
+        ));
+    }
+    // The last dimension's run within the dataset, copied once per index of the others.
+    let run = (dims[rank - 1] - origin[rank - 1]).min(chunk[rank - 1]) * element;
+    let outer: Vec<u64> = (0..rank - 1)
+        .map(|k| (dims[k] - origin[k]).min(chunk[k]))
+        .collect();
+    let count: u64 = outer.iter().product();
+    let mut index = vec![0u64; rank - 1];
+    for _ in 0..count {
+        let (mut src, mut dst) = (0u64, 0u64);
+        for k in 0..rank {
+            let i = if k < rank - 1 { index[k] } else { 0 };
+            src = src * chunk[k] + i;
+            dst = dst * dims[k] + origin[k] + i;
+        }
+        let (src, dst) = ((src * element) as usize, (dst * element) as usize);
+        out[dst..dst + run as usize].copy_from_slice(&data[src..src + run as usize]);
+        for k in (0..rank - 1).rev() {
+            index[k] += 1;
+            if index[k] < outer[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// A chunk's stored bytes through its filters, last first (those its mask skips left
+/// out), into exactly `size` bytes.
+fn unfilter(stored: &[u8], filters: &[Filter], mask: u32, size: u64) -> Result<Vec<u8>> {
+    let mut data = stored.to_vec();
+    for (i, f) in filters.iter().enumerate().rev() {
+        if i < 32 && mask & (1 << i) != 0 {
+            continue;
+        }
+        data = match f.id {
+            1 => inflate(&data, size)?,
+            2 => unshuffle(&data, f.values.first().copied().unwrap_or(1) as usize),
+            3 => fletcher32(&data)?,
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "the {} filter (id {})",
+                    f.name(),
+                    f.id
+                )));
+            }
+        };
+    }
+    if data.len() as u64 != size {
+        return Err(Error::malformed(
+            "chunk",
+            0,
+            format!("{} bytes after its filters where {size} belong", data.len()),
+        ));
+    }
+    Ok(data)
+}
+
+/// A zlib stream inflated into exactly `size` bytes (never more is allocated).
+fn inflate(data: &[u8], size: u64) -> Result<Vec<u8>> {
+    let size = usize::try_from(size).map_err(|_| tensor_core::Error::Overflow {
+        what: "HDF5 chunk size",
+    })?;
+    let mut out = vec![0u8; size];
+    let mut z = flate2::Decompress::new(true);
+    let status = z
+        .decompress(data, &mut out, flate2::FlushDecompress::Finish)
+        .map_err(|e| Error::malformed("deflated chunk", 0, e.to_string()))?;
+    if status != flate2::Status::StreamEnd || z.total_out() as usize != size {
+        return Err(Error::malformed(
+            "deflated chunk",
+            0,
+            format!(
+                "it inflates to {} bytes or more where {size} belong",
+                z.total_out()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// HDF5's shuffle undone: byte `b` of every element was stored in the `b`-th plane.
+fn unshuffle(data: &[u8], width: usize) -> Vec<u8> {
+    if width <= 1 || data.len() < width {
+        return data.to_vec();
+    }
+    let n = data.len() / width;
+    let mut out = data.to_vec();
+    for b in 0..width {
+        for i in 0..n {
+            out[i * width + b] = data[b * n + i];
+        }
+    }
+    out
+}
+
+/// HDF5's Fletcher-32 over 16-bit big-endian words (a last odd byte as the high half).
+fn fletcher32_of(data: &[u8]) -> u32 {
+    let (mut sum1, mut sum2) = (0u32, 0u32);
+    for block in data.chunks(720) {
+        for pair in block.chunks(2) {
+            let word = (u32::from(pair[0]) << 8) | pair.get(1).map_or(0, |&b| u32::from(b));
+            sum1 += word;
+            sum2 += sum1;
+        }
+        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
+    (sum2 << 16) | sum1
+}
+
+/// The data before its Fletcher-32 checksum, verified (HDF5 accepts it in either byte
+/// order: old releases stored it reversed).
+fn fletcher32(data: &[u8]) -> Result<Vec<u8>> {
+    let n = data
+        .len()
+        .checked_sub(4)
+        .ok_or_else(|| Error::malformed("fletcher32 chunk", 0, "shorter than its checksum"))?;
+    let stored = u32::from_le_bytes([data[n], data[n + 1], data[n + 2], data[n + 3]]);
+    let computed = fletcher32_of(&data[..n]);
+    if stored != computed && stored != computed.swap_bytes() {
+        return Err(Error::Checksum {
+            what: "chunk (Fletcher-32)",
+            offset: 0,
+            stored,
+            computed,
+        });
+    }
+    Ok(data[..n].to_vec())
+}
+
+/// Every chunk a version 1 B-tree (node type 1) indexes.
+fn btree_chunks(bytes: &[u8], sizes: Sizes, root: u64, rank: usize) -> Result<Vec<Chunk>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    let mut visited = 0usize;
+    let key_len = 8 + 8 * (rank as u64 + 1);
+    while let Some(node) = stack.pop() {
+        visited += 1;
+        if visited > MAX_CHUNKS {
+            return Err(Error::malformed("chunk B-tree", node, "too many nodes"));
+        }
+        let mut c = sizes.cursor(bytes, node, "chunk B-tree node")?;
+        if c.take(4)? != b"TREE" {
+            return Err(Error::malformed(
+                "chunk B-tree node",
+                node,
+                "no `TREE` signature",
+            ));
+        }
+        let node_type = c.u8()?;
+        if node_type != 1 {
+            return Err(Error::malformed(
+                "chunk B-tree node",
+                node,
+                format!("node type {node_type}"),
+            ));
+        }
+        let level = c.u8()?;
+        let used = c.u16()?;
+        c.skip(2 * u64::from(sizes.offsets))?;
+        c.check_count(u64::from(used), key_len + u64::from(sizes.offsets))?;
+        let mut children = Vec::with_capacity(usize::from(used));
+        for _ in 0..used {
+            let size = u64::from(c.u32()?);
+            let mask = c.u32()?;
+            let mut origin = Vec::with_capacity(rank);
+            for _ in 0..rank {
+                origin.push(c.u64()?);
+            }
+            c.skip(8)?;
+            let child = c.address()?.ok_or_else(|| {
+                Error::malformed("chunk B-tree node", node, "a child at an undefined address")
+            })?;
+            if level == 0 {
+                out.push(Chunk {
+                    origin,
+                    address: child,
+                    size,
+                    mask,
+                });
+                if out.len() > MAX_CHUNKS {
+                    return Err(Error::malformed("chunk B-tree", node, "too many chunks"));
+                }
+            } else {
+                children.push(child);
+            }
+        }
+        stack.extend(children.into_iter().rev());
+    }
+    Ok(out)
+}
+
+/// Every chunk a fixed array indexes (unpaged).
+#[allow(clippy::too_many_arguments, reason = "the dataset's geometry")]
+fn fixed_array_chunks(
+    bytes: &[u8],
+    sizes: Sizes,
+    header: u64,
+    dims: &[u64],
+    chunk: &[u64],
+    chunk_bytes: u64,
+    filtered: bool,
+) -> Result<Vec<Chunk>> {
+    let mut c = sizes.cursor(bytes, header, "fixed array header")?;
+    let start = c.offset();
+    if c.take(4)? != b"FAHD" {
+        return Err(Error::malformed(
+            "fixed array header",
+            start,
+            "no `FAHD` signature",
+        ));
+    }
+    c.skip(2)?;
+    let entry = u64::from(c.u8()?);
+    let page_bits = c.u8()?;
+    let count = c.length()?;
+    let block = c.address()?;
+    checksum(bytes, start, c.offset(), "fixed array header")?;
+    let Some(block) = block else {
+        return Ok(Vec::new());
+    };
+    if page_bits < 64 && count > (1u64 << page_bits) {
+        return Err(Error::Unsupported("a paged fixed array of chunks".into()));
+    }
+    let origins = grid(dims, chunk)?;
+    if origins.len() as u64 != count {
+        return Err(Error::malformed(
+            "fixed array header",
+            start,
+            format!("{count} entries for {} chunks", origins.len()),
+        ));
+    }
+    let mut d = sizes.cursor(bytes, block, "fixed array data block")?;
+    let dstart = d.offset();
+    if d.take(4)? != b"FADB" {
+        return Err(Error::malformed(
+            "fixed array data block",
+            dstart,
+            "no `FADB` signature",
+        ));
+    }
+    d.skip(2 + u64::from(sizes.offsets))?;
+    d.check_count(count, entry)?;
+    let mut out = Vec::with_capacity(origins.len());
+    for origin in origins {
+        let address = d.address()?;
+        let (size, mask) = if filtered {
+            let width = entry
+                .checked_sub(u64::from(sizes.offsets) + 4)
+                .ok_or_else(|| {
+                    Error::malformed(
+                        "fixed array data block",
+                        dstart,
+                        format!("entries of {entry} bytes"),
+                    )
+                })?;
+            (d.uint(u8::try_from(width.min(8)).unwrap_or(8))?, d.u32()?)
+        } else {
+            (chunk_bytes, 0)
+        };
+        if let Some(address) = address {
+            out.push(Chunk {
+                origin,
+                address,
+                size,
+                mask,
+            });
+        }
+    }
+    checksum(bytes, dstart, d.offset(), "fixed array data block")?;
+    Ok(out)
+}
+
+/// Every chunk an extensible array indexes: chunk `i` of the grid (row-major, the
+/// unlimited dimension, which must be the first, slowest).
+#[allow(clippy::too_many_arguments, reason = "the dataset's geometry")]
+fn extensible_chunks(
+    bytes: &[u8],
+    sizes: Sizes,
+    header: u64,
+    dims: &[u64],
+    chunk: &[u64],
+    chunk_bytes: u64,
+    filtered: bool,
+    max: Option<&[u64]>,
+) -> Result<Vec<Chunk>> {
+    if let Some(max) = max
+        && max.iter().skip(1).any(|&m| m == u64::MAX)
+    {
+        return Err(Error::Unsupported(
+            "an extensible array over an unlimited dimension other than the first".into(),
+        ));
+    }
+    let array = crate::extensible_array::Array::open(bytes, header, sizes)?;
+    let mut out = Vec::new();
+    for (i, origin) in grid(dims, chunk)?.into_iter().enumerate() {
+        let Some(entry) = array.element(i as u64)? else {
+            continue;
+        };
+        let mut e = Cursor {
+            bytes: entry,
+            at: 0,
+            offsets: sizes.offsets,
+            lengths: sizes.lengths,
+            what: "extensible array element",
+        };
+        let Some(address) = e.address()? else {
+            continue;
+        };
+        let (size, mask) = if filtered {
+            let width = (entry.len() as u64)
+                .checked_sub(u64::from(sizes.offsets) + 4)
+                .ok_or_else(|| {
+                    Error::malformed(
+                        "extensible array element",
+                        header,
+                        format!("{} bytes", entry.len()),
+                    )
+                })?;
+            (e.uint(u8::try_from(width.min(8)).unwrap_or(8))?, e.u32()?)
+        } else {
+            (chunk_bytes, 0)
+        };
+        out.push(Chunk {
+            origin,
+            address,
+            size,
+            mask,
+        });
+    }
+    Ok(out)
+}
+
+fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
+    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
+    let stored = c.u32()?;
+    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
+    if stored != computed {
+        return Err(Error::Checksum {
+            what,
+            offset: start,
+            stored,
+            computed,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fletcher32_of, unshuffle};
+
+    #[test]
+    fn shuffle_planes_come_back_as_elements() {
+        assert_eq!(unshuffle(&[1, 3, 5, 2, 4, 6], 2), vec![1, 2, 3, 4, 5, 6]);
+        // Two words: 0x0102, 0x0300 (the odd byte high): sums 0x0402 and 0x0504.
+        assert_eq!(fletcher32_of(&[1, 2, 3]), 0x0504_0402);
+    }
+}
