@@ -2,9 +2,8 @@
 //! groups index their links by name (record type 5) and dense attribute storage its
 //! attributes (type 8). Checksums are verified; a node is visited at most once.
 
-use crate::cursor::Cursor;
+use crate::cursor::Sizes;
 use crate::error::{Error, Result};
-use crate::group::Sizes;
 use crate::lookup3;
 
 /// Signature, version, type and checksum: the bytes every node spends on itself.
@@ -59,21 +58,6 @@ fn levels(node_size: u64, record_size: u64, depth: u16, offsets: u8) -> Levels {
     }
 }
 
-fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
-    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
-    let stored = c.u32()?;
-    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
-    if stored != computed {
-        return Err(Error::Checksum {
-            what,
-            offset: start,
-            stored,
-            computed,
-        });
-    }
-    Ok(())
-}
-
 /// Every record of the tree whose header is at `address`, each `record_size` bytes
 /// borrowed from the file, in key order; the tree's record type must be `record_type`.
 pub(crate) fn records(
@@ -107,7 +91,7 @@ pub(crate) fn records(
     let root = c.address()?;
     let root_records = c.u16()?;
     let _total = c.length()?;
-    checksum(bytes, start, c.offset(), "version 2 B-tree header")?;
+    lookup3::verify(bytes, start, c.offset(), "version 2 B-tree header")?;
     if record_size == 0 || node_size <= PREFIX || depth > 64 {
         return Err(Error::malformed(
             "version 2 B-tree header",
@@ -150,7 +134,7 @@ pub(crate) fn records(
             recs.push(c.take(record_size)?);
         }
         if d == 0 {
-            checksum(bytes, start, c.offset(), "version 2 B-tree leaf")?;
+            lookup3::verify(bytes, start, c.offset(), "version 2 B-tree leaf")?;
             out.extend(recs);
             continue;
         }
@@ -176,7 +160,7 @@ pub(crate) fn records(
             })?;
             children.push((child, d - 1, count));
         }
-        checksum(bytes, start, c.offset(), "version 2 B-tree node")?;
+        lookup3::verify(bytes, start, c.offset(), "version 2 B-tree node")?;
         // Records of an internal node sit between its children: kept in order by pushing a
         // marker-free interleave — children after their records' position is not needed for
         // listing, so records come first, then the children left to right.

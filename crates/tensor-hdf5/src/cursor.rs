@@ -133,3 +133,28 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 }
+
+/// The sizes and base address addresses are read with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sizes {
+    pub(crate) offsets: u8,
+    pub(crate) lengths: u8,
+    pub(crate) base: u64,
+}
+
+impl Sizes {
+    pub(crate) fn cursor<'a>(
+        &self,
+        bytes: &'a [u8],
+        address: u64,
+        what: &'static str,
+    ) -> Result<Cursor<'a>> {
+        let at = self
+            .base
+            .checked_add(address)
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 address",
+            })?;
+        Cursor::at(bytes, at, self.offsets, self.lengths, what)
+    }
+}

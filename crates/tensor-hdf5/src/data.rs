@@ -5,12 +5,25 @@
 //! exactly its size. Space never written reads as zeros.
 
 use crate::cursor::Cursor;
+use crate::cursor::Sizes;
 use crate::error::{Error, Result};
-use crate::file::Dataset;
-use crate::group::Sizes;
 use crate::lookup3;
 use crate::message::Filter;
 use crate::message::layout::{ChunkIndex, Layout};
+use crate::message::{Dataspace, Datatype};
+
+/// What a dataset is: its element type, shape, layout and filters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset<'a> {
+    /// Its element type.
+    pub datatype: Datatype,
+    /// Its shape.
+    pub dataspace: Dataspace,
+    /// Where its elements are.
+    pub layout: Layout<'a>,
+    /// The filters its chunks went through, in order.
+    pub filters: Vec<Filter>,
+}
 
 /// One stored chunk: where its first element is (element coordinates), where its bytes
 /// are and how many, and which filters it skipped.
@@ -419,7 +432,7 @@ fn fixed_array_chunks(
     let page_bits = c.u8()?;
     let count = c.length()?;
     let block = c.address()?;
-    checksum(bytes, start, c.offset(), "fixed array header")?;
+    lookup3::verify(bytes, start, c.offset(), "fixed array header")?;
     let Some(block) = block else {
         return Ok(Vec::new());
     };
@@ -471,7 +484,7 @@ fn fixed_array_chunks(
             });
         }
     }
-    checksum(bytes, dstart, d.offset(), "fixed array data block")?;
+    lookup3::verify(bytes, dstart, d.offset(), "fixed array data block")?;
     Ok(out)
 }
 
@@ -533,21 +546,6 @@ fn extensible_chunks(
         });
     }
     Ok(out)
-}
-
-fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
-    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
-    let stored = c.u32()?;
-    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
-    if stored != computed {
-        return Err(Error::Checksum {
-            what,
-            offset: start,
-            stored,
-            computed,
-        });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

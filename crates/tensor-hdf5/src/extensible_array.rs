@@ -3,25 +3,9 @@
 //! few in the index block, the rest in data blocks of growing sizes, reached from the index
 //! block directly or through super blocks. Paged data blocks are refused by name.
 
-use crate::cursor::Cursor;
+use crate::cursor::Sizes;
 use crate::error::{Error, Result};
-use crate::group::Sizes;
 use crate::lookup3;
-
-fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
-    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
-    let stored = c.u32()?;
-    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
-    if stored != computed {
-        return Err(Error::Checksum {
-            what,
-            offset: start,
-            stored,
-            computed,
-        });
-    }
-    Ok(())
-}
 
 /// An extensible array, its header and index block read.
 pub(crate) struct Array<'a> {
@@ -65,7 +49,7 @@ impl<'a> Array<'a> {
             c.length()?;
         }
         let index = c.address()?;
-        checksum(bytes, start, c.offset(), "extensible array header")?;
+        lookup3::verify(bytes, start, c.offset(), "extensible array header")?;
         let pow2 = |n: u64| n.is_power_of_two();
         if element == 0
             || !pow2(data_min)
@@ -118,7 +102,7 @@ impl<'a> Array<'a> {
         for _ in 0..n_super {
             array.super_blocks.push(b.address()?);
         }
-        checksum(bytes, istart, b.offset(), "extensible array index block")?;
+        lookup3::verify(bytes, istart, b.offset(), "extensible array index block")?;
         Ok(array)
     }
 
@@ -187,7 +171,7 @@ impl<'a> Array<'a> {
             }
             d.skip(2 + u64::from(self.sizes.offsets) + u64::from(self.offset_bytes))?;
             let elements = d.take(per * self.element)?;
-            checksum(
+            lookup3::verify(
                 self.bytes,
                 dstart,
                 d.offset(),

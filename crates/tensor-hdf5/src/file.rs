@@ -1,7 +1,9 @@
 //! [`Hdf5`]: a file opened over its bytes, its objects walked from the root group.
 
+use crate::cursor::Sizes;
+use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::group::{self, Sizes};
+use crate::group;
 use crate::message::{Attribute, Dataspace, Datatype, Filter, Layout, Target, kind};
 use crate::object_header::{self, Message};
 use crate::superblock::{self, Superblock};
@@ -9,19 +11,6 @@ use tensor_core::Limits;
 
 /// The most messages one object header may hold.
 const MAX_MESSAGES: usize = 1 << 16;
-
-/// What a dataset is: its element type, shape, layout and filters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Dataset<'a> {
-    /// Its element type.
-    pub datatype: Datatype,
-    /// Its shape.
-    pub dataspace: Dataspace,
-    /// Where its elements are.
-    pub layout: Layout<'a>,
-    /// The filters its chunks went through, in order.
-    pub filters: Vec<Filter>,
-}
 
 /// A group or a dataset.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 //! tiny objects inside the ID itself. Huge objects and filtered heaps are refused by name.
 
 use crate::cursor::Cursor;
+use crate::cursor::Sizes;
 use crate::error::{Error, Result};
-use crate::group::Sizes;
 use crate::lookup3;
 
 /// How deep indirect blocks may nest when an object is looked up.
@@ -28,21 +28,6 @@ pub(crate) struct Heap {
     root_rows: u64,
     /// Rows of direct blocks an indirect block holds at most.
     max_direct_rows: u64,
-}
-
-fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
-    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
-    let stored = c.u32()?;
-    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
-    if stored != computed {
-        return Err(Error::Checksum {
-            what,
-            offset: start,
-            stored,
-            computed,
-        });
-    }
-    Ok(())
 }
 
 fn log2(n: u64) -> u64 {
@@ -85,7 +70,7 @@ impl Heap {
         let _start_rows = c.u16()?;
         let root = c.address()?;
         let root_rows = u64::from(c.u16()?);
-        checksum(bytes, start, c.offset(), "fractal heap header")?;
+        lookup3::verify(bytes, start, c.offset(), "fractal heap header")?;
         let power = |n: u64| n.is_power_of_two();
         if width == 0
             || !power(width)

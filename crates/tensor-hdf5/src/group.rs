@@ -2,7 +2,7 @@
 //! table (old-style groups: a version 1 B-tree of symbol nodes, names in a local heap).
 //! Dense new-style groups (a fractal heap and a version 2 B-tree) are named and refused.
 
-use crate::cursor::Cursor;
+use crate::cursor::{Cursor, Sizes};
 use crate::error::{Error, Result};
 use crate::message::{Link, Target, kind};
 use crate::object_header::Message;
@@ -10,31 +10,6 @@ use crate::object_header::Message;
 /// The most B-tree nodes and symbol nodes one group's table is walked through: a bound on
 /// the work a looping or fanning-out table can ask for.
 const MAX_NODES: usize = 1 << 16;
-
-/// The sizes and base address addresses are read with.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Sizes {
-    pub(crate) offsets: u8,
-    pub(crate) lengths: u8,
-    pub(crate) base: u64,
-}
-
-impl Sizes {
-    pub(crate) fn cursor<'a>(
-        &self,
-        bytes: &'a [u8],
-        address: u64,
-        what: &'static str,
-    ) -> Result<Cursor<'a>> {
-        let at = self
-            .base
-            .checked_add(address)
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 address",
-            })?;
-        Cursor::at(bytes, at, self.offsets, self.lengths, what)
-    }
-}
 
 /// The members of the group whose header holds `messages`, in name order for a symbol
 /// table, in creation (or header) order otherwise.

@@ -25,6 +25,7 @@ pub mod message;
 pub mod object_header;
 pub mod superblock;
 
+pub use data::Dataset;
 pub use error::{Error, Result};
-pub use file::{Dataset, Hdf5, Kind, Object};
+pub use file::{Hdf5, Kind, Object};
 pub use superblock::{SIGNATURE, Superblock};

@@ -53,6 +53,24 @@ fn word(bytes: &[u8]) -> u32 {
         .fold(0, |w, (i, &b)| w | (u32::from(b) << (8 * i)))
 }
 
+/// Checks the checksum stored (little-endian) at `end` of `bytes` against the hash of
+/// `start..end`, as every checksummed HDF5 structure stores it.
+pub(crate) fn verify(bytes: &[u8], start: u64, end: u64, what: &'static str) -> crate::Result<()> {
+    let mut c = crate::cursor::Cursor::at(bytes, end, 8, 8, what)?;
+    let stored = c.u32()?;
+    // start..end lies in the file: the cursor is at end.
+    let computed = hash(&bytes[start as usize..end as usize], 0);
+    if stored != computed {
+        return Err(crate::Error::Checksum {
+            what,
+            offset: start,
+            stored,
+            computed,
+        });
+    }
+    Ok(())
+}
+
 /// `hashlittle(bytes, initval)`.
 #[must_use]
 pub fn hash(bytes: &[u8], initval: u32) -> u32 {

@@ -64,7 +64,7 @@ pub fn read(
         let size = c.uint(1 << (flags & 0x3))?;
         let start = c.offset();
         let body = c.take(size)?;
-        checksum(bytes, address, start + size, "object header")?;
+        lookup3::verify(bytes, address, start + size, "object header")?;
         Block { body, start }
     } else {
         let version = c.u8()?;
@@ -153,7 +153,7 @@ pub fn read(
                         })?;
                         let start = b.offset();
                         let body = b.take(body_len)?;
-                        checksum(bytes, where_, start + body_len, "continuation block")?;
+                        lookup3::verify(bytes, where_, start + body_len, "continuation block")?;
                         queue.push(Block { body, start });
                     } else {
                         let start = b.offset();
@@ -186,21 +186,4 @@ pub fn read(
         }
     }
     Ok(out)
-}
-
-/// Checks the lookup3 checksum stored at `end` over `start..end`.
-fn checksum(bytes: &[u8], start: u64, end: u64, what: &'static str) -> Result<()> {
-    let mut c = Cursor::at(bytes, end, 8, 8, what)?;
-    let stored = c.u32()?;
-    // start..end lies in the file: the cursor read up to end.
-    let computed = lookup3::hash(&bytes[start as usize..end as usize], 0);
-    if stored != computed {
-        return Err(Error::Checksum {
-            what,
-            offset: start,
-            stored,
-            computed,
-        });
-    }
-    Ok(())
 }

@@ -115,17 +115,7 @@ fn parse(bytes: &[u8], at: u64) -> Result<Superblock> {
             let root = c.address()?.ok_or_else(|| {
                 Error::malformed("superblock", at, "the root group has no object header")
             })?;
-            let end = c.offset();
-            let stored = c.u32()?;
-            let computed = crate::lookup3::hash(&bytes[at as usize..end as usize], 0);
-            if stored != computed {
-                return Err(Error::Checksum {
-                    what: "superblock",
-                    offset: at,
-                    stored,
-                    computed,
-                });
-            }
+            crate::lookup3::verify(bytes, at, c.offset(), "superblock")?;
             Ok(Superblock {
                 at,
                 version,
