@@ -35,6 +35,9 @@ struct Chunk {
     mask: u32,
 }
 
+/// How many chunks are decoded side by side before they are placed.
+const BATCH: usize = 16;
+
 /// The most chunks one dataset's index is walked for.
 const MAX_CHUNKS: usize = 1 << 24;
 
@@ -157,11 +160,24 @@ pub(crate) fn read(
                     ));
                 }
             };
-            for ch in chunks {
-                let mut c = sizes.cursor(bytes, ch.address, "chunk")?;
-                let stored = c.take(ch.size)?;
-                let data = unfilter(stored, &dataset.filters, ch.mask, chunk_bytes)?;
-                place(out, &data, &ch.origin, dims, chunk, element)?;
+            // A batch of chunks decoded side by side (feature `parallel`), then placed: memory
+            // holds one batch of decoded chunks beyond `out`.
+            for batch in chunks.chunks(BATCH) {
+                let decode = |ch: &Chunk| -> Result<Vec<u8>> {
+                    let mut c = sizes.cursor(bytes, ch.address, "chunk")?;
+                    let stored = c.take(ch.size)?;
+                    unfilter(stored, &dataset.filters, ch.mask, chunk_bytes)
+                };
+                #[cfg(feature = "parallel")]
+                let decoded: Vec<Result<Vec<u8>>> = {
+                    use rayon::prelude::*;
+                    batch.par_iter().map(decode).collect()
+                };
+                #[cfg(not(feature = "parallel"))]
+                let decoded: Vec<Result<Vec<u8>>> = batch.iter().map(decode).collect();
+                for (ch, data) in batch.iter().zip(decoded) {
+                    place(out, &data?, &ch.origin, dims, chunk, element)?;
+                }
             }
             Ok(())
         }
