@@ -4,7 +4,8 @@ what netCDF4-python reads back from it: the format, the dimensions (name, length
 unlimited), the global attributes and every variable's type, dimensions, attributes (each
 with its NetCDF type) and the SHA-256 of its values as little-endian C-order bytes, with the
 first values; and what `ncdump -h` prints of it (`.cdl`). `crates/tensor-netcdf/tests/netcdf/`
-reads every file and checks each of these.
+reads every file and checks each of these. The same files are written as NetCDF-4 (the
+classic data model, or the full one for those of CDF-5's types) into `<out>4/`.
 
     python -m venv env && env/bin/pip install netCDF4==1.7.5.1.post1 numpy
     env/bin/python scripts/reference/netcdf_classic.py testdata/netcdf/reference
@@ -230,6 +231,18 @@ FILES = [
 
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    # The same files as NetCDF-4 (HDF5) and NetCDF-4 classic model, in `<out>4/`.
+    netcdf4 = Path(str(out) + "4")
+    netcdf4.mkdir(parents=True, exist_ok=True)
+    for name, fmt, fill in FILES:
+        path = netcdf4 / name
+        model = "NETCDF4" if fmt == "NETCDF3_64BIT_DATA" else "NETCDF4_CLASSIC"
+        with netCDF4.Dataset(path, "w", format=model) as ds:
+            ds.set_auto_maskandscale(False)
+            fill(ds)
+        path.with_suffix(".json").write_text(json.dumps(sidecar(path), indent=1) + "\n")
+        cdl = subprocess.run(["ncdump", "-h", name], cwd=netcdf4, capture_output=True, text=True, check=True)
+        path.with_suffix(".cdl").write_text(cdl.stdout)
     for name, fmt, fill in FILES:
         path = out / name
         with netCDF4.Dataset(path, "w", format=fmt) as ds:

@@ -7,7 +7,7 @@
 //! tensor-ztensor, tensor-grib                pipeline, dtype, core
 //! tensor-bintensors, tensor-stdlib-meta,
 //! tensor-safetensors, tensor-gguf,
-//! tensor-netcdf                              dtype, core
+//! tensor-netcdf                              hdf5, dtype, core
 //! tensor-descriptor, tensor-pipeline,
 //! tensor-hdf5                                dtype, core (not each other)
 //! tensor-dtype                               core
@@ -55,7 +55,13 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-bintensors"
-        | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" | "tensor-netcdf" => TESTED,
+        | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" => TESTED,
+        "tensor-netcdf" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-hdf5",
+            "tensor-testkit",
+        ],
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",

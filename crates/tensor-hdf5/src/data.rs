@@ -23,6 +23,8 @@ pub struct Dataset<'a> {
     pub layout: Layout<'a>,
     /// The filters its chunks went through, in order.
     pub filters: Vec<Filter>,
+    /// What space never written holds: one element's bytes (zeros when `None`).
+    pub fill: Option<Vec<u8>>,
 }
 
 /// One stored chunk: where its first element is (element coordinates), where its bytes
@@ -77,7 +79,7 @@ pub(crate) fn read(
             Ok(())
         }
         Layout::Contiguous { address: None, .. } => {
-            out.fill(0);
+            fill(out, dataset.fill.as_deref());
             Ok(())
         }
         Layout::Contiguous {
@@ -181,6 +183,18 @@ pub(crate) fn read(
             }
             Ok(())
         }
+    }
+}
+
+/// `out` filled with the fill value's element over and over (zeros without one).
+fn fill(out: &mut [u8], value: Option<&[u8]>) {
+    match value {
+        Some(v) if !v.is_empty() && v.iter().any(|&b| b != 0) => {
+            for (o, b) in out.iter_mut().zip(v.iter().cycle()) {
+                *o = *b;
+            }
+        }
+        _ => out.fill(0),
     }
 }
 

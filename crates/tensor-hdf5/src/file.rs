@@ -139,11 +139,18 @@ impl<'a> Hdf5<'a> {
                     Some(p) => Filter::decode_all(p.data, p.at)?,
                     None => Vec::new(),
                 };
+                let fill = match find(kind::FILL).or_else(|| find(kind::FILL_OLD)) {
+                    Some(f) => crate::message::fill_value(f.kind, f.data, f.at)?
+                        .filter(|v| v.len() as u64 == u64::from(datatype.size()))
+                        .map(<[u8]>::to_vec),
+                    None => None,
+                };
                 Kind::Dataset(Dataset {
                     datatype,
                     dataspace,
                     layout,
                     filters,
+                    fill,
                 })
             }
             _ => Kind::Group,
@@ -154,6 +161,54 @@ impl<'a> Hdf5<'a> {
             kind,
             attributes,
         })
+    }
+
+    /// The data a variable-length element (a string, a list of references: length,
+    /// collection address, object index, as an attribute or dataset stores it) refers to;
+    /// `None` for an empty one.
+    pub fn vlen(&self, element: &[u8]) -> Result<Option<&'a [u8]>> {
+        crate::global_heap::element(self.bytes, self.sizes(), element)
+    }
+
+    /// Object references (object header addresses, relative to the base) from `data`, as a
+    /// reference datatype or a list of references stores them.
+    #[must_use]
+    pub fn references(&self, data: &[u8]) -> Vec<u64> {
+        data.chunks_exact(usize::from(self.superblock.offsets))
+            .map(|r| r.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)))
+            .collect()
+    }
+
+    /// A dataset's elements in place, when they are stored as they are (contiguous or
+    /// compact, no filters, written): a zero-copy view's bytes.
+    pub fn stored(&self, dataset: &Dataset<'a>) -> Result<Option<&'a [u8]>> {
+        if !dataset.filters.is_empty() {
+            return Ok(None);
+        }
+        let total = dataset
+            .dataspace
+            .elements()?
+            .checked_mul(u64::from(dataset.datatype.size()))
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 dataset size",
+            })?;
+        match dataset.layout {
+            Layout::Compact(data) => Ok(data.get(..usize::try_from(total).unwrap_or(usize::MAX))),
+            Layout::Contiguous {
+                address: Some(a),
+                size,
+            } if size >= total => {
+                let mut c = self.sizes().cursor(self.bytes, a, "contiguous dataset")?;
+                c.take(total).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Bytes of an address in this file.
+    #[must_use]
+    pub fn address_size(&self) -> u8 {
+        self.superblock.offsets
     }
 
     /// Reads `dataset` (one of this file's) into `out`, exactly its bytes: its elements in

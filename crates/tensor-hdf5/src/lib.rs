@@ -19,6 +19,7 @@ mod error;
 mod extensible_array;
 pub mod file;
 mod fractal_heap;
+mod global_heap;
 mod group;
 pub mod lookup3;
 pub mod message;

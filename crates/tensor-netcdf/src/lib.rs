@@ -38,6 +38,7 @@ pub mod cdl;
 pub mod classic;
 mod error;
 mod model;
+pub mod netcdf4;
 pub mod types;
 
 pub use attribute::{Attribute, Values};
@@ -64,15 +65,15 @@ pub struct NetcdfFormat;
 pub enum Netcdf<'a> {
     /// NetCDF-3: CDF-1, CDF-2 or CDF-5.
     Classic(classic::Classic<'a>),
+    /// NetCDF-4: an HDF5 file.
+    Netcdf4(netcdf4::Netcdf4<'a>),
 }
 
 impl<'a> Netcdf<'a> {
     /// Opens `bytes` (a whole file) with `options`.
     pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
         if bytes.starts_with(HDF5_SIGNATURE) {
-            return Err(Error::Unsupported(
-                "a NetCDF-4 (HDF5) file is not read by this version: convert it to NetCDF-3 (`nccopy -k nc3`) or read it with netCDF4-python".into(),
-            ));
+            return netcdf4::Netcdf4::open_with(bytes, options).map(Netcdf::Netcdf4);
         }
         classic::Classic::open_with(bytes, options).map(Netcdf::Classic)
     }
@@ -82,15 +83,27 @@ impl<'a> Netcdf<'a> {
     pub fn definition(&self) -> &Definition {
         match self {
             Netcdf::Classic(c) => c.definition(),
+            Netcdf::Netcdf4(n) => n.definition(),
         }
     }
 
     /// What netCDF4-python's `data_model` says of the file: `NETCDF3_CLASSIC`,
-    /// `NETCDF3_64BIT_OFFSET` or `NETCDF3_64BIT_DATA`.
+    /// `NETCDF3_64BIT_OFFSET`, `NETCDF3_64BIT_DATA`, `NETCDF4_CLASSIC` or `NETCDF4`.
     #[must_use]
-    pub fn data_model(&self) -> &'static str {
+    pub fn data_model(&self) -> &str {
         match self {
             Netcdf::Classic(c) => c.version().data_model(),
+            Netcdf::Netcdf4(n) => n.definition().format.as_deref().unwrap_or("NETCDF4"),
+        }
+    }
+
+    /// How variable `i` is stored, for people, when it is not stored as it is (NetCDF-4's
+    /// chunks and filters); `None` for a variable read in place.
+    #[must_use]
+    pub fn encoding(&self, i: usize) -> Option<String> {
+        match self {
+            Netcdf::Classic(_) => None,
+            Netcdf::Netcdf4(n) => Some(n.encoding(i)),
         }
     }
 }
@@ -101,36 +114,42 @@ impl<'a> TensorContainer<'a> for Netcdf<'a> {
     fn len(&self) -> usize {
         match self {
             Netcdf::Classic(c) => c.len(),
+            Netcdf::Netcdf4(n) => n.len(),
         }
     }
 
     fn name(&self, i: usize) -> Option<&str> {
         match self {
             Netcdf::Classic(c) => c.name(i),
+            Netcdf::Netcdf4(n) => n.name(i),
         }
     }
 
     fn dtype(&self, i: usize) -> Result<Dtype> {
         match self {
             Netcdf::Classic(c) => c.dtype(i),
+            Netcdf::Netcdf4(n) => n.dtype(i),
         }
     }
 
     fn shape(&self, i: usize) -> Result<&[u64]> {
         match self {
             Netcdf::Classic(c) => c.shape(i),
+            Netcdf::Netcdf4(n) => n.shape(i),
         }
     }
 
     fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
         match self {
             Netcdf::Classic(c) => c.view(i),
+            Netcdf::Netcdf4(n) => n.view(i),
         }
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
         match self {
             Netcdf::Classic(c) => c.read_into(i, dst),
+            Netcdf::Netcdf4(n) => n.read_into(i, dst),
         }
     }
 }
@@ -139,7 +158,7 @@ impl tensor_dtype::Format for NetcdfFormat {
     const INFO: tensor_dtype::FormatInfo = tensor_dtype::FormatInfo {
         id: "netcdf",
         name: "NetCDF",
-        extensions: &["nc", "nc3", "cdf", "netcdf"],
+        extensions: &["nc", "nc3", "nc4", "cdf", "netcdf"],
         writes: true,
         reserved_keys: &[],
         write_choices: &[],
@@ -154,11 +173,10 @@ impl tensor_dtype::Format for NetcdfFormat {
     type Error = Error;
     type Reader<'a> = Netcdf<'a>;
 
-    /// `CDF` and a version byte (1, 2 or 5). HDF5's signature (NetCDF-4, but also any other
-    /// HDF5 file) is not claimed until NetCDF-4 is read: the front door names such a file
-    /// as HDF5.
+    /// `CDF` and a version byte (1, 2 or 5), or HDF5's signature at the start (NetCDF-4; a
+    /// plain HDF5 file reads as netCDF-C reads one, its datasets as variables).
     fn recognise(head: &[u8]) -> bool {
-        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..])
+        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..]) || head.starts_with(HDF5_SIGNATURE)
     }
 
     fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Netcdf<'a>> {
@@ -176,9 +194,8 @@ impl tensor_dtype::Format for NetcdfFormat {
         let prefix = tensor_core::held::held_prefix(held);
         let prefix_end = prefix.len() as u64;
         if prefix.starts_with(HDF5_SIGNATURE) {
-            return Err(Error::Unsupported(
-                "a NetCDF-4 (HDF5) file is not read by this version".into(),
-            ));
+            // HDF5's structure is spread through the file: the whole of it, for now.
+            return Ok(held.missing(0..len).into_iter().collect());
         }
         match classic::header::parse(prefix, len, limits) {
             Ok(_) => Ok(Vec::new()),

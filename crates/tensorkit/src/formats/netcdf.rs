@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::model::{NamedTensor, TensorSet};
 use std::path::Path;
+use std::sync::Arc;
 use tensor_core::{Held, Limits, ReadOptions};
 use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer};
 use tensor_netcdf::carried;
@@ -95,6 +96,12 @@ fn open_header<'a>(
     options: &ReadOptions,
 ) -> Result<crate::adapter::Opening<'a>> {
     use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
+    if bytes.starts_with(tensor_netcdf::HDF5_SIGNATURE) {
+        // NetCDF-4: the whole file, read as a local one is (for now).
+        return Ok(Opening::needs(
+            std::iter::once(0..bytes.len() as u64).collect(),
+        ));
+    }
     let set = read(path, bytes, options)?;
     let file = tensor_netcdf::classic::Classic::open_with(bytes, options).map_err(wrap(path))?;
     let tensors = set
@@ -160,19 +167,15 @@ impl crate::adapter::listing::ReadIn for Records<'_> {
 }
 
 fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
-    let file = Netcdf::open_with(bytes, options).map_err(wrap(path))?;
+    let file = Arc::new(Netcdf::open_with(bytes, options).map_err(wrap(path))?);
     let def = file.definition();
     let mut tensors = Vec::with_capacity(file.len());
     for (i, v) in def.variables.iter().enumerate() {
-        let view = file
-            .view(i)
-            .map_err(wrap(path))?
-            .ok_or_else(|| Error::NotAView {
-                tensor: v.name.clone(),
-                why: "a NetCDF variable not stored as plain elements".into(),
-            })?;
-        let boolean = view.dtype() == Dtype::Bool;
-        let mut t = NamedTensor::borrowed(&v.name, view);
+        let mut t = match file.view(i).map_err(wrap(path))? {
+            Some(view) => NamedTensor::borrowed(&v.name, view),
+            None => chunked(path, &file, i)?,
+        };
+        let boolean = t.dtype() == Dtype::Bool;
         t.attributes = carried::tensor_attributes(def, i);
         // A boolean's mark is its dtype (the writer marks it again).
         let (mark, _) = tensor_netcdf::BOOL_MARK;
@@ -200,6 +203,70 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
+    })
+}
+
+/// Variable `i` of a NetCDF-4 file stored in chunks or through filters: decoded when read,
+/// straight into a caller's buffer where one is given.
+fn chunked<'a>(path: &Path, file: &Arc<Netcdf<'a>>, i: usize) -> Result<NamedTensor<'a>> {
+    let name = file.definition().variables[i].name.clone();
+    let dtype = file.dtype(i).map_err(wrap(path))?;
+    let shape = file.shape(i).map_err(wrap(path))?.to_vec();
+    let bytes = tensor_dtype::shape::byte_len(dtype, &shape)?;
+    let decode_into = {
+        let (file, path) = (file.clone(), path.to_path_buf());
+        move |limits: &Limits, out: &mut [u8]| -> Result<()> {
+            limits.check_total_bytes(out.len() as u64)?;
+            file.read_into(i, out).map_err(wrap(&path))
+        }
+    };
+    let decode_into: Arc<crate::model::DecodeIntoFn<'a>> = Arc::new(decode_into);
+    let decode = {
+        let (into, shape) = (decode_into.clone(), shape.clone());
+        move |limits: &Limits| -> Result<tensor_dtype::Tensor> {
+            limits.check_total_bytes(bytes)?;
+            let len = usize::try_from(bytes).map_err(|_| tensor_core::Error::Overflow {
+                what: "NetCDF variable size",
+            })?;
+            let mut data = tensor_core::buffer::try_filled(len, 0u8, "a NetCDF-4 variable")?;
+            into(limits, &mut data)?;
+            Ok(tensor_dtype::Tensor::new(
+                data,
+                dtype,
+                &shape,
+                tensor_core::ByteOrder::NATIVE,
+            )?)
+        }
+    };
+    let decode: Arc<crate::model::DecodeFn<'a>> = Arc::new(decode);
+    let stream = {
+        let decode = decode.clone();
+        move |limits: &Limits,
+              run: usize,
+              sink: &mut dyn FnMut(&[u8]) -> Result<()>|
+              -> Result<()> {
+            let t = decode(limits)?.into_byte_order(tensor_core::ByteOrder::Little);
+            let width = dtype.byte_width().max(1);
+            t.data()
+                .chunks((run / width).max(1) * width)
+                .try_for_each(sink)
+        }
+    };
+    Ok(NamedTensor {
+        name: Some(name),
+        data: crate::model::TensorData::Encoded(crate::model::Lazy {
+            encoding: file.encoding(i).unwrap_or_default(),
+            dtype,
+            shape,
+            stream: Arc::new(stream),
+            decode,
+            packed: None,
+            decode_into: Some(decode_into),
+            blocks: None,
+        }),
+        location: Vec::new(),
+        attributes: Vec::new(),
+        check: None,
     })
 }
 

@@ -1,0 +1,406 @@
+//! NetCDF-4: an HDF5 file (read by tensor-hdf5) following netCDF's conventions. Dimensions
+//! are HDF5 dimension scales (`CLASS = "DIMENSION_SCALE"`), ordered by `_Netcdf4Dimid`; a
+//! scale whose `NAME` says it is "a netCDF dimension but not a netCDF variable" is a
+//! dimension only, the others are coordinate variables too. A variable's dimensions are its
+//! `_Netcdf4Coordinates` (dimension ids), else its `DIMENSION_LIST` (references to scales),
+//! else phony dimensions named by length as netCDF-C names them. Attributes keep their
+//! types; the conventions' own (`CLASS`, `NAME`, `REFERENCE_LIST`, `DIMENSION_LIST`,
+//! `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_NCProperties`) are left out. Variables of
+//! subgroups are named by their path (`group/var`).
+
+use crate::attribute::{Attribute, Values};
+use crate::error::{Error, Result};
+use crate::model::{Definition, Dimension, Variable};
+use crate::types::NcType;
+use tensor_core::{ByteOrder, ReadOptions};
+use tensor_dtype::{Dtype, TensorContainer, TensorView};
+use tensor_hdf5::message::datatype::{Datatype, Padding};
+use tensor_hdf5::{Dataset, Hdf5, Kind, Object};
+
+/// Attributes of netCDF's conventions, not the file's.
+const HIDDEN: &[&str] = &[
+    "CLASS",
+    "NAME",
+    "REFERENCE_LIST",
+    "DIMENSION_LIST",
+    "_Netcdf4Dimid",
+    "_Netcdf4Coordinates",
+    "_NCProperties",
+    "_nc3_strict",
+];
+
+/// The prefix netCDF-C stores a variable under when a dimension of its name exists and it
+/// is not that dimension's coordinate.
+const NON_COORD: &str = "_nc4_non_coord_";
+
+/// The `NAME` netCDF-C gives a scale that is a dimension only.
+const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF variable";
+
+fn hdf5(e: tensor_hdf5::Error) -> Error {
+    match e {
+        tensor_hdf5::Error::Core(c) => Error::Core(c),
+        tensor_hdf5::Error::Unsupported(what) => Error::Unsupported(format!(
+            "{what} (in this NetCDF-4 file's HDF5) is not read by this version"
+        )),
+        other => Error::Malformed {
+            what: "NetCDF-4 file's HDF5".into(),
+            offset: 0,
+            reason: other.to_string(),
+        },
+    }
+}
+
+/// A NetCDF-4 file, borrowing its bytes.
+#[derive(Clone, Debug)]
+pub struct Netcdf4<'a> {
+    file: Hdf5<'a>,
+    definition: Definition,
+    datasets: Vec<Dataset<'a>>,
+    dtypes: Vec<(Dtype, ByteOrder)>,
+    shapes: Vec<Vec<u64>>,
+}
+
+fn attribute(
+    file: &Hdf5<'_>,
+    a: &tensor_hdf5::message::Attribute<'_>,
+    path: &str,
+) -> Result<Option<Attribute>> {
+    let n = a.dataspace.elements().map_err(hdf5)? as usize;
+    let values = match &a.datatype {
+        Datatype::String { size, padding, .. } => {
+            let mut text: Vec<u8> = Vec::with_capacity(a.data.len());
+            for e in a.data.chunks(*size as usize) {
+                let end = match padding {
+                    Padding::NullTerminated => e.iter().position(|&b| b == 0).unwrap_or(e.len()),
+                    _ => e.len(),
+                };
+                text.extend_from_slice(&e[..end]);
+            }
+            Values::Char(text)
+        }
+        Datatype::VlenString { .. } => {
+            let mut out = Vec::with_capacity(n);
+            for e in a.data.chunks(16) {
+                let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
+                out.push(String::from_utf8_lossy(s).into_owned());
+            }
+            Values::String(out)
+        }
+        t => {
+            let Some((dtype, order)) = t.dtype() else {
+                return Err(Error::Unsupported(format!(
+                    "attribute {:?} of {path} of HDF5 class {}",
+                    a.name,
+                    t.class_name()
+                )));
+            };
+            let Some(nc) = NcType::for_dtype(dtype) else {
+                return Err(Error::Unsupported(format!(
+                    "attribute {:?} of {path} of dtype {dtype}",
+                    a.name
+                )));
+            };
+            let mut be = a.data.to_vec();
+            tensor_core::byte_order::convert_copy(
+                a.data,
+                order,
+                &mut be,
+                ByteOrder::Big,
+                dtype.byte_width(),
+            )?;
+            Values::from_be(nc, &be)?
+        }
+    };
+    Ok(Some(Attribute {
+        name: a.name.clone(),
+        values,
+    }))
+}
+
+fn nc_type(t: &Datatype, path: &str) -> Result<NcType> {
+    match t {
+        Datatype::String { size: 1, .. } => Ok(NcType::Char),
+        Datatype::VlenString { .. } => {
+            Err(Error::Unsupported(format!("the string variable {path}")))
+        }
+        t => t
+            .dtype()
+            .and_then(|(d, _)| NcType::for_dtype(d))
+            .ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "the variable {path} of HDF5 class {} ({} bytes)",
+                    t.class_name(),
+                    t.size()
+                ))
+            }),
+    }
+}
+
+fn text_attribute<'o>(o: &'o Object<'_>, name: &str) -> Option<&'o [u8]> {
+    o.attributes.iter().find(|a| a.name == name).map(|a| a.data)
+}
+
+fn int_attribute(o: &Object<'_>, name: &str) -> Option<Vec<i64>> {
+    let a = o.attributes.iter().find(|a| a.name == name)?;
+    let (dtype, order) = a.datatype.dtype()?;
+    let w = dtype.byte_width();
+    Some(
+        a.data
+            .chunks_exact(w)
+            .map(
+                |e| match tensor_dtype::scalar::decode_one(dtype, e, order) {
+                    tensor_dtype::Scalar::Int(i) => i,
+                    tensor_dtype::Scalar::Uint(u) => i64::try_from(u).unwrap_or(i64::MAX),
+                    _ => -1,
+                },
+            )
+            .collect(),
+    )
+}
+
+/// A path without its leading `/`.
+fn relative(path: &str) -> &str {
+    path.strip_prefix('/').unwrap_or(path)
+}
+
+impl<'a> Netcdf4<'a> {
+    /// Opens `bytes`, a whole NetCDF-4 file.
+    pub fn open_with(bytes: &'a [u8], options: &ReadOptions) -> Result<Self> {
+        let file = Hdf5::open(bytes, options.limits).map_err(hdf5)?;
+        let objects = file.objects().map_err(hdf5)?;
+        // Dimensions: the scales, by dimension id.
+        let mut scales: Vec<(i64, &Object<'a>)> = Vec::new();
+        for (i, o) in objects.iter().enumerate() {
+            if text_attribute(o, "CLASS").is_some_and(|c| c.starts_with(b"DIMENSION_SCALE")) {
+                let id = int_attribute(o, "_Netcdf4Dimid")
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(i as i64);
+                scales.push((id, o));
+            }
+        }
+        scales.sort_by_key(|(id, _)| *id);
+        let mut dimensions: Vec<Dimension> = Vec::new();
+        let mut dim_of_address: Vec<(u64, usize)> = Vec::new();
+        let mut dim_of_id: Vec<(i64, usize)> = Vec::new();
+        for (id, o) in &scales {
+            let Kind::Dataset(d) = &o.kind else { continue };
+            let unlimited = d
+                .dataspace
+                .max
+                .as_ref()
+                .and_then(|m| m.first())
+                .is_some_and(|&m| m == u64::MAX);
+            dim_of_address.push((o.address, dimensions.len()));
+            dim_of_id.push((*id, dimensions.len()));
+            dimensions.push(Dimension {
+                name: relative(&o.path).to_owned(),
+                len: d.dataspace.dims.first().copied().unwrap_or(0),
+                unlimited,
+            });
+        }
+        let mut variables = Vec::new();
+        let mut datasets = Vec::new();
+        let mut dtypes = Vec::new();
+        for o in &objects {
+            let Kind::Dataset(d) = &o.kind else { continue };
+            if text_attribute(o, "NAME").is_some_and(|n| n.starts_with(DIMENSION_ONLY)) {
+                continue;
+            }
+            // A variable named as a dimension it is not the coordinate of: netCDF-C stores
+            // it under a prefixed name.
+            let path = relative(&o.path).replacen(NON_COORD, "", 1);
+            let nc = nc_type(&d.datatype, &path)?;
+            let rank = d.dataspace.dims.len();
+            let dims: Vec<usize> = if rank == 0 {
+                Vec::new()
+            } else if let Some(ids) =
+                int_attribute(o, "_Netcdf4Coordinates").filter(|v| v.len() == rank)
+            {
+                ids.iter()
+                    .map(|id| {
+                        dim_of_id
+                            .iter()
+                            .find(|(i, _)| i == id)
+                            .map(|(_, d)| *d)
+                            .ok_or_else(|| {
+                                Error::malformed(
+                                    format!("variable {path:?}"),
+                                    0,
+                                    format!("dimension id {id} of no dimension scale"),
+                                )
+                            })
+                    })
+                    .collect::<Result<_>>()?
+            } else if let Some(list) = o.attributes.iter().find(|a| a.name == "DIMENSION_LIST") {
+                let mut out = Vec::with_capacity(rank);
+                for e in list
+                    .data
+                    .chunks(4 + usize::from(file.address_size()) + 4)
+                    .take(rank)
+                {
+                    let refs = file
+                        .vlen(e)
+                        .map_err(hdf5)?
+                        .map(|r| file.references(r))
+                        .unwrap_or_default();
+                    let d = refs
+                        .first()
+                        .and_then(|r| dim_of_address.iter().find(|(a, _)| a == r))
+                        .map(|(_, d)| *d)
+                        .ok_or_else(|| {
+                            Error::malformed(
+                                format!("variable {path:?}"),
+                                0,
+                                "a dimension list naming no dimension scale",
+                            )
+                        })?;
+                    out.push(d);
+                }
+                out
+            } else {
+                // Phony dimensions, as netCDF-C names them for plain HDF5 datasets.
+                d.dataspace
+                    .dims
+                    .iter()
+                    .map(|&len| {
+                        let name = format!("phony_dim_{len}");
+                        if let Some(i) = dimensions.iter().position(|x| x.name == name) {
+                            i
+                        } else {
+                            dimensions.push(Dimension {
+                                name,
+                                len,
+                                unlimited: false,
+                            });
+                            dimensions.len() - 1
+                        }
+                    })
+                    .collect()
+            };
+            if dims.len() != rank {
+                return Err(Error::malformed(
+                    format!("variable {path:?}"),
+                    0,
+                    "fewer dimensions than its shape",
+                ));
+            }
+            // An unlimited dimension is as long as its longest variable.
+            for (k, &dim) in dims.iter().enumerate() {
+                if dimensions[dim].unlimited {
+                    dimensions[dim].len = dimensions[dim].len.max(d.dataspace.dims[k]);
+                }
+            }
+            let attributes = o
+                .attributes
+                .iter()
+                .filter(|a| !HIDDEN.contains(&a.name.as_str()))
+                .map(|a| attribute(&file, a, &path))
+                .filter_map(Result::transpose)
+                .collect::<Result<Vec<_>>>()?;
+            let dtype = match (&d.datatype, nc) {
+                (_, NcType::Char) => (Dtype::Uint8, ByteOrder::Little),
+                (t, _) => t.dtype().unwrap_or((Dtype::Uint8, ByteOrder::Little)),
+            };
+            variables.push(Variable {
+                name: path,
+                dims,
+                attributes,
+                nc_type: nc,
+            });
+            datasets.push(d.clone());
+            dtypes.push(dtype);
+        }
+        options.limits.check_tensor_count(variables.len() as u64)?;
+        let root = objects.iter().find(|o| o.path == "/");
+        let attributes = root
+            .map(|r| {
+                r.attributes
+                    .iter()
+                    .filter(|a| !HIDDEN.contains(&a.name.as_str()))
+                    .map(|a| attribute(&file, a, "the file"))
+                    .filter_map(Result::transpose)
+                    .collect::<Result<Vec<_>>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let strict = root.is_some_and(|r| r.attributes.iter().any(|a| a.name == "_nc3_strict"));
+        let shapes = datasets.iter().map(|d| d.dataspace.dims.clone()).collect();
+        Ok(Netcdf4 {
+            file,
+            definition: Definition {
+                dimensions,
+                attributes,
+                variables,
+                format: Some(if strict { "NETCDF4_CLASSIC" } else { "NETCDF4" }.into()),
+            },
+            datasets,
+            dtypes,
+            shapes,
+        })
+    }
+
+    /// Dimensions, global attributes and variables.
+    #[must_use]
+    pub fn definition(&self) -> &Definition {
+        &self.definition
+    }
+
+    /// Whether variable `i` is stored as it is (a zero-copy view), not chunked or filtered.
+    pub fn is_stored(&self, i: usize) -> Result<bool> {
+        Ok(self.file.stored(&self.datasets[i]).map_err(hdf5)?.is_some())
+    }
+
+    /// The HDF5 layout of variable `i`, for people: `contiguous`, `compact`, or `chunked`
+    /// and its filters.
+    #[must_use]
+    pub fn encoding(&self, i: usize) -> String {
+        let d = &self.datasets[i];
+        match &d.layout {
+            tensor_hdf5::message::Layout::Compact(_) => "compact".into(),
+            tensor_hdf5::message::Layout::Contiguous { .. } => "contiguous".into(),
+            tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
+                let mut s = format!("chunked {chunk:?}");
+                for f in &d.filters {
+                    s.push(',');
+                    s.push_str(f.name());
+                }
+                s
+            }
+        }
+    }
+}
+
+impl<'a> TensorContainer<'a> for Netcdf4<'a> {
+    type Error = Error;
+
+    fn len(&self) -> usize {
+        self.definition.variables.len()
+    }
+
+    fn name(&self, i: usize) -> Option<&str> {
+        Some(&self.definition.variables[i].name)
+    }
+
+    fn dtype(&self, i: usize) -> Result<Dtype> {
+        Ok(self.dtypes[i].0)
+    }
+
+    fn shape(&self, i: usize) -> Result<&[u64]> {
+        Ok(&self.shapes[i])
+    }
+
+    fn view(&self, i: usize) -> Result<Option<TensorView<'a>>> {
+        let Some(bytes) = self.file.stored(&self.datasets[i]).map_err(hdf5)? else {
+            return Ok(None);
+        };
+        let (dtype, order) = self.dtypes[i];
+        Ok(Some(TensorView::new(bytes, dtype, &self.shapes[i], order)?))
+    }
+
+    fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
+        self.file.read(&self.datasets[i], dst).map_err(hdf5)?;
+        let (dtype, order) = self.dtypes[i];
+        tensor_core::byte_order::to_native_in_place(order, dst, dtype.byte_width().max(1))?;
+        Ok(())
+    }
+}
