@@ -13,6 +13,9 @@ pub enum Error {
     /// A dtype, shape or view error.
     #[error(transparent)]
     Dtype(#[from] tensor_dtype::Error),
+    /// The HDF5 under a NetCDF-4 file.
+    #[error(transparent)]
+    Hdf5(#[from] tensor_hdf5::Error),
     /// The file does not start like a NetCDF file.
     #[error(
         "not a NetCDF file: it starts with {found:02x?}, not \"CDF\" and a version (1, 2 or 5) nor HDF5's signature"
@@ -73,6 +76,7 @@ impl Kinded for Error {
         match self {
             Error::Core(e) => e.kind(),
             Error::Dtype(e) => e.kind(),
+            Error::Hdf5(e) => e.kind(),
             Error::BadMagic { .. } | Error::Malformed { .. } => ErrorKind::Malformed,
             Error::Unsupported(_) => ErrorKind::Unsupported,
             Error::DataPastEnd { .. } => ErrorKind::Truncated,

@@ -39,14 +39,7 @@ const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF vari
 fn hdf5(e: tensor_hdf5::Error) -> Error {
     match e {
         tensor_hdf5::Error::Core(c) => Error::Core(c),
-        tensor_hdf5::Error::Unsupported(what) => Error::Unsupported(format!(
-            "{what} (in this NetCDF-4 file's HDF5) is not read by this version"
-        )),
-        other => Error::Malformed {
-            what: "NetCDF-4 file's HDF5".into(),
-            offset: 0,
-            reason: other.to_string(),
-        },
+        other => Error::Hdf5(other),
     }
 }
 

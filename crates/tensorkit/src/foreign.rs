@@ -15,7 +15,7 @@ pub(crate) fn identify(head: &[u8]) -> Option<&'static str> {
         return Some("an empty zip archive");
     }
     // The superblock's signature; HDF5 also allows it at 512, 1024, 2048... bytes, after a
-    // user block.
+    // user block. (At 0, the netcdf feature's adapter reads it first, as NetCDF-4.)
     if [0usize, 512, 1024, 2048]
         .iter()
         .any(|&at| head.get(at..at + 8) == Some(b"\x89HDF\r\n\x1a\n".as_slice()))

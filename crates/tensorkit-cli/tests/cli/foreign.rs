@@ -1,5 +1,4 @@
-//! Files of formats tensorkit does not read (torch's zip checkpoints, HDF5, pickles, ONNX
-//! models): every command says what they look like, as an
+//! Files of formats tensorkit does not read (torch's zip checkpoints, pickles, ONNX models): every command says what they look like, as an
 //! unknown format, and none is taken for a length-prefixed tensor format (their ninth byte
 //! passes BinTensors' recognition, a 0 or 1 after a length).
 
@@ -17,16 +16,12 @@ fn files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     torch.extend_from_slice(&[0, 0]);
     torch.extend_from_slice(name);
     torch.extend_from_slice(b"\x80\x02}q\x00.");
-    // HDF5 superblock version 0, as netCDF4 and h5py write it.
-    let mut hdf5 = b"\x89HDF\r\n\x1a\n\x00\x00\x00\x00\x00\x08\x08\x00\x04\x00\x10\x00".to_vec();
-    hdf5.resize(96, 0);
     // pickle protocol 2 of {"w": 1}.
     let pickle = b"\x80\x02}q\x00X\x01\x00\x00\x00wq\x01K\x01s.".to_vec();
     // An ONNX ModelProto: ir_version 8, producer "pytorch".
     let onnx = b"\x08\x08\x12\x07pytorch\x1a\x052.5.1:\x00".to_vec();
     vec![
         ("torch_zip", torch, "a PyTorch checkpoint"),
-        ("hdf5", hdf5, "HDF5"),
         ("pickle", pickle, "a Python pickle"),
         ("onnx", onnx, "an ONNX model"),
     ]

@@ -20,6 +20,13 @@ def reference_files(testdata):
     return files
 
 
+def netcdf4_files(testdata):
+    """The same files as netCDF4-python writes them as NetCDF-4 (HDF5)."""
+    files = sorted((testdata / "netcdf" / "reference4").glob("*.nc"))
+    assert len(files) >= 8
+    return files
+
+
 def dataset(path):
     """What netCDF4 reads: format, dimensions, global attributes and, per variable, its
     dimensions, dtype, attributes (with their numpy types) and values, stored as they are."""
@@ -61,11 +68,11 @@ def same_dataset(ours, theirs):
 
 
 def test_every_file_netcdf4_wrote_reads_with_its_values_and_attributes(testdata):
-    for path in reference_files(testdata):
+    for path in reference_files(testdata) + netcdf4_files(testdata):
         want = dataset(path)
         with tensorkit.open(path) as f:
             assert f.format == "netcdf"
-            assert list(f) == list(want["vars"])
+            assert list(f) == list(want["vars"]), path
             for name, (dims, dtype, attrs, values) in want["vars"].items():
                 got = f[name]
                 info = f.info(name)
@@ -234,3 +241,21 @@ def test_unpacked_on_request_as_xarray_decodes(testdata, tmp_path):
         with xr.open_dataset(src) as theirs, xr.open_dataset(out, engine="tensorkit") as ours:
             np.testing.assert_array_equal(ours["t2m"].values, theirs["t2m"].values)
             assert ours["t2m"].attrs["units"] == "K"
+
+
+@pytest.mark.parametrize("via", ["tgm", "zt"])
+def test_netcdf4_through_other_formats_is_the_same_dataset_as_netcdf3(testdata, tmp_path, via):
+    """A NetCDF-4 file through Tensogram or zTensor comes back as NetCDF-3 with the same
+    dimensions, variables, attributes (types too) and values, and opens in the engine as
+    xarray opens the NetCDF-4 file."""
+    xr = pytest.importorskip("xarray")
+    for path in netcdf4_files(testdata):
+        middle = tmp_path / f"{path.stem}.{via}"
+        back = tmp_path / f"{path.stem}_back.nc"
+        tensorkit.convert(path, middle)
+        tensorkit.convert(middle, back)
+        ours, theirs = dataset(back), dataset(path)
+        theirs["format"] = ours["format"]  # NetCDF-3 now
+        same_dataset(ours, theirs)
+        with xr.open_dataset(path) as a, xr.open_dataset(middle, engine="tensorkit") as b:
+            xr.testing.assert_identical(b.load(), a.load())
