@@ -40,13 +40,15 @@ struct Chunk {
 /// How many chunks are decoded side by side before they are placed.
 const BATCH: usize = 16;
 
-/// The most chunks one dataset's index is walked for.
-const MAX_CHUNKS: usize = 1 << 24;
+/// The most chunks one dataset's index is walked for: a bound on the memory and time a
+/// dataset's chunk list can ask for (a dataset of 20 GB in chunks of 1 MB has 20 000).
+const MAX_CHUNKS: usize = 1 << 20;
 
 /// Reads `dataset`'s elements into `out`, exactly its bytes.
 pub(crate) fn read(
     bytes: &[u8],
     sizes: Sizes,
+    limits: &tensor_core::Limits,
     dataset: &Dataset<'_>,
     out: &mut [u8],
 ) -> Result<()> {
@@ -168,6 +170,8 @@ pub(crate) fn read(
                 let decode = |ch: &Chunk| -> Result<Vec<u8>> {
                     let mut c = sizes.cursor(bytes, ch.address, "chunk")?;
                     let stored = c.take(ch.size)?;
+                    // Before anything of the chunk's size is allocated.
+                    limits.check_expansion(ch.size, chunk_bytes)?;
                     unfilter(stored, &dataset.filters, ch.mask, chunk_bytes)
                 };
                 #[cfg(feature = "parallel")]
@@ -208,10 +212,17 @@ fn grid(dims: &[u64], chunk: &[u64]) -> Result<Vec<Vec<u64>>> {
     let n = counts
         .iter()
         .try_fold(1u64, |n, &c| n.checked_mul(c))
-        .filter(|&n| n <= MAX_CHUNKS as u64)
         .ok_or_else(|| {
             Error::malformed("chunked dataset", 0, format!("a grid of {counts:?} chunks"))
         })?;
+    if n > MAX_CHUNKS as u64 {
+        return Err(tensor_core::Error::LimitExceeded {
+            what: "HDF5 chunks of one dataset",
+            requested: n,
+            limit: MAX_CHUNKS as u64,
+        }
+        .into());
+    }
     Ok((0..n)
         .map(|mut i| {
             let mut origin = vec![0; dims.len()];
@@ -272,7 +283,7 @@ fn place(
 /// A chunk's stored bytes through its filters, last first (those its mask skips left
 /// out), into exactly `size` bytes.
 fn unfilter(stored: &[u8], filters: &[Filter], mask: u32, size: u64) -> Result<Vec<u8>> {
-    let mut data = stored.to_vec();
+    let mut data = tensor_core::buffer::try_copied(stored, "an HDF5 chunk")?;
     for (i, f) in filters.iter().enumerate().rev() {
         if i < 32 && mask & (1 << i) != 0 {
             continue;
@@ -305,7 +316,7 @@ fn inflate(data: &[u8], size: u64) -> Result<Vec<u8>> {
     let size = usize::try_from(size).map_err(|_| tensor_core::Error::Overflow {
         what: "HDF5 chunk size",
     })?;
-    let mut out = vec![0u8; size];
+    let mut out = tensor_core::buffer::try_filled(size, 0u8, "an inflated HDF5 chunk")?;
     let mut z = flate2::Decompress::new(true);
     let status = z
         .decompress(data, &mut out, flate2::FlushDecompress::Finish)
@@ -329,7 +340,7 @@ fn unshuffle(data: &[u8], width: usize) -> Vec<u8> {
         return data.to_vec();
     }
     let n = data.len() / width;
-    let mut out = data.to_vec();
+    let mut out = tensor_core::buffer::copied(data);
     for b in 0..width {
         for i in 0..n {
             out[i * width + b] = data[b * n + i];

@@ -214,7 +214,7 @@ impl<'a> Hdf5<'a> {
     /// Reads `dataset` (one of this file's) into `out`, exactly its bytes: its elements in
     /// C order and the file's byte order.
     pub fn read(&self, dataset: &Dataset<'_>, out: &mut [u8]) -> Result<()> {
-        crate::data::read(self.bytes, self.sizes(), dataset, out)
+        crate::data::read(self.bytes, self.sizes(), &self.limits, dataset, out)
     }
 
     /// The attributes of dense storage: attribute messages in a fractal heap, found through
