@@ -424,7 +424,33 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
             nc_type,
         });
     }
-    let attributes = global_attributes(set, global.unwrap_or_default());
+    let mut attributes = global_attributes(set, global.unwrap_or_default());
+    // NetCDF-3 has no strings: a string attribute of one string (NetCDF-4's) becomes text.
+    for (of, list) in std::iter::once(("the file".to_owned(), &mut attributes)).chain(
+        variables
+            .iter_mut()
+            .map(|v| (format!("variable {:?}", v.name), &mut v.attributes)),
+    ) {
+        for a in list.iter_mut() {
+            if let tensor_netcdf::Values::String(s) = &a.values {
+                let [one] = s.as_slice() else {
+                    return Err(Error::CannotRepresent {
+                        format: FORMAT,
+                        what: format!(
+                            "{of}: attribute {:?} of {} strings (NetCDF-3 holds one text an attribute)",
+                            a.name,
+                            s.len()
+                        ),
+                    });
+                };
+                notes.push(format!(
+                    "{of}: string attribute {:?} written as char text (NetCDF-3 has no string type)",
+                    a.name
+                ));
+                a.values = tensor_netcdf::Values::Char(one.as_bytes().to_vec());
+            }
+        }
+    }
     Ok(Planned {
         def: Definition {
             dimensions: dims,
