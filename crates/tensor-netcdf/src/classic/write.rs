@@ -138,6 +138,12 @@ fn check(def: &Definition) -> Result<()> {
                 v.name
             ));
         }
+        if v.name.contains('/') {
+            return bad(format!(
+                "variable {:?}: a name with a `/` (a NetCDF-4 group's variable; NetCDF-3 has no groups)",
+                v.name
+            ));
+        }
         if v.nc_type == NcType::String {
             return bad(format!(
                 "variable {:?} of strings (a classic file holds char arrays)",
