@@ -448,6 +448,27 @@ fn btree_chunks(bytes: &[u8], sizes: Sizes, root: u64, rank: usize) -> Result<Ve
     Ok(out)
 }
 
+/// A chunk entry's stored size and filter mask after its address (an array's element of
+/// `entry` bytes): read when the chunks are filtered, the chunk's size and no mask when not.
+fn entry_size(
+    c: &mut Cursor<'_>,
+    entry: u64,
+    filtered: bool,
+    chunk_bytes: u64,
+    what: &'static str,
+    at: u64,
+) -> Result<(u64, u32)> {
+    if !filtered {
+        return Ok((chunk_bytes, 0));
+    }
+    let width = entry
+        .checked_sub(u64::from(c.offsets) + 4)
+        .filter(|&w| (1..=8).contains(&w))
+        .ok_or_else(|| Error::malformed(what, at, format!("entries of {entry} bytes")))?;
+    // 1 to 8: checked just above.
+    Ok((c.uint(width as u8)?, c.u32()?))
+}
+
 /// Every chunk a fixed array indexes (unpaged).
 #[allow(clippy::too_many_arguments, reason = "the dataset's geometry")]
 fn fixed_array_chunks(
@@ -502,20 +523,14 @@ fn fixed_array_chunks(
     let mut out = Vec::with_capacity(origins.len());
     for origin in origins {
         let address = d.address()?;
-        let (size, mask) = if filtered {
-            let width = entry
-                .checked_sub(u64::from(sizes.offsets) + 4)
-                .ok_or_else(|| {
-                    Error::malformed(
-                        "fixed array data block",
-                        dstart,
-                        format!("entries of {entry} bytes"),
-                    )
-                })?;
-            (d.uint(u8::try_from(width.min(8)).unwrap_or(8))?, d.u32()?)
-        } else {
-            (chunk_bytes, 0)
-        };
+        let (size, mask) = entry_size(
+            &mut d,
+            entry,
+            filtered,
+            chunk_bytes,
+            "fixed array data block",
+            dstart,
+        )?;
         if let Some(address) = address {
             out.push(Chunk {
                 origin,
@@ -565,20 +580,14 @@ fn extensible_chunks(
         let Some(address) = e.address()? else {
             continue;
         };
-        let (size, mask) = if filtered {
-            let width = (entry.len() as u64)
-                .checked_sub(u64::from(sizes.offsets) + 4)
-                .ok_or_else(|| {
-                    Error::malformed(
-                        "extensible array element",
-                        header,
-                        format!("{} bytes", entry.len()),
-                    )
-                })?;
-            (e.uint(u8::try_from(width.min(8)).unwrap_or(8))?, e.u32()?)
-        } else {
-            (chunk_bytes, 0)
-        };
+        let (size, mask) = entry_size(
+            &mut e,
+            entry.len() as u64,
+            filtered,
+            chunk_bytes,
+            "extensible array element",
+            header,
+        )?;
         out.push(Chunk {
             origin,
             address,
