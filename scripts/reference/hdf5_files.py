@@ -120,11 +120,25 @@ def netcdf4_many(path):
             ds.setncattr(f"global{k}", f"text {k}")
 
 
+def netcdf4_remote(path):
+    # Metadata first, then data far larger than it: what a remote reader lists from the
+    # first bytes and fetches a variable of alone.
+    with netCDF4.Dataset(path, "w") as ds:
+        ds.createDimension("x", 50_000)
+        ds.title = "remote"
+        a = ds.createVariable("contiguous", "f8", ("x",), contiguous=True)
+        a.units = "m"
+        b = ds.createVariable("chunked", "f4", ("x",), zlib=True, chunksizes=(10_000,))
+        a[:] = np.arange(50_000, dtype="f8") / 7
+        b[:] = np.sin(np.arange(50_000, dtype="f4"))
+
+
 FILES = [
     ("h5py_earliest.h5", h5py_v0),
     ("h5py_latest.h5", h5py_latest),
     ("netcdf4_simple.nc", netcdf4_simple),
     ("netcdf4_many.nc", netcdf4_many),
+    ("netcdf4_remote.nc", netcdf4_remote),
 ]
 
 

@@ -179,6 +179,45 @@ impl<'a> Hdf5<'a> {
             .collect()
     }
 
+    /// Where a dataset's elements lie in the file (absolute offsets), when they are stored
+    /// as they are in one run (contiguous, no filters, written): what a remote reader fetches
+    /// to have them. Nothing of the file past the header is read.
+    pub fn stored_range(&self, dataset: &Dataset<'_>) -> Result<Option<std::ops::Range<u64>>> {
+        if !dataset.filters.is_empty() {
+            return Ok(None);
+        }
+        let total = dataset
+            .dataspace
+            .elements()?
+            .checked_mul(u64::from(dataset.datatype.size()))
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 dataset size",
+            })?;
+        let Layout::Contiguous {
+            address: Some(a),
+            size,
+        } = dataset.layout
+        else {
+            return Ok(None);
+        };
+        if size < total {
+            return Ok(None);
+        }
+        let start = self
+            .superblock
+            .base
+            .checked_add(a)
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 address",
+            })?;
+        let end = start
+            .checked_add(total)
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 address",
+            })?;
+        Ok(Some(start..end))
+    }
+
     /// A dataset's elements in place, when they are stored as they are (contiguous or
     /// compact, no filters, written): a zero-copy view's bytes.
     pub fn stored(&self, dataset: &Dataset<'a>) -> Result<Option<&'a [u8]>> {

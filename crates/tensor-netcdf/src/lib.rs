@@ -194,8 +194,37 @@ impl tensor_dtype::Format for NetcdfFormat {
         let prefix = tensor_core::held::held_prefix(held);
         let prefix_end = prefix.len() as u64;
         if prefix.starts_with(HDF5_SIGNATURE) {
-            // HDF5's structure is spread through the file: the whole of it, for now.
-            return Ok(held.missing(0..len).into_iter().collect());
+            // NetCDF-4: its metadata (object headers, heaps, B-trees of groups and
+            // attributes) lies before most data in the files netCDF-C writes. The prefix
+            // held grows until everything the listing reads is in it; whatever is past it
+            // is an error while more can be had.
+            return match netcdf4::Netcdf4::open_with(
+                prefix,
+                &ReadOptions::default().limits(*limits),
+            ) {
+                Ok(_) => Ok(Vec::new()),
+                Err(_) if prefix_end >= limits.max_header_bytes && prefix_end < len => {
+                    Err(tensor_core::Error::LimitExceeded {
+                        what: "NetCDF-4 metadata bytes",
+                        requested: prefix_end + 1,
+                        limit: limits.max_header_bytes,
+                    }
+                    .into())
+                }
+                Err(e)
+                    if prefix_end < len
+                        && !matches!(e, Error::Core(tensor_core::Error::LimitExceeded { .. })) =>
+                {
+                    Ok(vec![tensor_core::held::grown_prefix(
+                        prefix_end,
+                        len,
+                        prefix_end + 1,
+                        MIN_HEADER_READ,
+                        limits,
+                    )])
+                }
+                Err(e) => Err(e),
+            };
         }
         match classic::header::parse(prefix, len, limits) {
             Ok(_) => Ok(Vec::new()),

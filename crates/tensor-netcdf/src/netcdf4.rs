@@ -338,6 +338,13 @@ impl<'a> Netcdf4<'a> {
         &self.definition
     }
 
+    /// Where variable `i`'s elements lie in the file and in which byte order, when they are
+    /// stored as they are in one run (contiguous): what a remote reader fetches for it.
+    pub fn stored_range(&self, i: usize) -> Result<Option<(std::ops::Range<u64>, ByteOrder)>> {
+        let range = self.file.stored_range(&self.datasets[i]).map_err(hdf5)?;
+        Ok(range.map(|r| (r, self.dtypes[i].1)))
+    }
+
     /// Whether variable `i` is stored as it is (a zero-copy view), not chunked or filtered.
     pub fn is_stored(&self, i: usize) -> Result<bool> {
         Ok(self.file.stored(&self.datasets[i]).map_err(hdf5)?.is_some())

@@ -79,9 +79,9 @@ impl Adapter for NetcdfAdapter {
         path: &Path,
         bytes: &'a [u8],
         options: &ReadOptions,
-        _: &dyn Fn(std::ops::Range<u64>) -> bool,
+        held: &dyn Fn(std::ops::Range<u64>) -> bool,
     ) -> Result<crate::adapter::Opening<'a>> {
-        open_header(path, bytes, options)
+        open_header(path, bytes, options, held)
     }
 }
 
@@ -94,13 +94,11 @@ fn open_header<'a>(
     path: &Path,
     bytes: &'a [u8],
     options: &ReadOptions,
+    held: &dyn Fn(std::ops::Range<u64>) -> bool,
 ) -> Result<crate::adapter::Opening<'a>> {
     use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
     if bytes.starts_with(tensor_netcdf::HDF5_SIGNATURE) {
-        // NetCDF-4: the whole file, read as a local one is (for now).
-        return Ok(Opening::needs(
-            std::iter::once(0..bytes.len() as u64).collect(),
-        ));
+        return open_netcdf4_header(path, bytes, options, held);
     }
     let set = read(path, bytes, options)?;
     let file = tensor_netcdf::classic::Classic::open_with(bytes, options).map_err(wrap(path))?;
@@ -135,6 +133,94 @@ fn open_header<'a>(
         tensors,
     };
     Ok(Opening::listed(listing, Records(file)))
+}
+
+/// Lists a remote NetCDF-4 file from the prefix held (its metadata, `header_ranges`): a
+/// contiguous variable is fetched alone and used as it arrives; a chunked one fetches the
+/// whole file and is decoded from it (its chunk index and chunks may lie anywhere).
+#[cfg(feature = "remote")]
+fn open_netcdf4_header<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    options: &ReadOptions,
+    held: &dyn Fn(std::ops::Range<u64>) -> bool,
+) -> Result<crate::adapter::Opening<'a>> {
+    use crate::adapter::listing::{Fetch, Listed, Listing, Opening};
+    let len = bytes.len() as u64;
+    // The longest prefix held: what the metadata was read from.
+    let (mut lo, mut hi) = (0u64, len);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if held(0..mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let prefix = &bytes[..lo as usize];
+    let file = tensor_netcdf::netcdf4::Netcdf4::open_with(prefix, options).map_err(wrap(path))?;
+    let def = file.definition().clone();
+    let mut tensors = Vec::with_capacity(def.variables.len());
+    for i in 0..def.variables.len() {
+        let dtype = file.dtype(i).map_err(wrap(path))?;
+        let shape = file.shape(i).map_err(wrap(path))?.to_vec();
+        let stored = file.stored_range(i).map_err(wrap(path))?;
+        let mut attributes = carried::tensor_attributes(&def, i);
+        let (mark, _) = tensor_netcdf::BOOL_MARK;
+        attributes.retain(|(k, _)| !(dtype == Dtype::Bool && k == mark));
+        tensors.push(Listed {
+            name: Some(def.variables[i].name.clone()),
+            dtype,
+            shape,
+            encoding: stored.is_none().then(|| file.encoding(i)),
+            location: Vec::new(),
+            attributes,
+            span: stored.as_ref().map_or(0..len, |(r, _)| r.clone()),
+            fetch: match stored {
+                Some((_, order)) => Fetch::Raw(order),
+                None => Fetch::Decode,
+            },
+        });
+    }
+    let metadata = (!def.attributes.is_empty()).then(|| {
+        def.attributes
+            .iter()
+            .map(|a| {
+                let value = tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
+                (a.name.clone(), value)
+            })
+            .collect()
+    });
+    let listing = Listing {
+        format: Format::NETCDF,
+        metadata,
+        metadata_types: def
+            .attributes
+            .iter()
+            .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
+            .collect(),
+        tensors,
+    };
+    Ok(Opening::listed(listing, Whole))
+}
+
+/// A remote NetCDF-4 file's chunked variables, decoded from the whole file fetched.
+#[cfg(feature = "remote")]
+struct Whole;
+
+#[cfg(feature = "remote")]
+impl crate::adapter::listing::ReadIn for Whole {
+    fn read_in<'w>(
+        &'w self,
+        path: &Path,
+        i: usize,
+        _: std::ops::Range<u64>,
+        bytes: &'w [u8],
+        options: &ReadOptions,
+    ) -> Result<NamedTensor<'w>> {
+        let file = Arc::new(Netcdf::open_with(bytes, options).map_err(wrap(path))?);
+        chunked(path, &file, i)
+    }
 }
 
 /// A remote classic file's header, to view a variable over its fetched span.

@@ -174,19 +174,50 @@ fn netcdf_lists_and_gets_within_the_bounds() {
     bounded(Format::NETCDF);
 }
 
-/// Every NetCDF file netCDF4-python wrote reads remotely as locally — record variables
-/// viewed over their fetched records, booleans checked — with a read-ahead small enough that
-/// the header takes more than one read, listing in at most three.
+/// Every NetCDF file netCDF4-python wrote reads remotely as locally — NetCDF-3 record
+/// variables viewed over their fetched records, booleans checked; NetCDF-4 listed from its
+/// metadata, contiguous variables fetched alone, chunked ones decoded — with a read-ahead
+/// small enough that the header takes more than one read, listing in at most three.
 #[test]
 fn netcdf_files_read_remotely_as_locally() {
     let _running = crate::running();
-    let root = tensor_testkit::testdata().join("netcdf/reference");
+    for dir in ["netcdf/reference", "netcdf/reference4"] {
+        netcdf_dir_remotely_as_locally(&tensor_testkit::testdata().join(dir));
+    }
+}
+
+/// A NetCDF-4 file of 500 kB whose metadata comes first lists from its first bytes, and its
+/// contiguous variable is fetched alone, in one request.
+#[test]
+fn a_netcdf4_file_lists_from_its_metadata_and_fetches_a_variable_alone() {
+    let _running = crate::running();
+    let root = tensor_testkit::testdata().join("hdf5/reference");
+    let len = std::fs::metadata(root.join("netcdf4_remote.nc"))
+        .unwrap()
+        .len();
     let server = Server::start(&root);
+    let file = tensorkit::open(server.url("netcdf4_remote.nc")).unwrap();
+    let (requests, bytes) = (server.requests(), server.bytes());
+    assert!(
+        requests <= 3 && bytes * 4 < len,
+        "listing: {requests} requests, {bytes} of {len} bytes: {:?}",
+        server.log()
+    );
+    let local = tensorkit::open(root.join("netcdf4_remote.nc")).unwrap();
+    let t = file.get("contiguous").unwrap().to_tensor().unwrap();
+    assert_eq!(t, local.get("contiguous").unwrap().to_tensor().unwrap());
+    assert_eq!(server.requests() - requests, 1, "{:?}", server.log());
+    let c = file.get("chunked").unwrap().to_tensor().unwrap();
+    assert_eq!(c, local.get("chunked").unwrap().to_tensor().unwrap());
+}
+
+fn netcdf_dir_remotely_as_locally(root: &std::path::Path) {
+    let server = Server::start(root);
     let remote = RemoteOptions {
         read_ahead: 64,
         ..RemoteOptions::default()
     };
-    for path in tensor_testkit::files_with_extension(&root, "nc") {
+    for path in tensor_testkit::files_with_extension(root, "nc") {
         let name = path.file_name().unwrap().to_str().unwrap();
         let local = tensorkit::open(&path).unwrap();
         let before = server.requests();
