@@ -359,10 +359,13 @@ impl<'a> Netcdf4<'a> {
             tensor_hdf5::message::Layout::Compact(_) => "compact".into(),
             tensor_hdf5::message::Layout::Contiguous { .. } => "contiguous".into(),
             tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
-                let mut s = format!("chunked {chunk:?}");
-                for f in &d.filters {
-                    s.push(',');
-                    s.push_str(f.name());
+                // `chunked 1x721x1440 shuffle+deflate`: the chunk shape, then the filters.
+                let shape: Vec<String> = chunk.iter().map(u64::to_string).collect();
+                let filters: Vec<&str> = d.filters.iter().map(|f| f.name()).collect();
+                let mut s = format!("chunked {}", shape.join("x"));
+                if !filters.is_empty() {
+                    s.push(' ');
+                    s.push_str(&filters.join("+"));
                 }
                 s
             }
