@@ -361,7 +361,11 @@ impl<'a> Netcdf4<'a> {
             tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
                 // `chunked 1x721x1440 shuffle+deflate`: the chunk shape, then the filters.
                 let shape: Vec<String> = chunk.iter().map(u64::to_string).collect();
-                let filters: Vec<&str> = d.filters.iter().map(|f| f.name()).collect();
+                let filters: Vec<&str> = d
+                    .filters
+                    .iter()
+                    .map(tensor_hdf5::message::Filter::name)
+                    .collect();
                 let mut s = format!("chunked {}", shape.join("x"));
                 if !filters.is_empty() {
                     s.push(' ');
