@@ -9,6 +9,7 @@ use crate::format::Format;
 use crate::model::{NamedTensor, TensorSet};
 use std::path::Path;
 use std::sync::Arc;
+use tensor_core::cbor::Value as Cbor;
 use tensor_core::{Held, Limits, ReadOptions};
 use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer};
 use tensor_netcdf::carried;
@@ -159,15 +160,13 @@ fn open_netcdf4_header<'a>(
     }
     let prefix = &bytes[..lo as usize];
     let file = tensor_netcdf::netcdf4::Netcdf4::open_with(prefix, options).map_err(wrap(path))?;
-    let def = file.definition().clone();
+    let def = file.definition();
     let mut tensors = Vec::with_capacity(def.variables.len());
     for i in 0..def.variables.len() {
         let dtype = file.dtype(i).map_err(wrap(path))?;
         let shape = file.shape(i).map_err(wrap(path))?.to_vec();
         let stored = file.stored_range(i).map_err(wrap(path))?;
-        let mut attributes = carried::tensor_attributes(&def, i);
-        let (mark, _) = tensor_netcdf::BOOL_MARK;
-        attributes.retain(|(k, _)| !(dtype == Dtype::Bool && k == mark));
+        let attributes = tensor_attributes(def, i, dtype);
         tensors.push(Listed {
             name: Some(def.variables[i].name.clone()),
             dtype,
@@ -182,23 +181,11 @@ fn open_netcdf4_header<'a>(
             },
         });
     }
-    let metadata = (!def.attributes.is_empty()).then(|| {
-        def.attributes
-            .iter()
-            .map(|a| {
-                let value = tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
-                (a.name.clone(), value)
-            })
-            .collect()
-    });
+    let (metadata, metadata_types) = metadata(def);
     let listing = Listing {
         format: Format::NETCDF,
         metadata,
-        metadata_types: def
-            .attributes
-            .iter()
-            .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
-            .collect(),
+        metadata_types,
         tensors,
     };
     Ok(Opening::listed(listing, Whole))
@@ -252,6 +239,39 @@ impl crate::adapter::listing::ReadIn for Records<'_> {
     }
 }
 
+/// Variable `i`'s attributes as its tensor (read as `dtype`) carries them: its own and its
+/// `netcdf` map; a boolean's mark left out, its dtype saying it (the writer marks it again).
+fn tensor_attributes(def: &Definition, i: usize, dtype: Dtype) -> Vec<(String, Cbor)> {
+    let mut attributes = carried::tensor_attributes(def, i);
+    let (mark, _) = tensor_netcdf::BOOL_MARK;
+    attributes.retain(|(k, _)| !(dtype == Dtype::Bool && k == mark));
+    attributes
+}
+
+/// The file's attributes as metadata (their values as JSON), and each one's NetCDF type.
+fn metadata(
+    def: &Definition,
+) -> (
+    Option<serde_json::Map<String, serde_json::Value>>,
+    std::collections::BTreeMap<String, String>,
+) {
+    let values = (!def.attributes.is_empty()).then(|| {
+        def.attributes
+            .iter()
+            .map(|a| {
+                let value = tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
+                (a.name.clone(), value)
+            })
+            .collect()
+    });
+    let types = def
+        .attributes
+        .iter()
+        .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
+        .collect();
+    (values, types)
+}
+
 fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<TensorSet<'a>> {
     let file = Arc::new(Netcdf::open_with(bytes, options).map_err(wrap(path))?);
     let def = file.definition();
@@ -261,27 +281,10 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
             Some(view) => NamedTensor::borrowed(&v.name, view),
             None => chunked(path, &file, i)?,
         };
-        let boolean = t.dtype() == Dtype::Bool;
-        t.attributes = carried::tensor_attributes(def, i);
-        // A boolean's mark is its dtype (the writer marks it again).
-        let (mark, _) = tensor_netcdf::BOOL_MARK;
-        t.attributes.retain(|(k, _)| !(boolean && k == mark));
+        t.attributes = tensor_attributes(def, i, t.dtype());
         tensors.push(t);
     }
-    let metadata = (!def.attributes.is_empty()).then(|| {
-        def.attributes
-            .iter()
-            .map(|a| {
-                let value = tensor_core::cbor::json::to_json(&carried::to_cbor(&a.values));
-                (a.name.clone(), value)
-            })
-            .collect()
-    });
-    let metadata_types = def
-        .attributes
-        .iter()
-        .map(|a| (a.name.clone(), a.values.nc_type().name().to_owned()))
-        .collect();
+    let (metadata, metadata_types) = metadata(def);
     Ok(TensorSet {
         format: Format::NETCDF,
         metadata,
