@@ -15,8 +15,7 @@ fuzz_target!(|input: &[u8]| {
     {
         for o in &objects {
             if let Kind::Dataset(d) = &o.kind
-                && let Ok(n) = d.dataspace.elements()
-                && let Some(bytes) = n.checked_mul(u64::from(d.datatype.size()))
+                && let Ok(bytes) = d.byte_len()
                 && bytes <= 4 << 20
             {
                 let mut out = vec![0u8; bytes as usize];

@@ -27,6 +27,20 @@ pub struct Dataset<'a> {
     pub fill: Option<Vec<u8>>,
 }
 
+impl Dataset<'_> {
+    /// Bytes of its elements as stored (a variable-length element's: its reference), or an
+    /// overflow error.
+    pub fn byte_len(&self) -> Result<u64> {
+        Ok(self
+            .dataspace
+            .elements()?
+            .checked_mul(u64::from(self.datatype.size()))
+            .ok_or(tensor_core::Error::Overflow {
+                what: "HDF5 dataset size",
+            })?)
+    }
+}
+
 /// One stored chunk: where its first element is (element coordinates), where its bytes
 /// are and how many, and which filters it skipped.
 #[derive(Clone, Debug)]
@@ -53,14 +67,7 @@ pub(crate) fn read(
     out: &mut [u8],
 ) -> Result<()> {
     let element = u64::from(dataset.datatype.size());
-    let total =
-        dataset
-            .dataspace
-            .elements()?
-            .checked_mul(element)
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 dataset size",
-            })?;
+    let total = dataset.byte_len()?;
     if out.len() as u64 != total {
         return Err(tensor_core::Error::InvalidArgument(format!(
             "the dataset holds {total} bytes; the buffer has {}",

@@ -1,6 +1,6 @@
 //! [`Hdf5`]: a file opened over its bytes, its objects walked from the root group.
 
-use crate::cursor::Sizes;
+use crate::cursor::{Cursor, Sizes};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::group;
@@ -183,16 +183,7 @@ impl<'a> Hdf5<'a> {
     /// as they are in one run (contiguous, no filters, written): what a remote reader fetches
     /// to have them. Nothing of the file past the header is read.
     pub fn stored_range(&self, dataset: &Dataset<'_>) -> Result<Option<std::ops::Range<u64>>> {
-        if !dataset.filters.is_empty() {
-            return Ok(None);
-        }
-        let total = dataset
-            .dataspace
-            .elements()?
-            .checked_mul(u64::from(dataset.datatype.size()))
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 dataset size",
-            })?;
+        let total = dataset.byte_len()?;
         let Layout::Contiguous {
             address: Some(a),
             size,
@@ -200,21 +191,14 @@ impl<'a> Hdf5<'a> {
         else {
             return Ok(None);
         };
-        if size < total {
+        if !dataset.filters.is_empty() || size < total {
             return Ok(None);
         }
-        let start = self
-            .superblock
-            .base
-            .checked_add(a)
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 address",
-            })?;
-        let end = start
-            .checked_add(total)
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 address",
-            })?;
+        let overflow = || tensor_core::Error::Overflow {
+            what: "HDF5 address",
+        };
+        let start = self.superblock.base.checked_add(a).ok_or_else(overflow)?;
+        let end = start.checked_add(total).ok_or_else(overflow)?;
         Ok(Some(start..end))
     }
 
@@ -224,24 +208,22 @@ impl<'a> Hdf5<'a> {
         if !dataset.filters.is_empty() {
             return Ok(None);
         }
-        let total = dataset
-            .dataspace
-            .elements()?
-            .checked_mul(u64::from(dataset.datatype.size()))
-            .ok_or(tensor_core::Error::Overflow {
-                what: "HDF5 dataset size",
-            })?;
-        match dataset.layout {
-            Layout::Compact(data) => Ok(data.get(..usize::try_from(total).unwrap_or(usize::MAX))),
-            Layout::Contiguous {
-                address: Some(a),
-                size,
-            } if size >= total => {
-                let mut c = self.sizes().cursor(self.bytes, a, "contiguous dataset")?;
-                c.take(total).map(Some)
-            }
-            _ => Ok(None),
+        if let Layout::Compact(data) = dataset.layout {
+            let total = usize::try_from(dataset.byte_len()?).unwrap_or(usize::MAX);
+            return Ok(data.get(..total));
         }
+        let Some(range) = self.stored_range(dataset)? else {
+            return Ok(None);
+        };
+        let sb = &self.superblock;
+        let mut c = Cursor::at(
+            self.bytes,
+            range.start,
+            sb.offsets,
+            sb.lengths,
+            "contiguous dataset",
+        )?;
+        c.take(range.end - range.start).map(Some)
     }
 
     /// Bytes of an address in this file.

@@ -90,8 +90,7 @@ fn fixture(path: &Path) -> Result<(), Failed> {
                     .into());
                 }
                 if let Some(want) = t["sha256"].as_str() {
-                    let n =
-                        usize::try_from(d.dataspace.elements()? * u64::from(d.datatype.size()))?;
+                    let n = usize::try_from(d.byte_len()?)?;
                     let mut out = vec![0u8; n];
                     file.read(d, &mut out)?;
                     if let Some((dtype, order)) = d.datatype.dtype() {
