@@ -299,17 +299,24 @@ fn file_map(def: &Definition, v: usize) -> Cbor {
 }
 
 /// `attributes` put in the order `order` names (those it does not name last, as they were).
-fn ordered(mut attributes: Vec<Attribute>, order: Option<&Cbor>) -> Vec<Attribute> {
-    if let Some(Cbor::Array(order)) = order {
-        let rank = |name: &str| {
-            order
-                .iter()
-                .position(|o| matches!(o, Cbor::Text(t) if t == name))
-                .unwrap_or(usize::MAX)
-        };
-        attributes.sort_by_key(|a| rank(&a.name));
-    }
+fn sorted_by(mut attributes: Vec<Attribute>, order: &[String]) -> Vec<Attribute> {
+    let rank = |name: &str| order.iter().position(|o| o == name).unwrap_or(usize::MAX);
+    attributes.sort_by_key(|a| rank(&a.name));
     attributes
+}
+
+/// The texts of an array of names (anything else in it passed over); none for no array.
+fn names(list: Option<&Cbor>) -> Vec<String> {
+    match list {
+        Some(Cbor::Array(names)) => names
+            .iter()
+            .filter_map(|n| match n {
+                Cbor::Text(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// What a `netcdf` map says of its variable and its file.
@@ -352,15 +359,8 @@ impl Carried {
 
     /// `attributes` in the recorded order (those it does not name last, as they come).
     #[must_use]
-    pub fn in_order(&self, mut attributes: Vec<Attribute>) -> Vec<Attribute> {
-        let rank = |name: &str| {
-            self.order
-                .iter()
-                .position(|o| o == name)
-                .unwrap_or(usize::MAX)
-        };
-        attributes.sort_by_key(|a| rank(&a.name));
-        attributes
+    pub fn in_order(&self, attributes: Vec<Attribute>) -> Vec<Attribute> {
+        sorted_by(attributes, &self.order)
     }
 }
 
@@ -442,21 +442,12 @@ pub fn parse(map: &Cbor) -> Result<Carried> {
         }
     }
     let types = types_of(map, "_attr_types");
-    let attributes = ordered(attributes_of(map, &types, true)?, get(file, "order"));
-    let order = match get(file, "order") {
-        Some(Cbor::Array(names)) => names
-            .iter()
-            .filter_map(|n| match n {
-                Cbor::Text(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let order = names(get(file, "order"));
+    let attributes = sorted_by(attributes_of(map, &types, true)?, &order);
     let global = match get(map, "_global") {
-        Some(Cbor::Map(g)) => Some(ordered(
+        Some(Cbor::Map(g)) => Some(sorted_by(
             attributes_of(g, &types_of(map, "_global_types"), false)?,
-            get(file, "attributes"),
+            &names(get(file, "attributes")),
         )),
         _ => None,
     };
