@@ -61,19 +61,11 @@ impl<'a> Classic<'a> {
                     format!("its data begins inside the header ({} bytes)", header.len),
                 ));
             }
-            let extent = if layout.record[i] {
-                match numrecs.checked_sub(1) {
-                    None => 0,
-                    Some(last) => last
-                        .checked_mul(layout.recsize)
-                        .and_then(|n| n.checked_add(layout.slab[i]))
-                        .ok_or(tensor_core::Error::Overflow {
-                            what: "NetCDF record offset",
-                        })?,
-                }
-            } else {
-                layout.slab[i]
-            };
+            let extent = layout
+                .extent(i, numrecs)
+                .ok_or(tensor_core::Error::Overflow {
+                    what: "NetCDF record offset",
+                })?;
             if extent > 0 && begin.checked_add(extent).is_none_or(|end| end > file_len) {
                 return Err(Error::DataPastEnd {
                     name: v.name.clone(),
@@ -146,13 +138,8 @@ impl<'a> Classic<'a> {
     #[must_use]
     pub fn data_range(&self, i: usize) -> std::ops::Range<u64> {
         let begin = self.header.begin[i];
-        let extent = if self.layout.record[i] {
-            self.numrecs
-                .checked_sub(1)
-                .map_or(0, |last| last * self.layout.recsize + self.layout.slab[i])
-        } else {
-            self.layout.slab[i]
-        };
+        // Checked when the file was opened: it lies in the file.
+        let extent = self.layout.extent(i, self.numrecs).unwrap_or_default();
         begin..begin + extent
     }
 

@@ -20,6 +20,22 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The bytes variable `i`'s data spans from its `begin` in a file of `numrecs` records:
+    /// its slab, or for a record variable from its first record to the end of its last;
+    /// `None` on overflow.
+    #[must_use]
+    pub fn extent(&self, i: usize, numrecs: u64) -> Option<u64> {
+        if !self.record[i] {
+            return Some(self.slab[i]);
+        }
+        match numrecs.checked_sub(1) {
+            None => Some(0),
+            Some(last) => last
+                .checked_mul(self.recsize)
+                .and_then(|n| n.checked_add(self.slab[i])),
+        }
+    }
+
     /// The layout of `def` (whose unlimited dimension's length does not matter here).
     pub fn of(def: &Definition) -> Result<Self> {
         let overflow = || tensor_core::Error::Overflow {
