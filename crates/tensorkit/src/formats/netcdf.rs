@@ -101,36 +101,32 @@ fn open_header<'a>(
     if bytes.starts_with(tensor_netcdf::HDF5_SIGNATURE) {
         return open_netcdf4_header(path, bytes, options, held);
     }
-    let set = read(path, bytes, options)?;
     let file = tensor_netcdf::classic::Classic::open_with(bytes, options).map_err(wrap(path))?;
-    let tensors = set
-        .tensors
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let dtype = t.dtype();
-            let shape = t.shape().to_vec();
-            let raw = file.is_contiguous(i) && dtype != Dtype::Bool;
-            Listed {
-                name: t.name,
-                dtype,
-                shape,
-                encoding: None,
-                location: Vec::new(),
-                attributes: t.attributes,
-                span: file.data_range(i),
-                fetch: if raw {
-                    Fetch::Raw(tensor_core::ByteOrder::Big)
-                } else {
-                    Fetch::Decode
-                },
-            }
-        })
-        .collect();
+    let def = file.definition();
+    let mut tensors = Vec::with_capacity(def.variables.len());
+    for (i, v) in def.variables.iter().enumerate() {
+        let dtype = file.dtype(i).map_err(wrap(path))?;
+        let raw = file.is_contiguous(i) && dtype != Dtype::Bool;
+        tensors.push(Listed {
+            name: Some(v.name.clone()),
+            dtype,
+            shape: file.shape(i).map_err(wrap(path))?.to_vec(),
+            encoding: None,
+            location: Vec::new(),
+            attributes: tensor_attributes(def, i, dtype),
+            span: file.data_range(i),
+            fetch: if raw {
+                Fetch::Raw(tensor_core::ByteOrder::Big)
+            } else {
+                Fetch::Decode
+            },
+        });
+    }
+    let (metadata, metadata_types) = metadata(def);
     let listing = Listing {
         format: Format::NETCDF,
-        metadata: set.metadata,
-        metadata_types: set.metadata_types,
+        metadata,
+        metadata_types,
         tensors,
     };
     Ok(Opening::listed(listing, Records(file)))
