@@ -58,7 +58,13 @@ def typed_attributes(attributes: dict[str, Any]) -> dict[str, Any] | None:
     for k, v in m.items():
         if k not in _INTERNAL and k not in values:
             values[k] = v
-    order = (m.get("_file") or {}).get("order") if isinstance(m.get("_file"), dict) else None
+    return _typed_in_order(values, types, m, "order")
+
+
+def _typed_in_order(values: dict[str, Any], types: dict[str, str], m: dict[str, Any], order_key: str) -> dict[str, Any]:
+    """``values`` typed by ``types``, in the order the map's ``_file`` lists under
+    ``order_key`` (those it does not list last, as they come)."""
+    order = m["_file"].get(order_key) if isinstance(m.get("_file"), dict) else None
     if isinstance(order, list):
         rank = {name: i for i, name in enumerate(order)}
         values = dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
@@ -71,9 +77,4 @@ def global_attributes(attributes: dict[str, Any]) -> dict[str, Any] | None:
     if m is None or not isinstance(m.get("_global"), dict):
         return None
     types = m.get("_global_types") if isinstance(m.get("_global_types"), dict) else {}
-    values = m["_global"]
-    order = (m.get("_file") or {}).get("attributes") if isinstance(m.get("_file"), dict) else None
-    if isinstance(order, list):
-        rank = {name: i for i, name in enumerate(order)}
-        values = dict(sorted(values.items(), key=lambda kv: rank.get(kv[0], len(rank))))
-    return {k: _typed(v, types.get(k)) for k, v in values.items()}
+    return _typed_in_order(m["_global"], types, m, "attributes")
