@@ -274,3 +274,33 @@ fn every_writer_keeps_the_tensors_whatever_their_attributes_are_called() {
         }
     }
 }
+
+#[test]
+fn every_writer_writes_a_set_of_no_tensors_that_reads_back_empty_or_refuses_it() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    for format in Format::writable() {
+        let out = dir
+            .path()
+            .join(format!("empty-{}.{}", format.id(), format.extension()));
+        let none: [(&str, tensorkit::TensorView<'_>); 0] = [];
+        match tensorkit::save_tensors(&out, none, &WriteOptions::for_format(format)) {
+            Ok(_) => {
+                let back = tensorkit::open(&out).unwrap_or_else(|e| panic!("{}: {e}", format.id()));
+                assert_eq!(back.tensors().count(), 0, "{}", format.id());
+            }
+            Err(e) => {
+                assert!(
+                    matches!(e, tensorkit::Error::CannotRepresent { .. }),
+                    "{}: {e}",
+                    format.id()
+                );
+                assert!(
+                    !out.exists(),
+                    "{}: a refused write left a file",
+                    format.id()
+                );
+            }
+        }
+    }
+}

@@ -45,6 +45,14 @@ pub(super) fn write(
         .map(str::parse::<Repacking>)
         .transpose()
         .map_err(|e| Error::from(tensor_core::Error::InvalidArgument(e.to_string())))?;
+    // A GRIB file is its messages and nothing else: one of none is an empty file, which no
+    // reader (ecCodes included) can tell from any other empty file.
+    if set.tensors.is_empty() {
+        return Err(Error::CannotRepresent {
+            format: "grib",
+            what: "a set of no tensors: a GRIB file of no messages is an empty file".into(),
+        });
+    }
     let mut notes = Vec::new();
     if let Some(m) = set.metadata.as_ref().filter(|m| !m.is_empty()) {
         notes.push(format!(
