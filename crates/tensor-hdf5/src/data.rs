@@ -342,7 +342,7 @@ fn inflate(data: &[u8], size: u64) -> Result<Vec<u8>> {
 }
 
 /// HDF5's shuffle undone: byte `b` of every element was stored in the `b`-th plane.
-fn unshuffle(data: &[u8], width: usize) -> Vec<u8> {
+pub(crate) fn unshuffle(data: &[u8], width: usize) -> Vec<u8> {
     if width <= 1 || data.len() < width {
         return data.to_vec();
     }
@@ -357,7 +357,7 @@ fn unshuffle(data: &[u8], width: usize) -> Vec<u8> {
 }
 
 /// HDF5's Fletcher-32 over 16-bit big-endian words (a last odd byte as the high half).
-fn fletcher32_of(data: &[u8]) -> u32 {
+pub(crate) fn fletcher32_of(data: &[u8]) -> u32 {
     let (mut sum1, mut sum2) = (0u32, 0u32);
     for block in data.chunks(720) {
         for pair in block.chunks(2) {

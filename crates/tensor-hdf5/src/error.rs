@@ -43,6 +43,9 @@ pub enum Error {
     /// A feature of HDF5 this reader does not read, named.
     #[error("HDF5: {0} is not read by this version")]
     Unsupported(String),
+    /// What was asked of the writer cannot be written, and why.
+    #[error("cannot write HDF5: {0}")]
+    CannotWrite(String),
 }
 
 impl Error {
@@ -63,6 +66,7 @@ impl Kinded for Error {
             Error::BadSignature { .. } | Error::Malformed { .. } => ErrorKind::Malformed,
             Error::Checksum { .. } => ErrorKind::ChecksumMismatch,
             Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::CannotWrite(_) => ErrorKind::InvalidArgument,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod lookup3;
 pub mod message;
 pub mod object_header;
 pub mod superblock;
+pub mod write;
 
 pub use data::Dataset;
 pub use error::{Error, Result};

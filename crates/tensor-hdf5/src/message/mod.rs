@@ -67,6 +67,8 @@ pub mod kind {
     pub const FILL: u16 = 0x5;
     /// Link.
     pub const LINK: u16 = 0x6;
+    /// Group info (new-style groups).
+    pub const GROUP_INFO: u16 = 0xA;
     /// Data layout.
     pub const LAYOUT: u16 = 0x8;
     /// Filter pipeline.

@@ -4,6 +4,8 @@
 //! storage refused by name, every prefix of each file an error, and checksums that catch a
 //! flipped byte.
 
+mod written;
+
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value as Json;
 use std::path::Path;
@@ -165,5 +167,6 @@ fn main() {
             damaged(&path)
         }));
     }
+    trials.extend(written::trials());
     libtest_mimic::run(&args, trials).exit();
 }

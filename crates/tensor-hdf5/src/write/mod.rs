@@ -1,0 +1,514 @@
+//! HDF5 written in pure Rust, streamed: each dataset's elements go to the file as its
+//! caller hands them over (a chunked dataset's a row of chunks at a time, filtered on every
+//! core with the `parallel` feature), and the metadata — chunk B-trees, the global heap,
+//! the object headers and the superblock — follows them at the end, the superblock's
+//! addresses patched last. Memory stays within a row of chunks and the metadata, whatever
+//! the file's size.
+//!
+//! The file is laid out as the HDF5 library lays out what netCDF-C asks of it: a version 2
+//! superblock, version 2 object headers tracking the creation order of links and
+//! attributes, links and attributes in the headers, datasets contiguous or chunked through
+//! a version 1 B-tree (layout version 3), and variable-length values (strings, lists of
+//! object references) in the global heap — what HDF5 1.8 and later read. One group, the
+//! root, holds every dataset.
+
+mod chunks;
+mod encode;
+mod heap;
+mod slab;
+
+pub use chunks::Filters;
+
+use crate::error::{Error, Result};
+use crate::message::kind;
+use chunks::Stored;
+use encode::UNDEFINED;
+use std::io::{Seek, SeekFrom, Write};
+
+/// An element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// A little-endian integer of `size` bytes (1, 2, 4 or 8).
+    Integer {
+        /// Bytes per element.
+        size: u8,
+        /// Two's complement when `true`.
+        signed: bool,
+    },
+    /// A little-endian IEEE float of `size` bytes (2, 4 or 8).
+    Float {
+        /// Bytes per element.
+        size: u8,
+    },
+    /// A fixed-length, null-terminated string of `len` bytes (an empty one as 1 byte).
+    Text {
+        /// Bytes per element.
+        len: u32,
+        /// UTF-8 when `true`, else ASCII.
+        utf8: bool,
+    },
+    /// A variable-length string.
+    VlenText {
+        /// UTF-8 when `true`, else ASCII.
+        utf8: bool,
+    },
+    /// A variable-length list of object references (what dimension scales are attached
+    /// with).
+    References,
+}
+
+impl Type {
+    /// Bytes per element as stored.
+    #[must_use]
+    pub fn size(&self) -> u32 {
+        match *self {
+            Type::Integer { size, .. } | Type::Float { size } => u32::from(size),
+            Type::Text { len, .. } => len.max(1),
+            Type::VlenText { .. } | Type::References => 16,
+        }
+    }
+}
+
+/// An attribute's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Fixed-size elements, little-endian, one after another.
+    Bytes(Vec<u8>),
+    /// Strings, for [`Type::VlenText`].
+    Strings(Vec<String>),
+    /// Lists of datasets, for [`Type::References`].
+    References(Vec<Vec<DatasetId>>),
+}
+
+/// A named attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribute {
+    /// Its name.
+    pub name: String,
+    /// Its element type.
+    pub ty: Type,
+    /// A scalar (one element, no dimension) when `true`, else a list.
+    pub scalar: bool,
+    /// Its elements.
+    pub value: Value,
+}
+
+/// A dataset to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatasetSpec {
+    /// Its element type ([`Type::Integer`], [`Type::Float`] or [`Type::Text`]).
+    pub ty: Type,
+    /// Its shape, outermost first.
+    pub dims: Vec<u64>,
+    /// Each dimension's maximum (`None`: unlimited); the shape when `None`.
+    pub max: Option<Vec<Option<u64>>>,
+    /// Its chunk shape; contiguous when `None` (then neither filters nor an unlimited
+    /// dimension).
+    pub chunks: Option<Vec<u64>>,
+    /// The filters each chunk goes through.
+    pub filters: Filters,
+    /// Its fill value's bytes, when it has one.
+    pub fill: Option<Vec<u8>>,
+}
+
+/// What hands a dataset's elements over: it writes them, C order, little-endian, into the
+/// sink it is given.
+pub type Data<'d> = &'d mut dyn FnMut(&mut dyn Write) -> Result<()>;
+
+/// A dataset written, to refer to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DatasetId(usize);
+
+/// Where a dataset's elements went.
+#[derive(Debug)]
+enum Storage {
+    Contiguous { address: u64, size: u64 },
+    Chunked(Vec<Stored>),
+}
+
+#[derive(Debug)]
+struct Pending {
+    name: String,
+    spec: DatasetSpec,
+    storage: Storage,
+    attributes: Vec<Attribute>,
+}
+
+/// The largest message an object header holds (its size is 16 bits).
+const MAX_MESSAGE: usize = u16::MAX as usize;
+
+/// An HDF5 file being written.
+pub struct Writer<'w, W: Write + Seek + ?Sized> {
+    out: &'w mut W,
+    at: u64,
+    datasets: Vec<Pending>,
+    root: Vec<Attribute>,
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::Core(tensor_core::Error::io("writing HDF5", e))
+}
+
+fn overflow(what: &'static str) -> Error {
+    Error::Core(tensor_core::Error::Overflow { what })
+}
+
+impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
+    /// Starts a file at the start of `out` (the superblock's room reserved).
+    ///
+    /// # Errors
+    /// When `out` cannot be written.
+    pub fn new(out: &'w mut W) -> Result<Self> {
+        out.seek(SeekFrom::Start(0)).map_err(io)?;
+        out.write_all(&[0; encode::SUPERBLOCK_LEN as usize])
+            .map_err(io)?;
+        Ok(Writer {
+            out,
+            at: encode::SUPERBLOCK_LEN,
+            datasets: Vec::new(),
+            root: Vec::new(),
+        })
+    }
+
+    /// Adds a dataset named `name` to the root group, its elements (C order, little-endian)
+    /// written by `data` into the sink it is given — exactly the dataset's bytes. Without
+    /// `data`, no storage is allocated: every element reads as the fill value.
+    ///
+    /// # Errors
+    /// When the spec is not one HDF5 can hold, `data` fails or gives another number of
+    /// bytes, or `out` cannot be written.
+    pub fn dataset(
+        &mut self,
+        name: &str,
+        spec: DatasetSpec,
+        data: Option<Data<'_>>,
+    ) -> Result<DatasetId> {
+        check(name, &spec)?;
+        let width = u64::from(spec.ty.size());
+        let total = spec
+            .dims
+            .iter()
+            .try_fold(width, |n, &d| n.checked_mul(d))
+            .ok_or(overflow("HDF5 dataset size"))?;
+        let storage = match (&spec.chunks, data) {
+            (None, None) => Storage::Contiguous {
+                address: UNDEFINED,
+                size: total,
+            },
+            (Some(_), None) => Storage::Chunked(Vec::new()),
+            (None, Some(data)) => {
+                let address = if total == 0 { UNDEFINED } else { self.at };
+                let mut sink = Counted {
+                    out: &mut *self.out,
+                    written: 0,
+                    limit: total,
+                };
+                data(&mut sink)?;
+                if sink.written != total {
+                    return Err(short(name, sink.written, total));
+                }
+                self.at += total;
+                Storage::Contiguous {
+                    address,
+                    size: total,
+                }
+            }
+            (Some(chunk), Some(data)) => {
+                let mut sink = slab::Slabs::new(&spec, chunk, &mut *self.out, self.at)?;
+                data(&mut sink)?;
+                let (stored, at, written) = sink.finish()?;
+                if written != total {
+                    return Err(short(name, written, total));
+                }
+                self.at = at;
+                Storage::Chunked(stored)
+            }
+        };
+        self.datasets.push(Pending {
+            name: name.to_owned(),
+            spec,
+            storage,
+            attributes: Vec::new(),
+        });
+        Ok(DatasetId(self.datasets.len() - 1))
+    }
+
+    /// Adds `attribute` to `dataset`, or to the root group when `None`.
+    pub fn attribute(&mut self, dataset: Option<DatasetId>, attribute: Attribute) {
+        match dataset {
+            Some(DatasetId(d)) => self.datasets[d].attributes.push(attribute),
+            None => self.root.push(attribute),
+        }
+    }
+
+    /// Writes the metadata and the superblock. Returns the file's length.
+    ///
+    /// # Errors
+    /// When an attribute is too large for an object header (64 KiB), a reference names no
+    /// dataset, or `out` cannot be written.
+    pub fn finish(self) -> Result<u64> {
+        let Writer {
+            out,
+            mut at,
+            datasets,
+            root,
+        } = self;
+        // The chunk B-trees, whose addresses the layouts need.
+        let mut trees = Vec::new();
+        let mut btree = vec![UNDEFINED; datasets.len()];
+        for (i, d) in datasets.iter().enumerate() {
+            if let (Storage::Chunked(stored), Some(chunk)) = (&d.storage, &d.spec.chunks)
+                && !stored.is_empty()
+            {
+                let (bytes, root) = chunks::btree(stored, chunk, at);
+                at += bytes.len() as u64;
+                btree[i] = root;
+                trees.push(bytes);
+            }
+        }
+        // The heap, whose objects' places the attributes need.
+        let mut heap = heap::Heap::default();
+        let all = datasets
+            .iter()
+            .map(|d| &d.attributes)
+            .chain(std::iter::once(&root));
+        let objects: Vec<Vec<Vec<Option<usize>>>> = all
+            .map(|attrs| {
+                attrs
+                    .iter()
+                    .map(|a| heap_objects(a, &mut heap, datasets.len()))
+                    .collect()
+            })
+            .collect::<Result<_>>()?;
+        let placed = heap.place(at);
+        at += placed.len;
+        let vlen = |o: &Option<usize>, n: u32| -> Vec<u8> {
+            let mut e = Vec::with_capacity(16);
+            encode::put_u32(&mut e, n);
+            match o {
+                Some(k) => {
+                    encode::put_u64(&mut e, placed.ids[*k].0);
+                    encode::put_u32(&mut e, placed.ids[*k].1);
+                }
+                None => e.extend_from_slice(&[0; 12]),
+            }
+            e
+        };
+        let attribute_messages = |attrs: &[Attribute], objects: &[Vec<Option<usize>>]| {
+            let mut messages = vec![(
+                kind::ATTRIBUTE_INFO,
+                0x04,
+                encode::attribute_info(u16::try_from(attrs.len()).unwrap_or(u16::MAX)),
+            )];
+            for (a, objects) in attrs.iter().zip(objects) {
+                let data = match &a.value {
+                    Value::Bytes(b) => b.clone(),
+                    Value::Strings(s) => s
+                        .iter()
+                        .zip(objects)
+                        .flat_map(|(s, o)| vlen(o, s.len() as u32))
+                        .collect(),
+                    Value::References(r) => r
+                        .iter()
+                        .zip(objects)
+                        .flat_map(|(r, o)| vlen(o, r.len() as u32))
+                        .collect(),
+                };
+                let m = encode::attribute(a, &data);
+                if m.len() > MAX_MESSAGE {
+                    return Err(Error::CannotWrite(format!(
+                        "attribute {:?} takes {} bytes, past the {MAX_MESSAGE} an object \
+                         header's message holds (dense attribute storage is not written)",
+                        a.name,
+                        m.len()
+                    )));
+                }
+                messages.push((kind::ATTRIBUTE, 0, m));
+            }
+            Ok(messages)
+        };
+        // The datasets' headers, then the root group's.
+        let mut headers = Vec::with_capacity(datasets.len() + 1);
+        let mut addresses = Vec::with_capacity(datasets.len());
+        for (i, d) in datasets.iter().enumerate() {
+            let width = d.spec.ty.size();
+            let chunked = d.spec.chunks.is_some();
+            let mut messages = vec![
+                (
+                    kind::DATASPACE,
+                    0,
+                    encode::dataspace(Some(&d.spec.dims), d.spec.max.as_deref(), false),
+                ),
+                (kind::DATATYPE, 1, encode::datatype(d.spec.ty)),
+                (
+                    kind::FILL,
+                    1,
+                    encode::fill_value(chunked, d.spec.fill.as_deref()),
+                ),
+            ];
+            if d.spec.filters.any() {
+                messages.push((
+                    kind::PIPELINE,
+                    1,
+                    encode::pipeline(&d.spec.filters.entries(width)),
+                ));
+            }
+            let layout = match (&d.storage, &d.spec.chunks) {
+                (Storage::Contiguous { address, size }, _) => encode::contiguous(*address, *size),
+                (Storage::Chunked(_), Some(chunk)) => encode::chunked(btree[i], chunk, width),
+                (Storage::Chunked(_), None) => unreachable!("chunks are stored only with a shape"),
+            };
+            messages.push((kind::LAYOUT, 0, layout));
+            messages.extend(attribute_messages(&d.attributes, &objects[i])?);
+            let header = encode::object_header(&messages);
+            addresses.push(at);
+            at += header.len() as u64;
+            headers.push(header);
+        }
+        let mut messages = vec![
+            (kind::LINK_INFO, 0, encode::link_info(datasets.len() as u64)),
+            (kind::GROUP_INFO, 1, encode::group_info()),
+        ];
+        for (i, d) in datasets.iter().enumerate() {
+            messages.push((kind::LINK, 0, encode::link(&d.name, addresses[i], i as u64)));
+        }
+        messages.extend(attribute_messages(&root, &objects[datasets.len()])?);
+        let root_header = encode::object_header(&messages);
+        let root_address = at;
+        at += root_header.len() as u64;
+        let heap_bytes = heap.encode(&placed, &|d| addresses[d]);
+        for bytes in trees
+            .iter()
+            .chain([&heap_bytes])
+            .chain(&headers)
+            .chain([&root_header])
+        {
+            out.write_all(bytes).map_err(io)?;
+        }
+        out.seek(SeekFrom::Start(0)).map_err(io)?;
+        out.write_all(&encode::superblock(root_address, at))
+            .map_err(io)?;
+        out.seek(SeekFrom::Start(at)).map_err(io)?;
+        out.flush().map_err(io)?;
+        Ok(at)
+    }
+}
+
+/// The heap objects an attribute's elements point at (`None` for an empty one), added to
+/// `heap`.
+fn heap_objects(
+    a: &Attribute,
+    heap: &mut heap::Heap,
+    datasets: usize,
+) -> Result<Vec<Option<usize>>> {
+    Ok(match &a.value {
+        Value::Bytes(_) => Vec::new(),
+        Value::Strings(s) => s
+            .iter()
+            .map(|s| (!s.is_empty()).then(|| heap.add(heap::Object::Bytes(s.as_bytes().to_vec()))))
+            .collect(),
+        Value::References(r) => r
+            .iter()
+            .map(|list| {
+                if let Some(bad) = list.iter().find(|d| d.0 >= datasets) {
+                    return Err(Error::CannotWrite(format!(
+                        "attribute {:?} refers to dataset {} of {datasets}",
+                        a.name, bad.0
+                    )));
+                }
+                Ok((!list.is_empty()).then(|| {
+                    heap.add(heap::Object::References(list.iter().map(|d| d.0).collect()))
+                }))
+            })
+            .collect::<Result<_>>()?,
+    })
+}
+
+fn short(name: &str, written: u64, total: u64) -> Error {
+    Error::CannotWrite(format!(
+        "dataset {name:?}: {written} bytes were given for its {total}"
+    ))
+}
+
+/// Refuses what HDF5 cannot hold or this writer does not write.
+fn check(name: &str, spec: &DatasetSpec) -> Result<()> {
+    let bad = |why: String| Err(Error::CannotWrite(format!("dataset {name:?}: {why}")));
+    if name.is_empty() || name.contains('/') || name == "." {
+        return bad("a name must be non-empty and hold no '/'".into());
+    }
+    if !matches!(
+        spec.ty,
+        Type::Integer { .. } | Type::Float { .. } | Type::Text { .. }
+    ) {
+        return bad("variable-length elements are not written as datasets".into());
+    }
+    if spec.dims.len() > 32 {
+        return bad(format!("{} dimensions (HDF5 holds 32)", spec.dims.len()));
+    }
+    if let Some(max) = &spec.max {
+        if max.len() != spec.dims.len() {
+            return bad("its maxima and its shape differ in rank".into());
+        }
+        if max
+            .iter()
+            .zip(&spec.dims)
+            .any(|(m, d)| m.is_some_and(|m| m < *d))
+        {
+            return bad("a maximum below its dimension".into());
+        }
+    }
+    let unlimited = spec
+        .max
+        .as_ref()
+        .is_some_and(|m| m.iter().any(Option::is_none));
+    match &spec.chunks {
+        None if unlimited || spec.filters.any() => {
+            bad("an unlimited dimension or a filter needs chunked storage".into())
+        }
+        None => Ok(()),
+        Some(chunk) => {
+            if chunk.len() != spec.dims.len() || spec.dims.is_empty() {
+                return bad("a chunk shape must have the dataset's rank (at least 1)".into());
+            }
+            let bytes = chunk
+                .iter()
+                .try_fold(u64::from(spec.ty.size()), |n, &c| {
+                    (c > 0 && u32::try_from(c).is_ok())
+                        .then_some(n.checked_mul(c))
+                        .flatten()
+                })
+                .filter(|&n| n < 1 << 32);
+            if bytes.is_none() {
+                return bad(format!(
+                    "chunks of {chunk:?} elements (each must hold 1 to 4 GiB)"
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A sink writing straight to the file, counting, refusing more than `limit` bytes.
+struct Counted<'a, W: Write + ?Sized> {
+    out: &'a mut W,
+    written: u64,
+    limit: u64,
+}
+
+impl<W: Write + ?Sized> Write for Counted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.written + buf.len() as u64 > self.limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "more bytes than the dataset holds",
+            ));
+        }
+        self.out.write_all(buf)?;
+        self.written += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
