@@ -39,11 +39,13 @@ pub mod classic;
 mod error;
 mod model;
 pub mod netcdf4;
+pub mod output;
 pub mod types;
 
 pub use attribute::{Attribute, Values};
 pub use error::{Error, Result};
 pub use model::{BOOL_MARK, Definition, Dimension, Variable, marked_bool};
+pub use output::Output;
 pub use tensor_core::ReadOptions;
 pub use types::NcType;
 
@@ -161,7 +163,7 @@ impl tensor_dtype::Format for NetcdfFormat {
         extensions: &["nc", "nc3", "nc4", "cdf", "netcdf"],
         writes: true,
         reserved_keys: &[],
-        write_choices: &[],
+        write_choices: &[tensor_dtype::WriteChoice::Packing],
         header_read_ahead: None,
         header_reserve: 0,
         holds_attributes: true,

@@ -368,7 +368,10 @@ pub struct Target {
     /// everything else is stored as it is; `none` stores every tensor as it is. GRIB output:
     /// the packing every field is packed with — `simple`, `simple:BITS`, `ccsds`,
     /// `ccsds:BITS`, `ieee`, `ieee64` — every other section kept as it is (by default each
-    /// field read from GRIB keeps its own packing).
+    /// field read from GRIB keeps its own packing). NetCDF output: the format and its
+    /// filters — `classic`, `64bit-offset`, `cdf5`, `netcdf4`, `netcdf4-classic`, and for
+    /// NetCDF-4 `shuffle`, `deflate[:LEVEL]`, `fletcher32` (e.g. `netcdf4,shuffle,deflate:4`;
+    /// by default a file read from NetCDF keeps its format, anything else is NetCDF-3).
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same
@@ -442,8 +445,9 @@ impl Target {
                 }
             })?),
         };
-        // GRIB names its packing with the same option; Tensogram's stages mean nothing there.
-        if target == tensorkit::Format::GRIB {
+        // GRIB names its packing, NetCDF its format and filters, with the same option;
+        // Tensogram's stages mean nothing there.
+        if target.offers(tensorkit::dtype::WriteChoice::Packing).is_ok() {
             return Ok(tensorkit::WriteOptions {
                 format: Some(target),
                 packing: self.pipeline.clone(),

@@ -97,8 +97,9 @@ pub(crate) struct Options {
 }
 
 impl Options {
-    /// The library's options these describe.
-    fn resolve(&self) -> PyResult<WriteOptions> {
+    /// The library's options these describe, for a file written to `path` (whose extension
+    /// names the format when the options do not).
+    fn resolve(&self, path: Option<&std::path::Path>) -> PyResult<WriteOptions> {
         let format = self
             .format
             .as_deref()
@@ -108,7 +109,8 @@ impl Options {
                     invalid(format!("unknown format {id:?}; one of {}", ids.join(", ")))
                 })
             })
-            .transpose()?;
+            .transpose()?
+            .or_else(|| path.and_then(Format::from_extension));
         let metadata = self
             .metadata
             .as_ref()
@@ -129,13 +131,15 @@ impl Options {
                 })
             })
             .transpose()?;
-        // GRIB names its packing with `pipeline`; Tensogram's stages mean nothing there.
-        let grib = format == Some(Format::GRIB);
-        let packing = grib.then(|| self.pipeline.clone()).flatten();
+        // GRIB names its packing, NetCDF its format and filters, with `pipeline`; Tensogram's
+        // stages mean nothing there.
+        let packed = format
+            .is_some_and(|f| f.offers(tensorkit::dtype::WriteChoice::Packing).is_ok());
+        let packing = packed.then(|| self.pipeline.clone()).flatten();
         let pipeline = self
             .pipeline
             .as_deref()
-            .filter(|_| !grib)
+            .filter(|_| !packed)
             .map(PipelineSpec::parse)
             .transpose()
             .map_err(to_py)?
@@ -191,7 +195,7 @@ pub(crate) fn save(
     tensors: Vec<Entry<'_>>,
     options: Options,
 ) -> PyResult<Vec<String>> {
-    let options = options.resolve()?;
+    let options = options.resolve(Some(&path))?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     py.detach(|| tensorkit::save_tensors(&path, views, &options))
@@ -205,7 +209,7 @@ pub(crate) fn serialize<'py>(
     tensors: Vec<Entry<'py>>,
     options: Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let options = options.resolve()?;
+    let options = options.resolve(None)?;
     let entries = Entries::new(&tensors)?;
     let views = entries.views()?;
     let bytes = py
@@ -222,7 +226,7 @@ pub(crate) fn convert(
     dst: PathBuf,
     options: Options,
 ) -> PyResult<Vec<String>> {
-    let options = options.resolve()?;
+    let options = options.resolve(Some(&dst))?;
     py.detach(|| {
         let file = tensorkit::open(&src)?;
         tensorkit::save(&dst, &file, &options)

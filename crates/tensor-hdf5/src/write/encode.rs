@@ -95,12 +95,12 @@ pub(super) fn datatype(ty: Type) -> Vec<u8> {
     out
 }
 
-/// A dataspace message (version 2): a scalar when `dims` is `None`, null when `null`, else
-/// simple, with maxima (`None`: unlimited) when any differs from its dimension.
-pub(super) fn dataspace(dims: Option<&[u64]>, max: Option<&[Option<u64>]>, null: bool) -> Vec<u8> {
+/// A dataspace message (version 2): a scalar when `dims` is `None`, else simple, with
+/// maxima (`None`: unlimited) when given.
+pub(super) fn dataspace(dims: Option<&[u64]>, max: Option<&[Option<u64>]>) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + 16 * dims.map_or(0, <[u64]>::len));
     let dims = dims.unwrap_or(&[]);
-    let kind = if null { 2 } else { u8::from(!dims.is_empty()) };
+    let kind = u8::from(!dims.is_empty());
     let rank = u8::try_from(dims.len()).unwrap_or(u8::MAX);
     out.extend_from_slice(&[2, rank, u8::from(max.is_some()), kind]);
     for &d in dims {
@@ -222,13 +222,12 @@ pub(super) fn attribute(a: &Attribute, data: &[u8]) -> Vec<u8> {
         Value::Strings(s) => s.len() as u64,
         Value::References(r) => r.len() as u64,
     };
+    // Empty text is one byte, its terminator, as netCDF-C stores it.
     let empty_text = matches!(a.ty, Type::Text { len: 0, .. });
-    let dataspace = if empty_text {
-        dataspace(None, None, true)
-    } else if a.scalar {
-        dataspace(None, None, false)
+    let dataspace = if a.scalar || empty_text {
+        dataspace(None, None)
     } else {
-        dataspace(Some(&[count]), None, false)
+        dataspace(Some(&[count]), None)
     };
     let utf8 = !a.name.is_ascii();
     let mut out = vec![3, 0];
@@ -243,7 +242,9 @@ pub(super) fn attribute(a: &Attribute, data: &[u8]) -> Vec<u8> {
     out.push(0);
     out.extend_from_slice(&datatype);
     out.extend_from_slice(&dataspace);
-    if !empty_text {
+    if empty_text {
+        out.push(0);
+    } else {
         out.extend_from_slice(data);
     }
     out

@@ -337,7 +337,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
                 (
                     kind::DATASPACE,
                     0,
-                    encode::dataspace(Some(&d.spec.dims), d.spec.max.as_deref(), false),
+                    encode::dataspace(Some(&d.spec.dims), d.spec.max.as_deref()),
                 ),
                 (kind::DATATYPE, 1, encode::datatype(d.spec.ty)),
                 (

@@ -195,9 +195,89 @@ fn run() -> Result<(), Failed> {
         .map_err(|e| Failed::from(e.to_string()))
 }
 
+/// `def` written as NetCDF-4 (every filter on when `filtered`) and read back: the same
+/// definition, and the same elements (little-endian, as the writer takes them).
+fn round_trip_netcdf4(def: &Definition, seed: u64, filtered: bool) -> Result<(), TestCaseError> {
+    use tensor_netcdf::netcdf4::{Netcdf4, write};
+    let data: Vec<Vec<u8>> = (0..def.variables.len())
+        .map(|i| {
+            let n: u64 = def.shape(i).iter().product();
+            let t = def.variables[i].nc_type;
+            let mut bytes = values(t, seed + i as u64, n as usize)
+                .to_be_bytes()
+                .expect("numeric values");
+            tensor_core::byte_order::swap_in_place(&mut bytes, t.size() as usize).unwrap();
+            bytes
+        })
+        .collect();
+    let mut storage = write::Storage::default();
+    if filtered {
+        storage.filters.shuffle = true;
+        storage.filters.deflate = Some(1);
+        storage.filters.fletcher32 = true;
+    }
+    let mut out = std::io::Cursor::new(Vec::new());
+    let len = write::write(&mut out, def, &storage, false, &mut |i, sink| {
+        for piece in data[i].chunks(5) {
+            sink.write_all(piece)
+                .map_err(|e| tensor_core::Error::io("test", e))?;
+        }
+        Ok(())
+    })
+    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let bytes = out.into_inner();
+    prop_assert_eq!(len, bytes.len() as u64);
+    let f = Netcdf4::open_with(&bytes, &tensor_core::ReadOptions::default())
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut read_as = def.clone();
+    read_as.format = Some("NETCDF4".to_owned());
+    prop_assert_eq!(f.definition(), &read_as);
+    for (i, want) in data.iter().enumerate() {
+        let mut got = vec![0u8; want.len()];
+        f.read_into(i, &mut got)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&got, want, "variable {}", i);
+    }
+    Ok(())
+}
+
+fn run_netcdf4() -> Result<(), Failed> {
+    let mut runner = TestRunner::new(Config {
+        cases: 100,
+        ..Config::default()
+    });
+    let strategy = (
+        any::<u64>(),
+        any::<bool>(),
+        prop::collection::vec(1u64..40, 0..3),
+        prop::option::of(0u64..6),
+        prop::collection::vec(
+            (
+                any::<usize>(),
+                prop::collection::vec(any::<usize>(), 0..3),
+                any::<bool>(),
+            ),
+            0..5,
+        ),
+    );
+    runner
+        .run(&strategy, |(seed, filtered, dims, records, vars)| {
+            let seed = seed % 1000;
+            round_trip_netcdf4(
+                &definition(seed, true, &dims, records, vars),
+                seed,
+                filtered,
+            )
+        })
+        .map_err(|e| Failed::from(e.to_string()))
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
-    vec![Trial::test(
-        "round_trip::random_definitions_and_values",
-        run,
-    )]
+    vec![
+        Trial::test("round_trip::random_definitions_and_values", run),
+        Trial::test(
+            "round_trip::netcdf4_random_definitions_and_values",
+            run_netcdf4,
+        ),
+    ]
 }

@@ -413,7 +413,8 @@ def save(
     ``gridType`` with its keys (``Ni``, ``Nj``, the corners, the increments; ``N`` and ``pl``
     for Gaussian grids), ``mars`` keys, ``packingType`` and ``bitsPerValue`` — or, keyed by
     tensor name, each field's own; a field's ``attributes`` win over them. ``pipeline``
-    names GRIB's packing (``"ccsds"``, ``"simple:16"``...). ``quantize``
+    names GRIB's packing (``"ccsds"``, ``"simple:16"``...), or NetCDF's format and filters
+    (``"netcdf4,shuffle,deflate:4"``, ``"cdf5"``: see :func:`convert`). ``quantize``
     (GGUF only: ``"Q8_0"``, ``"Q4_0"``...) quantizes the weight matrices as gguf-py does,
     byte for byte. ``pipeline`` chooses
     Tensogram's stages (``"simple_packing:16,szip"``); ``allow_extensions`` also writes what
@@ -539,7 +540,12 @@ def convert(
     unchanged; ``pipeline`` names a packing instead — ``"simple"``, ``"simple:BITS"``,
     ``"ccsds"``, ``"ccsds:BITS"``, ``"complex"``, ``"complex:BITS"``, ``"ieee"``,
     ``"ieee64"`` — every other section kept byte for byte, as ``tensorkit convert`` does (GRIB
-    into GRIB keeps messages of several fields whole)."""
+    into GRIB keeps messages of several fields whole).
+
+    NetCDF out (``dst`` named ``.nc``, or ``format="netcdf"``): ``pipeline`` names the format
+    and NetCDF-4's filters — ``"netcdf4"``, ``"netcdf4,shuffle,deflate:4"``,
+    ``"netcdf4-classic"``, ``"classic"``, ``"64bit-offset"``, ``"cdf5"`` (``fletcher32`` too);
+    by default a file read from NetCDF keeps its format and anything else is NetCDF-3."""
     if format == "grib" or (format is None and os.fspath(dst).lower().endswith(_grib_extensions())):
         try:
             with io.open(src, "rb") as f:  # `open` here is tensorkit's

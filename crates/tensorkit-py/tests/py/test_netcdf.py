@@ -1,4 +1,4 @@
-"""NetCDF-3 against netCDF4-python (its wheel bundles libnetcdf), ncdump and xarray: tensorkit
+"""NetCDF-3 and NetCDF-4 against netCDF4-python (its wheel bundles libnetcdf), ncdump and xarray: tensorkit
 reads every file netCDF4 wrote with its values, types and attributes; what tensorkit writes —
 from NetCDF through Tensogram and zTensor, from plain arrays, from xarray's files — netCDF4,
 ncdump and xarray read back with the same values, types and attributes."""
@@ -245,17 +245,108 @@ def test_unpacked_on_request_as_xarray_decodes(testdata, tmp_path):
 
 @pytest.mark.parametrize("via", ["tgm", "zt"])
 def test_netcdf4_through_other_formats_is_the_same_dataset_as_netcdf3(testdata, tmp_path, via):
-    """A NetCDF-4 file through Tensogram or zTensor comes back as NetCDF-3 with the same
-    dimensions, variables, attributes (types too) and values, and opens in the engine as
-    xarray opens the NetCDF-4 file."""
+    """A NetCDF-4 file through Tensogram or zTensor comes back as NetCDF-4 (the format it
+    carries), and as NetCDF-3 on request, with the same dimensions, variables, attributes
+    (types too) and values, and opens in the engine as xarray opens the NetCDF-4 file."""
     xr = pytest.importorskip("xarray")
     for path in netcdf4_files(testdata):
         middle = tmp_path / f"{path.stem}.{via}"
         back = tmp_path / f"{path.stem}_back.nc"
         tensorkit.convert(path, middle)
         tensorkit.convert(middle, back)
+        same_dataset(dataset(back), dataset(path))
+        tensorkit.convert(middle, back, pipeline="cdf5")
         ours, theirs = dataset(back), dataset(path)
-        theirs["format"] = ours["format"]  # NetCDF-3 now
+        assert ours["format"] == "NETCDF3_64BIT_DATA"
+        theirs["format"] = ours["format"]
         same_dataset(ours, theirs)
         with xr.open_dataset(path) as a, xr.open_dataset(middle, engine="tensorkit") as b:
             xr.testing.assert_identical(b.load(), a.load())
+
+
+@pytest.mark.parametrize("pipeline", ["netcdf4", "netcdf4,shuffle,deflate:4,fletcher32"])
+def test_netcdf4_tensorkit_writes_reads_in_netcdf4_as_the_file_it_came_from(testdata, tmp_path, pipeline):
+    """Every reference file, NetCDF-3 or NetCDF-4, written as NetCDF-4 (plain, or chunked
+    through every filter) reads in netCDF4-python with the same dimensions, variables,
+    attributes (types too) and values, and in ncdump as the same dataset."""
+    ncdump = shutil.which("ncdump")
+    for path in reference_files(testdata) + netcdf4_files(testdata):
+        out = tmp_path / f"{path.parent.name}_{path.stem}.nc"
+        tensorkit.convert(path, out, pipeline=pipeline)
+        ours, theirs = dataset(out), dataset(path)
+        assert ours["format"] == "NETCDF4"
+        theirs["format"] = "NETCDF4"
+        same_dataset(ours, theirs)
+        with netCDF4.Dataset(out) as ds:
+            for v in ds.variables.values():
+                if "deflate" in pipeline and v.dimensions:
+                    assert v.filters()["zlib"] and v.filters()["shuffle"] and v.filters()["fletcher32"], v.name
+        if ncdump:
+            a = subprocess.run([ncdump, str(path)], capture_output=True, text=True, check=True).stdout
+            b = subprocess.run([ncdump, str(out)], capture_output=True, text=True, check=True).stdout
+            assert a.split("\n", 1)[1] == b.split("\n", 1)[1], path.name
+
+
+def test_netcdf4_features_netcdf4_python_writes_come_back_through_tensogram(tmp_path):
+    """What NetCDF-4 holds beyond NetCDF-3 — the unsigned and 64-bit types, string
+    attributes of several strings, two unlimited dimensions, a scalar, fill values, a
+    variable of many deflated chunks — written by netCDF4-python, through Tensogram and back
+    to NetCDF-4, reads in netCDF4-python and xarray as the file it came from."""
+    xr = pytest.importorskip("xarray")
+    src = tmp_path / "features.nc"
+    rng = np.random.default_rng(7)
+    with netCDF4.Dataset(src, "w") as ds:
+        ds.createDimension("time", None)
+        ds.createDimension("member", None)
+        ds.createDimension("lat", 181)
+        ds.createDimension("lon", 360)
+        ds.setncattr_string("sources", ["era5", "ifs", ""])
+        ds.history = "made by netCDF4-python"
+        ds.version = np.uint64(2**63 + 5)
+        lat = ds.createVariable("lat", "f8", ("lat",))
+        lat[:] = np.linspace(90, -90, 181)
+        lat.units = "degrees_north"
+        t = ds.createVariable("t2m", "f4", ("time", "lat", "lon"), zlib=True, complevel=3, shuffle=True, chunksizes=(1, 45, 90), fill_value=np.float32(-1e30))
+        t[0:3] = rng.standard_normal((3, 181, 360)).astype("f4")
+        t.setncattr_string("cell_methods", ["time: mean"])
+        u = ds.createVariable("counts", "u8", ("member",))
+        u[0:4] = np.array([0, 1, 2**64 - 1, 7], dtype="u8")
+        b = ds.createVariable("flags", "u1", ("lat",))
+        b[:] = np.arange(181) % 256
+        s = ds.createVariable("scalar", "i8")
+        s[...] = -(2**62)
+    out = tmp_path / "features.tgm"
+    back = tmp_path / "features_back.nc"
+    tensorkit.convert(src, out)
+    tensorkit.convert(out, back, pipeline="shuffle,deflate:1")
+    ours, theirs = dataset(back), dataset(src)
+    same_dataset(ours, theirs)
+    with xr.open_dataset(src) as a, xr.open_dataset(back) as b:
+        xr.testing.assert_identical(b.load(), a.load())
+    try:
+        import h5netcdf  # noqa: F401
+    except ImportError:
+        return
+    with xr.open_dataset(src, engine="h5netcdf") as a, xr.open_dataset(back, engine="h5netcdf") as b:
+        xr.testing.assert_identical(b.load(), a.load())
+
+
+def test_arrays_saved_as_netcdf4_read_in_netcdf4_and_xarray(tmp_path):
+    xr = pytest.importorskip("xarray")
+    rng = np.random.default_rng(5)
+    arrays = {
+        "t": rng.standard_normal((40, 50)).astype("f4"),
+        "mask": rng.random((40,)) > 0.5,
+        "big": np.arange(3 * 1024 * 512, dtype="f8").reshape(3, 1024, 512),
+    }
+    path = tmp_path / "arrays4.nc"
+    tensorkit.save(path, arrays, attributes={"t": {"units": "K"}}, metadata={"title": "saved"}, pipeline="deflate:1")
+    with netCDF4.Dataset(path) as ds:
+        assert ds.data_model == "NETCDF4" and ds.title == "saved"
+        assert ds["t"].units == "K" and ds["t"].filters()["zlib"]
+        assert ds["big"].chunking() == [1, 256, 512]
+        for name, a in arrays.items():
+            got = np.array(ds[name][...])
+            assert np.array_equal(got.astype(a.dtype), a), name
+    with xr.open_dataset(path) as ds:
+        assert ds["mask"].dtype == bool and np.array_equal(ds["mask"].values, arrays["mask"])

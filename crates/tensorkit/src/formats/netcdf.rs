@@ -13,7 +13,9 @@ use tensor_core::cbor::Value as Cbor;
 use tensor_core::{Held, Limits, ReadOptions};
 use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer};
 use tensor_netcdf::carried;
-use tensor_netcdf::{Attribute, Definition, Dimension, NcType, Netcdf, NetcdfFormat, Variable};
+use tensor_netcdf::{
+    Attribute, Definition, Dimension, NcType, Netcdf, NetcdfFormat, Output, Variable,
+};
 
 /// NetCDF, as the front door reads and writes it.
 pub(crate) struct NetcdfAdapter;
@@ -50,9 +52,9 @@ impl Adapter for NetcdfAdapter {
         set: &TensorSet<'_>,
         out: &mut dyn tensor_core::atomic::WriteSeek,
         path: &Path,
-        _: &Writing<'_>,
+        writing: &Writing<'_>,
     ) -> Result<Vec<String>> {
-        write(set, out, path)
+        write(set, out, path, writing.packing)
     }
 
     fn outline(&self, set: &TensorSet<'_>, name: &str) -> Option<String> {
@@ -509,10 +511,24 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
             nc_type,
         });
     }
-    let mut attributes = global_attributes(set, global.unwrap_or_default());
-    // NetCDF-3 has no strings: a string attribute of one string (NetCDF-4's) becomes text.
-    for (of, list) in std::iter::once(("the file".to_owned(), &mut attributes)).chain(
-        variables
+    let attributes = global_attributes(set, global.unwrap_or_default());
+    Ok(Planned {
+        def: Definition {
+            dimensions: dims,
+            attributes,
+            variables,
+            format,
+        },
+        tensor_of,
+        notes,
+    })
+}
+
+/// NetCDF-3 has no strings: a string attribute of one string (NetCDF-4's) becomes text,
+/// said so in `notes`; one of several is refused.
+fn strings_as_text(def: &mut Definition, notes: &mut Vec<String>) -> Result<()> {
+    for (of, list) in std::iter::once(("the file".to_owned(), &mut def.attributes)).chain(
+        def.variables
             .iter_mut()
             .map(|v| (format!("variable {:?}", v.name), &mut v.attributes)),
     ) {
@@ -522,7 +538,7 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
                     return Err(Error::CannotRepresent {
                         format: FORMAT,
                         what: format!(
-                            "{of}: attribute {:?} of {} strings (NetCDF-3 holds one text an attribute)",
+                            "{of}: attribute {:?} of {} strings (NetCDF-3 holds one text an attribute; NetCDF-4 holds them: --pipeline netcdf4)",
                             a.name,
                             s.len()
                         ),
@@ -536,16 +552,7 @@ fn plan(set: &TensorSet<'_>) -> Result<Planned> {
             }
         }
     }
-    Ok(Planned {
-        def: Definition {
-            dimensions: dims,
-            attributes,
-            variables,
-            format,
-        },
-        tensor_of,
-        notes,
-    })
+    Ok(())
 }
 
 /// The file's attributes: those the tensors carry (`_global`, typed and in order), as the
@@ -597,29 +604,44 @@ fn global_attributes(set: &TensorSet<'_>, carried: Vec<Attribute>) -> Vec<Attrib
     out
 }
 
-/// Writes `set` as NetCDF-3, streamed: each tensor's elements converted to big-endian run by
-/// run on their way to the file.
+/// Writes `set` as NetCDF-3 or NetCDF-4 (as `packing` names it, else as the file it was
+/// read from was), streamed: each tensor's elements go to the file run by run (made
+/// big-endian on their way for NetCDF-3).
 fn write(
     set: &TensorSet<'_>,
     out: &mut dyn tensor_core::atomic::WriteSeek,
     path: &Path,
+    packing: Option<&str>,
 ) -> Result<Vec<String>> {
     let Planned {
-        def,
+        mut def,
         tensor_of,
-        notes,
+        mut notes,
     } = plan(set)?;
+    let output = match packing {
+        Some(spec) => Output::parse(spec, &def).map_err(|e| Error::UnknownTarget {
+            what: e.to_string(),
+        })?,
+        None => Output::of(&def),
+    };
+    let big_endian = matches!(output, Output::Classic(_));
+    if big_endian {
+        strings_as_text(&mut def, &mut notes)?;
+    }
     let mut carried = super::Carried::default();
-    let written = tensor_netcdf::classic::write::write(out, &def, None, &mut |i, sink| {
+    let mut data = |i: usize, sink: &mut dyn std::io::Write| -> tensor_netcdf::Result<()> {
         let t = &set.tensors[tensor_of[i]];
         let width = t.dtype().byte_width().max(1);
         let mut pending: Vec<u8> = Vec::new();
         let result = t.stream(&set.limits, &mut |run| {
+            let io = |e| tensor_core::Error::io("writing NetCDF", e);
+            if !big_endian {
+                return Ok(sink.write_all(run).map_err(io)?);
+            }
             pending.extend_from_slice(run);
             let whole = pending.len() - pending.len() % width;
             tensor_core::byte_order::swap_in_place(&mut pending[..whole], width)?;
-            sink.write_all(&pending[..whole])
-                .map_err(|e| tensor_core::Error::io("writing NetCDF", e))?;
+            sink.write_all(&pending[..whole]).map_err(io)?;
             pending.drain(..whole);
             Ok(())
         });
@@ -628,7 +650,17 @@ fn write(
                 tensor_netcdf::Error::Core(tensor_core::Error::InvalidArgument(m))
             })
         })
-    });
+    };
+    let written = match output {
+        Output::Classic(version) => {
+            tensor_netcdf::classic::write::write(out, &def, version, &mut data).map(|_| ())
+        }
+        Output::Netcdf4 {
+            storage,
+            classic_model,
+        } => tensor_netcdf::netcdf4::write::write(out, &def, &storage, classic_model, &mut data)
+            .map(|_| ()),
+    };
     carried.finish(written, wrap(path))?;
     Ok(notes)
 }

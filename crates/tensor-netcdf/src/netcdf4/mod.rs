@@ -8,6 +8,8 @@
 //! `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_NCProperties`) are left out. Variables of
 //! subgroups are named by their path (`group/var`).
 
+pub mod write;
+
 use crate::attribute::{Attribute, Values};
 use crate::error::{Error, Result};
 use crate::model::{Definition, Dimension, Variable};
