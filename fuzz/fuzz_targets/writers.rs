@@ -50,9 +50,16 @@ fuzz_target!(|input: &[u8]| {
     let before = values(&file);
     let dir = std::env::temp_dir().join(format!("tensorkit-fuzz-writers-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    for format in Format::writable() {
+    // Every writer with its defaults, and NetCDF-4 (chunked, every filter) besides.
+    let mut targets: Vec<(Format, Option<&str>)> = Format::writable().into_iter().map(|f| (f, None)).collect();
+    targets.push((Format::NETCDF, Some("netcdf4,shuffle,deflate:1,fletcher32")));
+    for (format, packing) in targets {
         let out = dir.join(format!("out.{}", format.extension()));
-        if tensorkit::save(&out, &file, &tensorkit::WriteOptions::for_format(format)).is_err() {
+        let options = tensorkit::WriteOptions {
+            packing: packing.map(str::to_owned),
+            ..tensorkit::WriteOptions::for_format(format)
+        };
+        if tensorkit::save(&out, &file, &options).is_err() {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");

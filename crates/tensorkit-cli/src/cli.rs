@@ -447,7 +447,10 @@ impl Target {
         };
         // GRIB names its packing, NetCDF its format and filters, with the same option;
         // Tensogram's stages mean nothing there.
-        if target.offers(tensorkit::dtype::WriteChoice::Packing).is_ok() {
+        if target
+            .offers(tensorkit::dtype::WriteChoice::Packing)
+            .is_ok()
+        {
             return Ok(tensorkit::WriteOptions {
                 format: Some(target),
                 packing: self.pipeline.clone(),

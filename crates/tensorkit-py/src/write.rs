@@ -133,8 +133,8 @@ impl Options {
             .transpose()?;
         // GRIB names its packing, NetCDF its format and filters, with `pipeline`; Tensogram's
         // stages mean nothing there.
-        let packed = format
-            .is_some_and(|f| f.offers(tensorkit::dtype::WriteChoice::Packing).is_ok());
+        let packed =
+            format.is_some_and(|f| f.offers(tensorkit::dtype::WriteChoice::Packing).is_ok());
         let packing = packed.then(|| self.pipeline.clone()).flatten();
         let pipeline = self
             .pipeline

@@ -100,6 +100,61 @@ fn unpacked_on_request(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--pipeline` names NetCDF-4 and its filters: every reference file written so lists as
+/// the same CDL and the same values; a filter with a classic format is refused, naming it.
+fn written_as_netcdf4_on_request(dir: &Path) -> Result<(), Failed> {
+    let body = |cdl: &str| {
+        cdl.split_once('\n')
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default()
+    };
+    for path in reference() {
+        let stem = tensor_testkit::stem(&path);
+        let out = dir.join(format!("{stem}.nc"));
+        let p = path.to_string_lossy();
+        ok(&[
+            "convert",
+            &p,
+            &out.to_string_lossy(),
+            "--pipeline",
+            "netcdf4,shuffle,deflate:4",
+        ])?;
+        if std::fs::read(&out)?.get(..8) != Some(b"\x89HDF\r\n\x1a\n".as_slice()) {
+            return Err(format!("{stem}: not an HDF5 file").into());
+        }
+        let (ours, theirs) = (inspect_json(&out)?, inspect_json(&path)?);
+        let want = std::fs::read_to_string(path.with_extension("cdl"))?;
+        if body(ours["outline"].as_str().unwrap_or_default()) != body(&want) {
+            return Err(format!("{stem}: outline {}", ours["outline"]).into());
+        }
+        for (a, b) in ours["tensors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .zip(theirs["tensors"].as_array().into_iter().flatten())
+        {
+            if (&a["name"], &a["dtype"], &a["shape"], &a["first_values"])
+                != (&b["name"], &b["dtype"], &b["shape"], &b["first_values"])
+            {
+                return Err(format!("{stem}: {a} where the source has {b}").into());
+            }
+        }
+    }
+    let src = reference().into_iter().next().ok_or("no reference file")?;
+    let out = tensorkit(&[
+        "convert",
+        &src.to_string_lossy(),
+        &dir.join("refused.nc").to_string_lossy(),
+        "--pipeline",
+        "classic,shuffle",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !said.contains("filters need NetCDF-4") {
+        return Err(format!("classic with a filter: {said}").into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("netcdf::outlines_are_ncdump_h", outlines_are_ncdump_h),
@@ -109,6 +164,9 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         Trial::test("netcdf::unpacked_on_request", || {
             unpacked_on_request(tempfile::tempdir()?.path())
+        }),
+        Trial::test("netcdf::written_as_netcdf4_on_request", || {
+            written_as_netcdf4_on_request(tempfile::tempdir()?.path())
         }),
     ]
 }
