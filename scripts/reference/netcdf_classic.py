@@ -29,14 +29,35 @@ NC_TYPES = {
 }
 
 
-def nc_type(value) -> str:
-    if isinstance(value, str):
-        return "char"
+def nc_type(value, vlen: bool = False) -> str:
+    """The attribute's NetCDF type: netCDF4-python gives `char` text and `string` values
+    alike as text (several strings as a list), so `vlen` says which it is."""
+    if isinstance(value, str) or (isinstance(value, list) and value and isinstance(value[0], str)):
+        return "string" if vlen else "char"
     return NC_TYPES[np.asarray(value).dtype.str[1:]]
 
 
+def vlen_attributes(path: Path) -> set:
+    """`(variable or None, attribute)` of every variable-length string attribute of a
+    NetCDF-4 file, as h5py sees them (none in a classic file, or without h5py)."""
+    if path.read_bytes()[:4] != b"\x89HDF":
+        return set()
+    try:
+        import h5py
+    except ImportError:
+        return set()
+    out = set()
+    with h5py.File(path, "r") as f:
+        for obj, name in [(f, None)] + [(d, d.name.lstrip("/").removeprefix("_nc4_non_coord_")) for d in f.values() if isinstance(d, h5py.Dataset)]:
+            for k in obj.attrs:
+                t = obj.attrs.get_id(k).get_type()
+                if isinstance(t, h5py.h5t.TypeStringID) and t.is_variable_str():
+                    out.add((name, k))
+    return out
+
+
 def attr_json(value):
-    if isinstance(value, str):
+    if isinstance(value, str) or (isinstance(value, list) and value and isinstance(value[0], str)):
         return value
     a = np.atleast_1d(np.asarray(value))
     out = []
@@ -48,12 +69,14 @@ def attr_json(value):
     return out
 
 
-def attrs_of(obj) -> list:
-    return [{"name": k, "type": nc_type(obj.getncattr(k)), "value": attr_json(obj.getncattr(k))}
+def attrs_of(obj, vlen=frozenset()) -> list:
+    name = obj.name if isinstance(obj, netCDF4.Variable) else None
+    return [{"name": k, "type": nc_type(obj.getncattr(k), (name, k) in vlen), "value": attr_json(obj.getncattr(k))}
             for k in obj.ncattrs()]
 
 
 def sidecar(path: Path) -> dict:
+    vlen = vlen_attributes(path)
     with netCDF4.Dataset(path) as ds:
         ds.set_auto_maskandscale(False)
         ds.set_auto_chartostring(False)
@@ -67,7 +90,7 @@ def sidecar(path: Path) -> dict:
                 "type": NC_TYPES[v.dtype.str[1:]],
                 "dims": list(v.dimensions),
                 "shape": list(data.shape),
-                "attributes": attrs_of(v),
+                "attributes": attrs_of(v, vlen),
                 "sha256": hashlib.sha256(raw).hexdigest(),
                 "first": [x.decode("latin-1") if isinstance(x, bytes) else
                           (str(x) if isinstance(x, float) and not np.isfinite(x) else x)
@@ -77,7 +100,7 @@ def sidecar(path: Path) -> dict:
             "format": ds.data_model,
             "dimensions": [{"name": d.name, "len": len(d), "unlimited": d.isunlimited()}
                            for d in ds.dimensions.values()],
-            "attributes": attrs_of(ds),
+            "attributes": attrs_of(ds, vlen),
             "variables": variables,
         }
 

@@ -7,29 +7,44 @@ use crate::attribute::Values;
 use crate::model::Definition;
 use std::fmt::Write as _;
 
-/// A double as `ncdump` writes it: shortest round-trip digits, `.` after a whole number,
-/// an exponent for the very large and very small.
-fn double(x: f64) -> String {
+/// A number as `ncdump` writes it: C's `%#.{digits}g` (15 significant digits for a double,
+/// 7 for a float), then the zeros trailing its fraction trimmed, the point kept (`270.`,
+/// `1.e+20`, `0.333333333333333`).
+fn number(x: f64, digits: usize) -> String {
     if x.is_nan() {
         return "NaN".into();
     }
     if x.is_infinite() {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        let e = format!("{x:e}");
-        // `1.5e-7` -> `1.5e-07`, `1e20` -> `1e+20`, as C's %g spells them.
-        return match e.split_once('e') {
-            Some((m, exp)) => {
-                let (sign, digits) = exp.strip_prefix('-').map_or(("+", exp), |d| ("-", d));
-                format!("{m}e{sign}{digits:0>2}")
-            }
-            None => e,
-        };
+    // The exponent %g decides by: the one of the number rounded to `digits` digits.
+    let e = format!("{x:.*e}", digits - 1);
+    let exp: i64 = e
+        .split_once('e')
+        .and_then(|(_, x)| x.parse().ok())
+        .unwrap_or(0);
+    let (mantissa, exponent) = if exp < -4 || exp >= digits as i64 {
+        let (m, _) = e.split_once('e').unwrap_or((&e, ""));
+        let sign = if exp < 0 { '-' } else { '+' };
+        (m.to_owned(), format!("e{sign}{:02}", exp.unsigned_abs()))
+    } else {
+        let decimals = usize::try_from(digits as i64 - 1 - exp).unwrap_or(0);
+        (format!("{x:.decimals$}"), String::new())
+    };
+    let mut m = if mantissa.contains('.') {
+        mantissa
+    } else {
+        format!("{mantissa}.")
+    };
+    while m.ends_with('0') {
+        m.pop();
     }
-    let s = format!("{x}");
-    if s.contains('.') { s } else { format!("{s}.") }
+    m + &exponent
+}
+
+/// A double as `ncdump` writes it.
+fn double(x: f64) -> String {
+    number(x, 15)
 }
 
 /// Text as a CDL string: quoted, with `\"`, `\\`, `\n` and other controls escaped, and
@@ -72,8 +87,17 @@ pub fn values(v: &Values) -> String {
         Values::Ushort(x) => list(x, |i| format!("{i}US")),
         Values::Uint(x) => list(x, |i| format!("{i}U")),
         Values::Uint64(x) => list(x, |i| format!("{i}ULL")),
-        Values::Float(x) => list(x, |f| format!("{}f", double(f64::from(*f)))),
+        Values::Float(x) => list(x, |f| format!("{}f", number(f64::from(*f), 7))),
         Values::Double(x) => list(x, |f| double(*f)),
+    }
+}
+
+/// What `ncdump` puts before an attribute whose type its values do not spell: `string `.
+fn typed(v: &Values) -> &'static str {
+    if matches!(v, Values::String(_)) {
+        "string "
+    } else {
+        ""
     }
 }
 
@@ -105,14 +129,27 @@ pub fn header(def: &Definition, name: &str) -> String {
                 writeln!(s, "\t{} {}({}) ;", v.nc_type, v.name, dims.join(", "))
             };
             for a in &v.attributes {
-                let _ = writeln!(s, "\t\t{}:{} = {} ;", v.name, a.name, values(&a.values));
+                let _ = writeln!(
+                    s,
+                    "\t\t{}{}:{} = {} ;",
+                    typed(&a.values),
+                    v.name,
+                    a.name,
+                    values(&a.values)
+                );
             }
         }
     }
     if !def.attributes.is_empty() {
         s.push_str("\n// global attributes:\n");
         for a in &def.attributes {
-            let _ = writeln!(s, "\t\t:{} = {} ;", a.name, values(&a.values));
+            let _ = writeln!(
+                s,
+                "\t\t{}:{} = {} ;",
+                typed(&a.values),
+                a.name,
+                values(&a.values)
+            );
         }
     }
     s.push_str("}\n");
@@ -129,7 +166,16 @@ mod tests {
         assert_eq!(double(270.0), "270.");
         assert_eq!(double(0.0015), "0.0015");
         assert_eq!(double(1.5e-7), "1.5e-07");
-        assert_eq!(double(1e20), "1e+20");
+        assert_eq!(double(1e20), "1.e+20");
+        assert_eq!(double(1e15), "1.e+15");
+        assert_eq!(double(1.0 / 3.0), "0.333333333333333");
+        assert_eq!(double(-0.0), "-0.");
+        assert_eq!(double(5e-324), "4.94065645841247e-324");
+        assert_eq!(double(f64::MAX), "1.79769313486232e+308");
+        assert_eq!(
+            values(&Values::Float(vec![f32::MAX, 0.1, 1e6, 123_456_789.0])),
+            "3.402823e+38f, 0.1f, 1000000.f, 1.234568e+08f"
+        );
         assert_eq!(values(&Values::Short(vec![-32767])), "-32767s");
         assert_eq!(values(&Values::Float(vec![1.5, f32::NAN])), "1.5f, NaNf");
         assert_eq!(values(&Values::Ubyte(vec![255, 0])), "255UB, 0UB");

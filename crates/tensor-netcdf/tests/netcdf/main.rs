@@ -55,6 +55,9 @@ fn attribute_json(a: &Attribute) -> Json {
         Values::Uint64(v) => v.iter().map(|&x| Json::from(x)).collect(),
         Values::Float(v) => floats(v),
         Values::Double(v) => floats(v),
+        // netCDF4-python gives one string as text, several as a list.
+        Values::String(v) if v.len() == 1 => Json::from(v[0].clone()),
+        Values::String(v) => v.iter().map(|x| Json::from(x.as_str())).collect(),
         other => Json::from(format!("{other:?}")),
     }
 }
@@ -302,10 +305,15 @@ fn main() {
             trials.push(Trial::test(format!("{kind}::{stem}"), move || test(&p)));
         }
     }
-    // The same files as NetCDF-4: read as netCDF4 reads them, their CDL as ncdump's.
+    // The same files as NetCDF-4, and those h5netcdf and xarray (through h5netcdf) wrote:
+    // read as netCDF4 reads them, their CDL as ncdump's.
     let netcdf4 = tensor_testkit::testdata().join("netcdf/reference4");
-    let files = tensor_testkit::files_with_extension(&netcdf4, "nc");
+    let mut files = tensor_testkit::files_with_extension(&netcdf4, "nc");
     assert!(files.len() >= 8, "the netCDF-4 files are missing");
+    let h5netcdf = tensor_testkit::testdata().join("netcdf/h5netcdf");
+    let more = tensor_testkit::files_with_extension(&h5netcdf, "nc");
+    assert!(more.len() >= 2, "the h5netcdf files are missing");
+    files.extend(more);
     for path in files {
         let stem = tensor_testkit::stem(&path);
         let p = path.clone();

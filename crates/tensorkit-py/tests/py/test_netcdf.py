@@ -21,10 +21,13 @@ def reference_files(testdata):
 
 
 def netcdf4_files(testdata):
-    """The same files as netCDF4-python writes them as NetCDF-4 (HDF5)."""
+    """The same files as netCDF4-python writes them as NetCDF-4 (HDF5), and those h5netcdf
+    and xarray through h5netcdf wrote."""
     files = sorted((testdata / "netcdf" / "reference4").glob("*.nc"))
     assert len(files) >= 8
-    return files
+    more = sorted((testdata / "netcdf" / "h5netcdf").glob("*.nc"))
+    assert len(more) >= 2
+    return files + more
 
 
 def dataset(path):
