@@ -55,11 +55,11 @@ fuzz_target!(|input: &[u8]| {
     targets.push((Format::NETCDF, Some("netcdf4,shuffle,deflate:1,fletcher32")));
     for (format, packing) in targets {
         let out = dir.join(format!("out.{}", format.extension()));
-        let options = tensorkit::WriteOptions {
+        let written_as = tensorkit::WriteOptions {
             packing: packing.map(str::to_owned),
             ..tensorkit::WriteOptions::for_format(format)
         };
-        if tensorkit::save(&out, &file, &options).is_err() {
+        if tensorkit::save(&out, &file, &written_as).is_err() {
             continue;
         }
         let bytes = std::fs::read(&out).expect("the written file exists");
