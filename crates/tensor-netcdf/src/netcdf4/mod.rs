@@ -320,7 +320,7 @@ impl<'a> Netcdf4<'a> {
             .unwrap_or_default();
         let strict = root.is_some_and(|r| r.attributes.iter().any(|a| a.name == "_nc3_strict"));
         let shapes = datasets.iter().map(|d| d.dataspace.dims.clone()).collect();
-        Ok(Netcdf4 {
+        let mut file = Netcdf4 {
             file,
             definition: Definition {
                 dimensions,
@@ -331,7 +331,31 @@ impl<'a> Netcdf4<'a> {
             datasets,
             dtypes,
             shapes,
-        })
+        };
+        // Booleans as xarray writes them: read as `bool` when every byte is 0 or 1 — looked
+        // at in place, or decoded when chunked and at most 64 MiB (a larger one, or one whose
+        // bytes are not at hand, stays `byte`).
+        for i in 0..file.dtypes.len() {
+            if crate::model::marked_bool(&file.definition.variables[i]) && file.holds_booleans(i) {
+                file.dtypes[i] = (Dtype::Bool, ByteOrder::Little);
+            }
+        }
+        Ok(file)
+    }
+
+    /// Whether variable `i`'s bytes are all 0 or 1.
+    fn holds_booleans(&self, i: usize) -> bool {
+        let d = &self.datasets[i];
+        if let Ok(Some(bytes)) = self.file.stored(d) {
+            return bytes.iter().all(|&b| b <= 1);
+        }
+        match d.byte_len() {
+            Ok(n) if n <= 64 << 20 => {
+                let mut out = vec![0u8; n as usize];
+                self.file.read(d, &mut out).is_ok() && out.iter().all(|&b| b <= 1)
+            }
+            _ => false,
+        }
     }
 
     /// Dimensions, global attributes and variables.

@@ -304,3 +304,34 @@ fn every_writer_writes_a_set_of_no_tensors_that_reads_back_empty_or_refuses_it()
         }
     }
 }
+
+#[cfg(feature = "netcdf")]
+#[test]
+fn booleans_stored_as_any_nonzero_byte_are_written_as_netcdf_booleans() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = [2u8, 255, 1, 0];
+    let flags = tensorkit::TensorView::new(
+        &bytes[..],
+        tensorkit::Dtype::Bool,
+        &[4],
+        tensorkit::bytes::ByteOrder::Little,
+    )
+    .unwrap();
+    for packing in ["classic", "netcdf4,deflate"] {
+        let out = dir.path().join(format!("flags-{}.nc", packing.len()));
+        let options = WriteOptions {
+            packing: Some(packing.into()),
+            ..WriteOptions::for_format(Format::NETCDF)
+        };
+        tensorkit::save_tensors(&out, [("flags", flags.clone())], &options).unwrap();
+        let back = tensorkit::open(&out).unwrap();
+        let t = back.get("flags").unwrap().to_tensor().unwrap();
+        assert_eq!(t.view().dtype(), tensorkit::Dtype::Bool, "{packing}");
+        assert_eq!(
+            t.view().to_canonical_le_bytes().as_ref(),
+            [1, 1, 1, 0],
+            "{packing}"
+        );
+    }
+}
