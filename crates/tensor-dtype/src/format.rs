@@ -83,6 +83,9 @@ pub enum WriteChoice {
     Quantize,
     /// Values packed as a named packing (GRIB's `simple:16`, `ccsds`, `ieee`).
     Packing,
+    /// Tensors grouped into several messages, one after another in the file (Tensogram's
+    /// `--split-by variable|record`).
+    Messages,
 }
 
 impl WriteChoice {
@@ -95,6 +98,7 @@ impl WriteChoice {
             WriteChoice::Pipeline => "a pipeline",
             WriteChoice::Quantize => "quantization",
             WriteChoice::Packing => "a packing",
+            WriteChoice::Messages => "a split into messages",
         }
     }
 }

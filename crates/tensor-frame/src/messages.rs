@@ -141,7 +141,10 @@ impl Format for TensogramFormat {
         extensions: &["tgm"],
         writes: true,
         reserved_keys: crate::container::RESERVED_KEYS,
-        write_choices: &[tensor_dtype::WriteChoice::Pipeline],
+        write_choices: &[
+            tensor_dtype::WriteChoice::Pipeline,
+            tensor_dtype::WriteChoice::Messages,
+        ],
         header_read_ahead: None,
         header_reserve: 0,
         holds_attributes: true,

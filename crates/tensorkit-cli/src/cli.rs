@@ -374,6 +374,13 @@ pub struct Target {
     /// by default a file read from NetCDF keeps its format, anything else is NetCDF-3).
     #[arg(long, value_name = "STAGES")]
     pub pipeline: Option<String>,
+    /// Tensogram output: how tensors are grouped into messages, as tensogram's
+    /// `convert-netcdf --split-by` groups them — `file` (all in one message, the default),
+    /// `variable` (one message per tensor) or `record` (one per record of a NetCDF file's
+    /// unlimited dimension: each record variable's record, with the variables that have no
+    /// record dimension).
+    #[arg(long, value_name = "MODE", default_value = "file")]
+    pub split_by: String,
     /// What to do with tensors that share a name (e.g. a Tensogram file holding the same
     /// message twice): refuse the conversion naming them (`error`), or keep them apart by
     /// suffixing every repeat with `~m<message>` (Tensogram) or `~<n>`, the n-th repeat
@@ -445,6 +452,7 @@ impl Target {
                 }
             })?),
         };
+        let split_by: tensorkit::SplitBy = self.split_by.parse()?;
         // GRIB names its packing, NetCDF its format and filters, with the same option;
         // Tensogram's stages mean nothing there.
         if target
@@ -457,6 +465,7 @@ impl Target {
                 durability,
                 rename_duplicates: self.duplicates == Duplicates::Suffix,
                 unpack: self.unpack,
+                split_by,
                 ..tensorkit::WriteOptions::default()
             });
         }
@@ -473,6 +482,7 @@ impl Target {
                 .and_then(tensorkit::Dequantize::from_name),
             rename_duplicates: self.duplicates == Duplicates::Suffix,
             unpack: self.unpack,
+            split_by,
             ..tensorkit::WriteOptions::default()
         })
     }

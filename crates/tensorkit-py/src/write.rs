@@ -94,6 +94,7 @@ pub(crate) struct Options {
     dequantize: Option<String>,
     rename_duplicates: bool,
     unpack: bool,
+    split_by: String,
 }
 
 impl Options {
@@ -180,6 +181,7 @@ impl Options {
             dequantize,
             rename_duplicates: self.rename_duplicates,
             unpack: self.unpack,
+            split_by: self.split_by.parse().map_err(to_py)?,
             packing,
             attributes,
             ..WriteOptions::default()

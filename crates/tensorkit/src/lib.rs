@@ -229,6 +229,8 @@ pub mod remote;
 mod repack;
 #[cfg(feature = "files")]
 pub mod shards;
+
+mod split;
 #[cfg(feature = "files")]
 mod write;
 
@@ -259,6 +261,7 @@ pub use open::{open_url_async, open_url_with};
 pub use registry::register;
 #[cfg(feature = "grib")]
 pub use repack::repack_grib;
+pub use split::SplitBy;
 pub use tensor_core::atomic::Durability;
 pub use tensor_core::{ByteOrder, ErrorKind, Kinded, Limits, Verify};
 pub use tensor_dtype::{Dtype, Tensor, TensorView};

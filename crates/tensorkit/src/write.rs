@@ -34,6 +34,9 @@ pub(crate) struct Choices {
     pub pipeline: PipelineSpec,
     /// How values are packed ([`WriteOptions::packing`](crate::WriteOptions::packing)).
     pub packing: Option<String>,
+    /// How tensors are grouped into messages
+    /// ([`WriteOptions::split_by`](crate::WriteOptions::split_by)).
+    pub split_by: crate::SplitBy,
 }
 
 /// Writes `set` to `path` in `format`, atomically (a temporary file renamed into place, synced to
@@ -124,6 +127,10 @@ fn write_tensors(
         (WriteChoice::HeaderReserve, header_reserve > 0),
         (WriteChoice::Alignment, choices.alignment.is_some()),
         (WriteChoice::Packing, choices.packing.is_some()),
+        (
+            WriteChoice::Messages,
+            choices.split_by != crate::SplitBy::File,
+        ),
         #[cfg(feature = "frame")]
         (
             WriteChoice::Pipeline,
@@ -162,7 +169,15 @@ fn write_tensors(
         packing: choices.packing.as_deref(),
         ..Writing::defaults(info)
     };
-    dropped.extend(format.adapter().write(set, out, path, &writing)?);
+    // One message per group, one after the other (one group unless a split is asked for).
+    crate::split::each_group(set, choices.split_by, &mut |group| {
+        for note in format.adapter().write(group, out, path, &writing)? {
+            if !dropped.contains(&note) {
+                dropped.push(note);
+            }
+        }
+        Ok(())
+    })?;
     Ok(dropped)
 }
 

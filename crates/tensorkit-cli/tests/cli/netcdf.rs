@@ -155,6 +155,94 @@ fn written_as_netcdf4_on_request(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// `--split-by` groups a NetCDF file's variables into Tensogram messages as tensogram's
+/// `convert-netcdf` does: one per variable, or one per record — each record variable's
+/// record (its `_dims` without the record dimension) with every static variable.
+fn split_into_messages(dir: &Path) -> Result<(), Failed> {
+    let src = tensor_testkit::testdata().join("netcdf/reference/records_classic.nc");
+    let source = inspect_json(&src)?;
+    let out = dir.join("records.tgm");
+    let s = src.to_string_lossy();
+    ok(&[
+        "convert",
+        &s,
+        &out.to_string_lossy(),
+        "--split-by",
+        "record",
+    ])?;
+    let v = inspect_json(&out)?;
+    let tensors = v["tensors"].as_array().ok_or("tensors")?;
+    // 5 records of 7 variables, `lat` and `lon` static.
+    if tensors.len() != 35 {
+        return Err(format!("{} tensors in the record messages", tensors.len()).into());
+    }
+    for (i, t) in tensors.iter().enumerate() {
+        let (message, object) = (i / 7, i % 7);
+        let whole = &source["tensors"][object];
+        if t["message"] != message || t["object"] != object || t["name"] != whole["name"] {
+            return Err(format!("tensor {i}: {t}").into());
+        }
+        let static_variable = ["lat", "lon"].contains(&whole["name"].as_str().unwrap_or_default());
+        let shape: Vec<u64> = serde_json::from_value(whole["shape"].clone())?;
+        let want = if static_variable {
+            shape
+        } else {
+            shape[1..].to_vec()
+        };
+        if t["shape"] != serde_json::json!(want) {
+            return Err(format!("tensor {i}: shape {} where {want:?}", t["shape"]).into());
+        }
+    }
+    // Record 0 of `temp` is the variable's first slab; record 1 is another.
+    let (first, second) = (&tensors[3]["first_values"], &tensors[7 + 3]["first_values"]);
+    if first != &source["tensors"][3]["first_values"] || first == second {
+        return Err(format!("temp's records start {first} and {second}").into());
+    }
+    let out = dir.join("variables.tgm");
+    ok(&[
+        "convert",
+        &s,
+        &out.to_string_lossy(),
+        "--split-by",
+        "variable",
+    ])?;
+    let v = inspect_json(&out)?;
+    for (i, t) in v["tensors"].as_array().into_iter().flatten().enumerate() {
+        if t["message"] != i || t["object"] != 0 {
+            return Err(format!("variable split: tensor {i} {t}").into());
+        }
+    }
+    for (args, said) in [
+        (
+            vec!["--split-by", "record", "--to", "ztensor-2"],
+            "a split into messages applies to tensogram output",
+        ),
+        (vec!["--split-by", "month"], "one of file, variable, record"),
+    ] {
+        let target = dir.join("refused.tgm");
+        let mut all = vec!["convert", &s, target.to_str().unwrap_or_default()];
+        all.extend(args);
+        let out = tensorkit(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() || !stderr.contains(said) {
+            return Err(format!("{all:?}: {stderr}").into());
+        }
+    }
+    let fixed = tensor_testkit::testdata().join("netcdf/reference/classic_types.nc");
+    let out = tensorkit(&[
+        "convert",
+        &fixed.to_string_lossy(),
+        &dir.join("no.tgm").to_string_lossy(),
+        "--split-by",
+        "record",
+    ]);
+    if out.status.success() || !String::from_utf8_lossy(&out.stderr).contains("unlimited dimension")
+    {
+        return Err("a file without records split by record".into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("netcdf::outlines_are_ncdump_h", outlines_are_ncdump_h),
@@ -164,6 +252,9 @@ pub(crate) fn trials() -> Vec<Trial> {
         ),
         Trial::test("netcdf::unpacked_on_request", || {
             unpacked_on_request(tempfile::tempdir()?.path())
+        }),
+        Trial::test("netcdf::split_into_messages", || {
+            split_into_messages(tempfile::tempdir()?.path())
         }),
         Trial::test("netcdf::written_as_netcdf4_on_request", || {
             written_as_netcdf4_on_request(tempfile::tempdir()?.path())

@@ -362,6 +362,7 @@ def _options(
     duplicates: str = "error",
     attributes: Mapping[str, Mapping[str, Any]] | None = None,
     unpack: bool = False,
+    split_by: str = "file",
 ) -> dict[str, Any]:
     """The write options of :func:`save`, :func:`serialize` and :func:`convert`, as the native
     module takes them: one dict, every key present."""
@@ -384,6 +385,7 @@ def _options(
         "dequantize": dequantize,
         "rename_duplicates": duplicates == "suffix",
         "unpack": unpack,
+        "split_by": split_by,
     }
 
 
@@ -522,6 +524,7 @@ def convert(
     header_reserve: int | str | None = None,
     duplicates: str = "error",
     unpack: bool = False,
+    split_by: str = "file",
 ) -> list[str]:
     """Converts ``src`` (any format) to ``dst``, as ``tensorkit convert`` does, keeping
     names, dtypes, shapes, values and metadata (``fsync``, ``allow_extensions``,
@@ -532,7 +535,10 @@ def convert(
     same message twice) are refused, naming them, unless ``duplicates="suffix"`` renames
     every repeat (``name~m<message>``, or ``name~<n>``). ``unpack=True`` unpacks CF's packed
     variables (NetCDF, or files converted from it) as ``--unpack`` does: ``scale_factor`` and
-    ``add_offset`` applied, fill and missing values as NaN. Returns what the target left out.
+    ``add_offset`` applied, fill and missing values as NaN. ``split_by`` (Tensogram output)
+    groups tensors into messages as ``--split-by`` does: ``"file"`` (one message),
+    ``"variable"`` (one per tensor) or ``"record"`` (one per record of a NetCDF file's
+    unlimited dimension). Returns what the target left out.
 
     GRIB out (``dst`` named ``.grib2``, ``.grib``..., or ``format="grib"``): each field read
     from GRIB 2 — straight, or through a format that keeps its attributes (Tensogram,
@@ -573,6 +579,7 @@ def convert(
             header_reserve=header_reserve,
             duplicates=duplicates,
             unpack=unpack,
+            split_by=split_by,
         ),
     )
 

@@ -353,3 +353,34 @@ def test_arrays_saved_as_netcdf4_read_in_netcdf4_and_xarray(tmp_path):
             assert np.array_equal(got.astype(a.dtype), a), name
     with xr.open_dataset(path) as ds:
         assert ds["mask"].dtype == bool and np.array_equal(ds["mask"].values, arrays["mask"])
+
+
+def test_split_by_record_and_variable_as_tensogram_reads_them(testdata, tmp_path):
+    """``split_by`` groups a NetCDF file's variables into messages as tensogram's
+    ``convert-netcdf --split-by`` does; the reference package reads every message, each
+    record variable's record with the static variables, the values the variable's slabs."""
+    reference = pytest.importorskip("tensogram")
+    src = testdata / "netcdf" / "reference" / "records_classic.nc"
+    theirs = dataset(src)
+    out = tmp_path / "records.tgm"
+    tensorkit.convert(src, out, split_by="record")
+    f = reference.TensogramFile.open(str(out))
+    records = theirs["dims"][0][1]
+    assert len(f) == records
+    for r in range(records):
+        meta, objects = f.decode_message(r, verify_hash=True)
+        names = [b["name"] for b in meta.base]
+        assert names == list(theirs["vars"]), r
+        for (name, (dims, _, _, values)), base, (_, array) in zip(theirs["vars"].items(), meta.base, objects):
+            record = dims[:1] == ("time",)
+            want = values[r] if record else values
+            assert base["netcdf"]["_dims"] == list(dims[1:] if record else dims), name
+            got = np.asarray(array)
+            if want.dtype.kind == "S":
+                got = got.view("S1")
+            assert np.array_equal(got.reshape(want.shape), want.astype(want.dtype.newbyteorder("="))), (r, name)
+    out = tmp_path / "variables.tgm"
+    tensorkit.convert(src, out, split_by="variable")
+    assert len(reference.TensogramFile.open(str(out))) == len(theirs["vars"])
+    with pytest.raises(tensorkit.TensorkitError, match="one of file, variable, record"):
+        tensorkit.convert(src, tmp_path / "x.tgm", split_by="month")

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 use tensor_core::cbor::Value as Cbor;
 use tensor_core::{Held, Limits, ReadOptions};
-use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer};
+use tensor_dtype::{Dtype, Format as _, FormatInfo, TensorContainer, TensorView};
 use tensor_netcdf::carried;
 use tensor_netcdf::{
     Attribute, Definition, Dimension, NcType, Netcdf, NetcdfFormat, Output, Variable,
@@ -670,6 +670,134 @@ fn write(
     };
     carried.finish(written, wrap(path))?;
     Ok(notes)
+}
+
+/// Each record of the unlimited dimension `set`'s tensors carry (their NetCDF structure,
+/// read from NetCDF or kept through another format), as a group of tensors, in order: each
+/// record variable's record — its first dimension dropped, from its shape and its `_dims` —
+/// and every tensor that has no record dimension (`--split-by record`). A record of a view
+/// is a view; a variable stored encoded is decoded once.
+pub(crate) fn each_record(
+    set: &TensorSet<'_>,
+    write: &mut dyn FnMut(Vec<NamedTensor<'_>>) -> Result<()>,
+) -> Result<()> {
+    let refuse = |why: &str| Error::UnknownTarget {
+        what: format!("--split-by record: {why}"),
+    };
+    let mut unlimited: Option<String> = None;
+    let mut over = vec![false; set.tensors.len()];
+    for (i, t) in set.tensors.iter().enumerate() {
+        let Some(c) = t
+            .attributes
+            .iter()
+            .find(|(k, _)| k == carried::KEY)
+            .and_then(|(_, map)| carried::parse(map).ok())
+        else {
+            continue;
+        };
+        if unlimited.is_none() {
+            unlimited = c
+                .file_dims
+                .iter()
+                .find(|d| d.unlimited)
+                .map(|d| d.name.clone());
+        }
+        over[i] = !t.shape().is_empty()
+            && unlimited.is_some()
+            && c.dims.as_ref().and_then(|d| d.first()) == unlimited.as_ref();
+    }
+    if unlimited.is_none() {
+        return Err(refuse(
+            "no tensor carries an unlimited dimension (a set read from NetCDF with one)",
+        ));
+    }
+    let records = set
+        .tensors
+        .iter()
+        .zip(&over)
+        .filter(|(_, o)| **o)
+        .map(|(t, _)| t.shape()[0])
+        .max()
+        .unwrap_or(0);
+    if records == 0 {
+        return Err(refuse(
+            "the unlimited dimension has no record: no message to write",
+        ));
+    }
+    // Record variables stored encoded, decoded once.
+    let decoded: Vec<Option<tensor_dtype::Tensor>> = set
+        .tensors
+        .iter()
+        .zip(&over)
+        .map(|(t, &o)| match &t.data {
+            crate::model::TensorData::Encoded(l) if o => (l.decode)(&set.limits).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    for r in 0..records {
+        let mut group = Vec::with_capacity(set.tensors.len());
+        for (i, t) in set.tensors.iter().enumerate() {
+            if !over[i] {
+                group.push(t.clone());
+                continue;
+            }
+            if r >= t.shape()[0] {
+                continue;
+            }
+            let view = match (&t.data, &decoded[i]) {
+                (crate::model::TensorData::View(v), _) => v.clone(),
+                (crate::model::TensorData::Owned(o), _) | (_, Some(o)) => o.view(),
+                (crate::model::TensorData::Encoded(_), None) => unreachable!("decoded above"),
+            };
+            group.push(record_of(t, &view, r)?);
+        }
+        write(group)?;
+    }
+    Ok(())
+}
+
+/// Record `r` of record variable `t` (whose elements `view` holds): a view of it, named as
+/// `t`, its `_dims` without the record dimension.
+fn record_of<'v>(t: &NamedTensor<'_>, view: &TensorView<'v>, r: u64) -> Result<NamedTensor<'v>> {
+    let overflow = || tensor_core::Error::Overflow {
+        what: "record offset",
+    };
+    let offset = i128::from(r)
+        .checked_mul(i128::from(view.strides()[0]))
+        .and_then(|o| o.checked_add(view.offset() as i128))
+        .and_then(|o| u64::try_from(o).ok())
+        .ok_or_else(overflow)?;
+    let record = TensorView::strided(
+        view.buffer(),
+        view.dtype(),
+        &view.shape()[1..],
+        &view.strides()[1..],
+        offset,
+        view.byte_order(),
+    )?;
+    let mut attributes = t.attributes.clone();
+    for (k, v) in &mut attributes {
+        if k != carried::KEY {
+            continue;
+        }
+        if let Cbor::Map(entries) = v {
+            for (key, value) in entries.iter_mut() {
+                if key == &Cbor::from("_dims")
+                    && let Cbor::Array(dims) = value
+                    && !dims.is_empty()
+                {
+                    dims.remove(0);
+                }
+            }
+        }
+    }
+    Ok(NamedTensor {
+        name: t.name.clone(),
+        data: crate::model::TensorData::View(record),
+        location: t.location.clone(),
+        attributes,
+        check: None,
+    })
 }
 
 #[cfg(test)]

@@ -80,6 +80,9 @@ pub struct WriteOptions {
     pub rename_duplicates: bool,
     /// Told the bytes written so far while a single file is written (not a shard set).
     pub progress: Option<Progress>,
+    /// How tensors are grouped into messages (Tensogram): all in one (the default), one per
+    /// tensor, or one per record of the unlimited dimension ([`SplitBy`](crate::SplitBy)).
+    pub split_by: crate::SplitBy,
 }
 
 impl WriteOptions {
@@ -99,6 +102,7 @@ impl WriteOptions {
             #[cfg(feature = "frame")]
             pipeline: self.pipeline.clone(),
             packing: self.packing.clone(),
+            split_by: self.split_by,
         }
     }
 
