@@ -59,7 +59,45 @@ pub(crate) fn core_to_py<'py>(
     py: Python<'py>,
     v: &tensor_core::cbor::Value,
 ) -> PyResult<Bound<'py, PyAny>> {
-    to_py(py, &Value::from(v))
+    use tensor_core::cbor::Value as Core;
+    // As `to_py` gives the same value once made a `ciborium` one, built directly: listing
+    // a file converts every tensor's attributes.
+    Ok(match v {
+        Core::Uint(n) => n.into_pyobject(py)?.into_any(),
+        Core::Nint(n) => (-1 - i128::from(*n)).into_pyobject(py)?.into_any(),
+        Core::Float(f) => PyFloat::new(py, *f).into_any(),
+        Core::Text(s) => PyString::new(py, s).into_any(),
+        Core::Bytes(b) => PyBytes::new(py, b).into_any(),
+        Core::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Core::Tag(_, inner) => core_to_py(py, inner)?,
+        Core::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(core_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Core::Map(entries) => {
+            let dict = PyDict::new(py);
+            for (k, v) in entries {
+                let key = match k {
+                    Core::Text(s) => PyString::new(py, s).into_any(),
+                    other => {
+                        let key = core_to_py(py, other)?;
+                        // A key Python cannot hash (an array or a map) is kept as its text.
+                        if key.hash().is_ok() {
+                            key
+                        } else {
+                            PyString::new(py, &format!("{:?}", Value::from(other))).into_any()
+                        }
+                    }
+                };
+                dict.set_item(key, core_to_py(py, v)?)?;
+            }
+            dict.into_any()
+        }
+        Core::Null | Core::Undefined | Core::Simple(_) => py.None().into_bound(py),
+    })
 }
 
 /// A map with text keys as a Python `dict`.

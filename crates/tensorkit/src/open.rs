@@ -154,6 +154,7 @@ fn from_opened(url: &str, opened: crate::remote::Opened, options: &ReadOptions) 
         parsed,
         path: PathBuf::from(url),
         remote,
+        by_name: std::sync::OnceLock::new(),
     })
 }
 

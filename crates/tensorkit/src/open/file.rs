@@ -41,6 +41,8 @@ pub struct File {
     /// The remote objects the tensors are fetched from (none for local files).
     #[cfg(feature = "remote")]
     pub(crate) remote: Vec<std::sync::Arc<crate::remote::Object>>,
+    /// Each name's first tensor, made the first time a tensor is looked up by name.
+    pub(crate) by_name: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
 }
 
 impl std::fmt::Debug for File {
@@ -61,6 +63,7 @@ impl File {
             path,
             #[cfg(feature = "remote")]
             remote: Vec::new(),
+            by_name: std::sync::OnceLock::new(),
         }
     }
 
@@ -107,9 +110,22 @@ impl File {
 
     /// The tensor called `name` (unnamed tensors are `tensor_<i>`).
     pub fn get(&self, name: &str) -> Result<TensorRef<'_>> {
-        self.tensors()
-            .find(|t| t.name() == name)
-            .ok_or_else(|| self.set().no_such_tensor(&self.path, name))
+        let by_name = self.by_name.get_or_init(|| {
+            let mut map = std::collections::HashMap::with_capacity(self.len());
+            for (i, t) in self.tensors().enumerate() {
+                map.entry(t.name().into_owned()).or_insert(i);
+            }
+            map
+        });
+        let set = self.set();
+        by_name
+            .get(name)
+            .map(|&index| TensorRef {
+                tensor: &set.tensors[index],
+                index,
+                set,
+            })
+            .ok_or_else(|| set.no_such_tensor(&self.path, name))
     }
 
     /// For a file opened from a URL, what reading it has cost so far: requests made and
