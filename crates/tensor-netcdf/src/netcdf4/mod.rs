@@ -116,14 +116,16 @@ fn nc_type(t: &Datatype, path: &str) -> Result<NcType> {
     match t {
         Datatype::String { size: 1, .. } => Ok(NcType::Char),
         Datatype::VlenString { .. } => {
-            Err(Error::Unsupported(format!("the string variable {path}")))
+            Err(Error::Unsupported(format!(
+                "the string variable {path} is not read (string attributes are)"
+            )))
         }
         t => t
             .dtype()
             .and_then(|(d, _)| NcType::for_dtype(d))
             .ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "the variable {path} of HDF5 class {} ({} bytes)",
+                    "the variable {path}, of HDF5 class {} ({} bytes an element), is not read",
                     t.class_name(),
                     t.size()
                 ))

@@ -287,6 +287,29 @@ fn prefixes(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Variables of types NetCDF-4 has and this reader does not read, in files netCDF4-python
+/// wrote: each file refused as `unsupported`, naming the variable and its type.
+fn unsupported_types() -> Result<(), Failed> {
+    let dir = tensor_testkit::testdata().join("netcdf/unsupported");
+    for (file, variable, kind) in [
+        ("compound_variable.nc", "pairs", "compound"),
+        ("enum_variable.nc", "sky", "enum"),
+        ("vlen_variable.nc", "rows", "variable-length sequence"),
+        ("string_variable.nc", "station", "string"),
+    ] {
+        let bytes = std::fs::read(dir.join(file))?;
+        match tensor_netcdf::Netcdf::open_with(&bytes, &tensor_netcdf::ReadOptions::default()) {
+            Err(e)
+                if e.kind() == tensor_core::ErrorKind::Unsupported
+                    && e.to_string().contains(variable)
+                    && e.to_string().contains(kind) => {}
+            Err(e) => return Err(format!("{file}: {e}").into()),
+            Ok(_) => return Err(format!("{file}: read").into()),
+        }
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -322,6 +345,7 @@ fn main() {
             cdl(&path)
         }));
     }
+    trials.push(Trial::test("netcdf4::unsupported_types", unsupported_types));
     trials.extend(damaged::trials());
     trials.extend(round_trip::trials());
     libtest_mimic::run(&args, trials).exit();

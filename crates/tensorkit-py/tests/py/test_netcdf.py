@@ -384,3 +384,18 @@ def test_split_by_record_and_variable_as_tensogram_reads_them(testdata, tmp_path
     assert len(reference.TensogramFile.open(str(out))) == len(theirs["vars"])
     with pytest.raises(tensorkit.TensorkitError, match="one of file, variable, record"):
         tensorkit.convert(src, tmp_path / "x.tgm", split_by="month")
+
+
+def test_variables_of_types_not_read_are_refused_by_name(testdata):
+    """Compound, enum, variable-length and string variables (netCDF4-python's files) are
+    refused with an ``unsupported`` error naming the variable and its type."""
+    for path, name, kind in [
+        ("compound_variable.nc", "pairs", "compound"),
+        ("enum_variable.nc", "sky", "enum"),
+        ("vlen_variable.nc", "rows", "variable-length sequence"),
+        ("string_variable.nc", "station", "string"),
+    ]:
+        with pytest.raises(tensorkit.TensorkitError) as e:
+            tensorkit.open(testdata / "netcdf" / "unsupported" / path)
+        assert e.value.kind == "unsupported", path
+        assert name in str(e.value) and kind in str(e.value) and "not read" in str(e.value), str(e.value)
