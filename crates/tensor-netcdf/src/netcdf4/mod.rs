@@ -115,11 +115,9 @@ fn attribute(
 fn nc_type(t: &Datatype, path: &str) -> Result<NcType> {
     match t {
         Datatype::String { size: 1, .. } => Ok(NcType::Char),
-        Datatype::VlenString { .. } => {
-            Err(Error::Unsupported(format!(
-                "the string variable {path} is not read (string attributes are)"
-            )))
-        }
+        Datatype::VlenString { .. } => Err(Error::Unsupported(format!(
+            "the string variable {path} is not read (string attributes are)"
+        ))),
         t => t
             .dtype()
             .and_then(|(d, _)| NcType::for_dtype(d))
