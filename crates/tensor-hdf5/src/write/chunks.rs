@@ -1,43 +1,12 @@
-//! Chunked storage written: a dataset's elements cut into chunks, each through its filters
-//! (shuffle, deflate, Fletcher-32, in that order, as netCDF-C applies them), and the
-//! version 1 B-tree (node type 1) that indexes them.
+//! Chunked storage written: each chunk through its filters (shuffle, deflate, Fletcher-32,
+//! in that order, as netCDF-C applies them), and the version 1 B-tree (node type 1) that
+//! indexes the chunks.
 
 use super::encode::{UNDEFINED, put_u32, put_u64};
+use super::spec::Filters;
 use std::io::Write;
 
-/// The filters applied to each chunk.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Filters {
-    /// HDF5's byte shuffle (filter 2): byte `b` of every element in the `b`-th plane.
-    pub shuffle: bool,
-    /// zlib at this level, 0 to 9 (filter 1).
-    pub deflate: Option<u32>,
-    /// A Fletcher-32 checksum after each chunk (filter 3).
-    pub fletcher32: bool,
-}
-
 impl Filters {
-    /// Whether any filter is on.
-    #[must_use]
-    pub fn any(&self) -> bool {
-        self.shuffle || self.deflate.is_some() || self.fletcher32
-    }
-
-    /// The pipeline message's entries: `(filter id, client values)`.
-    pub(super) fn entries(&self, width: u32) -> Vec<(u16, Vec<u32>)> {
-        let mut out = Vec::new();
-        if self.shuffle {
-            out.push((2, vec![width]));
-        }
-        if let Some(level) = self.deflate {
-            out.push((1, vec![level]));
-        }
-        if self.fletcher32 {
-            out.push((3, Vec::new()));
-        }
-        out
-    }
-
     /// `chunk` (elements of `width` bytes) through the filters.
     pub(super) fn apply(&self, chunk: Vec<u8>, width: usize) -> std::io::Result<Vec<u8>> {
         let mut data = if self.shuffle && width > 1 {

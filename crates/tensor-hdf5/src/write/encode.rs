@@ -3,7 +3,7 @@
 //! and the HDF5 library (as netCDF-C drives it) lay them out. Everything little-endian, with
 //! 8-byte offsets and lengths.
 
-use super::{Attribute, Type, Value};
+use super::spec::{Attribute, Type, Value};
 use crate::lookup3;
 
 /// An address no structure is at yet (HDF5's "undefined address").

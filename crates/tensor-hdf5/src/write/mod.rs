@@ -14,110 +14,19 @@
 
 mod chunks;
 mod encode;
+mod fail;
 mod heap;
 mod slab;
+mod spec;
 
-pub use chunks::Filters;
+pub use spec::{Attribute, Data, DatasetId, DatasetSpec, Filters, Type, Value};
 
 use crate::error::{Error, Result};
 use crate::message::kind;
 use chunks::Stored;
 use encode::UNDEFINED;
+use fail::{io, overflow, short};
 use std::io::{Seek, SeekFrom, Write};
-
-/// An element type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Type {
-    /// A little-endian integer of `size` bytes (1, 2, 4 or 8).
-    Integer {
-        /// Bytes per element.
-        size: u8,
-        /// Two's complement when `true`.
-        signed: bool,
-    },
-    /// A little-endian IEEE float of `size` bytes (2, 4 or 8).
-    Float {
-        /// Bytes per element.
-        size: u8,
-    },
-    /// A fixed-length, null-terminated string of `len` bytes (an empty one as 1 byte).
-    Text {
-        /// Bytes per element.
-        len: u32,
-        /// UTF-8 when `true`, else ASCII.
-        utf8: bool,
-    },
-    /// A variable-length string.
-    VlenText {
-        /// UTF-8 when `true`, else ASCII.
-        utf8: bool,
-    },
-    /// A variable-length list of object references (what dimension scales are attached
-    /// with).
-    References,
-}
-
-impl Type {
-    /// Bytes per element as stored.
-    #[must_use]
-    pub fn size(&self) -> u32 {
-        match *self {
-            Type::Integer { size, .. } | Type::Float { size } => u32::from(size),
-            Type::Text { len, .. } => len.max(1),
-            Type::VlenText { .. } | Type::References => 16,
-        }
-    }
-}
-
-/// An attribute's value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Value {
-    /// Fixed-size elements, little-endian, one after another.
-    Bytes(Vec<u8>),
-    /// Strings, for [`Type::VlenText`].
-    Strings(Vec<String>),
-    /// Lists of datasets, for [`Type::References`].
-    References(Vec<Vec<DatasetId>>),
-}
-
-/// A named attribute.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Attribute {
-    /// Its name.
-    pub name: String,
-    /// Its element type.
-    pub ty: Type,
-    /// A scalar (one element, no dimension) when `true`, else a list.
-    pub scalar: bool,
-    /// Its elements.
-    pub value: Value,
-}
-
-/// A dataset to write.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DatasetSpec {
-    /// Its element type ([`Type::Integer`], [`Type::Float`] or [`Type::Text`]).
-    pub ty: Type,
-    /// Its shape, outermost first.
-    pub dims: Vec<u64>,
-    /// Each dimension's maximum (`None`: unlimited); the shape when `None`.
-    pub max: Option<Vec<Option<u64>>>,
-    /// Its chunk shape; contiguous when `None` (then neither filters nor an unlimited
-    /// dimension).
-    pub chunks: Option<Vec<u64>>,
-    /// The filters each chunk goes through.
-    pub filters: Filters,
-    /// Its fill value's bytes, when it has one.
-    pub fill: Option<Vec<u8>>,
-}
-
-/// What hands a dataset's elements over: it writes them, C order, little-endian, into the
-/// sink it is given.
-pub type Data<'d> = &'d mut dyn FnMut(&mut dyn Write) -> Result<()>;
-
-/// A dataset written, to refer to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DatasetId(usize);
 
 /// Where a dataset's elements went.
 #[derive(Debug)]
@@ -143,14 +52,6 @@ pub struct Writer<'w, W: Write + Seek + ?Sized> {
     at: u64,
     datasets: Vec<Pending>,
     root: Vec<Attribute>,
-}
-
-fn io(e: std::io::Error) -> Error {
-    Error::Core(tensor_core::Error::io("writing HDF5", e))
-}
-
-fn overflow(what: &'static str) -> Error {
-    Error::Core(tensor_core::Error::Overflow { what })
 }
 
 impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
@@ -422,12 +323,6 @@ fn heap_objects(
             })
             .collect::<Result<_>>()?,
     })
-}
-
-fn short(name: &str, written: u64, total: u64) -> Error {
-    Error::CannotWrite(format!(
-        "dataset {name:?}: {written} bytes were given for its {total}"
-    ))
 }
 
 /// Refuses what HDF5 cannot hold or this writer does not write.

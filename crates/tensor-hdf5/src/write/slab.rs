@@ -3,8 +3,10 @@
 //! (padded with the fill value past the dataset's edges), filters them (on every core with
 //! the `parallel` feature) and writes them, in C order of their offsets.
 
-use super::chunks::{Filters, Stored};
-use super::{DatasetSpec, Error, Result, io, overflow};
+use super::chunks::Stored;
+use super::fail::{io, overflow};
+use super::spec::{DatasetSpec, Filters};
+use crate::error::{Error, Result};
 use std::io::Write;
 
 pub(super) struct Slabs<'a, W: Write + ?Sized> {
