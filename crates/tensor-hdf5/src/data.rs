@@ -66,27 +66,56 @@ pub(crate) fn read(
     dataset: &Dataset<'_>,
     out: &mut [u8],
 ) -> Result<()> {
+    let rows = dataset.dataspace.dims.first().copied().unwrap_or(1);
+    read_rows(bytes, sizes, limits, dataset, 0..rows, out)
+}
+
+/// Reads the elements of `rows` of `dataset`'s outermost dimension (all of a scalar's) into
+/// `out`, exactly their bytes: only the chunks those rows lie in are decoded.
+pub(crate) fn read_rows(
+    bytes: &[u8],
+    sizes: Sizes,
+    limits: &tensor_core::Limits,
+    dataset: &Dataset<'_>,
+    rows: std::ops::Range<u64>,
+    out: &mut [u8],
+) -> Result<()> {
     let element = u64::from(dataset.datatype.size());
     let total = dataset.byte_len()?;
-    if out.len() as u64 != total {
+    let dims = &dataset.dataspace.dims;
+    let all = dims.first().copied().unwrap_or(1);
+    if rows.start > rows.end || rows.end > all {
         return Err(tensor_core::Error::InvalidArgument(format!(
-            "the dataset holds {total} bytes; the buffer has {}",
+            "rows {rows:?} of a dataset of {all}"
+        ))
+        .into());
+    }
+    // Bytes per row; the window's place in the elements.
+    let row = total.checked_div(all).unwrap_or(0);
+    let (start, len) = (rows.start * row, (rows.end - rows.start) * row);
+    if out.len() as u64 != len {
+        return Err(tensor_core::Error::InvalidArgument(format!(
+            "rows {rows:?} of the dataset hold {len} bytes; the buffer has {}",
             out.len()
         ))
         .into());
     }
-    match &dataset.layout {
-        Layout::Compact(data) => {
-            let src = data.get(..out.len()).ok_or_else(|| {
+    let mut window = |data: &[u8], what: &'static str, at: u64| -> Result<()> {
+        let src = usize::try_from(start)
+            .ok()
+            .and_then(|s| data.get(s..s + out.len()))
+            .ok_or_else(|| {
                 Error::malformed(
-                    "compact dataset",
-                    0,
+                    what,
+                    at,
                     format!("{} bytes where {total} belong", data.len()),
                 )
             })?;
-            out.copy_from_slice(src);
-            Ok(())
-        }
+        out.copy_from_slice(src);
+        Ok(())
+    };
+    match &dataset.layout {
+        Layout::Compact(data) => window(data, "compact dataset", 0),
         Layout::Contiguous { address: None, .. } => {
             fill(out, dataset.fill.as_deref());
             Ok(())
@@ -103,7 +132,8 @@ pub(crate) fn read(
                 ));
             }
             let mut c = sizes.cursor(bytes, *a, "contiguous dataset")?;
-            out.copy_from_slice(c.take(total)?);
+            c.skip(start)?;
+            out.copy_from_slice(c.take(len)?);
             Ok(())
         }
         Layout::Chunked {
@@ -113,8 +143,7 @@ pub(crate) fn read(
             filtered_single,
         } => {
             out.fill(0);
-            let dims = &dataset.dataspace.dims;
-            if chunk.len() != dims.len() || chunk.contains(&0) {
+            if chunk.len() != dims.len() || chunk.is_empty() || chunk.contains(&0) {
                 return Err(Error::malformed(
                     "chunked dataset",
                     0,
@@ -171,6 +200,13 @@ pub(crate) fn read(
                     ));
                 }
             };
+            // Only the chunks the rows lie in.
+            let chunks: Vec<Chunk> = chunks
+                .into_iter()
+                .filter(|ch| {
+                    ch.origin[0] < rows.end && ch.origin[0].saturating_add(chunk[0]) > rows.start
+                })
+                .collect();
             // A batch of chunks decoded side by side (feature `parallel`), then placed: memory
             // holds one batch of decoded chunks beyond `out`.
             for batch in chunks.chunks(BATCH) {
@@ -189,7 +225,7 @@ pub(crate) fn read(
                 #[cfg(not(feature = "parallel"))]
                 let decoded: Vec<Result<Vec<u8>>> = batch.iter().map(decode).collect();
                 for (ch, data) in batch.iter().zip(decoded) {
-                    place(out, &data?, &ch.origin, dims, chunk, element)?;
+                    place(out, &data?, &ch.origin, dims, chunk, element, &rows)?;
                 }
             }
             Ok(())
@@ -242,8 +278,9 @@ fn grid(dims: &[u64], chunk: &[u64]) -> Result<Vec<Vec<u64>>> {
         .collect())
 }
 
-/// Copies a chunk's elements (its full chunk shape, C order) into `out` where they belong,
-/// the parts past the dataset's edges left out.
+/// Copies a chunk's elements (its full chunk shape, C order) into `out` — the dataset's
+/// `rows` of its outermost dimension — where they belong, the parts past the dataset's
+/// edges and outside the rows left out.
 fn place(
     out: &mut [u8],
     data: &[u8],
@@ -251,6 +288,7 @@ fn place(
     dims: &[u64],
     chunk: &[u64],
     element: u64,
+    rows: &std::ops::Range<u64>,
 ) -> Result<()> {
     let rank = dims.len();
     if origin.iter().zip(dims).any(|(&o, &d)| o >= d) {
@@ -260,19 +298,38 @@ fn place(
             format!("a chunk at {origin:?} outside {dims:?}"),
         ));
     }
-    // The last dimension's run within the dataset, copied once per index of the others.
-    let run = (dims[rank - 1] - origin[rank - 1]).min(chunk[rank - 1]) * element;
-    let outer: Vec<u64> = (0..rank - 1)
-        .map(|k| (dims[k] - origin[k]).min(chunk[k]))
-        .collect();
+    // The chunk's rows inside the window: from `first` on, `outer[0]` of them.
+    let first = rows.start.saturating_sub(origin[0]);
+    let last = (origin[0] + chunk[0]).min(dims[0]).min(rows.end);
+    if origin[0] + first >= last {
+        return Ok(());
+    }
+    // The last dimension's run within the dataset, copied once per index of the others
+    // (of a vector, one run: its rows).
+    let (run, outer): (u64, Vec<u64>) = if rank == 1 {
+        ((last - origin[0] - first) * element, Vec::new())
+    } else {
+        let run = (dims[rank - 1] - origin[rank - 1]).min(chunk[rank - 1]) * element;
+        let mut outer: Vec<u64> = (0..rank - 1)
+            .map(|k| (dims[k] - origin[k]).min(chunk[k]))
+            .collect();
+        outer[0] = last - origin[0] - first;
+        (run, outer)
+    };
     let count: u64 = outer.iter().product();
     let mut index = vec![0u64; rank - 1];
     for _ in 0..count {
         let (mut src, mut dst) = (0u64, 0u64);
         for k in 0..rank {
             let i = if k < rank - 1 { index[k] } else { 0 };
-            src = src * chunk[k] + i;
-            dst = dst * dims[k] + origin[k] + i;
+            if k == 0 {
+                // The chunk's row `first + i` is the window's row `origin + first - start + i`.
+                src = first + i;
+                dst = origin[0] + first - rows.start + i;
+            } else {
+                src = src * chunk[k] + i;
+                dst = dst * dims[k] + origin[k] + i;
+            }
         }
         let (src, dst) = ((src * element) as usize, (dst * element) as usize);
         out[dst..dst + run as usize].copy_from_slice(&data[src..src + run as usize]);

@@ -238,6 +238,18 @@ impl<'a> Hdf5<'a> {
         crate::data::read(self.bytes, self.sizes(), &self.limits, dataset, out)
     }
 
+    /// Reads `rows` of `dataset`'s outermost dimension into `out`, exactly their bytes (C
+    /// order, the file's byte order): only the chunks those rows lie in are decoded, so a
+    /// dataset is read a few chunk rows at a time in the memory of those rows.
+    pub fn read_rows(
+        &self,
+        dataset: &Dataset<'_>,
+        rows: std::ops::Range<u64>,
+        out: &mut [u8],
+    ) -> Result<()> {
+        crate::data::read_rows(self.bytes, self.sizes(), &self.limits, dataset, rows, out)
+    }
+
     /// The attributes of dense storage: attribute messages in a fractal heap, found through
     /// the version 2 B-tree that indexes them by name (records: an 8-byte heap ID, flags,
     /// creation order, the name's hash), in creation order.

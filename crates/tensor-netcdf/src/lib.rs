@@ -108,6 +108,65 @@ impl<'a> Netcdf<'a> {
             Netcdf::Netcdf4(n) => Some(n.encoding(i)),
         }
     }
+
+    /// Reads `rows` of variable `i`'s outermost dimension (the whole of a scalar, `0..1`)
+    /// into `dst` in the machine's byte order: NetCDF-4 decodes only the chunks those rows
+    /// lie in; a classic file's rows are copied from the file.
+    pub fn read_rows(&self, i: usize, rows: std::ops::Range<u64>, dst: &mut [u8]) -> Result<()> {
+        match self {
+            Netcdf::Netcdf4(n) => n.read_rows(i, rows, dst),
+            Netcdf::Classic(c) => {
+                let view = c.view(i)?.ok_or_else(|| {
+                    Error::Core(tensor_core::Error::InvalidArgument(format!(
+                        "variable {i} has no view"
+                    )))
+                })?;
+                let shape = view.shape();
+                if shape.is_empty() {
+                    return view.copy_native_into(dst).map_err(Error::Dtype);
+                }
+                let offset = (view.offset() as u64)
+                    .checked_add(
+                        rows.start
+                            .checked_mul(view.strides()[0].unsigned_abs())
+                            .ok_or(tensor_core::Error::Overflow {
+                                what: "NetCDF row offset",
+                            })?,
+                    )
+                    .ok_or(tensor_core::Error::Overflow {
+                        what: "NetCDF row offset",
+                    })?;
+                let mut window = shape.to_vec();
+                window[0] = rows.end.saturating_sub(rows.start);
+                if rows.end > shape[0] {
+                    return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
+                        "rows {rows:?} of a variable of {}",
+                        shape[0]
+                    ))));
+                }
+                tensor_dtype::TensorView::strided(
+                    view.buffer(),
+                    view.dtype(),
+                    &window,
+                    view.strides(),
+                    offset,
+                    view.byte_order(),
+                )?
+                .copy_native_into(dst)
+                .map_err(Error::Dtype)
+            }
+        }
+    }
+
+    /// The rows of variable `i`'s outermost dimension one chunk holds: what a reader a few
+    /// rows at a time reads together (1 for a classic file's variables and unchunked ones).
+    #[must_use]
+    pub fn chunk_rows(&self, i: usize) -> u64 {
+        match self {
+            Netcdf::Classic(_) => 1,
+            Netcdf::Netcdf4(n) => n.chunk_rows(i),
+        }
+    }
 }
 
 impl<'a> TensorContainer<'a> for Netcdf<'a> {

@@ -220,6 +220,27 @@ fn round_trip() -> Result<(), Failed> {
         if &out != data {
             return Err(format!("{name}: values differ").into());
         }
+        // Any window of rows reads as those rows of the whole, whatever chunks it cuts.
+        let rows = s.dims.first().copied().unwrap_or(1);
+        let row = (data.len() as u64).checked_div(rows).unwrap_or(0);
+        for (a, b) in [
+            (0, rows),
+            (0, 1.min(rows)),
+            (1.min(rows), rows),
+            (rows / 2, rows),
+            (rows / 3, (rows / 3 + 2).min(rows)),
+        ] {
+            let mut window = vec![0u8; ((b - a) * row) as usize];
+            h.read_rows(d, a..b, &mut window)?;
+            if window[..] != data[(a * row) as usize..(b * row) as usize] {
+                return Err(format!("{name}: rows {a}..{b} differ").into());
+            }
+        }
+        if h.read_rows(d, 0..rows + 1, &mut vec![0u8; ((rows + 1) * row) as usize])
+            .is_ok()
+        {
+            return Err(format!("{name}: rows past the end read").into());
+        }
         let chunked = matches!(d.layout, Layout::Chunked { .. });
         if chunked != s.chunks.is_some() {
             return Err(format!("{name}: layout {:?}", d.layout).into());

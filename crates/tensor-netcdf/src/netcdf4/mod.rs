@@ -364,6 +364,29 @@ impl<'a> Netcdf4<'a> {
         &self.definition
     }
 
+    /// Reads `rows` of variable `i`'s outermost dimension into `dst` in the machine's byte
+    /// order: the chunks those rows lie in decoded, no others.
+    pub fn read_rows(&self, i: usize, rows: std::ops::Range<u64>, dst: &mut [u8]) -> Result<()> {
+        self.file
+            .read_rows(&self.datasets[i], rows, dst)
+            .map_err(hdf5)?;
+        let (dtype, order) = self.dtypes[i];
+        tensor_core::byte_order::to_native_in_place(order, dst, dtype.byte_width().max(1))?;
+        Ok(())
+    }
+
+    /// The rows of variable `i`'s outermost dimension one chunk holds (1 for a variable
+    /// not chunked or of no dimension).
+    #[must_use]
+    pub fn chunk_rows(&self, i: usize) -> u64 {
+        match &self.datasets[i].layout {
+            tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
+                chunk.first().copied().unwrap_or(1).max(1)
+            }
+            _ => 1,
+        }
+    }
+
     /// Where variable `i`'s elements lie in the file and in which byte order, when they are
     /// stored as they are in one run (contiguous): what a remote reader fetches for it.
     pub fn stored_range(&self, i: usize) -> Result<Option<(std::ops::Range<u64>, ByteOrder)>> {

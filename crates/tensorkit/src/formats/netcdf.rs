@@ -326,17 +326,48 @@ fn chunked<'a>(path: &Path, file: &Arc<Netcdf<'a>>, i: usize) -> Result<NamedTen
         }
     };
     let decode: Arc<crate::model::DecodeFn<'a>> = Arc::new(decode);
+    // Streamed a window of whole chunk rows at a time (at least `WINDOW` bytes' worth, one
+    // chunk row at the least): only those rows' chunks decoded, side by side, so memory holds
+    // a window, never the variable.
     let stream = {
-        let decode = decode.clone();
+        let (file, path, shape) = (file.clone(), path.to_path_buf(), shape.clone());
         move |limits: &Limits,
               run: usize,
               sink: &mut dyn FnMut(&[u8]) -> Result<()>|
               -> Result<()> {
-            let t = decode(limits)?.into_byte_order(tensor_core::ByteOrder::Little);
+            const WINDOW: u64 = 16 << 20;
             let width = dtype.byte_width().max(1);
-            t.data()
-                .chunks((run / width).max(1) * width)
-                .try_for_each(sink)
+            let rows = shape.first().copied().unwrap_or(1);
+            let row = if shape.is_empty() || rows == 0 {
+                bytes
+            } else {
+                bytes / rows
+            };
+            let chunk_rows = file.chunk_rows(i);
+            let per = (WINDOW / row.max(1) / chunk_rows).max(1) * chunk_rows;
+            let mut buffer = Vec::new();
+            let mut start = 0;
+            while start < rows.max(u64::from(shape.is_empty())) {
+                let end = (start + per).min(rows.max(1));
+                let len = usize::try_from((end - start) * row).map_err(|_| {
+                    tensor_core::Error::Overflow {
+                        what: "NetCDF rows",
+                    }
+                })?;
+                limits.check_total_bytes(len as u64)?;
+                buffer.clear();
+                buffer.resize(len, 0);
+                file.read_rows(i, start..end, &mut buffer)
+                    .map_err(wrap(&path))?;
+                if !tensor_core::ByteOrder::Little.is_native() {
+                    tensor_core::byte_order::swap_in_place(&mut buffer, width)?;
+                }
+                buffer
+                    .chunks((run / width).max(1) * width)
+                    .try_for_each(&mut *sink)?;
+                start = end;
+            }
+            Ok(())
         }
     };
     Ok(NamedTensor {

@@ -222,8 +222,64 @@ pub(crate) fn stream_view(
         w => w,
     };
     let run = (RUN_BYTES / width).max(1) * width;
-    // Borrowed from the file when stored little-endian and contiguous.
-    view.to_le_bytes().chunks(run).try_for_each(sink)
+    let swap = view.byte_order() == tensor_core::ByteOrder::Big && view.dtype().swap_width() > 1;
+    if let Some(bytes) = view.contiguous_bytes() {
+        // Borrowed from the file when stored little-endian; else swapped a run at a time.
+        if !swap {
+            return bytes.chunks(run).try_for_each(sink);
+        }
+        let mut buf = Vec::with_capacity(run.min(bytes.len()));
+        for c in bytes.chunks(run) {
+            buf.clear();
+            buf.extend_from_slice(c);
+            tensor_core::byte_order::swap_in_place(&mut buf, view.dtype().swap_width())?;
+            sink(&buf)?;
+        }
+        return Ok(());
+    }
+    // Not contiguous (a record variable's records a record apart): gathered in C order a
+    // slice of the outermost dimension at a time, or a run of elements of a vector, so
+    // that memory holds a run, never the tensor.
+    let shape = view.shape();
+    if view.dtype().is_packed() || shape.is_empty() {
+        return view.to_le_bytes().chunks(run).try_for_each(sink);
+    }
+    let stride = i128::from(view.strides()[0]);
+    let at = |i: u64| -> Result<u64> {
+        (view.offset() as i128)
+            .checked_add(stride * i128::from(i))
+            .and_then(|o| u64::try_from(o).ok())
+            .ok_or_else(|| {
+                tensor_core::Error::Overflow {
+                    what: "view offset",
+                }
+                .into()
+            })
+    };
+    let slice = |offset: u64, shape: &[u64], strides: &[i64]| {
+        TensorView::strided(
+            view.buffer(),
+            view.dtype(),
+            shape,
+            strides,
+            offset,
+            view.byte_order(),
+        )
+    };
+    if shape.len() == 1 {
+        let per = (run / width) as u64;
+        let mut start = 0;
+        while start < shape[0] {
+            let n = per.min(shape[0] - start);
+            sink(&slice(at(start)?, &[n], view.strides())?.to_le_bytes())?;
+            start += n;
+        }
+        return Ok(());
+    }
+    for i in 0..shape[0] {
+        stream_view(&slice(at(i)?, &shape[1..], &view.strides()[1..])?, sink)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -246,6 +302,48 @@ mod tests {
             location: Vec::new(),
             attributes: Vec::new(),
             check: None,
+        }
+    }
+
+    #[test]
+    fn strided_and_big_endian_views_stream_in_runs_as_their_little_endian_bytes() {
+        // Three "records" of 2 x 3 big-endian int32, each followed by 8 bytes of another
+        // variable (a record variable's layout), and a reversed vector.
+        let buffer: Vec<u8> = (0..3 * (24 + 8)).map(|i| i as u8).collect();
+        let records = TensorView::strided(
+            &buffer,
+            Dtype::Int32,
+            &[3, 2, 3],
+            &[32, 12, 4],
+            0,
+            tensor_core::ByteOrder::Big,
+        )
+        .unwrap();
+        let reversed = TensorView::strided(
+            &buffer,
+            Dtype::Int16,
+            &[5],
+            &[-2],
+            8,
+            tensor_core::ByteOrder::Big,
+        )
+        .unwrap();
+        let contiguous = TensorView::new(
+            &buffer[..24],
+            Dtype::Int32,
+            &[6],
+            tensor_core::ByteOrder::Big,
+        )
+        .unwrap();
+        for view in [records, reversed, contiguous] {
+            let mut streamed = Vec::new();
+            stream_view(&view, &mut |run| {
+                assert!(run.len() <= RUN_BYTES);
+                streamed.extend_from_slice(run);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(streamed, view.to_le_bytes().as_ref());
         }
     }
 
