@@ -168,16 +168,29 @@ fn round_trip(def: &Definition, seed: u64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn run() -> Result<(), Failed> {
-    let mut runner = TestRunner::new(Config {
-        cases: 200,
-        ..Config::default()
-    });
-    let strategy = (
+/// A seed, a flag, up to three fixed dimensions of lengths in `lens`, perhaps records (up
+/// to `records`), and up to four variables: what [`definition`] makes a file of.
+#[allow(
+    clippy::type_complexity,
+    reason = "proptest's tuple of what a definition is made of"
+)]
+fn strategy(
+    lens: std::ops::Range<u64>,
+    records: std::ops::Range<u64>,
+) -> impl Strategy<
+    Value = (
+        u64,
+        bool,
+        Vec<u64>,
+        Option<u64>,
+        Vec<(usize, Vec<usize>, bool)>,
+    ),
+> {
+    (
         any::<u64>(),
         any::<bool>(),
-        prop::collection::vec(1u64..5, 0..3),
-        prop::option::of(0u64..4),
+        prop::collection::vec(lens, 0..3),
+        prop::option::of(records),
         prop::collection::vec(
             (
                 any::<usize>(),
@@ -186,12 +199,22 @@ fn run() -> Result<(), Failed> {
             ),
             0..5,
         ),
-    );
+    )
+}
+
+fn run() -> Result<(), Failed> {
+    let mut runner = TestRunner::new(Config {
+        cases: 200,
+        ..Config::default()
+    });
     runner
-        .run(&strategy, |(seed, cdf5, dims, records, vars)| {
-            let seed = seed % 1000;
-            round_trip(&definition(seed, cdf5, &dims, records, vars), seed)
-        })
+        .run(
+            &strategy(1..5, 0..4),
+            |(seed, cdf5, dims, records, vars)| {
+                let seed = seed % 1000;
+                round_trip(&definition(seed, cdf5, &dims, records, vars), seed)
+            },
+        )
         .map_err(|e| Failed::from(e.to_string()))
 }
 
@@ -246,29 +269,18 @@ fn run_netcdf4() -> Result<(), Failed> {
         cases: 100,
         ..Config::default()
     });
-    let strategy = (
-        any::<u64>(),
-        any::<bool>(),
-        prop::collection::vec(1u64..40, 0..3),
-        prop::option::of(0u64..6),
-        prop::collection::vec(
-            (
-                any::<usize>(),
-                prop::collection::vec(any::<usize>(), 0..3),
-                any::<bool>(),
-            ),
-            0..5,
-        ),
-    );
     runner
-        .run(&strategy, |(seed, filtered, dims, records, vars)| {
-            let seed = seed % 1000;
-            round_trip_netcdf4(
-                &definition(seed, true, &dims, records, vars),
-                seed,
-                filtered,
-            )
-        })
+        .run(
+            &strategy(1..40, 0..6),
+            |(seed, filtered, dims, records, vars)| {
+                let seed = seed % 1000;
+                round_trip_netcdf4(
+                    &definition(seed, true, &dims, records, vars),
+                    seed,
+                    filtered,
+                )
+            },
+        )
         .map_err(|e| Failed::from(e.to_string()))
 }
 
