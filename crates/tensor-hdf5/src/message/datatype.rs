@@ -159,6 +159,14 @@ impl Datatype {
         }
         let bits = c.uint(3)?;
         let size = c.u32()?;
+        // Every HDF5 type has at least one byte (the library refuses to make one of none).
+        if size == 0 {
+            return Err(Error::malformed(
+                "datatype message",
+                at,
+                "an element of 0 bytes",
+            ));
+        }
         let order = if bits & 1 == 0 {
             ByteOrder::Little
         } else {
