@@ -33,7 +33,7 @@ expected=$here/tensogram_suite.expected
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git -C "$repo" archive "$ref" python/tests examples tests rust/tensogram/tests/golden \
-    rust/tensogram-grib/testdata | tar -x -C "$work"
+    rust/tensogram-grib/testdata rust/tensogram-netcdf/testdata | tar -x -C "$work"
 cat >"$work/conftest.py" <<'EOF'
 # Written by tensorkit's scripts/reference/tensogram_suite.sh: tensogram's tests import
 # `tensogram`; they get tensorkit's module under that name.

@@ -399,3 +399,75 @@ def test_variables_of_types_not_read_are_refused_by_name(testdata):
             tensorkit.open(testdata / "netcdf" / "unsupported" / path)
         assert e.value.kind == "unsupported", path
         assert name in str(e.value) and kind in str(e.value) and "not read" in str(e.value), str(e.value)
+
+
+def test_tensogram_to_netcdf_writes_the_messages_back_as_the_file(testdata, tmp_path):
+    """``tensorkit.tensogram.to_netcdf`` (tensogram's ``to_netcdf``): the messages of a
+    NetCDF file converted whole or one per variable are written back as NetCDF-4 that
+    netCDF4-python reads as the source; no messages, or a variable twice, is a ValueError."""
+    from tensorkit import tensogram
+
+    for path in [testdata / "netcdf" / "reference" / "cf_packed.nc", *netcdf4_files(testdata)[:3]]:
+        theirs = dataset(path)
+        for split_by in ["file", "variable"]:
+            tgm = tmp_path / f"{path.stem}_{split_by}.tgm"
+            tensorkit.convert(path, tgm, split_by=split_by)
+            buf = tgm.read_bytes()
+            messages = [buf[o : o + n] for o, n in tensogram.scan(buf)]
+            assert len(messages) == (1 if split_by == "file" else len(theirs["vars"]))
+            back = tmp_path / f"{path.stem}_{split_by}.nc"
+            tensogram.to_netcdf(messages, back)
+            ours = dataset(back)
+            assert ours["format"] == "NETCDF4"
+            theirs["format"] = "NETCDF4"
+            same_dataset(ours, theirs)
+    with pytest.raises(ValueError):
+        tensogram.to_netcdf([], tmp_path / "none.nc")
+    with pytest.raises(ValueError):
+        tensogram.to_netcdf([messages[0], messages[0]], tmp_path / "twice.nc")
+    assert not (tmp_path / "twice.nc").exists()
+    assert not list(tmp_path.glob(".to_netcdf.*"))
+
+
+def test_tensogram_convert_netcdf_makes_messages_as_tensogram_does(testdata, tmp_path):
+    """``tensorkit.tensogram.convert_netcdf`` (tensogram's, without libnetcdf): packed
+    variables unpacked to float64, ``char`` variables left out, attributes inside each
+    object's ``netcdf`` entry and CF's lifted into ``cf``, the stages asked for, messages
+    split as asked; tensogram's own package decodes them."""
+    from tensorkit import tensogram
+
+    reference = pytest.importorskip("tensogram")
+    packed = testdata / "netcdf" / "reference" / "cf_packed.nc"
+    [message] = tensogram.convert_netcdf(packed, cf=True, filter="shuffle", compression="zstd")
+    meta, objects = reference.decode(message, verify_hash=True)
+    by_name = {b["name"]: (b, d, a) for b, (d, a) in zip(meta.base, objects)}
+    base, d, t2m = by_name["t2m"]
+    assert d.dtype == "float64" and d.filter == "shuffle" and d.compression == "zstd"
+    assert base["cf"]["standard_name"] == "air_temperature" and base["netcdf"]["units"] == "K"
+    assert "scale_factor" not in base["netcdf"]
+    with xr_open(packed) as ds:
+        np.testing.assert_allclose(t2m, ds["t2m"].values, rtol=1e-6, equal_nan=True)
+    records = testdata / "netcdf" / "reference" / "records_classic.nc"
+    numeric = [n for n, v in dataset(records)["vars"].items() if v[1] != "|S1"]
+    assert len(tensogram.convert_netcdf(records, split_by="variable")) == len(numeric)
+    assert len(tensogram.convert_netcdf(records, split_by="record")) == 5
+    # Simple packing applies to float64 (`time` here) and refuses NaN (`t2m`'s fill, unpacked).
+    [m] = tensogram.convert_netcdf(records, encoding="simple_packing", bits=24)
+    packed_meta, packed_objects = reference.decode(m)
+    kinds = {b["name"]: d.encoding for b, (d, _) in zip(packed_meta.base, packed_objects)}
+    assert kinds["time"] == "simple_packing" and kinds["temp"] == "none"
+    with pytest.raises(ValueError, match="NaN"):
+        tensogram.convert_netcdf(packed, encoding="simple_packing")
+    back = tmp_path / "back.nc"
+    tensogram.to_netcdf(tensogram.convert_netcdf(records, split_by="variable"), back)
+    assert list(dataset(back)["vars"]) == numeric
+    for bad in [dict(split_by="month"), dict(hash="md5"), dict(compression="gzip"), dict(bits=0)]:
+        with pytest.raises(ValueError):
+            tensogram.convert_netcdf(records, **bad)
+    with pytest.raises(FileNotFoundError):
+        tensogram.convert_netcdf(tmp_path / "missing.nc")
+
+
+def xr_open(path):
+    xr = pytest.importorskip("xarray")
+    return xr.open_dataset(path)

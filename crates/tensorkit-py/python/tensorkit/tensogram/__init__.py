@@ -3,8 +3,9 @@
 Code written for ``import tensogram`` runs with ``from tensorkit import tensogram``: the same
 functions, arguments and results — ``encode``, ``decode``, ``decode_metadata``,
 ``decode_descriptors``, ``decode_object``, ``decode_range``, ``scan``, ``iter_messages``,
-``validate``, ``validate_file``, ``compute_hash``, ``TensogramFile`` (local files and URLs)
-and ``AsyncTensogramFile``.
+``validate``, ``validate_file``, ``compute_hash``, ``TensogramFile`` (local files and URLs),
+``AsyncTensogramFile``, and ``convert_netcdf`` / ``to_netcdf`` (NetCDF-3 and -4 to messages
+and back, without libnetcdf: ``__has_netcdf__`` is true).
 
 >>> import numpy as np
 >>> from tensorkit import tensogram
@@ -58,11 +59,16 @@ from ._codec import (
     WIRE_VERSION,
 )
 from ._file import TensogramFile
+from ._netcdf import convert_netcdf, to_netcdf
+
+# What tensogram's feature probes ask: NetCDF is read and written without libnetcdf.
+__has_netcdf__ = True
 
 __all__ = [
     "AsyncTensogramFile",
     "compute_hash",
     "compute_packing_params",
+    "convert_netcdf",
     "DataObjectDescriptor",
     "decode",
     "decode_descriptors",
@@ -82,6 +88,7 @@ __all__ = [
     "scan",
     "StreamingEncoder",
     "TensogramFile",
+    "to_netcdf",
     "validate",
     "validate_file",
     "WIRE_VERSION",
