@@ -5,7 +5,7 @@
 //! datasets: their type, shape, layout and filters, and their elements — compact,
 //! contiguous, or chunked through a version 1 B-tree, a single chunk, implicit chunks, a
 //! fixed array or an extensible array, each chunk through deflate, shuffle and Fletcher-32
-//! (verified); and a dataset's rows alone, decoding only their chunks. [`write`] writes
+//! (verified); and a dataset's rows alone, decoding only their chunks. [`write`](mod@write) writes
 //! HDF5 streamed, as the library lays out what netCDF-C asks of it. It is the base NetCDF-4
 //! and HDF5 weight files are read and written on (issues 70 and 71).
 //!
