@@ -34,6 +34,18 @@ impl Variable {
     pub fn attribute(&self, name: &str) -> Option<&Attribute> {
         self.attributes.iter().find(|a| a.name == name)
     }
+
+    /// One element of its fill value, big-endian: its `_FillValue` when it has one of its
+    /// own type, else its type's default fill — what netCDF-C pads a classic file's slabs
+    /// with and gives a NetCDF-4 dataset.
+    #[must_use]
+    pub fn fill_be(&self) -> Vec<u8> {
+        let t = self.nc_type;
+        self.attribute("_FillValue")
+            .filter(|a| a.values.nc_type() == t && !a.values.is_empty())
+            .and_then(|a| a.values.to_be_bytes().ok())
+            .map_or_else(|| t.default_fill(), |b| b[..t.size() as usize].to_vec())
+    }
 }
 
 /// Everything a file defines.

@@ -79,7 +79,7 @@ pub fn write<W: Write + Seek + ?Sized>(
                     what: "NetCDF variable size",
                 })?,
             at: 0,
-            fill: fill_bytes(v.nc_type, v.attribute("_FillValue")),
+            fill: v.fill_be(),
             // One record variable alone: its slabs are packed, unpadded, and the file ends
             // with its last one.
             pad: !layout.record[i] || layout.recsize != layout.slab[i],
@@ -361,14 +361,6 @@ impl Header {
         }
         Ok(())
     }
-}
-
-/// The bytes padding pads a variable's slabs with: its `_FillValue` when it has one of its
-/// own type, else its type's default fill, as netCDF-C pads them.
-fn fill_bytes(t: NcType, fill: Option<&Attribute>) -> Vec<u8> {
-    fill.filter(|a| a.values.nc_type() == t && !a.values.is_empty())
-        .and_then(|a| a.values.to_be_bytes().ok())
-        .map_or_else(|| t.default_fill(), |b| b[..t.size() as usize].to_vec())
 }
 
 /// The sink a variable's data is written through: it puts each slab where it belongs and

@@ -82,13 +82,9 @@ fn element(t: NcType) -> Result<Type> {
 }
 
 /// Big-endian elements of `width` bytes made little-endian.
-fn little(mut be: Vec<u8>, width: usize) -> Vec<u8> {
-    if width > 1 {
-        for e in be.chunks_exact_mut(width) {
-            e.reverse();
-        }
-    }
-    be
+fn little(mut be: Vec<u8>, width: usize) -> Result<Vec<u8>> {
+    tensor_core::byte_order::swap_in_place(&mut be, width)?;
+    Ok(be)
 }
 
 /// An attribute as netCDF-C stores it.
@@ -118,7 +114,7 @@ fn attribute(a: &Attribute) -> Result<h5::Attribute> {
                 name,
                 ty: element(t)?,
                 scalar: false,
-                value: Value::Bytes(little(numbers.to_be_bytes()?, t.size() as usize)),
+                value: Value::Bytes(little(numbers.to_be_bytes()?, t.size() as usize)?),
             }
         }
     })
@@ -258,14 +254,6 @@ pub fn write<W: Write + Seek + ?Sized>(
         let unlimited = v.dims.iter().any(|&d| def.dimensions[d].unlimited);
         let chunked = unlimited || storage.filters.any();
         let width = u64::from(types[i].size());
-        let fill = v
-            .attribute("_FillValue")
-            .filter(|a| a.values.nc_type() == v.nc_type && !a.values.is_empty())
-            .and_then(|a| a.values.to_be_bytes().ok())
-            .map_or_else(
-                || v.nc_type.default_fill(),
-                |b| b[..width as usize].to_vec(),
-            );
         let spec = DatasetSpec {
             ty: types[i],
             max: Some(
@@ -280,7 +268,7 @@ pub fn write<W: Write + Seek + ?Sized>(
             } else {
                 storage.filters
             },
-            fill: Some(little(fill, width as usize)),
+            fill: Some(little(v.fill_be(), width as usize)?),
             dims: shape,
         };
         let is_coordinate = v.dims.len() == 1 && coordinate[v.dims[0]] == Some(i);
