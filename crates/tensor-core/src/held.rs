@@ -105,6 +105,28 @@ pub fn grown_prefix(
     prefix_end..end
 }
 
+/// What a parse of a header from the start, over the `prefix_end` bytes held of a `len`-byte
+/// file, stopping with `e`, asks for next: the [`grown_prefix`] when the bytes held ran out
+/// before the file did (`e` is [`Truncated`](crate::Error::Truncated)), else `e` itself.
+pub fn grown_after(
+    e: crate::Error,
+    prefix_end: u64,
+    len: u64,
+    min_read: u64,
+    limits: &crate::Limits,
+) -> Result<Range<u64>, crate::Error> {
+    match e {
+        crate::Error::Truncated { offset, needed, .. } if prefix_end < len => Ok(grown_prefix(
+            prefix_end,
+            len,
+            offset.saturating_add(needed),
+            min_read,
+            limits,
+        )),
+        other => Err(other),
+    }
+}
+
 /// A whole file in memory, which holds every byte.
 #[derive(Clone, Copy, Debug)]
 pub struct Whole<'a>(pub &'a [u8]);
@@ -128,6 +150,25 @@ impl Held for Whole<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Held, Whole};
+
+    #[test]
+    fn only_a_parse_that_ran_out_of_bytes_before_the_file_did_grows_the_prefix() {
+        let limits = crate::Limits::default();
+        let short = || crate::Error::Truncated {
+            what: "header",
+            offset: 90,
+            needed: 30,
+            available: 10,
+        };
+        assert_eq!(
+            super::grown_after(short(), 100, 1 << 30, 1 << 20, &limits).unwrap(),
+            super::grown_prefix(100, 1 << 30, 120, 1 << 20, &limits)
+        );
+        // The whole file held: the truncation is the file's own.
+        assert!(super::grown_after(short(), 100, 100, 1 << 20, &limits).is_err());
+        let bad = crate::Error::InvalidArgument("bad".into());
+        assert!(super::grown_after(bad, 100, 1 << 30, 1 << 20, &limits).is_err());
+    }
 
     #[test]
     fn a_growing_header_reads_four_times_what_is_held_within_the_file_and_limit() {

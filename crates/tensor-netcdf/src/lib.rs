@@ -289,17 +289,10 @@ impl tensor_dtype::Format for NetcdfFormat {
         }
         match classic::header::parse(prefix, len, limits) {
             Ok(_) => Ok(Vec::new()),
-            Err(Error::Core(tensor_core::Error::Truncated { offset, needed, .. }))
-                if prefix_end < len =>
-            {
-                let needed_end = offset.saturating_add(needed);
-                Ok(vec![tensor_core::held::grown_prefix(
-                    prefix_end,
-                    len,
-                    needed_end,
-                    MIN_HEADER_READ,
-                    limits,
-                )])
+            Err(Error::Core(e)) => {
+                tensor_core::held::grown_after(e, prefix_end, len, MIN_HEADER_READ, limits)
+                    .map(|next| vec![next])
+                    .map_err(Error::Core)
             }
             Err(e) => Err(e),
         }
