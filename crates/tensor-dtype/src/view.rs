@@ -153,6 +153,48 @@ impl<'a> TensorView<'a> {
         self.byte_order
     }
 
+    /// Rows `rows` of the outermost dimension, as a view of the same buffer (the same rank):
+    /// a record variable's records, a window of a large tensor. Fails for a scalar, packed
+    /// elements (they have no byte strides) or rows past the dimension.
+    pub fn rows(&self, rows: std::ops::Range<u64>) -> Result<TensorView<'a>> {
+        let mut shape = self.shape.clone();
+        match shape.first_mut() {
+            Some(n) if rows.start <= rows.end && rows.end <= *n && !self.dtype.is_packed() => {
+                *n = rows.end - rows.start;
+            }
+            _ => {
+                return Err(tensor_core::Error::InvalidArgument(format!(
+                    "rows {rows:?} of a {} view of shape {:?}",
+                    self.dtype, self.shape
+                ))
+                .into());
+            }
+        }
+        let offset = (self.offset as i128)
+            .checked_add(i128::from(rows.start) * i128::from(self.strides[0]))
+            .and_then(|o| u64::try_from(o).ok())
+            .ok_or(tensor_core::Error::Overflow {
+                what: "view offset",
+            })?;
+        TensorView::strided(
+            self.data,
+            self.dtype,
+            &shape,
+            &self.strides,
+            offset,
+            self.byte_order,
+        )
+    }
+
+    /// Row `i` of the outermost dimension, with that dimension dropped (one rank fewer): a
+    /// record of a record variable.
+    pub fn row(&self, i: u64) -> Result<TensorView<'a>> {
+        let mut one = self.rows(i..i.saturating_add(1))?;
+        one.shape.remove(0);
+        one.strides.remove(0);
+        Ok(one)
+    }
+
     /// The number of elements.
     #[must_use]
     pub fn element_count(&self) -> u64 {
@@ -466,6 +508,44 @@ impl Tensor {
 mod tests {
     use super::*;
     use tensor_core::{ErrorKind, Kinded};
+
+    #[test]
+    fn rows_and_a_row_are_views_of_the_same_elements() {
+        let data: Vec<u8> = (0..200u8).collect();
+        // Records of 3 x 2 int16, each 24 bytes apart; and a reversed vector.
+        let records = TensorView::strided(
+            &data,
+            Dtype::Int16,
+            &[5, 3, 2],
+            &[24, 4, 2],
+            4,
+            ByteOrder::Big,
+        )
+        .unwrap();
+        let all = records.to_le_bytes();
+        let rows = records.rows(1..4).unwrap();
+        assert_eq!(rows.shape(), [3, 3, 2]);
+        assert_eq!(rows.to_le_bytes().as_ref(), &all[12..48]);
+        let row = records.row(4).unwrap();
+        assert_eq!(row.shape(), [3, 2]);
+        assert_eq!(row.to_le_bytes().as_ref(), &all[48..60]);
+        let reversed =
+            TensorView::strided(&data, Dtype::Uint8, &[10], &[-1], 9, ByteOrder::Little).unwrap();
+        assert_eq!(
+            reversed.rows(2..5).unwrap().to_le_bytes().as_ref(),
+            [7, 6, 5]
+        );
+        #[allow(
+            clippy::reversed_empty_ranges,
+            reason = "a range that ends before it starts is refused"
+        )]
+        let backwards = 4..2;
+        for bad in [records.rows(3..6), records.rows(backwards), records.row(5)] {
+            assert_eq!(bad.unwrap_err().kind(), ErrorKind::InvalidArgument);
+        }
+        let scalar = TensorView::new(&data[..4], Dtype::Float32, &[], ByteOrder::Little).unwrap();
+        assert!(scalar.row(0).is_err());
+    }
 
     #[test]
     fn native_copies_match_gathered_bytes_for_every_layout() {

@@ -121,39 +121,13 @@ impl<'a> Netcdf<'a> {
                         "variable {i} has no view"
                     )))
                 })?;
-                let shape = view.shape();
-                if shape.is_empty() {
-                    return view.copy_native_into(dst).map_err(Error::Dtype);
-                }
-                let offset = (view.offset() as u64)
-                    .checked_add(
-                        rows.start
-                            .checked_mul(view.strides()[0].unsigned_abs())
-                            .ok_or(tensor_core::Error::Overflow {
-                                what: "NetCDF row offset",
-                            })?,
-                    )
-                    .ok_or(tensor_core::Error::Overflow {
-                        what: "NetCDF row offset",
-                    })?;
-                let mut window = shape.to_vec();
-                window[0] = rows.end.saturating_sub(rows.start);
-                if rows.end > shape[0] {
-                    return Err(Error::Core(tensor_core::Error::InvalidArgument(format!(
-                        "rows {rows:?} of a variable of {}",
-                        shape[0]
-                    ))));
-                }
-                tensor_dtype::TensorView::strided(
-                    view.buffer(),
-                    view.dtype(),
-                    &window,
-                    view.strides(),
-                    offset,
-                    view.byte_order(),
-                )?
-                .copy_native_into(dst)
-                .map_err(Error::Dtype)
+                // A scalar is its one row.
+                let rows = if view.shape().is_empty() && rows == (0..1) {
+                    view
+                } else {
+                    view.rows(rows)?
+                };
+                rows.copy_native_into(dst).map_err(Error::Dtype)
             }
         }
     }

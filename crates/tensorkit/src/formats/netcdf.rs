@@ -790,22 +790,7 @@ pub(crate) fn each_record(
 /// Record `r` of record variable `t` (whose elements `view` holds): a view of it, named as
 /// `t`, its `_dims` without the record dimension.
 fn record_of<'v>(t: &NamedTensor<'_>, view: &TensorView<'v>, r: u64) -> Result<NamedTensor<'v>> {
-    let overflow = || tensor_core::Error::Overflow {
-        what: "record offset",
-    };
-    let offset = i128::from(r)
-        .checked_mul(i128::from(view.strides()[0]))
-        .and_then(|o| o.checked_add(view.offset() as i128))
-        .and_then(|o| u64::try_from(o).ok())
-        .ok_or_else(overflow)?;
-    let record = TensorView::strided(
-        view.buffer(),
-        view.dtype(),
-        &view.shape()[1..],
-        &view.strides()[1..],
-        offset,
-        view.byte_order(),
-    )?;
+    let record = view.row(r)?;
     let mut attributes = t.attributes.clone();
     for (k, v) in &mut attributes {
         if k != carried::KEY {

@@ -244,40 +244,18 @@ pub(crate) fn stream_view(
     if view.dtype().is_packed() || shape.is_empty() {
         return view.to_le_bytes().chunks(run).try_for_each(sink);
     }
-    let stride = i128::from(view.strides()[0]);
-    let at = |i: u64| -> Result<u64> {
-        (view.offset() as i128)
-            .checked_add(stride * i128::from(i))
-            .and_then(|o| u64::try_from(o).ok())
-            .ok_or_else(|| {
-                tensor_core::Error::Overflow {
-                    what: "view offset",
-                }
-                .into()
-            })
-    };
-    let slice = |offset: u64, shape: &[u64], strides: &[i64]| {
-        TensorView::strided(
-            view.buffer(),
-            view.dtype(),
-            shape,
-            strides,
-            offset,
-            view.byte_order(),
-        )
-    };
     if shape.len() == 1 {
         let per = (run / width) as u64;
         let mut start = 0;
         while start < shape[0] {
             let n = per.min(shape[0] - start);
-            sink(&slice(at(start)?, &[n], view.strides())?.to_le_bytes())?;
+            sink(&view.rows(start..start + n)?.to_le_bytes())?;
             start += n;
         }
         return Ok(());
     }
     for i in 0..shape[0] {
-        stream_view(&slice(at(i)?, &shape[1..], &view.strides()[1..])?, sink)?;
+        stream_view(&view.row(i)?, sink)?;
     }
     Ok(())
 }
