@@ -663,26 +663,23 @@ fn write(
     let mut data = |i: usize, sink: &mut dyn std::io::Write| -> tensor_netcdf::Result<()> {
         let t = &set.tensors[tensor_of[i]];
         let width = t.dtype().byte_width().max(1);
-        // Booleans as 0 and 1, whatever other byte a source held for true: the bytes a
-        // reader takes for booleans (xarray's mark alone does not make 2 read as true).
-        let boolean = t.dtype() == Dtype::Bool;
-        let mut pending: Vec<u8> = Vec::new();
-        let result = t.stream(&set.limits, &mut |run| {
-            let io = |e| tensor_core::Error::io("writing NetCDF", e);
-            if boolean {
-                let canonical: Vec<u8> = run.iter().map(|&b| u8::from(b != 0)).collect();
-                return Ok(sink.write_all(&canonical).map_err(io)?);
-            }
-            if !big_endian {
-                return Ok(sink.write_all(run).map_err(io)?);
-            }
-            pending.extend_from_slice(run);
-            let whole = pending.len() - pending.len() % width;
-            tensor_core::byte_order::swap_in_place(&mut pending[..whole], width)?;
-            sink.write_all(&pending[..whole]).map_err(io)?;
-            pending.drain(..whole);
-            Ok(())
-        });
+        let result = if !big_endian || width == 1 {
+            // As every format stores them: little-endian, booleans as 0 and 1 whatever byte
+            // a source held for true (xarray's mark alone does not make 2 read as true).
+            t.write_canonical(&set.limits, sink)
+        } else {
+            // NetCDF-3: made big-endian run by run on their way.
+            let mut pending: Vec<u8> = Vec::new();
+            t.stream(&set.limits, &mut |run| {
+                pending.extend_from_slice(run);
+                let whole = pending.len() - pending.len() % width;
+                tensor_core::byte_order::swap_in_place(&mut pending[..whole], width)?;
+                sink.write_all(&pending[..whole])
+                    .map_err(|e| tensor_core::Error::io("writing NetCDF", e))?;
+                pending.drain(..whole);
+                Ok(())
+            })
+        };
         result.map_err(|e| {
             carried.keep(e, |m| {
                 tensor_netcdf::Error::Core(tensor_core::Error::InvalidArgument(m))
