@@ -454,9 +454,8 @@ impl<'a> TensorContainer<'a> for Netcdf4<'a> {
     }
 
     fn read_into(&self, i: usize, dst: &mut [u8]) -> Result<()> {
-        self.file.read(&self.datasets[i], dst).map_err(hdf5)?;
-        let (dtype, order) = self.dtypes[i];
-        tensor_core::byte_order::to_native_in_place(order, dst, dtype.byte_width().max(1))?;
-        Ok(())
+        // Every row (a scalar's one).
+        let rows = self.shapes[i].first().copied().unwrap_or(1);
+        self.read_rows(i, 0..rows, dst)
     }
 }
