@@ -31,8 +31,15 @@ use std::io::{Seek, SeekFrom, Write};
 /// Where a dataset's elements went.
 #[derive(Debug)]
 enum Storage {
-    Contiguous { address: u64, size: u64 },
-    Chunked(Vec<Stored>),
+    Contiguous {
+        address: u64,
+        size: u64,
+    },
+    /// Chunks of `chunk` elements (none stored yet when `stored` is empty).
+    Chunked {
+        chunk: Vec<u64>,
+        stored: Vec<Stored>,
+    },
 }
 
 #[derive(Debug)]
@@ -96,7 +103,10 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
                 address: UNDEFINED,
                 size: total,
             },
-            (Some(_), None) => Storage::Chunked(Vec::new()),
+            (Some(chunk), None) => Storage::Chunked {
+                chunk: chunk.clone(),
+                stored: Vec::new(),
+            },
             (None, Some(data)) => {
                 let address = if total == 0 { UNDEFINED } else { self.at };
                 let mut sink = Counted {
@@ -122,7 +132,10 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
                     return Err(short(name, written, total));
                 }
                 self.at = at;
-                Storage::Chunked(stored)
+                Storage::Chunked {
+                    chunk: chunk.clone(),
+                    stored,
+                }
             }
         };
         self.datasets.push(Pending {
@@ -158,7 +171,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         let mut trees = Vec::new();
         let mut btree = vec![UNDEFINED; datasets.len()];
         for (i, d) in datasets.iter().enumerate() {
-            if let (Storage::Chunked(stored), Some(chunk)) = (&d.storage, &d.spec.chunks)
+            if let Storage::Chunked { chunk, stored } = &d.storage
                 && !stored.is_empty()
             {
                 let (bytes, root) = chunks::btree(stored, chunk, at);
@@ -233,7 +246,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         let mut addresses = Vec::with_capacity(datasets.len());
         for (i, d) in datasets.iter().enumerate() {
             let width = d.spec.ty.size();
-            let chunked = d.spec.chunks.is_some();
+            let chunked = matches!(d.storage, Storage::Chunked { .. });
             let mut messages = vec![
                 (
                     kind::DATASPACE,
@@ -254,10 +267,9 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
                     encode::pipeline(&d.spec.filters.entries(width)),
                 ));
             }
-            let layout = match (&d.storage, &d.spec.chunks) {
-                (Storage::Contiguous { address, size }, _) => encode::contiguous(*address, *size),
-                (Storage::Chunked(_), Some(chunk)) => encode::chunked(btree[i], chunk, width),
-                (Storage::Chunked(_), None) => unreachable!("chunks are stored only with a shape"),
+            let layout = match &d.storage {
+                Storage::Contiguous { address, size } => encode::contiguous(*address, *size),
+                Storage::Chunked { chunk, .. } => encode::chunked(btree[i], chunk, width),
             };
             messages.push((kind::LAYOUT, 0, layout));
             messages.extend(attribute_messages(&d.attributes, &objects[i])?);
