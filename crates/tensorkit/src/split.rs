@@ -67,6 +67,9 @@ pub(crate) fn each_group(
         }
     }
     match by {
+        // A set of no tensors is one message of none, whatever the split: a file of no
+        // message would be an empty file no reader identifies.
+        SplitBy::File | SplitBy::Variable if set.tensors.is_empty() => write(set),
         SplitBy::File => write(set),
         SplitBy::Variable => set
             .tensors

@@ -335,3 +335,18 @@ fn booleans_stored_as_any_nonzero_byte_are_written_as_netcdf_booleans() {
         );
     }
 }
+
+#[cfg(feature = "frame")]
+#[test]
+fn a_set_of_no_tensors_split_by_variable_is_one_message_of_none() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("none.tgm");
+    let none: [(&str, tensorkit::TensorView<'_>); 0] = [];
+    let options = WriteOptions {
+        split_by: tensorkit::SplitBy::Variable,
+        ..WriteOptions::for_format(Format::TENSOGRAM)
+    };
+    tensorkit::save_tensors(&out, none, &options).unwrap();
+    assert_eq!(tensorkit::open(&out).unwrap().tensors().count(), 0);
+}
