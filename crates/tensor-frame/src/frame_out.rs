@@ -67,53 +67,148 @@ pub(crate) fn write_frame<W: Write + ?Sized>(
     check_finite: Option<(Dtype, ByteOrder)>,
 ) -> std::io::Result<(u64, u64)> {
     let body: u64 = parts.iter().map(|p| p.len() as u64).sum();
-    let total = FRAME_HEADER_LEN + body + kind.footer_len();
-    let mut fl = if hashing { HASH_PRESENT } else { 0 };
-    if cbor_offset.is_some() {
-        fl |= CBOR_AFTER_PAYLOAD;
-    }
-    let header = FrameHeader {
-        frame_type: kind.to_u16(),
-        version: FRAME_VERSION,
-        flags: fl,
-        total_length: total,
-    };
-    w.write_all(&header.to_bytes())?;
-    let mut hasher = Xxh3::new();
+    let mut out = FrameOut::begin(w, at, kind, body, hashing, cbor_offset)?;
+    let mut check = check_finite.map(FiniteCheck::new);
     for (k, part) in parts.iter().enumerate() {
-        let check = check_finite.filter(|_| k == 0);
-        if hashing || check.is_some() {
-            let mut found = None;
-            let mut seen = 0u64;
-            // `&mut W` is a sized writer, lent as `&mut dyn Write`.
-            tensor_core::tee::write(&mut &mut *w, part, &mut |p| {
-                if hashing {
-                    hasher.update(p);
-                }
-                if let Some((dtype, order)) = check
-                    && found.is_none()
-                {
-                    found = nonfinite::first(p, dtype, order)
-                        .map(|(at, kind)| (at + seen / dtype.byte_width() as u64, kind));
-                    seen += p.len() as u64;
-                }
+        out.part(w, part, if k == 0 { check.as_mut() } else { None })?;
+    }
+    out.end(w)
+}
+
+/// One frame written a part of its body at a time ([`write_frame`] in steps): for a payload
+/// handed over in runs, which is never whole in memory.
+pub(crate) struct FrameOut {
+    at: u64,
+    total: u64,
+    /// Body bytes announced in the header and not written yet.
+    body_left: u64,
+    hashing: bool,
+    hasher: Xxh3,
+    cbor_offset: Option<u64>,
+}
+
+impl FrameOut {
+    /// Writes the header of a frame of kind `kind` whose body is `body` bytes, starting at
+    /// message offset `at`.
+    pub(crate) fn begin<W: Write + ?Sized>(
+        w: &mut W,
+        at: u64,
+        kind: FrameType,
+        body: u64,
+        hashing: bool,
+        cbor_offset: Option<u64>,
+    ) -> std::io::Result<Self> {
+        let total = FRAME_HEADER_LEN + body + kind.footer_len();
+        let mut fl = if hashing { HASH_PRESENT } else { 0 };
+        if cbor_offset.is_some() {
+            fl |= CBOR_AFTER_PAYLOAD;
+        }
+        let header = FrameHeader {
+            frame_type: kind.to_u16(),
+            version: FRAME_VERSION,
+            flags: fl,
+            total_length: total,
+        };
+        w.write_all(&header.to_bytes())?;
+        Ok(FrameOut {
+            at,
+            total,
+            body_left: body,
+            hashing,
+            hasher: Xxh3::new(),
+            cbor_offset,
+        })
+    }
+
+    /// Writes the next `part` of the body (hashed while it is written); with `check`, a NaN
+    /// or ±Inf in it is refused ([`NonFinite`]).
+    pub(crate) fn part<W: Write + ?Sized>(
+        &mut self,
+        w: &mut W,
+        part: &[u8],
+        check: Option<&mut FiniteCheck>,
+    ) -> std::io::Result<()> {
+        self.body_left = self
+            .body_left
+            .checked_sub(part.len() as u64)
+            .ok_or_else(|| {
+                std::io::Error::other("a frame's body is longer than its header announced")
             })?;
-            if let Some((element, kind)) = found {
-                return Err(std::io::Error::other(NonFinite { element, kind }));
+        if !self.hashing && check.is_none() {
+            return w.write_all(part);
+        }
+        let (hashing, hasher) = (self.hashing, &mut self.hasher);
+        let mut found = None;
+        let mut check = check;
+        // `&mut W` is a sized writer, lent as `&mut dyn Write`.
+        tensor_core::tee::write(&mut &mut *w, part, &mut |p| {
+            if hashing {
+                hasher.update(p);
             }
-        } else {
-            w.write_all(part)?;
+            if let Some(c) = check.as_deref_mut()
+                && found.is_none()
+            {
+                found = c.look(p);
+            }
+        })?;
+        match found {
+            Some(found) => Err(std::io::Error::other(found)),
+            None => Ok(()),
         }
     }
-    if let Some(c) = cbor_offset {
-        w.write_all(&c.to_be_bytes())?;
+
+    /// Writes the footer and padding once the whole body is written. Returns the bytes
+    /// written for the frame and the body's hash (0 without hashing).
+    pub(crate) fn end<W: Write + ?Sized>(self, w: &mut W) -> std::io::Result<(u64, u64)> {
+        if self.body_left != 0 {
+            return Err(std::io::Error::other(format!(
+                "a frame's body is {} bytes shorter than its header announced",
+                self.body_left
+            )));
+        }
+        if let Some(c) = self.cbor_offset {
+            w.write_all(&c.to_be_bytes())?;
+        }
+        let h = if self.hashing {
+            self.hasher.digest()
+        } else {
+            0
+        };
+        w.write_all(&h.to_be_bytes())?;
+        w.write_all(wire::FRAME_END)?;
+        let pad = wire::padding(self.at + self.total);
+        w.write_all(&[0u8; 8][..pad as usize])?;
+        Ok((self.total + pad, h))
     }
-    let h = if hashing { hasher.digest() } else { 0 };
-    w.write_all(&h.to_be_bytes())?;
-    w.write_all(wire::FRAME_END)?;
-    let pad = wire::padding(at + total);
-    w.write_all(&[0u8; 8][..pad as usize])?;
-    Ok((total + pad, h))
+}
+
+/// The strict check of a raw payload written in parts: the first NaN or ±Inf, counted in
+/// elements from the payload's start.
+pub(crate) struct FiniteCheck {
+    dtype: Dtype,
+    order: ByteOrder,
+    seen: u64,
+}
+
+impl FiniteCheck {
+    pub(crate) fn new((dtype, order): (Dtype, ByteOrder)) -> Self {
+        FiniteCheck {
+            dtype,
+            order,
+            seen: 0,
+        }
+    }
+
+    /// The first non-finite element of the next bytes `p`, if any.
+    fn look(&mut self, p: &[u8]) -> Option<NonFinite> {
+        let width = self.dtype.byte_width() as u64;
+        let found = nonfinite::first(p, self.dtype, self.order).map(|(at, kind)| NonFinite {
+            element: at + self.seen / width,
+            kind,
+        });
+        self.seen += p.len() as u64;
+        found
+    }
 }
 
 /// A NaN or ±Inf met in a payload while it was written ([`EncodedObject::check_finite`]).

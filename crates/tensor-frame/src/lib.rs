@@ -47,8 +47,9 @@ pub mod validate;
 pub mod wire;
 
 pub use encode::{
-    EncodeOptions, HashFrames, IndexFrame, ObjectBytes, metadata_in_place, reframe_to, regroup_to,
-    serialize, serialize_into, serialize_pre_encoded, write, write_streamed,
+    EncodeOptions, HashFrames, IndexFrame, ObjectBytes, ObjectSource, metadata_in_place,
+    reframe_to, regroup_to, serialize, serialize_into, serialize_pre_encoded, write, write_from,
+    write_streamed,
 };
 pub use error::{Class, Error, Result};
 pub use file::{MessageReader, TgmFile, append, scan, scan_backward};

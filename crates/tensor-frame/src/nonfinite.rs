@@ -135,12 +135,29 @@ pub(crate) fn first(data: &[u8], dtype: Dtype, order: ByteOrder) -> Option<(u64,
 /// part wins over +Inf, which wins over -Inf.
 pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) -> Found {
     let mut found = Found::default();
+    let n = data.len() / dtype.byte_width().max(1);
+    // A mask of `n` bits beside `n` elements in memory: it cannot fail to fit where they did.
+    let _ = scan_part(&mut found, data, dtype, order, zero, 0, n as u64);
+    found
+}
+
+/// [`scan`] of one part of a tensor of `total` elements, its first element being element
+/// `offset`: what is found is added to `found`, whose masks have `total` bits. Fails only
+/// when a mask cannot be allocated.
+pub(crate) fn scan_part(
+    found: &mut Found,
+    data: &mut [u8],
+    dtype: Dtype,
+    order: ByteOrder,
+    zero: bool,
+    offset: u64,
+    total: u64,
+) -> Result<(), std::collections::TryReserveError> {
     if !applies(dtype) {
-        return found;
+        return Ok(());
     }
     let width = dtype.byte_width();
     let part_width = dtype.swap_width();
-    let n = data.len() / width;
     for (i, e) in data.chunks_exact_mut(width).enumerate() {
         let mut kind: Option<MaskKind> = None;
         for p in e.chunks_exact(part_width) {
@@ -152,15 +169,28 @@ pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) 
             };
         }
         let Some(kind) = kind else { continue };
-        found.first.get_or_insert((i as u64, kind));
+        let at = offset + i as u64;
+        found.first.get_or_insert((at, kind));
         let slot = MaskKind::ALL.iter().position(|&k| k == kind).unwrap_or(0);
-        let mask = found.masks[slot].get_or_insert_with(|| vec![0u8; n.div_ceil(8)]);
-        mask[i / 8] |= 0x80 >> (i % 8);
+        let mask = match &mut found.masks[slot] {
+            Some(m) => m,
+            empty => {
+                let bytes = usize::try_from(total.div_ceil(8)).unwrap_or(usize::MAX);
+                let mut m = Vec::new();
+                m.try_reserve_exact(bytes)?;
+                m.resize(bytes, 0);
+                empty.insert(m)
+            }
+        };
+        // `at` < `total`: the caller hands over parts of a tensor of `total` elements.
+        if let Some(byte) = usize::try_from(at / 8).ok().and_then(|b| mask.get_mut(b)) {
+            *byte |= 0x80 >> (at % 8);
+        }
         if zero {
             e.fill(0);
         }
     }
-    found
+    Ok(())
 }
 
 /// An element that NaN/Inf masks would not give back bit for bit: masks restore the

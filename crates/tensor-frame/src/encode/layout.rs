@@ -3,7 +3,7 @@
 use super::completion::complete_metadata;
 use super::options::{EncodeOptions, HashFrames, IndexFrame};
 use crate::error::{Error, Result};
-use crate::frame_out::{EncodedObject, NonFinite, frame, write_frame};
+use crate::frame_out::{EncodedObject, FiniteCheck, FrameOut, NonFinite, frame, write_frame};
 use crate::metadata::{GlobalMetadata, HashList, Index};
 use crate::wire::{
     self, FRAME_HEADER_LEN, FrameType, POSTAMBLE_LEN, PREAMBLE_LEN, Postamble, Preamble, VERSION,
@@ -252,20 +252,36 @@ fn emit<W: Write + ?Sized>(
             frame_to(w, &mut at, FrameType::PrecederMetadata, &[p], None)?;
         }
         if let Some(len) = o.deferred {
-            let mut hash = None;
-            fetch(i, &mut |payload: &[u8]| {
-                if payload.len() as u64 != len {
+            // Handed over in runs: the frame is written as they come.
+            let mut out = FrameOut::begin(
+                w,
+                at,
+                FrameType::NTensor,
+                o.body_len(),
+                hashing,
+                Some(o.cbor_offset()),
+            )?;
+            let mut check = o.check_finite.map(FiniteCheck::new);
+            let mut given = 0u64;
+            fetch(i, &mut |run: &[u8]| {
+                given += run.len() as u64;
+                if given > len {
                     return Err(std::io::Error::other(format!(
-                        "object {i}: {} payload bytes the second time, {len} the first",
-                        payload.len()
+                        "object {i}: more than {len} payload bytes the second time, {len} the first"
                     )));
                 }
-                hash = Some(data_frame(w, &mut at, i, payload)?);
-                Ok(())
+                out.part(w, run, check.as_mut()).map_err(|e| refused(e, i))
             })?;
-            hashes.push(hash.ok_or_else(|| {
-                std::io::Error::other(format!("object {i}: no payload was handed over"))
-            })?);
+            if given != len {
+                return Err(std::io::Error::other(format!(
+                    "object {i}: {given} payload bytes the second time, {len} the first"
+                )));
+            }
+            out.part(w, &o.masks, None)?;
+            out.part(w, &o.cbor, None)?;
+            let (n, h) = out.end(w)?;
+            at += n;
+            hashes.push(h);
         } else {
             hashes.push(data_frame(w, &mut at, i, &o.payload)?);
         }

@@ -16,11 +16,13 @@ pub(crate) use prepare::encode_object;
 use crate::error::{Error, Result};
 use crate::frame_out::EncodedObject;
 use crate::metadata::GlobalMetadata;
+use crate::nonfinite;
 use crate::object;
 use std::borrow::Cow;
 use std::io::{Seek, Write};
 use tensor_core::ByteOrder;
 use tensor_descriptor::DataObjectDescriptor;
+use tensor_dtype::Dtype;
 
 /// Checks the caller's input and runs every object through its pipeline.
 fn encode_objects<'a>(
@@ -132,15 +134,46 @@ pub enum ObjectBytes<'d> {
     PreEncoded(Cow<'d, [u8]>),
 }
 
+/// Where [`write_from`] gets each object's bytes.
+pub trait ObjectSource<'d> {
+    /// Object `i`'s bytes, whole.
+    fn bytes(&mut self, i: usize) -> Result<ObjectBytes<'d>>;
+
+    /// Whether object `i`'s elements can be handed over in runs by [`runs`](Self::runs)
+    /// rather than whole (for a raw object, which is then never whole in memory).
+    fn streams(&self, i: usize) -> bool {
+        let _ = i;
+        false
+    }
+
+    /// Hands object `i`'s elements to `sink` in runs of whole elements, in order: the bytes
+    /// [`bytes`](Self::bytes) gives as [`ObjectBytes::Raw`], a run at a time. Asked only
+    /// where [`streams`](Self::streams) says so.
+    fn runs(&mut self, i: usize, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        match self.bytes(i)? {
+            ObjectBytes::Raw(b) | ObjectBytes::PreEncoded(b) => sink(&b),
+        }
+    }
+}
+
+/// A closure as an [`ObjectSource`] that gives each object whole ([`write_streamed`]).
+struct Whole<'f, 'd>(&'f mut dyn FnMut(usize) -> Result<ObjectBytes<'d>>);
+
+impl<'d> ObjectSource<'d> for Whole<'_, 'd> {
+    fn bytes(&mut self, i: usize) -> Result<ObjectBytes<'d>> {
+        (self.0)(i)
+    }
+}
+
 /// [`write()`] for data that is produced one object at a time (decoded from another file,
-/// say): `data(i)` gives object `i`'s bytes, and only one object's bytes are held at a time.
-/// Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as they
-/// are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
+/// say): `data(i)` gives object `i`'s bytes, whole, and only one object's bytes are held at
+/// a time. Bytes `data` lends (`Cow::Borrowed`, e.g. from a memory-mapped file) are used as
+/// they are. Bytes it produces (`Cow::Owned`) are encoded at once and dropped: compressed
 /// payloads are kept (they are what the file holds), while raw ones are asked for again
 /// when their frame is written — so `data` must give the same bytes each time it is asked
 /// (the length is checked; the frame's hash is that of the bytes written). Pre-encoded
 /// payloads ([`ObjectBytes::PreEncoded`]) are kept as they are given. Returns the bytes
-/// written.
+/// written. [`write_from`] takes raw objects in runs, never whole.
 pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     metadata: &GlobalMetadata,
     descriptors: &[DataObjectDescriptor],
@@ -148,11 +181,35 @@ pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     opts: &EncodeOptions,
     w: &mut W,
 ) -> Result<u64> {
+    write_from(metadata, descriptors, &mut Whole(data), opts, w)
+}
+
+/// [`write_streamed`] from an [`ObjectSource`]: a raw object whose source
+/// [`streams`](ObjectSource::streams) is never whole in memory — its runs are read once to
+/// find its NaN and ±Inf (and build their masks), and again as its frame is written, so
+/// the source must give the same bytes each time. Returns the bytes written.
+pub fn write_from<'d, W: Write + Seek + ?Sized>(
+    metadata: &GlobalMetadata,
+    descriptors: &[DataObjectDescriptor],
+    data: &mut dyn ObjectSource<'d>,
+    opts: &EncodeOptions,
+    w: &mut W,
+) -> Result<u64> {
     check_caller_metadata(metadata, Some(descriptors.len()))?;
     let mut objects: Vec<EncodedObject<'d>> = Vec::with_capacity(descriptors.len());
+    // Per object: whether it is handed over in runs, and if so, the dtype and byte order of
+    // elements to zero in them (those its masks stand for).
+    let mut in_runs: Vec<Option<Option<(Dtype, ByteOrder)>>> = vec![None; descriptors.len()];
     let mut any_pre_encoded = false;
     for (i, d) in descriptors.iter().enumerate() {
-        match data(i)? {
+        if data.streams(i)
+            && let Some(r) = prepare::streamed_object(d, i, opts, data)?
+        {
+            objects.push(r.object);
+            in_runs[i] = Some(r.zero);
+            continue;
+        }
+        match data.bytes(i)? {
             ObjectBytes::PreEncoded(p) => {
                 any_pre_encoded = true;
                 objects.push(pre_encoded_object(d, Cow::Owned(p.into_owned()), i)?);
@@ -183,13 +240,46 @@ pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     }
     let plan = plan(metadata, &objects, opts)?;
     let mut failed = None;
-    let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| match data(i) {
-        Ok(ObjectBytes::Raw(bytes) | ObjectBytes::PreEncoded(bytes)) => put(&bytes),
-        Err(e) => {
-            failed = Some(e);
-            Err(std::io::Error::other(
-                "the data could not be produced again",
-            ))
+    let mut fetch = |i: usize, put: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
+        // An error of `put` (the writer's) is carried through `data` and handed back as it is.
+        let mut put_failed = None;
+        let got = match in_runs[i] {
+            Some(zero) => {
+                let mut copy = Vec::new();
+                data.runs(i, &mut |run: &[u8]| {
+                    let run = match zero {
+                        Some((dtype, order)) if nonfinite::any(run, dtype, order) => {
+                            copy.clear();
+                            copy.extend_from_slice(run);
+                            nonfinite::scan(&mut copy, dtype, order, true);
+                            &copy[..]
+                        }
+                        _ => run,
+                    };
+                    put(run).map_err(|e| {
+                        put_failed = Some(e);
+                        Error::InvalidArgument("the writer failed".into())
+                    })
+                })
+            }
+            None => data.bytes(i).and_then(|b| match b {
+                ObjectBytes::Raw(bytes) | ObjectBytes::PreEncoded(bytes) => {
+                    put(&bytes).map_err(|e| {
+                        put_failed = Some(e);
+                        Error::InvalidArgument("the writer failed".into())
+                    })
+                }
+            }),
+        };
+        match (got, put_failed) {
+            (_, Some(e)) => Err(e),
+            (Ok(()), None) => Ok(()),
+            (Err(e), None) => {
+                failed = Some(e);
+                Err(std::io::Error::other(
+                    "the data could not be produced again",
+                ))
+            }
         }
     };
     #[cfg(feature = "paranoid")]
@@ -208,10 +298,10 @@ pub fn write_streamed<'d, W: Write + Seek + ?Sized>(
     if !any_pre_encoded {
         // What went to `w` must be the message the buffered encoder checks and writes
         // (all objects' data at once: the paranoid mode's price). Pre-encoded payloads
-        // are framed as given: there is nothing to encode again.
+        // are framed as they are given: there is nothing to encode again.
         let owned = (0..descriptors.len())
             .map(|i| {
-                data(i).map(|b| match b {
+                data.bytes(i).map(|b| match b {
                     ObjectBytes::Raw(b) | ObjectBytes::PreEncoded(b) => b.into_owned(),
                 })
             })

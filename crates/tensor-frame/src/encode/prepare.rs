@@ -179,28 +179,8 @@ pub(crate) fn encode_object<'a>(
     } else if nonfinite::any(data, d.dtype, order) {
         let mut owned = data.to_vec();
         let f = nonfinite::scan(&mut owned, d.dtype, order, true);
-        if let Some((at, kind)) = f.first {
-            let allowed = match kind {
-                MaskKind::Nan => opts.allow_nan,
-                MaskKind::PosInf | MaskKind::NegInf => opts.allow_inf,
-            };
-            let disallowed = f.masks.iter().zip(MaskKind::ALL).any(|(m, k)| {
-                m.is_some()
-                    && !match k {
-                        MaskKind::Nan => opts.allow_nan,
-                        _ => opts.allow_inf,
-                    }
-            });
-            if !allowed || disallowed {
-                let refused = NonFinite { element: at, kind };
-                return Err(Error::encoding(Some(i), refused.to_string()));
-            }
-            if d.encoding != "none" {
-                return Err(Error::encoding(
-                    Some(i),
-                    "NaN/Inf masks cannot be combined with simple_packing",
-                ));
-            }
+        if f.first.is_some() {
+            allowed(&f, &d, opts, i)?;
             input = Cow::Owned(owned);
             found = f;
         }
@@ -226,6 +206,61 @@ pub(crate) fn encode_object<'a>(
         }
         Cow::Owned(enc.payload)
     };
+    let masks = mask_blobs(&mut d, found, payload.len() as u64, opts, i)?;
+    let cbor = d.encode();
+    Ok(EncodedObject {
+        descriptor: d,
+        payload,
+        deferred: None,
+        masks,
+        cbor,
+        check_finite,
+    })
+}
+
+/// Refuses what `found` holds that `opts` does not allow (the first such element), and masks
+/// beside a lossy encoding.
+fn allowed(
+    found: &nonfinite::Found,
+    d: &DataObjectDescriptor,
+    opts: &EncodeOptions,
+    i: usize,
+) -> Result<()> {
+    let Some((at, kind)) = found.first else {
+        return Ok(());
+    };
+    let allows = |k: MaskKind| match k {
+        MaskKind::Nan => opts.allow_nan,
+        MaskKind::PosInf | MaskKind::NegInf => opts.allow_inf,
+    };
+    let disallowed = found
+        .masks
+        .iter()
+        .zip(MaskKind::ALL)
+        .any(|(m, k)| m.is_some() && !allows(k));
+    if !allows(kind) || disallowed {
+        let refused = NonFinite { element: at, kind };
+        return Err(Error::encoding(Some(i), refused.to_string()));
+    }
+    if d.encoding != "none" {
+        return Err(Error::encoding(
+            Some(i),
+            "NaN/Inf masks cannot be combined with simple_packing",
+        ));
+    }
+    Ok(())
+}
+
+/// The mask blobs of what `found` holds, one after another, to follow a payload of
+/// `payload_len` bytes; `d.masks` says where each is.
+fn mask_blobs(
+    d: &mut DataObjectDescriptor,
+    found: nonfinite::Found,
+    payload_len: u64,
+    opts: &EncodeOptions,
+    i: usize,
+) -> Result<Vec<u8>> {
+    let n = d.element_count();
     let mut masks = Vec::new();
     let mut mask_meta = MasksMetadata::default();
     for (kind, mask) in MaskKind::ALL.into_iter().zip(found.masks) {
@@ -241,7 +276,7 @@ pub(crate) fn encode_object<'a>(
             kind.name().to_owned(),
             MaskEntry {
                 method: method.name().to_owned(),
-                offset: (payload.len() + masks.len()) as u64,
+                offset: payload_len + masks.len() as u64,
                 length: blob.len() as u64,
                 extra: std::collections::BTreeMap::new(),
             },
@@ -251,13 +286,106 @@ pub(crate) fn encode_object<'a>(
     if !mask_meta.masks.is_empty() {
         d.masks = Some(mask_meta);
     }
+    Ok(masks)
+}
+
+/// A raw object whose elements are handed over in runs ([`streamed_object`]).
+pub(crate) struct InRuns {
+    pub(crate) object: EncodedObject<'static>,
+    /// The elements' dtype and byte order where the object has masks: the runs written must
+    /// have the non-finite elements zeroed.
+    pub(crate) zero: Option<(Dtype, ByteOrder)>,
+}
+
+/// Object `i` for elements `data` hands over in runs (whole elements, in order), asked for
+/// once here and again when the frame is written: never whole in memory. Only a raw object
+/// (no stage changes its bytes) can be written so; `None` for any other, to be given whole.
+/// Where NaN and ±Inf are allowed, this pass finds them and builds their masks; where they
+/// are not, they are refused while the frame is written.
+pub(crate) fn streamed_object(
+    desc: &DataObjectDescriptor,
+    i: usize,
+    opts: &EncodeOptions,
+    data: &mut dyn super::ObjectSource<'_>,
+) -> Result<Option<InRuns>> {
+    let mut d = desc.clone();
+    d.validate()
+        .map_err(|source| Error::Descriptor { object: i, source })?;
+    if d.masks.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "object {i}: `masks` is written by the encoder, not given"
+        )));
+    }
+    if d.encoding != "none" || object::pipeline(&d, i)? != tensor_pipeline::Pipeline::NONE {
+        return Ok(None);
+    }
+    let order = d.byte_order_or_native();
+    d.byte_order = Some(order);
+    let n = d.element_count();
+    let expected = d
+        .dtype
+        .payload_bytes(n)
+        .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
+    let applies = nonfinite::applies(d.dtype) && !opts.keep_non_finite;
+    let masking = applies && (opts.allow_nan || opts.allow_inf);
+    let mut found = nonfinite::Found::default();
+    if masking {
+        let width = d.dtype.byte_width() as u64;
+        let mut seen = 0u64;
+        let mut copy = Vec::new();
+        data.runs(i, &mut |run: &[u8]| {
+            let len = run.len() as u64;
+            if !len.is_multiple_of(width) || seen + len > expected {
+                return Err(Error::encoding(
+                    Some(i),
+                    format!(
+                        "a run of {len} bytes after {seen}: not whole elements of {}, or past \
+                         the {expected} bytes of shape {:?}",
+                        d.dtype, d.shape
+                    ),
+                ));
+            }
+            if nonfinite::any(run, d.dtype, order) {
+                copy.clear();
+                copy.extend_from_slice(run);
+                nonfinite::scan_part(
+                    &mut found,
+                    &mut copy,
+                    d.dtype,
+                    order,
+                    false,
+                    seen / width,
+                    n,
+                )
+                .map_err(|e| {
+                    Error::encoding(Some(i), format!("the NaN/Inf masks do not fit: {e}"))
+                })?;
+            }
+            seen += len;
+            Ok(())
+        })?;
+        if seen != expected {
+            return Err(Error::encoding(
+                Some(i),
+                format!(
+                    "shape {:?} of {} needs {expected} bytes: the data's runs held {seen}",
+                    d.shape, d.dtype
+                ),
+            ));
+        }
+        allowed(&found, &d, opts, i)?;
+    }
+    let zero = found.first.is_some().then_some((d.dtype, order));
+    let check_finite = (applies && !masking).then_some((d.dtype, order));
+    let masks = mask_blobs(&mut d, found, expected, opts, i)?;
     let cbor = d.encode();
-    Ok(EncodedObject {
+    let o = EncodedObject {
         descriptor: d,
-        payload,
-        deferred: None,
+        payload: Cow::Owned(Vec::new()),
+        deferred: Some(expected),
         masks,
         cbor,
         check_finite,
-    })
+    };
+    Ok(Some(InRuns { object: o, zero }))
 }

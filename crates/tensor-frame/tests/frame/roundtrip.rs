@@ -877,6 +877,163 @@ fn streamed_data_encodes_like_buffered() -> Result<(), Failed> {
     Ok(())
 }
 
+/// A source that hands each object over in runs of `run` elements (raw objects) or whole
+/// (the rest), counting how many times it is asked for each.
+struct InRuns<'a> {
+    data: &'a [&'a [u8]],
+    descs: &'a [DataObjectDescriptor],
+    run: usize,
+    asked: Vec<usize>,
+}
+
+impl<'a> tensor_frame::ObjectSource<'a> for InRuns<'a> {
+    fn bytes(&mut self, i: usize) -> tensor_frame::Result<tensor_frame::ObjectBytes<'a>> {
+        let data: &'a [&'a [u8]] = self.data;
+        Ok(tensor_frame::ObjectBytes::Raw(std::borrow::Cow::Borrowed(
+            data[i],
+        )))
+    }
+
+    fn streams(&self, _: usize) -> bool {
+        true
+    }
+
+    fn runs(
+        &mut self,
+        i: usize,
+        sink: &mut dyn FnMut(&[u8]) -> tensor_frame::Result<()>,
+    ) -> tensor_frame::Result<()> {
+        self.asked[i] += 1;
+        let width = self.descs[i].dtype.byte_width().max(1);
+        self.data[i].chunks(self.run * width).try_for_each(sink)
+    }
+}
+
+/// Objects handed over in runs are written exactly as the buffered encoder writes them —
+/// NaN and ±Inf found run by run into the same masks, wherever they lie — while objects a
+/// stage encodes are asked for whole; NaN and ±Inf not allowed are refused at the element
+/// they are, and runs that do not add up to the shape are refused.
+fn objects_in_runs_encode_like_buffered() -> Result<(), Failed> {
+    let mut runner = proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases: 100,
+        ..Default::default()
+    });
+    runner
+        .run(
+            &(prop::collection::vec(arb_object(), 0..4), 1usize..40),
+            |(objects, run)| {
+                let descs: Vec<DataObjectDescriptor> =
+                    objects.iter().map(|o| o.0.clone()).collect();
+                let data: Vec<&[u8]> = objects.iter().map(|o| o.1.as_slice()).collect();
+                let meta = GlobalMetadata::default();
+                for allow in [false, true] {
+                    let opts = EncodeOptions {
+                        allow_nan: allow,
+                        allow_inf: allow,
+                        ..opts()
+                    };
+                    let buffered = serialize(&meta, &descs, &data, &opts).unwrap();
+                    let mut source = InRuns {
+                        data: &data,
+                        descs: &descs,
+                        run,
+                        asked: vec![0; data.len()],
+                    };
+                    let mut out = std::io::Cursor::new(Vec::new());
+                    tensor_frame::write_from(&meta, &descs, &mut source, &opts, &mut out).unwrap();
+                    prop_assert!(*out.get_ref() == buffered);
+                    // Raw objects in runs: twice where NaN and ±Inf are looked for first
+                    // (floats, allowed), once where they are refused as the frame is written.
+                    for (d, asked) in descs.iter().zip(&source.asked) {
+                        let raw = d.compression == "none" && d.filter == "none";
+                        let float = matches!(
+                            d.dtype,
+                            Dtype::Float16
+                                | Dtype::Bfloat16
+                                | Dtype::Float32
+                                | Dtype::Float64
+                                | Dtype::Complex64
+                                | Dtype::Complex128
+                        );
+                        let want = match (raw, allow && float) {
+                            (false, _) => 0,
+                            (true, false) => 1,
+                            (true, true) => 2,
+                        };
+                        prop_assert_eq!(*asked, want, "{:?}", d);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .map_err(|e| Failed::from(e.to_string()))?;
+    let allowed = EncodeOptions {
+        allow_nan: true,
+        allow_inf: true,
+        ..opts()
+    };
+    let le = ByteOrder::Little;
+    for (dtype, bad) in [
+        (Dtype::Float32, f32::NAN.to_le_bytes().to_vec()),
+        (Dtype::Float64, f64::NEG_INFINITY.to_le_bytes().to_vec()),
+        (Dtype::Float16, half::f16::INFINITY.to_le_bytes().to_vec()),
+        (
+            Dtype::Complex64,
+            [1f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat(),
+        ),
+    ] {
+        let w = dtype.byte_width();
+        let n = 1000u64;
+        let mut bytes: Vec<u8> = (0..n).flat_map(|_| vec![0x11u8; w]).collect();
+        for at in [0usize, 63, 64, 500, 999] {
+            bytes[at * w..(at + 1) * w].copy_from_slice(&bad);
+        }
+        let descs = [DataObjectDescriptor::new(dtype, &[n], le)];
+        let data: [&[u8]; 1] = [&bytes];
+        let meta = GlobalMetadata::default();
+        for opts in [allowed.clone(), opts()] {
+            let buffered = serialize(&meta, &descs, &data, &opts);
+            let mut source = InRuns {
+                data: &data,
+                descs: &descs,
+                run: 64,
+                asked: vec![0],
+            };
+            let mut out = std::io::Cursor::new(Vec::new());
+            let streamed = tensor_frame::write_from(&meta, &descs, &mut source, &opts, &mut out);
+            match buffered {
+                Ok(buffered) => {
+                    streamed?;
+                    assert_eq!(out.get_ref(), &buffered, "{dtype}");
+                    let m = Message::open(out.get_ref())?;
+                    assert!(m.object(0)?.descriptor().masks.is_some(), "{dtype}");
+                }
+                Err(e) => {
+                    let said = streamed.unwrap_err().to_string();
+                    assert!(said.contains("element 0 is "), "{dtype}: {said}");
+                    assert!(e.to_string().contains("element 0 is "), "{dtype}: {e}");
+                }
+            }
+        }
+        // Runs that hold more, or fewer, bytes than the shape.
+        for m in [n - 1, n + 1] {
+            let descs = [DataObjectDescriptor::new(dtype, &[m], le)];
+            let mut source = InRuns {
+                data: &data,
+                descs: &descs,
+                run: 64,
+                asked: vec![0],
+            };
+            let mut out = std::io::Cursor::new(Vec::new());
+            let e = tensor_frame::write_from(&meta, &descs, &mut source, &allowed, &mut out)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("bytes"), "{dtype} [{m}]: {e}");
+        }
+    }
+    Ok(())
+}
+
 fn simple_packing_computes_its_parameters() -> Result<(), Failed> {
     let values: Vec<f64> = (0..1000)
         .map(|i| 250.0 + (f64::from(i) * 0.37).sin() * 30.0)
@@ -956,6 +1113,10 @@ pub(crate) fn trials() -> Vec<Trial> {
         t(
             "streamed_data_encodes_like_buffered",
             streamed_data_encodes_like_buffered,
+        ),
+        t(
+            "objects_in_runs_encode_like_buffered",
+            objects_in_runs_encode_like_buffered,
         ),
     ]
 }

@@ -186,9 +186,9 @@ fn edits_allocate_no_more_than_a_header() {
 
 /// Converting a compressed tensor of 64 MiB to every format that writes allocates a few
 /// runs, never the tensor: the source decodes in bounded runs and every writer streams them
-/// (zTensor 0.1's writer held each tensor whole before `Writer::add_streamed`). Tensogram
-/// output is the exception: its writer takes each object whole (`ObjectBytes`), to run the
-/// object's stages over it, so it is left out here.
+/// (zTensor 0.1's writer held each tensor whole before `Writer::add_streamed`; Tensogram's
+/// took each object whole before `ObjectSource::runs`). A NaN in every thousand elements
+/// makes Tensogram output find them run by run and write their masks.
 #[test]
 #[cfg_attr(
     feature = "paranoid",
@@ -197,7 +197,15 @@ fn edits_allocate_no_more_than_a_header() {
 fn conversions_of_compressed_tensors_stream() {
     let _alone = crate::alone();
     let dir = tempfile::tempdir().unwrap();
-    let values: Vec<f32> = (0..16u32 << 20).map(|i| (i % 1000) as f32).collect();
+    let values: Vec<f32> = (0..16u32 << 20)
+        .map(|i| {
+            if i % 1000 == 7 {
+                f32::NAN
+            } else {
+                (i % 1000) as f32
+            }
+        })
+        .collect();
     let big = tensorkit::Tensor::from_elements(&[16 << 20], &values).unwrap();
     drop(values);
     let src = dir.path().join("big.tgm");
@@ -207,9 +215,6 @@ fn conversions_of_compressed_tensors_stream() {
     drop(big);
     let file = tensorkit::open(&src).unwrap();
     for format in tensorkit::Format::writable_any() {
-        if format == tensorkit::Format::TENSOGRAM {
-            continue;
-        }
         let out = dir.path().join(format!("out.{}", format.id()));
         let allowance = 24 << 20;
         eprintln!("conversion to {} (cap +{allowance} bytes)", format.id());
@@ -226,6 +231,67 @@ fn conversions_of_compressed_tensors_stream() {
             "{}",
             format.id()
         );
+        if format == tensorkit::Format::TENSOGRAM {
+            // Every NaN back where it was, every other value as it was.
+            let (a, b) = (file.get("w").unwrap(), back.get("w").unwrap());
+            let (a, b) = (a.to_tensor().unwrap(), b.to_tensor().unwrap());
+            assert_eq!(a.data(), b.data());
+        }
+    }
+}
+
+/// CF unpacking (`WriteOptions::unpack`) of a compressed packed variable of 64 MiB (256 MiB
+/// unpacked, as float64) allocates runs, never the variable, whatever the output: each run
+/// of packed integers is unpacked as it goes by.
+#[test]
+#[cfg_attr(
+    feature = "paranoid",
+    ignore = "the paranoid feature keeps what a writer writes, to read it back"
+)]
+fn unpacking_streams() {
+    let _alone = crate::alone();
+    let dir = tempfile::tempdir().unwrap();
+    let n = 32u32 << 20;
+    let values: Vec<i16> = (0..n).map(|i| (i % 3000) as i16 - 1).collect();
+    let packed = tensorkit::Tensor::from_elements(&[u64::from(n)], &values).unwrap();
+    drop(values);
+    let src = dir.path().join("packed.tgm");
+    let mut zstd = tensorkit::WriteOptions::for_format(tensorkit::Format::TENSOGRAM);
+    zstd.pipeline = tensorkit::pipeline_spec::PipelineSpec::parse("zstd:1").unwrap();
+    zstd.attributes = Some(
+        serde_json::json!({"v": {"scale_factor": 0.5, "add_offset": 10.0, "_FillValue": -1}})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    tensorkit::save_tensors(&src, [("v", packed.view())], &zstd).unwrap();
+    drop(packed);
+    let file = tensorkit::open(&src).unwrap();
+    for format in [
+        tensorkit::Format::TENSOGRAM,
+        tensorkit::Format::NETCDF,
+        tensorkit::Format::SAFETENSORS,
+    ] {
+        let out = dir.path().join(format!("out.{}", format.id()));
+        let mut opts = tensorkit::WriteOptions::for_format(format);
+        opts.unpack = true;
+        let allowance = 24 << 20;
+        eprintln!("unpacked to {} (cap +{allowance} bytes)", format.id());
+        ALLOCATOR
+            .set_limit(ALLOCATOR.allocated() + allowance)
+            .expect("the cap is above what is allocated");
+        let saved = tensorkit::save(&out, &file, &opts);
+        ALLOCATOR.set_limit(usize::MAX).expect("no cap");
+        saved.unwrap();
+        let back = tensorkit::open(&out).unwrap();
+        let v = back.get("v").unwrap();
+        assert_eq!(v.dtype(), tensorkit::Dtype::Float64, "{}", format.id());
+        let t = v.to_tensor().unwrap();
+        let got = t.view().typed::<f64>().unwrap();
+        assert!(got[0].is_nan(), "{}: the fill value", format.id());
+        assert_eq!(got[1], 10.0, "{}", format.id());
+        assert_eq!(got[2999], 10.0 + 0.5 * 2998.0, "{}", format.id());
+        assert!(got[3000].is_nan(), "{}", format.id());
     }
 }
 

@@ -5,6 +5,7 @@
 //! Writing puts every tensor in one message, file metadata in `_extra_`.
 
 mod check;
+mod source;
 
 use crate::adapter::{Adapter, Checked, EditedHeader, Upgraded, Writing};
 use crate::check::report::{Validation, Verification};
@@ -22,7 +23,7 @@ use tensor_dtype::Format as _;
 use tensor_dtype::{Dtype, FormatInfo, ValidateOptions};
 use tensor_frame::descriptor::DataObjectDescriptor;
 use tensor_frame::{DecodeOptions, EncodeOptions, GlobalMetadata, Map, Message, container};
-use tensor_frame::{Messages, MetaValue, ObjectBytes, TensogramFormat};
+use tensor_frame::{Messages, MetaValue, TensogramFormat};
 
 /// Tensogram, as the front door reads and writes it.
 pub(crate) struct Tensogram;
@@ -553,56 +554,20 @@ fn write(
         beyond_reference: pipeline.extensions(),
         ..EncodeOptions::default()
     };
-    // Straight to the file, one tensor at a time: raw tensors are copied from the input as
-    // they are written; decoded ones are encoded and dropped (and decoded again when a raw
-    // frame is written), so one decoded tensor is held at a time.
-    let mut carried = crate::formats::Carried::default();
-    let written = tensor_frame::write_streamed(
-        &meta,
-        &descriptors,
-        &mut |i| {
-            if let Some(payload) = &kept[i] {
-                return Ok(ObjectBytes::PreEncoded(std::borrow::Cow::Borrowed(payload)));
-            }
-            let bytes = set.tensors[i]
-                .le_bytes(&set.limits)
-                .map_err(|e| carried.keep(e, tensor_frame::Error::InvalidArgument))?;
-            // Masks give NaN and ±Inf back, but as the canonical quiet NaN, and a complex
-            // number with one non-finite part with both parts so (as tensogram does): what
-            // they would change is refused, not changed, unless canonical NaN was asked for.
-            let dtype = descriptors[i].dtype;
-            let changed = (!opts.keep_non_finite)
-                .then(|| {
-                    tensor_frame::masking_changes(
-                        &bytes,
-                        dtype,
-                        tensor_core::ByteOrder::Little,
-                        !pipeline.canonical_nan(),
-                    )
-                })
-                .flatten();
-            if let Some(c) = changed {
-                let canonical = if c.nan_bits {
-                    "; --canonical-nan stores it as the quiet NaN"
-                } else {
-                    ""
-                };
-                let e = Error::CannotRepresent {
-                    format: FORMAT,
-                    what: format!(
-                        "element {} of tensor {:?}, {} ({dtype}): tensogram's NaN/Inf masks \
-                         would not give it back as it is (allowing tensorkit's extensions \
-                         keeps it bit for bit, which tensogram's full validation flags{canonical})",
-                        c.element, names[i], c.what
-                    ),
-                };
-                return Err(carried.keep(e, tensor_frame::Error::InvalidArgument));
-            }
-            Ok(ObjectBytes::Raw(bytes))
-        },
-        &opts,
-        out,
-    );
+    // Straight to the file, one tensor at a time: raw tensors are read (decoded where they
+    // are stored encoded) a run at a time, once to find their NaN and ±Inf and again as
+    // their frames are written; those a stage encodes are decoded whole, encoded and dropped.
+    let mut source = source::Source {
+        set,
+        names: &names,
+        kept: &kept,
+        dtypes: descriptors.iter().map(|d| d.dtype).collect(),
+        masked: !opts.keep_non_finite,
+        nan_bits: !pipeline.canonical_nan(),
+        carried: crate::formats::Carried::default(),
+    };
+    let written = tensor_frame::write_from(&meta, &descriptors, &mut source, &opts, out);
+    let carried = source.carried;
     let object_names: Vec<Option<String>> = names.iter().cloned().map(Some).collect();
     carried.finish(written, wrap_named(path, &object_names))?;
     Ok(left_out
