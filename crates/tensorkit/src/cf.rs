@@ -8,7 +8,8 @@
 //! have at most 16 bits (as xarray decodes them), float64 otherwise.
 
 use crate::error::Result;
-use crate::model::{NamedTensor, TensorData, TensorSet};
+use crate::model::{Lazy, NamedTensor, StreamFn, TensorData, TensorSet};
+use std::sync::Arc;
 use tensor_core::cbor::Value as Cbor;
 use tensor_core::{ByteOrder, Limits};
 use tensor_dtype::{Dtype, Scalar, Tensor};
@@ -180,49 +181,93 @@ fn unpacked_attributes(attributes: &[(String, Cbor)]) -> Vec<(String, Cbor)> {
         .collect()
 }
 
-fn unpacked<'a>(t: &NamedTensor<'a>, p: &Packing, limits: &Limits) -> Result<NamedTensor<'a>> {
-    let tensor = match t.load(limits)? {
-        crate::model::Loaded::View(v) => v.to_tensor(),
-        crate::model::Loaded::Owned(o) => o.view().to_tensor(),
-    };
-    let dtype = tensor.dtype();
-    let width = dtype.byte_width().max(1);
-    let values = tensor.data().chunks_exact(width).map(|e| {
-        p.value(as_f64(tensor_dtype::scalar::decode_one(
-            dtype,
-            e,
-            ByteOrder::NATIVE,
-        )))
-    });
-    #[allow(
-        clippy::cast_possible_truncation,
-        reason = "float32 unpacking, as CF's float32 scale asks"
-    )]
-    let out = if p.float32 {
-        let v: Vec<f32> = values.map(|x| x as f32).collect();
-        Tensor::from_elements(tensor.shape(), &v)?
+/// Tensor `t` unpacked by `p`: decoded when its elements are asked for, a run of the packed
+/// tensor at a time (never whole in memory unless it is asked for whole).
+fn unpacked<'a>(t: &NamedTensor<'a>, p: Packing) -> NamedTensor<'a> {
+    let dtype = if p.float32 {
+        Dtype::Float32
     } else {
-        let v: Vec<f64> = values.collect();
-        Tensor::from_elements(tensor.shape(), &v)?
+        Dtype::Float64
     };
-    Ok(NamedTensor {
+    let shape = t.shape().to_vec();
+    let stream = {
+        let (packed, p) = (t.clone(), Arc::new(p));
+        move |limits: &Limits, run: usize, sink: &mut dyn FnMut(&[u8]) -> Result<()>| {
+            let from = packed.dtype();
+            let (w_in, w_out) = (from.byte_width().max(1), dtype.byte_width());
+            let mut out = Vec::new();
+            packed.stream(limits, &mut |elements| {
+                // Up to eight times the packed bytes: cut so that a run stays within `run`.
+                for piece in elements.chunks((run / w_out).max(1) * w_in) {
+                    out.clear();
+                    for e in piece.chunks_exact(w_in) {
+                        let v = p.value(as_f64(tensor_dtype::scalar::decode_one(
+                            from,
+                            e,
+                            ByteOrder::Little,
+                        )));
+                        #[allow(
+                            clippy::cast_possible_truncation,
+                            reason = "float32 unpacking, as CF's float32 scale asks"
+                        )]
+                        if p.float32 {
+                            out.extend_from_slice(&(v as f32).to_le_bytes());
+                        } else {
+                            out.extend_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    sink(&out)?;
+                }
+                Ok(())
+            })
+        }
+    };
+    let stream: Arc<StreamFn<'a>> = Arc::new(stream);
+    let decode = {
+        let (stream, shape) = (stream.clone(), shape.clone());
+        move |limits: &Limits| {
+            let len = dtype.payload_bytes(tensor_dtype::shape::element_count(&shape)?)?;
+            limits.check_total_bytes(len)?;
+            let mut data = Vec::new();
+            tensor_core::buffer::try_reserve(
+                &mut data,
+                tensor_core::checked::to_usize(len, "an unpacked tensor")?,
+                "an unpacked tensor",
+            )?;
+            stream(limits, crate::model::RUN_BYTES, &mut |run| {
+                data.extend_from_slice(run);
+                Ok(())
+            })?;
+            Ok(Tensor::new(data, dtype, &shape, ByteOrder::Little)?)
+        }
+    };
+    NamedTensor {
         name: t.name.clone(),
-        data: TensorData::Owned(out),
+        data: TensorData::Encoded(Lazy {
+            encoding: "CF packing, unpacked".into(),
+            dtype,
+            shape,
+            stream,
+            decode: Arc::new(decode),
+            packed: None,
+            decode_into: None,
+            blocks: None,
+        }),
         location: t.location.clone(),
         attributes: unpacked_attributes(&t.attributes),
         check: None,
-    })
+    }
 }
 
 /// `set` with every packed or masked tensor unpacked; the others as they are.
-pub(crate) fn unpack<'a>(set: &TensorSet<'a>) -> Result<TensorSet<'a>> {
+pub(crate) fn unpack<'a>(set: &TensorSet<'a>) -> TensorSet<'a> {
     let mut out = set.clone();
     for t in &mut out.tensors {
         if let Some(p) = Packing::of(t) {
-            *t = unpacked(t, &p, &set.limits)?;
+            *t = unpacked(t, p);
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
@@ -253,11 +298,23 @@ mod tests {
         );
         let packing = Packing::of(&packed).unwrap();
         assert!(!packing.float32);
-        let out = unpacked(&packed, &packing, &Limits::default()).unwrap();
-        let TensorData::Owned(owned) = &out.data else {
-            panic!()
+        let out = unpacked(&packed, packing);
+        let crate::model::Loaded::Owned(owned) = out.load(&Limits::default()).unwrap() else {
+            panic!("an unpacked tensor is decoded")
         };
         let values = owned.view().typed::<f64>().unwrap().into_owned();
+        // In runs of any size (here two elements), the same bytes.
+        let TensorData::Encoded(lazy) = &out.data else {
+            panic!("an unpacked tensor is decoded when asked")
+        };
+        let mut runs = Vec::new();
+        (lazy.stream)(&Limits::default(), 16, &mut |run| {
+            assert!(run.len() <= 16);
+            runs.extend_from_slice(run);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(runs, owned.view().to_le_bytes().as_ref());
         assert_eq!(&values[..2], &[100.0, 105.0]);
         assert!(values[2].is_nan() && values[4].is_nan());
         assert_eq!(values[3], 110.0);

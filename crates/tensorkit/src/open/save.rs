@@ -165,7 +165,7 @@ impl WriteOptions {
             set.to_mut().disambiguate();
         }
         if self.unpack {
-            set = Cow::Owned(crate::cf::unpack(&set)?);
+            set = Cow::Owned(crate::cf::unpack(&set));
         }
         #[cfg(feature = "gguf")]
         if let Some(how) = self.dequantize {
