@@ -1,7 +1,8 @@
 """Writes NetCDF-4 files netCDF4-python writes whose variables tensorkit does not read —
 one each of a compound type, an enum type, a variable-length type and strings — beside a
-plain variable, into `testdata/netcdf/unsupported/`: tensorkit refuses each file with an
-`unsupported` error naming the variable and its type.
+plain variable, into `testdata/netcdf/unsupported/`: tensorkit opens each file with its
+plain variable, and leaves the other out, naming it and its type (asked for by name, it is
+an `unsupported` error).
 
     python -m venv env && env/bin/pip install netCDF4==1.7.5.1.post1 numpy
     env/bin/python scripts/reference/netcdf_unsupported.py testdata/netcdf/unsupported

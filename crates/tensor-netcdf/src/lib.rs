@@ -44,7 +44,7 @@ pub mod types;
 
 pub use attribute::{Attribute, Values};
 pub use error::{Error, Result};
-pub use model::{BOOL_MARK, Definition, Dimension, Variable, marked_bool};
+pub use model::{BOOL_MARK, Definition, Dimension, NotRead, Variable, marked_bool};
 pub use output::Output;
 pub use tensor_core::ReadOptions;
 pub use types::NcType;
@@ -86,6 +86,17 @@ impl<'a> Netcdf<'a> {
         match self {
             Netcdf::Classic(c) => c.definition(),
             Netcdf::Netcdf4(n) => n.definition(),
+        }
+    }
+
+    /// The variables of types no tensor holds, left out of [`definition`](Self::definition)
+    /// (NetCDF-4's strings, compound, enum and variable-length types; a classic file has
+    /// none).
+    #[must_use]
+    pub fn not_read(&self) -> &[NotRead] {
+        match self {
+            Netcdf::Classic(_) => &[],
+            Netcdf::Netcdf4(n) => n.not_read(),
         }
     }
 

@@ -15,6 +15,16 @@ pub struct Dimension {
     pub unlimited: bool,
 }
 
+/// A variable of a type no tensor holds (strings, compound, enum, variable-length types):
+/// left out of the file's tensors, and said so by name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRead {
+    /// The variable's name (its path in a subgroup: `group/var`).
+    pub name: String,
+    /// Why it is not read, in words: its type.
+    pub why: String,
+}
+
 /// A variable: a name, its dimensions (indices into the file's), its attributes and type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variable {

@@ -110,6 +110,13 @@ pub fn json(set: &TensorSet<'_>) -> Result<Value> {
     if !set.metadata_types().is_empty() {
         o["metadata_types"] = json!(set.metadata_types());
     }
+    if !set.not_read().is_empty() {
+        o["not_read"] = set
+            .not_read()
+            .iter()
+            .map(|(name, why)| json!({"name": name, "why": why}))
+            .collect();
+    }
     Ok(o)
 }
 
@@ -190,6 +197,10 @@ pub fn table(set: &TensorSet<'_>) -> String {
         }
     }
     let _ = writeln!(out, "tensors   {} ({} bytes)", set.len(), total);
+    for (i, (name, why)) in set.not_read().iter().enumerate() {
+        let label = if i == 0 { "not read" } else { "" };
+        let _ = writeln!(out, "{label:<9} {}: {why}", name.escape_debug());
+    }
     if set.is_empty() {
         return out;
     }

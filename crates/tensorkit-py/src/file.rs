@@ -166,6 +166,14 @@ impl File {
         Ok(self.file()?.transfer().map(|t| (t.requests, t.bytes)))
     }
 
+    /// What the file holds that no tensor can (a NetCDF-4 string, compound, enum or
+    /// variable-length variable), left out of the tensors: `(name, why)` pairs. Asking for
+    /// one by name raises `TensorkitError` of kind `unsupported`, saying why.
+    #[getter]
+    fn not_read(&self) -> PyResult<Vec<(String, String)>> {
+        Ok(self.file()?.not_read().to_vec())
+    }
+
     /// File-level metadata as a dict, or `None`.
     fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let file = self.file()?;

@@ -28,6 +28,10 @@ pub(crate) fn combined<'a>(
         tensors: Vec::new(),
         limits: sets.first().map(|s| s.limits).unwrap_or_default(),
         mapped: sets.iter().flat_map(|s| s.mapped.iter().copied()).collect(),
+        not_read: sets
+            .iter()
+            .flat_map(|s| s.not_read.iter().cloned())
+            .collect(),
     })
 }
 

@@ -286,6 +286,7 @@ pub(crate) fn write_sharded(
                     .collect(),
                 limits: set.limits,
                 mapped: set.mapped.clone(),
+                not_read: Vec::new(),
             };
             let shard_path = dir.join(&file);
             for note in crate::write::write(format, &shard, &shard_path, choices, durability, None)?

@@ -64,6 +64,7 @@ pub(crate) fn each_group(
             tensors,
             limits: set.limits,
             mapped: set.mapped.clone(),
+            not_read: set.not_read.clone(),
         }
     }
     match by {

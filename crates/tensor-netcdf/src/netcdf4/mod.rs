@@ -5,14 +5,15 @@
 //! `_Netcdf4Coordinates` (dimension ids), else its `DIMENSION_LIST` (references to scales),
 //! else phony dimensions named by length as netCDF-C names them. Attributes keep their
 //! types; the conventions' own (`CLASS`, `NAME`, `REFERENCE_LIST`, `DIMENSION_LIST`,
-//! `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_NCProperties`) are left out. Variables of
-//! subgroups are named by their path (`group/var`).
+//! `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_NCProperties`) are left out. Variables,
+//! dimensions and attributes of subgroups are named by their path (`group/var`), a group's
+//! attributes beside the file's.
 
 pub mod write;
 
 use crate::attribute::{Attribute, Values};
 use crate::error::{Error, Result};
-use crate::model::{Definition, Dimension, Variable};
+use crate::model::{Definition, Dimension, NotRead, Variable};
 use crate::types::NcType;
 use tensor_core::{ByteOrder, ReadOptions};
 use tensor_dtype::{Dtype, TensorContainer, TensorView};
@@ -53,6 +54,7 @@ pub struct Netcdf4<'a> {
     datasets: Vec<Dataset<'a>>,
     dtypes: Vec<(Dtype, ByteOrder)>,
     shapes: Vec<Vec<u64>>,
+    not_read: Vec<NotRead>,
 }
 
 fn attribute(
@@ -112,21 +114,22 @@ fn attribute(
     }))
 }
 
-fn nc_type(t: &Datatype, path: &str) -> Result<NcType> {
+/// A variable's NetCDF type, or why no tensor holds it (a [`NotRead`]'s words).
+fn nc_type(t: &Datatype) -> std::result::Result<NcType, String> {
     match t {
         Datatype::String { size: 1, .. } => Ok(NcType::Char),
-        Datatype::VlenString { .. } => Err(Error::Unsupported(format!(
-            "the string variable {path} is not read (string attributes are)"
-        ))),
+        Datatype::VlenString { .. } => {
+            Err("a string variable (no tensor dtype holds strings; string attributes are read)".into())
+        }
         t => t
             .dtype()
             .and_then(|(d, _)| NcType::for_dtype(d))
             .ok_or_else(|| {
-                Error::Unsupported(format!(
-                    "the variable {path}, of HDF5 class {} ({} bytes an element), is not read",
+                format!(
+                    "a variable of HDF5 class {} ({} bytes an element), which no tensor dtype holds",
                     t.class_name(),
                     t.size()
-                ))
+                )
             }),
     }
 }
@@ -196,6 +199,7 @@ impl<'a> Netcdf4<'a> {
         let mut variables = Vec::new();
         let mut datasets = Vec::new();
         let mut dtypes = Vec::new();
+        let mut not_read = Vec::new();
         for o in &objects {
             let Kind::Dataset(d) = &o.kind else { continue };
             if text_attribute(o, "NAME").is_some_and(|n| n.starts_with(DIMENSION_ONLY)) {
@@ -204,7 +208,13 @@ impl<'a> Netcdf4<'a> {
             // A variable named as a dimension it is not the coordinate of: netCDF-C stores
             // it under a prefixed name.
             let path = relative(&o.path).replacen(NON_COORD, "", 1);
-            let nc = nc_type(&d.datatype, &path)?;
+            let nc = match nc_type(&d.datatype) {
+                Ok(nc) => nc,
+                Err(why) => {
+                    not_read.push(NotRead { name: path, why });
+                    continue;
+                }
+            };
             let rank = d.dataspace.dims.len();
             let dims: Vec<usize> = if rank == 0 {
                 Vec::new()
@@ -307,17 +317,29 @@ impl<'a> Netcdf4<'a> {
         }
         options.limits.check_tensor_count(variables.len() as u64)?;
         let root = objects.iter().find(|o| o.path == "/");
-        let attributes = root
-            .map(|r| {
-                r.attributes
-                    .iter()
-                    .filter(|a| !HIDDEN.contains(&a.name.as_str()))
-                    .map(|a| attribute(&file, a, "the file"))
-                    .filter_map(Result::transpose)
-                    .collect::<Result<Vec<_>>>()
-            })
-            .transpose()?
-            .unwrap_or_default();
+        // The root group's attributes, then each subgroup's, named by the group's path as
+        // its variables are (`forecast/source`).
+        let mut attributes = Vec::new();
+        for g in root.into_iter().chain(
+            objects
+                .iter()
+                .filter(|o| matches!(o.kind, Kind::Group) && o.path != "/"),
+        ) {
+            let group = relative(&g.path);
+            let of = if group.is_empty() {
+                "the file".to_owned()
+            } else {
+                format!("group {group}")
+            };
+            for a in g.attributes.iter().filter(|a| !HIDDEN.contains(&a.name.as_str())) {
+                if let Some(mut a) = attribute(&file, a, &of)? {
+                    if !group.is_empty() {
+                        a.name = format!("{group}/{}", a.name);
+                    }
+                    attributes.push(a);
+                }
+            }
+        }
         let strict = root.is_some_and(|r| r.attributes.iter().any(|a| a.name == "_nc3_strict"));
         let shapes = datasets.iter().map(|d| d.dataspace.dims.clone()).collect();
         let mut file = Netcdf4 {
@@ -331,6 +353,7 @@ impl<'a> Netcdf4<'a> {
             datasets,
             dtypes,
             shapes,
+            not_read,
         };
         // Booleans as xarray writes them: read as `bool` when every byte is 0 or 1 — looked
         // at in place, or decoded when chunked and at most 64 MiB (a larger one, or one whose
@@ -362,6 +385,13 @@ impl<'a> Netcdf4<'a> {
     #[must_use]
     pub fn definition(&self) -> &Definition {
         &self.definition
+    }
+
+    /// The variables of types no tensor holds (strings, compound, enum, variable-length),
+    /// left out of [`definition`](Self::definition).
+    #[must_use]
+    pub fn not_read(&self) -> &[NotRead] {
+        &self.not_read
     }
 
     /// Reads `rows` of variable `i`'s outermost dimension into `dst` in the machine's byte

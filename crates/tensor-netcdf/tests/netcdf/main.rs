@@ -287,8 +287,8 @@ fn prefixes(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Variables of types NetCDF-4 has and this reader does not read, in files netCDF4-python
-/// wrote: each file refused as `unsupported`, naming the variable and its type.
+/// Variables of types NetCDF-4 has and no tensor holds, in files netCDF4-python wrote: each
+/// file opens with its plain variable, the other left out and named with its type.
 fn unsupported_types() -> Result<(), Failed> {
     let dir = tensor_testkit::testdata().join("netcdf/unsupported");
     for (file, variable, kind) in [
@@ -298,13 +298,29 @@ fn unsupported_types() -> Result<(), Failed> {
         ("string_variable.nc", "station", "string"),
     ] {
         let bytes = std::fs::read(dir.join(file))?;
-        match tensor_netcdf::Netcdf::open_with(&bytes, &tensor_netcdf::ReadOptions::default()) {
-            Err(e)
-                if e.kind() == tensor_core::ErrorKind::Unsupported
-                    && e.to_string().contains(variable)
-                    && e.to_string().contains(kind) => {}
-            Err(e) => return Err(format!("{file}: {e}").into()),
-            Ok(_) => return Err(format!("{file}: read").into()),
+        let nc = tensor_netcdf::Netcdf::open_with(&bytes, &tensor_netcdf::ReadOptions::default())
+            .map_err(|e| format!("{file}: {e}"))?;
+        let names: Vec<&str> = nc
+            .definition()
+            .variables
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect();
+        if names != ["plain"] {
+            return Err(format!("{file}: variables {names:?}").into());
+        }
+        match nc.not_read() {
+            [one] if one.name == variable && one.why.contains(kind) => {}
+            other => return Err(format!("{file}: not read {other:?}").into()),
+        }
+        let mut plain = [0u8; 12];
+        nc.read_rows(0, 0..3, &mut plain)?;
+        let values: Vec<f32> = plain
+            .chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if values != [1.0, 2.0, 3.0] {
+            return Err(format!("{file}: plain = {values:?}").into());
         }
     }
     Ok(())
@@ -345,6 +361,9 @@ fn main() {
             cdl(&path)
         }));
     }
+    // Nested groups: what is in a subgroup named by its path, read as netCDF4 reads it.
+    let groups = tensor_testkit::testdata().join("netcdf/groups/groups.nc");
+    trials.push(Trial::test("netcdf4::groups", move || fixture(&groups)));
     trials.push(Trial::test("netcdf4::unsupported_types", unsupported_types));
     trials.extend(damaged::trials());
     trials.extend(round_trip::trials());

@@ -31,6 +31,11 @@ pub fn find<'f>(set: &'f TensorSet<'f>, key: &str, file: &Path) -> Result<Tensor
         .and_then(|n| n.parse::<usize>().ok())
         .and_then(|i| set.tensors().nth(i))
         .filter(|t| key.starts_with('#') || t.stored_name().is_none());
+    if by_name.is_none()
+        && let Some(e) = set.not_read_error(file, key)
+    {
+        return Err(e);
+    }
     by_name.or(by_index).ok_or_else(|| Error::UnknownTarget {
         what: format!(
             "{}: no tensor {key:?} (names: {}; or #0 to #{})",

@@ -2,7 +2,7 @@
 //! it, a file taken through Tensogram and zTensor comes back byte for byte, and `--unpack`
 //! gives CF's unpacked floats with fill values as NaN.
 
-use crate::support::{inspect_json, tensorkit};
+use crate::support::{expect_error_contract, inspect_json, tensorkit};
 use libtest_mimic::{Failed, Trial};
 use std::path::Path;
 
@@ -243,6 +243,53 @@ fn split_into_messages(dir: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// A variable no tensor holds (netCDF4-python's compound, enum, variable-length and string
+/// variables): `inspect` lists the file's other variables and says which is not read and
+/// why, `get` of it is an `unsupported` error naming it, and `convert` says it left it out.
+fn variables_not_read_are_named(dir: &Path) -> Result<(), Failed> {
+    let files = tensor_testkit::testdata().join("netcdf/unsupported");
+    for (file, name, kind) in [
+        ("compound_variable.nc", "pairs", "compound"),
+        ("enum_variable.nc", "sky", "enum"),
+        ("vlen_variable.nc", "rows", "variable-length sequence"),
+        ("string_variable.nc", "station", "string"),
+    ] {
+        let path = files.join(file);
+        let p = path.to_string_lossy();
+        let v = inspect_json(&path)?;
+        let names: Vec<&str> = v["tensors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        let said = &v["not_read"][0];
+        if names != ["plain"]
+            || said["name"] != name
+            || !said["why"].as_str().is_some_and(|w| w.contains(kind))
+        {
+            return Err(format!("{file}: tensors {names:?}, not read {}", v["not_read"]).into());
+        }
+        let table = String::from_utf8(tensorkit(&["inspect", &p]).stdout)?;
+        if !table.contains(&format!("not read  {name}: ")) {
+            return Err(format!("{file}: the table does not say it:\n{table}").into());
+        }
+        let out = tensorkit(&["get", &p, name]);
+        let error = String::from_utf8_lossy(&out.stderr).into_owned();
+        if expect_error_contract(&out, false)? != "unsupported" || !error.contains(name) {
+            return Err(format!("{file}: get {name}: {error}").into());
+        }
+        let target = dir.join(format!("{name}.tgm"));
+        let out = tensorkit(&["convert", &p, &target.to_string_lossy()]);
+        let said = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !said.contains(&format!("{name:?} not read")) {
+            return Err(format!("{file}: convert said {said}").into());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("netcdf::outlines_are_ncdump_h", outlines_are_ncdump_h),
@@ -258,6 +305,9 @@ pub(crate) fn trials() -> Vec<Trial> {
         }),
         Trial::test("netcdf::written_as_netcdf4_on_request", || {
             written_as_netcdf4_on_request(tempfile::tempdir()?.path())
+        }),
+        Trial::test("netcdf::variables_not_read_are_named", || {
+            variables_not_read_are_named(tempfile::tempdir()?.path())
         }),
     ]
 }

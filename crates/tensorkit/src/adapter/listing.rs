@@ -107,6 +107,8 @@ pub(crate) struct Listing {
     pub(crate) metadata: Option<serde_json::Map<String, serde_json::Value>>,
     pub(crate) metadata_types: std::collections::BTreeMap<String, String>,
     pub(crate) tensors: Vec<Listed>,
+    /// What no tensor holds, by name, and why ([`TensorSet`](crate::TensorSet)'s `not_read`).
+    pub(crate) not_read: Vec<(String, String)>,
 }
 
 /// The listing of a file whose tensors are all stored as they are, read by `read` (the
@@ -158,6 +160,7 @@ fn of_views<'a>(bytes: &'a [u8], set: crate::model::TensorSet<'_>) -> Result<Ope
         metadata: set.metadata,
         metadata_types: set.metadata_types,
         tensors,
+        not_read: Vec::new(),
     };
     Ok(Opening::listed(listing, Raw))
 }

@@ -113,6 +113,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: *limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 

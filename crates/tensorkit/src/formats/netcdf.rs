@@ -130,6 +130,7 @@ fn open_header<'a>(
         metadata,
         metadata_types,
         tensors,
+        not_read: Vec::new(),
     };
     Ok(Opening::listed(listing, Records(file)))
 }
@@ -185,6 +186,7 @@ fn open_netcdf4_header<'a>(
         metadata,
         metadata_types,
         tensors,
+        not_read: not_read(file.not_read()),
     };
     Ok(Opening::listed(listing, Whole))
 }
@@ -246,6 +248,14 @@ fn tensor_attributes(def: &Definition, i: usize, dtype: Dtype) -> Vec<(String, C
     attributes
 }
 
+/// `variables`, which no tensor holds, by name, and why.
+fn not_read(variables: &[tensor_netcdf::NotRead]) -> Vec<(String, String)> {
+    variables
+        .iter()
+        .map(|n| (n.name.clone(), n.why.clone()))
+        .collect()
+}
+
 /// The file's attributes as metadata (their values as JSON), and each one's NetCDF type.
 fn metadata(
     def: &Definition,
@@ -290,6 +300,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
+        not_read: not_read(file.not_read()),
     })
 }
 

@@ -110,6 +110,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
             .collect(),
         limits: *limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 

@@ -203,6 +203,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], read: &ReadOptions) -> Result<TensorSe
         tensors,
         limits: *limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 
@@ -402,6 +403,7 @@ fn open_header<'a>(
         metadata: file_metadata(&any),
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
+        not_read: Vec::new(),
     };
     Ok(Opening::listed(listing, Manifest(any)))
 }

@@ -32,6 +32,9 @@ pub struct TensorSet<'a> {
     /// them rather than write them through memory
     /// ([`AtomicFile::copying_from`](tensor_core::atomic::AtomicFile::copying_from)).
     pub(crate) mapped: Vec<&'a tensor_core::MmapSource>,
+    /// What the file holds that no tensor can (a NetCDF string or compound variable): each
+    /// by name, and why it is not read.
+    pub(crate) not_read: Vec<(String, String)>,
 }
 
 impl<'a> TensorSet<'a> {
@@ -46,7 +49,15 @@ impl<'a> TensorSet<'a> {
             tensors: Vec::new(),
             limits,
             mapped: Vec::new(),
+            not_read: Vec::new(),
         }
+    }
+
+    /// What the file holds that no tensor can (a NetCDF-4 string, compound, enum or
+    /// variable-length variable), left out of the tensors: each by name, with why.
+    #[must_use]
+    pub fn not_read(&self) -> &[(String, String)] {
+        &self.not_read
     }
 
     /// The format the file was read as (for a set put together, the one it was made with).
@@ -196,9 +207,26 @@ impl TensorSet<'_> {
             .collect()
     }
 
+    /// The error for asking `file` (this set) for `name`, one of the things it holds that
+    /// no tensor can ([`not_read`](Self::not_read)): `unsupported`, saying why.
+    #[must_use]
+    pub fn not_read_error(&self, file: &std::path::Path, name: &str) -> Option<crate::Error> {
+        let (_, why) = self.not_read.iter().find(|(n, _)| n == name)?;
+        Some(crate::Error::Format {
+            path: file.to_path_buf(),
+            format: self.format.id(),
+            at: Some(format!("variable {name:?}")),
+            kind: tensor_core::ErrorKind::Unsupported,
+            source: format!("not read: {why}").into(),
+        })
+    }
+
     /// The error for a tensor `name` that `file` (this set) does not hold, naming the first
     /// few it does.
     pub(crate) fn no_such_tensor(&self, file: &std::path::Path, name: &str) -> crate::Error {
+        if let Some(e) = self.not_read_error(file, name) {
+            return e;
+        }
         crate::Error::NoSuchTensor {
             file: file.display().to_string(),
             name: name.to_owned(),

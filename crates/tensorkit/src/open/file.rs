@@ -128,6 +128,14 @@ impl File {
             .ok_or_else(|| set.no_such_tensor(&self.path, name))
     }
 
+    /// What the file holds that no tensor can, left out of [`tensors`](Self::tensors): each
+    /// by name, with why (a NetCDF-4 string, compound, enum or variable-length variable).
+    /// [`get`](Self::get) of one of these names is an `unsupported` error saying why.
+    #[must_use]
+    pub fn not_read(&self) -> &[(String, String)] {
+        self.set().not_read()
+    }
+
     /// For a file opened from a URL, what reading it has cost so far: requests made and
     /// bytes received (its header and every tensor fetched). `None` for local files.
     #[cfg(feature = "remote")]

@@ -132,6 +132,7 @@ pub fn save(path: impl AsRef<Path>, file: &File, options: &WriteOptions) -> Resu
         tensors: source.tensors.clone(),
         limits: source.limits,
         mapped: source.mapped.clone(),
+        not_read: source.not_read.clone(),
     };
     write_set(format, &set, path, options)
 }
@@ -174,12 +175,22 @@ impl WriteOptions {
         #[cfg(feature = "gguf")]
         if let Some(t) = self.quantize {
             format.offers(tensor_dtype::WriteChoice::Quantize)?;
-            let (q, kept) = crate::formats::gguf::quantize(&set, t)?;
+            let (q, mut kept) = crate::formats::gguf::quantize(&set, t)?;
+            kept.extend(not_read_notes(&set));
             return Ok((Cow::Owned(q), kept));
         }
         let _ = format;
-        Ok((set, Vec::new()))
+        let notes = not_read_notes(&set);
+        Ok((set, notes))
     }
+}
+
+/// What the source held that no tensor could, said in the notes of what is written from it.
+fn not_read_notes(set: &TensorSet<'_>) -> Vec<String> {
+    set.not_read
+        .iter()
+        .map(|(name, why)| format!("{name:?} not read from the source, so not written: {why}"))
+        .collect()
 }
 
 fn write_set(
@@ -287,5 +298,6 @@ fn named_set<'a, N: Into<String>>(
             .collect(),
         limits: tensor_core::Limits::default(),
         mapped: Vec::new(),
+        not_read: Vec::new(),
     }
 }

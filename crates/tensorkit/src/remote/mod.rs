@@ -180,6 +180,7 @@ async fn open_one(
                 metadata: listing.metadata.take(),
                 metadata_types: std::mem::take(&mut listing.metadata_types),
                 tensors: std::mem::take(&mut listing.tensors),
+                not_read: std::mem::take(&mut listing.not_read),
             }),
             Opening::Needs(ranges) => {
                 need = std::mem::take(ranges);
@@ -331,6 +332,7 @@ fn remote_set(
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
+        not_read: listing.not_read,
     }
 }
 

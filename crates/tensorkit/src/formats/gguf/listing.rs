@@ -49,6 +49,7 @@ pub(super) fn open_header<'a>(
         metadata: Some(metadata),
         metadata_types,
         tensors,
+        not_read: Vec::new(),
     };
     let types = file
         .tensors()

@@ -129,6 +129,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 

@@ -125,6 +125,7 @@ pub fn write_split(
                     .collect(),
                 limits: set.limits,
                 mapped: set.mapped.clone(),
+                not_read: Vec::new(),
             };
             let path = tensor_gguf::split::shard_path(prefix, no, count);
             for note in crate::write::write(

@@ -109,6 +109,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 
@@ -143,6 +144,7 @@ fn open_header<'a>(
         metadata: None,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
+        not_read: Vec::new(),
     };
     Ok(Opening::listed(listing, Fields(grib)))
 }

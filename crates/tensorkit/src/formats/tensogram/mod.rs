@@ -214,6 +214,7 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: *limits,
         mapped: Vec::new(),
+        not_read: Vec::new(),
     })
 }
 
@@ -377,6 +378,7 @@ fn open_header<'a>(
         metadata: file_metadata(path, &messages[0])?,
         metadata_types: std::collections::BTreeMap::new(),
         tensors,
+        not_read: Vec::new(),
     };
     Ok(Opening::listed(listing, Header { messages, at }))
 }
