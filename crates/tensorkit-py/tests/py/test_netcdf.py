@@ -386,19 +386,61 @@ def test_split_by_record_and_variable_as_tensogram_reads_them(testdata, tmp_path
         tensorkit.convert(src, tmp_path / "x.tgm", split_by="month")
 
 
-def test_variables_of_types_not_read_are_refused_by_name(testdata):
-    """Compound, enum, variable-length and string variables (netCDF4-python's files) are
-    refused with an ``unsupported`` error naming the variable and its type."""
+def test_variables_of_types_not_read_are_left_out_and_refused_by_name(testdata, tmp_path):
+    """Compound, enum, variable-length and string variables (netCDF4-python's files): the
+    file opens with the variables a tensor holds, the same values netCDF4 reads; the other
+    is listed in ``not_read`` with its type, asking for it is an ``unsupported`` error
+    naming it, and a conversion says it left it out."""
     for path, name, kind in [
         ("compound_variable.nc", "pairs", "compound"),
         ("enum_variable.nc", "sky", "enum"),
         ("vlen_variable.nc", "rows", "variable-length sequence"),
         ("string_variable.nc", "station", "string"),
     ]:
+        src = testdata / "netcdf" / "unsupported" / path
+        f = tensorkit.open(src)
+        assert f.keys() == ["plain"], path
+        with netCDF4.Dataset(src) as theirs:
+            assert np.array_equal(np.asarray(f["plain"]), theirs["plain"][:].data), path
+        [(missing, why)] = f.not_read
+        assert missing == name and kind in why, (path, f.not_read)
         with pytest.raises(tensorkit.TensorkitError) as e:
-            tensorkit.open(testdata / "netcdf" / "unsupported" / path)
+            f[name]
         assert e.value.kind == "unsupported", path
         assert name in str(e.value) and kind in str(e.value) and "not read" in str(e.value), str(e.value)
+        notes = tensorkit.convert(src, tmp_path / f"{name}.tgm")
+        assert any(name in n and "not read" in n for n in notes), notes
+
+
+def test_nested_groups_read_as_netcdf4_reads_them(testdata, tmp_path):
+    """A NetCDF-4 file with nested groups (netCDF4-python's): every group's variables by
+    path (``forecast/t2m``) with netCDF4's values, and its attributes in the metadata by path
+    (``forecast/source``); converted to Tensogram and opened, the same. Written as NetCDF,
+    groups are refused by name (not written yet), and nothing is left behind."""
+    src = testdata / "netcdf" / "groups" / "groups.nc"
+    f = tensorkit.open(src)
+    with netCDF4.Dataset(src) as theirs:
+        theirs.set_auto_maskandscale(False)
+        want = {
+            "lat": theirs["lat"][:],
+            "t": theirs["t"][:],
+            "forecast/step": theirs["forecast"]["step"][:],
+            "forecast/t2m": theirs["forecast"]["t2m"][:],
+            "forecast/members/spread": theirs["forecast/members"]["spread"][:],
+            "forecast/members/lat": theirs["forecast/members"]["lat"][:],
+        }
+        assert f.metadata()["forecast/source"] == theirs["forecast"].source
+        assert list(f.metadata()["forecast/members/weights"]) == list(theirs["forecast/members"].weights)
+    assert f.keys() == list(want)
+    tgm = tmp_path / "groups.tgm"
+    tensorkit.convert(src, tgm)
+    back = tensorkit.open(tgm)
+    for name, values in want.items():
+        assert np.array_equal(np.asarray(f[name]), np.asarray(values)), name
+        assert np.array_equal(np.asarray(back[name]), np.asarray(values)), name
+    with pytest.raises(tensorkit.TensorkitError, match="/"):
+        tensorkit.convert(src, tmp_path / "groups_back.nc")
+    assert not (tmp_path / "groups_back.nc").exists()
 
 
 def test_tensogram_to_netcdf_writes_the_messages_back_as_the_file(testdata, tmp_path):
