@@ -193,6 +193,13 @@ class File(Mapping[str, np.ndarray]):
         return None if t is None else Transfer(*t)
 
     @property
+    def not_read(self) -> list[tuple[str, str]]:
+        """What the file holds that no tensor can — a NetCDF-4 string, compound, enum or
+        variable-length variable —, left out of its tensors: ``(name, why)`` pairs. Asking
+        for one by name raises ``TensorkitError`` of kind ``unsupported``, saying why."""
+        return self._native.not_read
+
+    @property
     def metadata(self) -> dict[str, Any] | None:
         """File-level metadata (``None`` when the file has none)."""
         if self._metadata is _MISSING:
