@@ -331,7 +331,11 @@ impl<'a> Netcdf4<'a> {
             } else {
                 format!("group {group}")
             };
-            for a in g.attributes.iter().filter(|a| !HIDDEN.contains(&a.name.as_str())) {
+            for a in g
+                .attributes
+                .iter()
+                .filter(|a| !HIDDEN.contains(&a.name.as_str()))
+            {
                 if let Some(mut a) = attribute(&file, a, &of)? {
                     if !group.is_empty() {
                         a.name = format!("{group}/{}", a.name);
