@@ -6,12 +6,15 @@ mod in_place;
 mod layout;
 mod options;
 mod prepare;
+mod source;
 
 pub(crate) use completion::{check_caller_metadata, complete_metadata};
 pub use in_place::metadata_in_place;
 use layout::{assemble, emit_patched, nothing_deferred, plan, written};
 pub use options::{EncodeOptions, HashFrames, IndexFrame};
 pub(crate) use prepare::encode_object;
+use source::Whole;
+pub use source::{ObjectBytes, ObjectSource};
 
 use crate::error::{Error, Result};
 use crate::frame_out::EncodedObject;
@@ -122,47 +125,6 @@ fn emit_to<W: Write + Seek + ?Sized>(
         mirror.check(&again)?;
     }
     Ok(plan.total)
-}
-
-/// One object's bytes for [`write_streamed`].
-#[derive(Clone, Debug)]
-pub enum ObjectBytes<'d> {
-    /// The elements, run through the descriptor's pipeline.
-    Raw(Cow<'d, [u8]>),
-    /// The payload, already encoded: the descriptor carries every parameter its pipeline
-    /// needs (as for [`serialize_pre_encoded`]); it is framed and hashed as it is.
-    PreEncoded(Cow<'d, [u8]>),
-}
-
-/// Where [`write_from`] gets each object's bytes.
-pub trait ObjectSource<'d> {
-    /// Object `i`'s bytes, whole.
-    fn bytes(&mut self, i: usize) -> Result<ObjectBytes<'d>>;
-
-    /// Whether object `i`'s elements can be handed over in runs by [`runs`](Self::runs)
-    /// rather than whole (for a raw object, which is then never whole in memory).
-    fn streams(&self, i: usize) -> bool {
-        let _ = i;
-        false
-    }
-
-    /// Hands object `i`'s elements to `sink` in runs of whole elements, in order: the bytes
-    /// [`bytes`](Self::bytes) gives as [`ObjectBytes::Raw`], a run at a time. Asked only
-    /// where [`streams`](Self::streams) says so.
-    fn runs(&mut self, i: usize, sink: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        match self.bytes(i)? {
-            ObjectBytes::Raw(b) | ObjectBytes::PreEncoded(b) => sink(&b),
-        }
-    }
-}
-
-/// A closure as an [`ObjectSource`] that gives each object whole ([`write_streamed`]).
-struct Whole<'f, 'd>(&'f mut dyn FnMut(usize) -> Result<ObjectBytes<'d>>);
-
-impl<'d> ObjectSource<'d> for Whole<'_, 'd> {
-    fn bytes(&mut self, i: usize) -> Result<ObjectBytes<'d>> {
-        (self.0)(i)
-    }
 }
 
 /// [`write()`] for data that is produced one object at a time (decoded from another file,

@@ -306,7 +306,7 @@ pub(crate) fn streamed_object(
     desc: &DataObjectDescriptor,
     i: usize,
     opts: &EncodeOptions,
-    data: &mut dyn super::ObjectSource<'_>,
+    data: &mut dyn super::source::ObjectSource<'_>,
 ) -> Result<Option<InRuns>> {
     let mut d = desc.clone();
     d.validate()

@@ -560,6 +560,7 @@ fn write(
     // are stored encoded) a run at a time, once to find their NaN and ±Inf and again as
     // their frames are written; those a stage encodes are decoded whole, encoded and dropped.
     let mut source = source::Source {
+        format: FORMAT,
         set,
         names: &names,
         kept: &kept,

@@ -2,7 +2,6 @@
 //! the rest as little-endian elements, a run at a time where the object is raw — checked
 //! for what NaN/Inf masks would not give back.
 
-use super::FORMAT;
 use crate::error::Error;
 use crate::formats::Carried;
 use crate::model::TensorSet;
@@ -11,6 +10,8 @@ use tensor_dtype::Dtype;
 use tensor_frame::{ObjectBytes, ObjectSource};
 
 pub(super) struct Source<'a, 's> {
+    /// The format's id, for errors.
+    pub(super) format: &'static str,
     pub(super) set: &'a TensorSet<'s>,
     pub(super) names: &'a [String],
     /// Each tensor's packed payload, where it is kept packed.
@@ -49,7 +50,7 @@ impl Source<'_, '_> {
             ""
         };
         Err(Error::CannotRepresent {
-            format: FORMAT,
+            format: self.format,
             what: format!(
                 "element {} of tensor {:?}, {} ({dtype}): tensogram's NaN/Inf masks would not \
                  give it back as it is (allowing tensorkit's extensions keeps it bit for bit, \
