@@ -124,17 +124,12 @@ fn complete_simple_packing(d: &mut DataObjectDescriptor, data: &[u8], i: usize) 
     Ok(())
 }
 
-/// Runs one object through its pipeline and builds its frame body. With `while_writing`,
-/// a raw payload whose NaN and ±Inf would be refused is checked for them while its frame is
-/// written ([`EncodedObject::check_finite`]: one pass over the data instead of two) — for
-/// encoders whose output is discarded whole on an error.
-pub(crate) fn encode_object<'a>(
+/// Object `i`'s descriptor as given, checked and with its byte order made explicit; with
+/// that order, its element count and the payload bytes its shape calls for.
+fn prepared(
     desc: &DataObjectDescriptor,
-    data: &'a [u8],
     i: usize,
-    opts: &EncodeOptions,
-    while_writing: bool,
-) -> Result<EncodedObject<'a>> {
+) -> Result<(DataObjectDescriptor, ByteOrder, u64, u64)> {
     let mut d = desc.clone();
     d.validate()
         .map_err(|source| Error::Descriptor { object: i, source })?;
@@ -150,6 +145,21 @@ pub(crate) fn encode_object<'a>(
         .dtype
         .payload_bytes(n)
         .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
+    Ok((d, order, n, expected))
+}
+
+/// Runs one object through its pipeline and builds its frame body. With `while_writing`,
+/// a raw payload whose NaN and ±Inf would be refused is checked for them while its frame is
+/// written ([`EncodedObject::check_finite`]: one pass over the data instead of two) — for
+/// encoders whose output is discarded whole on an error.
+pub(crate) fn encode_object<'a>(
+    desc: &DataObjectDescriptor,
+    data: &'a [u8],
+    i: usize,
+    opts: &EncodeOptions,
+    while_writing: bool,
+) -> Result<EncodedObject<'a>> {
+    let (mut d, order, n, expected) = prepared(desc, i)?;
     if expected != data.len() as u64 {
         return Err(Error::encoding(
             Some(i),
@@ -308,24 +318,10 @@ pub(crate) fn streamed_object(
     opts: &EncodeOptions,
     data: &mut dyn super::source::ObjectSource<'_>,
 ) -> Result<Option<InRuns>> {
-    let mut d = desc.clone();
-    d.validate()
-        .map_err(|source| Error::Descriptor { object: i, source })?;
-    if d.masks.is_some() {
-        return Err(Error::InvalidArgument(format!(
-            "object {i}: `masks` is written by the encoder, not given"
-        )));
-    }
+    let (mut d, order, n, expected) = prepared(desc, i)?;
     if d.encoding != "none" || object::pipeline(&d, i)? != tensor_pipeline::Pipeline::NONE {
         return Ok(None);
     }
-    let order = d.byte_order_or_native();
-    d.byte_order = Some(order);
-    let n = d.element_count();
-    let expected = d
-        .dtype
-        .payload_bytes(n)
-        .map_err(|e| Error::Metadata(format!("object {i}: {e}")))?;
     let applies = nonfinite::applies(d.dtype) && !opts.keep_non_finite;
     let masking = applies && (opts.allow_nan || opts.allow_inf);
     let mut found = nonfinite::Found::default();
