@@ -9,8 +9,9 @@
 //! superblock, version 2 object headers tracking the creation order of links and
 //! attributes, links and attributes in the headers, datasets contiguous or chunked through
 //! a version 1 B-tree (layout version 3), and variable-length values (strings, lists of
-//! object references) in the global heap — what HDF5 1.8 and later read. One group, the
-//! root, holds every dataset.
+//! object references) in the global heap — what HDF5 1.8 and later read. Groups nest
+//! under the root; each lists its datasets, then its subgroups, in the order they were
+//! made.
 
 mod chunks;
 mod encode;
@@ -19,7 +20,7 @@ mod heap;
 mod slab;
 mod spec;
 
-pub use spec::{Attribute, Data, DatasetId, DatasetSpec, Filters, Type, Value};
+pub use spec::{Attribute, Data, DatasetId, DatasetSpec, Filters, GroupId, Type, Value};
 
 use crate::error::{Error, Result};
 use crate::message::kind;
@@ -45,8 +46,18 @@ enum Storage {
 #[derive(Debug)]
 struct Pending {
     name: String,
+    /// The group holding it (`None`: the root).
+    group: Option<usize>,
     spec: DatasetSpec,
     storage: Storage,
+    attributes: Vec<Attribute>,
+}
+
+/// A group below the root.
+#[derive(Debug)]
+struct Group {
+    name: String,
+    parent: Option<usize>,
     attributes: Vec<Attribute>,
 }
 
@@ -58,6 +69,7 @@ pub struct Writer<'w, W: Write + Seek + ?Sized> {
     out: &'w mut W,
     at: u64,
     datasets: Vec<Pending>,
+    groups: Vec<Group>,
     root: Vec<Attribute>,
 }
 
@@ -74,8 +86,40 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             out,
             at: encode::SUPERBLOCK_LEN,
             datasets: Vec::new(),
+            groups: Vec::new(),
             root: Vec::new(),
         })
+    }
+
+    /// Whether `group` (`None`: the root) already links something named `name`.
+    fn taken(&self, group: Option<usize>, name: &str) -> bool {
+        self.datasets
+            .iter()
+            .any(|d| d.group == group && d.name == name)
+            || self
+                .groups
+                .iter()
+                .any(|g| g.parent == group && g.name == name)
+    }
+
+    /// Adds a group named `name` to `parent` (`None`: the root).
+    ///
+    /// # Errors
+    /// When the name is empty, holds a `/`, or is taken in `parent`.
+    pub fn group(&mut self, parent: Option<GroupId>, name: &str) -> Result<GroupId> {
+        let parent = parent.map(|g| g.0);
+        if name.is_empty() || name.contains('/') || name == "." || self.taken(parent, name) {
+            return Err(Error::CannotWrite(format!(
+                "group {name:?}: a name must be non-empty, hold no '/' and be its group's only \
+                 link of that name"
+            )));
+        }
+        self.groups.push(Group {
+            name: name.to_owned(),
+            parent,
+            attributes: Vec::new(),
+        });
+        Ok(GroupId(self.groups.len() - 1))
     }
 
     /// Adds a dataset named `name` to the root group, its elements (C order, little-endian)
@@ -91,7 +135,27 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         spec: DatasetSpec,
         data: Option<Data<'_>>,
     ) -> Result<DatasetId> {
+        self.dataset_in(None, name, spec, data)
+    }
+
+    /// [`dataset`](Self::dataset) in `group` (`None`: the root).
+    ///
+    /// # Errors
+    /// As [`dataset`](Self::dataset); and when `group` already links something named `name`.
+    pub fn dataset_in(
+        &mut self,
+        group: Option<GroupId>,
+        name: &str,
+        spec: DatasetSpec,
+        data: Option<Data<'_>>,
+    ) -> Result<DatasetId> {
+        let group = group.map(|g| g.0);
         check(name, &spec)?;
+        if self.taken(group, name) {
+            return Err(Error::CannotWrite(format!(
+                "dataset {name:?}: its group already links something of that name"
+            )));
+        }
         let width = u64::from(spec.ty.size());
         let total = spec
             .dims
@@ -140,6 +204,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         };
         self.datasets.push(Pending {
             name: name.to_owned(),
+            group,
             spec,
             storage,
             attributes: Vec::new(),
@@ -155,6 +220,11 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         }
     }
 
+    /// Adds `attribute` to `group`.
+    pub fn group_attribute(&mut self, group: GroupId, attribute: Attribute) {
+        self.groups[group.0].attributes.push(attribute);
+    }
+
     /// Writes the metadata and the superblock. Returns the file's length.
     ///
     /// # Errors
@@ -165,6 +235,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             out,
             mut at,
             datasets,
+            groups,
             root,
         } = self;
         // The chunk B-trees, whose addresses the layouts need.
@@ -182,10 +253,12 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
         }
         // The heap, whose objects' places the attributes need.
         let mut heap = heap::Heap::default();
+        // Objects of the datasets' attributes, the root's, then each group's.
         let all = datasets
             .iter()
             .map(|d| &d.attributes)
-            .chain(std::iter::once(&root));
+            .chain(std::iter::once(&root))
+            .chain(groups.iter().map(|g| &g.attributes));
         let objects: Vec<Vec<Vec<Option<usize>>>> = all
             .map(|attrs| {
                 attrs
@@ -278,15 +351,52 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             at += header.len() as u64;
             headers.push(header);
         }
-        let mut messages = vec![
-            (kind::LINK_INFO, 0, encode::link_info(datasets.len() as u64)),
-            (kind::GROUP_INFO, 1, encode::group_info()),
-        ];
-        for (i, d) in datasets.iter().enumerate() {
-            messages.push((kind::LINK, 0, encode::link(&d.name, addresses[i], i as u64)));
+        // The groups' headers, the deepest first (a group is made after its parent, so
+        // from the last made to the first every child's address is known before its
+        // parent's header lists it), then the root's. Each links its datasets, then its
+        // subgroups, in the order they were made.
+        let group_header = |group: Option<usize>,
+                            group_addresses: &[u64],
+                            attributes: &[Attribute],
+                            objects: &[Vec<Option<usize>>]|
+         -> Result<Vec<u8>> {
+            let mut links: Vec<(&str, u64)> = datasets
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.group == group)
+                .map(|(i, d)| (d.name.as_str(), addresses[i]))
+                .collect();
+            links.extend(
+                groups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| g.parent == group)
+                    .map(|(k, g)| (g.name.as_str(), group_addresses[k])),
+            );
+            let mut messages = vec![
+                (kind::LINK_INFO, 0, encode::link_info(links.len() as u64)),
+                (kind::GROUP_INFO, 1, encode::group_info()),
+            ];
+            for (order, (name, address)) in links.iter().enumerate() {
+                messages.push((kind::LINK, 0, encode::link(name, *address, order as u64)));
+            }
+            messages.extend(attribute_messages(attributes, objects)?);
+            Ok(encode::object_header(&messages))
+        };
+        let mut group_addresses = vec![UNDEFINED; groups.len()];
+        let mut group_headers = Vec::with_capacity(groups.len());
+        for k in (0..groups.len()).rev() {
+            let header = group_header(
+                Some(k),
+                &group_addresses,
+                &groups[k].attributes,
+                &objects[datasets.len() + 1 + k],
+            )?;
+            group_addresses[k] = at;
+            at += header.len() as u64;
+            group_headers.push(header);
         }
-        messages.extend(attribute_messages(&root, &objects[datasets.len()])?);
-        let root_header = encode::object_header(&messages);
+        let root_header = group_header(None, &group_addresses, &root, &objects[datasets.len()])?;
         let root_address = at;
         at += root_header.len() as u64;
         let heap_bytes = heap.encode(&placed, &|d| addresses[d]);
@@ -294,6 +404,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             .iter()
             .chain([&heap_bytes])
             .chain(&headers)
+            .chain(&group_headers)
             .chain([&root_header])
         {
             out.write_all(bytes).map_err(io)?;

@@ -98,6 +98,10 @@ pub type Data<'d> = &'d mut dyn FnMut(&mut dyn Write) -> Result<()>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DatasetId(pub(super) usize);
 
+/// A group made, to put datasets, groups and attributes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupId(pub(super) usize);
+
 /// The filters applied to each chunk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Filters {

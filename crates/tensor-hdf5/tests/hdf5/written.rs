@@ -368,9 +368,78 @@ fn refusals() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Nested groups: each lists its datasets, then its subgroups, in the order they were made
+/// (a group made before a dataset of its parent still comes after it), with their
+/// attributes; a name a group already links is refused for a dataset or a group.
+fn groups() -> Result<(), Failed> {
+    let mut file = Cursor::new(Vec::new());
+    let mut w = Writer::new(&mut file)?;
+    let f4 = Type::Float { size: 4 };
+    let g = w.group(None, "g")?;
+    let h = w.group(Some(g), "h")?;
+    let mut data = pieces(elements(2, 4), 4);
+    w.dataset_in(
+        Some(h),
+        "deep",
+        spec(f4, &[2], None, Filters::default()),
+        Some(&mut data),
+    )?;
+    w.dataset_in(
+        Some(g),
+        "mid",
+        spec(f4, &[3], None, Filters::default()),
+        None,
+    )?;
+    w.dataset("top", spec(f4, &[1], None, Filters::default()), None)?;
+    let note = |name: &str| Attribute {
+        name: name.into(),
+        ty: Type::Integer {
+            size: 2,
+            signed: true,
+        },
+        scalar: false,
+        value: Value::Bytes(vec![7, 0]),
+    };
+    w.group_attribute(h, note("of_h"));
+    w.attribute(None, note("of_root"));
+    if w.group(None, "top").is_ok() || w.group(Some(g), "mid").is_ok() {
+        return Err("a group named as a dataset beside it was made".into());
+    }
+    if w.dataset_in(Some(g), "h", spec(f4, &[1], None, Filters::default()), None)
+        .is_ok()
+    {
+        return Err("a dataset named as a group beside it was made".into());
+    }
+    w.finish()?;
+    let bytes = file.into_inner();
+    let objects = Hdf5::open(&bytes, Limits::default())?.objects()?;
+    let paths: Vec<&str> = objects.iter().map(|o| o.path.as_str()).collect();
+    if paths != ["/", "/top", "/g", "/g/mid", "/g/h", "/g/h/deep"] {
+        return Err(format!("objects {paths:?}").into());
+    }
+    let attributes = |path: &str| -> Vec<String> {
+        objects
+            .iter()
+            .find(|o| o.path == path)
+            .map(|o| o.attributes.iter().map(|a| a.name.clone()).collect())
+            .unwrap_or_default()
+    };
+    if attributes("/") != ["of_root"]
+        || attributes("/g/h") != ["of_h"]
+        || !attributes("/g").is_empty()
+    {
+        return Err("attributes in the wrong groups".into());
+    }
+    if !matches!(objects[4].kind, Kind::Group) {
+        return Err("g/h is not a group".into());
+    }
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("written::round_trip", round_trip),
         Trial::test("written::refusals", refusals),
+        Trial::test("written::groups", groups),
     ]
 }

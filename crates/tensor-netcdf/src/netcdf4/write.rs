@@ -5,9 +5,10 @@
 //! `_Netcdf4Dimid`; each other variable points at its scales (`DIMENSION_LIST`) and lists
 //! their ids (`_Netcdf4Coordinates`). A variable named as a dimension it is not the
 //! coordinate of is stored as `_nc4_non_coord_<name>`. Attributes keep their NetCDF types
-//! (`char` as fixed strings, `string` as variable-length ones). Elements are streamed
-//! little-endian; a variable is contiguous unless it has an unlimited dimension or
-//! filters, then chunked (see [`default_chunks`]).
+//! (`char` as fixed strings, `string` as variable-length ones). What a name puts in a
+//! subgroup (`forecast/t2m`, as the reader names it) goes in that group, made as it is
+//! first needed. Elements are streamed little-endian; a variable is contiguous unless it
+//! has an unlimited dimension or filters, then chunked (see [`default_chunks`]).
 
 use super::{DIMENSION_ONLY, NON_COORD};
 use crate::attribute::{Attribute, Values};
@@ -156,28 +157,36 @@ fn scale_attributes(name: &str, id: usize) -> [h5::Attribute; 3] {
     ]
 }
 
+/// Whether `name` names something in a group as this crate names it: `/`-separated
+/// components (the groups, then the name), none empty.
+fn well_formed(name: &str) -> bool {
+    name.split('/').all(|c| !c.is_empty() && c != ".")
+}
+
+/// `name`'s group path (empty for the root) and its own name: `forecast/members/spread` is
+/// `("forecast/members", "spread")`.
+fn split(name: &str) -> (&str, &str) {
+    name.rsplit_once('/').unwrap_or(("", name))
+}
+
 /// Refuses what no NetCDF-4 file says: empty or repeated names, dimension ids out of range.
 fn check(def: &Definition) -> Result<()> {
     let bad = |what: String| Err(Error::CannotWrite(what));
     for (i, d) in def.dimensions.iter().enumerate() {
-        if d.name.is_empty()
-            || d.name.contains('/')
-            || def.dimensions[..i].iter().any(|e| e.name == d.name)
-        {
+        if !well_formed(&d.name) || def.dimensions[..i].iter().any(|e| e.name == d.name) {
             return bad(format!(
-                "dimension {i}: an empty, repeated or '/'-holding name {:?}",
+                "dimension {i}: an empty or repeated name, or an empty group name, {:?}",
                 d.name
             ));
         }
     }
     for (i, v) in def.variables.iter().enumerate() {
-        if v.name.is_empty()
-            || v.name.contains('/')
-            || v.name.starts_with(NON_COORD)
+        if !well_formed(&v.name)
+            || split(&v.name).1.starts_with(NON_COORD)
             || def.variables[..i].iter().any(|w| w.name == v.name)
         {
             return bad(format!(
-                "variable {i}: an empty, repeated or reserved name {:?}",
+                "variable {i}: an empty, repeated or reserved name, or an empty group name, {:?}",
                 v.name
             ));
         }
@@ -189,7 +198,41 @@ fn check(def: &Definition) -> Result<()> {
             ));
         }
     }
+    for a in &def.attributes {
+        if !well_formed(&a.name) {
+            return bad(format!(
+                "attribute {:?}: an empty name, or an empty group name",
+                a.name
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The groups of a file being written, made as they are first needed, by path.
+#[derive(Default)]
+struct Groups(Vec<(String, h5::GroupId)>);
+
+impl Groups {
+    /// The group at `path` (`None` for the root, the empty path), made with its ancestors
+    /// where they are not yet.
+    fn at<W: Write + Seek + ?Sized>(
+        &mut self,
+        w: &mut h5::Writer<'_, W>,
+        path: &str,
+    ) -> Result<Option<h5::GroupId>> {
+        if path.is_empty() {
+            return Ok(None);
+        }
+        if let Some((_, id)) = self.0.iter().find(|(p, _)| p == path) {
+            return Ok(Some(*id));
+        }
+        let (parent, name) = split(path);
+        let parent = self.at(w, parent)?;
+        let id = w.group(parent, name).map_err(hdf5)?;
+        self.0.push((path.to_owned(), id));
+        Ok(Some(id))
+    }
 }
 
 /// Writes `def` to `out` as NetCDF-4, stored as `storage` says. `data` is called once for
@@ -207,6 +250,19 @@ pub fn write<W: Write + Seek + ?Sized>(
     data: &mut dyn FnMut(usize, &mut dyn Write) -> Result<()>,
 ) -> Result<u64> {
     check(def)?;
+    if classic_model
+        && let Some(name) = def
+            .dimensions
+            .iter()
+            .map(|d| &d.name)
+            .chain(def.variables.iter().map(|v| &v.name))
+            .chain(def.attributes.iter().map(|a| &a.name))
+            .find(|n| n.contains('/'))
+    {
+        return Err(Error::CannotWrite(format!(
+            "{name:?} is in a group, which the classic data model has not"
+        )));
+    }
     let types: Vec<Type> = def
         .variables
         .iter()
@@ -221,6 +277,7 @@ pub fn write<W: Write + Seek + ?Sized>(
         })
         .collect();
     let mut w = h5::Writer::new(out).map_err(hdf5)?;
+    let mut groups = Groups::default();
     let mut scales: Vec<Option<DatasetId>> = vec![None; def.dimensions.len()];
     // The dimensions that are dimensions only come first, as netCDF-C defines them first.
     for (d, dim) in def.dimensions.iter().enumerate() {
@@ -235,14 +292,16 @@ pub fn write<W: Write + Seek + ?Sized>(
             filters: h5::Filters::default(),
             fill: None,
         };
-        let id = w.dataset(&dim.name, spec, None).map_err(hdf5)?;
+        let (group, own) = split(&dim.name);
+        let group = groups.at(&mut w, group)?;
+        let id = w.dataset_in(group, own, spec, None).map_err(hdf5)?;
         // netCDF-C's words, a full stop, and the length in ten places.
         let name = format!(
             "{}.{:>10}",
             std::str::from_utf8(DIMENSION_ONLY).unwrap_or_default(),
             dim.len
         );
-        let [class, _, dimid] = scale_attributes(&dim.name, d);
+        let [class, _, dimid] = scale_attributes(own, d);
         for a in [class, text_attribute("NAME", &name), dimid] {
             w.attribute(Some(id), a);
         }
@@ -272,11 +331,13 @@ pub fn write<W: Write + Seek + ?Sized>(
             dims: shape,
         };
         let is_coordinate = v.dims.len() == 1 && coordinate[v.dims[0]] == Some(i);
+        let (group, own) = split(&v.name);
         let stored_name = if !is_coordinate && def.dimensions.iter().any(|d| d.name == v.name) {
-            format!("{NON_COORD}{}", v.name)
+            format!("{NON_COORD}{own}")
         } else {
-            v.name.clone()
+            own.to_owned()
         };
+        let group = groups.at(&mut w, group)?;
         let mut hand_over = |sink: &mut dyn Write| -> tensor_hdf5::Result<()> {
             data(i, sink).map_err(|e| match e {
                 Error::Core(c) => tensor_hdf5::Error::Core(c),
@@ -284,7 +345,7 @@ pub fn write<W: Write + Seek + ?Sized>(
             })
         };
         let id = w
-            .dataset(&stored_name, spec, Some(&mut hand_over))
+            .dataset_in(group, &stored_name, spec, Some(&mut hand_over))
             .map_err(hdf5)?;
         if is_coordinate {
             scales[v.dims[0]] = Some(id);
@@ -301,7 +362,7 @@ pub fn write<W: Write + Seek + ?Sized>(
             );
         }
         if is_coordinate {
-            for a in scale_attributes(&v.name, v.dims[0]) {
+            for a in scale_attributes(split(&v.name).1, v.dims[0]) {
                 w.attribute(Some(id), a);
             }
         } else if !v.dims.is_empty() {
@@ -324,8 +385,15 @@ pub fn write<W: Write + Seek + ?Sized>(
             w.attribute(Some(id), attribute(a)?);
         }
     }
+    // A subgroup's attributes are named by its path, as the reader names them.
     for a in &def.attributes {
-        w.attribute(None, attribute(a)?);
+        let (group, own) = split(&a.name);
+        let mut h = attribute(a)?;
+        own.clone_into(&mut h.name);
+        match groups.at(&mut w, group)? {
+            Some(g) => w.group_attribute(g, h),
+            None => w.attribute(None, h),
+        }
     }
     if classic_model {
         w.attribute(None, int_attribute(CLASSIC_MODEL, &[1], false));

@@ -287,6 +287,44 @@ fn prefixes(path: &Path) -> Result<(), Failed> {
     Ok(())
 }
 
+/// The NetCDF-4 file at `path` written again by this crate's writer from what was read
+/// (every row of every variable), then read as netCDF4 read the original (its sidecar).
+fn written_again(path: &Path) -> Result<(), Failed> {
+    use tensor_netcdf::netcdf4::{Netcdf4, write};
+    let bytes = std::fs::read(path)?;
+    let file = Netcdf4::open_with(&bytes, &ReadOptions::default())?;
+    let def = file.definition();
+    let dir = tempfile::tempdir()?;
+    let out_path = dir.path().join(path.file_name().ok_or("a file name")?);
+    std::fs::copy(path.with_extension("json"), out_path.with_extension("json"))?;
+    let mut out = std::fs::File::create(&out_path)?;
+    write::write(
+        &mut out,
+        def,
+        &write::Storage::default(),
+        false,
+        &mut |i, sink| {
+            let n = usize::try_from(tensor_dtype::shape::byte_len(
+                file.dtype(i)?,
+                file.shape(i)?,
+            )?)
+            .map_err(|_| tensor_core::Error::InvalidArgument("size".into()))?;
+            let mut le = vec![0u8; n];
+            file.read_into(i, &mut le)?;
+            let width = file.dtype(i)?.byte_width().max(1);
+            tensor_core::byte_order::to_native_in_place(
+                tensor_core::ByteOrder::Little,
+                &mut le,
+                width,
+            )?;
+            sink.write_all(&le)
+                .map_err(|e| tensor_core::Error::io("test sink", e).into())
+        },
+    )?;
+    drop(out);
+    fixture(&out_path)
+}
+
 /// Variables of types NetCDF-4 has and no tensor holds, in files netCDF4-python wrote: each
 /// file opens with its plain variable, the other left out and named with its type.
 fn unsupported_types() -> Result<(), Failed> {
@@ -361,9 +399,14 @@ fn main() {
             cdl(&path)
         }));
     }
-    // Nested groups: what is in a subgroup named by its path, read as netCDF4 reads it.
+    // Nested groups: what is in a subgroup named by its path, read as netCDF4 reads it;
+    // written again as NetCDF-4, the same.
     let groups = tensor_testkit::testdata().join("netcdf/groups/groups.nc");
+    let again = groups.clone();
     trials.push(Trial::test("netcdf4::groups", move || fixture(&groups)));
+    trials.push(Trial::test("netcdf4::groups_written_again", move || {
+        written_again(&again)
+    }));
     trials.push(Trial::test("netcdf4::unsupported_types", unsupported_types));
     trials.extend(damaged::trials());
     trials.extend(round_trip::trials());

@@ -264,6 +264,26 @@ fn round_trip_netcdf4(def: &Definition, seed: u64, filtered: bool) -> Result<(),
     Ok(())
 }
 
+/// `def` with what follows variable `vars` and dimension `dims` put in group `g` (the last
+/// variable, when there are two or more there, in `g/h`), and an attribute of `g`: the
+/// order a reader lists them in (a group's variables, then its subgroups').
+fn grouped(mut def: Definition, vars: usize, dims: usize) -> Definition {
+    let n = def.variables.len();
+    for (i, v) in def.variables.iter_mut().enumerate().skip(vars) {
+        v.name = if i + 1 == n && n >= vars + 2 {
+            format!("g/h/{}", v.name)
+        } else {
+            format!("g/{}", v.name)
+        };
+    }
+    for d in def.dimensions.iter_mut().skip(dims) {
+        d.name = format!("g/{}", d.name);
+    }
+    def.attributes
+        .push(Attribute::text("g/title", "a group's attribute"));
+    def
+}
+
 fn run_netcdf4() -> Result<(), Failed> {
     let mut runner = TestRunner::new(Config {
         cases: 100,
@@ -274,11 +294,12 @@ fn run_netcdf4() -> Result<(), Failed> {
             &strategy(1..40, 0..6),
             |(seed, filtered, dims, records, vars)| {
                 let seed = seed % 1000;
-                round_trip_netcdf4(
-                    &definition(seed, true, &dims, records, vars),
-                    seed,
-                    filtered,
-                )
+                let mut def = definition(seed, true, &dims, records, vars);
+                // Half the cases with groups.
+                if seed % 2 == 0 {
+                    def = grouped(def, (seed / 2 % 4) as usize, (seed / 8 % 3) as usize);
+                }
+                round_trip_netcdf4(&def, seed, filtered)
             },
         )
         .map_err(|e| Failed::from(e.to_string()))
