@@ -44,7 +44,7 @@ pub mod types;
 
 pub use attribute::{Attribute, Values};
 pub use error::{Error, Result};
-pub use model::{BOOL_MARK, Definition, Dimension, NotRead, Variable, marked_bool};
+pub use model::{BOOL_MARK, Definition, Dimension, NotRead, Strings, Variable, marked_bool};
 pub use output::Output;
 pub use tensor_core::ReadOptions;
 pub use types::NcType;

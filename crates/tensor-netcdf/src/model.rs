@@ -21,8 +21,22 @@ pub struct Dimension {
 pub struct NotRead {
     /// The variable's name (its path in a subgroup: `group/var`).
     pub name: String,
-    /// Why it is not read, in words: its type.
+    /// Why it is not read as a tensor, in words: its type.
     pub why: String,
+    /// A string variable's values, when it is one (and they were read).
+    pub strings: Option<Strings>,
+}
+
+/// A string variable's values: NetCDF-4's variable-length strings, in C order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strings {
+    /// Its dimensions' names.
+    pub dims: Vec<String>,
+    /// Its shape.
+    pub shape: Vec<u64>,
+    /// The strings (UTF-8, a string that is not replaced as `String::from_utf8_lossy`
+    /// does); an element never written is empty.
+    pub values: Vec<String>,
 }
 
 /// A variable: a name, its dimensions (indices into the file's), its attributes and type.

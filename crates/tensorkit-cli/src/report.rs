@@ -114,7 +114,14 @@ pub fn json(set: &TensorSet<'_>) -> Result<Value> {
         o["not_read"] = set
             .not_read()
             .iter()
-            .map(|(name, why)| json!({"name": name, "why": why}))
+            .map(|n| {
+                let mut o = json!({"name": n.name, "why": n.why});
+                if let Some((shape, values)) = &n.strings {
+                    o["shape"] = json!(shape);
+                    o["first_values"] = json!(values.iter().take(FIRST_VALUES).collect::<Vec<_>>());
+                }
+                o
+            })
             .collect();
     }
     Ok(o)
@@ -197,9 +204,9 @@ pub fn table(set: &TensorSet<'_>) -> String {
         }
     }
     let _ = writeln!(out, "tensors   {} ({} bytes)", set.len(), total);
-    for (i, (name, why)) in set.not_read().iter().enumerate() {
+    for (i, n) in set.not_read().iter().enumerate() {
         let label = if i == 0 { "not read" } else { "" };
-        let _ = writeln!(out, "{label:<9} {}: {why}", name.escape_debug());
+        let _ = writeln!(out, "{label:<9} {}: {}", n.name.escape_debug(), n.why);
     }
     if set.is_empty() {
         return out;

@@ -171,7 +171,22 @@ impl File {
     /// one by name raises `TensorkitError` of kind `unsupported`, saying why.
     #[getter]
     fn not_read(&self) -> PyResult<Vec<(String, String)>> {
-        Ok(self.file()?.not_read().to_vec())
+        Ok(self
+            .file()?
+            .not_read()
+            .iter()
+            .map(|n| (n.name.clone(), n.why.clone()))
+            .collect())
+    }
+
+    /// A string variable's `(shape, values)` (C order), or `None` for any other name.
+    fn strings(&self, name: &str) -> PyResult<Option<(Vec<u64>, Vec<String>)>> {
+        Ok(self
+            .file()?
+            .not_read()
+            .iter()
+            .find(|n| n.name == name)
+            .and_then(|n| n.strings.clone()))
     }
 
     /// File-level metadata as a dict, or `None`.

@@ -249,7 +249,7 @@ pub use formats::gguf::Dequantize;
 #[cfg(feature = "files")]
 pub use migrate::{Migrated, migrate};
 #[cfg(feature = "files")]
-pub use model::{BlockScheme, RUN_BYTES, TensorSet};
+pub use model::{BlockScheme, NotRead, RUN_BYTES, TensorSet};
 #[cfg(feature = "files")]
 pub use open::{
     File, Progress, ReadOptions, TensorRef, WriteOptions, is_url, open, open_bytes,

@@ -13,7 +13,7 @@ pub mod write;
 
 use crate::attribute::{Attribute, Values};
 use crate::error::{Error, Result};
-use crate::model::{Definition, Dimension, NotRead, Variable};
+use crate::model::{Definition, Dimension, NotRead, Strings, Variable};
 use crate::types::NcType;
 use tensor_core::{ByteOrder, ReadOptions};
 use tensor_dtype::{Dtype, TensorContainer, TensorView};
@@ -114,12 +114,35 @@ fn attribute(
     }))
 }
 
+/// The values of `d`, a dataset of variable-length strings, in C order: each element's
+/// bytes looked up in the global heap, within `limits` (the references, and the strings
+/// together, count as bytes decoded).
+fn strings(file: &Hdf5<'_>, d: &Dataset<'_>, limits: &tensor_core::Limits) -> Result<Vec<String>> {
+    let len = d.byte_len().map_err(hdf5)?;
+    limits.check_total_bytes(len)?;
+    let n = tensor_core::checked::to_usize(len, "a string variable")?;
+    let mut refs = Vec::new();
+    tensor_core::buffer::try_reserve(&mut refs, n, "a string variable")?;
+    refs.resize(n, 0);
+    file.read(d, &mut refs).map_err(hdf5)?;
+    let width = d.datatype.size() as usize;
+    let mut total = len;
+    let mut out = Vec::with_capacity(refs.len() / width.max(1));
+    for e in refs.chunks_exact(width.max(1)) {
+        let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
+        total = total.saturating_add(s.len() as u64);
+        limits.check_total_bytes(total)?;
+        out.push(String::from_utf8_lossy(s).into_owned());
+    }
+    Ok(out)
+}
+
 /// A variable's NetCDF type, or why no tensor holds it (a [`NotRead`]'s words).
 fn nc_type(t: &Datatype) -> std::result::Result<NcType, String> {
     match t {
         Datatype::String { size: 1, .. } => Ok(NcType::Char),
         Datatype::VlenString { .. } => {
-            Err("a string variable (no tensor dtype holds strings; string attributes are read)".into())
+            Err("a string variable (no tensor dtype holds strings: its values are read as strings)".into())
         }
         t => t
             .dtype()
@@ -208,13 +231,7 @@ impl<'a> Netcdf4<'a> {
             // A variable named as a dimension it is not the coordinate of: netCDF-C stores
             // it under a prefixed name.
             let path = relative(&o.path).replacen(NON_COORD, "", 1);
-            let nc = match nc_type(&d.datatype) {
-                Ok(nc) => nc,
-                Err(why) => {
-                    not_read.push(NotRead { name: path, why });
-                    continue;
-                }
-            };
+            let nc = nc_type(&d.datatype);
             let rank = d.dataspace.dims.len();
             let dims: Vec<usize> = if rank == 0 {
                 Vec::new()
@@ -295,6 +312,25 @@ impl<'a> Netcdf4<'a> {
                     dimensions[dim].len = dimensions[dim].len.max(d.dataspace.dims[k]);
                 }
             }
+            let nc = match nc {
+                Ok(nc) => nc,
+                Err(why) => {
+                    let strings = match &d.datatype {
+                        Datatype::VlenString { .. } => Some(Strings {
+                            dims: dims.iter().map(|&k| dimensions[k].name.clone()).collect(),
+                            shape: d.dataspace.dims.clone(),
+                            values: strings(&file, d, &options.limits)?,
+                        }),
+                        _ => None,
+                    };
+                    not_read.push(NotRead {
+                        name: path,
+                        why,
+                        strings,
+                    });
+                    continue;
+                }
+            };
             let attributes = o
                 .attributes
                 .iter()

@@ -199,6 +199,18 @@ class File(Mapping[str, np.ndarray]):
         for one by name raises ``TensorkitError`` of kind ``unsupported``, saying why."""
         return self._native.not_read
 
+    def strings(self, name: str) -> np.ndarray | None:
+        """The values of the string variable ``name`` (a NetCDF-4 variable of
+        variable-length strings, listed in ``not_read``) as a numpy array of ``str`` objects
+        of its shape, as netCDF4-python gives them; ``None`` for any other name."""
+        got = self._native.strings(name)
+        if got is None:
+            return None
+        shape, values = got
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out.reshape(shape)
+
     @property
     def metadata(self) -> dict[str, Any] | None:
         """File-level metadata (``None`` when the file has none)."""

@@ -410,6 +410,14 @@ def test_variables_of_types_not_read_are_left_out_and_refused_by_name(testdata, 
         assert name in str(e.value) and kind in str(e.value) and "not read" in str(e.value), str(e.value)
         notes = tensorkit.convert(src, tmp_path / f"{name}.tgm")
         assert any(name in n and "not read" in n for n in notes), notes
+        if kind == "string":
+            with netCDF4.Dataset(src) as theirs:
+                want = theirs[name][...]
+            got = f.strings(name)
+            assert got.shape == want.shape and got.tolist() == want.tolist(), (got, want)
+        else:
+            assert f.strings(name) is None
+    assert f.strings("plain") is None
 
 
 def test_nested_groups_read_and_written_as_netcdf4_does(testdata, tmp_path):

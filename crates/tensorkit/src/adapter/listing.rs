@@ -108,7 +108,7 @@ pub(crate) struct Listing {
     pub(crate) metadata_types: std::collections::BTreeMap<String, String>,
     pub(crate) tensors: Vec<Listed>,
     /// What no tensor holds, by name, and why ([`TensorSet`](crate::TensorSet)'s `not_read`).
-    pub(crate) not_read: Vec<(String, String)>,
+    pub(crate) not_read: Vec<crate::NotRead>,
 }
 
 /// The listing of a file whose tensors are all stored as they are, read by `read` (the

@@ -249,10 +249,17 @@ fn tensor_attributes(def: &Definition, i: usize, dtype: Dtype) -> Vec<(String, C
 }
 
 /// `variables`, which no tensor holds, by name, and why.
-fn not_read(variables: &[tensor_netcdf::NotRead]) -> Vec<(String, String)> {
+fn not_read(variables: &[tensor_netcdf::NotRead]) -> Vec<crate::NotRead> {
     variables
         .iter()
-        .map(|n| (n.name.clone(), n.why.clone()))
+        .map(|n| crate::NotRead {
+            name: n.name.clone(),
+            why: n.why.clone(),
+            strings: n
+                .strings
+                .as_ref()
+                .map(|s| (s.shape.clone(), s.values.clone())),
+        })
         .collect()
 }
 

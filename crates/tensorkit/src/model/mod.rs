@@ -8,7 +8,7 @@ mod set;
 mod stored;
 mod tensor;
 
-pub use set::TensorSet;
+pub use set::{NotRead, TensorSet};
 pub use stored::BlockScheme;
 pub(crate) use stored::{
     BlockBytes, Blocks, DecodeFn, DecodeIntoFn, Lazy, Packed, PackedSzip, QuantizeFn, StreamFn,

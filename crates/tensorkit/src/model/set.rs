@@ -34,7 +34,20 @@ pub struct TensorSet<'a> {
     pub(crate) mapped: Vec<&'a tensor_core::MmapSource>,
     /// What the file holds that no tensor can (a NetCDF string or compound variable): each
     /// by name, and why it is not read.
-    pub(crate) not_read: Vec<(String, String)>,
+    pub(crate) not_read: Vec<NotRead>,
+}
+
+/// Something a file holds that no tensor can (a NetCDF-4 string, compound, enum or
+/// variable-length variable), left out of its tensors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NotRead {
+    /// Its name (a variable's path in a subgroup: `group/var`).
+    pub name: String,
+    /// Why no tensor holds it, in words: its type.
+    pub why: String,
+    /// A string variable's shape and values (C order), when it is one.
+    pub strings: Option<(Vec<u64>, Vec<String>)>,
 }
 
 impl<'a> TensorSet<'a> {
@@ -56,7 +69,7 @@ impl<'a> TensorSet<'a> {
     /// What the file holds that no tensor can (a NetCDF-4 string, compound, enum or
     /// variable-length variable), left out of the tensors: each by name, with why.
     #[must_use]
-    pub fn not_read(&self) -> &[(String, String)] {
+    pub fn not_read(&self) -> &[NotRead] {
         &self.not_read
     }
 
@@ -211,7 +224,7 @@ impl TensorSet<'_> {
     /// no tensor can ([`not_read`](Self::not_read)): `unsupported`, saying why.
     #[must_use]
     pub fn not_read_error(&self, file: &std::path::Path, name: &str) -> Option<crate::Error> {
-        let (_, why) = self.not_read.iter().find(|(n, _)| n == name)?;
+        let why = &self.not_read.iter().find(|n| n.name == name)?.why;
         Some(crate::Error::Format {
             path: file.to_path_buf(),
             format: self.format.id(),

@@ -132,7 +132,7 @@ impl File {
     /// by name, with why (a NetCDF-4 string, compound, enum or variable-length variable).
     /// [`get`](Self::get) of one of these names is an `unsupported` error saying why.
     #[must_use]
-    pub fn not_read(&self) -> &[(String, String)] {
+    pub fn not_read(&self) -> &[crate::NotRead] {
         self.set().not_read()
     }
 

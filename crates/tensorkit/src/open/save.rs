@@ -189,7 +189,12 @@ impl WriteOptions {
 fn not_read_notes(set: &TensorSet<'_>) -> Vec<String> {
     set.not_read
         .iter()
-        .map(|(name, why)| format!("{name:?} not read from the source, so not written: {why}"))
+        .map(|n| {
+            format!(
+                "{:?} not read from the source, so not written: {}",
+                n.name, n.why
+            )
+        })
         .collect()
 }
 
