@@ -3,7 +3,8 @@
 inside it, a variable named as a root variable is — into `testdata/netcdf/groups/`, with
 the sidecar `netcdf_classic.py` writes, the groups walked depth first: what is in a
 subgroup named by its path (`forecast/t2m`, `forecast/step`, `forecast/source`), as
-tensorkit names it. `crates/tensor-netcdf/tests/netcdf/` reads the file and checks it.
+tensorkit names it; and what `ncdump -h` prints of it (`.cdl`). `crates/tensor-netcdf/tests/netcdf/`
+reads the file and checks both.
 
     python -m venv env && env/bin/pip install netCDF4==1.7.5.1.post1 numpy
     env/bin/python scripts/reference/netcdf_groups.py testdata/netcdf/groups
@@ -11,6 +12,7 @@ tensorkit names it. `crates/tensor-netcdf/tests/netcdf/` reads the file and chec
 
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -93,6 +95,8 @@ def main(out: Path) -> None:
     path = out / "groups.nc"
     write(path)
     path.with_suffix(".json").write_text(json.dumps(sidecar(path), indent=1) + "\n")
+    cdl = subprocess.run(["ncdump", "-h", path.name], cwd=out, capture_output=True, text=True, check=True)
+    path.with_suffix(".cdl").write_text(cdl.stdout)
     print(path.name, path.stat().st_size)
 
 

@@ -105,61 +105,168 @@ fn typed(v: &Values) -> &'static str {
 #[must_use]
 pub fn header(def: &Definition, name: &str) -> String {
     let mut s = format!("netcdf {name} {{\n");
-    if !def.dimensions.is_empty() {
-        s.push_str("dimensions:\n");
-        for d in &def.dimensions {
+    group(def, &mut s, "");
+    s.push_str("}\n");
+    s
+}
+
+/// `name`'s group path (empty for the root) and its own name, as the reader names what is
+/// in a subgroup: `forecast/t2m` is `("forecast", "t2m")`.
+fn split(name: &str) -> (&str, &str) {
+    name.rsplit_once('/').unwrap_or(("", name))
+}
+
+/// Whether group `outer` is group `inner` or holds it.
+fn encloses(outer: &str, inner: &str) -> bool {
+    outer.is_empty()
+        || inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// How a variable of group `at` names dimension `dim`, as ncdump does: by its own name
+/// where that finds it from `at` (in `at` or a group holding it, no nearer one of that
+/// name), by its whole path otherwise.
+fn dimension_name<'d>(def: &'d Definition, at: &str, dim: &'d str) -> std::borrow::Cow<'d, str> {
+    let (home, own) = split(dim);
+    let shadowed = def.dimensions.iter().any(|d| {
+        let (g, n) = split(&d.name);
+        n == own && d.name != dim && encloses(g, at) && encloses(home, g)
+    });
+    if encloses(home, at) && !shadowed {
+        std::borrow::Cow::Borrowed(own)
+    } else {
+        std::borrow::Cow::Owned(format!("/{dim}"))
+    }
+}
+
+/// Group `path`'s dimensions, variables and attributes, then its subgroups, each line
+/// indented two spaces a level as ncdump indents them.
+fn group(def: &Definition, s: &mut String, path: &str) {
+    let depth = if path.is_empty() {
+        0
+    } else {
+        path.matches('/').count() + 1
+    };
+    let indent = "  ".repeat(depth);
+    let here = |name: &str| split(name).0 == path;
+    let dims: Vec<_> = def.dimensions.iter().filter(|d| here(&d.name)).collect();
+    if !dims.is_empty() {
+        let _ = writeln!(s, "{indent}dimensions:");
+        for d in dims {
+            let own = split(&d.name).1;
             let _ = if d.unlimited {
-                writeln!(s, "\t{} = UNLIMITED ; // ({} currently)", d.name, d.len)
+                writeln!(s, "{indent}\t{own} = UNLIMITED ; // ({} currently)", d.len)
             } else {
-                writeln!(s, "\t{} = {} ;", d.name, d.len)
+                writeln!(s, "{indent}\t{own} = {} ;", d.len)
             };
         }
     }
-    if !def.variables.is_empty() {
-        s.push_str("variables:\n");
-        for v in &def.variables {
-            let dims: Vec<&str> = v
+    let vars: Vec<_> = def.variables.iter().filter(|v| here(&v.name)).collect();
+    if !vars.is_empty() {
+        let _ = writeln!(s, "{indent}variables:");
+        for v in vars {
+            let own = split(&v.name).1;
+            let dims: Vec<_> = v
                 .dims
                 .iter()
-                .map(|&d| def.dimensions[d].name.as_str())
+                .map(|&d| dimension_name(def, path, &def.dimensions[d].name))
                 .collect();
             let _ = if dims.is_empty() {
-                writeln!(s, "\t{} {} ;", v.nc_type, v.name)
+                writeln!(s, "{indent}\t{} {own} ;", v.nc_type)
             } else {
-                writeln!(s, "\t{} {}({}) ;", v.nc_type, v.name, dims.join(", "))
+                writeln!(s, "{indent}\t{} {own}({}) ;", v.nc_type, dims.join(", "))
             };
             for a in &v.attributes {
                 let _ = writeln!(
                     s,
-                    "\t\t{}{}:{} = {} ;",
+                    "{indent}\t\t{}{own}:{} = {} ;",
                     typed(&a.values),
-                    v.name,
                     a.name,
                     values(&a.values)
                 );
             }
         }
     }
-    if !def.attributes.is_empty() {
-        s.push_str("\n// global attributes:\n");
-        for a in &def.attributes {
+    let attributes: Vec<_> = def.attributes.iter().filter(|a| here(&a.name)).collect();
+    if !attributes.is_empty() {
+        let whose = if path.is_empty() { "global" } else { "group" };
+        let _ = writeln!(s, "\n{indent}// {whose} attributes:");
+        for a in attributes {
             let _ = writeln!(
                 s,
-                "\t\t{}:{} = {} ;",
+                "{indent}\t\t{}:{} = {} ;",
                 typed(&a.values),
-                a.name,
+                split(&a.name).1,
                 values(&a.values)
             );
         }
     }
-    s.push_str("}\n");
-    s
+    // The subgroups, in the order their contents first appear.
+    let mut children: Vec<&str> = Vec::new();
+    let names = def
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .chain(def.dimensions.iter().map(|d| d.name.as_str()))
+        .chain(def.attributes.iter().map(|a| a.name.as_str()));
+    for name in names {
+        let (g, _) = split(name);
+        if g.is_empty() || !encloses(path, g) || g == path {
+            continue;
+        }
+        let rest = if path.is_empty() {
+            g
+        } else {
+            &g[path.len() + 1..]
+        };
+        let child = rest.split('/').next().unwrap_or(rest);
+        if !children.contains(&child) {
+            children.push(child);
+        }
+    }
+    for child in children {
+        let full = if path.is_empty() {
+            child.to_owned()
+        } else {
+            format!("{path}/{child}")
+        };
+        let _ = writeln!(s, "\n{indent}group: {child} {{");
+        group(def, s, &full);
+        let _ = writeln!(s, "{indent}  }} // group {child}");
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{double, values};
+    use super::{dimension_name, double, values};
     use crate::attribute::Values;
+    use crate::model::{Definition, Dimension};
+
+    #[test]
+    fn dimensions_are_named_by_their_own_name_where_it_finds_them() {
+        let dim = |name: &str| Dimension {
+            name: name.into(),
+            len: 1,
+            unlimited: false,
+        };
+        let def = Definition {
+            dimensions: vec![dim("x"), dim("a/x"), dim("b/y"), dim("a/c/z")],
+            attributes: Vec::new(),
+            variables: Vec::new(),
+            format: None,
+        };
+        // The root's `x` from `a`, where `a/x` is nearer: by its path.
+        assert_eq!(dimension_name(&def, "a", "x"), "/x");
+        assert_eq!(dimension_name(&def, "a/c", "a/x"), "x");
+        assert_eq!(dimension_name(&def, "", "x"), "x");
+        assert_eq!(dimension_name(&def, "b", "x"), "x");
+        // A sibling's, or a subgroup's: by its path.
+        assert_eq!(dimension_name(&def, "a", "b/y"), "/b/y");
+        assert_eq!(dimension_name(&def, "a", "a/c/z"), "/a/c/z");
+        assert_eq!(dimension_name(&def, "ab", "a/x"), "/a/x");
+    }
 
     #[test]
     fn numbers_and_text_are_spelt_as_ncdump_spells_them() {

@@ -413,7 +413,9 @@ fn main() {
     // written again as NetCDF-4, the same.
     let groups = tensor_testkit::testdata().join("netcdf/groups/groups.nc");
     let again = groups.clone();
+    let outline = groups.clone();
     trials.push(Trial::test("netcdf4::groups", move || fixture(&groups)));
+    trials.push(Trial::test("netcdf4_cdl::groups", move || cdl(&outline)));
     trials.push(Trial::test("netcdf4::groups_written_again", move || {
         written_again(&again)
     }));
