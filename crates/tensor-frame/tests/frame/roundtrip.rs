@@ -428,13 +428,10 @@ impl std::io::Write for Counting {
     }
 }
 
-/// Raw payloads are checked for NaN and ±Inf while they are written (one pass over the
-/// data): the refusal is the same whichever encoder meets it, names the object and the
-/// element however deep into the payload it lies — past the first pieces the writer hashes
-/// on another core, in every float dtype — and, hashing on or off, no message is made.
-/// The streaming encoder checks before it writes, so a refused object leaves nothing.
-fn non_finite_refused_wherever_it_lies() -> Result<(), Failed> {
-    for (dtype, bad) in [
+/// One non-finite element of each float kind, little-endian: a NaN float32, a -Inf float64,
+/// a +Inf float16, a complex64 with a NaN part.
+fn non_finite_elements() -> [(Dtype, Vec<u8>); 4] {
+    [
         (Dtype::Float32, f32::NAN.to_le_bytes().to_vec()),
         (Dtype::Float64, f64::NEG_INFINITY.to_le_bytes().to_vec()),
         (Dtype::Float16, half::f16::INFINITY.to_le_bytes().to_vec()),
@@ -442,7 +439,16 @@ fn non_finite_refused_wherever_it_lies() -> Result<(), Failed> {
             Dtype::Complex64,
             [1f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat(),
         ),
-    ] {
+    ]
+}
+
+/// Raw payloads are checked for NaN and ±Inf while they are written (one pass over the
+/// data): the refusal is the same whichever encoder meets it, names the object and the
+/// element however deep into the payload it lies — past the first pieces the writer hashes
+/// on another core, in every float dtype — and, hashing on or off, no message is made.
+/// The streaming encoder checks before it writes, so a refused object leaves nothing.
+fn non_finite_refused_wherever_it_lies() -> Result<(), Failed> {
+    for (dtype, bad) in non_finite_elements() {
         let w = dtype.byte_width();
         // 4.4 MB: more than one of the writer's 4 MiB pieces; `at` in each of them.
         let n = 4_400_000 / w as u64;
@@ -973,15 +979,7 @@ fn objects_in_runs_encode_like_buffered() -> Result<(), Failed> {
         ..opts()
     };
     let le = ByteOrder::Little;
-    for (dtype, bad) in [
-        (Dtype::Float32, f32::NAN.to_le_bytes().to_vec()),
-        (Dtype::Float64, f64::NEG_INFINITY.to_le_bytes().to_vec()),
-        (Dtype::Float16, half::f16::INFINITY.to_le_bytes().to_vec()),
-        (
-            Dtype::Complex64,
-            [1f32.to_le_bytes(), f32::NAN.to_le_bytes()].concat(),
-        ),
-    ] {
+    for (dtype, bad) in non_finite_elements() {
         let w = dtype.byte_width();
         let n = 1000u64;
         let mut bytes: Vec<u8> = (0..n).flat_map(|_| vec![0x11u8; w]).collect();
