@@ -100,6 +100,15 @@ impl<'a> Netcdf<'a> {
         }
     }
 
+    /// The values of string variable `name` (NetCDF-4's; one of
+    /// [`not_read`](Self::not_read)), read within `limits`; `None` for any other name.
+    pub fn strings(&self, name: &str, limits: &tensor_core::Limits) -> Result<Option<Strings>> {
+        match self {
+            Netcdf::Classic(_) => Ok(None),
+            Netcdf::Netcdf4(n) => n.strings(name, limits),
+        }
+    }
+
     /// What netCDF4-python's `data_model` says of the file: `NETCDF3_CLASSIC`,
     /// `NETCDF3_64BIT_OFFSET`, `NETCDF3_64BIT_DATA`, `NETCDF4_CLASSIC` or `NETCDF4`.
     #[must_use]

@@ -23,8 +23,6 @@ pub struct NotRead {
     pub name: String,
     /// Why it is not read as a tensor, in words: its type.
     pub why: String,
-    /// A string variable's values, when it is one (and they were read).
-    pub strings: Option<Strings>,
 }
 
 /// A string variable's values: NetCDF-4's variable-length strings, in C order.

@@ -55,6 +55,8 @@ pub struct Netcdf4<'a> {
     dtypes: Vec<(Dtype, ByteOrder)>,
     shapes: Vec<Vec<u64>>,
     not_read: Vec<NotRead>,
+    /// The string variables among those not read: name, dataset, dimensions' names.
+    string_variables: Vec<(String, Dataset<'a>, Vec<String>)>,
 }
 
 fn attribute(
@@ -223,6 +225,7 @@ impl<'a> Netcdf4<'a> {
         let mut datasets = Vec::new();
         let mut dtypes = Vec::new();
         let mut not_read = Vec::new();
+        let mut string_variables = Vec::new();
         for o in &objects {
             let Kind::Dataset(d) = &o.kind else { continue };
             if text_attribute(o, "NAME").is_some_and(|n| n.starts_with(DIMENSION_ONLY)) {
@@ -315,19 +318,14 @@ impl<'a> Netcdf4<'a> {
             let nc = match nc {
                 Ok(nc) => nc,
                 Err(why) => {
-                    let strings = match &d.datatype {
-                        Datatype::VlenString { .. } => Some(Strings {
-                            dims: dims.iter().map(|&k| dimensions[k].name.clone()).collect(),
-                            shape: d.dataspace.dims.clone(),
-                            values: strings(&file, d, &options.limits)?,
-                        }),
-                        _ => None,
-                    };
-                    not_read.push(NotRead {
-                        name: path,
-                        why,
-                        strings,
-                    });
+                    if matches!(d.datatype, Datatype::VlenString { .. }) {
+                        string_variables.push((
+                            path.clone(),
+                            d.clone(),
+                            dims.iter().map(|&k| dimensions[k].name.clone()).collect(),
+                        ));
+                    }
+                    not_read.push(NotRead { name: path, why });
                     continue;
                 }
             };
@@ -394,6 +392,7 @@ impl<'a> Netcdf4<'a> {
             dtypes,
             shapes,
             not_read,
+            string_variables,
         };
         // Booleans as xarray writes them: read as `bool` when every byte is 0 or 1 — looked
         // at in place, or decoded when chunked and at most 64 MiB (a larger one, or one whose
@@ -432,6 +431,19 @@ impl<'a> Netcdf4<'a> {
     #[must_use]
     pub fn not_read(&self) -> &[NotRead] {
         &self.not_read
+    }
+
+    /// The values of string variable `name` (one of [`not_read`](Self::not_read)), read
+    /// from the file within `limits`; `None` for any other name.
+    pub fn strings(&self, name: &str, limits: &tensor_core::Limits) -> Result<Option<Strings>> {
+        let Some((_, d, dims)) = self.string_variables.iter().find(|(n, _, _)| n == name) else {
+            return Ok(None);
+        };
+        Ok(Some(Strings {
+            dims: dims.clone(),
+            shape: d.dataspace.dims.clone(),
+            values: strings(&self.file, d, limits)?,
+        }))
     }
 
     /// Reads `rows` of variable `i`'s outermost dimension into `dst` in the machine's byte

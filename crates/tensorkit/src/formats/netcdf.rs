@@ -186,7 +186,7 @@ fn open_netcdf4_header<'a>(
         metadata,
         metadata_types,
         tensors,
-        not_read: not_read(file.not_read()),
+        not_read: not_read(file.not_read(), &|_| Ok(None)).map_err(wrap(path))?,
     };
     Ok(Opening::listed(listing, Whole))
 }
@@ -248,17 +248,21 @@ fn tensor_attributes(def: &Definition, i: usize, dtype: Dtype) -> Vec<(String, C
     attributes
 }
 
-/// `variables`, which no tensor holds, by name, and why.
-fn not_read(variables: &[tensor_netcdf::NotRead]) -> Vec<crate::NotRead> {
+/// What `file` holds that no tensor can, by name, and why; with its string variables'
+/// values when `strings` gives them (a local file's, read within the limits; a remote
+/// listing reads none, as it reads no data).
+fn not_read(
+    variables: &[tensor_netcdf::NotRead],
+    strings: &dyn Fn(&str) -> tensor_netcdf::Result<Option<tensor_netcdf::Strings>>,
+) -> tensor_netcdf::Result<Vec<crate::NotRead>> {
     variables
         .iter()
-        .map(|n| crate::NotRead {
-            name: n.name.clone(),
-            why: n.why.clone(),
-            strings: n
-                .strings
-                .as_ref()
-                .map(|s| (s.shape.clone(), s.values.clone())),
+        .map(|n| {
+            Ok(crate::NotRead {
+                name: n.name.clone(),
+                why: n.why.clone(),
+                strings: strings(&n.name)?.map(|s| (s.shape, s.values)),
+            })
         })
         .collect()
 }
@@ -307,7 +311,8 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
         tensors,
         limits: options.limits,
         mapped: Vec::new(),
-        not_read: not_read(file.not_read()),
+        not_read: not_read(file.not_read(), &|name| file.strings(name, &options.limits))
+            .map_err(wrap(path))?,
     })
 }
 

@@ -46,7 +46,8 @@ pub struct NotRead {
     pub name: String,
     /// Why no tensor holds it, in words: its type.
     pub why: String,
-    /// A string variable's shape and values (C order), when it is one.
+    /// A string variable's shape and values (C order), when it is one and its file was read
+    /// whole (a remote listing reads no data).
     pub strings: Option<(Vec<u64>, Vec<String>)>,
 }
 
