@@ -209,3 +209,69 @@ def test_a_field_edited_in_tensogram_is_written_from_its_keys(tmp_path, testdata
     with pytest.raises(tensorkit.UnsupportedError, match="mars"):
         tensorkit.convert(tgm, tmp_path / "contradicting.grib2")
     assert not (tmp_path / "contradicting.grib2").exists()
+
+
+def test_tensogram_grib_functions_make_messages_and_write_the_fields_back(testdata, tmp_path):
+    """``tensorkit.tensogram.convert_grib`` / ``convert_grib_buffer`` / ``to_grib`` (tensogram's
+    GRIB functions, without ecCodes) on ecCodes' reference files: one float64 object per field
+    with ecCodes' values, the MARS keys ecCodes gives under ``mars`` (and ``grid``, and
+    ``area`` for a regular latitude-longitude grid), the ecCodes namespaces under ``grib``
+    with ``preserve_all_keys``; grouped one message per field or all in one; bytes around
+    the fields skipped; and ``to_grib`` writes the fields again byte for byte."""
+    from tensorkit import tensogram
+
+    files = sorted((testdata / "grib" / "reference").glob("*.grib2"))
+    assert len(files) >= 6
+    for path in files:
+        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            theirs = []
+            while (h := eccodes.codes_grib_new_from_file(f)) is not None:
+                keys = {k: eccodes.codes_get(h, k, ktype=str) for k in ("class", "stream", "date", "levtype", "param", "gridType")
+                        if eccodes.codes_is_defined(h, k)}
+                missing = eccodes.codes_get(h, "missingValue")
+                values = eccodes.codes_get_values(h)
+                theirs.append((keys, np.where(values == missing, np.nan, values)))
+                eccodes.codes_release(h)
+        [message] = tensogram.convert_grib(path)
+        meta, objects = tensogram.decode(message)
+        assert len(objects) == len(theirs) == len(meta.base), path.name
+        for base, (_d, values), (keys, want) in zip(meta.base, objects, theirs):
+            assert values.dtype == np.float64
+            np.testing.assert_array_equal(values.ravel(), want, err_msg=path.name)
+            mars = base["mars"]
+            assert mars["grid"] == keys["gridType"], path.name
+            for k in ("class", "stream", "date", "levtype", "param"):
+                if k in keys and k in mars:
+                    assert mars[k] == keys[k], (path.name, k, mars[k], keys[k])
+            if keys["gridType"] == "regular_ll":
+                assert len(mars["area"]) == 4, path.name
+            assert "grib_repro" in base
+        one = tensogram.convert_grib_buffer(b"junk" * 10 + raw + b"\0" * 100, grouping="one_to_one", preserve_all_keys=True)
+        assert len(one) == len(theirs), path.name
+        grib = tensogram.decode_metadata(one[0]).base[0]["grib"]
+        assert {"ls", "geography", "parameter", "statistics"} <= set(grib), (path.name, set(grib))
+        # Written back: the same values, fields in their order; the file's bytes but where
+        # tensorkit's encoder is not ecCodes' library's — PNG (another deflate stream of the
+        # same pixels), and JPEG 2000, written as simple packing with the same parameters
+        # (said in a warning).
+        if path.name == "jpeg.grib2":
+            with pytest.warns(UserWarning, match="grid_jpeg is written as grid_simple"):
+                again = tensogram.to_grib([message])
+        else:
+            again = tensogram.to_grib([message])
+            assert tensogram.to_grib(one) == again, path.name
+        [back] = tensogram.convert_grib_buffer(again)
+        for (_d, a), (_e, b) in zip(objects, tensogram.decode(back)[1]):
+            np.testing.assert_array_equal(a, b, err_msg=path.name)
+        if path.name not in ("jpeg.grib2", "png.grib2"):
+            assert again == raw, path.name
+    with pytest.raises(ValueError, match="decode"):
+        tensogram.to_grib([b"not a tensogram message"])
+    with pytest.raises(ValueError, match="bits_per_value 65 exceeds maximum of 64"):
+        tensogram.convert_grib(files[0], encoding="simple_packing", bits=65)
+    with pytest.raises(ValueError, match="unknown compression"):
+        tensogram.convert_grib(files[0], compression="snappy")
+    with pytest.raises(FileNotFoundError):
+        tensogram.convert_grib(tmp_path / "absent.grib2")
+    assert tensogram.__has_grib__

@@ -4,8 +4,10 @@ Code written for ``import tensogram`` runs with ``from tensorkit import tensogra
 functions, arguments and results — ``encode``, ``decode``, ``decode_metadata``,
 ``decode_descriptors``, ``decode_object``, ``decode_range``, ``scan``, ``iter_messages``,
 ``validate``, ``validate_file``, ``compute_hash``, ``TensogramFile`` (local files and URLs),
-``AsyncTensogramFile``, and ``convert_netcdf`` / ``to_netcdf`` (NetCDF-3 and -4 to messages
-and back, without libnetcdf: ``__has_netcdf__`` is true).
+``AsyncTensogramFile``, ``convert_netcdf`` / ``to_netcdf`` (NetCDF-3 and -4 to messages
+and back, without libnetcdf: ``__has_netcdf__`` is true) and ``convert_grib`` /
+``convert_grib_buffer`` / ``to_grib`` (GRIB 1 and 2 to messages, and GRIB 2 back, without
+ecCodes: ``__has_grib__`` is true).
 
 >>> import numpy as np
 >>> from tensorkit import tensogram
@@ -59,15 +61,20 @@ from ._codec import (
     WIRE_VERSION,
 )
 from ._file import TensogramFile
+from ._grib import convert_grib, convert_grib_buffer, to_grib
 from ._netcdf import convert_netcdf, to_netcdf
 
-# What tensogram's feature probes ask: NetCDF is read and written without libnetcdf.
+# What tensogram's feature probes ask: NetCDF is read and written without libnetcdf, GRIB
+# without ecCodes.
 __has_netcdf__ = True
+__has_grib__ = True
 
 __all__ = [
     "AsyncTensogramFile",
     "compute_hash",
     "compute_packing_params",
+    "convert_grib",
+    "convert_grib_buffer",
     "convert_netcdf",
     "DataObjectDescriptor",
     "decode",
@@ -88,6 +95,7 @@ __all__ = [
     "scan",
     "StreamingEncoder",
     "TensogramFile",
+    "to_grib",
     "to_netcdf",
     "validate",
     "validate_file",
