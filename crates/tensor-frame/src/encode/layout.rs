@@ -205,22 +205,6 @@ fn emit<W: Write + ?Sized>(
         *at += n;
         Ok::<u64, std::io::Error>(h)
     };
-    let data_frame = |w: &mut W, at: &mut u64, i: usize, payload: &[u8]| {
-        let o = &objects[i];
-        let parts = [payload, &o.masks, &o.cbor];
-        let written = write_frame(
-            w,
-            *at,
-            FrameType::NTensor,
-            &parts,
-            hashing,
-            Some(o.cbor_offset()),
-            o.check_finite,
-        );
-        let (n, h) = written.map_err(|e| refused(e, i))?;
-        *at += n;
-        Ok::<u64, std::io::Error>(h)
-    };
     frame_to(
         w,
         &mut at,
@@ -251,40 +235,42 @@ fn emit<W: Write + ?Sized>(
         if let Some(p) = pre {
             frame_to(w, &mut at, FrameType::PrecederMetadata, &[p], None)?;
         }
-        if let Some(len) = o.deferred {
-            // Handed over in runs: the frame is written as they come.
-            let mut out = FrameOut::begin(
-                w,
-                at,
-                FrameType::NTensor,
-                o.body_len(),
-                hashing,
-                Some(o.cbor_offset()),
-            )?;
-            let mut check = o.check_finite.map(FiniteCheck::new);
-            let mut given = 0u64;
-            fetch(i, &mut |run: &[u8]| {
-                given += run.len() as u64;
-                if given > len {
-                    return Err(std::io::Error::other(format!(
-                        "object {i}: more than {len} payload bytes the second time, {len} the first"
-                    )));
-                }
-                out.part(w, run, check.as_mut()).map_err(|e| refused(e, i))
-            })?;
-            if given != len {
+        // The payload held, or handed over in runs (deferred): the frame is written as
+        // they come.
+        let len = o.payload_len();
+        let mut out = FrameOut::begin(
+            w,
+            at,
+            FrameType::NTensor,
+            o.body_len(),
+            hashing,
+            Some(o.cbor_offset()),
+        )?;
+        let mut check = o.check_finite.map(FiniteCheck::new);
+        let mut given = 0u64;
+        let mut put = |run: &[u8]| {
+            given += run.len() as u64;
+            if given > len {
                 return Err(std::io::Error::other(format!(
-                    "object {i}: {given} payload bytes the second time, {len} the first"
+                    "object {i}: more than {len} payload bytes the second time, {len} the first"
                 )));
             }
-            out.part(w, &o.masks, None)?;
-            out.part(w, &o.cbor, None)?;
-            let (n, h) = out.end(w)?;
-            at += n;
-            hashes.push(h);
-        } else {
-            hashes.push(data_frame(w, &mut at, i, &o.payload)?);
+            out.part(w, run, check.as_mut()).map_err(|e| refused(e, i))
+        };
+        match o.deferred {
+            Some(_) => fetch(i, &mut put)?,
+            None => put(&o.payload)?,
         }
+        if given != len {
+            return Err(std::io::Error::other(format!(
+                "object {i}: {given} payload bytes the second time, {len} the first"
+            )));
+        }
+        out.part(w, &o.masks, None)?;
+        out.part(w, &o.cbor, None)?;
+        let (n, h) = out.end(w)?;
+        at += n;
+        hashes.push(h);
     }
     if plan.hash_footer {
         frame_to(
