@@ -567,6 +567,7 @@ fn write(
         dtypes: descriptors.iter().map(|d| d.dtype).collect(),
         masked: !opts.keep_non_finite,
         nan_bits: !pipeline.canonical_nan(),
+        checked: vec![false; descriptors.len()],
         carried: crate::formats::Carried::default(),
     };
     let written = tensor_frame::write_from(&meta, &descriptors, &mut source, &opts, out);

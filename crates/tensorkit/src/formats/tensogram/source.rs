@@ -22,6 +22,9 @@ pub(super) struct Source<'a, 's> {
     pub(super) masked: bool,
     /// Whether a NaN's sign and payload must survive the masks (no `--canonical-nan`).
     pub(super) nan_bits: bool,
+    /// The objects whose runs were all checked already (the writer asks for a raw object's
+    /// runs twice: the second time they are the same bytes, checked once).
+    pub(super) checked: Vec<bool>,
     pub(super) carried: Carried,
 }
 
@@ -91,8 +94,11 @@ impl<'a> ObjectSource<'a> for Source<'a, '_> {
         let mut theirs = None;
         let width = self.dtypes[i].byte_width().max(1) as u64;
         let mut from = 0u64;
+        let check = !self.checked[i];
         let streamed = self.set.tensors[i].stream(&self.set.limits, &mut |run| {
-            self.check_masking(i, run, from / width)?;
+            if check {
+                self.check_masking(i, run, from / width)?;
+            }
             from += run.len() as u64;
             sink(run).map_err(|e| {
                 theirs = Some(e);
@@ -103,7 +109,10 @@ impl<'a> ObjectSource<'a> for Source<'a, '_> {
         });
         match (theirs, streamed) {
             (Some(e), _) => Err(e),
-            (None, Ok(())) => Ok(()),
+            (None, Ok(())) => {
+                self.checked[i] = true;
+                Ok(())
+            }
             (None, Err(e)) => Err(self.carried.keep(e, tensor_frame::Error::InvalidArgument)),
         }
     }
