@@ -4,7 +4,7 @@
 //! `255UB`), doubles end in `.` when whole, text is quoted.
 
 use crate::attribute::Values;
-use crate::model::Definition;
+use crate::model::{Definition, split};
 use std::fmt::Write as _;
 
 /// A number as `ncdump` writes it: C's `%#.{digits}g` (15 significant digits for a double,
@@ -108,12 +108,6 @@ pub fn header(def: &Definition, name: &str) -> String {
     group(def, &mut s, "");
     s.push_str("}\n");
     s
-}
-
-/// `name`'s group path (empty for the root) and its own name, as the reader names what is
-/// in a subgroup: `forecast/t2m` is `("forecast", "t2m")`.
-fn split(name: &str) -> (&str, &str) {
-    name.rsplit_once('/').unwrap_or(("", name))
 }
 
 /// Whether group `outer` is group `inner` or holds it.

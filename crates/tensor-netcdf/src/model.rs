@@ -15,6 +15,12 @@ pub struct Dimension {
     pub unlimited: bool,
 }
 
+/// `name`'s group path (empty for the root) and its own name, as the reader names what is
+/// in a subgroup: `forecast/members/spread` is `("forecast/members", "spread")`.
+pub(crate) fn split(name: &str) -> (&str, &str) {
+    name.rsplit_once('/').unwrap_or(("", name))
+}
+
 /// A variable of a type no tensor holds (strings, compound, enum, variable-length types):
 /// left out of the file's tensors, and said so by name.
 #[derive(Clone, Debug, PartialEq, Eq)]

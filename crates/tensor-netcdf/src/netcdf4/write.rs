@@ -13,7 +13,7 @@
 use super::{DIMENSION_ONLY, NON_COORD};
 use crate::attribute::{Attribute, Values};
 use crate::error::{Error, Result};
-use crate::model::Definition;
+use crate::model::{Definition, split};
 use crate::types::NcType;
 use std::io::{Seek, Write};
 use tensor_hdf5::write::{self as h5, DatasetId, DatasetSpec, Type, Value};
@@ -161,12 +161,6 @@ fn scale_attributes(name: &str, id: usize) -> [h5::Attribute; 3] {
 /// components (the groups, then the name), none empty.
 fn well_formed(name: &str) -> bool {
     name.split('/').all(|c| !c.is_empty() && c != ".")
-}
-
-/// `name`'s group path (empty for the root) and its own name: `forecast/members/spread` is
-/// `("forecast/members", "spread")`.
-fn split(name: &str) -> (&str, &str) {
-    name.rsplit_once('/').unwrap_or(("", name))
 }
 
 /// Refuses what no NetCDF-4 file says: empty or repeated names, dimension ids out of range.
