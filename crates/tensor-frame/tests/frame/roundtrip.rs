@@ -892,6 +892,17 @@ struct InRuns<'a> {
     asked: Vec<usize>,
 }
 
+impl<'a> InRuns<'a> {
+    fn new(data: &'a [&'a [u8]], descs: &'a [DataObjectDescriptor], run: usize) -> Self {
+        InRuns {
+            data,
+            descs,
+            run,
+            asked: vec![0; data.len()],
+        }
+    }
+}
+
 impl<'a> tensor_frame::ObjectSource<'a> for InRuns<'a> {
     fn bytes(&mut self, i: usize) -> tensor_frame::Result<tensor_frame::ObjectBytes<'a>> {
         let data: &'a [&'a [u8]] = self.data;
@@ -939,12 +950,7 @@ fn objects_in_runs_encode_like_buffered() -> Result<(), Failed> {
                         ..opts()
                     };
                     let buffered = serialize(&meta, &descs, &data, &opts).unwrap();
-                    let mut source = InRuns {
-                        data: &data,
-                        descs: &descs,
-                        run,
-                        asked: vec![0; data.len()],
-                    };
+                    let mut source = InRuns::new(&data, &descs, run);
                     let mut out = std::io::Cursor::new(Vec::new());
                     tensor_frame::write_from(&meta, &descs, &mut source, &opts, &mut out).unwrap();
                     prop_assert!(*out.get_ref() == buffered);
@@ -991,12 +997,7 @@ fn objects_in_runs_encode_like_buffered() -> Result<(), Failed> {
         let meta = GlobalMetadata::default();
         for opts in [allowed.clone(), opts()] {
             let buffered = serialize(&meta, &descs, &data, &opts);
-            let mut source = InRuns {
-                data: &data,
-                descs: &descs,
-                run: 64,
-                asked: vec![0],
-            };
+            let mut source = InRuns::new(&data, &descs, 64);
             let mut out = std::io::Cursor::new(Vec::new());
             let streamed = tensor_frame::write_from(&meta, &descs, &mut source, &opts, &mut out);
             match buffered {
@@ -1016,12 +1017,7 @@ fn objects_in_runs_encode_like_buffered() -> Result<(), Failed> {
         // Runs that hold more, or fewer, bytes than the shape.
         for m in [n - 1, n + 1] {
             let descs = [DataObjectDescriptor::new(dtype, &[m], le)];
-            let mut source = InRuns {
-                data: &data,
-                descs: &descs,
-                run: 64,
-                asked: vec![0],
-            };
+            let mut source = InRuns::new(&data, &descs, 64);
             let mut out = std::io::Cursor::new(Vec::new());
             let e = tensor_frame::write_from(&meta, &descs, &mut source, &allowed, &mut out)
                 .unwrap_err()
