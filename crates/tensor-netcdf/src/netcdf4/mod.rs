@@ -63,8 +63,8 @@ fn attribute(
     file: &Hdf5<'_>,
     a: &tensor_hdf5::message::Attribute<'_>,
     path: &str,
+    limits: &tensor_core::Limits,
 ) -> Result<Option<Attribute>> {
-    let n = a.dataspace.elements().map_err(hdf5)? as usize;
     let values = match &a.datatype {
         Datatype::String { size, padding, .. } => {
             let mut text: Vec<u8> = Vec::with_capacity(a.data.len());
@@ -78,12 +78,7 @@ fn attribute(
             Values::Char(text)
         }
         Datatype::VlenString { .. } => {
-            let mut out = Vec::with_capacity(n);
-            for e in a.data.chunks(16) {
-                let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
-                out.push(String::from_utf8_lossy(s).into_owned());
-            }
-            Values::String(out)
+            Values::String(vlen_texts(file, a.data, a.datatype.size(), limits, 0)?)
         }
         t => {
             let Some((dtype, order)) = t.dtype() else {
@@ -116,9 +111,31 @@ fn attribute(
     }))
 }
 
-/// The values of `d`, a dataset of variable-length strings, in C order: each element's
-/// bytes looked up in the global heap, within `limits` (the references, and the strings
-/// together, count as bytes decoded).
+/// Variable-length strings: each `width`-byte element of `elements` refers to its bytes in
+/// the global heap (or to none: empty), read as text (UTF-8, lossily). The strings, with the
+/// `spent` bytes already decoded for them, stay within `limits` (many elements may refer to
+/// one large heap object).
+fn vlen_texts(
+    file: &Hdf5<'_>,
+    elements: &[u8],
+    width: u32,
+    limits: &tensor_core::Limits,
+    spent: u64,
+) -> Result<Vec<String>> {
+    let mut total = spent;
+    elements
+        .chunks_exact((width as usize).max(1))
+        .map(|e| {
+            let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
+            total = total.saturating_add(s.len() as u64);
+            limits.check_total_bytes(total)?;
+            Ok(String::from_utf8_lossy(s).into_owned())
+        })
+        .collect()
+}
+
+/// The values of `d`, a dataset of variable-length strings, in C order, within `limits` (the
+/// references and the strings count as bytes decoded).
 fn strings(file: &Hdf5<'_>, d: &Dataset<'_>, limits: &tensor_core::Limits) -> Result<Vec<String>> {
     let len = d.byte_len().map_err(hdf5)?;
     limits.check_total_bytes(len)?;
@@ -127,16 +144,7 @@ fn strings(file: &Hdf5<'_>, d: &Dataset<'_>, limits: &tensor_core::Limits) -> Re
     tensor_core::buffer::try_reserve(&mut refs, n, "a string variable")?;
     refs.resize(n, 0);
     file.read(d, &mut refs).map_err(hdf5)?;
-    let width = d.datatype.size() as usize;
-    let mut total = len;
-    let mut out = Vec::with_capacity(refs.len() / width.max(1));
-    for e in refs.chunks_exact(width.max(1)) {
-        let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
-        total = total.saturating_add(s.len() as u64);
-        limits.check_total_bytes(total)?;
-        out.push(String::from_utf8_lossy(s).into_owned());
-    }
-    Ok(out)
+    vlen_texts(file, &refs, d.datatype.size(), limits, len)
 }
 
 /// A variable's NetCDF type, or why no tensor holds it (a [`NotRead`]'s words).
@@ -333,7 +341,7 @@ impl<'a> Netcdf4<'a> {
                 .attributes
                 .iter()
                 .filter(|a| !HIDDEN.contains(&a.name.as_str()))
-                .map(|a| attribute(&file, a, &path))
+                .map(|a| attribute(&file, a, &path, &options.limits))
                 .filter_map(Result::transpose)
                 .collect::<Result<Vec<_>>>()?;
             let dtype = match (&d.datatype, nc) {
@@ -370,7 +378,7 @@ impl<'a> Netcdf4<'a> {
                 .iter()
                 .filter(|a| !HIDDEN.contains(&a.name.as_str()))
             {
-                if let Some(mut a) = attribute(&file, a, &of)? {
+                if let Some(mut a) = attribute(&file, a, &of, &options.limits)? {
                     if !group.is_empty() {
                         a.name = format!("{group}/{}", a.name);
                     }

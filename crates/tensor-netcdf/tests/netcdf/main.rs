@@ -375,6 +375,29 @@ fn unsupported_types() -> Result<(), Failed> {
     Ok(())
 }
 
+/// Variable-length strings are decoded within the limits, attributes' and variables' alike
+/// (many elements may point at one large heap object): a file with string attributes is
+/// refused under a limit of a byte, and read under the default.
+fn strings_within_limits() -> Result<(), Failed> {
+    let tight = tensor_core::Limits::default().with_max_total_bytes(1);
+    let path = tensor_testkit::testdata().join("netcdf/h5netcdf/h5netcdf_types.nc");
+    let bytes = std::fs::read(&path)?;
+    let opened =
+        |limits| tensor_netcdf::Netcdf::open_with(&bytes, &ReadOptions::default().limits(limits));
+    match opened(tight) {
+        Err(e) if e.kind() == ErrorKind::LimitExceeded => {}
+        other => return Err(format!("string attributes past the limit: {other:?}").into()),
+    }
+    opened(tensor_core::Limits::default())?;
+    let path = tensor_testkit::testdata().join("netcdf/unsupported/string_variable.nc");
+    let bytes = std::fs::read(&path)?;
+    let nc = tensor_netcdf::Netcdf::open_with(&bytes, &ReadOptions::default())?;
+    match nc.strings("station", &tight) {
+        Err(e) if e.kind() == ErrorKind::LimitExceeded => Ok(()),
+        other => Err(format!("a string variable past the limit: {other:?}").into()),
+    }
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials = Vec::new();
@@ -421,6 +444,10 @@ fn main() {
         written_again(&again)
     }));
     trials.push(Trial::test("netcdf4::unsupported_types", unsupported_types));
+    trials.push(Trial::test(
+        "netcdf4::strings_within_limits",
+        strings_within_limits,
+    ));
     trials.extend(damaged::trials());
     trials.extend(round_trip::trials());
     libtest_mimic::run(&args, trials).exit();
