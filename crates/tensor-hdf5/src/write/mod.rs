@@ -71,6 +71,8 @@ pub struct Writer<'w, W: Write + Seek + ?Sized> {
     datasets: Vec<Pending>,
     groups: Vec<Group>,
     root: Vec<Attribute>,
+    /// Each group's link names (`None`: the root's), so that none is given twice.
+    links: std::collections::HashSet<(Option<usize>, String)>,
 }
 
 impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
@@ -88,18 +90,14 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             datasets: Vec::new(),
             groups: Vec::new(),
             root: Vec::new(),
+            links: std::collections::HashSet::new(),
         })
     }
 
-    /// Whether `group` (`None`: the root) already links something named `name`.
-    fn taken(&self, group: Option<usize>, name: &str) -> bool {
-        self.datasets
-            .iter()
-            .any(|d| d.group == group && d.name == name)
-            || self
-                .groups
-                .iter()
-                .any(|g| g.parent == group && g.name == name)
+    /// Takes `name` in `group` (`None`: the root) for a link; `false` when the group
+    /// already links something of that name.
+    fn take(&mut self, group: Option<usize>, name: &str) -> bool {
+        self.links.insert((group, name.to_owned()))
     }
 
     /// Adds a group named `name` to `parent` (`None`: the root).
@@ -108,7 +106,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
     /// When the name is empty, holds a `/`, or is taken in `parent`.
     pub fn group(&mut self, parent: Option<GroupId>, name: &str) -> Result<GroupId> {
         let parent = parent.map(|g| g.0);
-        if name.is_empty() || name.contains('/') || name == "." || self.taken(parent, name) {
+        if name.is_empty() || name.contains('/') || name == "." || !self.take(parent, name) {
             return Err(Error::CannotWrite(format!(
                 "group {name:?}: a name must be non-empty, hold no '/' and be its group's only \
                  link of that name"
@@ -151,7 +149,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
     ) -> Result<DatasetId> {
         let group = group.map(|g| g.0);
         check(name, &spec)?;
-        if self.taken(group, name) {
+        if !self.take(group, name) {
             return Err(Error::CannotWrite(format!(
                 "dataset {name:?}: its group already links something of that name"
             )));
@@ -237,6 +235,7 @@ impl<'w, W: Write + Seek + ?Sized> Writer<'w, W> {
             datasets,
             groups,
             root,
+            links: _,
         } = self;
         // The chunk B-trees, whose addresses the layouts need.
         let mut trees = Vec::new();

@@ -166,18 +166,20 @@ fn well_formed(name: &str) -> bool {
 /// Refuses what no NetCDF-4 file says: empty or repeated names, dimension ids out of range.
 fn check(def: &Definition) -> Result<()> {
     let bad = |what: String| Err(Error::CannotWrite(what));
+    let mut seen = std::collections::HashSet::new();
     for (i, d) in def.dimensions.iter().enumerate() {
-        if !well_formed(&d.name) || def.dimensions[..i].iter().any(|e| e.name == d.name) {
+        if !well_formed(&d.name) || !seen.insert(d.name.as_str()) {
             return bad(format!(
                 "dimension {i}: an empty or repeated name, or an empty group name, {:?}",
                 d.name
             ));
         }
     }
+    let mut seen = std::collections::HashSet::new();
     for (i, v) in def.variables.iter().enumerate() {
         if !well_formed(&v.name)
             || split(&v.name).1.starts_with(NON_COORD)
-            || def.variables[..i].iter().any(|w| w.name == v.name)
+            || !seen.insert(v.name.as_str())
         {
             return bad(format!(
                 "variable {i}: an empty, repeated or reserved name, or an empty group name, {:?}",
