@@ -141,6 +141,31 @@ pub(crate) fn scan(data: &mut [u8], dtype: Dtype, order: ByteOrder, zero: bool) 
     found
 }
 
+/// What element `e` (of `dtype` in `order`) is, when it is not finite: for complex values NaN
+/// in either part wins over +Inf, which wins over -Inf.
+fn kind_of(e: &[u8], dtype: Dtype, order: ByteOrder) -> Option<MaskKind> {
+    e.chunks_exact(dtype.swap_width())
+        .map(|p| classify(part(p, dtype, order)))
+        .fold(None, |kind, k| match (kind, k) {
+            (Some(MaskKind::Nan), _) | (_, Some(MaskKind::Nan)) => Some(MaskKind::Nan),
+            (Some(MaskKind::PosInf), _) | (_, Some(MaskKind::PosInf)) => Some(MaskKind::PosInf),
+            (a, b) => a.or(b),
+        })
+}
+
+/// Overwrites every non-finite element of `data` with zero (both parts of a complex
+/// number), as [`scan`] does, recording nothing: the elements masks already stand for.
+pub(crate) fn zero(data: &mut [u8], dtype: Dtype, order: ByteOrder) {
+    if !applies(dtype) {
+        return;
+    }
+    for e in data.chunks_exact_mut(dtype.byte_width()) {
+        if kind_of(e, dtype, order).is_some() {
+            e.fill(0);
+        }
+    }
+}
+
 /// [`scan`] of one part of a tensor of `total` elements, its first element being element
 /// `offset`: what is found is added to `found`, whose masks have `total` bits. Fails only
 /// when a mask cannot be allocated.
@@ -156,19 +181,10 @@ pub(crate) fn scan_part(
     if !applies(dtype) {
         return Ok(());
     }
-    let width = dtype.byte_width();
-    let part_width = dtype.swap_width();
-    for (i, e) in data.chunks_exact_mut(width).enumerate() {
-        let mut kind: Option<MaskKind> = None;
-        for p in e.chunks_exact(part_width) {
-            let k = classify(part(p, dtype, order));
-            kind = match (kind, k) {
-                (Some(MaskKind::Nan), _) | (_, Some(MaskKind::Nan)) => Some(MaskKind::Nan),
-                (Some(MaskKind::PosInf), _) | (_, Some(MaskKind::PosInf)) => Some(MaskKind::PosInf),
-                (a, b) => a.or(b),
-            };
-        }
-        let Some(kind) = kind else { continue };
+    for (i, e) in data.chunks_exact_mut(dtype.byte_width()).enumerate() {
+        let Some(kind) = kind_of(e, dtype, order) else {
+            continue;
+        };
         let at = offset + i as u64;
         found.first.get_or_insert((at, kind));
         let slot = MaskKind::ALL.iter().position(|&k| k == kind).unwrap_or(0);

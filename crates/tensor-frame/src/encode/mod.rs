@@ -213,7 +213,7 @@ pub fn write_from<'d, W: Write + Seek + ?Sized>(
                         Some((dtype, order)) if nonfinite::any(run, dtype, order) => {
                             copy.clear();
                             copy.extend_from_slice(run);
-                            nonfinite::scan(&mut copy, dtype, order, true);
+                            nonfinite::zero(&mut copy, dtype, order);
                             &copy[..]
                         }
                         _ => run,
