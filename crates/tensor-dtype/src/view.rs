@@ -228,14 +228,14 @@ impl<'a> TensorView<'a> {
         Some(&self.data[self.offset..self.offset + len])
     }
 
-    /// The elements in storage order as little-endian bytes, exactly as stored otherwise (a
-    /// bool byte of 7 stays 7). Borrowed when nothing needs to change. A view that is not
-    /// contiguous is gathered in C order first.
+    /// The elements in C order as little-endian bytes, exactly as stored otherwise (a bool
+    /// byte of 7 stays 7). Borrowed when nothing needs to change; a view that is not
+    /// C-contiguous (strided, or laid out in Fortran order) is gathered.
     #[must_use]
     pub fn to_le_bytes(&self) -> Cow<'a, [u8]> {
-        let mut bytes = match self.contiguous_bytes() {
-            Some(b) => Cow::Borrowed(b),
-            None => Cow::Owned(self.gather()),
+        let mut bytes = match (self.contiguous_order(), self.contiguous_bytes()) {
+            (Some(Order::C), Some(b)) => Cow::Borrowed(b),
+            _ => Cow::Owned(self.gather()),
         };
         if self.byte_order == ByteOrder::Big && self.dtype.swap_width() > 1 {
             // The width always divides the length: checked at construction.
@@ -670,8 +670,8 @@ mod tests {
         .unwrap();
         assert_eq!(t.contiguous_order(), Some(Order::Fortran));
         assert_eq!(&*t.typed::<i32>().unwrap(), &[0, 3, 1, 4, 2, 5]);
-        // Storage order is kept by to_le_bytes for a contiguous (Fortran) view.
-        assert_eq!(t.to_le_bytes().as_ref(), bytes.as_slice());
+        // to_le_bytes gives C order, whatever the layout: what writers store.
+        assert_eq!(t.to_le_bytes().as_ref(), le_i32(&[0, 3, 1, 4, 2, 5]).as_slice());
         let r = TensorView::strided(
             &bytes,
             Dtype::Int32,

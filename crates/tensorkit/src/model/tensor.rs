@@ -223,7 +223,9 @@ pub(crate) fn stream_view(
     };
     let run = (RUN_BYTES / width).max(1) * width;
     let swap = view.byte_order() == tensor_core::ByteOrder::Big && view.dtype().swap_width() > 1;
-    if let Some(bytes) = view.contiguous_bytes() {
+    if view.contiguous_order() == Some(tensor_dtype::Order::C)
+        && let Some(bytes) = view.contiguous_bytes()
+    {
         // Borrowed from the file when stored little-endian; else swapped a run at a time.
         if !swap {
             return bytes.chunks(run).try_for_each(sink);
@@ -237,9 +239,9 @@ pub(crate) fn stream_view(
         }
         return Ok(());
     }
-    // Not contiguous (a record variable's records a record apart): gathered in C order a
-    // slice of the outermost dimension at a time, or a run of elements of a vector, so
-    // that memory holds a run, never the tensor.
+    // Not C-contiguous (a record variable's records a record apart, a transposed view):
+    // gathered in C order a slice of the outermost dimension at a time, or a run of
+    // elements of a vector, so that memory holds a run, never the tensor.
     let shape = view.shape();
     if view.dtype().is_packed() || shape.is_empty() {
         return view.to_le_bytes().chunks(run).try_for_each(sink);
