@@ -8,8 +8,9 @@
 //! tensor-bintensors, tensor-stdlib-meta,
 //! tensor-safetensors, tensor-gguf,
 //! tensor-netcdf                              hdf5, dtype, core
+//! tensor-pytorch                             zip, dtype, core
 //! tensor-descriptor, tensor-pipeline,
-//! tensor-hdf5                                dtype, core (not each other)
+//! tensor-hdf5, tensor-zip                    dtype, core (not each other)
 //! tensor-dtype                               core
 //! tensor-core                                nothing of ours
 //! ```
@@ -45,6 +46,8 @@ const CLI: &[&str] = &[
     "tensor-gguf",
     "tensor-netcdf",
     "tensor-hdf5",
+    "tensor-zip",
+    "tensor-pytorch",
     "tensor-testkit",
 ];
 
@@ -54,7 +57,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-core" | "xtask" => &[],
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
-        "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-bintensors"
+        "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-zip" | "tensor-bintensors"
         | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" => TESTED,
         "tensor-netcdf" => &[
             "tensor-core",
@@ -62,6 +65,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-hdf5",
             "tensor-testkit",
         ],
+        "tensor-pytorch" => &["tensor-core", "tensor-dtype", "tensor-zip", "tensor-testkit"],
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",

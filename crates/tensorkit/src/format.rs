@@ -102,6 +102,10 @@ impl Format {
     #[cfg(feature = "netcdf")]
     pub const NETCDF: Format =
         Format::of(&<tensor_netcdf::NetcdfFormat as tensor_dtype::Format>::INFO);
+    /// PyTorch checkpoints, read without running their pickles.
+    #[cfg(feature = "pytorch")]
+    pub const PYTORCH: Format =
+        Format::of(&<tensor_pytorch::PytorchFormat as tensor_dtype::Format>::INFO);
     /// GGUF (llama.cpp): versions 2 and 3 read, 3 written.
     #[cfg(feature = "gguf")]
     pub const GGUF: Format = Format::of(&<tensor_gguf::GgufFormat as tensor_dtype::Format>::INFO);

@@ -82,6 +82,8 @@ fn built_in() -> Vec<Entry> {
     all.push(Entry::new(&crate::formats::gguf::ADAPTER, Tier::Magic));
     #[cfg(feature = "netcdf")]
     all.push(Entry::new(&crate::formats::netcdf::ADAPTER, Tier::Magic));
+    #[cfg(feature = "pytorch")]
+    all.push(Entry::new(&crate::formats::pytorch::ADAPTER, Tier::Magic));
     all
 }
 
