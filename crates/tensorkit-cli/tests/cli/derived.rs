@@ -131,6 +131,7 @@ fn fixtures() -> Vec<PathBuf> {
     let mut stack: Vec<PathBuf> = tensor_testkit::FORMATS
         .iter()
         .map(|f| tensor_testkit::conformance(f))
+        .chain([tensor_testkit::reference("pytorch")])
         .collect();
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -139,7 +140,7 @@ fn fixtures() -> Vec<PathBuf> {
                 stack.push(p);
             } else if p
                 .extension()
-                .is_some_and(|x| matches!(x.to_str(), Some("tgm" | "zt" | "bt" | "safetensors")))
+                .is_some_and(|x| matches!(x.to_str(), Some("tgm" | "zt" | "bt" | "safetensors" | "pt")))
                 && std::fs::metadata(&p).is_ok_and(|m| m.len() <= 64 << 10)
             {
                 files.push(p);

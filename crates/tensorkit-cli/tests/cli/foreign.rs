@@ -1,4 +1,4 @@
-//! Files of formats tensorkit does not read (torch's zip checkpoints, pickles, ONNX models): every command says what they look like, as an
+//! Files of formats tensorkit does not read (pickles other than torch's, ONNX models): every command says what they look like, as an
 //! unknown format, and none is taken for a length-prefixed tensor format (their ninth byte
 //! passes BinTensors' recognition, a 0 or 1 after a length).
 
@@ -8,20 +8,11 @@ use libtest_mimic::{Failed, Trial};
 /// The first bytes of each kind of file, as their writers lay them out, and what the error
 /// must call it.
 fn files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
-    // torch.save: a zip whose first entry, stored, is `<name>/data.pkl`.
-    let name = b"archive/data.pkl";
-    let mut torch = b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x21\x00".to_vec();
-    torch.resize(26, 0);
-    torch.extend_from_slice(&u16::try_from(name.len()).unwrap().to_le_bytes());
-    torch.extend_from_slice(&[0, 0]);
-    torch.extend_from_slice(name);
-    torch.extend_from_slice(b"\x80\x02}q\x00.");
     // pickle protocol 2 of {"w": 1}.
     let pickle = b"\x80\x02}q\x00X\x01\x00\x00\x00wq\x01K\x01s.".to_vec();
     // An ONNX ModelProto: ir_version 8, producer "pytorch".
     let onnx = b"\x08\x08\x12\x07pytorch\x1a\x052.5.1:\x00".to_vec();
     vec![
-        ("torch_zip", torch, "a PyTorch checkpoint"),
         ("pickle", pickle, "a Python pickle"),
         ("onnx", onnx, "an ONNX model"),
     ]

@@ -13,6 +13,7 @@ mod hostile;
 mod killed;
 mod netcdf;
 mod output;
+mod pytorch;
 mod reference;
 mod registered;
 mod remote;
@@ -37,6 +38,7 @@ fn main() {
     trials.extend(netcdf::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
+    trials.extend(pytorch::trials());
     trials.extend(reference::trials());
     trials.extend(registered::trials());
     trials.extend(remote::trials());

@@ -45,8 +45,7 @@ impl Adapter for Safetensors {
         path: &Path,
         writing: &Writing<'_>,
     ) -> Result<Vec<String>> {
-        write(set, out, path, writing.header_reserve)?;
-        Ok(Vec::new())
+        write(set, out, path, writing.header_reserve)
     }
 
     fn header_ranges(
@@ -140,8 +139,22 @@ fn write(
     out: &mut dyn std::io::Write,
     path: &Path,
     header_reserve: u64,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let header_reserve = tensor_core::checked::to_usize(header_reserve, "header reserve")?;
+    let mut notes = Vec::new();
+    let once;
+    let set = match shared_written_once(set) {
+        Some(s) => {
+            let left = set.len() - s.len();
+            notes.push(format!(
+                "{left} tensor{} sharing another's bytes (tied weights) written once, each named in the metadata with the name written, as safetensors' save_model does",
+                if left == 1 { "" } else { "s" }
+            ));
+            once = s;
+            &once
+        }
+        None => set,
+    };
     let names = set.names();
     let (entries, metadata) = described(set, &names)?;
     // The tensors are decoded (if need be) and streamed as the writer asks for them; an
@@ -159,7 +172,56 @@ fn write(
         },
     );
     carried.finish(written, wrap(path))?;
-    Ok(())
+    Ok(notes)
+}
+
+/// `set` with each tensor that views exactly the bytes another views (a PyTorch checkpoint's
+/// tied weights share one storage) left out, as safetensors' `save_model` leaves them out: of
+/// each such group the first name in sorted order is written, and every other name is
+/// recorded in the metadata as `{name: kept}` unless the metadata has that key already.
+/// `None` when no two tensors share their bytes. Views of different parts of one storage
+/// (a row, a transpose) are written each in full: `save_model` would drop them, and their
+/// elements with them.
+fn shared_written_once<'s>(set: &TensorSet<'s>) -> Option<TensorSet<'s>> {
+    use std::collections::HashMap;
+    let mut groups: HashMap<_, Vec<usize>> = HashMap::new();
+    for (i, t) in set.tensors.iter().enumerate() {
+        if let crate::model::TensorData::View(v) = &t.data
+            && v.byte_len() > 0
+        {
+            let key = (
+                v.buffer().as_ptr() as usize,
+                v.buffer().len(),
+                v.offset(),
+                v.strides().to_vec(),
+                v.shape().to_vec(),
+                v.dtype(),
+                v.byte_order(),
+            );
+            groups.entry(key).or_default().push(i);
+        }
+    }
+    let names = set.names();
+    let mut dropped = Vec::new();
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let kept = *members.iter().min_by_key(|&&i| &names[i])?;
+        dropped.extend(members.iter().filter(|&&i| i != kept).map(|&i| (i, kept)));
+    }
+    if dropped.is_empty() {
+        return None;
+    }
+    dropped.sort_unstable();
+    let mut once = set.clone();
+    let metadata = once.metadata.get_or_insert_with(Default::default);
+    for &(i, kept) in &dropped {
+        metadata
+            .entry(names[i].clone())
+            .or_insert_with(|| Value::String(names[kept].clone()));
+    }
+    for &(i, _) in dropped.iter().rev() {
+        once.tensors.remove(i);
+    }
+    Some(once)
 }
 
 /// The header an edit writes over the header of the safetensors file `bytes` (which `set`
