@@ -57,15 +57,22 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-core" | "xtask" => &[],
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
-        "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-zip" | "tensor-bintensors"
-        | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" => TESTED,
+        "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-zip"
+        | "tensor-bintensors" | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" => {
+            TESTED
+        }
         "tensor-netcdf" => &[
             "tensor-core",
             "tensor-dtype",
             "tensor-hdf5",
             "tensor-testkit",
         ],
-        "tensor-pytorch" => &["tensor-core", "tensor-dtype", "tensor-zip", "tensor-testkit"],
+        "tensor-pytorch" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-zip",
+            "tensor-testkit",
+        ],
         "tensor-ztensor" | "tensor-grib" => &[
             "tensor-core",
             "tensor-dtype",

@@ -671,7 +671,10 @@ mod tests {
         assert_eq!(t.contiguous_order(), Some(Order::Fortran));
         assert_eq!(&*t.typed::<i32>().unwrap(), &[0, 3, 1, 4, 2, 5]);
         // to_le_bytes gives C order, whatever the layout: what writers store.
-        assert_eq!(t.to_le_bytes().as_ref(), le_i32(&[0, 3, 1, 4, 2, 5]).as_slice());
+        assert_eq!(
+            t.to_le_bytes().as_ref(),
+            le_i32(&[0, 3, 1, 4, 2, 5]).as_slice()
+        );
         let r = TensorView::strided(
             &bytes,
             Dtype::Int32,

@@ -72,10 +72,13 @@ impl<'a> Checkpoint<'a> {
         } else if bytes.starts_with(b"\x80") {
             legacy(bytes, &options.limits)
         } else if bytes.get(257..262) == Some(b"ustar".as_slice()) {
-            Err(Error::Unsupported("the tar layout of torch before 0.4".into()))
+            Err(Error::Unsupported(
+                "the tar layout of torch before 0.4".into(),
+            ))
         } else {
             Err(Error::Layout(
-                "neither a zip archive (torch.save since 1.6) nor a pickle (the legacy layout)".into(),
+                "neither a zip archive (torch.save since 1.6) nor a pickle (the legacy layout)"
+                    .into(),
             ))
         }
     }
@@ -88,18 +91,24 @@ impl<'a> Checkpoint<'a> {
 
     /// A view of tensor `t`'s elements in its storage.
     pub fn view_of(&self, t: &TensorInfo) -> Result<TensorView<'_>> {
-        let bytes = self
-            .storages
-            .get(&t.storage)
-            .ok_or_else(|| Error::Layout(format!("tensor {:?}: no storage {:?}", t.name, t.storage)))?;
+        let bytes = self.storages.get(&t.storage).ok_or_else(|| {
+            Error::Layout(format!("tensor {:?}: no storage {:?}", t.name, t.storage))
+        })?;
         view_over(t, bytes, self.byte_order)
     }
 }
 
 /// A view of `t` over `storage`, its storage's bytes.
-pub fn view_over<'s>(t: &TensorInfo, storage: &'s [u8], order: ByteOrder) -> Result<TensorView<'s>> {
+pub fn view_over<'s>(
+    t: &TensorInfo,
+    storage: &'s [u8],
+    order: ByteOrder,
+) -> Result<TensorView<'s>> {
     TensorView::strided(storage, t.dtype, &t.shape, &t.strides, t.offset, order).map_err(|e| {
-        Error::Layout(format!("tensor {:?} does not lie within its storage {:?}: {e}", t.name, t.storage))
+        Error::Layout(format!(
+            "tensor {:?} does not lie within its storage {:?}: {e}",
+            t.name, t.storage
+        ))
     })
 }
 
@@ -136,7 +145,9 @@ fn zip<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
         .entries()
         .iter()
         .find(|e| e.name.ends_with("data.pkl") && e.name.matches('/').count() <= 1)
-        .ok_or_else(|| Error::Layout("a zip archive with no data.pkl: not a torch.save checkpoint".into()))?;
+        .ok_or_else(|| {
+            Error::Layout("a zip archive with no data.pkl: not a torch.save checkpoint".into())
+        })?;
     let folder = pkl.name[..pkl.name.len() - "data.pkl".len()].to_owned();
     limits.check_header_bytes(pkl.size)?;
     let pickle_bytes = archive.read_verified(pkl, limits)?;
@@ -158,9 +169,11 @@ fn zip<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
     let mut bytes_of = HashMap::new();
     for (key, s) in &storages.0 {
         let name = format!("{folder}data/{key}");
-        let entry = archive
-            .find(&name)
-            .ok_or_else(|| Error::Layout(format!("storage {key:?} has no entry {name:?} in the archive")))?;
+        let entry = archive.find(&name).ok_or_else(|| {
+            Error::Layout(format!(
+                "storage {key:?} has no entry {name:?} in the archive"
+            ))
+        })?;
         let needed = storage_bytes(s)?;
         if needed > entry.size {
             return Err(Error::Layout(format!(
@@ -177,7 +190,13 @@ fn zip<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
         };
         bytes_of.insert(key.clone(), data);
     }
-    finish(&object.0, bytes_of, byte_order, Layout::Zip { folder }, limits)
+    finish(
+        &object.0,
+        bytes_of,
+        byte_order,
+        Layout::Zip { folder },
+        limits,
+    )
 }
 
 fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
@@ -191,12 +210,16 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
     let magic = next(&mut storages, &mut at)?;
     if !matches!(&magic.0, Value::Long(b) if **b == LEGACY_MAGIC) {
         return Err(Error::Layout(
-            "a pickle that does not start with torch's magic number: not a PyTorch checkpoint".into(),
+            "a pickle that does not start with torch's magic number: not a PyTorch checkpoint"
+                .into(),
         ));
     }
     let protocol = next(&mut storages, &mut at)?;
     if !matches!(protocol.0, Value::Int(LEGACY_PROTOCOL)) {
-        return Err(Error::Unsupported(format!("legacy protocol {:?} (1001 is read)", protocol.0)));
+        return Err(Error::Unsupported(format!(
+            "legacy protocol {:?} (1001 is read)",
+            protocol.0
+        )));
     }
     let info = next(&mut storages, &mut at)?;
     let little = match &info.0 {
@@ -208,7 +231,11 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
             .is_none_or(|(_, v)| !matches!(v, Value::Bool(false))),
         _ => true,
     };
-    let byte_order = if little { ByteOrder::Little } else { ByteOrder::Big };
+    let byte_order = if little {
+        ByteOrder::Little
+    } else {
+        ByteOrder::Big
+    };
     let object = next(&mut storages, &mut at)?;
     let keys = next(&mut storages, &mut at)?;
     let keys: Vec<String> = pickle::sequence(&keys.0)
@@ -217,7 +244,10 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
         .map(|k| match k {
             Value::Str(s) => Ok(s.to_string()),
             Value::Int(i) => Ok(i.to_string()),
-            other => Err(Error::Layout(format!("a storage key that is a {}", other.kind()))),
+            other => Err(Error::Layout(format!(
+                "a storage key that is a {}",
+                other.kind()
+            ))),
         })
         .collect::<Result<_>>()?;
     let mut bytes_of: HashMap<String, Cow<'a, [u8]>> = HashMap::new();
@@ -229,7 +259,11 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
         let head = checked::range(offset, 8, bytes.len() as u64, "legacy storage length")?;
         let mut n = [0; 8];
         n.copy_from_slice(&bytes[head]);
-        let numel = if little { u64::from_le_bytes(n) } else { u64::from_be_bytes(n) };
+        let numel = if little {
+            u64::from_le_bytes(n)
+        } else {
+            u64::from_be_bytes(n)
+        };
         let width = s.dtype.map_or(1, TorchDtype::width);
         let len = checked::mul(numel, width, "legacy storage bytes")?;
         let data = checked::range(offset + 8, len, bytes.len() as u64, "legacy storage")?;
@@ -246,16 +280,21 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
     for s in storages.0.values() {
         if let Some((base, first, count)) = &s.view_of {
             let width = s.dtype.map_or(1, TorchDtype::width);
-            let whole = bytes_of
-                .get(base)
-                .ok_or_else(|| Error::Layout(format!("storage {:?} views {base:?}, which the file does not hold", s.key)))?;
+            let whole = bytes_of.get(base).ok_or_else(|| {
+                Error::Layout(format!(
+                    "storage {:?} views {base:?}, which the file does not hold",
+                    s.key
+                ))
+            })?;
             let r = checked::range(
                 checked::mul(*first, width, "storage view offset")?,
                 checked::mul(*count, width, "storage view bytes")?,
                 whole.len() as u64,
                 "storage view",
             )?;
-            let Cow::Borrowed(b) = whole else { unreachable!("legacy storages are borrowed") };
+            let Cow::Borrowed(b) = whole else {
+                unreachable!("legacy storages are borrowed")
+            };
             bytes_of.insert(s.key.clone(), Cow::Borrowed(&b[r]));
         }
     }
@@ -265,8 +304,14 @@ fn legacy<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Checkpoint<'a>> {
 /// A pickle error of a pickle starting `by` bytes into the file, with file offsets.
 fn shift(e: Error, by: usize) -> Error {
     match e {
-        Error::Pickle { offset, reason } => Error::Pickle { offset: offset + by as u64, reason },
-        Error::Refused { offset, what } => Error::Refused { offset: offset + by as u64, what },
+        Error::Pickle { offset, reason } => Error::Pickle {
+            offset: offset + by as u64,
+            reason,
+        },
+        Error::Refused { offset, what } => Error::Refused {
+            offset: offset + by as u64,
+            what,
+        },
         other => other,
     }
 }
@@ -278,7 +323,11 @@ fn finish<'a>(
     layout: Layout,
     limits: &Limits,
 ) -> Result<Checkpoint<'a>> {
-    let Flat { tensors, metadata, types } = flatten(object, limits.max_tensor_count)?;
+    let Flat {
+        tensors,
+        metadata,
+        types,
+    } = flatten(object, limits.max_tensor_count)?;
     let mut infos = Vec::with_capacity(tensors.len());
     let mut names = std::collections::HashSet::new();
     for found in tensors {
@@ -286,7 +335,10 @@ fn finish<'a>(
         let dtype = match t.dtype {
             TorchDtype::Known(d) => d,
             TorchDtype::Other(name) => {
-                return Err(Error::Unsupported(format!("tensor {:?} of dtype torch.{name}", found.name)));
+                return Err(Error::Unsupported(format!(
+                    "tensor {:?} of dtype torch.{name}",
+                    found.name
+                )));
             }
         };
         let width = dtype.byte_width() as u64;
@@ -294,8 +346,11 @@ fn finish<'a>(
             .stride
             .iter()
             .map(|&s| {
-                checked::mul(s, width, "tensor stride")
-                    .and_then(|b| i64::try_from(b).map_err(|_| tensor_core::Error::Overflow { what: "tensor stride" }))
+                checked::mul(s, width, "tensor stride").and_then(|b| {
+                    i64::try_from(b).map_err(|_| tensor_core::Error::Overflow {
+                        what: "tensor stride",
+                    })
+                })
             })
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let info = TensorInfo {
@@ -307,11 +362,17 @@ fn finish<'a>(
             storage: t.storage.key.clone(),
         };
         if !names.insert(info.name.clone()) {
-            return Err(Error::Layout(format!("two tensors are named {:?}", info.name)));
+            return Err(Error::Layout(format!(
+                "two tensors are named {:?}",
+                info.name
+            )));
         }
-        let bytes = storages
-            .get(&info.storage)
-            .ok_or_else(|| Error::Layout(format!("tensor {:?}: its storage {:?} is not in the file", info.name, info.storage)))?;
+        let bytes = storages.get(&info.storage).ok_or_else(|| {
+            Error::Layout(format!(
+                "tensor {:?}: its storage {:?} is not in the file",
+                info.name, info.storage
+            ))
+        })?;
         view_over(&info, bytes, byte_order)?;
         infos.push(info);
     }

@@ -27,7 +27,9 @@ pub enum Error {
     /// The pickle asks for something this reader never does: a global outside what state
     /// dicts use, a call of anything else, an opcode that builds arbitrary objects. Nothing
     /// was run.
-    #[error("pickle at byte {offset}: {what}; tensorkit never runs pickles, and reads only what state dicts of tensors hold")]
+    #[error(
+        "pickle at byte {offset}: {what}; tensorkit never runs pickles, and reads only what state dicts of tensors hold"
+    )]
     Refused {
         /// Where in the pickle.
         offset: u64,

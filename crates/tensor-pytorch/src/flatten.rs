@@ -76,7 +76,10 @@ fn key(k: &Value) -> Result<String> {
         Value::Int(i) => Ok(i.to_string()),
         Value::Bool(b) => Ok(if *b { "True" } else { "False" }.into()),
         Value::None => Ok("None".into()),
-        other => Err(Error::Layout(format!("a dict key that is a {}", other.kind()))),
+        other => Err(Error::Layout(format!(
+            "a dict key that is a {}",
+            other.kind()
+        ))),
     }
 }
 
@@ -97,7 +100,9 @@ impl Walk {
             )));
         }
         if depth > MAX_DEPTH {
-            return Err(Error::Layout(format!("containers nested deeper than {MAX_DEPTH}")));
+            return Err(Error::Layout(format!(
+                "containers nested deeper than {MAX_DEPTH}"
+            )));
         }
         Ok(())
     }
@@ -133,7 +138,9 @@ impl Walk {
             Value::Tensor(t) => self.push(name, t.clone()),
             Value::Storage(s) => {
                 // A storage saved on its own: its elements as one dimension.
-                let dtype = s.dtype.unwrap_or(TorchDtype::Known(tensor_dtype::Dtype::Uint8));
+                let dtype = s
+                    .dtype
+                    .unwrap_or(TorchDtype::Known(tensor_dtype::Dtype::Uint8));
                 let t = Tensor {
                     storage: s.clone(),
                     dtype,
@@ -143,7 +150,9 @@ impl Walk {
                 };
                 self.push(name, Rc::new(t))
             }
-            Value::Dict(_) | Value::List(_) | Value::Tuple(..) if self.holds_tensor(v, depth)? => {
+            Value::Dict(_) | Value::List(_) | Value::Tuple(..)
+                if self.holds_tensor(v, depth)? =>
+            {
                 let items: Vec<(String, Value)> = match v {
                     Value::Dict(d) => d
                         .borrow()
@@ -191,12 +200,18 @@ impl Walk {
             Value::Bool(b) => Json::Bool(*b),
             Value::Int(i) => Json::from(*i),
             Value::Long(b) => Json::String(format!("0x{}", hex_be(b))),
-            Value::Float(f) => serde_json::Number::from_f64(*f).map_or_else(|| Json::String(f.to_string()), Json::Number),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map_or_else(|| Json::String(f.to_string()), Json::Number),
             Value::Str(s) => Json::String(s.to_string()),
-            Value::Bytes(b) => Json::String(b.iter().map(|x| format!("{x:02x}")).collect()),
+            Value::Bytes(b) => Json::String(tensor_core::hex::encode(b)),
             Value::Tuple(..) | Value::List(_) => {
                 let items = sequence(v).unwrap_or_default();
-                Json::Array(items.iter().map(|i| self.json(i, depth + 1)).collect::<Result<_>>()?)
+                Json::Array(
+                    items
+                        .iter()
+                        .map(|i| self.json(i, depth + 1))
+                        .collect::<Result<_>>()?,
+                )
             }
             Value::Dict(d) => {
                 let items: Vec<(Value, Value)> = d.borrow().items.clone();
@@ -214,7 +229,9 @@ impl Walk {
 }
 
 fn hex_be(b: &[u8]) -> String {
-    b.iter().rev().map(|x| format!("{x:02x}")).collect()
+    let mut be = b.to_vec();
+    be.reverse();
+    tensor_core::hex::encode(&be)
 }
 
 fn describe_storage(s: &Storage) -> String {

@@ -61,7 +61,10 @@ impl tensor_dtype::Format for PytorchFormat {
         head.starts_with(LEGACY_HEAD) || zip_of_torch(head)
     }
 
-    fn open_with<'a>(bytes: &'a [u8], options: &tensor_core::ReadOptions) -> Result<Checkpoint<'a>> {
+    fn open_with<'a>(
+        bytes: &'a [u8],
+        options: &tensor_core::ReadOptions,
+    ) -> Result<Checkpoint<'a>> {
         Checkpoint::open(bytes, options)
     }
 
@@ -114,7 +117,10 @@ fn zip_of_torch(head: &[u8]) -> bool {
     if !head.starts_with(b"PK\x03\x04") {
         return false;
     }
-    let Some(len) = head.get(26..28).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]]))) else {
+    let Some(len) = head
+        .get(26..28)
+        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+    else {
         return false;
     };
     let Some(name) = head.get(30..30 + len) else {

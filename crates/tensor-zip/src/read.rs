@@ -219,7 +219,11 @@ fn widen(extra: &[u8], fields: [&mut u64; 3], at: u64) -> Result<()> {
         let id = u16::from_le_bytes([rest[0], rest[1]]);
         let len = usize::from(u16::from_le_bytes([rest[2], rest[3]]));
         let body = rest.get(4..4 + len).ok_or_else(|| {
-            Error::malformed("central directory entry", at, "an extra field runs past its entry")
+            Error::malformed(
+                "central directory entry",
+                at,
+                "an extra field runs past its entry",
+            )
         })?;
         if id == ZIP64_EXTRA {
             let mut f = Fields::new(body);
@@ -305,14 +309,23 @@ impl<'a> Archive<'a> {
             let _ = (f.u16(), f.u16(), f.u32());
             let mut header_offset = u64::from(f.u32());
             let name_at = at + CENTRAL_LEN;
-            let raw = slice(cd, name_at, name_len.into(), "central directory entry's name")?;
+            let raw = slice(
+                cd,
+                name_at,
+                name_len.into(),
+                "central directory entry's name",
+            )?;
             let extra = slice(
                 cd,
                 name_at + u64::from(name_len),
                 extra_len.into(),
                 "central directory entry's extra field",
             )?;
-            widen(extra, [&mut size, &mut compressed_size, &mut header_offset], offset)?;
+            widen(
+                extra,
+                [&mut size, &mut compressed_size, &mut header_offset],
+                offset,
+            )?;
             at = name_at + u64::from(name_len) + u64::from(extra_len) + u64::from(comment_len);
             let name = std::str::from_utf8(raw)
                 .map_err(|_| {
@@ -415,7 +428,8 @@ impl<'a> Archive<'a> {
     #[must_use]
     pub fn raw(&self, entry: &Entry) -> &'a [u8] {
         // Checked in `open`: the entry lies before the central directory.
-        &self.bytes[entry.data_offset as usize..(entry.data_offset + entry.compressed_size) as usize]
+        &self.bytes
+            [entry.data_offset as usize..(entry.data_offset + entry.compressed_size) as usize]
     }
 
     /// The bytes of `entry`, uncompressed: borrowed from the archive when stored (not
@@ -455,7 +469,13 @@ impl<'a> Archive<'a> {
         let mut z = flate2::Decompress::new(false);
         let status = z
             .decompress(self.raw(entry), &mut out, flate2::FlushDecompress::Finish)
-            .map_err(|e| Error::malformed("deflated entry", entry.data_offset, format!("{:?}: {e}", entry.name)))?;
+            .map_err(|e| {
+                Error::malformed(
+                    "deflated entry",
+                    entry.data_offset,
+                    format!("{:?}: {e}", entry.name),
+                )
+            })?;
         if status != flate2::Status::StreamEnd || z.total_out() != entry.size {
             return Err(Error::malformed(
                 "deflated entry",
@@ -464,7 +484,11 @@ impl<'a> Archive<'a> {
                     "{:?} inflates to {} bytes{} where the directory says {}",
                     entry.name,
                     z.total_out(),
-                    if status == flate2::Status::StreamEnd { "" } else { " or more" },
+                    if status == flate2::Status::StreamEnd {
+                        ""
+                    } else {
+                        " or more"
+                    },
                     entry.size
                 ),
             ));
@@ -508,7 +532,12 @@ fn local_header(bytes: &[u8], offset: u64, name: &str, method: Method) -> Result
     let (_, flags, local_method) = (f.u16(), f.u16(), f.u16());
     let _ = (f.u16(), f.u16(), f.u32(), f.u32(), f.u32());
     let (name_len, extra_len) = (f.u16(), f.u16());
-    let local_name = slice(bytes, offset + LOCAL_LEN, name_len.into(), "local file header's name")?;
+    let local_name = slice(
+        bytes,
+        offset + LOCAL_LEN,
+        name_len.into(),
+        "local file header's name",
+    )?;
     if local_name != name.as_bytes() {
         return Err(Error::malformed(
             "local file header",
@@ -527,7 +556,9 @@ fn local_header(bytes: &[u8], offset: u64, name: &str, method: Method) -> Result
         return Err(Error::malformed(
             "local file header",
             offset,
-            format!("entry {name:?}'s local header gives another method or encryption than the directory"),
+            format!(
+                "entry {name:?}'s local header gives another method or encryption than the directory"
+            ),
         ));
     }
     checked::add(
@@ -542,7 +573,13 @@ fn local_header(bytes: &[u8], offset: u64, name: &str, method: Method) -> Result
 fn no_overlaps(entries: &[Entry]) -> Result<()> {
     let mut spans: Vec<(u64, u64, &str)> = entries
         .iter()
-        .map(|e| (e.header_offset, e.data_offset + e.compressed_size, e.name.as_str()))
+        .map(|e| {
+            (
+                e.header_offset,
+                e.data_offset + e.compressed_size,
+                e.name.as_str(),
+            )
+        })
         .collect();
     spans.sort_unstable();
     for pair in spans.windows(2) {
@@ -567,7 +604,8 @@ mod tests {
     fn written(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
         let mut w = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
         for (name, data) in entries {
-            w.stored(name, data.len() as u64, |o| o.write_all(data)).unwrap();
+            w.stored(name, data.len() as u64, |o| o.write_all(data))
+                .unwrap();
         }
         w.finish().unwrap().into_inner()
     }
@@ -606,18 +644,26 @@ mod tests {
         let at = a.find("a").unwrap().data_offset as usize;
         bytes[at] ^= 1;
         let a = Archive::open(&bytes, &Limits::default()).unwrap();
-        let err = a.verify(a.find("a").unwrap(), &Limits::default()).unwrap_err();
+        let err = a
+            .verify(a.find("a").unwrap(), &Limits::default())
+            .unwrap_err();
         assert!(matches!(err, Error::Checksum { .. }), "{err}");
     }
 
     #[test]
     fn many_entries_take_the_zip64_end_records() {
-        let entries: Vec<(String, Vec<u8>)> = (0..0x1_0001).map(|i| (format!("{i}"), vec![i as u8])).collect();
+        let entries: Vec<(String, Vec<u8>)> = (0..0x1_0001)
+            .map(|i| (format!("{i}"), vec![i as u8]))
+            .collect();
         let bytes = written(&entries);
         // The 16-bit count says 0xFFFF; the zip64 record holds the true one.
         let a = Archive::open(&bytes, &Limits::default()).unwrap();
         assert_eq!(a.entries().len(), 0x1_0001);
-        assert_eq!(&*a.read(a.find("65536").unwrap(), &Limits::default()).unwrap(), &[0]);
+        assert_eq!(
+            &*a.read(a.find("65536").unwrap(), &Limits::default())
+                .unwrap(),
+            &[0]
+        );
         let few = Limits::default().with_max_tensor_count(1000);
         assert!(Archive::open(&bytes, &few).is_err());
     }

@@ -38,7 +38,9 @@ const LIMIT32: u64 = 0xFFFF_FFFF;
 impl<W: Write + Seek> Writer<W> {
     /// A writer at `out`'s current position.
     pub fn new(mut out: W) -> Result<Self> {
-        let start = out.stream_position().map_err(io("finding where the zip starts"))?;
+        let start = out
+            .stream_position()
+            .map_err(io("finding where the zip starts"))?;
         Ok(Writer {
             out,
             start,
@@ -141,7 +143,11 @@ impl<W: Write + Seek> Writer<W> {
                     extra.extend_from_slice(&w.header_offset.to_le_bytes());
                 }
             }
-            let version = if w.zip64 || far { VERSION_ZIP64 } else { VERSION };
+            let version = if w.zip64 || far {
+                VERSION_ZIP64
+            } else {
+                VERSION
+            };
             cd.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
             cd.extend_from_slice(&version.to_le_bytes()); // made by (MS-DOS)
             cd.extend_from_slice(&version.to_le_bytes());
@@ -157,7 +163,11 @@ impl<W: Write + Seek> Writer<W> {
             cd.extend_from_slice(&(extra.len() as u16).to_le_bytes());
             cd.extend_from_slice(&[0; 6]); // comment length, disk, internal attributes
             cd.extend_from_slice(&(0o600u32 << 16).to_le_bytes()); // rw------- as Unix mode
-            let offset = if far { u32::MAX } else { w.header_offset as u32 };
+            let offset = if far {
+                u32::MAX
+            } else {
+                w.header_offset as u32
+            };
             cd.extend_from_slice(&offset.to_le_bytes());
             cd.extend_from_slice(w.name.as_bytes());
             cd.extend_from_slice(&extra);

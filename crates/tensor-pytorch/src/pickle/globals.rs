@@ -24,19 +24,27 @@ pub(super) fn resolve(module: &str, name: &str) -> Result<Global, Unknown> {
         ("torch._utils", "_rebuild_tensor_v3") => Global::RebuildTensorV3,
         ("torch._utils", "_rebuild_parameter") => Global::RebuildParameter,
         ("torch._utils", "_rebuild_parameter_with_state") => Global::RebuildParameterWithState,
-        ("torch._utils", "_rebuild_qtensor") => return Err(Unknown::Unsupported("quantized tensors")),
+        ("torch._utils", "_rebuild_qtensor") => {
+            return Err(Unknown::Unsupported("quantized tensors"));
+        }
         ("torch._utils", "_rebuild_sparse_tensor" | "_rebuild_sparse_csr_tensor") => {
             return Err(Unknown::Unsupported("sparse tensors"));
         }
-        ("torch._utils", "_rebuild_nested_tensor") => return Err(Unknown::Unsupported("nested tensors")),
+        ("torch._utils", "_rebuild_nested_tensor") => {
+            return Err(Unknown::Unsupported("nested tensors"));
+        }
         ("torch._utils", "_rebuild_meta_tensor_no_storage") => {
-            return Err(Unknown::Unsupported("tensors on the meta device (they hold no values)"));
+            return Err(Unknown::Unsupported(
+                "tensors on the meta device (they hold no values)",
+            ));
         }
         ("torch._utils", _) => {
-            return Err(Unknown::Unsupported("tensors of a device or kind saved through its own rebuild function"));
+            return Err(Unknown::Unsupported(
+                "tensors of a device or kind saved through its own rebuild function",
+            ));
         }
         ("torch._tensor", "_rebuild_from_type_v2") => Global::RebuildFromType,
-        ("torch", "Tensor") | ("torch._tensor", "Tensor") | ("torch.nn.parameter", "Parameter") => {
+        ("torch" | "torch._tensor", "Tensor") | ("torch.nn.parameter", "Parameter") => {
             Global::TensorClass
         }
         ("torch", "Size") => Global::Size,
@@ -55,7 +63,10 @@ pub(super) fn resolve(module: &str, name: &str) -> Result<Global, Unknown> {
 
 fn hint(module: &str) -> Unknown {
     Unknown::Refused(
-        if module == "__main__" || module.starts_with("torch.nn.modules") || module.starts_with("torch.nn") {
+        if module == "__main__"
+            || module.starts_with("torch.nn.modules")
+            || module.starts_with("torch.nn")
+        {
             " (the file pickles a whole model or other objects, not a state dict: save model.state_dict() instead)"
         } else {
             ""
@@ -128,5 +139,9 @@ fn other_name(name: &str) -> &'static str {
         "bits8", "bits16", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "uint1",
         "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
     ];
-    NAMES.iter().find(|n| **n == name).copied().unwrap_or("an unknown dtype")
+    NAMES
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .unwrap_or("an unknown dtype")
 }

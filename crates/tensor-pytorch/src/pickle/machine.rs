@@ -17,7 +17,7 @@ const MAX_TUPLE_DEPTH: u32 = 1000;
 pub type Persistent<'p> = dyn FnMut(&Value, u64) -> Result<Value> + 'p;
 
 /// A pickle's result. What it built (the result and whatever else the memo kept) has its
-/// lists and dicts emptied when dropped (see [`dismantle`]).
+/// lists and dicts emptied when dropped, without recursion.
 #[derive(Debug)]
 pub struct Pickled(pub Value, Vec<Value>);
 
@@ -53,7 +53,11 @@ pub fn load(bytes: &[u8], persistent: &mut Persistent<'_>) -> Result<(Pickled, u
         persistent,
     };
     let result = m.run();
-    let built: Vec<Value> = m.stack.drain(..).chain(m.memo.drain().map(|(_, v)| v)).collect();
+    let built: Vec<Value> = m
+        .stack
+        .drain(..)
+        .chain(m.memo.drain().map(|(_, v)| v))
+        .collect();
     match result {
         Ok(v) => Ok((Pickled(v, built), m.at)),
         Err(e) => {
@@ -156,10 +160,9 @@ impl<'b> Machine<'b, '_, '_> {
 
     /// The values above the last mark, the mark removed.
     fn pop_mark(&mut self) -> Result<Vec<Value>> {
-        let mark = self
-            .marks
-            .pop()
-            .ok_or_else(|| self.err("an opcode takes the values since a MARK, and there is none"))?;
+        let mark = self.marks.pop().ok_or_else(|| {
+            self.err("an opcode takes the values since a MARK, and there is none")
+        })?;
         Ok(self.stack.split_off(mark))
     }
 
@@ -175,16 +178,17 @@ impl<'b> Machine<'b, '_, '_> {
         self.stack.push(v);
     }
 
-    fn int(&self, digits: &[u8], signed: bool) -> Result<Value> {
+    /// A `LONG1`/`LONG4` integer: little-endian two's complement.
+    fn int(digits: &[u8]) -> Value {
         if digits.len() > 8 {
             // Kept as its bytes (read from the pickle, so bounded by it): the legacy
             // layout's magic number is one.
-            return Ok(Value::Long(digits.into()));
+            return Value::Long(digits.into());
         }
-        let negative = signed && digits.last().is_some_and(|b| b & 0x80 != 0);
+        let negative = digits.last().is_some_and(|b| b & 0x80 != 0);
         let mut a = [if negative { 0xff } else { 0 }; 8];
         a[..digits.len()].copy_from_slice(digits);
-        Ok(Value::Int(i64::from_le_bytes(a)))
+        Value::Int(i64::from_le_bytes(a))
     }
 
     fn memo_get(&self, key: u32) -> Result<Value> {
@@ -250,9 +254,11 @@ impl<'b> Machine<'b, '_, '_> {
                 b'L' => {
                     let s = self.line()?;
                     let s = s.strip_suffix('L').unwrap_or(s);
-                    let v = s.parse().map_err(|_| Error::Unsupported(format!(
-                        "LONG {s:?} (an integer beyond 64 bits, or none)"
-                    )))?;
+                    let v = s.parse().map_err(|_| {
+                        Error::Unsupported(format!(
+                            "LONG {s:?} (an integer beyond 64 bits, or none)"
+                        ))
+                    })?;
                     self.push(Value::Int(v));
                 }
                 b'J' => {
@@ -269,15 +275,14 @@ impl<'b> Machine<'b, '_, '_> {
                 }
                 0x8a => {
                     let n = self.u8()?;
-                    let digits = self.take(n.into())?.to_vec();
-                    let v = self.int(&digits, true)?;
+                    let v = Self::int(self.take(n.into())?);
                     self.push(v);
                 }
                 0x8b => {
                     let n = self.u32()? as i32;
-                    let n = u64::try_from(n).map_err(|_| self.err(format!("LONG4 of {n} bytes")))?;
-                    let digits = self.take(n)?.to_vec();
-                    let v = self.int(&digits, true)?;
+                    let n =
+                        u64::try_from(n).map_err(|_| self.err(format!("LONG4 of {n} bytes")))?;
+                    let v = Self::int(self.take(n)?);
                     self.push(v);
                 }
                 b'F' => {
@@ -351,13 +356,9 @@ impl<'b> Machine<'b, '_, '_> {
                     let v = self.tuple(items)?;
                     self.push(v);
                 }
-                b']' => self.push(Value::List(Rc::default())),
-                0x8f => self.push(Value::List(Rc::default())),
-                b'l' => {
-                    let items = self.pop_mark()?;
-                    self.push(Value::List(Rc::new(RefCell::new(items))));
-                }
-                0x91 => {
+                // Sets are kept as lists.
+                b']' | 0x8f => self.push(Value::List(Rc::default())),
+                b'l' | 0x91 => {
                     let items = self.pop_mark()?;
                     self.push(Value::List(Rc::new(RefCell::new(items))));
                 }
@@ -386,7 +387,10 @@ impl<'b> Machine<'b, '_, '_> {
                     self.set_items(items)?;
                 }
                 b'g' => {
-                    let key = self.line()?.parse().map_err(|_| self.err("GET of a memo key that is not a number"))?;
+                    let key = self
+                        .line()?
+                        .parse()
+                        .map_err(|_| self.err("GET of a memo key that is not a number"))?;
                     let v = self.memo_get(key)?;
                     self.push(v);
                 }
@@ -401,7 +405,10 @@ impl<'b> Machine<'b, '_, '_> {
                     self.push(v);
                 }
                 b'p' => {
-                    let key = self.line()?.parse().map_err(|_| self.err("PUT of a memo key that is not a number"))?;
+                    let key = self
+                        .line()?
+                        .parse()
+                        .map_err(|_| self.err("PUT of a memo key that is not a number"))?;
                     self.memo_put(key)?;
                 }
                 b'q' => {
@@ -474,7 +481,7 @@ impl<'b> Machine<'b, '_, '_> {
     }
 
     fn set_items(&mut self, items: Vec<Value>) -> Result<()> {
-        if items.len() % 2 != 0 {
+        if !items.len().is_multiple_of(2) {
             return Err(self.err("SETITEMS of an odd number of values"));
         }
         let err = self.err("SETITEM on something that is not a dict");
@@ -507,7 +514,10 @@ impl<'b> Machine<'b, '_, '_> {
             Value::Dict(_) | Value::Tensor(_) => Ok(()),
             other => Err(Error::Refused {
                 offset: op,
-                what: format!("BUILD of a {} (setting the state of an object)", other.kind()),
+                what: format!(
+                    "BUILD of a {} (setting the state of an object)",
+                    other.kind()
+                ),
             }),
         }
     }
@@ -517,7 +527,10 @@ impl<'b> Machine<'b, '_, '_> {
             return Err(self.refuse(format!("calling a {}", callable.kind())));
         };
         let Value::Tuple(args, _) = args else {
-            return Err(self.err(format!("REDUCE with arguments that are a {}, not a tuple", args.kind())));
+            return Err(self.err(format!(
+                "REDUCE with arguments that are a {}, not a tuple",
+                args.kind()
+            )));
         };
         self.call(*g, args)
     }
@@ -535,8 +548,12 @@ impl<'b> Machine<'b, '_, '_> {
                 arity(0, 1)?;
                 let mut d = Dict::default();
                 if let Some(items) = args.first() {
-                    for pair in sequence(items).ok_or_else(|| self.err("OrderedDict of something not a list of pairs"))? {
-                        let kv = sequence(&pair).filter(|kv| kv.len() == 2).ok_or_else(|| self.err("OrderedDict item that is not a pair"))?;
+                    for pair in sequence(items)
+                        .ok_or_else(|| self.err("OrderedDict of something not a list of pairs"))?
+                    {
+                        let kv = sequence(&pair)
+                            .filter(|kv| kv.len() == 2)
+                            .ok_or_else(|| self.err("OrderedDict item that is not a pair"))?;
                         d.set(kv[0].clone(), kv[1].clone());
                     }
                 }
@@ -553,9 +570,14 @@ impl<'b> Machine<'b, '_, '_> {
                     self.no_hooks(hooks)?;
                 }
                 let dtype = match args.get(6) {
-                    Some(Value::Global(Global::Dtype(d))) if g == Global::RebuildTensorV3 => Some(*d),
+                    Some(Value::Global(Global::Dtype(d))) if g == Global::RebuildTensorV3 => {
+                        Some(*d)
+                    }
                     Some(other) if g == Global::RebuildTensorV3 => {
-                        return Err(self.err(format!("_rebuild_tensor_v3 with a dtype that is a {}", other.kind())));
+                        return Err(self.err(format!(
+                            "_rebuild_tensor_v3 with a dtype that is a {}",
+                            other.kind()
+                        )));
                     }
                     _ => None,
                 };
@@ -571,7 +593,9 @@ impl<'b> Machine<'b, '_, '_> {
             }
             Global::RebuildFromType => {
                 arity(4, 4)?;
-                let (Value::Global(func), Value::Global(Global::TensorClass)) = (&args[0], &args[1]) else {
+                let (Value::Global(func), Value::Global(Global::TensorClass)) =
+                    (&args[0], &args[1])
+                else {
                     return Err(self.refuse(format!(
                         "_rebuild_from_type_v2 of a {} into a {} (a tensor subclass)",
                         args[0].kind(),
@@ -588,7 +612,8 @@ impl<'b> Machine<'b, '_, '_> {
                 match args.first() {
                     None => Ok(Value::Tuple(Rc::from(Vec::new()), 1)),
                     Some(v) => {
-                        let items = sequence(v).ok_or_else(|| self.err("torch.Size of something not a sequence"))?;
+                        let items = sequence(v)
+                            .ok_or_else(|| self.err("torch.Size of something not a sequence"))?;
                         self.tuple(items)
                     }
                 }
@@ -605,20 +630,32 @@ impl<'b> Machine<'b, '_, '_> {
                 let Value::Str(s) = &args[0] else {
                     return Err(self.err("_codecs.encode of something not a string"));
                 };
-                let latin1: Option<Vec<u8>> = s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
+                let latin1: Option<Vec<u8>> =
+                    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
                 match (args.get(1), latin1) {
-                    (Some(Value::Str(enc)), Some(b)) if &**enc == "latin1" || &**enc == "latin-1" => {
+                    (Some(Value::Str(enc)), Some(b))
+                        if &**enc == "latin1" || &**enc == "latin-1" =>
+                    {
                         Ok(Value::Bytes(b.into()))
                     }
-                    (None | Some(Value::Str(_)), _) if args.get(1).is_none_or(|e| matches!(e, Value::Str(x) if &**x == "utf-8" || &**x == "utf8")) => {
+                    (None | Some(Value::Str(_)), _)
+                        if args.get(1).is_none_or(
+                            |e| matches!(e, Value::Str(x) if &**x == "utf-8" || &**x == "utf8"),
+                        ) =>
+                    {
                         Ok(Value::Bytes(s.as_bytes().into()))
                     }
-                    _ => Err(self.err("_codecs.encode with an encoding other than latin1 and utf-8")),
+                    _ => {
+                        Err(self.err("_codecs.encode with an encoding other than latin1 and utf-8"))
+                    }
                 }
             }
             Global::Set => {
                 arity(0, 1)?;
-                let items = args.first().map_or(Some(Vec::new()), sequence).ok_or_else(|| self.err("set of something not a sequence"))?;
+                let items = args
+                    .first()
+                    .map_or(Some(Vec::new()), sequence)
+                    .ok_or_else(|| self.err("set of something not a sequence"))?;
                 Ok(Value::List(Rc::new(RefCell::new(items))))
             }
             Global::Bytearray => match args.first() {
@@ -645,11 +682,23 @@ impl<'b> Machine<'b, '_, '_> {
         }
     }
 
-    fn tensor(&self, storage: &Value, offset: &Value, size: &Value, stride: &Value, dtype: Option<TorchDtype>) -> Result<Value> {
+    fn tensor(
+        &self,
+        storage: &Value,
+        offset: &Value,
+        size: &Value,
+        stride: &Value,
+        dtype: Option<TorchDtype>,
+    ) -> Result<Value> {
         let Value::Storage(storage) = storage else {
-            return Err(self.err(format!("a tensor rebuilt from a {}, not a storage", storage.kind())));
+            return Err(self.err(format!(
+                "a tensor rebuilt from a {}, not a storage",
+                storage.kind()
+            )));
         };
-        let dtype = dtype.or(storage.dtype).ok_or_else(|| self.err("a tensor of an untyped storage that names no dtype"))?;
+        let dtype = dtype
+            .or(storage.dtype)
+            .ok_or_else(|| self.err("a tensor of an untyped storage that names no dtype"))?;
         let offset = self.count(offset, "storage offset")?;
         let shape = self.counts(size, "size")?;
         let stride = self.counts(stride, "stride")?;
@@ -677,12 +726,14 @@ impl<'b> Machine<'b, '_, '_> {
     }
 
     fn counts(&self, v: &Value, what: &str) -> Result<Vec<u64>> {
-        let items = sequence(v).ok_or_else(|| self.err(format!("a tensor's {what} that is a {}", v.kind())))?;
+        let items = sequence(v)
+            .ok_or_else(|| self.err(format!("a tensor's {what} that is a {}", v.kind())))?;
         items.iter().map(|i| self.count(i, what)).collect()
     }
 }
 
 /// The items of a tuple or list.
+#[must_use]
 pub fn sequence(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::Tuple(t, _) => Some(t.to_vec()),
@@ -706,7 +757,7 @@ fn opcode_name(op: u8) -> Option<&'static str> {
         b'o' => "OBJ (it builds an object of any class)",
         0x81 => "NEWOBJ (it builds an object of any class)",
         0x92 => "NEWOBJ_EX (it builds an object of any class)",
-        0x82 | 0x83 | 0x84 => "EXT (the copyreg extension registry)",
+        0x82..=0x84 => "EXT (the copyreg extension registry)",
         0x97 => "NEXT_BUFFER (out-of-band buffers)",
         0x98 => "READONLY_BUFFER (out-of-band buffers)",
         b'S' => "STRING (protocol 0 quoted strings)",
@@ -719,13 +770,17 @@ fn opcode_name(op: u8) -> Option<&'static str> {
 /// view_metadata])`.
 pub fn storage_of(pid: &Value, offset: u64) -> Result<Storage> {
     let err = |reason: String| Error::Pickle { offset, reason };
-    let items = sequence(pid).ok_or_else(|| err(format!("a persistent id that is a {}", pid.kind())))?;
+    let items =
+        sequence(pid).ok_or_else(|| err(format!("a persistent id that is a {}", pid.kind())))?;
     match items.first() {
         Some(Value::Str(s)) if &**s == "storage" => {}
         _ => return Err(err("a persistent id that is not a storage's".into())),
     }
     if !(5..=6).contains(&items.len()) {
-        return Err(err(format!("a storage's persistent id of {} items", items.len())));
+        return Err(err(format!(
+            "a storage's persistent id of {} items",
+            items.len()
+        )));
     }
     let dtype = match &items[1] {
         Value::Global(Global::StorageType(d)) => *d,
@@ -743,14 +798,23 @@ pub fn storage_of(pid: &Value, offset: u64) -> Result<Storage> {
     };
     let numel = match &items[4] {
         Value::Int(i) if *i >= 0 => *i as u64,
-        other => return Err(err(format!("a storage whose length is {}", describe(other)))),
+        other => {
+            return Err(err(format!(
+                "a storage whose length is {}",
+                describe(other)
+            )));
+        }
     };
     let view_of = match items.get(5) {
         None | Some(Value::None) => None,
         Some(v) => {
-            let parts = sequence(v).filter(|p| p.len() == 3).ok_or_else(|| err("a storage view that is not (key, offset, size)".into()))?;
+            let parts = sequence(v)
+                .filter(|p| p.len() == 3)
+                .ok_or_else(|| err("a storage view that is not (key, offset, size)".into()))?;
             match (&parts[0], &parts[1], &parts[2]) {
-                (Value::Str(k), Value::Int(o), Value::Int(n)) if *o >= 0 && *n >= 0 => Some((k.to_string(), *o as u64, *n as u64)),
+                (Value::Str(k), Value::Int(o), Value::Int(n)) if *o >= 0 && *n >= 0 => {
+                    Some((k.to_string(), *o as u64, *n as u64))
+                }
                 _ => return Err(err("a storage view that is not (key, offset, size)".into())),
             }
         }

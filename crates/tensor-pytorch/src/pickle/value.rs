@@ -81,15 +81,15 @@ pub enum Global {
     OrderedDict,
     /// `torch._utils._rebuild_tensor` (storage, offset, size, stride).
     RebuildTensor,
-    /// `torch._utils._rebuild_tensor_v2` (… requires_grad, backward_hooks[, metadata]).
+    /// `torch._utils._rebuild_tensor_v2` (…, `requires_grad`, `backward_hooks`[, `metadata`]).
     RebuildTensorV2,
-    /// `torch._utils._rebuild_tensor_v3` (… backward_hooks, dtype[, metadata]).
+    /// `torch._utils._rebuild_tensor_v3` (…, `backward_hooks`, `dtype`[, `metadata`]).
     RebuildTensorV3,
-    /// `torch._utils._rebuild_parameter` (data, requires_grad, backward_hooks).
+    /// `torch._utils._rebuild_parameter` (`data`, `requires_grad`, `backward_hooks`).
     RebuildParameter,
-    /// `torch._utils._rebuild_parameter_with_state` (… backward_hooks, state).
+    /// `torch._utils._rebuild_parameter_with_state` (…, `backward_hooks`, `state`).
     RebuildParameterWithState,
-    /// `torch._tensor._rebuild_from_type_v2` (func, new_type, args, state).
+    /// `torch._tensor._rebuild_from_type_v2` (`func`, `new_type`, `args`, `state`).
     RebuildFromType,
     /// `torch.Tensor` or `torch.nn.parameter.Parameter`, as a `new_type`.
     TensorClass,

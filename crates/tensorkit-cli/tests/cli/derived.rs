@@ -138,10 +138,9 @@ fn fixtures() -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| matches!(x.to_str(), Some("tgm" | "zt" | "bt" | "safetensors" | "pt")))
-                && std::fs::metadata(&p).is_ok_and(|m| m.len() <= 64 << 10)
+            } else if p.extension().is_some_and(|x| {
+                matches!(x.to_str(), Some("tgm" | "zt" | "bt" | "safetensors" | "pt"))
+            }) && std::fs::metadata(&p).is_ok_and(|m| m.len() <= 64 << 10)
             {
                 files.push(p);
             }

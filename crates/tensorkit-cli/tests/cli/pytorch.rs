@@ -32,8 +32,12 @@ fn listed_as_torch_loads_them() -> Result<(), Failed> {
             .iter()
             .filter_map(|t| Some(t["name"].as_str()?.to_owned()))
             .collect();
-        let theirs: std::collections::BTreeSet<String> =
-            side["tensors"].as_object().ok_or("sidecar")?.keys().cloned().collect();
+        let theirs: std::collections::BTreeSet<String> = side["tensors"]
+            .as_object()
+            .ok_or("sidecar")?
+            .keys()
+            .cloned()
+            .collect();
         if ours != theirs {
             return Err(format!("{}: {ours:?}, torch.load gives {theirs:?}", pt.display()).into());
         }
@@ -63,20 +67,33 @@ fn converted_as_safetensors_writes() -> Result<(), Failed> {
 }
 
 fn crcs_verified() -> Result<(), Failed> {
-    let text = ok(&["verify", &dir("reference").join("state_dict.pt").to_string_lossy()])?;
+    let text = ok(&[
+        "verify",
+        &dir("reference").join("state_dict.pt").to_string_lossy(),
+    ])?;
     if !text.contains("verified") {
         return Err(text.into());
     }
     // A storage's byte changed: its CRC-32 no longer matches.
     let mut bytes = std::fs::read(dir("reference").join("tensor.pt"))?;
-    let at = bytes.windows(10).position(|w| w == [0, 0, 1, 0, 2, 0, 3, 0, 4, 0]).ok_or("data")?;
+    let at = bytes
+        .windows(10)
+        .position(|w| w == [0, 0, 1, 0, 2, 0, 3, 0, 4, 0])
+        .ok_or("data")?;
     bytes[at + 2] = 9;
     let tmp = tempfile::tempdir()?;
     let bad = tmp.path().join("bad.pt");
     std::fs::write(&bad, &bytes)?;
     let run = tensorkit(&["verify", &bad.to_string_lossy()]);
-    if run.status.code() != Some(2) || !String::from_utf8_lossy(&run.stderr).contains("checksum_mismatch") {
-        return Err(format!("{:?}: {}", run.status.code(), String::from_utf8_lossy(&run.stderr)).into());
+    if run.status.code() != Some(2)
+        || !String::from_utf8_lossy(&run.stderr).contains("checksum_mismatch")
+    {
+        return Err(format!(
+            "{:?}: {}",
+            run.status.code(),
+            String::from_utf8_lossy(&run.stderr)
+        )
+        .into());
     }
     Ok(())
 }
@@ -94,7 +111,10 @@ fn hostile_refused() -> Result<(), Failed> {
             }
             let run = tensorkit(&args);
             let kind = expect_error_contract(&run, json)?;
-            if !matches!(kind.as_str(), "unsupported" | "malformed" | "limit_exceeded") {
+            if !matches!(
+                kind.as_str(),
+                "unsupported" | "malformed" | "limit_exceeded"
+            ) {
                 return Err(format!("{p}: {kind}").into());
             }
         }
@@ -107,8 +127,14 @@ fn hostile_refused() -> Result<(), Failed> {
 
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
-        Trial::test("pytorch::listed_as_torch_loads_them", listed_as_torch_loads_them),
-        Trial::test("pytorch::converted_as_safetensors_writes", converted_as_safetensors_writes),
+        Trial::test(
+            "pytorch::listed_as_torch_loads_them",
+            listed_as_torch_loads_them,
+        ),
+        Trial::test(
+            "pytorch::converted_as_safetensors_writes",
+            converted_as_safetensors_writes,
+        ),
         Trial::test("pytorch::crcs_verified", crcs_verified),
         Trial::test("pytorch::hostile_refused", hostile_refused),
     ]
