@@ -8,7 +8,7 @@
 //! tensor-bintensors, tensor-stdlib-meta,
 //! tensor-safetensors, tensor-gguf,
 //! tensor-netcdf                              hdf5, dtype, core
-//! tensor-pytorch                             zip, dtype, core
+//! tensor-pytorch, tensor-numpy               zip, dtype, core
 //! tensor-descriptor, tensor-pipeline,
 //! tensor-hdf5, tensor-zip                    dtype, core (not each other)
 //! tensor-dtype                               core
@@ -48,6 +48,7 @@ const CLI: &[&str] = &[
     "tensor-hdf5",
     "tensor-zip",
     "tensor-pytorch",
+    "tensor-numpy",
     "tensor-testkit",
 ];
 
@@ -67,7 +68,7 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-hdf5",
             "tensor-testkit",
         ],
-        "tensor-pytorch" => &[
+        "tensor-pytorch" | "tensor-numpy" => &[
             "tensor-core",
             "tensor-dtype",
             "tensor-zip",

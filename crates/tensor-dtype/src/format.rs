@@ -50,8 +50,9 @@ pub struct FormatInfo {
     /// (zTensor, Tensogram) or headers are spread through it (GRIB), so that a remote reader
     /// reads the last bytes with the first.
     pub header_first: bool,
-    /// Whether any named tensor of a dtype it stores can be written to it, with no keys of
-    /// the format's own: `false` for GRIB, whose fields need a grid and a product.
+    /// Whether any set of named tensors of dtypes it stores can be written to it, with no
+    /// keys of the format's own: `false` for GRIB, whose fields need a grid and a product,
+    /// and for NumPy's `.npy`, which holds one array.
     pub any_tensor: bool,
 }
 

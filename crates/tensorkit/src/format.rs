@@ -102,6 +102,12 @@ impl Format {
     #[cfg(feature = "netcdf")]
     pub const NETCDF: Format =
         Format::of(&<tensor_netcdf::NetcdfFormat as tensor_dtype::Format>::INFO);
+    /// NumPy `.npy` files, read and written.
+    #[cfg(feature = "numpy")]
+    pub const NPY: Format = Format::of(&<tensor_numpy::NpyFormat as tensor_dtype::Format>::INFO);
+    /// NumPy `.npz` archives, read and written.
+    #[cfg(feature = "numpy")]
+    pub const NPZ: Format = Format::of(&<tensor_numpy::NpzFormat as tensor_dtype::Format>::INFO);
     /// PyTorch checkpoints, read without running their pickles.
     #[cfg(feature = "pytorch")]
     pub const PYTORCH: Format =

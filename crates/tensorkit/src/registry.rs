@@ -84,6 +84,10 @@ fn built_in() -> Vec<Entry> {
     all.push(Entry::new(&crate::formats::netcdf::ADAPTER, Tier::Magic));
     #[cfg(feature = "pytorch")]
     all.push(Entry::new(&crate::formats::pytorch::ADAPTER, Tier::Magic));
+    #[cfg(feature = "numpy")]
+    all.push(Entry::new(&crate::formats::numpy::NPY, Tier::Magic));
+    #[cfg(feature = "numpy")]
+    all.push(Entry::new(&crate::formats::numpy::NPZ, Tier::Magic));
     all
 }
 
@@ -141,7 +145,8 @@ impl Format {
     }
 
     /// Every format the registry writes any tensor to, with no keys of its own
-    /// ([`FormatInfo::any_tensor`](tensor_dtype::FormatInfo)): all writable ones but GRIB.
+    /// ([`FormatInfo::any_tensor`](tensor_dtype::FormatInfo)): all writable ones but GRIB and
+    /// `.npy` (one array a file).
     #[must_use]
     pub fn writable_any() -> Vec<Format> {
         Format::writable()

@@ -131,7 +131,10 @@ fn fixtures() -> Vec<PathBuf> {
     let mut stack: Vec<PathBuf> = tensor_testkit::FORMATS
         .iter()
         .map(|f| tensor_testkit::conformance(f))
-        .chain([tensor_testkit::reference("pytorch")])
+        .chain([
+            tensor_testkit::reference("pytorch"),
+            tensor_testkit::reference("numpy"),
+        ])
         .collect();
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -139,7 +142,10 @@ fn fixtures() -> Vec<PathBuf> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| {
-                matches!(x.to_str(), Some("tgm" | "zt" | "bt" | "safetensors" | "pt"))
+                matches!(
+                    x.to_str(),
+                    Some("tgm" | "zt" | "bt" | "safetensors" | "pt" | "npy" | "npz")
+                )
             }) && std::fs::metadata(&p).is_ok_and(|m| m.len() <= 64 << 10)
             {
                 files.push(p);

@@ -12,6 +12,7 @@ mod grib;
 mod hostile;
 mod killed;
 mod netcdf;
+mod numpy;
 mod output;
 mod pytorch;
 mod reference;
@@ -36,6 +37,7 @@ fn main() {
     trials.extend(grib::trials());
     trials.extend(killed::trials());
     trials.extend(netcdf::trials());
+    trials.extend(numpy::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(pytorch::trials());

@@ -13,6 +13,8 @@ pub(crate) mod gguf;
 pub(crate) mod grib;
 #[cfg(feature = "netcdf")]
 pub(crate) mod netcdf;
+#[cfg(feature = "numpy")]
+pub(crate) mod numpy;
 #[cfg(feature = "pytorch")]
 pub(crate) mod pytorch;
 #[cfg(feature = "safetensors")]
