@@ -9,6 +9,7 @@
 //! tensor-safetensors, tensor-gguf,
 //! tensor-netcdf                              hdf5, dtype, core
 //! tensor-pytorch, tensor-numpy               zip, dtype, core
+//! tensor-keras                               zip, hdf5, dtype, core
 //! tensor-descriptor, tensor-pipeline,
 //! tensor-hdf5, tensor-zip                    dtype, core (not each other)
 //! tensor-dtype                               core
@@ -49,6 +50,7 @@ const CLI: &[&str] = &[
     "tensor-zip",
     "tensor-pytorch",
     "tensor-numpy",
+    "tensor-keras",
     "tensor-testkit",
 ];
 
@@ -66,6 +68,13 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
             "tensor-core",
             "tensor-dtype",
             "tensor-hdf5",
+            "tensor-testkit",
+        ],
+        "tensor-keras" => &[
+            "tensor-core",
+            "tensor-dtype",
+            "tensor-hdf5",
+            "tensor-zip",
             "tensor-testkit",
         ],
         "tensor-pytorch" | "tensor-numpy" => &[

@@ -28,6 +28,42 @@ pub struct Dataset<'a> {
 }
 
 impl Dataset<'_> {
+    /// The rows of its outermost dimension one chunk holds (1 when not chunked, or of no
+    /// dimension): how many rows a reader of rows takes at once to decode each chunk once.
+    #[must_use]
+    pub fn chunk_rows(&self) -> u64 {
+        match &self.layout {
+            crate::message::Layout::Chunked { chunk, .. } => {
+                chunk.first().copied().unwrap_or(1).max(1)
+            }
+            _ => 1,
+        }
+    }
+
+    /// How its elements are stored, in a few words: `contiguous`, `compact`, or
+    /// `chunked 1x721x1440 shuffle+deflate` (the chunk shape, then the filters).
+    #[must_use]
+    pub fn storage(&self) -> String {
+        match &self.layout {
+            crate::message::Layout::Compact(_) => "compact".into(),
+            crate::message::Layout::Contiguous { .. } => "contiguous".into(),
+            crate::message::Layout::Chunked { chunk, .. } => {
+                let shape: Vec<String> = chunk.iter().map(u64::to_string).collect();
+                let filters: Vec<&str> = self
+                    .filters
+                    .iter()
+                    .map(crate::message::Filter::name)
+                    .collect();
+                let mut s = format!("chunked {}", shape.join("x"));
+                if !filters.is_empty() {
+                    s.push(' ');
+                    s.push_str(&filters.join("+"));
+                }
+                s
+            }
+        }
+    }
+
     /// Bytes of its elements as stored (a variable-length element's: its reference), or an
     /// overflow error.
     pub fn byte_len(&self) -> Result<u64> {

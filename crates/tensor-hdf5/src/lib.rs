@@ -27,9 +27,13 @@ pub mod lookup3;
 pub mod message;
 pub mod object_header;
 pub mod superblock;
+pub mod tensors;
+pub mod values;
 pub mod write;
 
 pub use data::Dataset;
 pub use error::{Error, Result};
 pub use file::{Hdf5, Kind, Object};
 pub use superblock::{SIGNATURE, Superblock};
+pub use tensors::{Hdf5Format, Tensors};
+pub use values::Values;

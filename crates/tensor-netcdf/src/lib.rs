@@ -230,8 +230,12 @@ impl tensor_dtype::Format for NetcdfFormat {
 
     /// `CDF` and a version byte (1, 2 or 5), or HDF5's signature at the start (NetCDF-4; a
     /// plain HDF5 file reads as netCDF-C reads one, its datasets as variables).
+    /// NetCDF-3's magic, or an HDF5 file that follows netCDF's conventions
+    /// ([`netcdf4::follows_netcdf`]): a plain HDF5 file (h5py's, Keras' weights) is another
+    /// format's.
     fn recognise(head: &[u8]) -> bool {
-        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..]) || head.starts_with(HDF5_SIGNATURE)
+        matches!(head, [b'C', b'D', b'F', 1 | 2 | 5, ..])
+            || (head.starts_with(HDF5_SIGNATURE) && netcdf4::follows_netcdf(head))
     }
 
     fn open_with<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Netcdf<'a>> {

@@ -108,6 +108,12 @@ impl Format {
     /// NumPy `.npz` archives, read and written.
     #[cfg(feature = "numpy")]
     pub const NPZ: Format = Format::of(&<tensor_numpy::NpzFormat as tensor_dtype::Format>::INFO);
+    /// Plain HDF5 files of datasets (h5py's, Keras' weights), read.
+    #[cfg(feature = "hdf5")]
+    pub const HDF5: Format = Format::of(&<tensor_hdf5::Hdf5Format as tensor_dtype::Format>::INFO);
+    /// Keras 3 archives (`.keras`), read.
+    #[cfg(feature = "hdf5")]
+    pub const KERAS: Format = Format::of(&tensor_keras::KerasFormat::INFO);
     /// PyTorch checkpoints, read without running their pickles.
     #[cfg(feature = "pytorch")]
     pub const PYTORCH: Format =

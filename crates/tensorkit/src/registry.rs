@@ -82,6 +82,11 @@ fn built_in() -> Vec<Entry> {
     all.push(Entry::new(&crate::formats::gguf::ADAPTER, Tier::Magic));
     #[cfg(feature = "netcdf")]
     all.push(Entry::new(&crate::formats::netcdf::ADAPTER, Tier::Magic));
+    // After NetCDF-4: an HDF5 file that follows netCDF's conventions is NetCDF-4's.
+    #[cfg(feature = "hdf5")]
+    all.push(Entry::new(&crate::formats::hdf5::HDF5, Tier::Magic));
+    #[cfg(feature = "hdf5")]
+    all.push(Entry::new(&crate::formats::hdf5::KERAS, Tier::Magic));
     #[cfg(feature = "pytorch")]
     all.push(Entry::new(&crate::formats::pytorch::ADAPTER, Tier::Magic));
     #[cfg(feature = "numpy")]

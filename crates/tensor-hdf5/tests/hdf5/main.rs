@@ -4,6 +4,7 @@
 //! storage refused by name, every prefix of each file an error, and checksums that catch a
 //! flipped byte.
 
+mod weights;
 mod written;
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -168,5 +169,6 @@ fn main() {
         }));
     }
     trials.extend(written::trials());
+    trials.extend(weights::trials());
     libtest_mimic::run(&args, trials).exit();
 }

@@ -39,6 +39,29 @@ const NON_COORD: &str = "_nc4_non_coord_";
 /// The `NAME` netCDF-C gives a scale that is a dimension only.
 const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF variable";
 
+/// Whether `bytes`, an HDF5 file, follows netCDF's conventions: `_NCProperties` (netCDF-C
+/// since 4.4.1, h5netcdf) or another of netCDF's attributes on any object, or a dimension
+/// scale (netCDF's dimensions). A file that does not parse from `bytes` (cut short, or the
+/// first bytes of a remote file) counts as NetCDF-4, whose reader then says what is wrong
+/// or asks for more.
+#[must_use]
+pub fn follows_netcdf(bytes: &[u8]) -> bool {
+    let Ok(objects) = Hdf5::open(bytes, tensor_core::Limits::default()).and_then(|f| f.objects())
+    else {
+        return true;
+    };
+    objects.iter().flat_map(|o| &o.attributes).any(|a| {
+        matches!(
+            a.name.as_str(),
+            "_NCProperties"
+                | "_nc3_strict"
+                | "_Netcdf4Dimid"
+                | "_Netcdf4Coordinates"
+                | "DIMENSION_LIST"
+        ) || (a.name == "CLASS" && a.data.starts_with(b"DIMENSION_SCALE"))
+    })
+}
+
 fn hdf5(e: tensor_hdf5::Error) -> Error {
     match e {
         tensor_hdf5::Error::Core(c) => Error::Core(c),
@@ -77,9 +100,10 @@ fn attribute(
             }
             Values::Char(text)
         }
-        Datatype::VlenString { .. } => {
-            Values::String(vlen_texts(file, a.data, a.datatype.size(), limits, 0)?)
-        }
+        Datatype::VlenString { .. } => Values::String(
+            file.vlen_texts(a.data, a.datatype.size(), limits, 0)
+                .map_err(hdf5)?,
+        ),
         t => {
             let Some((dtype, order)) = t.dtype() else {
                 return Err(Error::Unsupported(format!(
@@ -111,29 +135,6 @@ fn attribute(
     }))
 }
 
-/// Variable-length strings: each `width`-byte element of `elements` refers to its bytes in
-/// the global heap (or to none: empty), read as text (UTF-8, lossily). The strings, with the
-/// `spent` bytes already decoded for them, stay within `limits` (many elements may refer to
-/// one large heap object).
-fn vlen_texts(
-    file: &Hdf5<'_>,
-    elements: &[u8],
-    width: u32,
-    limits: &tensor_core::Limits,
-    spent: u64,
-) -> Result<Vec<String>> {
-    let mut total = spent;
-    elements
-        .chunks_exact((width as usize).max(1))
-        .map(|e| {
-            let s = file.vlen(e).map_err(hdf5)?.unwrap_or_default();
-            total = total.saturating_add(s.len() as u64);
-            limits.check_total_bytes(total)?;
-            Ok(String::from_utf8_lossy(s).into_owned())
-        })
-        .collect()
-}
-
 /// The values of `d`, a dataset of variable-length strings, in C order, within `limits` (the
 /// references and the strings count as bytes decoded).
 fn strings(file: &Hdf5<'_>, d: &Dataset<'_>, limits: &tensor_core::Limits) -> Result<Vec<String>> {
@@ -144,7 +145,8 @@ fn strings(file: &Hdf5<'_>, d: &Dataset<'_>, limits: &tensor_core::Limits) -> Re
     tensor_core::buffer::try_reserve(&mut refs, n, "a string variable")?;
     refs.resize(n, 0);
     file.read(d, &mut refs).map_err(hdf5)?;
-    vlen_texts(file, &refs, d.datatype.size(), limits, len)
+    file.vlen_texts(&refs, d.datatype.size(), limits, len)
+        .map_err(hdf5)
 }
 
 /// A variable's NetCDF type, or why no tensor holds it (a [`NotRead`]'s words).
@@ -457,24 +459,17 @@ impl<'a> Netcdf4<'a> {
     /// Reads `rows` of variable `i`'s outermost dimension into `dst` in the machine's byte
     /// order: the chunks those rows lie in decoded, no others.
     pub fn read_rows(&self, i: usize, rows: std::ops::Range<u64>, dst: &mut [u8]) -> Result<()> {
-        self.file
-            .read_rows(&self.datasets[i], rows, dst)
-            .map_err(hdf5)?;
         let (dtype, order) = self.dtypes[i];
-        tensor_core::byte_order::to_native_in_place(order, dst, dtype.byte_width().max(1))?;
-        Ok(())
+        self.file
+            .read_rows_native(&self.datasets[i], order, dtype.byte_width(), rows, dst)
+            .map_err(hdf5)
     }
 
     /// The rows of variable `i`'s outermost dimension one chunk holds (1 for a variable
     /// not chunked or of no dimension).
     #[must_use]
     pub fn chunk_rows(&self, i: usize) -> u64 {
-        match &self.datasets[i].layout {
-            tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
-                chunk.first().copied().unwrap_or(1).max(1)
-            }
-            _ => 1,
-        }
+        self.datasets[i].chunk_rows()
     }
 
     /// Where variable `i`'s elements lie in the file and in which byte order, when they are
@@ -493,26 +488,7 @@ impl<'a> Netcdf4<'a> {
     /// and its filters.
     #[must_use]
     pub fn encoding(&self, i: usize) -> String {
-        let d = &self.datasets[i];
-        match &d.layout {
-            tensor_hdf5::message::Layout::Compact(_) => "compact".into(),
-            tensor_hdf5::message::Layout::Contiguous { .. } => "contiguous".into(),
-            tensor_hdf5::message::Layout::Chunked { chunk, .. } => {
-                // `chunked 1x721x1440 shuffle+deflate`: the chunk shape, then the filters.
-                let shape: Vec<String> = chunk.iter().map(u64::to_string).collect();
-                let filters: Vec<&str> = d
-                    .filters
-                    .iter()
-                    .map(tensor_hdf5::message::Filter::name)
-                    .collect();
-                let mut s = format!("chunked {}", shape.join("x"));
-                if !filters.is_empty() {
-                    s.push(' ');
-                    s.push_str(&filters.join("+"));
-                }
-                s
-            }
-        }
+        self.datasets[i].storage()
     }
 }
 

@@ -144,7 +144,9 @@ fn fixtures() -> Vec<PathBuf> {
             } else if p.extension().is_some_and(|x| {
                 matches!(
                     x.to_str(),
-                    Some("tgm" | "zt" | "bt" | "safetensors" | "pt" | "npy" | "npz")
+                    Some(
+                        "tgm" | "zt" | "bt" | "safetensors" | "pt" | "npy" | "npz" | "h5" | "keras"
+                    )
                 )
             }) && std::fs::metadata(&p).is_ok_and(|m| m.len() <= 64 << 10)
             {

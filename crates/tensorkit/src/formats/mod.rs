@@ -11,6 +11,8 @@ pub(crate) mod bintensors;
 pub(crate) mod gguf;
 #[cfg(feature = "grib")]
 pub(crate) mod grib;
+#[cfg(feature = "hdf5")]
+pub(crate) mod hdf5;
 #[cfg(feature = "netcdf")]
 pub(crate) mod netcdf;
 #[cfg(feature = "numpy")]

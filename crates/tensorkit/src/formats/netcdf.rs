@@ -317,97 +317,22 @@ fn read<'a>(path: &Path, bytes: &'a [u8], options: &ReadOptions) -> Result<Tenso
 }
 
 /// Variable `i` of a NetCDF-4 file stored in chunks or through filters: decoded when read,
-/// straight into a caller's buffer where one is given.
+/// straight into a caller's buffer where one is given, a window of chunk rows at a time when
+/// streamed.
 fn chunked<'a>(path: &Path, file: &Arc<Netcdf<'a>>, i: usize) -> Result<NamedTensor<'a>> {
-    let name = file.definition().variables[i].name.clone();
-    let dtype = file.dtype(i).map_err(wrap(path))?;
-    let shape = file.shape(i).map_err(wrap(path))?.to_vec();
-    let bytes = tensor_dtype::shape::byte_len(dtype, &shape)?;
-    let decode_into = {
+    let read_rows = {
         let (file, path) = (file.clone(), path.to_path_buf());
-        move |limits: &Limits, out: &mut [u8]| -> Result<()> {
-            limits.check_total_bytes(out.len() as u64)?;
-            file.read_into(i, out).map_err(wrap(&path))
+        move |rows: std::ops::Range<u64>, out: &mut [u8]| {
+            file.read_rows(i, rows, out).map_err(wrap(&path))
         }
     };
-    let decode_into: Arc<crate::model::DecodeIntoFn<'a>> = Arc::new(decode_into);
-    let decode = {
-        let (into, shape) = (decode_into.clone(), shape.clone());
-        move |limits: &Limits| -> Result<tensor_dtype::Tensor> {
-            limits.check_total_bytes(bytes)?;
-            let len = usize::try_from(bytes).map_err(|_| tensor_core::Error::Overflow {
-                what: "NetCDF variable size",
-            })?;
-            let mut data = tensor_core::buffer::try_filled(len, 0u8, "a NetCDF-4 variable")?;
-            into(limits, &mut data)?;
-            Ok(tensor_dtype::Tensor::new(
-                data,
-                dtype,
-                &shape,
-                tensor_core::ByteOrder::NATIVE,
-            )?)
-        }
-    };
-    let decode: Arc<crate::model::DecodeFn<'a>> = Arc::new(decode);
-    // Streamed a window of whole chunk rows at a time (at least `WINDOW` bytes' worth, one
-    // chunk row at the least): only those rows' chunks decoded, side by side, so memory holds
-    // a window, never the variable.
-    let stream = {
-        let (file, path, shape) = (file.clone(), path.to_path_buf(), shape.clone());
-        move |limits: &Limits,
-              run: usize,
-              sink: &mut dyn FnMut(&[u8]) -> Result<()>|
-              -> Result<()> {
-            const WINDOW: u64 = 16 << 20;
-            let width = dtype.byte_width().max(1);
-            let rows = shape.first().copied().unwrap_or(1);
-            let row = if shape.is_empty() || rows == 0 {
-                bytes
-            } else {
-                bytes / rows
-            };
-            let chunk_rows = file.chunk_rows(i);
-            let per = (WINDOW / row.max(1) / chunk_rows).max(1) * chunk_rows;
-            let mut buffer = Vec::new();
-            let mut start = 0;
-            while start < rows.max(u64::from(shape.is_empty())) {
-                let end = (start + per).min(rows.max(1));
-                let len = usize::try_from((end - start) * row).map_err(|_| {
-                    tensor_core::Error::Overflow {
-                        what: "NetCDF rows",
-                    }
-                })?;
-                limits.check_total_bytes(len as u64)?;
-                buffer.clear();
-                buffer.resize(len, 0);
-                file.read_rows(i, start..end, &mut buffer)
-                    .map_err(wrap(&path))?;
-                if !tensor_core::ByteOrder::Little.is_native() {
-                    tensor_core::byte_order::swap_in_place(&mut buffer, width)?;
-                }
-                buffer
-                    .chunks((run / width).max(1) * width)
-                    .try_for_each(&mut *sink)?;
-                start = end;
-            }
-            Ok(())
-        }
-    };
-    Ok(NamedTensor {
-        name: Some(name),
-        data: crate::model::TensorData::Encoded(crate::model::Lazy {
-            encoding: file.encoding(i).unwrap_or_default(),
-            dtype,
-            shape,
-            stream: Arc::new(stream),
-            decode,
-            packed: None,
-            decode_into: Some(decode_into),
-            blocks: None,
-        }),
-        location: Vec::new(),
-        attributes: Vec::new(),
-        check: None,
+    crate::model::rows::decoded_in_rows(crate::model::rows::ByRows {
+        name: file.definition().variables[i].name.clone(),
+        dtype: file.dtype(i).map_err(wrap(path))?,
+        shape: file.shape(i).map_err(wrap(path))?.to_vec(),
+        encoding: file.encoding(i).unwrap_or_default(),
+        chunk_rows: file.chunk_rows(i),
+        read_rows: Arc::new(read_rows),
     })
 }
 

@@ -4,6 +4,8 @@
 // With some formats left out of the build, parts only the others use go unused.
 #![cfg_attr(not(feature = "full"), allow(dead_code, unused_imports))]
 
+#[cfg(any(feature = "netcdf", feature = "hdf5"))]
+pub(crate) mod rows;
 mod set;
 mod stored;
 mod tensor;
