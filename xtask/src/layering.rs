@@ -10,6 +10,7 @@
 //! tensor-netcdf                              hdf5, dtype, core
 //! tensor-pytorch, tensor-numpy               zip, dtype, core
 //! tensor-keras                               zip, hdf5, dtype, core
+//! tensor-onnx                                dtype, core
 //! tensor-descriptor, tensor-pipeline,
 //! tensor-hdf5, tensor-zip                    dtype, core (not each other)
 //! tensor-dtype                               core
@@ -51,6 +52,7 @@ const CLI: &[&str] = &[
     "tensor-pytorch",
     "tensor-numpy",
     "tensor-keras",
+    "tensor-onnx",
     "tensor-testkit",
 ];
 

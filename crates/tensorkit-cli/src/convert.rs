@@ -206,7 +206,7 @@ mod tests {
                 .contains("--to")
         );
         assert!(
-            target(Path::new("a.bt"), Some("npy"))
+            target(Path::new("a.bt"), Some("pickle"))
                 .unwrap_err()
                 .to_string()
                 .contains("safetensors, bintensors")

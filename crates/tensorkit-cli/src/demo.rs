@@ -27,7 +27,7 @@ pub struct Row {
 
 /// The formats the demo writes: every writable one that holds its data set (GGUF has no
 /// type for the land-sea mask, a bool tensor).
-pub const FORMATS: [Format; 7] = [
+pub const FORMATS: [Format; 8] = [
     Format::SAFETENSORS,
     Format::BINTENSORS,
     Format::BINTENSORS_LEGACY,
@@ -35,6 +35,7 @@ pub const FORMATS: [Format; 7] = [
     Format::ZTENSOR_2,
     Format::TENSOGRAM,
     Format::NETCDF,
+    Format::NPZ,
 ];
 
 /// The data set's file metadata: its description.

@@ -114,6 +114,9 @@ impl Format {
     /// Keras 3 archives (`.keras`), read.
     #[cfg(feature = "hdf5")]
     pub const KERAS: Format = Format::of(&tensor_keras::KerasFormat::INFO);
+    /// ONNX models' initializers, read.
+    #[cfg(feature = "onnx")]
+    pub const ONNX: Format = Format::of(&tensor_onnx::OnnxFormat::INFO);
     /// PyTorch checkpoints, read without running their pickles.
     #[cfg(feature = "pytorch")]
     pub const PYTORCH: Format =

@@ -62,6 +62,10 @@ fn built_in() -> Vec<Entry> {
         &crate::formats::safetensors::ADAPTER,
         Tier::Prefixed,
     ));
+    // A protobuf's first fields, weaker than a magic number: after safetensors' length and
+    // brace, before the formats tensorkit does not read are named.
+    #[cfg(feature = "onnx")]
+    all.push(Entry::new(&crate::formats::onnx::ADAPTER, Tier::Prefixed));
     #[cfg(feature = "bintensors")]
     all.extend(
         crate::formats::bintensors::ADAPTERS

@@ -1,4 +1,4 @@
-//! Files of formats tensorkit does not read (pickles other than torch's, ONNX models): every command says what they look like, as an
+//! Files of formats tensorkit does not read (pickles other than torch's): every command says what they look like, as an
 //! unknown format, and none is taken for a length-prefixed tensor format (their ninth byte
 //! passes BinTensors' recognition, a 0 or 1 after a length).
 
@@ -10,12 +10,7 @@ use libtest_mimic::{Failed, Trial};
 fn files() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     // pickle protocol 2 of {"w": 1}.
     let pickle = b"\x80\x02}q\x00X\x01\x00\x00\x00wq\x01K\x01s.".to_vec();
-    // An ONNX ModelProto: ir_version 8, producer "pytorch".
-    let onnx = b"\x08\x08\x12\x07pytorch\x1a\x052.5.1:\x00".to_vec();
-    vec![
-        ("pickle", pickle, "a Python pickle"),
-        ("onnx", onnx, "an ONNX model"),
-    ]
+    vec![("pickle", pickle, "a Python pickle")]
 }
 
 fn named_by_every_command() -> Result<(), Failed> {

@@ -13,6 +13,7 @@ mod hostile;
 mod killed;
 mod netcdf;
 mod numpy;
+mod onnx;
 mod output;
 mod pytorch;
 mod reference;
@@ -38,6 +39,7 @@ fn main() {
     trials.extend(killed::trials());
     trials.extend(netcdf::trials());
     trials.extend(numpy::trials());
+    trials.extend(onnx::trials());
     trials.extend(convert::trials());
     trials.extend(output::trials());
     trials.extend(pytorch::trials());

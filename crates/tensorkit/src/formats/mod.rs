@@ -17,6 +17,8 @@ pub(crate) mod hdf5;
 pub(crate) mod netcdf;
 #[cfg(feature = "numpy")]
 pub(crate) mod numpy;
+#[cfg(feature = "onnx")]
+pub(crate) mod onnx;
 #[cfg(feature = "pytorch")]
 pub(crate) mod pytorch;
 #[cfg(feature = "safetensors")]

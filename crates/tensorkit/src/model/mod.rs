@@ -4,7 +4,7 @@
 // With some formats left out of the build, parts only the others use go unused.
 #![cfg_attr(not(feature = "full"), allow(dead_code, unused_imports))]
 
-#[cfg(any(feature = "netcdf", feature = "hdf5"))]
+#[cfg(any(feature = "netcdf", feature = "hdf5", feature = "onnx"))]
 pub(crate) mod rows;
 mod set;
 mod stored;
