@@ -63,9 +63,8 @@ fn allowed(krate: &str) -> Option<&'static [&'static str]> {
         "tensor-dtype" => CORE,
         "tensor-testkit" => DTYPE,
         "tensor-descriptor" | "tensor-pipeline" | "tensor-hdf5" | "tensor-zip"
-        | "tensor-bintensors" | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf" => {
-            TESTED
-        }
+        | "tensor-bintensors" | "tensor-stdlib-meta" | "tensor-safetensors" | "tensor-gguf"
+        | "tensor-onnx" => TESTED,
         "tensor-netcdf" => &[
             "tensor-core",
             "tensor-dtype",
