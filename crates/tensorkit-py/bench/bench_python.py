@@ -39,6 +39,15 @@ every page of every tensor touched after a load (both map the file lazily):
                             with its modules imported (target: no higher, to 1 MiB)
 GB/s and the machine's own read() bandwidth of the file are given beside them.
 
+Workloads (issue 71), a PyTorch checkpoint (``torch.save`` of a state dict of ``--torch-n``
+linear layers' weights in ``--torch-mib`` MiB, one tied pair) converted to safetensors:
+  pytorch_convert_to_safetensors  tensorkit.convert(header_reserve=0), never running the
+                            pickle (peer: safetensors.torch.save_model's rule over
+                            torch.load(weights_only=True), then save_file; the two outputs
+                            checked byte for byte; target: 3x)
+  pytorch_convert_peak_rss  peak RSS of a process making one conversion, above what it held
+                            with its modules imported (target: at most half the peer's)
+
 Workloads (issue 53), GRIB as cubes through xarray against cfgrib (``indexpath=""``), on
 files ecCodes writes (16-bit simple packing): ``xr.open_dataset`` then ``.load()``, each run
 on a freshly opened file (tensorkit's engine keeps no file open between runs)
@@ -213,6 +222,7 @@ def run(args: argparse.Namespace) -> dict:
         weather(rows, row, Path(tmp), args)
         cube_rows(rows, row, Path(tmp), args)
         torch_loads(rows, row, Path(tmp), args)
+        checkpoint_rows(rows, row, Path(tmp), args)
         gguf_rows(rows, row, Path(tmp), args)
         netcdf_rows(rows, row, Path(tmp), args)
 
@@ -677,6 +687,83 @@ for t in state.values():
     t.reshape(-1).view(torch.uint8)[::4096].sum()
 print(hwm() - base)
 """
+
+
+# Peak resident memory of a process converting a checkpoint to safetensors, ours or
+# torch's, above what it held with its modules imported.
+_CONVERT_PEAK_RSS = """
+import sys
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+who, src, dst = sys.argv[1:4]
+if who == "tensorkit":
+    import tensorkit
+    base = hwm()
+    tensorkit.convert(src, dst, header_reserve=0)
+else:
+    import torch, safetensors.torch
+    base = hwm()
+    state = torch.load(src, weights_only=True)
+    for removed in safetensors.torch._remove_duplicate_names(state).values():
+        for name in removed:
+            del state[name]
+    safetensors.torch.save_file(state, dst)
+print(hwm() - base)
+"""
+
+
+def checkpoint_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:
+    """A PyTorch checkpoint converted to safetensors (issue 71): tensorkit reads the pickle
+    without running it; the peer is the usual way, torch.load then safetensors' save_file
+    with save_model's rule for tied weights. Time and peak memory."""
+    import safetensors.torch
+    import torch
+
+    import tensorkit
+
+    layers = args.torch_n // 2
+    side = int((args.torch_mib * (1 << 20) / 4 / layers) ** 0.5)
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(*(torch.nn.Linear(side, side) for _ in range(layers)))
+    model[-1].weight = model[0].weight
+    src = tmp / "pytorch_model.bin"
+    torch.save(model.state_dict(), src)
+    del model
+    ours_out, peer_out = tmp / "ours.safetensors", tmp / "peer.safetensors"
+
+    def ours():
+        tensorkit.convert(src, ours_out, header_reserve=0)
+
+    def peer():
+        state = torch.load(src, weights_only=True)
+        for removed in safetensors.torch._remove_duplicate_names(state).values():
+            for name in removed:
+                del state[name]
+        safetensors.torch.save_file(state, peer_out)
+
+    src.read_bytes()
+    ours()
+    peer()
+    same = ours_out.read_bytes() == peer_out.read_bytes()
+    row("pytorch_convert_to_safetensors", timed(ours, args.runs), timed(peer, max(1, args.runs // 2)),
+        "torch.load(weights_only=True) + safetensors.torch.save_file", ">= 3x the peer, the same bytes",
+        lambda r: same and r["speedup"] >= 3.0)
+
+    def peak(who: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _CONVERT_PEAK_RSS, who, str(src), str(tmp / f"{who}.rss.safetensors")],
+                             check=True, capture_output=True, text=True)
+        return int(out.stdout.split()[-1])
+
+    ours_rss = min(peak("tensorkit") for _ in range(2))
+    peer_rss = min(peak("torch") for _ in range(2))
+    rows.append({
+        "case": "pytorch_convert_peak_rss", "ours": None, "peer": None,
+        "peer_name": "torch.load + safetensors.torch.save_file",
+        "target": "at most half the peer's", "speedup": None, "met": ours_rss * 2 <= peer_rss,
+        "note": f"{ours_rss / 2**20:.0f} MiB against {peer_rss / 2**20:.0f} MiB above the process with its modules "
+                f"imported (the lower of two runs each; a {src.stat().st_size / 2**20:.0f} MiB checkpoint)",
+    })
 
 
 def torch_loads(rows: list, row, tmp: Path, args: argparse.Namespace) -> None:

@@ -267,7 +267,7 @@ fn refuses_unknown_targets() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     for (out, to) in [
         ("x.unknown", None),
-        ("x.bt", Some("npy")),
+        ("x.bt", Some("pickle")),
         ("x.zt", Some("ztensor-1")),
     ] {
         let kind = expect_error_contract(&convert_args(&file, &dir.path().join(out), to), false)?;

@@ -29,11 +29,13 @@ from ._file import validate as _validate
 
 
 def _format(to: str) -> tuple[str, str]:
-    """The id and the usual extension of the format ``to`` names (an id or an extension)."""
-    for f in _tensorkit.formats():
+    """The id and the usual extension of the writable format ``to`` names (an id or an
+    extension)."""
+    writable = [f for f in _tensorkit.formats() if f["writes"]]
+    for f in writable:
         if f["id"] == to or to in f["extensions"]:
             return f["id"], f["extensions"][0]
-    ids = ", ".join(f["id"] for f in _tensorkit.formats())
+    ids = ", ".join(f["id"] for f in writable)
     raise InvalidArgumentError(f"to={to!r} is not a format tensorkit writes ({ids})")
 
 
