@@ -41,6 +41,9 @@ pub struct Faults {
     pub claimed_len: Option<u64>,
     /// Answer every request with `302 Found` and this `Location`.
     pub redirect_to: Option<String>,
+    /// Answer `401 Unauthorized` unless the request carries `Authorization: Bearer` and this
+    /// token (as the Hugging Face Hub answers for a gated or private repository).
+    pub bearer: Option<String>,
     /// Answer with this `Content-Encoding` and a gzip stream that inflates to 4 GiB of
     /// zeros in place of the bytes asked for (the header promising that stream's length).
     pub content_encoding: Option<String>,
@@ -217,10 +220,15 @@ fn serve(s: &State, conn: TcpStream) {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(format!(
-                "{} {} accept-encoding={}",
+                "{} {} accept-encoding={} authorization={}",
                 line.trim_end(),
                 header("range").unwrap_or_default(),
-                header("accept-encoding").unwrap_or_default()
+                header("accept-encoding").unwrap_or_default(),
+                header("authorization").map_or("none", |a| if a.starts_with("Bearer ") {
+                    "bearer"
+                } else {
+                    "other"
+                })
             ));
         std::thread::sleep(faults.delay);
         let mut parts = line.split_whitespace();
@@ -237,6 +245,14 @@ fn serve(s: &State, conn: TcpStream) {
                 "503 Service Unavailable"
             };
             if reply(&mut out, code, &[], b"try again").is_err() {
+                return;
+            }
+            continue;
+        }
+        if let Some(token) = &faults.bearer
+            && header("authorization").as_deref() != Some(format!("Bearer {token}").as_str())
+        {
+            if reply(&mut out, "401 Unauthorized", &[], b"a token is needed").is_err() {
                 return;
             }
             continue;

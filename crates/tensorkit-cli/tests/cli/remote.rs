@@ -156,5 +156,128 @@ pub(crate) fn trials() -> Vec<Trial> {
             "remote::get_and_convert_with_verbose",
             get_and_convert_with_verbose,
         ),
+        Trial::test("remote::hub_paths", hub_paths),
     ]
+}
+
+/// `hf://` paths: a model repository laid out as the Hub serves it (`<org>/<repo>/resolve/
+/// <revision>/<file>`) on the counting server, named by `HF_ENDPOINT`; the token from
+/// `HF_TOKEN` or the token file reaches it (the server refuses requests without it), a
+/// revision after `@` is honoured, and a sharded checkpoint lists from its index.
+fn hub_paths() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("org/model/resolve/main");
+    let pinned = dir.path().join("org/model/resolve/v1");
+    std::fs::create_dir_all(&repo)?;
+    std::fs::create_dir_all(&pinned)?;
+    let source = testdata().join("safetensors/conformance/all_dtypes.safetensors");
+    std::fs::copy(&source, repo.join("model.safetensors"))?;
+    std::fs::copy(
+        testdata().join("pytorch/reference/module_state.pt"),
+        pinned.join("pytorch_model.bin"),
+    )?;
+    let split = tensorkit(&[
+        "convert",
+        "--quiet",
+        &source.to_string_lossy(),
+        &repo.join("sharded.safetensors").to_string_lossy(),
+        "--max-shard-size",
+        "300",
+    ]);
+    let server = Server::start(dir.path());
+    server.set_faults(tensor_testkit::http::Faults {
+        bearer: Some("hf_secret".into()),
+        ..Default::default()
+    });
+    let endpoint = server.url("").trim_end_matches('/').to_owned();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tensorkit"));
+        c.args(args)
+            .env("HF_ENDPOINT", &endpoint)
+            .env_remove("HF_TOKEN")
+            .env("HF_HOME", dir.path().join("no-home"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("the tensorkit binary runs")
+    };
+    let local = stdout(&["ls", &source.to_string_lossy()]).1;
+    let with_token = run(
+        &["ls", "hf://org/model/model.safetensors"],
+        &[("HF_TOKEN", "hf_secret")],
+    );
+    if !with_token.status.success() || String::from_utf8_lossy(&with_token.stdout) != local {
+        return Err(format!(
+            "hf:// with HF_TOKEN: {}",
+            String::from_utf8_lossy(&with_token.stderr)
+        )
+        .into());
+    }
+    if !server
+        .log()
+        .iter()
+        .all(|l| l.contains("authorization=bearer"))
+    {
+        return Err(format!("a request went without the token: {:?}", server.log()).into());
+    }
+    // No token: the server's 401 is an error that says what was refused.
+    let without = run(&["ls", "hf://org/model/model.safetensors"], &[]);
+    if without.status.code() != Some(2) {
+        return Err(format!("without a token: exit {:?}", without.status.code()).into());
+    }
+    // The token file of HF_HOME, and a revision.
+    let home = dir.path().join("hf-home");
+    std::fs::create_dir_all(&home)?;
+    std::fs::write(home.join("token"), "hf_secret\n")?;
+    let home = home.to_string_lossy().into_owned();
+    let pinned_run = run(
+        &["ls", "hf://org/model@v1/pytorch_model.bin"],
+        &[("HF_HOME", &home)],
+    );
+    if !pinned_run.status.success()
+        || !String::from_utf8_lossy(&pinned_run.stdout).contains("0.weight")
+    {
+        return Err(format!(
+            "hf://...@v1 with the token file: {}",
+            String::from_utf8_lossy(&pinned_run.stderr)
+        )
+        .into());
+    }
+    // A sharded checkpoint, from its index.
+    if split.status.success() {
+        let index = std::fs::read_dir(&repo)?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .find(|n| n.ends_with(".index.json"))
+            .ok_or("split wrote no index")?;
+        server.reset();
+        let listed = run(
+            &["ls", &format!("hf://org/model/{index}")],
+            &[("HF_TOKEN", "hf_secret")],
+        );
+        let local_set = stdout(&["ls", &repo.join(&index).to_string_lossy()]).1;
+        if !listed.status.success() || String::from_utf8_lossy(&listed.stdout) != local_set {
+            return Err(format!(
+                "the sharded set: {}",
+                String::from_utf8_lossy(&listed.stderr)
+            )
+            .into());
+        }
+        // The index, then each shard's header: a few requests, no tensor's bytes.
+        let shards = std::fs::read_dir(&repo)?
+            .filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("sharded-"))
+            })
+            .count() as u64;
+        if server.requests() > 1 + 2 * shards {
+            return Err(format!(
+                "{} requests for an index and {shards} shards",
+                server.requests()
+            )
+            .into());
+        }
+    } else {
+        return Err(format!("split: {}", String::from_utf8_lossy(&split.stderr)).into());
+    }
+    Ok(())
 }

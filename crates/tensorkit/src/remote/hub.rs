@@ -35,7 +35,7 @@ fn encode_segment(s: &str) -> String {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = std::fmt::Write::write_fmt(&mut out, format_args!("%{b:02X}"));
         }
     }
     out
@@ -46,7 +46,9 @@ fn encode_segment(s: &str) -> String {
 pub(crate) fn resolve_with(path: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Resolved> {
     let bad = |what: &str| Error::Remote {
         url: path.to_owned(),
-        what: format!("{what}: an hf:// path is hf://<org>/<repo>[@<revision>]/<path in the repo> (datasets/ or spaces/ first for those repositories)"),
+        what: format!(
+            "{what}: an hf:// path is hf://<org>/<repo>[@<revision>]/<path in the repo> (datasets/ or spaces/ first for those repositories)"
+        ),
     };
     let rest = &path[5..];
     let (kind, rest) = match rest.split_once('/') {
@@ -74,21 +76,34 @@ pub(crate) fn resolve_with(path: &str, env: &dyn Fn(&str) -> Option<String>) -> 
     } else {
         (revision, file.to_owned())
     };
-    for (what, part) in [("organisation", org), ("repository", repo), ("revision", revision.as_str())] {
+    for (what, part) in [
+        ("organisation", org),
+        ("repository", repo),
+        ("revision", revision.as_str()),
+    ] {
         if part.is_empty() || part == "." || part == ".." {
             return Err(bad(&format!("an empty or dotted {what}")));
         }
     }
-    if file.is_empty() || file.split('/').any(|s| s.is_empty() || s == "." || s == "..") {
+    if file.is_empty()
+        || file
+            .split('/')
+            .any(|s| s.is_empty() || s == "." || s == "..")
+    {
         return Err(bad("an empty or dotted path in the repository"));
     }
-    let endpoint = env("HF_ENDPOINT").filter(|e| !e.is_empty()).unwrap_or_else(|| DEFAULT_ENDPOINT.into());
+    let endpoint = env("HF_ENDPOINT")
+        .filter(|e| !e.is_empty())
+        .unwrap_or_else(|| DEFAULT_ENDPOINT.into());
     let url = format!(
         "{}/{kind}{org}/{repo}/resolve/{}/{file}",
         endpoint.trim_end_matches('/'),
         encode_segment(&revision)
     );
-    Ok(Resolved { url, token: token(env) })
+    Ok(Resolved {
+        url,
+        token: token(env),
+    })
 }
 
 /// `path` resolved with the process's environment.
@@ -98,17 +113,29 @@ pub(crate) fn resolve(path: &str) -> Result<Resolved> {
 
 /// The token: `HF_TOKEN`, else the token file's first line.
 fn token(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    if let Some(t) = env("HF_TOKEN").map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()) {
+    if let Some(t) = env("HF_TOKEN")
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+    {
         return Some(t);
     }
     let file = env("HF_TOKEN_PATH").or_else(|| {
-        let home = env("HF_HOME").or_else(|| env("HOME").map(|h| format!("{h}/.cache/huggingface")))?;
+        let home =
+            env("HF_HOME").or_else(|| env("HOME").map(|h| format!("{h}/.cache/huggingface")))?;
         Some(format!("{home}/token"))
     })?;
     // A token file is a line; anything larger is not one (read no more than a page).
     let mut text = String::new();
-    std::io::Read::read_to_string(&mut std::io::Read::take(std::fs::File::open(file).ok()?, 4096), &mut text).ok()?;
-    text.lines().next().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned)
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(std::fs::File::open(file).ok()?, 4096),
+        &mut text,
+    )
+    .ok()?;
+    text.lines()
+        .next()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
 }
 
 #[cfg(test)]
@@ -116,25 +143,51 @@ mod tests {
     use super::*;
 
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
     }
 
     #[test]
     fn paths_resolve_to_the_hubs_file_urls() {
         let e = env(&[("HF_TOKEN", "hf_abc")]);
         let r = resolve_with("hf://org/model/model.safetensors", &e).unwrap();
-        assert_eq!(r.url, "https://huggingface.co/org/model/resolve/main/model.safetensors");
+        assert_eq!(
+            r.url,
+            "https://huggingface.co/org/model/resolve/main/model.safetensors"
+        );
         assert_eq!(r.token.as_deref(), Some("hf_abc"));
         let r = resolve_with("hf://org/model@v1.0/sub/dir/w.bin", &e).unwrap();
-        assert_eq!(r.url, "https://huggingface.co/org/model/resolve/v1.0/sub/dir/w.bin");
+        assert_eq!(
+            r.url,
+            "https://huggingface.co/org/model/resolve/v1.0/sub/dir/w.bin"
+        );
         let r = resolve_with("hf://datasets/org/data/x.nc", &e).unwrap();
-        assert_eq!(r.url, "https://huggingface.co/datasets/org/data/resolve/main/x.nc");
+        assert_eq!(
+            r.url,
+            "https://huggingface.co/datasets/org/data/resolve/main/x.nc"
+        );
         let r = resolve_with("hf://org/model@refs/pr/3/model.safetensors", &e).unwrap();
-        assert_eq!(r.url, "https://huggingface.co/org/model/resolve/refs%2Fpr%2F3/model.safetensors");
+        assert_eq!(
+            r.url,
+            "https://huggingface.co/org/model/resolve/refs%2Fpr%2F3/model.safetensors"
+        );
         let e = env(&[("HF_ENDPOINT", "http://127.0.0.1:9/")]);
         let r = resolve_with("hf://a/b/c", &e).unwrap();
-        assert_eq!((r.url.as_str(), r.token), ("http://127.0.0.1:9/a/b/resolve/main/c", None));
-        for bad in ["hf://org", "hf://org/repo", "hf://org/repo/", "hf://org/../x", "hf://org/repo/a/../b"] {
+        assert_eq!(
+            (r.url.as_str(), r.token),
+            ("http://127.0.0.1:9/a/b/resolve/main/c", None)
+        );
+        for bad in [
+            "hf://org",
+            "hf://org/repo",
+            "hf://org/repo/",
+            "hf://org/../x",
+            "hf://org/repo/a/../b",
+        ] {
             assert!(resolve_with(bad, &e).is_err(), "{bad}");
         }
     }
@@ -144,8 +197,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("token"), "hf_fromfile\n").unwrap();
         let home = dir.path().to_string_lossy().into_owned();
-        let e = env(&[("HF_HOME", &home)]);
-        assert_eq!(resolve_with("hf://a/b/c", &e).unwrap().token.as_deref(), Some("hf_fromfile"));
+        let pairs = [("HF_HOME", home.as_str())];
+        let e = env(&pairs);
+        assert_eq!(
+            resolve_with("hf://a/b/c", &e).unwrap().token.as_deref(),
+            Some("hf_fromfile")
+        );
         let none: [(&str, &str); 0] = [];
         let e = env(&none);
         assert_eq!(resolve_with("hf://a/b/c", &e).unwrap().token, None);

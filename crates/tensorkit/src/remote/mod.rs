@@ -1,5 +1,6 @@
 //! Files that live elsewhere: `https://`, `s3://`, `gs://`, `az://` objects read through
-//! range requests (`object_store`), and `file://` URLs, which are local files.
+//! range requests (`object_store`), `hf://` paths of the Hugging Face Hub (module `hub`)
+//! read as their `https://` file URLs, and `file://` URLs, which are local files.
 //!
 //! Opening reads the object's header, index or footer in as few requests as its format
 //! allows — the first [`RemoteOptions::read_ahead`] bytes, then whatever the format's own
@@ -14,6 +15,7 @@
 //! checked and decoded locally.
 
 mod header;
+mod hub;
 mod image;
 mod object;
 mod store;

@@ -212,6 +212,7 @@ pub fn is_url(s: &str) -> bool {
             scheme.to_ascii_lowercase().as_str(),
             "http"
                 | "https"
+                | "hf"
                 | "s3"
                 | "s3a"
                 | "gs"
@@ -236,7 +237,11 @@ pub(crate) struct Object {
     deadline: Duration,
 }
 
-fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
+fn store_for(
+    url: &url::Url,
+    options: &RemoteOptions,
+    bearer: Option<&str>,
+) -> Result<(Arc<dyn ObjectStore>, StorePath)> {
     // rustls needs one crypto provider chosen for the process; ring is ours. Another one
     // installed first by the application is as good, so the result is not checked.
     static PROVIDER: OnceLock<()> = OnceLock::new();
@@ -308,7 +313,7 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
         ObjectStoreScheme::Http => configured!(
             object_store::http::HttpBuilder::new()
                 .with_url(&url[..url::Position::BeforePath])
-                .with_client_options(identity_encoding())
+                .with_client_options(client_options(bearer)?)
         ),
         ObjectStoreScheme::AmazonS3 => {
             configured!(object_store::aws::AmazonS3Builder::from_env().with_url(url.as_str()))
@@ -327,14 +332,25 @@ fn store_for(url: &url::Url, options: &RemoteOptions) -> Result<(Arc<dyn ObjectS
     Ok((store, location))
 }
 
-/// Client options that ask for the stored bytes: `Accept-Encoding: identity`.
-fn identity_encoding() -> object_store::ClientOptions {
+/// Client options that ask for the stored bytes (`Accept-Encoding: identity`), with
+/// `Authorization: Bearer <token>` when a token is given (the Hub's: the HTTP client drops it
+/// on a redirect to another host, as the Hub's redirects to its storage are).
+fn client_options(bearer: Option<&str>) -> Result<object_store::ClientOptions> {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::ACCEPT_ENCODING,
         reqwest::header::HeaderValue::from_static("identity"),
     );
-    object_store::ClientOptions::new().with_default_headers(headers)
+    if let Some(token) = bearer {
+        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| Error::Remote {
+                url: "hf://".into(),
+                what: "the Hugging Face token holds characters no HTTP header may".into(),
+            })?;
+        value.set_sensitive(true);
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    Ok(object_store::ClientOptions::new().with_default_headers(headers))
 }
 
 impl Object {
@@ -348,11 +364,20 @@ impl Object {
         options: &RemoteOptions,
         tail: bool,
     ) -> Result<(Arc<Object>, Vec<(u64, Bytes)>)> {
-        let parsed = url::Url::parse(url).map_err(|e| Error::Remote {
+        // An `hf://` path is read at the Hub's file URL, with the user's token; the object
+        // keeps the path it was asked by, for messages and its set's other members.
+        let hub = if super::hub::is_hub(url) {
+            Some(super::hub::resolve(url)?)
+        } else {
+            None
+        };
+        let target = hub.as_ref().map_or(url, |h| h.url.as_str());
+        let parsed = url::Url::parse(target).map_err(|e| Error::Remote {
             url: url.to_owned(),
             what: format!("not a URL: {e}"),
         })?;
-        let (store, location) = store_for(&parsed, options)?;
+        let token = hub.as_ref().and_then(|h| h.token.as_deref());
+        let (store, location) = store_for(&parsed, options, token)?;
         let ahead = options.read_ahead.max(64);
         let get = |range| {
             store.get_opts(
