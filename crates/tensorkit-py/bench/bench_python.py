@@ -705,10 +705,12 @@ else:
     import torch, safetensors.torch
     base = hwm()
     state = torch.load(src, weights_only=True)
-    for removed in safetensors.torch._remove_duplicate_names(state).values():
+    metadata = {}
+    for kept, removed in safetensors.torch._remove_duplicate_names(state).items():
         for name in removed:
+            metadata.setdefault(name, kept)
             del state[name]
-    safetensors.torch.save_file(state, dst)
+    safetensors.torch.save_file(state, dst, metadata=metadata or None)
 print(hwm() - base)
 """
 
@@ -736,11 +738,14 @@ def checkpoint_rows(rows: list, row, tmp: Path, args: argparse.Namespace) -> Non
         tensorkit.convert(src, ours_out, header_reserve=0)
 
     def peer():
+        # save_model's rule: one name of tied weights written, the others in the metadata.
         state = torch.load(src, weights_only=True)
-        for removed in safetensors.torch._remove_duplicate_names(state).values():
+        metadata = {}
+        for kept, removed in safetensors.torch._remove_duplicate_names(state).items():
             for name in removed:
+                metadata.setdefault(name, kept)
                 del state[name]
-        safetensors.torch.save_file(state, peer_out)
+        safetensors.torch.save_file(state, peer_out, metadata=metadata or None)
 
     src.read_bytes()
     ours()
