@@ -20,6 +20,11 @@ import numpy as np
 
 
 def describe(a: np.ndarray) -> dict:
+    if a.dtype.kind in "Mm":
+        # Dates and time spans: their 64-bit counts of the unit, NumPy's type beside them.
+        d = describe(a.view(np.int64))
+        d["numpy_dtype"] = a.dtype.name
+        return d
     c = np.ascontiguousarray(a)
     if c.dtype.byteorder == ">":
         c = c.astype(c.dtype.newbyteorder("<"))
@@ -82,6 +87,8 @@ def main(root: Path):
         "scalar": np.array(2.5, dtype=np.float32),
         "empty": np.zeros((0, 3), dtype=np.int16),
         "fortran_bf16": np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3).astype(ml_dtypes.bfloat16)),
+        "datetime": np.array(["2020-01-01T00:00", "2026-11-29T12:30"], dtype="datetime64[s]"),
+        "timedelta": np.array([1, -2, 3], dtype="timedelta64[ms]"),
     }
     for name, a in special.items():
         save(ref / f"{name}.npy", a)
@@ -99,7 +106,11 @@ def main(root: Path):
         (ref / f"{n}.json").write_text(json.dumps({"arrays": {k: describe(v) for k, v in plain.items()}}, indent=1) + "\n")
     np.save(bad / "void_bfloat16.npy", every["bfloat16"])  # '<V2': the type is lost
     np.save(bad / "object_array.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
-    np.savez(bad / "object_in_npz.npz", ok=np.zeros(2), obj=np.array([1, "x"], dtype=object))
+    # An archive of arrays and an object array: the arrays read, the object array named.
+    np.savez(ref / "object_member.npz", ok=np.arange(3.0), obj=np.array([1, "x"], dtype=object),
+             words=np.array(["ab", "c"]))
+    (ref / "object_member.json").write_text(json.dumps(
+        {"arrays": {"ok": describe(np.arange(3.0))}, "left_out": ["obj", "words"]}, indent=1) + "\n")
     np.save(bad / "structured.npy", np.zeros(3, dtype=[("x", "<f4"), ("y", "<i2")]))
     np.save(bad / "strings.npy", np.array(["ab", "c"]))
     # A header that claims more elements than the file holds.

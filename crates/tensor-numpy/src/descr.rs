@@ -67,6 +67,7 @@ pub fn parse(text: &str) -> Result<(Dtype, ByteOrder)> {
     };
     let kind = chars.next();
     let size: Option<u32> = chars.as_str().parse().ok();
+    let chars = chars;
     let dtype = match (kind, size) {
         (Some('b'), Some(1)) => Dtype::Bool,
         (Some('i'), Some(1)) => Dtype::Int8,
@@ -88,7 +89,12 @@ pub fn parse(text: &str) -> Result<(Dtype, ByteOrder)> {
             );
         }
         (Some('U' | 'S' | 'a'), _) => return unsupported("strings are not tensors"),
-        (Some('M' | 'm'), _) => return unsupported("dates and time spans are not read"),
+        // Dates and time spans are 64-bit integers counting their unit (`M8[s]`, `m8[ms]`):
+        // read as such, the unit kept by the reader ([`time_type`]).
+        (Some('M' | 'm'), _) if chars.as_str().starts_with('8') => Dtype::Int64,
+        (Some('M' | 'm'), _) => {
+            return unsupported("dates and time spans of other widths are not read");
+        }
         (Some('V'), _) => {
             return unsupported(
                 "raw void elements (an ml_dtypes array saved without its type's name?)",
@@ -106,6 +112,21 @@ pub fn parse(text: &str) -> Result<(Dtype, ByteOrder)> {
     Ok((dtype, order))
 }
 
+/// NumPy's name of a date or time-span type string (`<M8[s]` is `datetime64[s]`,
+/// `<m8[ms]` `timedelta64[ms]`); `None` for any other.
+#[must_use]
+pub fn time_type(text: &str) -> Option<String> {
+    let rest = text.get(1..)?;
+    let (kind, unit) = if let Some(u) = rest.strip_prefix("M8") {
+        ("datetime64", u)
+    } else if let Some(u) = rest.strip_prefix("m8") {
+        ("timedelta64", u)
+    } else {
+        return None;
+    };
+    Some(format!("{kind}{unit}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,7 +140,10 @@ mod tests {
         }
         assert_eq!(parse(">f8").unwrap(), (Dtype::Float64, ByteOrder::Big));
         assert_eq!(parse("|u1").unwrap(), (Dtype::Uint8, ByteOrder::Little));
-        for refused in ["|O", "<U5", "|S3", "<M8[ns]", "|V2", "<f16", "xyz", ""] {
+        assert_eq!(parse("<M8[ns]").unwrap(), (Dtype::Int64, ByteOrder::Little));
+        assert_eq!(time_type("<m8[ms]").as_deref(), Some("timedelta64[ms]"));
+        assert_eq!(time_type("<i8"), None);
+        for refused in ["|O", "<U5", "|S3", "|V2", "<f16", "xyz", ""] {
             assert!(parse(refused).is_err(), "{refused}");
         }
     }

@@ -150,13 +150,14 @@ impl tensor_dtype::Format for NpzFormat {
     }
 
     fn open_with<'a>(bytes: &'a [u8], options: &tensor_core::ReadOptions) -> Result<NpzReader<'a>> {
-        let members = npz::open(bytes, &options.limits)?;
+        let (members, left_out) = npz::open(bytes, &options.limits)?;
         let described = members
             .iter()
             .map(|m| m.npy(&options.limits).map(|n| (n.dtype, n.shape)))
             .collect::<Result<_>>()?;
         Ok(NpzReader {
             members,
+            left_out,
             described,
             limits: options.limits,
         })
@@ -175,6 +176,8 @@ impl tensor_dtype::Format for NpzFormat {
 pub struct NpzReader<'a> {
     /// Its arrays, in the archive's order.
     pub members: Vec<Member<'a>>,
+    /// Members no tensor holds (object arrays, strings), with why.
+    pub left_out: Vec<(String, String)>,
     described: Vec<(tensor_dtype::Dtype, Vec<u64>)>,
     limits: tensor_core::Limits,
 }

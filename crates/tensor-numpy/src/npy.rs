@@ -28,6 +28,9 @@ pub struct Npy<'a> {
     pub data: &'a [u8],
     /// Where the elements start.
     pub data_offset: u64,
+    /// NumPy's own type, where the dtype stands for one tensors do not have: a date or a
+    /// time span (`datetime64[s]`), read as the 64-bit integers that count its unit.
+    pub numpy_type: Option<String>,
 }
 
 impl<'a> Npy<'a> {
@@ -91,6 +94,7 @@ impl<'a> Npy<'a> {
             byte_order,
             data,
             data_offset,
+            numpy_type: descr::time_type(&descr),
         })
     }
 

@@ -32,27 +32,33 @@ impl Member<'_> {
     }
 }
 
+/// An archive's members that hold arrays, and the names of those that hold none a tensor
+/// can (object arrays, strings), with why.
+pub type Members<'a> = (Vec<Member<'a>>, Vec<(String, String)>);
+
 /// Reads every member of an `.npz` archive: stored ones borrowed, deflated ones inflated
-/// within `limits` and checked against their CRC-32; their headers read.
-pub fn open<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Vec<Member<'a>>> {
+/// within `limits` and checked against their CRC-32; their headers read. A member of a type
+/// no tensor holds is named with the reason, the others still read.
+pub fn open<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Members<'a>> {
     let archive = Archive::open(bytes, limits)?;
     limits.check_tensor_count(archive.entries().len() as u64)?;
     let mut inflated = 0u64;
-    archive
-        .entries()
-        .iter()
-        .map(|e| {
-            let name = e.name.strip_suffix(".npy").unwrap_or(&e.name).to_owned();
-            let data = archive.read(e, limits)?;
-            if let Cow::Owned(v) = &data {
-                inflated = inflated.saturating_add(v.len() as u64);
-                limits.check_total_bytes(inflated)?;
-            }
-            let member = Member { name, bytes: data };
-            member.npy(limits)?;
-            Ok(member)
-        })
-        .collect()
+    let (mut members, mut left_out) = (Vec::new(), Vec::new());
+    for e in archive.entries() {
+        let name = e.name.strip_suffix(".npy").unwrap_or(&e.name).to_owned();
+        let data = archive.read(e, limits)?;
+        if let Cow::Owned(v) = &data {
+            inflated = inflated.saturating_add(v.len() as u64);
+            limits.check_total_bytes(inflated)?;
+        }
+        let member = Member { name, bytes: data };
+        match member.npy(limits) {
+            Ok(_) => members.push(member),
+            Err(Error::Unsupported(why)) => left_out.push((member.name, why)),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((members, left_out))
 }
 
 /// Checks every member's CRC-32; returns how many.

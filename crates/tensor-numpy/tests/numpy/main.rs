@@ -56,12 +56,21 @@ fn reference(path: &Path) -> Result<(), Failed> {
         if names.len() != want.len() {
             return Err(format!("{names:?}, numpy gives {:?}", want.keys()).into());
         }
+        let left: Vec<&str> = r.left_out.iter().map(|(n, _)| n.as_str()).collect();
+        if serde_json::json!(left)
+            != side
+                .get("left_out")
+                .cloned()
+                .unwrap_or(serde_json::json!([]))
+        {
+            return Err(format!("left out {left:?}").into());
+        }
         for (i, m) in r.members.iter().enumerate() {
             let npy = m.npy(&Limits::default())?;
             check(&m.name, &npy, &want[&m.name])?;
             assert_eq!(r.shape(i)?, npy.shape.as_slice());
         }
-        if tensor_numpy::npz::verify(&bytes, &Limits::default())? != want.len() {
+        if tensor_numpy::npz::verify(&bytes, &Limits::default())? != want.len() + left.len() {
             return Err("not every CRC verified".into());
         }
     } else {
@@ -69,6 +78,13 @@ fn reference(path: &Path) -> Result<(), Failed> {
         let npy = Npy::open(&bytes, &Limits::default())?;
         let (name, w) = want.iter().next().ok_or("sidecar")?;
         check(name, &npy, w)?;
+        if w.get("numpy_dtype").and_then(|t| t.as_str()) != npy.numpy_type.as_deref() {
+            return Err(format!(
+                "numpy type {:?}, numpy's {}",
+                npy.numpy_type, w["numpy_dtype"]
+            )
+            .into());
+        }
         // Stored as tensorkit holds them: viewed where they lie.
         if !npy.dtype.is_packed() && npy.view()?.is_none() {
             return Err("not viewed in place".into());

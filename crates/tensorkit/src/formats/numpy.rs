@@ -38,6 +38,13 @@ fn push<'a>(
     npy: &Npy<'a>,
     limits: &Limits,
 ) -> tensor_numpy::Result<()> {
+    if let Some(numpy_type) = &npy.numpy_type {
+        // A date or time span: its integers, NumPy's type kept beside them.
+        set.metadata.get_or_insert_with(Default::default).insert(
+            format!("{name}.numpy_dtype"),
+            serde_json::Value::String(numpy_type.clone()),
+        );
+    }
     match npy.view()? {
         Some(view) => set.push_view(name, view),
         None => set.push_owned(name, npy.to_tensor(limits)?),
@@ -124,8 +131,16 @@ impl Adapter for NpzAdapter {
     ) -> Result<TensorSet<'a>> {
         let w = wrap(path, NpzFormat::INFO.id);
         let limits = &options.limits;
-        let members = tensor_numpy::npz::open(bytes, limits).map_err(&w)?;
+        let (members, left_out) = tensor_numpy::npz::open(bytes, limits).map_err(&w)?;
         let mut set = TensorSet::new(Format::NPZ, *limits);
+        set.not_read = left_out
+            .into_iter()
+            .map(|(name, why)| crate::model::NotRead {
+                name,
+                why,
+                strings: None,
+            })
+            .collect();
         for m in &members {
             if let Cow::Borrowed(b) = &m.bytes {
                 let npy = Npy::open(b, limits).map_err(&w)?;
