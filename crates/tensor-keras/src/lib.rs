@@ -82,17 +82,8 @@ impl<'a> Keras<'a> {
 /// (`metadata.json`, or `config.json` in earlier versions).
 #[must_use]
 pub fn recognise(head: &[u8]) -> bool {
-    if !head.starts_with(b"PK\x03\x04") {
-        return false;
-    }
-    let Some(len) = head
-        .get(26..28)
-        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
-    else {
-        return false;
-    };
     matches!(
-        head.get(30..30 + len),
+        tensor_zip::first_entry_name(head),
         Some(b"metadata.json" | b"config.json")
     )
 }

@@ -110,19 +110,8 @@ impl<'a> tensor_dtype::TensorContainer<'a> for Npy<'a> {
 /// entries (what `numpy.savez` writes of no arrays).
 #[must_use]
 pub fn npz_recognise(head: &[u8]) -> bool {
-    if head.starts_with(b"PK\x05\x06") {
-        return true;
-    }
-    if !head.starts_with(b"PK\x03\x04") {
-        return false;
-    }
-    let Some(len) = head
-        .get(26..28)
-        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
-    else {
-        return false;
-    };
-    head.get(30..30 + len).is_some_and(|n| n.ends_with(b".npy"))
+    head.starts_with(b"PK\x05\x06")
+        || tensor_zip::first_entry_name(head).is_some_and(|n| n.ends_with(b".npy"))
 }
 
 impl tensor_dtype::Format for NpzFormat {

@@ -114,16 +114,7 @@ impl<'a> tensor_dtype::TensorContainer<'a> for Checkpoint<'a> {
 /// `<folder>/data.pkl` (always first), or, from writers that order them otherwise, its
 /// `byteorder`, `version` or `.format_version`.
 fn zip_of_torch(head: &[u8]) -> bool {
-    if !head.starts_with(b"PK\x03\x04") {
-        return false;
-    }
-    let Some(len) = head
-        .get(26..28)
-        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
-    else {
-        return false;
-    };
-    let Some(name) = head.get(30..30 + len) else {
+    let Some(name) = tensor_zip::first_entry_name(head) else {
         return false;
     };
     let Some(slash) = name.iter().position(|&b| b == b'/') else {

@@ -27,5 +27,5 @@ mod read;
 mod write;
 
 pub use error::{Error, Result};
-pub use read::{Archive, Entry, Method, crc32};
+pub use read::{Archive, Entry, Method, crc32, first_entry_name};
 pub use write::Writer;

@@ -569,6 +569,19 @@ fn local_header(bytes: &[u8], offset: u64, name: &str, method: Method) -> Result
     .map_err(Error::from)
 }
 
+/// The name of the first entry of an archive whose first bytes are `head`, as its local
+/// header gives it: what tells one kind of zip archive from another (torch's
+/// `<folder>/data.pkl`, numpy's `<name>.npy`, Keras' `metadata.json`). `None` when `head`
+/// does not start with a local header holding a whole name.
+#[must_use]
+pub fn first_entry_name(head: &[u8]) -> Option<&[u8]> {
+    if !head.starts_with(&LOCAL.to_le_bytes()) {
+        return None;
+    }
+    let len = usize::from(u16::from_le_bytes([*head.get(26)?, *head.get(27)?]));
+    head.get(30..30 + len)
+}
+
 /// Refuses entries whose header and bytes overlap another's.
 fn no_overlaps(entries: &[Entry]) -> Result<()> {
     let mut spans: Vec<(u64, u64, &str)> = entries

@@ -52,6 +52,15 @@ fn push<'a>(
     Ok(())
 }
 
+/// The note a write leaves when `set` has metadata and `what` holds none.
+fn metadata_left_out(set: &TensorSet<'_>, what: &str) -> Vec<String> {
+    if set.metadata.as_ref().is_some_and(|m| !m.is_empty()) {
+        vec![format!("the metadata: {what} holds none")]
+    } else {
+        Vec::new()
+    }
+}
+
 impl Adapter for NpyAdapter {
     fn info(&self) -> &'static FormatInfo {
         &NpyFormat::INFO
@@ -97,11 +106,7 @@ impl Adapter for NpyAdapter {
         };
         let name = set.names().swap_remove(0);
         crate::npy::write_tensor(t, &name, &set.limits, out)?;
-        let mut notes = Vec::new();
-        if set.metadata.as_ref().is_some_and(|m| !m.is_empty()) {
-            notes.push("the metadata: a .npy file holds none".into());
-        }
-        Ok(notes)
+        Ok(metadata_left_out(set, "a .npy file"))
     }
 
     fn header_ranges(
@@ -174,11 +179,7 @@ impl Adapter for NpzAdapter {
             carried.finish(added, &w)?;
         }
         npz.finish().map_err(&w)?;
-        let mut notes = Vec::new();
-        if set.metadata.as_ref().is_some_and(|m| !m.is_empty()) {
-            notes.push("the metadata: an .npz archive holds none".into());
-        }
-        Ok(notes)
+        Ok(metadata_left_out(set, "an .npz archive"))
     }
 
     fn header_ranges(
