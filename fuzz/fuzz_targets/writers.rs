@@ -67,13 +67,34 @@ fuzz_target!(|input: &[u8]| {
         let back = tensorkit::open_bytes_with(&bytes, &options)
             .unwrap_or_else(|e| panic!("{}: our own output does not read: {e}", format.id()));
         let mut after = values(&back);
+        // safetensors holds no bytes twice: tensors that viewed the very same bytes (tied
+        // weights) are written once, each other name in the metadata with the name kept, as
+        // safetensors' save_model writes them. Those come back as the kept one.
+        if format == Format::SAFETENSORS && after.len() < before.len() {
+            let metadata = back.metadata().cloned().unwrap_or_default();
+            let have: Vec<String> = after.iter().map(|a| a.0.clone()).collect();
+            for b in &before {
+                if have.contains(&b.0) {
+                    continue;
+                }
+                let kept = metadata
+                    .get(&b.0)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_else(|| panic!("safetensors: tensor {:?} neither written nor named", b.0));
+                let k = after.iter().find(|a| a.0 == kept).expect("the kept tensor is written").clone();
+                after.push((b.0.clone(), k.1, k.2, k.3));
+            }
+        }
         assert_eq!(after.len(), before.len(), "{}: tensor count", format.id());
         // Formats keep their own order (safetensors and zTensor 2 sort): compare by name.
         let mut before = before.clone();
         before.sort_by(|a, b| a.0.cmp(&b.0));
         after.sort_by(|a, b| a.0.cmp(&b.0));
         for (a, b) in before.iter().zip(&after) {
-            assert_eq!(a.0, b.0, "{}: names", format.id());
+            // A .npy file names nothing: its one array takes the file's name.
+            if format != Format::NPY {
+                assert_eq!(a.0, b.0, "{}: names", format.id());
+            }
             let (want, got) = if format == Format::TENSOGRAM || format == Format::GRIB {
                 (canonical_nans(&a.1, &a.3), canonical_nans(&b.1, &b.3))
             } else {

@@ -201,7 +201,7 @@ fn directory(bytes: &[u8]) -> Result<Directory> {
 /// Whether `name` could climb out of a folder it were extracted into: absolute, with a
 /// drive, a backslash or a `..` component. No reader of ours extracts, but no sound archive
 /// holds one.
-fn unsafe_name(name: &str) -> bool {
+pub(crate) fn unsafe_name(name: &str) -> bool {
     name.is_empty()
         || name.starts_with('/')
         || name.contains('\\')
@@ -647,6 +647,14 @@ mod tests {
                     let _ = a.read_verified(e, &Limits::default());
                 }
             }
+        }
+    }
+
+    #[test]
+    fn names_the_reader_refuses_are_not_written() {
+        for bad in ["", "/abs", "a/../b", "nul\0inside", "back\\slash", "c:/x"] {
+            let mut w = Writer::new(std::io::Cursor::new(Vec::new())).unwrap();
+            assert!(w.stored(bad, 1, |o| o.write_all(b"x")).is_err(), "{bad:?}");
         }
     }
 

@@ -58,6 +58,13 @@ impl<W: Write + Seek> Writer<W> {
         size: u64,
         body: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
     ) -> Result<()> {
+        if crate::read::unsafe_name(name) {
+            // What is written must read back, and the reader refuses such names.
+            return Err(Error::Unsupported {
+                name: name.into(),
+                what: "an entry name that is empty, absolute, holds a NUL or a backslash, or climbs out of its folder".into(),
+            });
+        }
         if !self.names.insert(name.to_owned()) {
             return Err(Error::Unsupported {
                 name: name.into(),

@@ -242,8 +242,15 @@ impl<'a> Netcdf4<'a> {
                 continue;
             }
             // A variable named as a dimension it is not the coordinate of: netCDF-C stores
-            // it under a prefixed name.
-            let path = relative(&o.path).replacen(NON_COORD, "", 1);
+            // it under a prefixed name (the prefix of its own name, not of its group's, and
+            // not the same letters elsewhere in it).
+            let full = relative(&o.path);
+            let (group, own) = crate::model::split(full);
+            let path = match own.strip_prefix(NON_COORD) {
+                Some(rest) if group.is_empty() => rest.to_owned(),
+                Some(rest) => format!("{group}/{rest}"),
+                None => full.to_owned(),
+            };
             let nc = nc_type(&d.datatype);
             let rank = d.dataspace.dims.len();
             let dims: Vec<usize> = if rank == 0 {

@@ -336,6 +336,35 @@ fn booleans_stored_as_any_nonzero_byte_are_written_as_netcdf_booleans() {
     }
 }
 
+/// netCDF-C's prefix for a variable named as a dimension it is not the coordinate of is
+/// stripped from the start of a variable's own name only: the same letters elsewhere in a
+/// name stay (found by the writers fuzz target).
+#[cfg(feature = "netcdf")]
+#[test]
+fn the_non_coordinate_prefix_is_stripped_only_as_a_prefix() {
+    let _running = crate::running();
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = [1u8, 2, 3, 4];
+    let v = tensorkit::TensorView::new(
+        &bytes[..],
+        tensorkit::Dtype::Uint8,
+        &[4],
+        tensorkit::bytes::ByteOrder::Little,
+    )
+    .unwrap();
+    let out = dir.path().join("names.nc");
+    let options = WriteOptions {
+        packing: Some("netcdf4".into()),
+        ..WriteOptions::for_format(Format::NETCDF)
+    };
+    let names = ["a_nc4_non_coord_b", "g/x_nc4_non_coord_"];
+    tensorkit::save_tensors(&out, names.map(|n| (n, v.clone())), &options).unwrap();
+    let back = tensorkit::open(&out).unwrap();
+    let mut got: Vec<String> = back.tensors().map(|t| t.name().into_owned()).collect();
+    got.sort();
+    assert_eq!(got, ["a_nc4_non_coord_b", "g/x_nc4_non_coord_"]);
+}
+
 #[cfg(feature = "frame")]
 #[test]
 fn a_set_of_no_tensors_split_by_variable_is_one_message_of_none() {
