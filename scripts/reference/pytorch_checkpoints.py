@@ -20,6 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors.torch import _remove_duplicate_names, save_file
 
@@ -42,7 +43,7 @@ def describe(obj, prefix=""):
     tensors, metadata = {}, {}
 
     def holds(v):
-        if isinstance(v, torch.Tensor):
+        if isinstance(v, (torch.Tensor, np.ndarray)):
             return True
         if isinstance(v, dict):
             return any(holds(x) for x in v.values())
@@ -51,6 +52,10 @@ def describe(obj, prefix=""):
         return False
 
     def walk(v, name):
+        if isinstance(v, np.ndarray):
+            v = torch.from_numpy(np.ascontiguousarray(v.astype(v.dtype.newbyteorder("="))))
+        if isinstance(v, np.generic):
+            v = v.item()
         if isinstance(v, torch.Tensor):
             tensors[name] = {
                 "dtype": str(v.dtype).removeprefix("torch."),
@@ -76,10 +81,11 @@ def describe(obj, prefix=""):
     return {"tensors": tensors, "metadata": metadata}
 
 
-def save(out: Path, name: str, obj, legacy=False, safetensors=False):
+def save(out: Path, name: str, obj, legacy=False, safetensors=False, weights_only=True):
     path = out / f"{name}.pt"
     torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
-    loaded = torch.load(path, weights_only=True)
+    # NumPy values need torch.load's full unpickler (this script trusts what it wrote).
+    loaded = torch.load(path, weights_only=weights_only)
     (out / f"{name}.json").write_text(json.dumps(describe(loaded), indent=1, sort_keys=True) + "\n")
     if safetensors:
         sd = dict(loaded)
@@ -234,6 +240,15 @@ def main(root: Path):
     save(out, "shared", shared())
     save(out, "training", training())
     save(out, "tensor", torch.arange(5, dtype=torch.int16))
+    # NumPy arrays and scalars pickled beside tensors, as training scripts save statistics.
+    save(out, "numpy_values", {
+        "w": torch.ones(2, 2),
+        "mean": np.array([[0.5, 1.5, 2.5]], dtype=np.float32),
+        "counts": np.asfortranarray(np.arange(6, dtype=">i8").reshape(2, 3)),
+        "mask": np.array([True, False]),
+        "best": np.float64(0.875),
+        "step": np.int64(1200),
+    }, weights_only=False)
     # A whole module: what torch.load(weights_only=True) refuses, and so do we.
     torch.save(module_state(), out / "whole_module.pt")
     hostile(root / "malicious")

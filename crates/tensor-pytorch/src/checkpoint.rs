@@ -327,7 +327,21 @@ fn finish<'a>(
         tensors,
         metadata,
         types,
+        inline,
     } = flatten(object, limits.max_tensor_count)?;
+    // NumPy arrays pickled in the object: storages of their own, in the checkpoint's byte
+    // order.
+    let mut storages = storages;
+    for (key, data, order) in inline {
+        let mut bytes = data.to_vec();
+        if order != byte_order
+            && let Some(t) = tensors.iter().find(|t| t.tensor.storage.key == key)
+            && let TorchDtype::Known(d) = t.tensor.dtype
+        {
+            tensor_core::byte_order::swap_in_place(&mut bytes, d.swap_width())?;
+        }
+        storages.insert(key, Cow::Owned(bytes));
+    }
     let mut infos = Vec::with_capacity(tensors.len());
     let mut names = std::collections::HashSet::new();
     for found in tensors {

@@ -33,6 +33,9 @@ pub(crate) struct Flat {
     pub metadata: Map<String, Json>,
     /// Each metadata value's Python type (`int`, `float`, `list`).
     pub types: BTreeMap<String, String>,
+    /// NumPy arrays pickled in the object: the storage key their tensor names, their
+    /// elements and their byte order.
+    pub inline: Vec<(String, Rc<[u8]>, tensor_core::ByteOrder)>,
 }
 
 struct Walk {
@@ -111,6 +114,7 @@ impl Walk {
         self.visit(depth)?;
         Ok(match v {
             Value::Tensor(_) | Value::Storage(_) => true,
+            Value::NpArray(a) => a.borrow().is_some(),
             Value::Dict(d) => {
                 let items: Vec<Value> = d.borrow().items.iter().map(|(_, v)| v.clone()).collect();
                 self.any_holds(&items, depth)?
@@ -136,6 +140,10 @@ impl Walk {
         self.visit(depth)?;
         match v {
             Value::Tensor(t) => self.push(name, t.clone()),
+            Value::NpArray(a) if a.borrow().is_some() => {
+                let array = a.borrow().clone().expect("checked above");
+                self.push_array(name, &array)
+            }
             Value::Storage(s) => {
                 // A storage saved on its own: its elements as one dimension.
                 let dtype = s
@@ -193,6 +201,39 @@ impl Walk {
         Ok(())
     }
 
+    /// A NumPy array as a tensor over a storage of its own (its elements in the pickle).
+    fn push_array(&mut self, name: String, a: &crate::pickle::NpArray) -> Result<()> {
+        let key = format!("numpy:{}", self.out.inline.len());
+        let numel = tensor_dtype::shape::element_count(&a.shape)?;
+        let mut stride = vec![1u64; a.shape.len()];
+        let dims: Vec<usize> = if a.fortran {
+            (0..a.shape.len()).collect()
+        } else {
+            (0..a.shape.len()).rev().collect()
+        };
+        let mut step = 1u64;
+        for d in dims {
+            stride[d] = step;
+            step = step.saturating_mul(a.shape[d].max(1));
+        }
+        let storage = Rc::new(Storage {
+            key: key.clone(),
+            dtype: Some(TorchDtype::Known(a.dtype)),
+            numel,
+            location: "numpy".into(),
+            view_of: None,
+        });
+        self.out.inline.push((key, a.data.clone(), a.order));
+        let tensor = Tensor {
+            storage,
+            dtype: TorchDtype::Known(a.dtype),
+            offset: 0,
+            shape: a.shape.clone(),
+            stride,
+        };
+        self.push(name, Rc::new(tensor))
+    }
+
     fn json(&mut self, v: &Value, depth: usize) -> Result<Json> {
         self.visit(depth)?;
         Ok(match v {
@@ -223,7 +264,8 @@ impl Walk {
             }
             Value::Global(g) => Json::String(format!("{g:?}")),
             Value::Storage(s) => Json::String(describe_storage(s)),
-            Value::Tensor(_) => Json::String("tensor".into()),
+            Value::Tensor(_) | Value::NpArray(_) => Json::String("tensor".into()),
+            Value::NpDtype(t) => Json::String(t.borrow().code.clone()),
         })
     }
 }

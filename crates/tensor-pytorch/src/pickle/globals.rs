@@ -44,6 +44,12 @@ pub(super) fn resolve(module: &str, name: &str) -> Result<Global, Unknown> {
             ));
         }
         ("torch._tensor", "_rebuild_from_type_v2") => Global::RebuildFromType,
+        ("numpy.core.multiarray" | "numpy._core.multiarray", "_reconstruct") => {
+            Global::NumpyReconstruct
+        }
+        ("numpy.core.multiarray" | "numpy._core.multiarray", "scalar") => Global::NumpyScalar,
+        ("numpy", "ndarray") => Global::NumpyNdarray,
+        ("numpy", "dtype") => Global::NumpyDtype,
         ("torch" | "torch._tensor", "Tensor") | ("torch.nn.parameter", "Parameter") => {
             Global::TensorClass
         }

@@ -4,7 +4,7 @@
 //! before anything would have been called.
 
 use super::globals;
-use super::value::{Dict, Global, Storage, Tensor, TorchDtype, Value, dismantle};
+use super::value::{Dict, Global, NpArray, NpType, Storage, Tensor, TorchDtype, Value, dismantle};
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -506,12 +506,27 @@ impl<'b> Machine<'b, '_, '_> {
         })
     }
 
-    fn build(&mut self, _state: &Value) -> Result<()> {
+    fn build(&mut self, state: &Value) -> Result<()> {
         let op = self.op_at;
-        match self.top()? {
+        let top = self.top()?.clone();
+        match top {
             // An OrderedDict's attributes (a module state dict's `_metadata`, its layers'
             // versions), or a tensor's Python attributes: kept by torch, not tensors.
             Value::Dict(_) | Value::Tensor(_) => Ok(()),
+            // A dtype's state: (version, byte order, ...).
+            Value::NpDtype(t) => {
+                if let Some(Value::Str(order)) = sequence(state).and_then(|s| s.get(1).cloned())
+                    && let [b] = order.as_bytes()
+                {
+                    t.borrow_mut().order = *b;
+                }
+                Ok(())
+            }
+            Value::NpArray(a) => {
+                let array = self.numpy_array(state)?;
+                *a.borrow_mut() = Some(array);
+                Ok(())
+            }
             other => Err(Error::Refused {
                 offset: op,
                 what: format!(
@@ -520,6 +535,47 @@ impl<'b> Machine<'b, '_, '_> {
                 ),
             }),
         }
+    }
+
+    /// A NumPy array from its pickled state: `(version, shape, dtype, fortran, data)`.
+    fn numpy_array(&self, state: &Value) -> Result<NpArray> {
+        let mut items =
+            sequence(state).ok_or_else(|| self.err("a NumPy array's state that is not a tuple"))?;
+        if items.len() == 5 {
+            items.remove(0);
+        }
+        let [shape, dtype, fortran, data] = items.as_slice() else {
+            return Err(self.err(format!("a NumPy array's state of {} items", items.len())));
+        };
+        let shape = self.counts(shape, "NumPy shape")?;
+        let Value::NpDtype(t) = dtype else {
+            return Err(self.err("a NumPy array whose dtype is not one"));
+        };
+        let code = t.borrow().code.clone();
+        let (dtype, order) = t.borrow().dtype().ok_or_else(|| {
+            Error::Unsupported(format!(
+                "a NumPy array of type {code:?} (objects, strings or records hold no tensor)"
+            ))
+        })?;
+        let Value::Bytes(data) = data else {
+            return Err(Error::Unsupported(
+                "a NumPy array whose elements are objects".into(),
+            ));
+        };
+        let want = tensor_dtype::shape::byte_len(dtype, &shape)?;
+        if want != data.len() as u64 {
+            return Err(self.err(format!(
+                "a NumPy array of {} bytes for {want} bytes of {dtype} {shape:?}",
+                data.len()
+            )));
+        }
+        Ok(NpArray {
+            dtype,
+            order,
+            shape,
+            fortran: matches!(fortran, Value::Bool(true)),
+            data: data.clone(),
+        })
     }
 
     fn reduce(&self, callable: &Value, args: &Value) -> Result<Value> {
@@ -663,9 +719,33 @@ impl<'b> Machine<'b, '_, '_> {
                 Some(b @ Value::Bytes(_)) => Ok(b.clone()),
                 Some(other) => Err(self.err(format!("bytearray of a {}", other.kind()))),
             },
-            Global::TensorClass | Global::StorageType(_) | Global::Dtype(_) => {
-                Err(self.refuse(format!("calling {g:?}")))
+            Global::NumpyDtype => match args.first() {
+                Some(Value::Str(code)) => Ok(Value::NpDtype(Rc::new(RefCell::new(NpType {
+                    code: code.to_string(),
+                    order: b'|',
+                })))),
+                _ => Err(self.err("numpy.dtype of something not a string")),
+            },
+            Global::NumpyReconstruct => match args.first() {
+                Some(Value::Global(Global::NumpyNdarray)) => Ok(Value::NpArray(Rc::default())),
+                _ => Err(self.refuse("numpy _reconstruct of a class other than ndarray")),
+            },
+            Global::NumpyScalar => {
+                arity(2, 2)?;
+                let (Value::NpDtype(t), Value::Bytes(b)) = (&args[0], &args[1]) else {
+                    return Err(self.err("numpy scalar of something not a dtype and bytes"));
+                };
+                let code = t.borrow().code.clone();
+                let (dtype, order) = t.borrow().dtype().ok_or_else(|| {
+                    Error::Unsupported(format!("a NumPy scalar of type {code:?}"))
+                })?;
+                numpy_scalar(dtype, order, b)
+                    .ok_or_else(|| self.err(format!("a NumPy {dtype} scalar of {} bytes", b.len())))
             }
+            Global::TensorClass
+            | Global::StorageType(_)
+            | Global::Dtype(_)
+            | Global::NumpyNdarray => Err(self.refuse(format!("calling {g:?}"))),
         }
     }
 
@@ -730,6 +810,44 @@ impl<'b> Machine<'b, '_, '_> {
             .ok_or_else(|| self.err(format!("a tensor's {what} that is a {}", v.kind())))?;
         items.iter().map(|i| self.count(i, what)).collect()
     }
+}
+
+/// One NumPy scalar's value: integers, floats and booleans.
+fn numpy_scalar(
+    dtype: tensor_dtype::Dtype,
+    order: tensor_core::ByteOrder,
+    bytes: &[u8],
+) -> Option<Value> {
+    use tensor_dtype::Dtype;
+    let width = dtype.byte_width();
+    if bytes.len() != width {
+        return None;
+    }
+    let mut le = [0u8; 8];
+    le[..width].copy_from_slice(bytes);
+    if order == tensor_core::ByteOrder::Big {
+        le[..width].reverse();
+    }
+    let signed = |bits: u32| {
+        let v = u64::from_le_bytes(le);
+        let shift = 64 - bits;
+        ((v << shift) as i64) >> shift
+    };
+    Some(match dtype {
+        Dtype::Bool => Value::Bool(le[0] != 0),
+        Dtype::Int8 | Dtype::Int16 | Dtype::Int32 | Dtype::Int64 => {
+            Value::Int(signed(8 * width as u32))
+        }
+        Dtype::Uint8 | Dtype::Uint16 | Dtype::Uint32 => Value::Int(u64::from_le_bytes(le) as i64),
+        Dtype::Uint64 => match i64::try_from(u64::from_le_bytes(le)) {
+            Ok(v) => Value::Int(v),
+            Err(_) => Value::Float(u64::from_le_bytes(le) as f64),
+        },
+        Dtype::Float16 => Value::Float(f64::from(half::f16::from_le_bytes([le[0], le[1]]))),
+        Dtype::Float32 => Value::Float(f64::from(f32::from_le_bytes([le[0], le[1], le[2], le[3]]))),
+        Dtype::Float64 => Value::Float(f64::from_le_bytes(le)),
+        _ => return None,
+    })
 }
 
 /// The items of a tuple or list.

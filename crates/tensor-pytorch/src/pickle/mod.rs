@@ -6,4 +6,4 @@ mod machine;
 mod value;
 
 pub use machine::{Persistent, Pickled, load, sequence, storage_of};
-pub use value::{Dict, Global, Storage, Tensor, TorchDtype, Value};
+pub use value::{Dict, Global, NpArray, NpType, Storage, Tensor, TorchDtype, Value};

@@ -35,6 +35,70 @@ pub enum Value {
     Storage(Rc<Storage>),
     /// A tensor: a view of a storage.
     Tensor(Rc<Tensor>),
+    /// A `numpy.dtype`, its byte order set by its state.
+    NpDtype(Rc<RefCell<NpType>>),
+    /// A `numpy.ndarray`, its contents set by its state (`None` until then).
+    NpArray(Rc<RefCell<Option<NpArray>>>),
+}
+
+/// A `numpy.dtype` as a pickle builds it: its type code (`f4`, `<i8`, `b1`) and byte order.
+#[derive(Clone, Debug)]
+pub struct NpType {
+    /// The code it was made from.
+    pub code: String,
+    /// `<`, `>`, `|` or `=`.
+    pub order: u8,
+}
+
+/// A `numpy.ndarray` pickled inside a checkpoint: its elements, in the pickle.
+#[derive(Clone, Debug)]
+pub struct NpArray {
+    /// The element type.
+    pub dtype: Dtype,
+    /// The elements' byte order.
+    pub order: tensor_core::ByteOrder,
+    /// The shape.
+    pub shape: Vec<u64>,
+    /// Whether the elements are in Fortran order.
+    pub fortran: bool,
+    /// The elements.
+    pub data: Rc<[u8]>,
+}
+
+impl NpType {
+    /// The dtype and byte order the code names: NumPy's kinds of numbers and booleans.
+    #[must_use]
+    pub fn dtype(&self) -> Option<(Dtype, tensor_core::ByteOrder)> {
+        let (order, code) = match self.code.as_bytes().first() {
+            Some(&c @ (b'<' | b'>' | b'|' | b'=')) => (c, &self.code[1..]),
+            _ => (self.order, self.code.as_str()),
+        };
+        let kind = code.chars().next()?;
+        let size: u32 = code.get(1..)?.parse().ok()?;
+        let dtype = match (kind, size) {
+            ('b', 1) => Dtype::Bool,
+            ('i', 1) => Dtype::Int8,
+            ('i', 2) => Dtype::Int16,
+            ('i', 4) => Dtype::Int32,
+            ('i', 8) => Dtype::Int64,
+            ('u', 1) => Dtype::Uint8,
+            ('u', 2) => Dtype::Uint16,
+            ('u', 4) => Dtype::Uint32,
+            ('u', 8) => Dtype::Uint64,
+            ('f', 2) => Dtype::Float16,
+            ('f', 4) => Dtype::Float32,
+            ('f', 8) => Dtype::Float64,
+            ('c', 8) => Dtype::Complex64,
+            ('c', 16) => Dtype::Complex128,
+            _ => return None,
+        };
+        let order = if order == b'>' {
+            tensor_core::ByteOrder::Big
+        } else {
+            tensor_core::ByteOrder::Little
+        };
+        Some((dtype, order))
+    }
 }
 
 /// A dict: its items in insertion order, indexed by their hashable keys.
@@ -107,6 +171,15 @@ pub enum Global {
     StorageType(Option<TorchDtype>),
     /// A dtype: `torch.float32`.
     Dtype(TorchDtype),
+    /// `numpy.core.multiarray._reconstruct` (`ndarray`, `(0,)`, `b"b"`): an empty array,
+    /// filled by `BUILD`.
+    NumpyReconstruct,
+    /// `numpy.ndarray`, as `_reconstruct`'s first argument.
+    NumpyNdarray,
+    /// `numpy.dtype` (code, align, copy): a type, its byte order set by `BUILD`.
+    NumpyDtype,
+    /// `numpy.core.multiarray.scalar` (dtype, bytes): one number.
+    NumpyScalar,
 }
 
 /// A dtype torch saves, by what tensorkit makes of it.
@@ -181,7 +254,8 @@ impl Value {
             Value::Dict(_) => "dict",
             Value::Global(_) => "global",
             Value::Storage(_) => "storage",
-            Value::Tensor(_) => "tensor",
+            Value::Tensor(_) | Value::NpArray(_) => "tensor",
+            Value::NpDtype(_) => "numpy dtype",
         }
     }
 
