@@ -273,6 +273,13 @@ impl<'a> Hdf5<'a> {
         Ok(found.into_iter().map(|(_, a)| a).collect())
     }
 
+    /// The root group's object (its attributes), read alone.
+    pub fn root(&self) -> Result<Object<'a>> {
+        let address = self.superblock.root;
+        let messages = self.messages(address)?;
+        self.object("/".to_owned(), address, &messages)
+    }
+
     /// Every object reachable from the root group by hard links, depth first, members in
     /// the order their group keeps them; each object once, however many links lead to it.
     /// At most the limits' tensor count of objects.

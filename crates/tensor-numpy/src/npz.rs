@@ -63,11 +63,7 @@ pub fn open<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Members<'a>> {
 
 /// Checks every member's CRC-32; returns how many.
 pub fn verify(bytes: &[u8], limits: &Limits) -> Result<usize> {
-    let archive = Archive::open(bytes, limits)?;
-    for e in archive.entries() {
-        archive.verify(e, limits)?;
-    }
-    Ok(archive.entries().len())
+    Ok(Archive::open(bytes, limits)?.verify_all(limits)?)
 }
 
 /// Writes arrays to an `.npz` archive as `numpy.savez` does: each a stored `<name>.npy`

@@ -281,13 +281,11 @@ fn typed_elements(
         Dtype::Uint32 | Dtype::Uint64 => 11,
         _ => 5,
     };
+    let want = checked::mul(count, width as u64, "tensor bytes")?;
     let mut out = Vec::new();
     tensor_core::buffer::try_reserve(
         &mut out,
-        checked::to_usize(
-            checked::mul(count, width as u64, "tensor bytes")?,
-            "tensor bytes",
-        )?,
+        checked::to_usize(want, "tensor bytes")?,
         "an ONNX tensor",
     )?;
     for (_, v) in fields.iter().filter(|(n, _)| *n == field) {
@@ -303,11 +301,10 @@ fn typed_elements(
                 }
             }
         }
-        if out.len() as u64 > checked::mul(count, width as u64, "tensor bytes")? {
+        if out.len() as u64 > want {
             break;
         }
     }
-    let want = checked::mul(count, width as u64, "tensor bytes")?;
     if out.len() as u64 != want {
         return Err(Error::Malformed {
             what: format!("TensorProto {name:?}"),

@@ -130,10 +130,7 @@ pub fn fixed(v: Value<'_>, width: usize, what: &'static str) -> Result<Vec<u8>> 
     match (v, width) {
         (Value::Fixed32(x), 4) => Ok(x.to_le_bytes().to_vec()),
         (Value::Fixed64(x), 8) => Ok(x.to_le_bytes().to_vec()),
-        (Value::Bytes(b, offset), _) if b.len() % width == 0 => {
-            let _ = offset;
-            Ok(b.to_vec())
-        }
+        (Value::Bytes(b, _), _) if b.len() % width == 0 => Ok(b.to_vec()),
         (_, _) => Err(Error::Malformed {
             what: what.into(),
             offset: 0,

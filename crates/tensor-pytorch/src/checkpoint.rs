@@ -332,13 +332,10 @@ fn finish<'a>(
     // NumPy arrays pickled in the object: storages of their own, in the checkpoint's byte
     // order.
     let mut storages = storages;
-    for (key, data, order) in inline {
+    for (key, data, dtype, order) in inline {
         let mut bytes = data.to_vec();
-        if order != byte_order
-            && let Some(t) = tensors.iter().find(|t| t.tensor.storage.key == key)
-            && let TorchDtype::Known(d) = t.tensor.dtype
-        {
-            tensor_core::byte_order::swap_in_place(&mut bytes, d.swap_width())?;
+        if order != byte_order {
+            tensor_core::byte_order::swap_in_place(&mut bytes, dtype.swap_width())?;
         }
         storages.insert(key, Cow::Owned(bytes));
     }
@@ -406,9 +403,5 @@ pub fn verify(bytes: &[u8], limits: &Limits) -> Result<usize> {
     if !bytes.starts_with(b"PK") {
         return Ok(0);
     }
-    let archive = Archive::open(bytes, limits)?;
-    for e in archive.entries() {
-        archive.verify(e, limits)?;
-    }
-    Ok(archive.entries().len())
+    Ok(Archive::open(bytes, limits)?.verify_all(limits)?)
 }

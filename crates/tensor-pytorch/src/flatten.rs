@@ -34,8 +34,13 @@ pub(crate) struct Flat {
     /// Each metadata value's Python type (`int`, `float`, `list`).
     pub types: BTreeMap<String, String>,
     /// NumPy arrays pickled in the object: the storage key their tensor names, their
-    /// elements and their byte order.
-    pub inline: Vec<(String, Rc<[u8]>, tensor_core::ByteOrder)>,
+    /// elements, dtype and byte order.
+    pub inline: Vec<(
+        String,
+        Rc<[u8]>,
+        tensor_dtype::Dtype,
+        tensor_core::ByteOrder,
+    )>,
 }
 
 struct Walk {
@@ -223,7 +228,9 @@ impl Walk {
             location: "numpy".into(),
             view_of: None,
         });
-        self.out.inline.push((key, a.data.clone(), a.order));
+        self.out
+            .inline
+            .push((key, a.data.clone(), a.dtype, a.order));
         let tensor = Tensor {
             storage,
             dtype: TorchDtype::Known(a.dtype),

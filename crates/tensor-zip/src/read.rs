@@ -461,6 +461,15 @@ impl<'a> Archive<'a> {
         self.read_verified(entry, limits).map(drop)
     }
 
+    /// Checks every entry against its CRC-32 (inflating deflated ones within `limits`);
+    /// returns how many were checked.
+    pub fn verify_all(&self, limits: &Limits) -> Result<usize> {
+        for e in &self.entries {
+            self.verify(e, limits)?;
+        }
+        Ok(self.entries.len())
+    }
+
     fn inflate(&self, entry: &Entry, limits: &Limits) -> Result<Vec<u8>> {
         limits.check_total_bytes(entry.size)?;
         limits.check_expansion(entry.compressed_size, entry.size)?;

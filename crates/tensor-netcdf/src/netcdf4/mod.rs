@@ -46,20 +46,30 @@ const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF vari
 /// or asks for more.
 #[must_use]
 pub fn follows_netcdf(bytes: &[u8]) -> bool {
-    let Ok(objects) = Hdf5::open(bytes, tensor_core::Limits::default()).and_then(|f| f.objects())
-    else {
+    let marks = |o: &Object<'_>| {
+        o.attributes.iter().any(|a| {
+            matches!(
+                a.name.as_str(),
+                "_NCProperties"
+                    | "_nc3_strict"
+                    | "_Netcdf4Dimid"
+                    | "_Netcdf4Coordinates"
+                    | "DIMENSION_LIST"
+            ) || (a.name == "CLASS" && a.data.starts_with(b"DIMENSION_SCALE"))
+        })
+    };
+    let Ok(file) = Hdf5::open(bytes, tensor_core::Limits::default()) else {
         return true;
     };
-    objects.iter().flat_map(|o| &o.attributes).any(|a| {
-        matches!(
-            a.name.as_str(),
-            "_NCProperties"
-                | "_nc3_strict"
-                | "_Netcdf4Dimid"
-                | "_Netcdf4Coordinates"
-                | "DIMENSION_LIST"
-        ) || (a.name == "CLASS" && a.data.starts_with(b"DIMENSION_SCALE"))
-    })
+    // The root group's `_NCProperties` settles it for netCDF-C's and h5netcdf's files without
+    // walking the file; only files without it are walked for dimension scales.
+    match file.root() {
+        Ok(root) if marks(&root) => true,
+        Ok(_) => file
+            .objects()
+            .map_or(true, |objects| objects.iter().any(marks)),
+        Err(_) => true,
+    }
 }
 
 fn hdf5(e: tensor_hdf5::Error) -> Error {

@@ -128,11 +128,7 @@ impl<'b> Machine<'b, '_, '_> {
 
     fn text(&mut self, n: u64) -> Result<Value> {
         let b = self.take(n)?;
-        let s = std::str::from_utf8(b).map_err(|_| Error::Pickle {
-            offset: 0,
-            reason: "a string that is not UTF-8".into(),
-        });
-        match s {
+        match std::str::from_utf8(b) {
             Ok(s) => Ok(Value::Str(s.into())),
             Err(_) => Err(self.err("a string that is not UTF-8")),
         }
@@ -683,24 +679,29 @@ impl<'b> Machine<'b, '_, '_> {
             },
             Global::Encode => {
                 arity(1, 2)?;
-                let Value::Str(s) = &args[0] else {
+                let Value::Str(text) = &args[0] else {
                     return Err(self.err("_codecs.encode of something not a string"));
                 };
-                let latin1: Option<Vec<u8>> =
-                    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect();
-                match (args.get(1), latin1) {
-                    (Some(Value::Str(enc)), Some(b))
-                        if &**enc == "latin1" || &**enc == "latin-1" =>
-                    {
-                        Ok(Value::Bytes(b.into()))
+                // Python's default encoding is UTF-8; protocol 2 pickles bytes as latin1.
+                let encoding = match args.get(1) {
+                    None => "utf-8",
+                    Some(Value::Str(e)) => &**e,
+                    Some(_) => {
+                        return Err(
+                            self.err("_codecs.encode with an encoding that is not a string")
+                        );
                     }
-                    (None | Some(Value::Str(_)), _)
-                        if args.get(1).is_none_or(
-                            |e| matches!(e, Value::Str(x) if &**x == "utf-8" || &**x == "utf8"),
-                        ) =>
-                    {
-                        Ok(Value::Bytes(s.as_bytes().into()))
-                    }
+                };
+                match encoding {
+                    "latin1" | "latin-1" => text
+                        .chars()
+                        .map(|c| u8::try_from(u32::from(c)).ok())
+                        .collect::<Option<Vec<u8>>>()
+                        .map(|b| Value::Bytes(b.into()))
+                        .ok_or_else(|| {
+                            self.err("_codecs.encode to latin1 of a character beyond it")
+                        }),
+                    "utf-8" | "utf8" => Ok(Value::Bytes(text.as_bytes().into())),
                     _ => {
                         Err(self.err("_codecs.encode with an encoding other than latin1 and utf-8"))
                     }

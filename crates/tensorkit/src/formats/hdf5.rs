@@ -109,15 +109,11 @@ impl Adapter for KerasAdapter {
 
     fn verify_checksums(&self, path: &Path, bytes: &[u8]) -> Result<Checked> {
         let limits = Limits::default();
-        let archive = tensor_zip::Archive::open(bytes, &limits)
+        let verified = tensor_zip::Archive::open(bytes, &limits)
+            .and_then(|archive| archive.verify_all(&limits))
             .map_err(|e| Error::format(path, KerasFormat::INFO.id, e))?;
-        for e in archive.entries() {
-            archive
-                .verify(e, &limits)
-                .map_err(|e| Error::format(path, KerasFormat::INFO.id, e))?;
-        }
         Ok(Checked {
-            verified: archive.entries().len(),
+            verified,
             tolerated: Vec::new(),
         })
     }
